@@ -1,0 +1,202 @@
+# fsvc - one Makefile for the library, the tool, the tests and the results.
+#
+#   make            build build/fsvc, build/libfsvc.a, build/libfsvc.so
+#   make test       unit + CLI tests, then the unit tests under ASan+UBSan
+#   make demo       install what is missing, build, train and evaluate
+#   make deps       install missing Debian packages (root) or print the command
+#   make fuzz       libFuzzer runs of the loaders (clang), FUZZ_SECONDS each
+#   make results    regenerate results/ (benchmarks, accuracy, studies)
+#   make install    PREFIX=/usr/local
+#
+# Switches: NO_CUDA=1 (skip CUDA even when nvcc exists), SAN=1 (sanitizers),
+# BUILD=dir (output folder), OPT=... (optimisation flags).
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+CC      ?= cc
+OPT     ?= -O2
+SHELL   := /bin/bash
+
+# ---- what is on this machine -------------------------------------------
+PKGS      := openblas lapacke zlib libpng cmocka
+have_pkg   = $(shell pkg-config --exists $(1) 2>/dev/null && echo yes)
+HAVE_OPENBLAS := $(call have_pkg,openblas)
+HAVE_LAPACKE  := $(call have_pkg,lapacke)
+HAVE_ZLIB     := $(call have_pkg,zlib)
+HAVE_PNG      := $(call have_pkg,libpng)
+HAVE_CMOCKA   := $(call have_pkg,cmocka)
+HAVE_OPENMP   := $(shell echo 'int main(void){return 0;}' | $(CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo yes)
+CUDA_HOME     ?= $(or $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)),/usr/local/cuda)
+NVCC          := $(shell command -v nvcc 2>/dev/null || ( test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc ))
+ifneq ($(NO_CUDA),)
+NVCC :=
+endif
+
+VERSION := $(shell sed -n 's/^\#define FSVC_VERSION "\(.*\)"/\1/p' fsvc/fsvc.h)
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+
+# ---- flags ----------------------------------------------------------------
+CPPFLAGS += -I. -D_GNU_SOURCE
+CFLAGS   += -std=c11 -Wall -Wextra -Wno-unused-parameter -fPIC -g $(OPT)
+LDLIBS   += -lm -lpthread
+ifeq ($(HAVE_OPENMP),yes)
+CFLAGS   += -fopenmp
+LDFLAGS  += -fopenmp
+endif
+CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS  += $(shell pkg-config --libs openblas lapacke zlib libpng 2>/dev/null) -llapack
+TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+ifneq ($(SAN),)
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+# ISA kernels carry their own flags; the rest is built for the baseline.
+AVX2_FLAGS   := -mavx2 -mfma -mbmi2
+AVX512_FLAGS := -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mbmi2
+isa_flags = $(if $(findstring _avx512,$(1)),$(AVX512_FLAGS),$(if $(findstring _avx2,$(1)),$(AVX2_FLAGS)))
+
+# ---- sources ----------------------------------------------------------------
+LIB_SRC   := $(wildcard fsvc/*.c layers/*.c datasets/*.c cuda/*.c)
+TOOL_SRC  := $(wildcard tools/*.c)
+TEST_SRC  := $(wildcard tests/test_*.c)
+TESTUTIL  := $(wildcard tests/util/*.c)
+CU_SRC    := $(if $(NVCC),$(wildcard cuda/*.cu))
+
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(CU_SRC:%.cu=$(BUILD)/obj/%.cu.o)
+TOOL_OBJ  := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
+TUTIL_OBJ := $(TESTUTIL:%.c=$(BUILD)/obj/%.o)
+TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+
+ifneq ($(NVCC),)
+CPPFLAGS    += -DFSVC_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+CUDA_ARCHS  ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+               -gencode arch=compute_90,code=compute_90
+NVCCFLAGS   ?= -O3 -std=c++17 -Xcompiler -fPIC -I. $(CUDA_ARCHS) --resource-usage
+LDLIBS      += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
+endif
+
+LIB_A  := $(BUILD)/libfsvc.a
+LIB_SO := $(BUILD)/libfsvc.so.$(VERSION)
+BIN    := $(BUILD)/fsvc
+
+.PHONY: all lib tool tests test unit-test cli-test asan-test demo deps fuzz \
+        results install uninstall clean config test-cuda
+all: config $(BIN) $(LIB_A) $(LIB_SO)
+
+config:
+	@echo "fsvc $(VERSION): openblas=$(or $(HAVE_OPENBLAS),no) lapacke=$(or $(HAVE_LAPACKE),no)" \
+	  "zlib=$(or $(HAVE_ZLIB),no) libpng=$(or $(HAVE_PNG),no) cmocka=$(or $(HAVE_CMOCKA),no)" \
+	  "openmp=$(or $(HAVE_OPENMP),no) nvcc=$(or $(NVCC),no)$(if $(SAN), sanitizers=on)"
+	@missing="$(if $(HAVE_OPENBLAS),,libopenblas-dev )$(if $(HAVE_LAPACKE),,liblapacke-dev )$(if $(HAVE_ZLIB),,zlib1g-dev )$(if $(HAVE_PNG),,libpng-dev )"; \
+	  if [ -n "$$missing" ]; then echo "fsvc: missing packages: $$missing(run 'make deps')"; exit 1; fi
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(call isa_flags,$<) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.cu.o: %.cu
+	@mkdir -p $(dir $@) results
+	$(NVCC) $(NVCCFLAGS) -DFSVC_HAVE_CUDA=1 -c $< -o $@ 2> >(tee $@.ptxas >&2)
+
+$(LIB_A): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libfsvc.so.$(SOMAJOR) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	ln -sf libfsvc.so.$(VERSION) $(BUILD)/libfsvc.so.$(SOMAJOR)
+	ln -sf libfsvc.so.$(SOMAJOR) $(BUILD)/libfsvc.so
+
+$(BIN): $(TOOL_OBJ) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIB_A) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(TUTIL_OBJ) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(TUTIL_OBJ) $(LIB_A) $(LDFLAGS) $(LDLIBS) $(TEST_LIBS)
+
+tests: $(TEST_BIN)
+
+# ---- tests ------------------------------------------------------------------
+# Unit tests (cmocka), the CLI tests, then the unit tests again under
+# AddressSanitizer + UBSan in their own build folder.
+test: all tests
+	@$(MAKE) --no-print-directory unit-test cli-test
+	@$(MAKE) --no-print-directory asan-test
+	@echo "make test: all passed"
+
+unit-test: tests
+	@fail=0; for t in $(TEST_BIN); do \
+	  echo "== $$t"; $$t || fail=1; done; \
+	  if [ $$fail != 0 ]; then echo "unit tests FAILED"; exit 1; fi
+
+cli-test: $(BIN)
+	@FSVC=$(BIN) bash tests/cli/run.sh
+
+asan-test:
+	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 NO_CUDA=1 OPT=-O1 \
+	  FSVC_TEST_QUICK=1 tests unit-test
+
+test-cuda: all
+	@$(MAKE) --no-print-directory -C tests/cuda BUILD=$(abspath $(BUILD))
+
+# ---- set-up and the main job -------------------------------------------------
+DEBIAN_PKGS := build-essential pkg-config libopenblas-dev liblapacke-dev zlib1g-dev \
+               libpng-dev libcmocka-dev dataset-fashion-mnist gnuplot-nox libsvm-tools \
+               clang libclang-rt-14-dev
+deps:
+	@missing=""; for p in $(DEBIAN_PKGS); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  if [ -z "$$missing" ]; then echo "deps: all present"; \
+	  elif [ "$$(id -u)" = 0 ]; then echo "deps: installing$$missing"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing; \
+	  else echo "deps: missing$$missing; run: sudo apt-get install -y$$missing"; exit 1; fi
+
+DEMO_DATA ?= /usr/share/datasets/fashion-mnist
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@bash tools/demo.sh $(BIN) $(DEMO_DATA)
+
+# ---- fuzzing (clang libFuzzer, not part of make test) -------------------------
+FUZZ_SECONDS ?= 60
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+fuzz:
+	@mkdir -p build/fuzz
+	@for f in $(FUZZ_SRC); do \
+	  b=build/fuzz/$$(basename $$f .c); \
+	  clang -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE -std=c11 \
+	    -o $$b $$f $(filter-out fsvc/%_train.c,$(wildcard datasets/*.c)) fsvc/error.c \
+	    $$(pkg-config --cflags --libs zlib libpng) -lm || exit 1; \
+	  mkdir -p build/fuzz/corpus-$$(basename $$f .c); \
+	  echo "== $$b ($(FUZZ_SECONDS) s)"; \
+	  $$b -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    build/fuzz/corpus-$$(basename $$f .c) 2>&1 | tail -n 12 || exit 1; \
+	done
+
+# ---- results -----------------------------------------------------------------
+results: all
+	@bash tools/make_results.sh $(BIN)
+
+# ---- install -----------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/fsvc
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/fsvc
+	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libfsvc.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libfsvc.so.$(SOMAJOR)
+	ln -sf libfsvc.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libfsvc.so
+	install -m 644 fsvc/fsvc.h layers/bnl.h $(DESTDIR)$(PREFIX)/include/fsvc/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' fsvc.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsvc.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/fsvc $(DESTDIR)$(PREFIX)/lib/libfsvc.* \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsvc.pc
+	rm -rf $(DESTDIR)$(PREFIX)/include/fsvc
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)

@@ -1,0 +1,33 @@
+# Helpers for the CLI tests: each check prints "ok - name" or "FAIL - name".
+# Usage in a test script:  source "$(dirname "$0")/lib.sh"
+set -u
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+SHARED=${FSVC_SHARED:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/shared}
+MNIST=$SHARED/datasets/mnist
+UCI=$SHARED/datasets/uci-dogaru
+FASHION=/usr/share/datasets/fashion-mnist
+
+ok()   { echo "ok - $*"; }
+fail() { echo "FAIL - $*"; }
+
+# expect_exit CODE NAME -- CMD...: runs CMD, checks its exit code; the
+# output is kept in $OUT (stdout) and $ERR (stderr).
+expect_exit() {
+  local want=$1 name=$2; shift 3
+  "$@" >"$TMP/out" 2>"$TMP/err"; local rc=$?
+  OUT=$(cat "$TMP/out"); ERR=$(cat "$TMP/err")
+  if [ "$rc" -eq "$want" ]; then ok "$name"; else
+    fail "$name (exit $rc, wanted $want): $(head -c 300 "$TMP/err")"; fi
+}
+
+# expect_match REGEX NAME TEXT
+expect_match() {
+  if echo "$3" | grep -Eq -- "$1"; then ok "$2"; else fail "$2: no match for /$1/ in: $(echo "$3" | head -c 300)"; fi
+}
+
+# expect_one_line NAME TEXT: an error is exactly one line
+expect_one_line() {
+  local n; n=$(printf '%s' "$2" | grep -c '')
+  if [ "$n" -eq 1 ]; then ok "$1"; else fail "$1: $n lines: $(echo "$2" | head -c 300)"; fi
+}

@@ -1,0 +1,42 @@
+/* fsvc.c - the fsvc command: dispatches to the sub-commands in tools/. */
+#include "tools/cli.h"
+
+#include <string.h>
+
+/* One line per sub-command; each lives in tools/cmd_<name>.c. */
+static const cli_command commands[] = {
+    {"info", cmd_info, "version, CPU features, backends, BLAS, CUDA devices"},
+    {"data", cmd_data, "load a dataset and summarise it"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "fsvc %s - fast RBF vector support classifiers\n\n"
+               "usage: fsvc <command> [options] ...\n\ncommands:\n",
+            FSVC_VERSION);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'fsvc <command> --help' describes each command.\n"
+               "Exit codes: 0 ok, 1 bad usage, 2 bad input, 3 resource failure.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return FSVC_EUSAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return FSVC_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("fsvc %s\n", FSVC_VERSION);
+        return FSVC_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "fsvc: '%s' is not a command; see 'fsvc --help'\n", argv[1]);
+    return FSVC_EUSAGE;
+}
