@@ -1,0 +1,62 @@
+/*
+ * kernels.h - distance micro-kernels per ISA; chosen at run time.
+ *
+ * Single-threaded block functions: the planner hands one tile per thread.
+ *   D: N x m (ldd >= m), D[i*ldd + j] = dist(X row i, W row j)
+ *   W: m x n row-major (neurons), X: N x n row-major (samples)
+ * Exact edge tiles: every D[i*ldd+j] for i<N, j<m is written, nothing else.
+ * Any m >= 1, N >= 1, 1 <= n <= 65536. Thread-safe (no global mutable state);
+ * a kernel may malloc/free a packed panel per call.
+ *
+ * Results:
+ *   l1_u8   exact int32 (max 65536 * 255 fits).
+ *   l2sq_u8 exact int32 sum of squared differences; it overflows int32 past
+ *           n = BNL_L2SQ_U8_MAX_N (33025 * 255^2 = 2147450625 <= INT32_MAX).
+ *           ENGINE: check n <= BNL_L2SQ_U8_MAX_N before calling, else use
+ *           another path (f32/f64 or a split-n sum in int64).
+ *   l1_f64  bit-exact with the reference loop: for each pair, d = 0.0;
+ *           for k = 0..n-1: d += fabs(x[k] - w[k]).
+ *   l1_f32  within BNL_L1_F32_RTOL * sum_k(|x_k|+|w_k|) + BNL_L1_F32_ATOL of
+ *           the sequential float64 sum (SIMD kernels reorder the sum).
+ */
+#ifndef FSVC_KERNELS_H
+#define FSVC_KERNELS_H
+
+#include <stdint.h>
+#include "bnl.h" /* bnl_arch */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BNL_L2SQ_U8_MAX_N 33025
+#define BNL_L1_F32_RTOL 1e-5
+#define BNL_L1_F32_ATOL 1e-6
+
+typedef void (*bnl_l1_f32_fn)(float *D, int64_t ldd, const float *W, int64_t m,
+                              const float *X, int64_t N, int n);
+typedef void (*bnl_l1_f64_fn)(double *D, int64_t ldd, const double *W, int64_t m,
+                              const double *X, int64_t N, int n);
+typedef void (*bnl_l1_u8_fn)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                             const uint8_t *X, int64_t N, int n);
+typedef void (*bnl_l2sq_u8_fn)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                               const uint8_t *X, int64_t N, int n);
+
+typedef struct bnl_kernels {
+    const char *name;
+    bnl_l1_f32_fn l1_f32;
+    bnl_l1_f64_fn l1_f64;
+    bnl_l1_u8_fn l1_u8;
+    bnl_l2sq_u8_fn l2sq_u8;
+} bnl_kernels;
+
+/* Never NULL; an arch the CPU lacks or that was not built falls back to the
+ * best available below it, down to scalar (BNL_ARCH_REF gives scalar too). */
+const bnl_kernels *bnl_kernels_get(bnl_arch arch);
+/* 1 if this CPU can run it (cpuid); REF and SCALAR always 1. */
+int bnl_arch_supported(bnl_arch arch);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FSVC_KERNELS_H */
