@@ -1,0 +1,69 @@
+/*
+ * bnl_cuda.h - the CUDA backend of the BNL engine (layers/bnl.h).
+ *
+ * The engine calls these from bnl_ctx_open / bnl_forward / bnl_actsum and
+ * `fsvc info`. Two implementations behind one header:
+ *   - cuda/bnl_cuda_none.c  builds without nvcc (no FSVC_HAVE_CUDA): open
+ *     fails with "cuda: not compiled in (nvcc was not found at build time)
+ *     — using CPU", describe says so;
+ *   - cuda/*.cu             the real backend (extern "C"); with nvcc but no
+ *     driver or device at run time, open fails with FSVC_ERESOURCE and
+ *     "cuda: no device (driver not found) — using CPU". Never a crash.
+ *
+ * Layouts as in bnl.h (all row-major):
+ *   W: m x n  (op->dtype)     neurons / centroids
+ *   X: N x n  (op->dtype)     samples
+ *   H: N x m, ldh >= m        float for u8 and f32 (f64 is not offered on
+ *                             the GPU: FSVC_EUSAGE, the engine keeps f64 on
+ *                             the CPU)
+ *   S: N                      float64, S[i] += sum_j h(x_i, w_j)
+ * All pointers are host memory; the backend stages them through pinned
+ * buffers and streams, tiled by the planner (cuda/plan.h) so that any m, N
+ * fit the device memory measured with cudaMemGetInfo.
+ */
+#ifndef FSVC_BNL_CUDA_H
+#define FSVC_BNL_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../layers/bnl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Opens device 0 (or $FSVC_CUDA_DEVICE). strict only changes the wording
+ * ("— using CPU" is left out when the caller will not fall back). On
+ * failure *out is NULL and err holds one line, code FSVC_ERESOURCE. */
+int bnl_cuda_open(bnl_cuda **out, int strict, fsvc_error *err);
+void bnl_cuda_close(bnl_cuda *c); /* NULL is fine */
+
+/* H = act(dist(W, X)) for u8 (exact int32 L1 / L2^2) and f32. */
+int bnl_cuda_forward(bnl_cuda *c, const bnl_op *op,
+                     void *H, int64_t ldh,            /* N x m */
+                     const void *W, int64_t m,        /* m x n */
+                     const void *X, int64_t N, int n, /* N x n */
+                     fsvc_error *err);
+
+/* S[i] += sum_{j<m} h(x_i, w_j), float64 in increasing j for each sample
+ * (bit-exact with the CPU for u8; f32 within the distance tolerance). */
+int bnl_cuda_actsum(bnl_cuda *c, const bnl_op *op,
+                    double *S,                        /* N */
+                    const void *W, int64_t m,         /* m x n */
+                    const void *X, int64_t N, int n,  /* N x n */
+                    fsvc_error *err);
+
+/* Device properties as in the paper's Fig. 4 (name, compute capability,
+ * SMs, cores per SM, memory, bandwidth), or the one no-device line.
+ * Returns 1 if a device is usable, else 0. buf always NUL-terminated. */
+int bnl_cuda_describe(char *buf, size_t len);
+
+/* The device name with anything but [A-Za-z0-9_-] turned into '-', for
+ * tune-file names; "none" without a device. */
+void bnl_cuda_device_tag(const bnl_cuda *c, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FSVC_BNL_CUDA_H */
