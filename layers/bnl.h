@@ -18,6 +18,22 @@
  *   tanh       h = tanh(d)          (the MUL neuron with dist = dot)
  *   identity   h = d                (raw distances or dot products)
  * u8 distances are exact integers (L1 sums of |a-b|, L2 sums of squares).
+ *
+ * The activation, exactly (so that every backend gives the same bits from
+ * the same distances; layers/act.h has the code):
+ *   f64 outputs: double arithmetic with libm, v = the distance (L1), the
+ *     squared distance (L2) or the dot product:
+ *       tri   max(0, 1 - d / (2.5066 r))       d = v (L1) or sqrt(v) (L2)
+ *       gauss exp(-d2 / (2 r^2))               d2 = v*v (L1) or v (L2)
+ *       tanh  tanh(v)      ident d (L1, dot) or sqrt(v) (L2)
+ *   float outputs (u8, f32): float arithmetic, no FMA contraction, with
+ *     a = (float)(1 / (2.5066 r)) and g = (float)(1 / (2 r^2)):
+ *       tri   h = 1 - d * a; h = h > 0 ? h : 0 d = v or sqrtf(v) (L2)
+ *       gauss h = bnl_expf(-(d2 * g))          d2 = v*v (L1) or v (L2)
+ *       tanh  h = bnl_tanhf(v)                 ident as for f64
+ *     where bnl_expf / bnl_tanhf are the float polynomials of act.h
+ *     (within 2e-7 of libm). u8 distances enter as (float)(int32).
+ * u8 limits: L2 and dot need n <= 33025 (int32 sums of 255^2 terms).
  */
 #ifndef FSVC_BNL_H
 #define FSVC_BNL_H
@@ -51,6 +67,9 @@ typedef struct bnl_plan {
     int64_t tile_N;  /* samples per tile */
     int64_t tiles;   /* number of tiles */
     int threads;
+    /* additions (engine): how the tiles are computed */
+    const char *path;    /* "ref-loops", "kernels", "gemm", "cuda" */
+    const char *kernel;  /* kernel table name or "openblas-sgemm" ... */
 } bnl_plan;
 
 typedef struct bnl_ctx {
@@ -89,7 +108,9 @@ int bnl_forward(const bnl_ctx *ctx, const bnl_op *op,
 
 /* Activation sums S[i] += sum_{j=0..m-1} h(x_i, w_j), accumulated in
  * float64 in increasing j for each sample (the FSVC novelty test). H is
- * not materialised. */
+ * not materialised. Exactly: s = S[i]; for j = 0..m-1: s += (double)h_ij;
+ * S[i] = s. Threads split the samples, never the neurons, so the sums are
+ * the same bits for any thread count. */
 int bnl_actsum(const bnl_ctx *ctx, const bnl_op *op,
                double *S,                            /* N */
                const void *W, int64_t m,
@@ -112,6 +133,15 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op,
 /* Activation of one distance value, the definition every backend follows
  * (d: L1 distance, Euclidean distance, or dot product). */
 double bnl_act_apply(bnl_act act, double d, double radius);
+
+/* ---- additions: CPU architecture selection ---- */
+/* The arch cpuid gives, or FSVC_ARCH when set and runnable; why (may be
+ * NULL) gets one line saying which and why. */
+bnl_arch bnl_arch_detect(char *why, size_t len);
+int bnl_arch_parse(const char *s, bnl_arch *out);  /* "ref" "scalar" "avx2" "avx512" */
+/* Sets the CPU kernels of an open context (tests, bench); FSVC_EUSAGE if
+ * this CPU cannot run them. */
+int bnl_ctx_set_arch(bnl_ctx *ctx, bnl_arch arch, fsvc_error *err);
 
 #ifdef __cplusplus
 }
