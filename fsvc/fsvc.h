@@ -112,6 +112,106 @@ int fsvc_dataset_index_classes(fsvc_dataset *d, fsvc_error *err);
 int fsvc_dataset_convert(fsvc_dataset *d, fsvc_dtype to, fsvc_scale scale,
                          fsvc_error *err);
 
+
+/* ==== model and training (issue 4: fsvc/train.c, predict.c, model*.c) ====
+ *
+ * FSVC (DESIGN.md section 2): a novelty pass picks training samples as RBF
+ * centroids, then a readout R (m x Kout) maps activations to scores. The
+ * distance and activation fields hold bnl_dist / bnl_act values
+ * (layers/bnl.h): dist 0 = L1, 1 = L2; act 0 = triangular, 1 = Gaussian. */
+
+typedef enum { FSVC_SELECT_GLOBAL = 0, FSVC_SELECT_PER_CLASS = 1 } fsvc_select;
+typedef enum {
+    FSVC_READOUT_ONEHOT = 0, /* fixed one-hot W[j][k] = (lab_j == k) */
+    FSVC_READOUT_LMS = 1,    /* online LMS from the one-hot start */
+    FSVC_READOUT_RIDGE = 2   /* (H^T H + lambda I) W = H^T T */
+} fsvc_readout;
+/* Input preprocessing stored in the model and applied before scaling.
+ * To add a step: a value here, its name in fsvc_preprocess_name/parse
+ * (fsvc/model.c) and its call in fsvc_model_input (fsvc/model_input.c). */
+typedef enum { FSVC_PRE_NONE = 0 } fsvc_preprocess;
+
+const char *fsvc_select_name(fsvc_select s);
+int fsvc_select_parse(const char *s, fsvc_select *out);       /* 0 ok, -1 */
+const char *fsvc_readout_name(fsvc_readout r);
+int fsvc_readout_parse(const char *s, fsvc_readout *out);     /* 0 ok, -1 */
+const char *fsvc_preprocess_name(fsvc_preprocess p);
+int fsvc_preprocess_parse(const char *s, fsvc_preprocess *out);
+
+typedef struct fsvc_param {
+    int dist;              /* bnl_dist: 0 L1 (default), 1 L2 */
+    int act;               /* bnl_act: 0 triangular (default), 1 Gaussian */
+    double radius;         /* r > 0; <= 0: the author's radius search */
+    double prag;           /* novelty threshold, accept when sum < prag */
+    fsvc_select select;
+    fsvc_readout readout;
+    double lambda;         /* ridge */
+    double eta;            /* lms learning rate */
+    int epochs;            /* lms epochs */
+    fsvc_scale scale;      /* applied to u8 input */
+    int dtype;             /* fsvc_dtype of the centroids, -1: u8 for u8 data
+                              with no scaling, else f32 */
+    fsvc_preprocess preprocess;
+    int regression;        /* ridge on the label values as real targets */
+    int shuffle;           /* 1: seeded shuffle of the pass order */
+    uint64_t seed;
+    int64_t max_neurons;   /* 0: no cap */
+    const char *backend;   /* "ref", "cpu" (default), "cuda" */
+    int threads;           /* <= 0: all cores */
+    int progress;          /* progress lines through fsvc_printf */
+} fsvc_param;
+
+/* The defaults of `fsvc train` with no options. */
+void fsvc_param_default(fsvc_param *p);
+
+typedef struct fsvc_model {
+    fsvc_dtype dtype;      /* centroids and prepared input */
+    int n;                 /* features */
+    int rows, cols;        /* image geometry or 0 */
+    fsvc_scale scale;
+    fsvc_preprocess preprocess;
+    int dist, act;         /* bnl_dist, bnl_act */
+    double radius, prag;
+    fsvc_select select;
+    fsvc_readout readout;
+    int regression;        /* 1: Kout = 1, score = regression output */
+    int K;                 /* classes (0 for regression) */
+    double *class_values;  /* K label values, ascending */
+    int64_t m;             /* centroids */
+    void *C;               /* C: m x n, dtype */
+    int *lab;              /* lab: m class indices (0 for regression) */
+    int Kout;              /* readout columns: K, or 1 for regression */
+    double *R;             /* R: m x Kout */
+    double y_offset;       /* regression: added to the score */
+} fsvc_model;
+
+typedef struct fsvc_train_info {
+    double radius;         /* radius used (after any search) */
+    int64_t m;             /* centroids */
+    double t_select;       /* seconds: novelty pass (incl. radius search) */
+    double t_readout;      /* seconds: readout */
+    double syn_select;     /* synaptic operations n*m*N done by the pass */
+    double syn_readout;    /* ... by the readout */
+} fsvc_train_info;
+
+/* Trains on d (labels required). info may be NULL. */
+int fsvc_train(fsvc_model *model, fsvc_train_info *info,
+               const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err);
+/* pred: N class indices (argmax, first wins) or NULL; score: N x Kout or
+ * NULL (regression: score = predicted value). */
+int fsvc_predict(int *pred, double *score, const fsvc_model *model,
+                 const fsvc_dataset *d, const char *backend, int threads,
+                 fsvc_error *err);
+/* Binary, versioned, CRC32-checked; written to a temp file then renamed. */
+int fsvc_model_save(const fsvc_model *model, const char *path, fsvc_error *err);
+int fsvc_model_load(fsvc_model *model, const char *path, fsvc_error *err);
+void fsvc_free_model(fsvc_model *model);
+
+/* The input exactly as the model sees it: preprocessing, scaling and the
+ * model dtype applied to d->x. *out: N x n, model->dtype (free() it). */
+int fsvc_model_input(void **out, const fsvc_model *model,
+                     const fsvc_dataset *d, fsvc_error *err);
+
 #ifdef __cplusplus
 }
 #endif
