@@ -1,0 +1,55 @@
+/*
+ * bnl_cuda_none.c - the CUDA backend when nvcc was not found at build time
+ * (or NO_CUDA=1): every entry point says so in one line and fails with
+ * FSVC_ERESOURCE, so the engine falls back to the CPU. The real backend is
+ * in cuda/*.cu, built only with FSVC_HAVE_CUDA.
+ */
+#include "bnl_cuda.h"
+
+#include <stdio.h>
+
+#ifndef FSVC_HAVE_CUDA
+
+#define NOT_BUILT "cuda: not compiled in (nvcc was not found at build time)"
+
+int bnl_cuda_open(bnl_cuda **out, int strict, fsvc_error *err)
+{
+    if (out)
+        *out = NULL;
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s%s", NOT_BUILT,
+                     strict ? "" : " \xe2\x80\x94 using CPU");
+}
+
+void bnl_cuda_close(bnl_cuda *c) { (void)c; }
+
+int bnl_cuda_forward(bnl_cuda *c, const bnl_op *op, void *H, int64_t ldh,
+                     const void *W, int64_t m, const void *X, int64_t N, int n,
+                     fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
+int bnl_cuda_actsum(bnl_cuda *c, const bnl_op *op, double *S, const void *W,
+                    int64_t m, const void *X, int64_t N, int n, fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
+int bnl_cuda_describe(char *buf, size_t len)
+{
+    if (buf && len)
+        snprintf(buf, len, "%s", NOT_BUILT);
+    return 0;
+}
+
+void bnl_cuda_device_tag(const bnl_cuda *c, char *buf, size_t len)
+{
+    if (buf && len)
+        snprintf(buf, len, "none");
+}
+
+#else
+/* Built with nvcc: the backend lives in cuda/device.cu and friends. ISO C
+ * forbids an empty translation unit. */
+typedef int bnl_cuda_none_unused;
+#endif
