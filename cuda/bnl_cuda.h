@@ -6,7 +6,7 @@
  *   - cuda/bnl_cuda_none.c  builds without nvcc (no FSVC_HAVE_CUDA): open
  *     fails with "cuda: not compiled in (nvcc was not found at build time)
  *     — using CPU", describe says so;
- *   - cuda/*.cu             the real backend (extern "C"); with nvcc but no
+ *   - cuda/<x>.cu            the real backend (extern "C"); with nvcc but no
  *     driver or device at run time, open fails with FSVC_ERESOURCE and
  *     "cuda: no device (driver not found) — using CPU". Never a crash.
  *

@@ -2,7 +2,7 @@
  * bnl_cuda_none.c - the CUDA backend when nvcc was not found at build time
  * (or NO_CUDA=1): every entry point says so in one line and fails with
  * FSVC_ERESOURCE, so the engine falls back to the CPU. The real backend is
- * in cuda/*.cu, built only with FSVC_HAVE_CUDA.
+ * in cuda/<x>.cu, built only with FSVC_HAVE_CUDA.
  */
 #include "bnl_cuda.h"
 
