@@ -212,6 +212,13 @@ void fsvc_free_model(fsvc_model *model);
 int fsvc_model_input(void **out, const fsvc_model *model,
                      const fsvc_dataset *d, fsvc_error *err);
 
+/* ---- datasets: writers and extra loaders (datasets/) ---- */
+
+/* Writes d as LIBSVM text (label index:value, 1-based, shortest exact
+ * float64 text) to path, through a temporary file renamed into place. */
+int fsvc_dataset_write_libsvm(const char *path, const fsvc_dataset *d,
+                              fsvc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,174 @@
+/* dataset.c - fsvc_dataset: loading by source kind, freeing, class index,
+ * dtype conversion and scaling. */
+#include "datasets/datasets.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void ds_dataset_init(fsvc_dataset *d, const char *source)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->source, sizeof d->source, "%s", source ? source : "");
+}
+
+void fsvc_dataset_free(fsvc_dataset *d)
+{
+    if (!d)
+        return;
+    if (d->class_names)
+        for (int k = 0; k < d->K; k++)
+            free(d->class_names[k]);
+    if (d->paths)
+        for (int64_t i = 0; i < d->N; i++)
+            free(d->paths[i]);
+    free(d->class_names);
+    free(d->paths);
+    free(d->x);
+    free(d->y);
+    free(d->cls);
+    free(d->class_values);
+    ds_dataset_init(d, NULL);
+}
+
+int fsvc_dataset_load(fsvc_dataset *d, const char *source,
+                      const fsvc_load_opts *opts, fsvc_error *err)
+{
+    static const fsvc_load_opts none = {0, 0, 0};
+    if (!opts)
+        opts = &none;
+    ds_dataset_init(d, source);
+    struct stat st;
+    char images[4096], labels[4096];
+    int rc;
+    if (stat(source, &st) == 0 && S_ISDIR(st.st_mode)) {
+        rc = ds_png_load_dir(d, source, opts, err);
+    } else if (ds_idx_resolve(images, labels, sizeof images, source)) {
+        rc = ds_idx_load_pair(d, images, labels[0] ? labels : NULL, err);
+    } else if (stat(source, &st) == 0) {
+        rc = ds_libsvm_load(d, source, opts->n_features, err);
+    } else {
+        return fsvc_fail(err, FSVC_EINPUT, "%s: no such file or folder, and no "
+                         "%s-images-idx3-ubyte[.gz]: %s", source, source, strerror(ENOENT));
+    }
+    if (rc == FSVC_OK)
+        snprintf(d->source, sizeof d->source, "%s", source);
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int fsvc_dataset_index_classes(fsvc_dataset *d, fsvc_error *err)
+{
+    if (!d->y || d->N <= 0)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: no labels", d->source);
+    for (int64_t i = 0; i < d->N; i++)
+        if (!isfinite(d->y[i]))
+            return fsvc_fail(err, FSVC_EINPUT, "%s: label of sample %lld is not finite",
+                             d->source, (long long)i);
+    double *v = malloc((size_t)d->N * sizeof *v);
+    int *cls = malloc((size_t)d->N * sizeof *cls);
+    if (!v || !cls) {
+        free(v);
+        free(cls);
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", d->source);
+    }
+    memcpy(v, d->y, (size_t)d->N * sizeof *v);
+    qsort(v, (size_t)d->N, sizeof *v, cmp_double);
+    int64_t K = 0;
+    for (int64_t i = 0; i < d->N; i++)
+        if (K == 0 || v[i] != v[K - 1])
+            v[K++] = v[i];
+    if (K > 0x7fffffff) {
+        free(v);
+        free(cls);
+        return fsvc_fail(err, FSVC_EINPUT, "%s: too many distinct labels", d->source);
+    }
+    double *vals = realloc(v, (size_t)K * sizeof *v);
+    if (vals)
+        v = vals;
+    for (int64_t i = 0; i < d->N; i++) {
+        int64_t lo = 0, hi = K - 1;
+        while (lo < hi) { /* first value >= y */
+            int64_t mid = (lo + hi) / 2;
+            if (v[mid] < d->y[i]) lo = mid + 1; else hi = mid;
+        }
+        cls[i] = (int)lo;
+    }
+    if (d->class_names && K != d->K) {
+        for (int k = 0; k < d->K; k++)
+            free(d->class_names[k]);
+        free(d->class_names);
+        d->class_names = NULL;
+    }
+    free(d->cls);
+    free(d->class_values);
+    d->cls = cls;
+    d->class_values = v;
+    d->K = (int)K;
+    d->has_labels = 1;
+    return FSVC_OK;
+}
+
+/* Element i of x as a double, whatever its dtype. */
+static double get(const void *x, fsvc_dtype t, size_t i)
+{
+    switch (t) {
+    case FSVC_U8: return ((const uint8_t *)x)[i];
+    case FSVC_F32: return ((const float *)x)[i];
+    default: return ((const double *)x)[i];
+    }
+}
+
+int fsvc_dataset_convert(fsvc_dataset *d, fsvc_dtype to, fsvc_scale scale,
+                         fsvc_error *err)
+{
+    if (to != FSVC_U8 && to != FSVC_F32 && to != FSVC_F64)
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: unknown dtype %d", d->source, (int)to);
+    if (scale != FSVC_SCALE_NONE && (d->dtype != FSVC_U8 || to == FSVC_U8))
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: scale '%s' applies to u8 data converted "
+                         "to floats only (data is %s, target %s)", d->source,
+                         fsvc_scale_name(scale), fsvc_dtype_name(d->dtype),
+                         fsvc_dtype_name(to));
+    if (to == d->dtype)
+        return FSVC_OK;
+    size_t count = (size_t)d->N * (size_t)d->n;
+    if (to == FSVC_U8) { /* floats back to u8: only integers 0..255 */
+        for (size_t i = 0; i < count; i++) {
+            double v = get(d->x, d->dtype, i);
+            if (!(v >= 0 && v <= 255 && v == floor(v)))
+                return fsvc_fail(err, FSVC_EINPUT, "%s: value %g (sample %zu, feature %zu) "
+                                 "is not an integer in 0..255, cannot convert to u8",
+                                 d->source, v, i / (size_t)d->n, i % (size_t)d->n);
+        }
+    }
+    void *x = malloc(count ? count * fsvc_dtype_size(to) : 1);
+    if (!x)
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory converting to %s",
+                         d->source, fsvc_dtype_name(to));
+    double lut[256]; /* u8 sources: the scaled value of each byte */
+    for (int v = 0; v < 256; v++)
+        lut[v] = scale == FSVC_SCALE_01 ? v / 255.0
+               : scale == FSVC_SCALE_PM1 ? v / 127.5 - 1.0 : v;
+    for (size_t i = 0; i < count; i++) {
+        double v = d->dtype == FSVC_U8 ? lut[((const uint8_t *)d->x)[i]]
+                                       : get(d->x, d->dtype, i);
+        switch (to) {
+        case FSVC_U8: ((uint8_t *)x)[i] = (uint8_t)v; break;
+        case FSVC_F32: ((float *)x)[i] = (float)v; break;
+        default: ((double *)x)[i] = v; break;
+        }
+    }
+    free(d->x);
+    d->x = x;
+    d->dtype = to;
+    d->scale = scale;
+    return FSVC_OK;
+}

@@ -1,0 +1,118 @@
+/* datasets.h - internal interface of the dataset loaders (the .c files of datasets/).
+ *
+ * The parsers work on bytes in memory so that the fuzz targets can drive them
+ * without files; the file loaders read a file whole and call them. Every
+ * function returns an FSVC status and fills err with one line naming the
+ * file (and the line or byte offset) and the problem.
+ */
+#ifndef FSVC_DATASETS_H
+#define FSVC_DATASETS_H
+
+#include "fsvc/fsvc.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Default cap on the bytes one decoded array (IDX payload, dense LIBSVM
+ * matrix) may need: headers or indices asking for more are refused as
+ * absurd before anything is allocated. */
+#define DS_MAX_BYTES ((uint64_t)1 << 36) /* 64 GiB */
+
+/* ---- io.c: whole files, gzip streams over memory, safe writes ---- */
+
+/* Reads the file at path whole: *buf (malloc'd, NUL-terminated, *len bytes
+ * before the NUL). Missing/unreadable -> FSVC_EINPUT, no memory -> ERESOURCE. */
+int ds_read_file(unsigned char **buf, size_t *len, const char *path,
+                 fsvc_error *err);
+
+/* 1 if buf starts with the gzip magic bytes 1f 8b. */
+int ds_is_gzip(const unsigned char *buf, size_t len);
+
+/* A byte source over memory: plain bytes, or a gzip stream inflated on the
+ * fly (detected from the magic bytes, one or more concatenated members). */
+typedef struct ds_src {
+    const unsigned char *buf; /* whole input, len bytes */
+    size_t len;
+    size_t pos;               /* raw: next byte; gz: consumed input */
+    int gz;                   /* 1 when inflating */
+    int z_ready, z_end;       /* inflate initialised / all members done */
+    void *z;                  /* z_stream (opaque here) */
+    uint64_t produced;        /* bytes delivered so far */
+    const char *name;         /* for messages */
+} ds_src;
+
+int ds_src_open(ds_src *s, const unsigned char *buf, size_t len,
+                const char *name, fsvc_error *err);
+void ds_src_close(ds_src *s);
+/* Reads up to n bytes into dst; *got < n only at the end of the data. */
+int ds_src_read(ds_src *s, void *dst, size_t n, size_t *got, fsvc_error *err);
+/* Most bytes this source could still deliver (raw: exact; gz: the deflate
+ * limit of about 1032:1 over the remaining compressed input). */
+uint64_t ds_src_max_left(const ds_src *s);
+
+/* Writing without half-written output: ds_tmp_open creates a temporary file
+ * next to path (*tmp, at least tmpsz bytes); ds_tmp_commit flushes, closes
+ * and renames it over path; ds_tmp_abort closes and removes it. */
+#include <stdio.h>
+int ds_tmp_open(FILE **f, char *tmp, size_t tmpsz, const char *path,
+                fsvc_error *err);
+int ds_tmp_commit(FILE *f, const char *tmp, const char *path, fsvc_error *err);
+void ds_tmp_abort(FILE *f, const char *tmp);
+
+/* Shortest decimal text that strtod reads back as exactly v (out: >= 32). */
+void ds_format_double(char *out, size_t outsz, double v);
+
+/* ---- idx.c: IDX arrays ---- */
+
+typedef struct ds_idx {
+    int type;          /* IDX type code: 0x08 u8, 0x09 i8, 0x0B i16,
+                          0x0C i32, 0x0D f32, 0x0E f64 */
+    int rank;          /* 1..4 */
+    int64_t dims[4];   /* dims[0] = number of items */
+    int64_t count;     /* product of dims */
+    void *data;        /* count elements, host byte order, C type of `type` */
+} ds_idx;
+
+/* Parses an IDX array (raw or gzip) held in memory. Refuses bad magic,
+ * bad type or rank, zero dimensions, a claim of more than max_bytes (or
+ * more than the input could hold) before allocating; a short or long
+ * payload; NaN/Inf in float types. */
+int ds_idx_parse(ds_idx *a, const unsigned char *buf, size_t len,
+                 const char *name, uint64_t max_bytes, fsvc_error *err);
+int ds_idx_read(ds_idx *a, const char *path, fsvc_error *err);
+void ds_idx_free(ds_idx *a);
+size_t ds_idx_type_size(int type);     /* 0 for an unknown type */
+
+/* Loads images (+ labels when labels != NULL) into d. */
+int ds_idx_load_pair(fsvc_dataset *d, const char *images, const char *labels,
+                     fsvc_error *err);
+/* Resolves an IDX source: a prefix (DIR/train) or an images file path.
+ * Fills images/labels paths (labels[0] = 0 when no labels file exists).
+ * Returns 1 when source names IDX data, 0 when it does not. */
+int ds_idx_resolve(char *images, char *labels, size_t sz, const char *source);
+
+/* ---- libsvm.c ---- */
+
+/* Parses LIBSVM text held in memory (len bytes, need not be NUL-terminated)
+ * into d (f64, labels in y). n_features > 0 forces n. */
+int ds_libsvm_parse(fsvc_dataset *d, const char *text, size_t len,
+                    const char *name, int n_features, uint64_t max_bytes,
+                    fsvc_error *err);
+int ds_libsvm_load(fsvc_dataset *d, const char *path, int n_features,
+                   fsvc_error *err);
+
+/* ---- png.c / pngdir.c ---- */
+
+/* Reads one PNG as 8-bit gray: *pix (malloc'd, rows x cols). */
+int ds_png_read_gray(unsigned char **pix, int *rows, int *cols,
+                     const char *path, fsvc_error *err);
+/* Bilinear resize of a gray image (src: sr x sc) into dst (dr x dc). */
+void ds_resize_bilinear_u8(unsigned char *dst, int dr, int dc,
+                           const unsigned char *src, int sr, int sc);
+int ds_png_load_dir(fsvc_dataset *d, const char *dir,
+                    const fsvc_load_opts *opts, fsvc_error *err);
+
+/* ---- dataset.c ---- */
+void ds_dataset_init(fsvc_dataset *d, const char *source);
+
+#endif

@@ -1,0 +1,241 @@
+/* libsvm.c - LIBSVM text reader: `label index:value ...` per line.
+ *
+ * Indices are 1-based and strictly ascending; labels and values are any
+ * finite numbers read with strtod, so float64 values round-trip exactly.
+ * Blank lines and lines starting with '#' are skipped; a '#' token ends a
+ * line. The output is dense: X: N x n f64 with n = the largest index seen
+ * (or the forced n_features), missing entries 0; y: N labels. */
+#include "datasets/datasets.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct growth {
+    void *p;
+    size_t len, cap, es;
+} growth;
+
+static int grow(growth *g, size_t more)
+{
+    if (g->len + more <= g->cap)
+        return 0;
+    size_t cap = g->cap ? g->cap : 1024;
+    while (cap < g->len + more)
+        cap *= 2;
+    void *p = realloc(g->p, cap * g->es);
+    if (!p)
+        return -1;
+    g->p = p;
+    g->cap = cap;
+    return 0;
+}
+
+static int is_sp(char c) { return c == ' ' || c == '\t'; }
+static int is_end(char c) { return c == '\n' || c == '\r' || c == '\0'; }
+
+/* Copies the token at p (up to 24 chars, printable) into out, for messages. */
+static const char *token(char *out, const char *p)
+{
+    size_t k = 0;
+    while (k < 24 && !is_sp(p[k]) && !is_end(p[k])) {
+        out[k] = (p[k] > 32 && p[k] < 127) ? p[k] : '?';
+        k++;
+    }
+    if (k == 24) {
+        memcpy(out + k, "...", 3);
+        k += 3;
+    }
+    out[k] = 0;
+    return out;
+}
+
+typedef struct parser {
+    const char *name;
+    int64_t line;
+    fsvc_error *err;
+} parser;
+
+static int bad(parser *ps, const char *what, const char *at)
+{
+    char t[32];
+    return fsvc_fail(ps->err, FSVC_EINPUT, "%s:%lld: %s '%s'", ps->name,
+                     (long long)ps->line, what, token(t, at));
+}
+
+/* A finite number at p ending at whitespace / end of line; *end after it. */
+static int number(parser *ps, double *v, const char *p, const char **end,
+                  const char *what)
+{
+    if (is_sp(*p) || is_end(*p))
+        return fsvc_fail(ps->err, FSVC_EINPUT, "%s:%lld: missing %s", ps->name,
+                         (long long)ps->line, what);
+    char *e;
+    errno = 0;
+    *v = strtod(p, &e);
+    if (e == p || !(is_sp(*e) || is_end(*e))) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "%s is not a number:", what);
+        return bad(ps, msg, p);
+    }
+    if (!isfinite(*v)) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "%s is NaN or Inf (or overflows):", what);
+        return bad(ps, msg, p);
+    }
+    *end = e;
+    return FSVC_OK;
+}
+
+int ds_libsvm_parse(fsvc_dataset *d, const char *text, size_t len,
+                    const char *name, int n_features, uint64_t max_bytes,
+                    fsvc_error *err)
+{
+    ds_dataset_init(d, name);
+    parser ps = {name, 0, err};
+    growth ys = {0, 0, 0, sizeof(double)};   /* N labels */
+    growth rows = {0, 0, 0, sizeof(size_t)}; /* N+1 entry offsets */
+    growth idx = {0, 0, 0, sizeof(int)};     /* entries: index - 1 */
+    growth val = {0, 0, 0, sizeof(double)};  /* entries: value */
+    int rc = FSVC_OK, nmax = 0;
+    const char *p = text, *stop = text + len;
+    while (p < stop && rc == FSVC_OK) {
+        const char *eol = memchr(p, '\n', (size_t)(stop - p));
+        if (!eol)
+            eol = stop;
+        ps.line++;
+        while (is_sp(*p))
+            p++;
+        if (p >= eol || *p == '#' || *p == '\r') {
+            p = eol + 1;
+            continue;
+        }
+        double label;
+        if ((rc = number(&ps, &label, p, &p, "label")))
+            break;
+        if (grow(&ys, 1) || grow(&rows, 2))
+            goto oom;
+        ((double *)ys.p)[ys.len++] = label;
+        ((size_t *)rows.p)[rows.len++] = idx.len;
+        long prev = 0;
+        for (;;) {
+            while (is_sp(*p))
+                p++;
+            if (p >= eol || is_end(*p) || *p == '#')
+                break;
+            const char *tok = p;
+            long k = 0;
+            while (*p >= '0' && *p <= '9' && k <= 0x7fffffff)
+                k = k * 10 + (*p++ - '0');
+            if (p == tok) {
+                rc = bad(&ps, "expected index:value, got", tok);
+                break;
+            }
+            if (k > 0x7fffffff) {
+                rc = bad(&ps, "index too large:", tok);
+                break;
+            }
+            if (*p != ':') {
+                rc = bad(&ps, "missing ':' in", tok);
+                break;
+            }
+            if (k == 0) {
+                rc = bad(&ps, "index 0 (indices are 1-based) in", tok);
+                break;
+            }
+            if (k == prev) {
+                rc = bad(&ps, "duplicate index in", tok);
+                break;
+            }
+            if (k < prev) {
+                char msg[80];
+                snprintf(msg, sizeof msg, "descending index (after %ld) in", prev);
+                rc = bad(&ps, msg, tok);
+                break;
+            }
+            if (n_features > 0 && k > n_features) {
+                char msg[80];
+                snprintf(msg, sizeof msg, "index above the forced n = %d in", n_features);
+                rc = bad(&ps, msg, tok);
+                break;
+            }
+            double v;
+            if ((rc = number(&ps, &v, p + 1, &p, "value")))
+                break;
+            if (grow(&idx, 1) || grow(&val, 1))
+                goto oom;
+            ((int *)idx.p)[idx.len++] = (int)(k - 1);
+            ((double *)val.p)[val.len++] = v;
+            prev = k;
+            if (k > nmax)
+                nmax = (int)k;
+        }
+        p = eol + 1;
+    }
+    if (rc == FSVC_OK && ys.len == 0)
+        rc = fsvc_fail(err, FSVC_EINPUT, "%s: no samples (empty file)", name);
+    if (rc == FSVC_OK) {
+        int n = n_features > 0 ? n_features : nmax;
+        if (n == 0)
+            rc = fsvc_fail(err, FSVC_EINPUT, "%s: no features on any line", name);
+        else if ((uint64_t)ys.len * (uint64_t)n > max_bytes / sizeof(double))
+            rc = fsvc_fail(err, FSVC_EINPUT, "%s: dense %zu x %d matrix would exceed the "
+                           "size limit (%llu bytes); largest index %d", name, ys.len, n,
+                           (unsigned long long)max_bytes, nmax);
+        else {
+            double *x = calloc(ys.len * (size_t)n, sizeof *x);
+            if (!x)
+                goto oom;
+            ((size_t *)rows.p)[rows.len] = idx.len;
+            const size_t *r = rows.p;
+            const int *ix = idx.p;
+            const double *vv = val.p;
+            for (size_t i = 0; i < ys.len; i++)
+                for (size_t e = r[i]; e < r[i + 1]; e++)
+                    x[i * (size_t)n + (size_t)ix[e]] = vv[e];
+            d->x = x;
+            d->N = (int64_t)ys.len;
+            d->n = n;
+            d->dtype = FSVC_F64;
+            d->y = ys.p;
+            ys.p = NULL;
+            d->has_labels = 1;
+        }
+    }
+    free(ys.p);
+    free(rows.p);
+    free(idx.p);
+    free(val.p);
+    if (rc == FSVC_OK && (rc = fsvc_dataset_index_classes(d, err)) == FSVC_OK)
+        return FSVC_OK;
+    fsvc_dataset_free(d);
+    return rc;
+oom:
+    free(ys.p);
+    free(rows.p);
+    free(idx.p);
+    free(val.p);
+    fsvc_dataset_free(d);
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s:%lld: out of memory", name,
+                     (long long)ps.line);
+}
+
+int ds_libsvm_load(fsvc_dataset *d, const char *path, int n_features,
+                   fsvc_error *err)
+{
+    ds_dataset_init(d, path);
+    unsigned char *buf;
+    size_t len;
+    int rc = ds_read_file(&buf, &len, path, err);
+    if (rc)
+        return rc;
+    if (memchr(buf, 0, len)) {
+        free(buf);
+        return fsvc_fail(err, FSVC_EINPUT, "%s: binary data (a NUL byte), not LIBSVM text "
+                         "nor IDX nor a PNG folder", path);
+    }
+    rc = ds_libsvm_parse(d, (const char *)buf, len, path, n_features, DS_MAX_BYTES, err);
+    free(buf);
+    return rc;
+}

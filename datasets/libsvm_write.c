@@ -1,0 +1,54 @@
+/* libsvm_write.c - writes a dataset as LIBSVM text, through a temporary
+ * file renamed over the target, so an error never leaves half a file.
+ *
+ * One line per sample: the label (0 for unlabelled sets), then index:value
+ * for each non-zero feature, 1-based; the last feature n is always written
+ * (even when 0) so that reading the file back gives the same n. Values are
+ * written in the shortest form strtod reads back as exactly the same double
+ * (f32 values are written as their exact double value). */
+#include "datasets/datasets.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+int fsvc_dataset_write_libsvm(const char *path, const fsvc_dataset *d,
+                              fsvc_error *err)
+{
+    if (!d->x || d->N <= 0 || d->n <= 0)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: nothing to write (empty dataset)", path);
+    char tmp[4200];
+    FILE *f;
+    int rc = ds_tmp_open(&f, tmp, sizeof tmp, path, err);
+    if (rc)
+        return rc;
+    char num[64];
+    for (int64_t i = 0; i < d->N; i++) {
+        double label = d->has_labels && d->y ? d->y[i] : 0;
+        ds_format_double(num, sizeof num, label);
+        fputs(num, f);
+        size_t row = (size_t)i * (size_t)d->n;
+        for (int j = 0; j < d->n; j++) {
+            if (d->dtype == FSVC_U8) {
+                unsigned v = ((const uint8_t *)d->x)[row + j];
+                if (v || j == d->n - 1)
+                    fprintf(f, " %d:%u", j + 1, v);
+                continue;
+            }
+            double v = d->dtype == FSVC_F32 ? ((const float *)d->x)[row + j]
+                                            : ((const double *)d->x)[row + j];
+            if (!isfinite(v)) {
+                ds_tmp_abort(f, tmp);
+                return fsvc_fail(err, FSVC_EINPUT, "%s: sample %lld feature %d is NaN or "
+                                 "Inf; not written", d->source, (long long)i, j + 1);
+            }
+            if (v != 0 || signbit(v) || j == d->n - 1) {
+                ds_format_double(num, sizeof num, v);
+                fprintf(f, " %d:%s", j + 1, num);
+            }
+        }
+        if (fputc('\n', f) == EOF)
+            break;
+    }
+    return ds_tmp_commit(f, tmp, path, err);
+}

@@ -1,0 +1,226 @@
+/* pngdir.c - folders of PNG images as datasets.
+ *
+ * Training sets: one sub-folder per class; class names are the sub-folder
+ * names sorted (strcmp), class k is the k-th name, y = k; each class folder
+ * is searched recursively. Inference sets (opts->allow_unlabelled): any
+ * folder, searched recursively. Paths are visited in sorted order; files
+ * whose names end in .png (any case) are images, hidden entries and other
+ * files are skipped, symbolic links to folders are not followed. Every image
+ * must have the size of the first one unless opts->resize, which resizes it
+ * bilinearly (ds_resize_bilinear_u8) to that size. X: N x (rows*cols) u8. */
+#include "datasets/datasets.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#define MAX_DEPTH 32
+
+typedef struct strlist {
+    char **s;
+    size_t n, cap;
+} strlist;
+
+static int push(strlist *l, const char *s)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        char **p = realloc(l->s, cap * sizeof *p);
+        if (!p)
+            return -1;
+        l->s = p;
+        l->cap = cap;
+    }
+    if (!(l->s[l->n] = strdup(s)))
+        return -1;
+    l->n++;
+    return 0;
+}
+
+static void strlist_free(strlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->s[i]);
+    free(l->s);
+    memset(l, 0, sizeof *l);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int is_png_name(const char *name)
+{
+    size_t l = strlen(name);
+    return l > 4 && !strcasecmp(name + l - 4, ".png");
+}
+
+/* Lists the entries of dir (sorted, no hidden ones): sub-folders into dirs
+ * (full paths), .png files into files (full paths). */
+static int list_dir(strlist *dirs, strlist *files, const char *dir, fsvc_error *err)
+{
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: cannot open folder: %s", dir, strerror(errno));
+    strlist names = {0};
+    struct dirent *e;
+    int rc = FSVC_OK;
+    while ((e = readdir(dp)))
+        if (e->d_name[0] != '.' && push(&names, e->d_name)) {
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", dir);
+            break;
+        }
+    closedir(dp);
+    if (names.n)
+        qsort(names.s, names.n, sizeof *names.s, cmp_str);
+    for (size_t i = 0; i < names.n && rc == FSVC_OK; i++) {
+        char path[4096];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, names.s[i]) >= sizeof path) {
+            rc = fsvc_fail(err, FSVC_EINPUT, "%s/%s: path too long", dir, names.s[i]);
+            break;
+        }
+        struct stat st, lst;
+        if (lstat(path, &lst) != 0 || stat(path, &st) != 0)
+            continue; /* dangling link */
+        int bad = 0;
+        if (S_ISDIR(st.st_mode) && !S_ISLNK(lst.st_mode))
+            bad = dirs ? push(dirs, path) : 0;
+        else if (S_ISREG(st.st_mode) && is_png_name(names.s[i]))
+            bad = push(files, path);
+        if (bad)
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", dir);
+    }
+    strlist_free(&names);
+    return rc;
+}
+
+/* All .png files under dir, recursively, in sorted order (depth first). */
+static int walk(strlist *files, const char *dir, int depth, fsvc_error *err)
+{
+    if (depth > MAX_DEPTH)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: folders nested deeper than %d", dir, MAX_DEPTH);
+    strlist dirs = {0};
+    /* a folder's own files first, then its sub-folders */
+    int rc = list_dir(&dirs, files, dir, err);
+    for (size_t i = 0; i < dirs.n && rc == FSVC_OK; i++)
+        rc = walk(files, dirs.s[i], depth + 1, err);
+    strlist_free(&dirs);
+    return rc;
+}
+
+/* Reads the images into d->x (N x rows*cols u8), d->paths. */
+static int read_images(fsvc_dataset *d, strlist *files, const fsvc_load_opts *opts,
+                       fsvc_error *err)
+{
+    d->paths = calloc(files->n, sizeof *d->paths);
+    if (!d->paths)
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", d->source);
+    d->N = (int64_t)files->n;
+    unsigned char *x = NULL;
+    for (size_t i = 0; i < files->n; i++) {
+        unsigned char *pix;
+        int r, c;
+        int rc = ds_png_read_gray(&pix, &r, &c, files->s[i], err);
+        if (rc)
+            return rc;
+        if (i == 0) {
+            d->rows = r;
+            d->cols = c;
+            d->n = r * c;
+            x = malloc(files->n * (size_t)d->n);
+            if (!x) {
+                free(pix);
+                return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for %zu images",
+                                 d->source, files->n);
+            }
+            d->x = x;
+        }
+        unsigned char *dst = x + i * (size_t)d->n;
+        if (r == d->rows && c == d->cols) {
+            memcpy(dst, pix, (size_t)d->n);
+        } else if (opts->resize) {
+            ds_resize_bilinear_u8(dst, d->rows, d->cols, pix, r, c);
+        } else {
+            free(pix);
+            return fsvc_fail(err, FSVC_EINPUT, "%s: image is %dx%d (cols x rows) but %s is "
+                             "%dx%d; all images must have one size (or ask for resizing)",
+                             files->s[i], c, r, files->s[0], d->cols, d->rows);
+        }
+        free(pix);
+        d->paths[i] = files->s[i]; /* taken over */
+        files->s[i] = NULL;
+    }
+    return FSVC_OK;
+}
+
+int ds_png_load_dir(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts,
+                    fsvc_error *err)
+{
+    ds_dataset_init(d, dir);
+    strlist classes = {0}, top = {0}, files = {0};
+    int rc = list_dir(&classes, &top, dir, err);
+    double *y = NULL;
+    int labelled = rc == FSVC_OK && classes.n > 0 && top.n == 0;
+    if (rc == FSVC_OK && labelled) {
+        /* one sub-folder per class: y = index of the sorted class name */
+        y = NULL;
+        size_t cap = 0;
+        for (size_t k = 0; k < classes.n && rc == FSVC_OK; k++) {
+            size_t before = files.n;
+            rc = walk(&files, classes.s[k], 1, err);
+            if (rc == FSVC_OK && files.n == before)
+                rc = fsvc_fail(err, FSVC_EINPUT, "%s: class folder holds no PNG images",
+                               classes.s[k]);
+            if (rc == FSVC_OK && files.n > cap) {
+                cap = files.n * 2;
+                double *ny = realloc(y, cap * sizeof *y);
+                if (!ny)
+                    rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", dir);
+                else
+                    y = ny;
+            }
+            for (size_t i = before; rc == FSVC_OK && i < files.n; i++)
+                y[i] = (double)k;
+        }
+    } else if (rc == FSVC_OK && !opts->allow_unlabelled) {
+        rc = fsvc_fail(err, FSVC_EINPUT, "%s: %s", dir, classes.n == 0 && top.n == 0
+                       ? "empty folder (no PNG images, no class sub-folders)"
+                       : "PNG images outside class sub-folders; a training set needs "
+                         "one sub-folder per class");
+    } else if (rc == FSVC_OK) {
+        rc = walk(&files, dir, 0, err);
+        if (rc == FSVC_OK && files.n == 0)
+            rc = fsvc_fail(err, FSVC_EINPUT, "%s: no PNG images in this folder or below", dir);
+    }
+    if (rc == FSVC_OK)
+        rc = read_images(d, &files, opts, err);
+    if (rc == FSVC_OK && labelled) {
+        d->y = y;
+        y = NULL;
+        d->has_labels = 1;
+        rc = fsvc_dataset_index_classes(d, err);
+        if (rc == FSVC_OK) {
+            d->class_names = calloc(classes.n, sizeof *d->class_names);
+            if (!d->class_names)
+                rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", dir);
+            for (size_t k = 0; rc == FSVC_OK && k < classes.n; k++) {
+                const char *base = strrchr(classes.s[k], '/');
+                d->class_names[k] = strdup(base ? base + 1 : classes.s[k]);
+                if (!d->class_names[k])
+                    rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", dir);
+            }
+        }
+    }
+    free(y);
+    strlist_free(&classes);
+    strlist_free(&top);
+    strlist_free(&files);
+    if (rc)
+        fsvc_dataset_free(d);
+    return rc;
+}
