@@ -219,6 +219,15 @@ int fsvc_model_input(void **out, const fsvc_model *model,
 int fsvc_dataset_write_libsvm(const char *path, const fsvc_dataset *d,
                               fsvc_error *err);
 
+/* Metrics (fsvc/metrics.c). truth: N model class indices of d's labels,
+ * -1 where the model has no such class; returns how many are -1. */
+int64_t fsvc_model_truth(int *truth, const fsvc_model *model, const fsvc_dataset *d);
+/* conf: K x K counts, conf[true * K + predicted] (may be NULL); returns the
+ * number of correct predictions. */
+int64_t fsvc_confusion(int64_t *conf, const int *truth, const int *pred, int64_t N, int K);
+void fsvc_regression_stats(double *mse, double *r2, const double *y, const double *yhat,
+                           int64_t N);
+
 #ifdef __cplusplus
 }
 #endif

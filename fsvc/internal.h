@@ -1,0 +1,51 @@
+/* internal.h - pieces of the trainer shared inside fsvc/ (not installed). */
+#ifndef FSVC_INTERNAL_H
+#define FSVC_INTERNAL_H
+
+#include "fsvc.h"
+#include "../layers/bnl.h"
+
+/* Seeded PRNG (splitmix64) and a Fisher-Yates shuffle of idx[0..N-1]. */
+uint64_t fsvc_rng_next(uint64_t *state);
+void fsvc_shuffle(int64_t *idx, int64_t N, uint64_t seed);
+
+/* Seconds on the monotonic clock. */
+double fsvc_clock(void);
+
+/* Novelty pass (DESIGN section 2) over the rows of X taken in the order
+ * order[0..N-1] (NULL: 0..N-1). sel: the selected row indices of X, in
+ * acceptance order (capacity N); *m their count. max_m > 0 stops the pass
+ * once that many centroids are taken. Activation sums are float64 in
+ * increasing centroid order; the first row always becomes a centroid.
+ *   X: rows x n, op->dtype. */
+int fsvc_novelty_seq(int64_t *sel, int64_t *m, const bnl_op *op, double prag,
+                     int64_t max_m, const void *X, const int64_t *order,
+                     int64_t N, int n, fsvc_error *err);
+/* The same pass batched on the engine; selects exactly what the plain
+ * sequential loop selects. *syn receives the synaptic operations done. */
+int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
+                         const bnl_ctx *ctx, const bnl_op *op, double prag,
+                         int64_t max_m, int progress, const void *X,
+                         const int64_t *order, int64_t N, int n,
+                         fsvc_error *err);
+
+/* Distance of one pair (L1, or Euclidean for L2), summed in double. */
+double fsvc_pair_dist(int dist, fsvc_dtype t, const void *x, const void *c, int n);
+
+/* Readouts. H rows come from bnl_forward over sample chunks.
+ *   C: m x n centroids, X: N x n inputs (op->dtype), cls: N class indices,
+ *   lab: m centroid classes, R: m x K output (double). LMS starts from
+ *   the R it is given (the one-hot readout). */
+void fsvc_readout_onehot(double *R, const int *lab, int64_t m, int K);
+int fsvc_readout_lms(double *R, const bnl_ctx *ctx, const bnl_op *op,
+                     const void *C, int64_t m, const void *X, const int *cls,
+                     int64_t N, int n, int K, double eta, int epochs,
+                     int progress, fsvc_error *err);
+/* Ridge: (H^T H + lambda I) R = H^T T with T one-hot of cls (K columns) or,
+ * when y != NULL, the single column y (K must be 1). */
+int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
+                       const void *C, int64_t m, const void *X, const int *cls,
+                       const double *y, int64_t N, int n, int K, double lambda,
+                       int progress, fsvc_error *err);
+
+#endif

@@ -1,0 +1,80 @@
+/* model.c - training parameters, their names and defaults, and freeing a
+ * model. */
+#include "fsvc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void fsvc_param_default(fsvc_param *p)
+{
+    memset(p, 0, sizeof *p);
+    p->dist = 0;               /* L1 */
+    p->act = 0;                /* triangular */
+    p->radius = 0;             /* author's radius search */
+    p->prag = 1.0;
+    p->select = FSVC_SELECT_GLOBAL;
+    p->readout = FSVC_READOUT_RIDGE;
+    p->lambda = 1e-2;
+    p->eta = 0.01;
+    p->epochs = 1;
+    p->scale = FSVC_SCALE_NONE;
+    p->dtype = -1;
+    p->preprocess = FSVC_PRE_NONE;
+    p->backend = "cpu";
+    p->threads = 0;
+}
+
+void fsvc_free_model(fsvc_model *model)
+{
+    if (!model)
+        return;
+    free(model->class_values);
+    free(model->C);
+    free(model->lab);
+    free(model->R);
+    memset(model, 0, sizeof *model);
+}
+
+const char *fsvc_select_name(fsvc_select s)
+{
+    return s == FSVC_SELECT_PER_CLASS ? "per-class" : s == FSVC_SELECT_GLOBAL ? "global" : "?";
+}
+
+int fsvc_select_parse(const char *s, fsvc_select *out)
+{
+    if (!strcmp(s, "global")) *out = FSVC_SELECT_GLOBAL;
+    else if (!strcmp(s, "per-class")) *out = FSVC_SELECT_PER_CLASS;
+    else return -1;
+    return 0;
+}
+
+const char *fsvc_readout_name(fsvc_readout r)
+{
+    switch (r) {
+    case FSVC_READOUT_ONEHOT: return "onehot";
+    case FSVC_READOUT_LMS: return "lms";
+    case FSVC_READOUT_RIDGE: return "ridge";
+    }
+    return "?";
+}
+
+int fsvc_readout_parse(const char *s, fsvc_readout *out)
+{
+    if (!strcmp(s, "onehot")) *out = FSVC_READOUT_ONEHOT;
+    else if (!strcmp(s, "lms")) *out = FSVC_READOUT_LMS;
+    else if (!strcmp(s, "ridge")) *out = FSVC_READOUT_RIDGE;
+    else return -1;
+    return 0;
+}
+
+const char *fsvc_preprocess_name(fsvc_preprocess p)
+{
+    return p == FSVC_PRE_NONE ? "none" : "?";
+}
+
+int fsvc_preprocess_parse(const char *s, fsvc_preprocess *out)
+{
+    if (!strcmp(s, "none")) *out = FSVC_PRE_NONE;
+    else return -1;
+    return 0;
+}

@@ -1,0 +1,47 @@
+/* predict.c - fsvc_predict: readout scores Y = H R through bnl_scores in
+ * sample chunks, argmax (first index wins ties), or the regression value. */
+#include "internal.h"
+
+#include <stdlib.h>
+
+int fsvc_predict(int *pred, double *score, const fsvc_model *model,
+                 const fsvc_dataset *d, const char *backend, int threads,
+                 fsvc_error *err)
+{
+    void *X = NULL;
+    int rc = fsvc_model_input(&X, model, d, err);
+    if (rc) return rc;
+    bnl_ctx ctx;
+    rc = bnl_ctx_open(&ctx, backend ? backend : "cpu", threads, 0, err);
+    if (rc) { free(X); return rc; }
+    bnl_op op = { (bnl_dist)model->dist, (bnl_act)model->act, model->dtype, model->radius };
+    int K = model->Kout;
+    size_t row = (size_t)model->n * fsvc_dtype_size(model->dtype);
+    int64_t Nc = 8192;
+    double *Y = malloc((size_t)Nc * K * sizeof *Y); /* Y: Nc x K */
+    if (!Y) { rc = fsvc_fail(err, FSVC_ERESOURCE, "predict: out of memory"); goto done; }
+    for (int64_t i0 = 0; i0 < d->N; i0 += Nc) {
+        int64_t b = d->N - i0 < Nc ? d->N - i0 : Nc;
+        rc = bnl_scores(&ctx, &op, Y, model->C, model->m, (const char *)X + (size_t)i0 * row,
+                        b, model->n, model->R, K, err);
+        if (rc) goto done;
+        for (int64_t i = 0; i < b; i++) {
+            const double *y = Y + (size_t)i * K;
+            if (model->regression) {
+                if (pred) pred[i0 + i] = 0;
+                if (score) score[i0 + i] = y[0] + model->y_offset;
+                continue;
+            }
+            int best = 0;
+            for (int k = 1; k < K; k++)
+                if (y[k] > y[best]) best = k;
+            if (pred) pred[i0 + i] = best;
+            if (score)
+                for (int k = 0; k < K; k++) score[(size_t)(i0 + i) * K + k] = y[k];
+        }
+    }
+done:
+    free(Y); free(X);
+    bnl_ctx_close(&ctx);
+    return rc;
+}

@@ -1,0 +1,161 @@
+/* ridge.c - the ridge readout: (H^T H + lambda I) R = H^T T, by Cholesky.
+ *
+ * H (N x m) is never stored: sample chunks of it come from bnl_forward
+ * (float for u8/f32 inputs, double for f64), samples grouped by class so a
+ * chunk touches few centroids. Only the chunk's active columns (any non-zero
+ * entry; the triangular kernel is exactly 0 beyond its support) go through
+ * BLAS syrk into a compact Gram block, which is added into G's upper
+ * triangle. G = H^T H is float64 up to RIDGE_F64_MAX_M centroids and
+ * float32 beyond (30000^2 x 4 B = 3.6 GB). H^T T is summed over the
+ * non-zeros in float64. The solve is LAPACK potrf/potrs on G seen as
+ * column-major lower (the same memory as row-major upper, no copy). */
+#include "internal.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RIDGE_F64_MAX_M 16000
+
+/* Stable order of samples by class, so chunks are class-coherent. */
+static int64_t *class_order(const int *cls, int64_t N, int K)
+{
+    int64_t *ord = malloc((size_t)(N ? N : 1) * sizeof *ord);
+    int64_t *start = calloc((size_t)K + 1, sizeof *start);
+    if (!ord || !start) { free(ord); free(start); return NULL; }
+    if (!cls || K <= 1) {
+        for (int64_t i = 0; i < N; i++) ord[i] = i;
+    } else {
+        for (int64_t i = 0; i < N; i++) start[cls[i] + 1]++;
+        for (int k = 0; k < K; k++) start[k + 1] += start[k];
+        for (int64_t i = 0; i < N; i++) ord[start[cls[i]]++] = i;
+    }
+    free(start);
+    return ord;
+}
+
+int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
+                       const void *C, int64_t m, const void *X, const int *cls,
+                       const double *y, int64_t N, int n, int K, double lambda,
+                       int progress, fsvc_error *err)
+{
+    int hd = op->dtype == FSVC_F64;          /* H and Gram block in double */
+    int gd = hd || m <= RIDGE_F64_MAX_M;     /* G in double */
+    size_t hs = hd ? sizeof(double) : sizeof(float), gs = gd ? sizeof(double) : sizeof(float);
+    size_t row = (size_t)n * fsvc_dtype_size(op->dtype);
+    int64_t Nc = (int64_t)((1 << 27) / ((size_t)m * hs));
+    if (Nc < 64) Nc = 64;
+    if (Nc > 4096) Nc = 4096;
+    if (Nc > N) Nc = N > 0 ? N : 1;
+    void *G = calloc((size_t)m * m, gs);           /* G: m x m, upper */
+    void *Gb = malloc((size_t)m * m * hs);         /* Gram block: ma x ma */
+    void *H = malloc((size_t)Nc * m * hs);         /* H: Nc x m */
+    void *Hc = malloc((size_t)Nc * m * hs);        /* compacted: Nc x ma */
+    char *Xc = malloc((size_t)Nc * row);           /* chunk inputs: Nc x n */
+    double *B = calloc((size_t)m * K, sizeof *B);  /* H^T T, column-major m x K */
+    int64_t *act = malloc((size_t)m * sizeof *act);
+    unsigned char *on = malloc((size_t)m);
+    int64_t *ord = class_order(y ? NULL : cls, N, K);
+    int rc = FSVC_OK;
+    double t0 = fsvc_clock();
+    if (!G || !Gb || !H || !Hc || !Xc || !B || !act || !on || !ord) {
+        rc = fsvc_fail(err, FSVC_ERESOURCE,
+                       "ridge: out of memory for %lld centroids (%.1f GB)", (long long)m,
+                       (double)m * m * (gs + hs) / 1e9);
+        goto done;
+    }
+    for (int64_t i0 = 0; i0 < N; i0 += Nc) {
+        int64_t b = N - i0 < Nc ? N - i0 : Nc;
+        for (int64_t i = 0; i < b; i++)
+            memcpy(Xc + (size_t)i * row, (const char *)X + (size_t)ord[i0 + i] * row, row);
+        rc = bnl_forward(ctx, op, H, m, C, m, Xc, b, n, err);
+        if (rc) goto done;
+        /* active columns and H^T T */
+        memset(on, 0, (size_t)m);
+        for (int64_t i = 0; i < b; i++) {
+            int64_t s = ord[i0 + i];
+            for (int64_t j = 0; j < m; j++) {
+                double h = hd ? ((double *)H)[i * m + j] : ((float *)H)[i * m + j];
+                if (h != 0) {
+                    on[j] = 1;
+                    if (y) B[j] += h * y[s];
+                    else B[(size_t)cls[s] * m + j] += h;
+                }
+            }
+        }
+        int64_t ma = 0;
+        for (int64_t j = 0; j < m; j++)
+            if (on[j]) act[ma++] = j;
+        if (ma == 0) continue;
+        for (int64_t i = 0; i < b; i++)
+            for (int64_t a = 0; a < ma; a++) {
+                if (hd) ((double *)Hc)[i * ma + a] = ((double *)H)[i * m + act[a]];
+                else ((float *)Hc)[i * ma + a] = ((float *)H)[i * m + act[a]];
+            }
+        if (hd)
+            cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)ma, (int)b, 1.0,
+                        Hc, (int)ma, 0.0, Gb, (int)ma);
+        else
+            cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)ma, (int)b, 1.0f,
+                        Hc, (int)ma, 0.0f, Gb, (int)ma);
+        for (int64_t a = 0; a < ma; a++) {
+            size_t g = (size_t)act[a] * m;
+            for (int64_t c = a; c < ma; c++) {
+                double v = hd ? ((double *)Gb)[a * ma + c] : ((float *)Gb)[a * ma + c];
+                if (gd) ((double *)G)[g + act[c]] += v;
+                else ((float *)G)[g + act[c]] += (float)v;
+            }
+        }
+        if (progress) {
+            double el = fsvc_clock() - t0, done_ = (double)(i0 + b);
+            fsvc_printf("\rridge: %lld/%lld samples, %lld of %lld centroids active, ETA %.0f s   ",
+                        (long long)(i0 + b), (long long)N, (long long)ma, (long long)m,
+                        el / done_ * (N - done_));
+        }
+    }
+    if (progress)
+        fsvc_printf("\n");
+    for (int64_t j = 0; j < m; j++) {
+        if (gd) ((double *)G)[(size_t)j * m + j] += lambda;
+        else ((float *)G)[(size_t)j * m + j] += (float)lambda;
+    }
+    /* row-major upper == column-major lower */
+    lapack_int info;
+    if (gd) {
+        info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, G, (lapack_int)m);
+        if (!info)
+            info = LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, K, G, (lapack_int)m,
+                                  B, (lapack_int)m);
+    } else {
+        float *Bf = malloc((size_t)m * K * sizeof *Bf);
+        if (!Bf) {
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory");
+            goto done;
+        }
+        for (size_t q = 0; q < (size_t)m * K; q++) Bf[q] = (float)B[q];
+        info = LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, G, (lapack_int)m);
+        if (!info)
+            info = LAPACKE_spotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, K, G, (lapack_int)m,
+                                  Bf, (lapack_int)m);
+        for (size_t q = 0; q < (size_t)m * K; q++) B[q] = Bf[q];
+        free(Bf);
+    }
+    if (info > 0) {
+        rc = fsvc_fail(err, FSVC_EINPUT,
+                       "ridge: H^T H + lambda I is not positive definite at column %d; "
+                       "raise lambda (-l, now %g)", (int)info, lambda);
+        goto done;
+    }
+    if (info < 0) {
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: LAPACK potrf/potrs argument %d invalid",
+                       (int)-info);
+        goto done;
+    }
+    for (int64_t j = 0; j < m; j++)
+        for (int k = 0; k < K; k++)
+            R[j * K + k] = B[(size_t)k * m + j];
+done:
+    free(G); free(Gb); free(H); free(Hc); free(Xc); free(B); free(act); free(on); free(ord);
+    return rc;
+}

@@ -1,0 +1,242 @@
+/* train.c - fsvc_train: input preparation, the novelty pass (global or per
+ * class, file order or seeded shuffle, optional radius search), then the
+ * readout. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_param(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err)
+{
+    if (!d->has_labels || !d->y)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: training needs labels", d->source);
+    if (d->N < 1 || d->n < 1)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: no samples to train on", d->source);
+    if (p->dist != BNL_L1 && p->dist != BNL_L2)
+        return fsvc_fail(err, FSVC_EUSAGE, "train: distance must be l1 or l2");
+    if (p->act != BNL_TRI && p->act != BNL_GAUSS)
+        return fsvc_fail(err, FSVC_EUSAGE, "train: kernel must be tri or gauss");
+    if (!(p->prag > 0) || !isfinite(p->prag) || !isfinite(p->radius))
+        return fsvc_fail(err, FSVC_EUSAGE, "train: prag must be > 0 and radius finite");
+    if (p->readout == FSVC_READOUT_RIDGE && !(p->lambda > 0))
+        return fsvc_fail(err, FSVC_EUSAGE, "train: ridge needs lambda > 0");
+    if (p->readout == FSVC_READOUT_LMS && (!(p->eta >= 0) || p->epochs < 0))
+        return fsvc_fail(err, FSVC_EUSAGE, "train: lms needs eta >= 0 and epochs >= 0");
+    if (p->regression && p->readout != FSVC_READOUT_RIDGE)
+        return fsvc_fail(err, FSVC_EUSAGE, "train: regression needs the ridge readout");
+    if (!p->regression && (!d->cls || d->K < 1))
+        return fsvc_fail(err, FSVC_EINPUT, "%s: no class index", d->source);
+    return FSVC_OK;
+}
+
+/* One selection with radius r: fills sel (capacity N), *m. */
+static int select_pass(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
+                       bnl_op op, double r, const fsvc_param *p, int64_t cap,
+                       const void *X, const int64_t *order, const fsvc_dataset *d,
+                       int progress, fsvc_error *err)
+{
+    op.radius = r;
+    if (p->select == FSVC_SELECT_GLOBAL || p->regression)
+        return fsvc_novelty_batched(sel, m, syn, ctx, &op, p->prag, cap, progress, X,
+                                    order, d->N, d->n, err);
+    /* per class: the same pass inside each class, class after class */
+    int64_t *sub = malloc((size_t)d->N * sizeof *sub), tot = 0;
+    double s = 0;
+    if (!sub)
+        return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+    int rc = FSVC_OK;
+    for (int k = 0; k < d->K && (cap <= 0 || tot < cap); k++) {
+        int64_t cnt = 0, mk = 0;
+        double sk = 0;
+        for (int64_t t = 0; t < d->N; t++) {
+            int64_t i = order ? order[t] : t;
+            if (d->cls[i] == k) sub[cnt++] = i;
+        }
+        if (!cnt) continue;
+        rc = fsvc_novelty_batched(sel + tot, &mk, &sk, ctx, &op, p->prag,
+                                  cap > 0 ? cap - tot : 0, progress, X, sub, cnt,
+                                  d->n, err);
+        if (rc) break;
+        tot += mk;
+        s += sk;
+    }
+    free(sub);
+    *m = tot;
+    if (syn) *syn = s;
+    return rc;
+}
+
+/* Author's recipe: prag as given, start large, halve r until the centroids
+ * are 1-10% of N, then refine towards the most centroids within 10%. */
+static int radius_search(double *r_out, double *syn, const bnl_ctx *ctx, bnl_op op,
+                         const fsvc_param *p, const void *X, const int64_t *order,
+                         const fsvc_dataset *d, int64_t *sel, fsvc_error *err)
+{
+    int64_t N = d->N, lo = (int64_t)ceil(0.01 * N), hi = (int64_t)floor(0.10 * N);
+    if (lo < 1) lo = 1;
+    if (hi < lo) hi = lo;
+    /* start: the largest distance from the first sample to up to 1000 others */
+    double r = 0;
+    size_t row = (size_t)d->n * fsvc_dtype_size(op.dtype);
+    for (int64_t i = 1; i < N && i <= 1000; i++) {
+        double dd = fsvc_pair_dist(op.dist, op.dtype, X, (const char *)X + (size_t)i * row, d->n);
+        if (dd > r) r = dd;
+    }
+    if (!(r > 0)) r = 1;
+    double best = 0, over = 0, under = 0, s = 0;
+    int64_t m = 0;
+#define PASS(rr) do { double sk_ = 0; \
+        int rc_ = select_pass(sel, &m, &sk_, ctx, op, (rr), p, hi + 1, X, order, d, 0, err); \
+        if (rc_) return rc_; \
+        s += sk_; \
+        fsvc_printf("radius search: r = %.6g -> %lld%s centroids (%.2f%% of N)\n", (rr), \
+                    (long long)m, m > hi ? "+" : "", 100.0 * m / N); } while (0)
+    /* halve: too few -> smaller r; in range -> remember, keep halving */
+    for (int step = 0; step < 60 && !over; step++) {
+        PASS(r);
+        if (m < lo) under = r;
+        else if (m <= hi) best = r;
+        else over = r;
+        r /= 2;
+    }
+    if (!over)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: radius search did not converge; give -r",
+                         d->source);
+    /* jumped over the range: bisect (geometrically) between under and over */
+    for (int step = 0; step < 20 && best == 0 && under > 0; step++) {
+        double mid = sqrt(under * over);
+        PASS(mid);
+        if (m < lo) under = mid;
+        else if (m <= hi) best = mid;
+        else over = mid;
+    }
+    if (best == 0)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: radius search found no radius giving 1-10%% "
+                         "centroids; give -r", d->source);
+    /* refine towards the most centroids within 10% */
+    for (int step = 0; step < 3; step++) {
+        double mid = sqrt(best * over);
+        PASS(mid);
+        if (m <= hi && m >= lo) best = mid;
+        else over = mid;
+    }
+#undef PASS
+    fsvc_printf("radius search: r = %.6g\n", best);
+    *r_out = best;
+    if (syn) *syn = s;
+    return FSVC_OK;
+}
+
+int fsvc_train(fsvc_model *model, fsvc_train_info *info,
+               const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err)
+{
+    memset(model, 0, sizeof *model);
+    if (info) memset(info, 0, sizeof *info);
+    int rc = check_param(d, p, err);
+    if (rc) return rc;
+    fsvc_model *M = model;
+    M->dtype = p->dtype >= 0 ? (fsvc_dtype)p->dtype
+             : d->dtype == FSVC_U8 && p->scale == FSVC_SCALE_NONE ? FSVC_U8 : FSVC_F32;
+    M->n = d->n; M->rows = d->rows; M->cols = d->cols;
+    M->scale = p->scale; M->preprocess = p->preprocess;
+    M->dist = p->dist; M->act = p->act; M->prag = p->prag;
+    M->select = p->select; M->readout = p->readout; M->regression = p->regression;
+    if (p->regression) {
+        M->K = 0; M->Kout = 1;
+    } else {
+        M->K = d->K; M->Kout = d->K;
+        M->class_values = malloc((size_t)d->K * sizeof *M->class_values);
+        if (!M->class_values) return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+        memcpy(M->class_values, d->class_values, (size_t)d->K * sizeof *M->class_values);
+    }
+    void *X = NULL;
+    int64_t *order = NULL, *sel = NULL;
+    double *yc = NULL;
+    bnl_ctx ctx;
+    int ctx_open = 0;
+    rc = fsvc_model_input(&X, M, d, err);
+    if (rc) goto fail;
+    rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err);
+    if (rc) goto fail;
+    ctx_open = 1;
+    sel = malloc((size_t)d->N * sizeof *sel);
+    if (!sel) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto fail; }
+    if (p->shuffle) {
+        order = malloc((size_t)d->N * sizeof *order);
+        if (!order) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto fail; }
+        for (int64_t i = 0; i < d->N; i++) order[i] = i;
+        fsvc_shuffle(order, d->N, p->seed);
+    }
+    bnl_op op = { (bnl_dist)p->dist, (bnl_act)p->act, M->dtype, p->radius };
+    double t0 = fsvc_clock(), syn = 0, syn2 = 0;
+    double r = p->radius;
+    if (!(r > 0)) {
+        rc = radius_search(&r, &syn, &ctx, op, p, X, order, d, sel, err);
+        if (rc) goto fail;
+    }
+    op.radius = r;
+    M->radius = r;
+    rc = bnl_op_check(&op, err);
+    if (rc) goto fail;
+    int64_t m = 0;
+    rc = select_pass(sel, &m, &syn2, &ctx, op, r, p, p->max_neurons, X, order, d,
+                     p->progress, err);
+    if (rc) goto fail;
+    syn += syn2;
+    double t1 = fsvc_clock();
+    size_t row = (size_t)d->n * fsvc_dtype_size(M->dtype);
+    M->m = m;
+    M->C = malloc((size_t)m * row);
+    M->lab = calloc((size_t)m, sizeof *M->lab);
+    M->R = calloc((size_t)m * M->Kout, sizeof *M->R);
+    if (!M->C || !M->lab || !M->R) {
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory for %lld centroids", (long long)m);
+        goto fail;
+    }
+    for (int64_t j = 0; j < m; j++) {
+        memcpy((char *)M->C + (size_t)j * row, (const char *)X + (size_t)sel[j] * row, row);
+        M->lab[j] = p->regression ? 0 : d->cls[sel[j]];
+    }
+    double syn_r = 0;
+    if (p->regression) {
+        double mean = 0;
+        yc = malloc((size_t)d->N * sizeof *yc);
+        if (!yc) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto fail; }
+        for (int64_t i = 0; i < d->N; i++) mean += d->y[i];
+        mean /= d->N;
+        for (int64_t i = 0; i < d->N; i++) yc[i] = d->y[i] - mean;
+        M->y_offset = mean;
+        rc = fsvc_readout_ridge(M->R, &ctx, &op, M->C, m, X, NULL, yc, d->N, d->n, 1,
+                                p->lambda, p->progress, err);
+        syn_r = (double)m * d->N * d->n;
+    } else if (p->readout == FSVC_READOUT_RIDGE) {
+        rc = fsvc_readout_ridge(M->R, &ctx, &op, M->C, m, X, d->cls, NULL, d->N, d->n,
+                                M->K, p->lambda, p->progress, err);
+        syn_r = (double)m * d->N * d->n;
+    } else {
+        fsvc_readout_onehot(M->R, M->lab, m, M->K);
+        if (p->readout == FSVC_READOUT_LMS && p->eta > 0 && p->epochs > 0) {
+            rc = fsvc_readout_lms(M->R, &ctx, &op, M->C, m, X, d->cls, d->N, d->n, M->K,
+                                  p->eta, p->epochs, p->progress, err);
+            syn_r = (double)m * d->N * d->n * p->epochs;
+        }
+    }
+    if (rc) goto fail;
+    if (info) {
+        info->radius = r;
+        info->m = m;
+        info->t_select = t1 - t0;
+        info->t_readout = fsvc_clock() - t1;
+        info->syn_select = syn;
+        info->syn_readout = syn_r;
+    }
+    free(X); free(order); free(sel); free(yc);
+    bnl_ctx_close(&ctx);
+    return FSVC_OK;
+fail:
+    free(X); free(order); free(sel); free(yc);
+    if (ctx_open) bnl_ctx_close(&ctx);
+    fsvc_free_model(model);
+    return rc;
+}
