@@ -78,7 +78,7 @@ static int check_finite(const ds_idx *a, const char *name, fsvc_error *err)
 static int parse_src(ds_idx *a, ds_src *s, const char *name, uint64_t max_bytes,
                      fsvc_error *err)
 {
-    unsigned char h[16];
+    unsigned char h[4 + 4 * 4]; /* magic + up to 4 dimensions */
     int rc = read_exact(s, h, 4, "IDX header", err);
     if (rc)
         return rc;

@@ -56,13 +56,18 @@ int ds_idx_resolve(char *images, char *labels, size_t sz, const char *source)
         }
     }
     images[0] = 0;
+    /* a file is IDX by its name (".gz", "idx") or by its magic bytes */
+    const char *base = strrchr(source, '/');
+    base = base ? base + 1 : source;
+    size_t bl = strlen(base);
+    int by_name = strstr(base, "idx") || (bl > 3 && !strcmp(base + bl - 3, ".gz"));
     if (is_file(source) && strlen(source) < sz) {
         FILE *f = fopen(source, "rb");
         unsigned char m[4] = {0xff, 0xff, 0xff, 0xff};
         size_t got = f ? fread(m, 1, 4, f) : 0;
         if (f)
             fclose(f);
-        if ((got >= 2 && ds_is_gzip(m, got)) ||
+        if (by_name || (got >= 2 && ds_is_gzip(m, got)) ||
             (got == 4 && m[0] == 0 && m[1] == 0 && ds_idx_type_size(m[2]) && m[3] >= 1 &&
              m[3] <= 4)) {
             snprintf(images, sz, "%s", source);
@@ -123,16 +128,18 @@ int ds_idx_load_pair(fsvc_dataset *d, const char *images, const char *labels,
             return rc;
         }
         if (l.rank != 1 && !(l.rank == 2 && l.dims[1] == 1)) {
+            rc = fsvc_fail(err, FSVC_EINPUT, "%s: labels must be a rank-1 IDX array, "
+                           "this one has rank %d", labels, l.rank);
             ds_idx_free(&a);
             ds_idx_free(&l);
-            return fsvc_fail(err, FSVC_EINPUT, "%s: labels must be a rank-1 IDX array, "
-                             "this one has rank %d", labels, l.rank);
+            return rc;
         }
         if (l.dims[0] != a.dims[0]) {
+            rc = fsvc_fail(err, FSVC_EINPUT, "%s: %lld labels for %lld images in %s",
+                           labels, (long long)l.dims[0], (long long)a.dims[0], images);
             ds_idx_free(&a);
             ds_idx_free(&l);
-            return fsvc_fail(err, FSVC_EINPUT, "%s: %lld labels for %lld images in %s",
-                             labels, (long long)l.dims[0], (long long)a.dims[0], images);
+            return rc;
         }
     }
     fsvc_dtype to = a.type == 0x08 ? FSVC_U8
