@@ -78,6 +78,10 @@ typedef struct bnl_ctx {
     int threads;          /* CPU threads (>= 1) */
     int verbose;
     bnl_cuda *cuda;       /* device state when backend == BNL_CUDA */
+    /* additions: planner overrides (0 = the planner's choice; bench, tune) */
+    int64_t tile_m, tile_N;
+    int gemm_mode;        /* CPU GEMM ops: 0 per-thread tiles (OpenBLAS 1
+                             thread each), 1 row panels threaded by OpenBLAS */
 } bnl_ctx;
 
 const char *bnl_dist_name(bnl_dist d);

@@ -1,0 +1,33 @@
+/* backend.h - the engine's internal interface between the front (bnl.c),
+ * the planner (plan.c) and the backends (ref.c, cpu_*.c). Not installed. */
+#ifndef FSVC_BACKEND_H
+#define FSVC_BACKEND_H
+
+#include "act.h"
+#include "bnl.h"
+#include "kernels.h"
+
+/* ref.c: the oracle (same arguments as the public calls, minus ctx). */
+int bnl_ref_forward(const bnl_op *op, void *H, int64_t ldh, const void *W, int64_t m,
+                    const void *X, int64_t N, int n, fsvc_error *err);
+int bnl_ref_actsum(const bnl_op *op, double *S, const void *W, int64_t m,
+                   const void *X, int64_t N, int n, fsvc_error *err);
+int bnl_ref_scores(const bnl_op *op, double *Y, const void *W, int64_t m,
+                   const void *X, int64_t N, int n, const double *R, int K,
+                   fsvc_error *err);
+
+/* plan.c: 1 when the CPU backend computes this op through BLAS GEMM. */
+int bnl_cpu_uses_gemm(const bnl_op *op);
+
+/* cpu_*.c */
+int bnl_cpu_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
+                    const void *W, int64_t m, const void *X, int64_t N, int n,
+                    fsvc_error *err);
+int bnl_cpu_actsum(const bnl_ctx *ctx, const bnl_op *op, double *S,
+                   const void *W, int64_t m, const void *X, int64_t N, int n,
+                   fsvc_error *err);
+int bnl_cpu_scores(const bnl_ctx *ctx, const bnl_op *op, double *Y,
+                   const void *W, int64_t m, const void *X, int64_t N, int n,
+                   const double *R, int K, fsvc_error *err);
+
+#endif /* FSVC_BACKEND_H */

@@ -1,0 +1,155 @@
+/* bnl.c - the engine's front: contexts (backend, CPU arch, threads), input
+ * checks, and dispatch of forward / actsum / scores to the backends. */
+#include "backend.h"
+#include "../cuda/bnl_cuda.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The CUDA engineer's backend may not be linked in every build: weak
+ * references, NULL when absent ("not compiled in"). */
+#pragma weak bnl_cuda_open
+#pragma weak bnl_cuda_close
+#pragma weak bnl_cuda_forward
+#pragma weak bnl_cuda_actsum
+
+int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
+                 fsvc_error *err)
+{
+    if (!ctx)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no context given");
+    memset(ctx, 0, sizeof *ctx);
+    bnl_backend b;
+    if (!backend || bnl_backend_parse(backend, &b) != 0)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: unknown backend '%s' (ref, cpu or cuda)",
+                         backend ? backend : "(null)");
+    ctx->threads = threads > 0 ? threads : omp_get_num_procs();
+    ctx->arch = bnl_arch_detect(NULL, 0);
+    ctx->backend = b;
+    if (b == BNL_CUDA) {
+        fsvc_error e2;
+        fsvc_error_clear(&e2);
+        bnl_cuda *c = NULL;
+        int rc = bnl_cuda_open ? bnl_cuda_open(&c, strict, &e2)
+                               : fsvc_fail(&e2, FSVC_ERESOURCE,
+                                           "cuda: not compiled in%s", strict ? "" : " — using CPU");
+        if (rc != FSVC_OK) {
+            if (strict) {
+                if (err)
+                    *err = e2;
+                return rc;
+            }
+            fsvc_printf("%s\n", e2.msg);
+            ctx->backend = BNL_CPU;
+        } else {
+            ctx->cuda = c;
+        }
+    }
+    return FSVC_OK;
+}
+
+void bnl_ctx_close(bnl_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->cuda && bnl_cuda_close)
+        bnl_cuda_close(ctx->cuda);
+    ctx->cuda = NULL;
+}
+
+int bnl_ctx_set_arch(bnl_ctx *ctx, bnl_arch arch, fsvc_error *err)
+{
+    if ((unsigned)arch > BNL_ARCH_AVX512)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: unknown arch %d", (int)arch);
+    if (!bnl_arch_supported(arch))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: this CPU cannot run %s kernels",
+                         bnl_arch_name(arch));
+    ctx->arch = arch;
+    return FSVC_OK;
+}
+
+/* Shapes and pointers shared by the three entry points. */
+static int check_call(const bnl_ctx *ctx, const bnl_op *op, const void *W, int64_t m,
+                      const void *X, int64_t N, int n, const void *out, fsvc_error *err)
+{
+    if (!ctx)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no context given");
+    int rc = bnl_op_check(op, err);
+    if (rc)
+        return rc;
+    if (m < 0 || N < 0 || n < 1 || n > 65536)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: bad shape m=%lld N=%lld n=%d (n in [1, 65536])",
+                         (long long)m, (long long)N, n);
+    if (m > 0 && N > 0 && (!W || !X || !out))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: NULL matrix for m=%lld N=%lld",
+                         (long long)m, (long long)N);
+    if (op->dtype == FSVC_U8 && op->dist != BNL_L1 && n > BNL_L2SQ_U8_MAX_N)
+        return fsvc_fail(err, FSVC_EUSAGE,
+                         "bnl: u8 %s needs n <= %d (exact int32 sums), got n=%d; use f32 or f64",
+                         bnl_dist_name(op->dist), BNL_L2SQ_U8_MAX_N, n);
+    return FSVC_OK;
+}
+
+int bnl_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
+                const void *W, int64_t m, const void *X, int64_t N, int n,
+                fsvc_error *err)
+{
+    int rc = check_call(ctx, op, W, m, X, N, n, H, err);
+    if (rc)
+        return rc;
+    if (ldh < m)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: ldh=%lld < m=%lld", (long long)ldh,
+                         (long long)m);
+    if (m == 0 || N == 0)
+        return FSVC_OK;
+    switch (ctx->backend) {
+    case BNL_REF:
+        return bnl_ref_forward(op, H, ldh, W, m, X, N, n, err);
+    case BNL_CUDA:
+        if (op->dtype != FSVC_F64 && ctx->cuda && bnl_cuda_forward)
+            return bnl_cuda_forward(ctx->cuda, op, H, ldh, W, m, X, N, n, err);
+        /* f64 stays on the CPU */
+        /* fall through */
+    case BNL_CPU:
+    default:
+        return bnl_cpu_forward(ctx, op, H, ldh, W, m, X, N, n, err);
+    }
+}
+
+int bnl_actsum(const bnl_ctx *ctx, const bnl_op *op, double *S, const void *W, int64_t m,
+               const void *X, int64_t N, int n, fsvc_error *err)
+{
+    int rc = check_call(ctx, op, W, m, X, N, n, S, err);
+    if (rc)
+        return rc;
+    if (m == 0 || N == 0)
+        return FSVC_OK;
+    switch (ctx->backend) {
+    case BNL_REF:
+        return bnl_ref_actsum(op, S, W, m, X, N, n, err);
+    case BNL_CUDA:
+        if (op->dtype != FSVC_F64 && ctx->cuda && bnl_cuda_actsum)
+            return bnl_cuda_actsum(ctx->cuda, op, S, W, m, X, N, n, err);
+        /* fall through */
+    case BNL_CPU:
+    default:
+        return bnl_cpu_actsum(ctx, op, S, W, m, X, N, n, err);
+    }
+}
+
+int bnl_scores(const bnl_ctx *ctx, const bnl_op *op, double *Y, const void *W, int64_t m,
+               const void *X, int64_t N, int n, const double *R, int K, fsvc_error *err)
+{
+    int rc = check_call(ctx, op, W, m, X, N, n, Y, err);
+    if (rc)
+        return rc;
+    if (K < 1 || (m > 0 && !R))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: scores need K >= 1 and R (m x K)");
+    if (N == 0)
+        return FSVC_OK;
+    if (ctx->backend == BNL_REF)
+        return bnl_ref_scores(op, Y, W, m, X, N, n, R, K, err);
+    /* cuda: the readout stays on the CPU (K is small); the CPU tiles H. */
+    return bnl_cpu_scores(ctx, op, Y, W, m, X, N, n, R, K, err);
+}

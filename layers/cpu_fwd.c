@@ -1,0 +1,110 @@
+/* cpu_fwd.c - the CPU backend's forward pass: OpenMP threads share out the
+ * planner's tiles; each tile is distance (micro-kernels or a one-thread
+ * GEMM) + activation while in cache (cpu_tile.c). gemm_mode 1 is the
+ * alternative for GEMM ops: one OpenBLAS-threaded GEMM per row panel, then
+ * a parallel activation pass over the panel. */
+#include "cpu_tile.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static int forward_tiles(const bnl_ctx *ctx, const bnl_cpu_job *job, const bnl_plan *pl,
+                         void *H, int64_t ldh, fsvc_error *err)
+{
+    const int64_t tm = pl->tile_m, tN = pl->tile_N, m = job->m, N = job->N;
+    const int64_t mt = ceil_div(m, tm), tiles = mt * ceil_div(N, tN);
+    const size_t es = job->op->dtype == FSVC_F64 ? sizeof(double) : sizeof(float);
+    const int u8 = job->op->dtype == FSVC_U8;
+    int nomem = 0;
+    #pragma omp parallel num_threads(ctx->threads)
+    {
+        int32_t *scratch = u8 ? malloc((size_t)(tN * tm) * sizeof(int32_t)) : NULL;
+        if (u8 && !scratch) {
+            #pragma omp atomic write
+            nomem = 1;
+        }
+        #pragma omp for schedule(dynamic, 1)
+        for (int64_t t = 0; t < tiles; t++) {
+            if (u8 && !scratch)
+                continue;
+            int64_t i0 = t / mt * tN, j0 = t % mt * tm;
+            int64_t rows = N - i0 < tN ? N - i0 : tN, cols = m - j0 < tm ? m - j0 : tm;
+            char *Ht = (char *)H + (size_t)(i0 * ldh + j0) * es;
+            bnl_cpu_tile(job, Ht, ldh, scratch, i0, rows, j0, cols);
+        }
+        free(scratch);
+    }
+    if (nomem)
+        return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory for a %lld x %lld tile",
+                         (long long)tN, (long long)tm);
+    return FSVC_OK;
+}
+
+/* gemm_mode 1: H rows [i0, i0+rows) = X_panel W^T by OpenBLAS threads, then
+ * the activation over the panel's rows in parallel. */
+static int forward_panels(const bnl_ctx *ctx, const bnl_cpu_job *job, const bnl_plan *pl,
+                          void *H, int64_t ldh)
+{
+    const bnl_op *op = job->op;
+    const int64_t m = job->m, N = job->N, tN = pl->tile_N;
+    const int n = job->n, l2 = op->dist == BNL_L2, ident = op->act == BNL_IDENT;
+    for (int64_t i0 = 0; i0 < N; i0 += tN) {
+        int64_t rows = N - i0 < tN ? N - i0 : tN;
+        if (op->dtype == FSVC_F32) {
+            float *Hp = (float *)H + i0 * ldh;
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)m, n,
+                        l2 ? -2.0f : 1.0f, (const float *)job->X + i0 * n, n,
+                        (const float *)job->W, n, 0.0f, Hp, (int)ldh);
+            #pragma omp parallel for num_threads(ctx->threads) schedule(static)
+            for (int64_t i = 0; i < rows; i++) {
+                if (l2)
+                    job->epi->l2_f32(Hp + i * ldh, ldh, (const float *)job->xn + i0 + i,
+                                     (const float *)job->wn, 1, m, &job->p);
+                else if (!ident)
+                    job->epi->inplace_f32(Hp + i * ldh, ldh, 1, m, &job->p);
+            }
+        } else {
+            double *Hp = (double *)H + i0 * ldh;
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)m, n,
+                        l2 ? -2.0 : 1.0, (const double *)job->X + i0 * n, n,
+                        (const double *)job->W, n, 0.0, Hp, (int)ldh);
+            #pragma omp parallel for num_threads(ctx->threads) schedule(static)
+            for (int64_t i = 0; i < rows; i++) {
+                if (l2)
+                    bnl_epi_f64_l2(Hp + i * ldh, ldh, (const double *)job->xn + i0 + i,
+                                   (const double *)job->wn, 1, m, &job->p);
+                else if (!ident)
+                    bnl_epi_f64(Hp + i * ldh, ldh, 1, m, &job->p);
+            }
+        }
+    }
+    return FSVC_OK;
+}
+
+int bnl_cpu_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
+                    const void *W, int64_t m, const void *X, int64_t N, int n,
+                    fsvc_error *err)
+{
+    bnl_plan pl = bnl_plan_for(ctx, op, m, N, n);
+    bnl_cpu_job job;
+    int rc = bnl_cpu_job_init(&job, ctx, op, W, m, X, N, n, err);
+    if (rc)
+        return rc;
+    if (job.gemm) {
+        int saved = bnl_blas_threads_get();
+        if (ctx->gemm_mode == 1) {
+            bnl_blas_threads_set(ctx->threads);
+            rc = forward_panels(ctx, &job, &pl, H, ldh);
+        } else {
+            bnl_blas_threads_set(1);
+            rc = forward_tiles(ctx, &job, &pl, H, ldh, err);
+        }
+        bnl_blas_threads_set(saved);
+    } else {
+        rc = forward_tiles(ctx, &job, &pl, H, ldh, err);
+    }
+    bnl_cpu_job_free(&job);
+    return rc;
+}

@@ -1,0 +1,112 @@
+/* cpu_reduce.c - the fused reductions on the CPU backend: activation sums
+ * (bnl_actsum) and readout scores (bnl_scores) without materialising H.
+ * Threads split the samples (row blocks of the planner's tile_N), never
+ * the neurons: for each sample the j loop runs in increasing order over
+ * the m tiles, exactly as the reference loop does, so the float64 results
+ * are the same bits for any thread count, and equal the reference when
+ * the activations are. */
+#include "cpu_tile.h"
+
+#include <stdlib.h>
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* What to do with each H tile (rows x cols at Ht, ld cols). */
+typedef struct reduce_spec {
+    double *S;          /* actsum: N */
+    double *Y;          /* scores: N x K */
+    const double *R;    /* scores: m x K */
+    int K;
+} reduce_spec;
+
+static void reduce_tile(const reduce_spec *rs, const void *Ht, int f64,
+                        int64_t i0, int64_t rows, int64_t j0, int64_t cols)
+{
+    for (int64_t i = 0; i < rows; i++) {
+        const float *hf = (const float *)Ht + i * cols;
+        const double *hd = (const double *)Ht + i * cols;
+        if (rs->S) {
+            double s = rs->S[i0 + i];
+            for (int64_t j = 0; j < cols; j++)
+                s += f64 ? hd[j] : (double)hf[j];
+            rs->S[i0 + i] = s;
+        } else {
+            const int K = rs->K;
+            double *y = rs->Y + (i0 + i) * K;
+            for (int64_t j = 0; j < cols; j++) {
+                double h = f64 ? hd[j] : (double)hf[j];
+                if (h == 0.0)
+                    continue; /* exact: adding 0 * R changes nothing (R finite) */
+                const double *r = rs->R + (j0 + j) * K;
+                for (int k = 0; k < K; k++)
+                    y[k] += h * r[k];
+            }
+        }
+    }
+}
+
+static int reduce(const bnl_ctx *ctx, const bnl_op *op, const reduce_spec *rs,
+                  const void *W, int64_t m, const void *X, int64_t N, int n,
+                  fsvc_error *err)
+{
+    bnl_plan pl = bnl_plan_for(ctx, op, m, N, n);
+    bnl_cpu_job job;
+    int rc = bnl_cpu_job_init(&job, ctx, op, W, m, X, N, n, err);
+    if (rc)
+        return rc;
+    const int64_t tm = pl.tile_m, tN = pl.tile_N;
+    const int f64 = op->dtype == FSVC_F64, u8 = op->dtype == FSVC_U8;
+    const size_t es = f64 ? sizeof(double) : sizeof(float);
+    int saved = job.gemm ? bnl_blas_threads_get() : 0;
+    if (job.gemm)
+        bnl_blas_threads_set(1);
+    int nomem = 0;
+    #pragma omp parallel num_threads(ctx->threads)
+    {
+        void *Ht = malloc((size_t)(tN * tm) * es);
+        int32_t *scratch = u8 ? malloc((size_t)(tN * tm) * sizeof(int32_t)) : NULL;
+        int ok = Ht && (!u8 || scratch);
+        if (!ok) {
+            #pragma omp atomic write
+            nomem = 1;
+        }
+        #pragma omp for schedule(dynamic, 1)
+        for (int64_t b = 0; b < ceil_div(N, tN); b++) {
+            if (!ok)
+                continue;
+            int64_t i0 = b * tN, rows = N - i0 < tN ? N - i0 : tN;
+            for (int64_t j0 = 0; j0 < m; j0 += tm) {
+                int64_t cols = m - j0 < tm ? m - j0 : tm;
+                bnl_cpu_tile(&job, Ht, cols, scratch, i0, rows, j0, cols);
+                reduce_tile(rs, Ht, f64, i0, rows, j0, cols);
+            }
+        }
+        free(Ht);
+        free(scratch);
+    }
+    if (job.gemm)
+        bnl_blas_threads_set(saved);
+    bnl_cpu_job_free(&job);
+    if (nomem)
+        return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory for a %lld x %lld tile",
+                         (long long)tN, (long long)tm);
+    return FSVC_OK;
+}
+
+int bnl_cpu_actsum(const bnl_ctx *ctx, const bnl_op *op, double *S,
+                   const void *W, int64_t m, const void *X, int64_t N, int n,
+                   fsvc_error *err)
+{
+    reduce_spec rs = {S, NULL, NULL, 0};
+    return reduce(ctx, op, &rs, W, m, X, N, n, err);
+}
+
+int bnl_cpu_scores(const bnl_ctx *ctx, const bnl_op *op, double *Y,
+                   const void *W, int64_t m, const void *X, int64_t N, int n,
+                   const double *R, int K, fsvc_error *err)
+{
+    for (int64_t i = 0; i < N * K; i++)
+        Y[i] = 0.0;
+    reduce_spec rs = {NULL, Y, R, K};
+    return reduce(ctx, op, &rs, W, m, X, N, n, err);
+}

@@ -1,0 +1,171 @@
+/* cpu_tile.c - one BNL tile on the CPU: distance micro-kernels (kernels.h)
+ * or BLAS GEMM, then the activation on the tile while it is in cache. */
+#include "cpu_tile.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+
+/* OpenBLAS extensions (openblas-pthread's cblas.h declares them too). */
+int openblas_get_num_threads(void);
+void openblas_set_num_threads(int num_threads);
+
+int bnl_blas_threads_get(void) { return openblas_get_num_threads(); }
+void bnl_blas_threads_set(int t) { openblas_set_num_threads(t); }
+
+/* out: rows squared norms of A (rows x n), summed in double. */
+static void norms_f32(float *out, const float *A, int64_t rows, int n, int threads)
+{
+    #pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t i = 0; i < rows; i++) {
+        double s = 0.0;
+        for (int k = 0; k < n; k++)
+            s += (double)A[i * n + k] * A[i * n + k];
+        out[i] = (float)s;
+    }
+}
+
+static void norms_f64(double *out, const double *A, int64_t rows, int n, int threads)
+{
+    #pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t i = 0; i < rows; i++) {
+        double s = 0.0;
+        for (int k = 0; k < n; k++)
+            s += A[i * n + k] * A[i * n + k];
+        out[i] = s;
+    }
+}
+
+static void norms_u8(int32_t *out, const uint8_t *A, int64_t rows, int n, int threads)
+{
+    #pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t s = 0;
+        for (int k = 0; k < n; k++)
+            s += (int32_t)A[i * n + k] * A[i * n + k];
+        out[i] = (int32_t)s; /* <= 255^2 * 33025 fits */
+    }
+}
+
+int bnl_cpu_job_init(bnl_cpu_job *job, const bnl_ctx *ctx, const bnl_op *op,
+                     const void *W, int64_t m, const void *X, int64_t N, int n,
+                     fsvc_error *err)
+{
+    job->op = op;
+    job->p = bnl_actp_make(op);
+    job->kern = bnl_kernels_get(ctx->arch);
+    job->epi = bnl_epi_get(ctx->arch);
+    job->W = W;
+    job->X = X;
+    job->m = m;
+    job->N = N;
+    job->n = n;
+    job->gemm = bnl_cpu_uses_gemm(op);
+    job->xn = job->wn = NULL;
+    int need = (job->gemm && op->dist == BNL_L2) || (op->dtype == FSVC_U8 && op->dist == BNL_DOT);
+    if (!need)
+        return FSVC_OK;
+    size_t es = op->dtype == FSVC_F64 ? sizeof(double) : 4;
+    job->xn = malloc((size_t)N * es);
+    job->wn = malloc((size_t)m * es);
+    if (!job->xn || !job->wn) {
+        bnl_cpu_job_free(job);
+        return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory for %lld + %lld norms",
+                         (long long)N, (long long)m);
+    }
+    int t = ctx->threads;
+    switch (op->dtype) {
+    case FSVC_F32:
+        norms_f32(job->xn, X, N, n, t);
+        norms_f32(job->wn, W, m, n, t);
+        break;
+    case FSVC_F64:
+        norms_f64(job->xn, X, N, n, t);
+        norms_f64(job->wn, W, m, n, t);
+        break;
+    case FSVC_U8:
+        norms_u8(job->xn, X, N, n, t);
+        norms_u8(job->wn, W, m, n, t);
+        break;
+    }
+    return FSVC_OK;
+}
+
+void bnl_cpu_job_free(bnl_cpu_job *job)
+{
+    free(job->xn);
+    free(job->wn);
+    job->xn = job->wn = NULL;
+}
+
+/* u8 dot from the exact squared distance: x.w = (|x|^2 + |w|^2 - |x-w|^2) / 2.
+ * D: rows x cols (ld cols), xn: rows, wn: cols. */
+static void u8_dot_from_l2(int32_t *D, const int32_t *xn, const int32_t *wn,
+                           int64_t rows, int64_t cols)
+{
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++)
+            D[i * cols + j] = (int32_t)(((int64_t)xn[i] + wn[j] - D[i * cols + j]) / 2);
+}
+
+void bnl_cpu_tile(const bnl_cpu_job *job, void *H, int64_t ldh, int32_t *scratch,
+                  int64_t i0, int64_t rows, int64_t j0, int64_t cols)
+{
+    const bnl_op *op = job->op;
+    const int n = job->n;
+    const int ident = op->act == BNL_IDENT;
+    switch (op->dtype) {
+    case FSVC_U8: {
+        const uint8_t *W = (const uint8_t *)job->W + j0 * n;
+        const uint8_t *X = (const uint8_t *)job->X + i0 * n;
+        if (op->dist == BNL_L1)
+            job->kern->l1_u8(scratch, cols, W, cols, X, rows, n);
+        else
+            job->kern->l2sq_u8(scratch, cols, W, cols, X, rows, n);
+        if (op->dist == BNL_DOT)
+            u8_dot_from_l2(scratch, (const int32_t *)job->xn + i0,
+                           (const int32_t *)job->wn + j0, rows, cols);
+        job->epi->from_i32(H, ldh, scratch, cols, rows, cols, &job->p);
+        break;
+    }
+    case FSVC_F32: {
+        const float *W = (const float *)job->W + j0 * n;
+        const float *X = (const float *)job->X + i0 * n;
+        if (!job->gemm) {
+            job->kern->l1_f32(H, ldh, W, cols, X, rows, n);
+            if (!ident)
+                job->epi->inplace_f32(H, ldh, rows, cols, &job->p);
+        } else if (op->dist == BNL_DOT) {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)cols, n,
+                        1.0f, X, n, W, n, 0.0f, H, (int)ldh);
+            if (!ident)
+                job->epi->inplace_f32(H, ldh, rows, cols, &job->p);
+        } else {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)cols, n,
+                        -2.0f, X, n, W, n, 0.0f, H, (int)ldh);
+            job->epi->l2_f32(H, ldh, (const float *)job->xn + i0,
+                             (const float *)job->wn + j0, rows, cols, &job->p);
+        }
+        break;
+    }
+    case FSVC_F64: {
+        const double *W = (const double *)job->W + j0 * n;
+        const double *X = (const double *)job->X + i0 * n;
+        if (!job->gemm) {
+            job->kern->l1_f64(H, ldh, W, cols, X, rows, n);
+            if (!ident)
+                bnl_epi_f64(H, ldh, rows, cols, &job->p);
+        } else if (op->dist == BNL_DOT) {
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)cols, n,
+                        1.0, X, n, W, n, 0.0, H, (int)ldh);
+            if (!ident)
+                bnl_epi_f64(H, ldh, rows, cols, &job->p);
+        } else {
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)cols, n,
+                        -2.0, X, n, W, n, 0.0, H, (int)ldh);
+            bnl_epi_f64_l2(H, ldh, (const double *)job->xn + i0,
+                           (const double *)job->wn + j0, rows, cols, &job->p);
+        }
+        break;
+    }
+    }
+}

@@ -1,0 +1,38 @@
+/* cpu_tile.h - one BNL tile on the CPU backend (cpu_tile.c), shared by the
+ * forward pass and the fused reductions (cpu_fwd.c, cpu_reduce.c). */
+#ifndef FSVC_CPU_TILE_H
+#define FSVC_CPU_TILE_H
+
+#include "backend.h"
+
+typedef struct bnl_cpu_job {
+    const bnl_op *op;
+    bnl_actp p;
+    const bnl_kernels *kern;
+    const bnl_epi *epi;
+    const void *W;      /* m x n */
+    const void *X;      /* N x n */
+    int64_t m, N;
+    int n;
+    int gemm;           /* f32/f64 dot or L2 through BLAS */
+    void *xn, *wn;      /* squared norms: N and m (float, double, or int32
+                           for u8 dot); NULL when not needed */
+} bnl_cpu_job;
+
+/* Fills the job (kernels, epilogue, norms). Free with bnl_cpu_job_free. */
+int bnl_cpu_job_init(bnl_cpu_job *job, const bnl_ctx *ctx, const bnl_op *op,
+                     const void *W, int64_t m, const void *X, int64_t N, int n,
+                     fsvc_error *err);
+void bnl_cpu_job_free(bnl_cpu_job *job);
+
+/* H tile = act(dist(W rows j0.., X rows i0..)): rows x cols at H (ldh),
+ * float or double by dtype. scratch: rows x cols int32 (u8 only). Single
+ * threaded; BLAS calls run with whatever thread count OpenBLAS has. */
+void bnl_cpu_tile(const bnl_cpu_job *job, void *H, int64_t ldh, int32_t *scratch,
+                  int64_t i0, int64_t rows, int64_t j0, int64_t cols);
+
+/* OpenBLAS thread count control (the pthread build has its own pool). */
+int bnl_blas_threads_get(void);
+void bnl_blas_threads_set(int t);
+
+#endif

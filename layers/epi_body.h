@@ -1,0 +1,94 @@
+/*
+ * epi_body.h - the float tile epilogues, included once per ISA by
+ * epi_scalar.c, epi_avx2.c and epi_avx512.c, which set EPI_SUFFIX, EPI_STR
+ * and EPI_SQRT_ROW (an IEEE sqrt over a row, with that ISA's intrinsics:
+ * gcc will not vectorise sqrtf under -fmath-errno). The other loops are
+ * plain C over act.h's inline definitions with `omp simd`, so each copy
+ * performs the same IEEE operations as bnl_act_f (same bits), only wider.
+ */
+#include "act.h"
+
+#define EPI_CAT2(a, b) a##b
+#define EPI_CAT(a, b) EPI_CAT2(a, b)
+#define EPI(name) EPI_CAT(name, EPI_SUFFIX)
+
+/* h: len floats holding v on entry, act(v) on return. */
+static void EPI(row_act)(float *h, int64_t len, const bnl_actp *p)
+{
+    const float a = p->a, g = p->g;
+    const int sq = p->vk == BNL_V_SQ;
+    switch (p->act) {
+    case BNL_TRI:
+        if (sq)
+            EPI_SQRT_ROW(h, len);
+        _Pragma("omp simd")
+        for (int64_t j = 0; j < len; j++) {
+            float t = 1.0f - h[j] * a;
+            h[j] = t > 0.0f ? t : 0.0f;
+        }
+        break;
+    case BNL_GAUSS:
+        if (sq) {
+            _Pragma("omp simd")
+            for (int64_t j = 0; j < len; j++)
+                h[j] = bnl_expf(-(h[j] * g));
+        } else {
+            _Pragma("omp simd")
+            for (int64_t j = 0; j < len; j++)
+                h[j] = bnl_expf(-((h[j] * h[j]) * g));
+        }
+        break;
+    case BNL_TANH:
+        _Pragma("omp simd")
+        for (int64_t j = 0; j < len; j++)
+            h[j] = bnl_tanhf(h[j]);
+        break;
+    case BNL_IDENT:
+    default:
+        if (sq)
+            EPI_SQRT_ROW(h, len);
+        break;
+    }
+}
+
+/* H: rows x cols (ldh) float = act(D), D: rows x cols (ldd) int32. */
+static void EPI(epi_from_i32)(float *H, int64_t ldh, const int32_t *D, int64_t ldd,
+                              int64_t rows, int64_t cols, const bnl_actp *p)
+{
+    for (int64_t i = 0; i < rows; i++) {
+        float *h = H + i * ldh;
+        const int32_t *d = D + i * ldd;
+        _Pragma("omp simd")
+        for (int64_t j = 0; j < cols; j++)
+            h[j] = (float)d[j];
+        EPI(row_act)(h, cols, p);
+    }
+}
+
+/* H: rows x cols (ldh) float, in place. */
+static void EPI(epi_inplace_f32)(float *H, int64_t ldh, int64_t rows, int64_t cols,
+                                 const bnl_actp *p)
+{
+    for (int64_t i = 0; i < rows; i++)
+        EPI(row_act)(H + i * ldh, cols, p);
+}
+
+/* H: rows x cols (ldh) holding -2 x.c; xn: rows, wn: cols squared norms. */
+static void EPI(epi_l2_f32)(float *H, int64_t ldh, const float *xn, const float *wn,
+                            int64_t rows, int64_t cols, const bnl_actp *p)
+{
+    for (int64_t i = 0; i < rows; i++) {
+        float *h = H + i * ldh;
+        const float x2 = xn[i];
+        _Pragma("omp simd")
+        for (int64_t j = 0; j < cols; j++) {
+            float v = (x2 + wn[j]) + h[j];
+            h[j] = v > 0.0f ? v : 0.0f;
+        }
+        EPI(row_act)(h, cols, p);
+    }
+}
+
+const bnl_epi EPI(bnl_epi_table) = {
+    EPI_STR, EPI(epi_from_i32), EPI(epi_inplace_f32), EPI(epi_l2_f32),
+};

@@ -1,0 +1,85 @@
+/*
+ * plan.c - the CPU planner: splits (m, N) into BNL tiles for the caches.
+ *
+ * Tile sizes depend only on the shape, the dtype, the op and the cache
+ * sizes, never on the thread count: threads only share out the tiles, so
+ * 1 and 2 threads compute every tile the same way (identical bits).
+ *   kernels (L1, u8 L2/dot): W tile (tile_m x n) and X tile (tile_N x n)
+ *     each within a quarter of L2, the distance tile within another;
+ *   gemm (f32/f64 dot and L2): tiles of 256 x 1024 outputs (1 MiB f32), so
+ *     each sgemm is big enough for OpenBLAS and the fused activation runs
+ *     on an L2-resident tile.
+ * Then tiles are halved (N first) until there are at least 8, so 2 threads
+ * balance on small layers. Edge tiles are exact (the last tile is smaller).
+ */
+#include "backend.h"
+
+#include <unistd.h>
+
+int bnl_cpu_uses_gemm(const bnl_op *op)
+{
+    return op->dtype != FSVC_U8 && op->dist != BNL_L1;
+}
+
+static int64_t l2_bytes(void)
+{
+    long v = -1;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return v > 65536 ? v : 1 << 20;
+}
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N, int n)
+{
+    bnl_plan p = {0};
+    p.threads = ctx && ctx->threads > 0 ? ctx->threads : 1;
+    if (m < 1) m = 1;
+    if (N < 1) N = 1;
+    if (n < 1) n = 1;
+    if (!ctx || ctx->backend == BNL_REF || ctx->backend == BNL_CUDA) {
+        p.tile_m = m;
+        p.tile_N = N;
+        p.tiles = 1;
+        p.threads = 1;
+        p.path = ctx && ctx->backend == BNL_CUDA ? "cuda" : "ref-loops";
+        p.kernel = ctx && ctx->backend == BNL_CUDA ? "cuda (cuda/ planner)" : "ref";
+        return p;
+    }
+    int64_t elem = (int64_t)fsvc_dtype_size(op->dtype);
+    int64_t q = l2_bytes() / 4;
+    int64_t tm, tN;
+    if (bnl_cpu_uses_gemm(op)) {
+        tm = 1024;
+        tN = 256 * 4 / elem; /* 1 MiB of f32, 2 MiB of f64 outputs */
+        p.path = ctx->gemm_mode ? "gemm-panels" : "gemm";
+        p.kernel = op->dtype == FSVC_F32 ? "openblas-sgemm" : "openblas-dgemm";
+    } else {
+        tm = clamp64(q / (n * elem), 16, 1024) / 16 * 16;
+        tN = clamp64(q / (n * elem), 16, 1024);
+        tN = clamp64(q / (tm * 4), 16, tN) / 16 * 16;
+        p.path = "kernels";
+        p.kernel = bnl_kernels_get(ctx->arch)->name;
+    }
+    tm = tm < m ? tm : m;
+    tN = tN < N ? tN : N;
+    while (ceil_div(m, tm) * ceil_div(N, tN) < 8 && (tN > 16 || tm > 16)) {
+        if (tN > 16 && (tN >= tm || tm <= 16))
+            tN = (tN + 1) / 2;
+        else
+            tm = (tm + 1) / 2;
+    }
+    if (ctx->tile_m > 0) tm = ctx->tile_m < m ? ctx->tile_m : m;
+    if (ctx->tile_N > 0) tN = ctx->tile_N < N ? ctx->tile_N : N;
+    p.tile_m = tm;
+    p.tile_N = tN;
+    p.tiles = ceil_div(m, tm) * ceil_div(N, tN);
+    return p;
+}

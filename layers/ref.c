@@ -1,0 +1,124 @@
+/*
+ * ref.c - THE REFERENCE BACKEND: plain C loops, the oracle every other
+ * backend is tested against. No SIMD, no tiling, no reordering, no
+ * fast-math: for each (sample i, neuron j) the distance is summed over k in
+ * increasing order — in int32 exactly for u8, in float for f32, in double
+ * for f64 — then the activation of act.h is applied.
+ */
+#include "backend.h"
+
+#include <stdlib.h>
+
+/* v for one pair (what act.h calls v: L1 distance, squared L2, or dot). */
+static int32_t ref_v_u8(bnl_dist dist, const uint8_t *w, const uint8_t *x, int n)
+{
+    int32_t acc = 0;
+    for (int k = 0; k < n; k++) {
+        int32_t a = x[k], b = w[k];
+        if (dist == BNL_L1)
+            acc += a > b ? a - b : b - a;
+        else if (dist == BNL_L2)
+            acc += (a - b) * (a - b);
+        else
+            acc += a * b;
+    }
+    return acc;
+}
+
+static float ref_v_f32(bnl_dist dist, const float *w, const float *x, int n)
+{
+    float acc = 0.0f;
+    for (int k = 0; k < n; k++) {
+        if (dist == BNL_L1)
+            acc += fabsf(x[k] - w[k]);
+        else if (dist == BNL_L2)
+            acc += (x[k] - w[k]) * (x[k] - w[k]);
+        else
+            acc += x[k] * w[k];
+    }
+    return acc;
+}
+
+static double ref_v_f64(bnl_dist dist, const double *w, const double *x, int n)
+{
+    double acc = 0.0;
+    for (int k = 0; k < n; k++) {
+        if (dist == BNL_L1)
+            acc += fabs(x[k] - w[k]);
+        else if (dist == BNL_L2)
+            acc += (x[k] - w[k]) * (x[k] - w[k]);
+        else
+            acc += x[k] * w[k];
+    }
+    return acc;
+}
+
+/* h(x_i, w_j) as double (float outputs widened exactly). */
+static double ref_h(const bnl_op *op, const bnl_actp *p, const void *W, const void *X,
+                    int64_t i, int64_t j, int n)
+{
+    switch (op->dtype) {
+    case FSVC_U8: {
+        const uint8_t *w = (const uint8_t *)W + j * n, *x = (const uint8_t *)X + i * n;
+        return bnl_act_f(p, (float)ref_v_u8(op->dist, w, x, n));
+    }
+    case FSVC_F32: {
+        const float *w = (const float *)W + j * n, *x = (const float *)X + i * n;
+        return bnl_act_f(p, ref_v_f32(op->dist, w, x, n));
+    }
+    case FSVC_F64:
+    default: {
+        const double *w = (const double *)W + j * n, *x = (const double *)X + i * n;
+        return bnl_act_d(p, ref_v_f64(op->dist, w, x, n));
+    }
+    }
+}
+
+/* H: N x m (ldh), float for u8/f32, double for f64. */
+int bnl_ref_forward(const bnl_op *op, void *H, int64_t ldh, const void *W, int64_t m,
+                    const void *X, int64_t N, int n, fsvc_error *err)
+{
+    bnl_actp p = bnl_actp_make(op);
+    for (int64_t i = 0; i < N; i++)
+        for (int64_t j = 0; j < m; j++) {
+            double h = ref_h(op, &p, W, X, i, j, n);
+            if (op->dtype == FSVC_F64)
+                ((double *)H)[i * ldh + j] = h;
+            else
+                ((float *)H)[i * ldh + j] = (float)h;
+        }
+    return FSVC_OK;
+}
+
+/* S: N; s = S[i]; s += h_ij for j = 0..m-1; S[i] = s. */
+int bnl_ref_actsum(const bnl_op *op, double *S, const void *W, int64_t m,
+                   const void *X, int64_t N, int n, fsvc_error *err)
+{
+    bnl_actp p = bnl_actp_make(op);
+    for (int64_t i = 0; i < N; i++) {
+        double s = S[i];
+        for (int64_t j = 0; j < m; j++)
+            s += ref_h(op, &p, W, X, i, j, n);
+        S[i] = s;
+    }
+    return FSVC_OK;
+}
+
+/* Y: N x K = H R, R: m x K; Y[i][k] = sum over j increasing of h_ij R[j][k]. */
+int bnl_ref_scores(const bnl_op *op, double *Y, const void *W, int64_t m,
+                   const void *X, int64_t N, int n, const double *R, int K,
+                   fsvc_error *err)
+{
+    bnl_actp p = bnl_actp_make(op);
+    for (int64_t i = 0; i < N; i++) {
+        double *y = Y + i * K;
+        for (int k = 0; k < K; k++)
+            y[k] = 0.0;
+        for (int64_t j = 0; j < m; j++) {
+            double h = ref_h(op, &p, W, X, i, j, n);
+            for (int k = 0; k < K; k++)
+                y[k] += h * R[j * K + k];
+        }
+    }
+    return FSVC_OK;
+}
