@@ -1,0 +1,407 @@
+/*
+ * kernels_hd.h - the CUDA kernel bodies, per thread and per phase, as
+ * __host__ __device__ functions shared by the .cu kernels and by the host
+ * tests (tests/test_cuda_emu.c), which run them over emulated grids.
+ *
+ * Kept in the C/C++ common subset: gcc -std=c11 compiles it (FSVC_HD is
+ * `static inline`), nvcc compiles it as __host__ __device__. Device-only
+ * intrinsics are behind __CUDA_ARCH__ with a portable C twin beside them.
+ *
+ * The tile kernel (one block = 16 x 16 threads = 256):
+ *   block (bx, by) owns samples i0 = bx*128 .. +127, neurons m0 = by*128 ..
+ *   thread t: tx = t % 16 (samples), ty = t / 16 (neurons); it computes an
+ *   8 x 8 register block: neurons m0 + ty*4 + a + 64*i, samples
+ *   i0 + tx*4 + b + 64*j (a, b < 4; i, j < 2).
+ *   Phase loop over k (32-bit words of a row, 32 per stage):
+ *     phase 1  bnlc_stage: all 256 threads copy a 128-row x 32-word slice
+ *              of W and of X from global (16-byte loads, a warp reads 4
+ *              whole 128-byte row segments) into shared memory, transposed
+ *              (k-major, stride BNLC_LDS words), zero outside the matrix;
+ *     barrier
+ *     phase 2  bnlc_compute_*: each thread reads 2 + 2 16-byte vectors per
+ *              k word and updates its 64 accumulators;
+ *     barrier
+ *   Then bnlc_epilogue_*: the activation and the 16-byte stores of H.
+ *
+ * Device layouts (what the host driver packs into pinned buffers):
+ *   W: rows x ldk words (u8: 4 bytes a word, f32: one float a word),
+ *      ldk a multiple of 8 words (32-byte sectors; bnlc_ldk), zero beyond n: |0 - 0| = 0 and 0 * 0 = 0
+ *      so the padding adds exactly nothing to L1, L2^2 or dot.
+ *   X: the same with the samples.
+ *   out: rows x ldo floats (ldo a multiple of 4): H (rows = samples,
+ *      columns = neurons) or, transposed for the activation sums, Ht (rows
+ *      = neurons, columns = samples).
+ *
+ * Shared memory (per block): sW, sX: BNLC_KW x BNLC_LDS words each
+ * (2 x 32 x 132 x 4 = 33792 bytes). Stride 132 keeps rows 16-byte aligned;
+ * the staging stores rotate which word of the 16-byte vector each thread
+ * writes first so that a warp's 32 stores hit 32 different banks (the
+ * host test checks every store and load of every warp for bank conflicts).
+ */
+#ifndef FSVC_CUDA_KERNELS_HD_H
+#define FSVC_CUDA_KERNELS_HD_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __CUDACC__
+#define FSVC_HD static __host__ __device__ __forceinline__
+#define BNLC_UNROLL _Pragma("unroll")
+#else
+#define FSVC_HD static inline
+#define BNLC_UNROLL
+#endif
+
+/* ---- geometry ---- */
+#define BNLC_TX 16                   /* threads along samples */
+#define BNLC_TY 16                   /* threads along neurons */
+#define BNLC_THREADS (BNLC_TX * BNLC_TY)
+#define BNLC_TN 128                  /* samples per block tile */
+#define BNLC_TM 128                  /* neurons per block tile */
+#define BNLC_KW 32                   /* words per stage */
+#define BNLC_LDS (BNLC_TM + 4)       /* shared row stride, words */
+#define BNLC_SMEM_WORDS (BNLC_KW * BNLC_LDS)
+#define BNLC_EPB 64                  /* accumulators per thread (8 x 8) */
+
+/* The ops of the tile kernel. f32 L2 and dot go through cuBLAS + the
+ * GEMM epilogue below instead. */
+typedef enum { BNLC_U8_L1 = 0, BNLC_U8_L2 = 1, BNLC_U8_DOT = 2, BNLC_F32_L1 = 3 } bnlc_tile_op;
+
+/* Activation parameters, as layers/act.h's bnl_actp (act.h is host-only;
+ * the test checks that bnlc_act_f gives the same bits as bnl_act_f). */
+typedef struct bnlc_actp {
+    int act;   /* bnl_act: 0 tri, 1 gauss, 2 tanh, 3 ident */
+    int vk;    /* bnl_vkind: 0 distance, 1 squared distance, 2 dot */
+    float a;   /* tri: (float)(1 / (2.5066 r)) */
+    float g;   /* gauss: (float)(1 / (2 r^2)) */
+} bnlc_actp;
+
+/* ---- IEEE float operations, never contracted into FMA ---- */
+#ifdef __CUDA_ARCH__
+#define BNLC_MUL(a, b) __fmul_rn((a), (b))
+#define BNLC_ADD(a, b) __fadd_rn((a), (b))
+#define BNLC_SUB(a, b) __fsub_rn((a), (b))
+#define BNLC_DIV(a, b) __fdiv_rn((a), (b))
+#define BNLC_SQRT(a) __fsqrt_rn(a)
+#define BNLC_DADD(a, b) __dadd_rn((a), (b))
+#else
+#define BNLC_MUL(a, b) ((a) * (b))
+#define BNLC_ADD(a, b) ((a) + (b))
+#define BNLC_SUB(a, b) ((a) - (b))
+#define BNLC_DIV(a, b) ((a) / (b))
+#define BNLC_SQRT(a) sqrtf(a)
+#define BNLC_DADD(a, b) ((a) + (b))
+#endif
+
+FSVC_HD float bnlc_as_float(uint32_t u)
+{
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(u);
+#else
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+#endif
+}
+
+/* Row stride in words of a packed device matrix: n elements of es bytes
+ * (1 or 4) in whole 32-byte sectors. */
+FSVC_HD int64_t bnlc_ldk(int n, int es)
+{
+    int64_t words = ((int64_t)n * es + 3) / 4;
+    return (words + 7) / 8 * 8;
+}
+
+FSVC_HD float bnlc_bits_float(int32_t bits)
+{
+    return bnlc_as_float((uint32_t)bits);
+}
+
+/* ---- byte-SIMD synapses: 4 u8 synapses per 32-bit word, exact ---- */
+/* acc + sum_b |a_b - c_b| */
+FSVC_HD uint32_t bnlc_sad4(uint32_t a, uint32_t c, uint32_t acc)
+{
+#ifdef __CUDA_ARCH__
+    return __dp4a(__vabsdiffu4(a, c), 0x01010101u, acc);
+#else
+    for (int b = 0; b < 4; b++) {
+        int x = (int)((a >> (8 * b)) & 255u), y = (int)((c >> (8 * b)) & 255u);
+        acc += (uint32_t)(x > y ? x - y : y - x);
+    }
+    return acc;
+#endif
+}
+
+/* acc + sum_b (a_b - c_b)^2 */
+FSVC_HD uint32_t bnlc_ssd4(uint32_t a, uint32_t c, uint32_t acc)
+{
+#ifdef __CUDA_ARCH__
+    uint32_t d = __vabsdiffu4(a, c);
+    return __dp4a(d, d, acc);
+#else
+    for (int b = 0; b < 4; b++) {
+        int x = (int)((a >> (8 * b)) & 255u), y = (int)((c >> (8 * b)) & 255u);
+        acc += (uint32_t)((x - y) * (x - y));
+    }
+    return acc;
+#endif
+}
+
+/* acc + sum_b a_b * c_b */
+FSVC_HD uint32_t bnlc_dot4(uint32_t a, uint32_t c, uint32_t acc)
+{
+#ifdef __CUDA_ARCH__
+    return __dp4a(a, c, acc);
+#else
+    for (int b = 0; b < 4; b++)
+        acc += ((a >> (8 * b)) & 255u) * ((c >> (8 * b)) & 255u);
+    return acc;
+#endif
+}
+
+/* ---- 16-byte vector loads and stores (4 words) ---- */
+FSVC_HD void bnlc_ld4(const uint32_t *p, uint32_t v[4]) /* p 16-byte aligned */
+{
+#ifdef __CUDA_ARCH__
+    uint4 q = *(const uint4 *)p;
+    v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+#else
+    v[0] = p[0]; v[1] = p[1]; v[2] = p[2]; v[3] = p[3];
+#endif
+}
+
+FSVC_HD void bnlc_st4f(float *p, float a, float b, float c, float d)
+{
+#ifdef __CUDA_ARCH__
+    *(float4 *)p = make_float4(a, b, c, d);
+#else
+    p[0] = a; p[1] = b; p[2] = c; p[3] = d;
+#endif
+}
+
+FSVC_HD uint32_t bnlc_pick(uint32_t v0, uint32_t v1, uint32_t v2, uint32_t v3, int c)
+{
+    return c == 0 ? v0 : c == 1 ? v1 : c == 2 ? v2 : v3;
+}
+
+/* ---- phase 1: staging ----
+ * Thread t of 256 copies 4 of the 1024 16-byte vectors of a 128-row x
+ * 32-word slice: vector q = s*256 + t, row q / 8, word quad q % 8. Rows
+ * >= rows and quads at or beyond ldk are zero.
+ *   G: rows x ldk words (global), row0: first row of the tile, k0: first
+ *   word of the stage; S: BNLC_KW x BNLC_LDS words (shared), S[k][row].
+ * The word of quad wq written at sub-step cc is (cc + wq/2) & 3: with the
+ * stride 132 (4 mod 32, 16 for four rows) the 32 stores of a warp hit 32
+ * banks. `wave` (tests only, may be NULL) records each store's word
+ * address as [s][cc]: bnlc_stage_addr gives the same without storing. */
+FSVC_HD int bnlc_stage_addr(int t, int s, int cc, int *row_out, int *wq_out, int *c_out)
+{
+    int q = s * BNLC_THREADS + t;
+    int row = q >> 3, wq = q & 7;
+    int c = (cc + (wq >> 1)) & 3;
+    if (row_out) *row_out = row;
+    if (wq_out) *wq_out = wq;
+    if (c_out) *c_out = c;
+    return (wq * 4 + c) * BNLC_LDS + row;
+}
+
+FSVC_HD void bnlc_stage(uint32_t *S, const uint32_t *G, int64_t rows, int64_t ldk,
+                        int64_t row0, int64_t k0, int t)
+{
+    BNLC_UNROLL for (int s = 0; s < 4; s++) {
+        int row, wq, c;
+        bnlc_stage_addr(t, s, 0, &row, &wq, &c);
+        uint32_t v[4] = {0u, 0u, 0u, 0u};
+        int64_t gr = row0 + row, gk = k0 + 4 * wq;
+        if (gr < rows && gk < ldk)
+            bnlc_ld4(G + gr * ldk + gk, v);
+        BNLC_UNROLL for (int cc = 0; cc < 4; cc++) {
+            int a = bnlc_stage_addr(t, s, cc, 0, 0, &c);
+            S[a] = bnlc_pick(v[0], v[1], v[2], v[3], c);
+        }
+    }
+}
+
+/* ---- phase 2: compute over kw words of the stage (kw <= BNLC_KW) ----
+ * acc[(4*i + a) * 8 + 4*j + b]: neuron ty*4 + a + 64*i, sample tx*4 + b + 64*j
+ * Each k word: 4 LDS.128 (two of sW at ty*4, ty*4 + 64; two of sX at
+ * tx*4, tx*4 + 64) and 64 synapse ops. */
+FSVC_HD void bnlc_compute_u8(uint32_t acc[BNLC_EPB], const uint32_t *sW, const uint32_t *sX,
+                             int t, int kw, int op)
+{
+    int tx = t % BNLC_TX, ty = t / BNLC_TX;
+    for (int k = 0; k < kw; k++) {
+        uint32_t w[8], x[8];
+        bnlc_ld4(sW + k * BNLC_LDS + ty * 4, w);
+        bnlc_ld4(sW + k * BNLC_LDS + ty * 4 + 64, w + 4);
+        bnlc_ld4(sX + k * BNLC_LDS + tx * 4, x);
+        bnlc_ld4(sX + k * BNLC_LDS + tx * 4 + 64, x + 4);
+        if (op == BNLC_U8_L1) {
+            BNLC_UNROLL for (int r = 0; r < 8; r++)
+                BNLC_UNROLL for (int c = 0; c < 8; c++)
+                    acc[r * 8 + c] = bnlc_sad4(w[r], x[c], acc[r * 8 + c]);
+        } else if (op == BNLC_U8_L2) {
+            BNLC_UNROLL for (int r = 0; r < 8; r++)
+                BNLC_UNROLL for (int c = 0; c < 8; c++)
+                    acc[r * 8 + c] = bnlc_ssd4(w[r], x[c], acc[r * 8 + c]);
+        } else {
+            BNLC_UNROLL for (int r = 0; r < 8; r++)
+                BNLC_UNROLL for (int c = 0; c < 8; c++)
+                    acc[r * 8 + c] = bnlc_dot4(w[r], x[c], acc[r * 8 + c]);
+        }
+    }
+}
+
+/* f32 L1: acc += |x - w| in increasing k for each pair (float, sequential). */
+FSVC_HD void bnlc_compute_f32(float acc[BNLC_EPB], const uint32_t *sW, const uint32_t *sX,
+                              int t, int kw)
+{
+    int tx = t % BNLC_TX, ty = t / BNLC_TX;
+    for (int k = 0; k < kw; k++) {
+        uint32_t w[8], x[8];
+        bnlc_ld4(sW + k * BNLC_LDS + ty * 4, w);
+        bnlc_ld4(sW + k * BNLC_LDS + ty * 4 + 64, w + 4);
+        bnlc_ld4(sX + k * BNLC_LDS + tx * 4, x);
+        bnlc_ld4(sX + k * BNLC_LDS + tx * 4 + 64, x + 4);
+        BNLC_UNROLL for (int r = 0; r < 8; r++)
+            BNLC_UNROLL for (int c = 0; c < 8; c++)
+                acc[r * 8 + c] = BNLC_ADD(acc[r * 8 + c],
+                                          fabsf(BNLC_SUB(bnlc_as_float(x[c]),
+                                                         bnlc_as_float(w[r]))));
+    }
+}
+
+/* ---- the activation, the same operations as layers/act.h ---- */
+FSVC_HD float bnlc_expf(float x)
+{
+    float xc = x < -87.0f ? -87.0f : x;
+    xc = xc > 88.0f ? 88.0f : xc;
+    float t = BNLC_ADD(BNLC_MUL(xc, 1.44269504088896341f), 12582912.0f);
+    float k = BNLC_SUB(t, 12582912.0f);
+    float r = BNLC_SUB(xc, BNLC_MUL(k, 0.693359375f));
+    r = BNLC_SUB(r, BNLC_MUL(k, -2.12194440e-4f));
+    float z = BNLC_MUL(r, r);
+    float p = 1.9875691500e-4f;
+    p = BNLC_ADD(BNLC_MUL(p, r), 1.3981999507e-3f);
+    p = BNLC_ADD(BNLC_MUL(p, r), 8.3334519073e-3f);
+    p = BNLC_ADD(BNLC_MUL(p, r), 4.1665795894e-2f);
+    p = BNLC_ADD(BNLC_MUL(p, r), 1.6666665459e-1f);
+    p = BNLC_ADD(BNLC_MUL(p, r), 5.0000001201e-1f);
+    p = BNLC_ADD(BNLC_ADD(BNLC_MUL(p, z), r), 1.0f);
+    float s = bnlc_bits_float(((int32_t)k + 127) * 8388608);
+    float y = BNLC_MUL(p, s);
+    return x < -87.0f ? 0.0f : y;
+}
+
+FSVC_HD float bnlc_tanhf(float x)
+{
+    float ax = x < 0.0f ? -x : x;
+    float ac = ax > 9.0f ? 9.0f : ax;
+    float e = bnlc_expf(BNLC_MUL(2.0f, ac));
+    float big = BNLC_SUB(1.0f, BNLC_DIV(2.0f, BNLC_ADD(e, 1.0f)));
+    float z = BNLC_MUL(ax, ax);
+    float small = BNLC_ADD(ax, BNLC_MUL(ax, BNLC_MUL(z, BNLC_ADD(-0.333333333333f,
+                                                             BNLC_MUL(z, 0.133333333333f)))));
+    float tt = ax < 0.0625f ? small : big;
+    return x < 0.0f ? -tt : tt;
+}
+
+FSVC_HD float bnlc_act_f(const bnlc_actp *p, float v)
+{
+    switch (p->act) {
+    case 0: { /* tri */
+        float d = p->vk == 1 ? BNLC_SQRT(v) : v;
+        float h = BNLC_SUB(1.0f, BNLC_MUL(d, p->a));
+        return h > 0.0f ? h : 0.0f;
+    }
+    case 1: { /* gauss */
+        float d2 = p->vk == 1 ? v : BNLC_MUL(v, v);
+        return bnlc_expf(-BNLC_MUL(d2, p->g));
+    }
+    case 2:
+        return bnlc_tanhf(v);
+    default:
+        return p->vk == 1 ? BNLC_SQRT(v) : v;
+    }
+}
+
+/* ---- phase 3: epilogue of the tile kernel ----
+ * v = the accumulator (u8: (float)(int32), f32: the float sum), H = act(v).
+ * out points at the block's corner; rows / cols are what remains of the
+ * buffer from there (tile-local, cols a multiple of 4):
+ *   not transposed: out[i*ldo + j], i sample (< rows), j neuron (quad < cols)
+ *   transposed:     out[j*ldo + i], j neuron (< rows), i sample (quad < cols)
+ * Each thread writes 16-byte vectors: 4 consecutive neurons (or samples). */
+FSVC_HD void bnlc_epilogue(float *out, int64_t ldo, int64_t rows, int64_t cols, int trans,
+                           const float v[BNLC_EPB], const bnlc_actp *p, int t)
+{
+    int tx = t % BNLC_TX, ty = t / BNLC_TX;
+    BNLC_UNROLL for (int i = 0; i < 2; i++)
+        BNLC_UNROLL for (int j = 0; j < 2; j++) {
+            int64_t nj = ty * 4 + 64 * i; /* first neuron of the quad */
+            int64_t si = tx * 4 + 64 * j; /* first sample of the quad */
+            float h[4][4];                /* [a neuron][b sample] */
+            BNLC_UNROLL for (int a = 0; a < 4; a++)
+                BNLC_UNROLL for (int b = 0; b < 4; b++)
+                    h[a][b] = bnlc_act_f(p, v[(4 * i + a) * 8 + 4 * j + b]);
+            if (!trans) {
+                if (nj >= cols)
+                    continue;
+                BNLC_UNROLL for (int b = 0; b < 4; b++)
+                    if (si + b < rows)
+                        bnlc_st4f(out + (si + b) * ldo + nj, h[0][b], h[1][b], h[2][b], h[3][b]);
+            } else {
+                if (si >= cols)
+                    continue;
+                BNLC_UNROLL for (int a = 0; a < 4; a++)
+                    if (nj + a < rows)
+                        bnlc_st4f(out + (nj + a) * ldo + si, h[a][0], h[a][1], h[a][2], h[a][3]);
+            }
+        }
+}
+
+FSVC_HD void bnlc_acc_to_float_u8(float v[BNLC_EPB], const uint32_t acc[BNLC_EPB])
+{
+    for (int e = 0; e < BNLC_EPB; e++)
+        v[e] = (float)(int32_t)acc[e];
+}
+
+/* ---- the GEMM path (f32 L2 and dot through cuBLAS) ----
+ * Squared norms of rows (rows x ldk floats), one thread a row, sequential
+ * in k: nrm[r] = sum_k A[r][k]^2 (unfused, as the CPU's norms). */
+FSVC_HD float bnlc_rownorm(const float *A, int64_t ldk, int n, int64_t r)
+{
+    float s = 0.0f;
+    for (int k = 0; k < n; k++) {
+        float a = A[r * ldk + k];
+        s = BNLC_ADD(s, BNLC_MUL(a, a));
+    }
+    return s;
+}
+
+/* One element of the GEMM epilogue: G = -2 x.w (from cuBLAS with alpha =
+ * -2) for L2, or x.w for dot. L2: v = max(0, (xn + wn) + G) as act.h. */
+FSVC_HD float bnlc_gemm_epi(float G, float xn, float wn, int l2, const bnlc_actp *p)
+{
+    float v = G;
+    if (l2) {
+        v = BNLC_ADD(BNLC_ADD(xn, wn), G);
+        v = v > 0.0f ? v : 0.0f;
+    }
+    return bnlc_act_f(p, v);
+}
+
+/* ---- activation sums: one thread a sample, neurons in increasing order ----
+ * Ht: rows neurons x ldo floats (transposed tile); S[i] continues the sum
+ * of the earlier neuron tiles: s = S[i]; s += (double)h_j; S[i] = s. A warp
+ * reads 32 consecutive samples of one neuron row (coalesced). */
+FSVC_HD void bnlc_actsum_body(double *S, const float *Ht, int64_t ldo, int64_t mt, int64_t i)
+{
+    double s = S[i];
+    for (int64_t j = 0; j < mt; j++)
+        s = BNLC_DADD(s, (double)Ht[j * ldo + i]);
+    S[i] = s;
+}
+
+#endif /* FSVC_CUDA_KERNELS_HD_H */
