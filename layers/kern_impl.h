@@ -1,0 +1,105 @@
+/*
+ * kern_impl.h - private to the distance kernels: the per-ISA kernel symbols
+ * (for the dispatch table in kernels.c) and small plain-C helpers shared by
+ * every kernel file. The helpers are static inline, so each ISA file compiles
+ * the same body with its own flags (one body, no drift).
+ *
+ * Blocking shared by the float kernels (sizes in each ISA file):
+ *   for each neuron panel of NR rows of W:   pack W panel, k-major, KC x NR
+ *     for each k block of KC:                (panel on the stack, L1 sized)
+ *       for each block of MR samples:        MR x NR register tile
+ * No heap memory: every scratch buffer is a fixed-size stack array.
+ */
+#ifndef FSVC_KERN_IMPL_H
+#define FSVC_KERN_IMPL_H
+
+#include <stdint.h>
+#include <string.h>
+#include "kernels.h"
+
+/* Scalar, SSE2 auto-vectorised (kern_scalar.c). */
+void l1_f32_scalar_4x8(float *D, int64_t ldd, const float *W, int64_t m,
+                       const float *X, int64_t N, int n);
+void l1_f64_scalar_4x8(double *D, int64_t ldd, const double *W, int64_t m,
+                       const double *X, int64_t N, int n);
+void l1_u8_scalar_2x2(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                      const uint8_t *X, int64_t N, int n);
+void l2sq_u8_scalar_2x2(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                        const uint8_t *X, int64_t N, int n);
+
+/* AVX2 (kern_flt_avx2.c, kern_u8_avx2.c). */
+void l1_f32_avx2_6x16(float *D, int64_t ldd, const float *W, int64_t m,
+                      const float *X, int64_t N, int n);
+void l1_f64_avx2_6x8(double *D, int64_t ldd, const double *W, int64_t m,
+                     const double *X, int64_t N, int n);
+void l1_u8_avx2_4x4(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                    const uint8_t *X, int64_t N, int n);
+void l2sq_u8_avx2_4x4(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                      const uint8_t *X, int64_t N, int n);
+
+/* AVX-512 F/BW/VL/DQ/VNNI (kern_flt_avx512.c, kern_u8_avx512.c). */
+void l1_f32_avx512_8x32(float *D, int64_t ldd, const float *W, int64_t m,
+                        const float *X, int64_t N, int n);
+void l1_f64_avx512_8x24(double *D, int64_t ldd, const double *W, int64_t m,
+                        const double *X, int64_t N, int n);
+void l1_u8_avx512_4x4(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                      const uint8_t *X, int64_t N, int n);
+void l2sq_u8_avx512_4x4(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                        const uint8_t *X, int64_t N, int n);
+
+static inline int64_t kern_min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* wp: kc x nr, k-major: wp[k*nr + c] = W[(j0+c)*n + k0+k]; rows past m are
+ * zero. W: m x n. */
+static inline void kern_pack_f32(float *wp, const float *W, int64_t m, int n,
+                                 int64_t j0, int nr, int k0, int kc)
+{
+    for (int c = 0; c < nr; c++) {
+        if (j0 + c < m) {
+            const float *w = W + (j0 + c) * (int64_t)n + k0;
+            for (int k = 0; k < kc; k++) wp[(int64_t)k * nr + c] = w[k];
+        } else {
+            for (int k = 0; k < kc; k++) wp[(int64_t)k * nr + c] = 0.0f;
+        }
+    }
+}
+
+static inline void kern_pack_f64(double *wp, const double *W, int64_t m, int n,
+                                 int64_t j0, int nr, int k0, int kc)
+{
+    for (int c = 0; c < nr; c++) {
+        if (j0 + c < m) {
+            const double *w = W + (j0 + c) * (int64_t)n + k0;
+            for (int k = 0; k < kc; k++) wp[(int64_t)k * nr + c] = w[k];
+        } else {
+            for (int k = 0; k < kc; k++) wp[(int64_t)k * nr + c] = 0.0;
+        }
+    }
+}
+
+/* sum_k x[k] of one f32 row, in float64 over 8 interleaved partial sums
+ * (vectorisable without reassociation), rounded once to float. */
+static inline float kern_rowsum_f32(const float *x, int n)
+{
+    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int k = 0;
+    for (; k + 8 <= n; k += 8)
+        for (int l = 0; l < 8; l++) s[l] += (double)x[k + l];
+    for (; k < n; k++) s[0] += (double)x[k];
+    return (float)(((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7])));
+}
+
+/* sum_k x[k] and sum_k x[k]^2 of one u8 row (n <= 65536). */
+static inline void kern_rowsums_u8(const uint8_t *x, int n, uint32_t *s1, uint32_t *s2)
+{
+    uint32_t a = 0, b = 0;
+    for (int k = 0; k < n; k++) {
+        uint32_t v = x[k];
+        a += v;
+        b += v * v;
+    }
+    *s1 = a;
+    *s2 = b; /* modulo 2^32; the l2sq result is exact while it fits int32 */
+}
+
+#endif /* FSVC_KERN_IMPL_H */

@@ -1,0 +1,106 @@
+/*
+ * kern_scalar.c - portable distance kernels (the "scalar" arch), plain C for
+ * the baseline x86-64 (SSE2); register-blocked so gcc vectorises across the
+ * neurons of a packed panel without reassociating any float sum.
+ *
+ * f32 and f64 accumulate each pair's sum in increasing k, d += |x_k - w_k|,
+ * so they are bit-exact with the sequential reference loop in their type.
+ * u8 results are exact integers.
+ *
+ * D: N x m (ldd >= m), W: m x n, X: N x n, all row-major.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include "kern_impl.h"
+
+#define SC_MR 4    /* samples per register tile */
+#define SC_NR 8    /* neurons per packed panel */
+#define SC_KC 512  /* k block: panel SC_KC x SC_NR on the stack */
+
+/* One MR x NR tile over k0..k0+kc-1, continuing the sums already in D
+ * (first == 0) so the k order stays sequential. rows <= MR, cols <= NR valid. */
+#define SC_TILE(T, ABS)                                                         \
+    static void l1_##T##_scalar_tile(T *D, int64_t ldd, const T *wp,            \
+                                     const T *const xr[SC_MR], int kc,          \
+                                     int rows, int cols, int first)             \
+    {                                                                           \
+        T acc[SC_MR][SC_NR];                                                    \
+        for (int r = 0; r < SC_MR; r++)                                         \
+            for (int c = 0; c < SC_NR; c++)                                     \
+                acc[r][c] = (!first && r < rows && c < cols) ? D[r * ldd + c] : 0; \
+        for (int k = 0; k < kc; k++) {                                          \
+            const T *w = wp + (int64_t)k * SC_NR;                               \
+            for (int r = 0; r < SC_MR; r++) {                                   \
+                T xv = xr[r][k];                                                \
+                for (int c = 0; c < SC_NR; c++) acc[r][c] += ABS(xv - w[c]);    \
+            }                                                                   \
+        }                                                                       \
+        for (int r = 0; r < rows; r++)                                          \
+            for (int c = 0; c < cols; c++) D[r * ldd + c] = acc[r][c];          \
+    }
+
+SC_TILE(float, fabsf)
+SC_TILE(double, fabs)
+
+/* D: N x m; loops panel (NR neurons) > k block > MR samples. */
+#define SC_DRIVER(T, NAME, PACK)                                                \
+    void NAME(T *D, int64_t ldd, const T *W, int64_t m, const T *X, int64_t N,  \
+              int n)                                                            \
+    {                                                                           \
+        T wp[SC_KC * SC_NR]; /* KC x NR, k-major */                             \
+        for (int64_t j0 = 0; j0 < m; j0 += SC_NR) {                             \
+            int cols = (int)kern_min64(SC_NR, m - j0);                          \
+            for (int k0 = 0; k0 < n; k0 += SC_KC) {                             \
+                int kc = (int)kern_min64(SC_KC, n - k0);                        \
+                PACK(wp, W, m, n, j0, SC_NR, k0, kc);                           \
+                for (int64_t i0 = 0; i0 < N; i0 += SC_MR) {                     \
+                    int rows = (int)kern_min64(SC_MR, N - i0);                  \
+                    const T *xr[SC_MR];                                         \
+                    for (int r = 0; r < SC_MR; r++)                             \
+                        xr[r] = X + (i0 + (r < rows ? r : rows - 1)) * (int64_t)n + k0; \
+                    l1_##T##_scalar_tile(D + i0 * ldd + j0, ldd, wp, xr, kc,    \
+                                         rows, cols, k0 == 0);                  \
+                }                                                               \
+            }                                                                   \
+        }                                                                       \
+    }
+
+SC_DRIVER(float, l1_f32_scalar_4x8, kern_pack_f32)
+SC_DRIVER(double, l1_f64_scalar_4x8, kern_pack_f64)
+
+/* u8: 2 samples x 2 neurons per pass over k; gcc turns the sums of |a-b|
+ * into psadbw and the squares into pmaddwd. Rows past the edge repeat the
+ * last row and are not stored. */
+#define U8_DRIVER(NAME, TERM)                                                   \
+    void NAME(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,             \
+              const uint8_t *X, int64_t N, int n)                               \
+    {                                                                           \
+        for (int64_t i = 0; i < N; i += 2) {                                    \
+            const uint8_t *x0 = X + i * (int64_t)n;                             \
+            const uint8_t *x1 = i + 1 < N ? x0 + n : x0;                        \
+            for (int64_t j = 0; j < m; j += 2) {                                \
+                const uint8_t *w0 = W + j * (int64_t)n;                         \
+                const uint8_t *w1 = j + 1 < m ? w0 + n : w0;                    \
+                uint32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;                    \
+                for (int k = 0; k < n; k++) {                                   \
+                    int p = x0[k], q = x1[k], u = w0[k], v = w1[k];             \
+                    a00 += (uint32_t)TERM(p, u);                                \
+                    a01 += (uint32_t)TERM(p, v);                                \
+                    a10 += (uint32_t)TERM(q, u);                                \
+                    a11 += (uint32_t)TERM(q, v);                                \
+                }                                                               \
+                D[i * ldd + j] = (int32_t)a00;                                  \
+                if (j + 1 < m) D[i * ldd + j + 1] = (int32_t)a01;               \
+                if (i + 1 < N) {                                                \
+                    D[(i + 1) * ldd + j] = (int32_t)a10;                        \
+                    if (j + 1 < m) D[(i + 1) * ldd + j + 1] = (int32_t)a11;     \
+                }                                                               \
+            }                                                                   \
+        }                                                                       \
+    }
+
+#define U8_ABSDIFF(a, b) abs((a) - (b))
+#define U8_SQDIFF(a, b) (((a) - (b)) * ((a) - (b)))
+
+U8_DRIVER(l1_u8_scalar_2x2, U8_ABSDIFF)
+U8_DRIVER(l2sq_u8_scalar_2x2, U8_SQDIFF)

@@ -1,0 +1,44 @@
+/*
+ * kernels.c - the distance-kernel tables per ISA and their run-time choice
+ * (cpuid). Built for the baseline: no ISA intrinsics here.
+ */
+#include "kern_impl.h"
+
+static const bnl_kernels k_scalar = {
+    "scalar", l1_f32_scalar_4x8, l1_f64_scalar_4x8, l1_u8_scalar_2x2,
+    l2sq_u8_scalar_2x2,
+};
+static const bnl_kernels k_avx2 = {
+    "avx2", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avx2_4x4,
+};
+static const bnl_kernels k_avx512 = {
+    "avx512", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
+    l2sq_u8_avx512_4x4,
+};
+
+int bnl_arch_supported(bnl_arch arch)
+{
+    switch (arch) {
+    case BNL_ARCH_REF:
+    case BNL_ARCH_SCALAR:
+        return 1;
+    case BNL_ARCH_AVX2:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+               __builtin_cpu_supports("bmi2");
+    case BNL_ARCH_AVX512:
+        __builtin_cpu_init();
+        return bnl_arch_supported(BNL_ARCH_AVX2) &&
+               __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+               __builtin_cpu_supports("avx512vnni");
+    }
+    return 0;
+}
+
+const bnl_kernels *bnl_kernels_get(bnl_arch arch)
+{
+    if (arch >= BNL_ARCH_AVX512 && bnl_arch_supported(BNL_ARCH_AVX512)) return &k_avx512;
+    if (arch >= BNL_ARCH_AVX2 && bnl_arch_supported(BNL_ARCH_AVX2)) return &k_avx2;
+    return &k_scalar;
+}
