@@ -89,6 +89,10 @@ int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
     double *S = malloc(BMAX * sizeof *S), *T = malloc(BMAX * sizeof *T);
     int64_t *ci = malloc(BMAX * sizeof *ci);
     int rc = FSVC_OK;
+    /* small calls run on one thread: a parallel region costs more than
+     * they do (the sums are the same on any thread count) */
+    bnl_ctx one = *ctx;
+    if (one.backend == BNL_CPU) one.threads = 1;
     *m = 0;
     if (!C || !Xc || !S || !T || !ci) {
         rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: out of memory");
@@ -102,7 +106,7 @@ int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
             S[k] = 0;
         }
         if (cnt > 0) {
-            rc = bnl_actsum(ctx, op, S, C, cnt, Xc, b, n, err);
+            rc = bnl_actsum((double)cnt * b * n < 4e6 ? &one : ctx, op, S, C, cnt, Xc, b, n, err);
             if (rc) goto done;
             ops += (double)cnt * b * n;
         }
@@ -126,7 +130,7 @@ int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
             int64_t rest = b - k - 1;
             if (rest > 0) {
                 memset(T, 0, rest * sizeof *T);
-                rc = bnl_actsum(ctx, op, T, C + (size_t)(cnt - 1) * row, 1,
+                rc = bnl_actsum(&one, op, T, C + (size_t)(cnt - 1) * row, 1,
                                 Xc + (size_t)(k + 1) * row, rest, n, err);
                 if (rc) goto done;
                 ops += (double)rest * n;

@@ -7,6 +7,9 @@
 static const cli_command commands[] = {
     {"info", cmd_info, "version, CPU features, backends, BLAS, CUDA devices"},
     {"data", cmd_data, "load a dataset and summarise it"},
+    {"train", cmd_train, "train an FSVC classifier (novelty pass + readout)"},
+    {"predict", cmd_predict, "batch inference with a model; accuracy when labelled"},
+    {"eval", cmd_eval, "accuracy, per-class precision/recall, confusion matrix"},
 };
 
 static void usage(FILE *f)

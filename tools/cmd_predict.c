@@ -1,0 +1,122 @@
+/* cmd_predict.c - `fsvc predict MODEL DATA [OUT]`: batch inference.
+ * OUT (temp file + rename): for a PNG folder, CSV `path,class,score` per
+ * image; otherwise one predicted label (or regression value) per line.
+ * With labels, the last line is `Accuracy = X% (c/N)` (or MSE and R^2). */
+#include "tools/cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int write_out(const char *path, const fsvc_model *m, const fsvc_dataset *d,
+                     const int *pred, const double *score, fsvc_error *err)
+{
+    char tmp[1100];
+    FILE *f = stdout;
+    if (path) {
+        snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+        int fd = mkstemp(tmp);
+        if (fd < 0 || !(f = fdopen(fd, "w")))
+            return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot create a temporary file", path);
+    }
+    int K = m->Kout;
+    if (d->paths) fprintf(f, "path,class,score\n");
+    for (int64_t i = 0; i < d->N; i++) {
+        double s = m->regression ? score[i] : score[(size_t)i * K + pred[i]];
+        if (d->paths)
+            fprintf(f, "%s,%.17g,%.6g\n", d->paths[i],
+                    m->regression ? s : m->class_values[pred[i]], s);
+        else
+            fprintf(f, "%.17g\n", m->regression ? s : m->class_values[pred[i]]);
+    }
+    if (!path) return fflush(f) ? fsvc_fail(err, FSVC_ERESOURCE, "stdout: write error") : FSVC_OK;
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write the predictions", path);
+    }
+    return FSVC_OK;
+}
+
+int cmd_predict(int argc, char **argv)
+{
+    const char *backend = "cpu";
+    long threads = 0;
+    int quiet = 0;
+    static const struct option lo[] = {
+        {"backend", 1, 0, 1}, {"threads", 1, 0, 2}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+qh", lo, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            printf("usage: fsvc predict [options] MODEL DATA [OUT]\n\n"
+                   "DATA: IDX prefix or file, LIBSVM text, PNG folder. OUT: one label per\n"
+                   "line, or CSV path,class,score for a PNG folder (printed when OUT is\n"
+                   "not given for a PNG folder).\n\noptions (default):\n"
+                   "  --backend ref|cpu|cuda  engine backend (%s)\n"
+                   "  --threads T     CPU threads (%ld, 0: all cores)\n"
+                   "  -q              only the final line\n", backend, threads);
+            return FSVC_OK;
+        case 'q': quiet = 1; break;
+        case 1: backend = optarg; break;
+        case 2: if (cli_parse_long("predict", "--threads", optarg, 0, 4096, &threads)) return FSVC_EUSAGE; break;
+        default: return cli_usage_error("predict", "unknown option or missing value: %s", argv[optind - 1]);
+        }
+    }
+    int nargs = argc - optind;
+    if (nargs < 2 || nargs > 3)
+        return cli_usage_error("predict", "expected MODEL DATA [OUT]");
+    const char *mpath = argv[optind], *data = argv[optind + 1];
+    const char *out = nargs == 3 ? argv[optind + 2] : NULL;
+    fsvc_error err;
+    fsvc_error_clear(&err);
+    fsvc_model m;
+    if (fsvc_model_load(&m, mpath, &err)) return cli_report(&err);
+    fsvc_dataset d;
+    fsvc_load_opts lopt = { 0 };
+    lopt.allow_unlabelled = 1;
+    lopt.n_features = m.n;
+    if (fsvc_dataset_load(&d, data, &lopt, &err)) { fsvc_free_model(&m); return cli_report(&err); }
+    int *pred = malloc((size_t)(d.N ? d.N : 1) * sizeof *pred);
+    double *score = malloc((size_t)(d.N ? d.N : 1) * m.Kout * sizeof *score);
+    int *truth = malloc((size_t)(d.N ? d.N : 1) * sizeof *truth);
+    int rc = FSVC_OK;
+    if (!pred || !score || !truth) {
+        rc = fsvc_fail(&err, FSVC_ERESOURCE, "predict: out of memory");
+        goto done;
+    }
+    double t0 = cli_now();
+    rc = fsvc_predict(pred, score, &m, &d, backend, (int)threads, &err);
+    double t1 = cli_now();
+    if (rc) goto done;
+    if (out || d.paths)
+        rc = write_out(out, &m, &d, pred, score, &err);
+    if (rc) goto done;
+    if (!quiet)
+        fprintf(out || !d.paths ? stdout : stderr,
+                "predicted %lld samples in %.3f s (%.1f us/sample)\n", (long long)d.N,
+                t1 - t0, d.N ? 1e6 * (t1 - t0) / d.N : 0.0);
+    if (d.has_labels && d.y && d.N > 0) {
+        FILE *f = out || !d.paths ? stdout : stderr;
+        if (m.regression) {
+            double mse, r2;
+            fsvc_regression_stats(&mse, &r2, d.y, score, d.N);
+            fprintf(f, "Mean squared error = %.6g (regression)\n", mse);
+            fprintf(f, "Squared correlation coefficient R^2 = %.6g (regression)\n", r2);
+        } else {
+            fsvc_model_truth(truth, &m, &d);
+            int64_t ok = fsvc_confusion(NULL, truth, pred, d.N, m.K);
+            fprintf(f, "Accuracy = %.2f%% (%lld/%lld)\n", 100.0 * ok / d.N, (long long)ok,
+                    (long long)d.N);
+        }
+    }
+done:
+    free(pred); free(score); free(truth);
+    fsvc_dataset_free(&d);
+    fsvc_free_model(&m);
+    return rc ? cli_report(&err) : FSVC_OK;
+}
