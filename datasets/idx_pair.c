@@ -56,11 +56,12 @@ int ds_idx_resolve(char *images, char *labels, size_t sz, const char *source)
         }
     }
     images[0] = 0;
-    /* a file is IDX by its name (".gz", "idx") or by its magic bytes */
+    /* a file is IDX by its name ("-ubyte", ".idx", ".gz") or its magic bytes */
     const char *base = strrchr(source, '/');
     base = base ? base + 1 : source;
     size_t bl = strlen(base);
-    int by_name = strstr(base, "idx") || (bl > 3 && !strcmp(base + bl - 3, ".gz"));
+    int by_name = strstr(base, "-ubyte") || strstr(base, ".idx") ||
+                  (bl > 3 && !strcmp(base + bl - 3, ".gz"));
     if (is_file(source) && strlen(source) < sz) {
         FILE *f = fopen(source, "rb");
         unsigned char m[4] = {0xff, 0xff, 0xff, 0xff};
