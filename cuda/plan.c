@@ -22,6 +22,7 @@ void bnlc_limits_default(bnlc_limits *l)
     l->mem_reserve = (int64_t)96 << 20;
     l->streams = 2;
     l->pow2 = 0;
+    l->max_out_bytes = (int64_t)256 << 20;
 }
 
 double bnlc_mem_eq4(int es_in, int es_out, int64_t n, int64_t m, int64_t N)
@@ -118,6 +119,12 @@ int bnlc_plan_make(bnlc_plan *p, const bnlc_device *dev, const bnlc_limits *lim,
     while ((double)n * tm * tN > syn_cap && (tm > MIN_TILE || tN > MIN_TILE)) {
         shrink(&tm, &tN);
         snprintf(p->bound, sizeof p->bound, "launch");
+    }
+    while (!actsum && lim->max_out_bytes > 0 &&
+           4.0 * (double)round_up(tm, 4) * tN > (double)lim->max_out_bytes &&
+           (tm > MIN_TILE || tN > MIN_TILE)) {
+        shrink(&tm, &tN);
+        snprintf(p->bound, sizeof p->bound, "pinned");
     }
     while ((double)streams * bnlc_stream_bytes(dt, gemm, actsum, n, tm, tN) > budget) {
         if (tm <= MIN_TILE && tN <= MIN_TILE)

@@ -54,6 +54,8 @@ typedef struct bnlc_limits {
     int64_t mem_reserve;     /* bytes left free (context, cuBLAS workspace) */
     int streams;             /* >= 1; 2 overlaps transfers with compute */
     int pow2;                /* tiles rounded down to powers of two (paper) */
+    int64_t max_out_bytes;   /* forward: H tile bytes per stream (pinned
+                                host staging), 0 = none */
 } bnlc_limits;
 
 typedef struct bnlc_plan {
@@ -68,7 +70,8 @@ typedef struct bnlc_plan {
     int64_t blocks_x, blocks_y;  /* grid of one full tile */
     int block;                   /* B = threads per block */
     int streams;
-    char bound[32];              /* what limited M: "shape" "memory" "launch" "max_M" */
+    char bound[32];              /* what limited M: "shape" "max_M" "grid"
+                                    "launch" "pinned" "memory" */
 } bnlc_plan;
 
 void bnlc_limits_default(bnlc_limits *l);

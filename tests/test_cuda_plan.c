@@ -94,14 +94,21 @@ static void test_h100_one_tile(void **s)
     bnlc_limits_default(&lim);
     fsvc_error err;
     bnlc_plan p;
-    /* 10000 neurons over 60000 MNIST images fit an H100 in one BNL */
-    assert_int_equal(bnlc_plan_make(&p, &H100, &lim, FSVC_U8, 0, 0, 10000, 60000, 784, &err),
+    /* activation sums of 10000 neurons over 60000 MNIST images: one BNL */
+    assert_int_equal(bnlc_plan_make(&p, &H100, &lim, FSVC_U8, 0, 1, 10000, 60000, 784, &err),
                      FSVC_OK);
     assert_int_equal(p.tiles, 1);
     assert_string_equal(p.bound, "shape");
+    /* the forward H (2.4 GB) is cut so that each H tile stages through
+     * 256 MiB of pinned host memory */
+    assert_int_equal(bnlc_plan_make(&p, &H100, &lim, FSVC_U8, 0, 0, 10000, 60000, 784, &err),
+                     FSVC_OK);
+    assert_true(p.tiles > 1);
+    assert_string_equal(p.bound, "pinned");
+    assert_true(4 * ((p.tile_m + 3) / 4 * 4) * p.tile_N <= lim.max_out_bytes);
     assert_int_equal(p.ldk, 200); /* 784 bytes = 196 words -> 200 (32-byte sectors) */
-    assert_int_equal(p.blocks_x, (60000 + 127) / 128);
-    assert_int_equal(p.blocks_y, (10000 + 127) / 128);
+    assert_int_equal(p.blocks_x, (p.tile_N + 127) / 128);
+    assert_int_equal(p.blocks_y, (p.tile_m + 127) / 128);
     assert_int_equal(p.block, 256);
     assert_true(p.streams >= 2);
     /* peak t_syn from the mix: u8 0.5 INT32 op a synapse over 132 x 64 lanes at 1.98 GHz */
@@ -128,7 +135,12 @@ static void test_streaming_2gb(void **s)
     assert_true(p.bytes_total <= p.budget);
     assert_true(p.budget <= (int64_t)(0.9 * (double)CARD2G.mem_free));
     assert_true(p.tile_N * p.tiles_N >= 10000000 && p.tile_N * (p.tiles_N - 1) < 10000000);
-    assert_true(strcmp(p.bound, "memory") == 0 || strcmp(p.bound, "launch") == 0);
+    assert_true(strcmp(p.bound, "memory") == 0 || strcmp(p.bound, "launch") == 0 ||
+                strcmp(p.bound, "pinned") == 0);
+    /* activation sums stage no H: memory binds (31 GB of X) */
+    assert_int_equal(bnlc_plan_make(&p, &CARD2G, &lim, FSVC_F32, 0, 1, 2000, 10000000, 784,
+                                    &err), FSVC_OK);
+    assert_true(p.tiles_N > 1 && p.bytes_total <= p.budget);
 }
 
 static void test_no_memory(void **s)
@@ -178,6 +190,8 @@ static void test_invariants(void **s)
                 assert_true(p.bytes_total == p.streams * bnlc_stream_bytes(dt, gemm, actsum, n,
                                                                           p.tile_m, p.tile_N));
                 assert_true(p.blocks_y <= devs[d]->max_grid_y);
+                if (!actsum && p.tile_m > 4 && p.tile_N > 4)
+                    assert_true(4 * ((p.tile_m + 3) / 4 * 4) * p.tile_N <= lim.max_out_bytes);
                 assert_true(p.streams >= 2);
                 double ts = bnlc_tsyn_peak_ns(devs[d], dt);
                 if (ts > 0 && p.tile_m > 4 && p.tile_N > 4)
