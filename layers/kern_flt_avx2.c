@@ -79,11 +79,11 @@ void l1_f32_avx2_6x16(float *D, int64_t ldd, const float *W, int64_t m,
     float sw[A2F_G + A2F_NR], sx[A2F_G];
     for (int64_t g0 = 0; g0 < m; g0 += A2F_G) {
         int64_t g1 = kern_min64(m, g0 + A2F_G);
-        for (int64_t j = g0; j < g1; j++) sw[j - g0] = kern_rowsum_f32(W + j * (int64_t)n, n);
+        kern_rowsum_f32_kc(sw, W + g0 * (int64_t)n, g1 - g0, n, A2F_KC);
         for (int c = 0; c < A2F_NR; c++) sw[g1 - g0 + c] = 0.0f;
         for (int64_t h0 = 0; h0 < N; h0 += A2F_G) {
             int64_t h1 = kern_min64(N, h0 + A2F_G);
-            for (int64_t i = h0; i < h1; i++) sx[i - h0] = kern_rowsum_f32(X + i * (int64_t)n, n);
+            kern_rowsum_f32_kc(sx, X + h0 * (int64_t)n, h1 - h0, n, A2F_KC);
             for (int64_t j0 = g0; j0 < g1; j0 += A2F_NR) {
                 int cols = (int)kern_min64(A2F_NR, g1 - j0);
                 __m256i k0m = lanes32(cols), k1m = lanes32(cols - 8);

@@ -7,8 +7,10 @@
  *                       packed W panel, 2 vectors (32 neurons) x 8 samples
  *                       broadcast = 16 zmm accumulators. The min sums restart
  *                       per k block (KC) and add into D (blocked summation);
- *                       Sx, Sw are computed in float64. Reordered sums: within
- *                       BNL_L1_F32_RTOL (kernels.h) of the exact result.
+ *                       Sx, Sw are summed in the same float order, so a row's
+ *                       distance to itself is exactly 0. Reordered sums:
+ *                       within BNL_L1_F32_RTOL (kernels.h) of the exact result;
+ *                       exact on integer-valued data while sums stay < 2^24.
  *   l1_f64_avx512_8x24  sub, abs, add in each pair's k order (bit-exact with
  *                       the sequential reference); 3 vectors (24 neurons) x 8
  *                       samples = 24 zmm accumulators; k blocks continue the
@@ -87,11 +89,11 @@ void l1_f32_avx512_8x32(float *D, int64_t ldd, const float *W, int64_t m,
     float sw[F32_G + F32_NR], sx[F32_G];     /* row sums of the groups */
     for (int64_t g0 = 0; g0 < m; g0 += F32_G) {
         int64_t g1 = kern_min64(m, g0 + F32_G);
-        for (int64_t j = g0; j < g1; j++) sw[j - g0] = kern_rowsum_f32(W + j * (int64_t)n, n);
+        kern_rowsum_f32_kc(sw, W + g0 * (int64_t)n, g1 - g0, n, F32_KC);
         for (int c = 0; c < F32_NR; c++) sw[g1 - g0 + c] = 0.0f;
         for (int64_t h0 = 0; h0 < N; h0 += F32_G) {
             int64_t h1 = kern_min64(N, h0 + F32_G);
-            for (int64_t i = h0; i < h1; i++) sx[i - h0] = kern_rowsum_f32(X + i * (int64_t)n, n);
+            kern_rowsum_f32_kc(sx, X + h0 * (int64_t)n, h1 - h0, n, F32_KC);
             for (int64_t j0 = g0; j0 < g1; j0 += F32_NR) {
                 int cols = (int)kern_min64(F32_NR, g1 - j0);
                 __mmask16 m0 = mask16(cols), m1 = mask16(cols - 16);

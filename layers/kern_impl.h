@@ -77,29 +77,29 @@ static inline void kern_pack_f64(double *wp, const double *W, int64_t m, int n,
     }
 }
 
-/* sum_k x[k] of one f32 row, in float64 over 8 interleaved partial sums
- * (vectorisable without reassociation), rounded once to float. */
-static inline float kern_rowsum_f32(const float *x, int n)
+/* out[i] = sum_k X[i][k], i < rows, in the float order of the min-identity
+ * f32 kernels: sequential within each k block of kc, block sums added in
+ * order; so for x == w the kernel's Sx + Sw - 2 sum min(x, w) is exactly 0.
+ * 8 rows at a time for independent dependency chains. X: rows x n. */
+static inline void kern_rowsum_f32_kc(float *out, const float *X, int64_t rows, int n, int kc)
 {
-    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    int k = 0;
-    for (; k + 8 <= n; k += 8)
-        for (int l = 0; l < 8; l++) s[l] += (double)x[k + l];
-    for (; k < n; k++) s[0] += (double)x[k];
-    return (float)(((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7])));
-}
-
-/* sum_k x[k] and sum_k x[k]^2 of one u8 row (n <= 65536). */
-static inline void kern_rowsums_u8(const uint8_t *x, int n, uint32_t *s1, uint32_t *s2)
-{
-    uint32_t a = 0, b = 0;
-    for (int k = 0; k < n; k++) {
-        uint32_t v = x[k];
-        a += v;
-        b += v * v;
+    for (int64_t i0 = 0; i0 < rows; i0 += 8) {
+        int nr = (int)kern_min64(8, rows - i0);
+        const float *x[8];
+        float t[8], b[8];
+        for (int r = 0; r < 8; r++) {
+            x[r] = X + (i0 + (r < nr ? r : nr - 1)) * (int64_t)n;
+            t[r] = 0.0f;
+        }
+        for (int k0 = 0; k0 < n; k0 += kc) {
+            int ke = (int)kern_min64(n, (int64_t)k0 + kc);
+            for (int r = 0; r < 8; r++) b[r] = 0.0f;
+            for (int k = k0; k < ke; k++)
+                for (int r = 0; r < 8; r++) b[r] += x[r][k];
+            for (int r = 0; r < 8; r++) t[r] += b[r];
+        }
+        for (int r = 0; r < nr; r++) out[i0 + r] = t[r];
     }
-    *s1 = a;
-    *s2 = b; /* modulo 2^32; the l2sq result is exact while it fits int32 */
 }
 
 #endif /* FSVC_KERN_IMPL_H */

@@ -1,0 +1,376 @@
+/*
+ * test_kernels.c - every distance micro-kernel (layers/kernels.h) on every
+ * arch this CPU supports, against plain reference loops written here, at
+ * many shapes: 1x1x1, primes, just under / over the register tiles, the k
+ * blocks and the row groups, ldd > m (padding must stay untouched), m or
+ * N = 1, and the u8 worst cases at the largest n.
+ *
+ *   u8: bit-exact int32.  f64: bit-exact with d += fabs(x_k - w_k), k = 0..n-1.
+ *   f32: |D - exact| <= BNL_L1_F32_RTOL * sum_k(|x_k| + |w_k|) + BNL_L1_F32_ATOL
+ *        (exact = float64 sum); scalar f32 bit-exact with the float loop;
+ *        all archs exact on integer-valued floats.
+ * FSVC_TEST_QUICK=1 runs a subset (for the sanitizer build).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "layers/kernels.h"
+
+static int quick;
+
+/* ---- data ---------------------------------------------------------------- */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static double urand(void) { return (double)(rnd() >> 11) * 0x1.0p-53; }
+
+/* kinds of float data: 0 uniform [-1,1), 1 [0,1), 2 integers 0..255,
+ * 3 wide magnitudes (signed, 1e-3 .. 1e3) */
+static double fval(int kind)
+{
+    switch (kind) {
+    case 0: return 2.0 * urand() - 1.0;
+    case 1: return urand();
+    case 2: return (double)(rnd() % 256);
+    default: return (urand() < 0.5 ? -1.0 : 1.0) * pow(10.0, 6.0 * urand() - 3.0);
+    }
+}
+
+/* ---- the kernel under test, with padding sentinels --------------------------- */
+
+#define PAD 3 /* ldd = m + PAD in the padded runs */
+static const int32_t SENT_I = 0x5A5A5A5A;
+
+static const char *arch_names[] = {"ref", "scalar", "avx2", "avx512"};
+
+typedef struct caseinfo {
+    const char *arch, *kern;
+    int64_t m, N;
+    int n;
+    int64_t ldd;
+} caseinfo;
+
+static int report(const caseinfo *c, int *shown, int64_t i, int64_t j, const char *fmt, ...)
+{
+    if (*shown < 5) {
+        va_list ap;
+        fprintf(stderr, "MISMATCH %s %s m=%lld N=%lld n=%d ldd=%lld at (i=%lld, j=%lld): ",
+                c->arch, c->kern, (long long)c->m, (long long)c->N, c->n, (long long)c->ldd,
+                (long long)i, (long long)j);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+    }
+    return 1;
+}
+
+/* D has (N-1)*ldd + m elements exactly (ASan sees any write past it). */
+static int check_u8(const bnl_kernels *k, const char *arch, int l2, const uint8_t *W, int64_t m,
+                    const uint8_t *X, int64_t N, int n, int64_t ldd)
+{
+    caseinfo c = {arch, l2 ? "l2sq_u8" : "l1_u8", m, N, n, ldd};
+    size_t len = (size_t)((N - 1) * ldd + m);
+    int32_t *D = malloc(len * sizeof *D);
+    assert_non_null(D);
+    for (size_t t = 0; t < len; t++) D[t] = SENT_I;
+    (l2 ? k->l2sq_u8 : k->l1_u8)(D, ldd, W, m, X, N, n);
+    int bad = 0;
+    for (int64_t i = 0; i < N; i++) {
+        for (int64_t j = 0; j < ldd && i * ldd + j < (int64_t)len; j++) {
+            int32_t got = D[i * ldd + j];
+            if (j >= m) {
+                if (got != SENT_I) bad += report(&c, &bad, i, j, "padding overwritten");
+                continue;
+            }
+            uint64_t s = 0;
+            for (int t = 0; t < n; t++) {
+                int d = (int)X[i * n + t] - (int)W[j * n + t];
+                s += l2 ? (uint64_t)(d * d) : (uint64_t)abs(d);
+            }
+            if ((int64_t)got != (int64_t)s)
+                bad += report(&c, &bad, i, j, "got %d want %llu", got, (unsigned long long)s);
+        }
+    }
+    free(D);
+    return bad;
+}
+
+static int check_f64(const bnl_kernels *k, const char *arch, const double *W, int64_t m,
+                     const double *X, int64_t N, int n, int64_t ldd)
+{
+    caseinfo c = {arch, "l1_f64", m, N, n, ldd};
+    size_t len = (size_t)((N - 1) * ldd + m);
+    double *D = malloc(len * sizeof *D);
+    assert_non_null(D);
+    for (size_t t = 0; t < len; t++) D[t] = -7.25;
+    k->l1_f64(D, ldd, W, m, X, N, n);
+    int bad = 0;
+    for (int64_t i = 0; i < N; i++) {
+        for (int64_t j = 0; j < ldd && i * ldd + j < (int64_t)len; j++) {
+            double got = D[i * ldd + j];
+            if (j >= m) {
+                if (got != -7.25) bad += report(&c, &bad, i, j, "padding overwritten");
+                continue;
+            }
+            double d = 0.0; /* the reference order */
+            for (int t = 0; t < n; t++) d += fabs(X[i * n + t] - W[j * n + t]);
+            if (memcmp(&got, &d, sizeof d) != 0)
+                bad += report(&c, &bad, i, j, "got %.17g want %.17g (not bit-exact)", got, d);
+        }
+    }
+    free(D);
+    return bad;
+}
+
+/* exact: 1 requires bit equality with the sequential float loop (scalar arch,
+ * or integer-valued data for every arch) */
+static int check_f32(const bnl_kernels *k, const char *arch, const float *W, int64_t m,
+                     const float *X, int64_t N, int n, int64_t ldd, int exact)
+{
+    caseinfo c = {arch, "l1_f32", m, N, n, ldd};
+    size_t len = (size_t)((N - 1) * ldd + m);
+    float *D = malloc(len * sizeof *D);
+    assert_non_null(D);
+    for (size_t t = 0; t < len; t++) D[t] = -7.25f;
+    k->l1_f32(D, ldd, W, m, X, N, n);
+    int bad = 0;
+    for (int64_t i = 0; i < N; i++) {
+        for (int64_t j = 0; j < ldd && i * ldd + j < (int64_t)len; j++) {
+            float got = D[i * ldd + j];
+            if (j >= m) {
+                if (got != -7.25f) bad += report(&c, &bad, i, j, "padding overwritten");
+                continue;
+            }
+            double e = 0.0, mag = 0.0;
+            float fs = 0.0f;
+            for (int t = 0; t < n; t++) {
+                float x = X[i * n + t], w = W[j * n + t];
+                e += fabs((double)x - (double)w);
+                mag += fabs((double)x) + fabs((double)w);
+                fs += fabsf(x - w);
+            }
+            if (exact) {
+                if (memcmp(&got, &fs, sizeof fs) != 0)
+                    bad += report(&c, &bad, i, j, "got %.9g want %.9g (exact)", got, fs);
+            } else {
+                double tol = BNL_L1_F32_RTOL * mag + BNL_L1_F32_ATOL;
+                if (!(fabs((double)got - e) <= tol))
+                    bad += report(&c, &bad, i, j, "got %.9g want %.9g (tol %.3g)", got, e, tol);
+            }
+        }
+    }
+    free(D);
+    return bad;
+}
+
+/* All four kernels of one arch on one shape, dense (ldd = m) and padded. */
+static int run_shape(bnl_arch a, int64_t m, int64_t N, int n, int fkind)
+{
+    const bnl_kernels *k = bnl_kernels_get(a);
+    const char *an = arch_names[a];
+    size_t wn = (size_t)(m * n), xn = (size_t)(N * n);
+    uint8_t *Wu = malloc(wn), *Xu = malloc(xn);
+    float *Wf = malloc(wn * sizeof(float)), *Xf = malloc(xn * sizeof(float));
+    double *Wd = malloc(wn * sizeof(double)), *Xd = malloc(xn * sizeof(double));
+    assert_true(Wu && Xu && Wf && Xf && Wd && Xd);
+    for (size_t t = 0; t < wn; t++) {
+        Wu[t] = (uint8_t)rnd();
+        Wd[t] = fval(fkind);
+        Wf[t] = (float)fval(fkind);
+    }
+    for (size_t t = 0; t < xn; t++) {
+        Xu[t] = (uint8_t)rnd();
+        Xd[t] = fval(fkind);
+        Xf[t] = (float)fval(fkind);
+    }
+    int bad = 0;
+    int f32_exact = a <= BNL_ARCH_SCALAR || (fkind == 2 && n <= 32768); /* sums < 2^24 */
+    for (int padded = 0; padded < 2; padded++) {
+        int64_t ldd = m + (padded ? PAD : 0);
+        bad += check_u8(k, an, 0, Wu, m, Xu, N, n, ldd);
+        if (n <= BNL_L2SQ_U8_MAX_N) bad += check_u8(k, an, 1, Wu, m, Xu, N, n, ldd);
+        bad += check_f64(k, an, Wd, m, Xd, N, n, ldd);
+        bad += check_f32(k, an, Wf, m, Xf, N, n, ldd, f32_exact);
+    }
+    free(Wu); free(Xu); free(Wf); free(Xf); free(Wd); free(Xd);
+    return bad;
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+static void test_dispatch(void **state)
+{
+    (void)state;
+    const char *want[] = {"scalar", "scalar", "avx2", "avx512"};
+    for (int a = BNL_ARCH_REF; a <= BNL_ARCH_AVX512; a++) {
+        const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
+        assert_non_null(k);
+        assert_true(k->l1_f32 && k->l1_f64 && k->l1_u8 && k->l2sq_u8);
+        if (bnl_arch_supported((bnl_arch)a)) assert_string_equal(k->name, want[a]);
+    }
+    assert_true(bnl_arch_supported(BNL_ARCH_SCALAR));
+    assert_true(bnl_arch_supported(BNL_ARCH_REF));
+    /* an arch the CPU lacks falls back below it */
+    if (!bnl_arch_supported(BNL_ARCH_AVX512))
+        assert_ptr_equal(bnl_kernels_get(BNL_ARCH_AVX512), bnl_kernels_get(BNL_ARCH_AVX2));
+}
+
+/* The size grid: primes and sizes around the register tiles (4, 6, 8, 16,
+ * 24, 32) for m and N; around vector widths, 64-byte chunks, k blocks
+ * (128, 256, 512) for n. */
+static const int grid_mN[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 23, 24, 25, 31, 32, 33, 65};
+static const int grid_n[] = {1, 2, 3, 5, 7, 13, 17, 31, 33, 63, 64, 65, 100, 127, 129,
+                             255, 257, 513, 784, 785};
+#define LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static void test_grid(void **state)
+{
+    (void)state;
+    int bad = 0, shapes = 0;
+    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+        if (!bnl_arch_supported((bnl_arch)a)) {
+            printf("  arch %s not supported here, skipped\n", arch_names[a]);
+            continue;
+        }
+        for (int p = 0; p < LEN(grid_mN); p++)
+            for (int q = 0; q < LEN(grid_mN); q++)
+                for (int r = 0; r < LEN(grid_n); r++) {
+                    int64_t m = grid_mN[p], N = grid_mN[q];
+                    int n = grid_n[r];
+                    /* keep the full grid where cheap, a diagonal sample elsewhere */
+                    double cost = (double)m * (double)N * n;
+                    int keep = cost <= (quick ? 4e3 : 3e4) || (p + 3 * q + 7 * r) % (quick ? 37 : 7) == 0;
+                    if (!keep) continue;
+                    bad += run_shape((bnl_arch)a, m, N, n, (p + q + r) % 4);
+                    shapes++;
+                }
+    }
+    printf("  grid: %d shapes x 4 kernels x {ldd=m, ldd=m+%d}\n", shapes, PAD);
+    assert_int_equal(bad, 0);
+}
+
+/* Shapes across the row groups (512 samples / neurons in the float
+ * kernels, up to 256 neurons in u8) and the k blocks, and long rows. */
+static void test_edges(void **state)
+{
+    (void)state;
+    static const int shapes[][3] = {
+        {513, 9, 3},   {9, 513, 3},   {520, 17, 5},  {33, 1030, 2},  {257, 5, 96},
+        {1, 1, 1},     {1, 1, 65536}, {1, 3, 4099},  {5, 1, 4099},   {3, 2, 1025},
+        {29, 7, 784},  {57, 6, 785},  {30, 9, 770},  {260, 3, 64},   {4, 4, 65536},
+    };
+    int bad = 0;
+    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+        if (!bnl_arch_supported((bnl_arch)a)) continue;
+        for (int s = 0; s < LEN(shapes); s++) {
+            if (quick && (int64_t)shapes[s][0] * shapes[s][1] * shapes[s][2] > 70000) continue;
+            bad += run_shape((bnl_arch)a, shapes[s][0], shapes[s][1], shapes[s][2], s % 4);
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
+/* Largest values: all 0 against all 255 at the largest n for each kernel. */
+static void test_u8_worst(void **state)
+{
+    (void)state;
+    int bad = 0;
+    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+        if (!bnl_arch_supported((bnl_arch)a)) continue;
+        const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
+        for (int l2 = 0; l2 < 2; l2++) {
+            int n = l2 ? BNL_L2SQ_U8_MAX_N : 65536;
+            int64_t m = 5, N = 3;
+            uint8_t *W = malloc((size_t)(m * n)), *X = malloc((size_t)(N * n));
+            int32_t D[3 * 5];
+            assert_true(W && X);
+            memset(W, 255, (size_t)(m * n));
+            memset(X, 0, (size_t)(N * n));
+            W[n - 1] = 0; /* neuron 0 differs in its last byte */
+            (l2 ? k->l2sq_u8 : k->l1_u8)(D, m, W, m, X, N, n);
+            int64_t full = l2 ? (int64_t)n * 255 * 255 : (int64_t)n * 255;
+            int64_t less = l2 ? full - 255 * 255 : full - 255;
+            for (int64_t i = 0; i < N; i++)
+                for (int64_t j = 0; j < m; j++) {
+                    int64_t want = j == 0 ? less : full;
+                    if (D[i * m + j] != want) {
+                        fprintf(stderr, "MISMATCH %s %s worst case n=%d (%lld,%lld): got %d want %lld\n",
+                                arch_names[a], l2 ? "l2sq_u8" : "l1_u8", n, (long long)i,
+                                (long long)j, D[i * m + j], (long long)want);
+                        bad++;
+                    }
+                }
+            free(W);
+            free(X);
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
+/* A pair at distance 0 gives exactly 0 in f32 (the min identity cancels
+ * exactly when x == w) and in every dtype. */
+static void test_self_zero(void **state)
+{
+    (void)state;
+    enum { M = 37, NN = 784 };
+    float *Wf = malloc(sizeof(float) * M * NN);
+    double *Wd = malloc(sizeof(double) * M * NN);
+    uint8_t *Wu = malloc(M * NN);
+    float Df[M * M];
+    double Dd[M * M];
+    int32_t Du[M * M];
+    assert_true(Wf && Wd && Wu);
+    for (int t = 0; t < M * NN; t++) {
+        Wd[t] = fval(t % 4);
+        Wf[t] = (float)Wd[t];
+        Wu[t] = (uint8_t)rnd();
+    }
+    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+        if (!bnl_arch_supported((bnl_arch)a)) continue;
+        const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
+        k->l1_f32(Df, M, Wf, M, Wf, M, NN);
+        k->l1_f64(Dd, M, Wd, M, Wd, M, NN);
+        k->l1_u8(Du, M, Wu, M, Wu, M, NN);
+        for (int i = 0; i < M; i++) {
+            if (Df[i * M + i] != 0.0f || Dd[i * M + i] != 0.0 || Du[i * M + i] != 0)
+                fprintf(stderr, "MISMATCH %s self distance of row %d: f32 %g f64 %g u8 %d\n",
+                        arch_names[a], i, Df[i * M + i], Dd[i * M + i], Du[i * M + i]);
+            assert_true(Df[i * M + i] == 0.0f);
+            assert_true(Dd[i * M + i] == 0.0);
+            assert_int_equal(Du[i * M + i], 0);
+        }
+        k->l2sq_u8(Du, M, Wu, M, Wu, M, NN);
+        for (int i = 0; i < M; i++) assert_int_equal(Du[i * M + i], 0);
+    }
+    free(Wf);
+    free(Wd);
+    free(Wu);
+}
+
+int main(void)
+{
+    const char *q = getenv("FSVC_TEST_QUICK");
+    quick = q && *q && strcmp(q, "0") != 0;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dispatch),
+        cmocka_unit_test(test_grid),
+        cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_u8_worst),
+        cmocka_unit_test(test_self_zero),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
