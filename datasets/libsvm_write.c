@@ -12,6 +12,20 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Appends the decimal digits of v at p; returns the new end. */
+static char *put_uint(char *p, unsigned long v)
+{
+    char t[24];
+    int k = 0;
+    do {
+        t[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (k)
+        *p++ = t[--k];
+    return p;
+}
+
 int fsvc_dataset_write_libsvm(const char *path, const fsvc_dataset *d,
                               fsvc_error *err)
 {
@@ -22,17 +36,30 @@ int fsvc_dataset_write_libsvm(const char *path, const fsvc_dataset *d,
     int rc = ds_tmp_open(&f, tmp, sizeof tmp, path, err);
     if (rc)
         return rc;
-    char num[64];
+    char buf[1 << 16]; /* output chunk; one entry needs at most ~48 chars */
+    char *p = buf, *const flush_at = buf + sizeof buf - 64;
     for (int64_t i = 0; i < d->N; i++) {
         double label = d->has_labels && d->y ? d->y[i] : 0;
-        ds_format_double(num, sizeof num, label);
-        fputs(num, f);
+        if (p >= flush_at) {
+            fwrite(buf, 1, (size_t)(p - buf), f);
+            p = buf;
+        }
+        ds_format_double(p, 40, label);
+        p += strlen(p);
         size_t row = (size_t)i * (size_t)d->n;
         for (int j = 0; j < d->n; j++) {
+            if (p >= flush_at) {
+                fwrite(buf, 1, (size_t)(p - buf), f);
+                p = buf;
+            }
             if (d->dtype == FSVC_U8) {
                 unsigned v = ((const uint8_t *)d->x)[row + j];
-                if (v || j == d->n - 1)
-                    fprintf(f, " %d:%u", j + 1, v);
+                if (v || j == d->n - 1) {
+                    *p++ = ' ';
+                    p = put_uint(p, (unsigned long)j + 1);
+                    *p++ = ':';
+                    p = put_uint(p, v);
+                }
                 continue;
             }
             double v = d->dtype == FSVC_F32 ? ((const float *)d->x)[row + j]
@@ -43,12 +70,15 @@ int fsvc_dataset_write_libsvm(const char *path, const fsvc_dataset *d,
                                  "Inf; not written", d->source, (long long)i, j + 1);
             }
             if (v != 0 || signbit(v) || j == d->n - 1) {
-                ds_format_double(num, sizeof num, v);
-                fprintf(f, " %d:%s", j + 1, num);
+                *p++ = ' ';
+                p = put_uint(p, (unsigned long)j + 1);
+                *p++ = ':';
+                ds_format_double(p, 40, v);
+                p += strlen(p);
             }
         }
-        if (fputc('\n', f) == EOF)
-            break;
+        *p++ = '\n';
     }
+    fwrite(buf, 1, (size_t)(p - buf), f);
     return ds_tmp_commit(f, tmp, path, err);
 }
