@@ -79,9 +79,12 @@ static inline float bnl_tanhf(float x)
     return x < 0.0f ? -t : t;
 }
 
-/* Float outputs (u8, f32). */
+/* Float outputs (u8, f32). Distances below 0 (a reordered float sum of a
+ * zero distance) count as 0. */
 static inline float bnl_act_f(const bnl_actp *p, float v)
 {
+    if (p->vk != BNL_V_DOT)
+        v = v > 0.0f ? v : 0.0f;
     switch (p->act) {
     case BNL_TRI: {
         float d = p->vk == BNL_V_SQ ? sqrtf(v) : v;
@@ -103,6 +106,8 @@ static inline float bnl_act_f(const bnl_actp *p, float v)
 /* Double outputs (f64), libm. */
 static inline double bnl_act_d(const bnl_actp *p, double v)
 {
+    if (p->vk != BNL_V_DOT)
+        v = v > 0.0 ? v : 0.0;
     switch (p->act) {
     case BNL_TRI: {
         double d = p->vk == BNL_V_SQ ? sqrt(v) : v;

@@ -132,8 +132,7 @@ void bnl_cpu_tile(const bnl_cpu_job *job, void *H, int64_t ldh, int32_t *scratch
         const float *X = (const float *)job->X + i0 * n;
         if (!job->gemm) {
             job->kern->l1_f32(H, ldh, W, cols, X, rows, n);
-            if (!ident)
-                job->epi->inplace_f32(H, ldh, rows, cols, &job->p);
+            job->epi->inplace_f32(H, ldh, rows, cols, &job->p); /* clamps ident too */
         } else if (op->dist == BNL_DOT) {
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)cols, n,
                         1.0f, X, n, W, n, 0.0f, H, (int)ldh);

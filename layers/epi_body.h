@@ -12,7 +12,8 @@
 #define EPI_CAT(a, b) EPI_CAT2(a, b)
 #define EPI(name) EPI_CAT(name, EPI_SUFFIX)
 
-/* h: len floats holding v on entry, act(v) on return. */
+/* h: len floats holding v on entry, act(v) on return. v >= 0 already for
+ * squared distances (callers clamp); L1 distances are clamped here. */
 static void EPI(row_act)(float *h, int64_t len, const bnl_actp *p)
 {
     const float a = p->a, g = p->g;
@@ -23,7 +24,8 @@ static void EPI(row_act)(float *h, int64_t len, const bnl_actp *p)
             EPI_SQRT_ROW(h, len);
         _Pragma("omp simd")
         for (int64_t j = 0; j < len; j++) {
-            float t = 1.0f - h[j] * a;
+            float d = h[j] > 0.0f ? h[j] : 0.0f;
+            float t = 1.0f - d * a;
             h[j] = t > 0.0f ? t : 0.0f;
         }
         break;
@@ -45,8 +47,13 @@ static void EPI(row_act)(float *h, int64_t len, const bnl_actp *p)
         break;
     case BNL_IDENT:
     default:
-        if (sq)
+        if (sq) {
             EPI_SQRT_ROW(h, len);
+        } else if (p->vk == BNL_V_DIST) {
+            _Pragma("omp simd")
+            for (int64_t j = 0; j < len; j++)
+                h[j] = h[j] > 0.0f ? h[j] : 0.0f;
+        }
         break;
     }
 }
