@@ -164,9 +164,9 @@ FUZZ_SECONDS ?= 60
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 fuzz:
 	@mkdir -p build/fuzz
-	@for f in $(FUZZ_SRC); do \
+	@set -o pipefail; for f in $(FUZZ_SRC); do \
 	  b=build/fuzz/$$(basename $$f .c); \
-	  clang -g -O1 -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE -std=c11 \
+	  clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -std=c11 \
 	    -o $$b $$f $(filter-out fsvc/%_train.c,$(wildcard datasets/*.c)) fsvc/error.c \
 	    $$(pkg-config --cflags --libs zlib libpng) -lm || exit 1; \
 	  mkdir -p build/fuzz/corpus-$$(basename $$f .c); \
