@@ -112,19 +112,36 @@ static int parse_src(ds_idx *a, ds_src *s, const char *name, uint64_t max_bytes,
                          bytes > max_bytes ? "size limit" : s->gz ? "gzip stream" : "file",
                          (unsigned long long)(bytes > max_bytes ? max_bytes : room));
     a->count = (int64_t)count;
-    a->data = malloc(bytes ? bytes : 1);
-    if (!a->data)
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for %llu bytes",
-                         name, (unsigned long long)bytes);
-    size_t got;
-    if ((rc = ds_src_read(s, a->data, bytes, &got, err)))
-        return rc;
-    if (got < bytes)
+    /* gzip: the header is only a claim until the bytes arrive, so memory
+     * grows with the data (from max_bytes / 256: 256 MiB by default)
+     * instead of trusting the claim up front */
+    uint64_t start = max_bytes / 256 < 16 ? 16 : max_bytes / 256;
+    uint64_t cap = s->gz && bytes > start ? start : bytes;
+    a->data = malloc(cap ? cap : 1);
+    uint64_t have = 0;
+    for (;;) {
+        if (!a->data)
+            return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for %llu bytes",
+                             name, (unsigned long long)cap);
+        size_t got;
+        if ((rc = ds_src_read(s, (unsigned char *)a->data + have, cap - have, &got, err)))
+            return rc;
+        have += got;
+        if (have < cap || cap == bytes)
+            break;
+        cap = cap * 2 < bytes ? cap * 2 : bytes;
+        void *p = realloc(a->data, cap);
+        if (!p)
+            free(a->data);
+        a->data = p;
+    }
+    if (have < bytes)
         return fsvc_fail(err, FSVC_EINPUT, "%s: payload is %llu bytes, shorter than the "
                          "%llu bytes the IDX header says (%lld items)", name,
-                         (unsigned long long)got, (unsigned long long)bytes,
+                         (unsigned long long)have, (unsigned long long)bytes,
                          (long long)count);
     unsigned char extra;
+    size_t got;
     if ((rc = ds_src_read(s, &extra, 1, &got, err)))
         return rc;
     if (got)

@@ -312,6 +312,14 @@ static void test_two_gzip_members(void **state)
         fail_msg("%s", err.msg);
     assert_memory_equal(a.data, pix, sizeof pix);
     ds_idx_free(&a);
+    /* a small limit makes the gzip buffer start small and grow */
+    rc = ds_idx_parse(&a, cat, l1 + l2, "two", 4096, &err);
+    if (rc)
+        fail_msg("%s", err.msg);
+    assert_memory_equal(a.data, pix, sizeof pix);
+    ds_idx_free(&a);
+    assert_int_equal(ds_idx_parse(&a, cat, l1 + l2 - 9, "cut", 4096, &err), FSVC_EINPUT);
+    assert_null(a.data);
     /* a size limit refuses before allocating */
     assert_int_equal(ds_idx_parse(&a, b, len, "lim", 10, &err), FSVC_EINPUT);
     assert_non_null(strstr(err.msg, "size limit"));
