@@ -1,0 +1,204 @@
+/* test_reproduce.c - the published FSVC results (DESIGN.md section 2)
+ * reproduced exactly in float64, the batched novelty pass against the plain
+ * sequential loop on real data, ref vs cpu, and u8/f32 vs f64 selection on
+ * MNIST pixels. Skips cleanly when the shared data is absent. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsvc/internal.h"
+#include "tests/util/fixtures.h"
+
+static int load_uci(fsvc_dataset *d, const char *name)
+{
+    char sh[1024], path[1200];
+    fx_shared(sh, sizeof sh);
+    snprintf(path, sizeof path, "%s/datasets/uci-dogaru/%s", sh, name);
+    if (!fx_exists(path)) return -1;
+    fsvc_error err;
+    if (fsvc_dataset_load(d, path, NULL, &err)) {
+        fail_msg("%s", err.msg);
+    }
+    return 0;
+}
+
+static int quick(void) { return getenv("FSVC_TEST_QUICK") != NULL; }
+
+typedef struct { const char *train, *test; int dist, act; double prag, r; int64_t m, ok, N; } pub;
+
+static void published(const pub *P, const char *backend)
+{
+    fsvc_dataset tr, te;
+    if (load_uci(&tr, P->train) || load_uci(&te, P->test)) skip();
+    fsvc_param p;
+    fsvc_param_default(&p);
+    p.dist = P->dist; p.act = P->act; p.prag = P->prag; p.radius = P->r;
+    p.readout = FSVC_READOUT_ONEHOT; p.dtype = FSVC_F64; p.backend = backend;
+    fsvc_model m;
+    fsvc_error err;
+    int rc = fsvc_train(&m, NULL, &tr, &p, &err);
+    if (rc) fail_msg("%s", err.msg);
+    assert_int_equal(m.m, P->m);
+    int *pred = malloc(te.N * sizeof *pred), *truth = malloc(te.N * sizeof *truth);
+    rc = fsvc_predict(pred, NULL, &m, &te, backend, 0, &err);
+    if (rc) fail_msg("%s", err.msg);
+    assert_int_equal(fsvc_model_truth(truth, &m, &te), 0);
+    assert_int_equal(te.N, P->N);
+    assert_int_equal(fsvc_confusion(NULL, truth, pred, te.N, m.K), P->ok);
+    free(pred); free(truth);
+    fsvc_free_model(&m);
+    fsvc_dataset_free(&tr); fsvc_dataset_free(&te);
+}
+
+static const pub P1 = {"optd64.train", "optd64.test", BNL_L1, BNL_TRI, 1, 7.6, 595, 1755, 1797};
+static const pub P2 = {"satimg.train", "satimg.test", BNL_L1, BNL_TRI, 4, 1.35, 1330, 2876, 3218};
+static const pub P3 = {"optd64.train", "optd64.test", BNL_L2, BNL_GAUSS, 0.25, 1, 1720, 1773, 1797};
+
+static void pub_optd64_l1(void **s) { (void)s; published(&P1, "cpu"); }
+static void pub_satimg_l1(void **s) { (void)s; published(&P2, "cpu"); }
+static void pub_optd64_gauss(void **s) { (void)s; published(&P3, "cpu"); }
+static void pub_optd64_l1_ref(void **s) { (void)s; published(&P1, "ref"); }
+static void pub_optd64_gauss_ref(void **s) { (void)s; published(&P3, "ref"); }
+
+/* Batched (cpu engine) against the plain sequential loop: same indices. */
+static void batched_vs_seq(const fsvc_dataset *d, bnl_op op, double prag, int64_t expect_m)
+{
+    fsvc_model shape = {0};
+    shape.n = d->n; shape.dtype = op.dtype; shape.scale = FSVC_SCALE_NONE;
+    void *X;
+    fsvc_error err;
+    if (fsvc_model_input(&X, &shape, d, &err)) fail_msg("%s", err.msg);
+    int64_t *a = malloc(d->N * sizeof *a), *b = malloc(d->N * sizeof *b), ma, mb;
+    bnl_ctx ctx;
+    if (bnl_ctx_open(&ctx, "cpu", 0, 0, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(fsvc_novelty_seq(a, &ma, &op, prag, 0, X, NULL, d->N, d->n, &err), 0);
+    assert_int_equal(fsvc_novelty_batched(b, &mb, NULL, &ctx, &op, prag, 0, 0, X, NULL,
+                                          d->N, d->n, &err), 0);
+    if (expect_m) assert_int_equal(ma, expect_m);
+    assert_int_equal(ma, mb);
+    assert_memory_equal(a, b, ma * sizeof *a);
+    bnl_ctx_close(&ctx);
+    free(a); free(b); free(X);
+}
+
+static void seq_satimg(void **s)
+{
+    (void)s;
+    fsvc_dataset d;
+    if (load_uci(&d, "satimg.train")) skip();
+    batched_vs_seq(&d, (bnl_op){BNL_L1, BNL_TRI, FSVC_F64, 1.35}, 4, 1330);
+    fsvc_dataset_free(&d);
+}
+
+static void seq_optd64(void **s)
+{
+    (void)s;
+    fsvc_dataset d;
+    if (load_uci(&d, "optd64.train")) skip();
+    batched_vs_seq(&d, (bnl_op){BNL_L1, BNL_TRI, FSVC_F64, 7.6}, 1, 595);
+    batched_vs_seq(&d, (bnl_op){BNL_L2, BNL_GAUSS, FSVC_F64, 1}, 0.25, 1720);
+    fsvc_dataset_free(&d);
+}
+
+static int load_mnist(fsvc_dataset *d, int64_t N)
+{
+    char sh[1024], path[1200];
+    fx_shared(sh, sizeof sh);
+    snprintf(path, sizeof path, "%s/datasets/mnist/train-images-idx3-ubyte.gz", sh);
+    if (!fx_exists(path)) return -1;
+    snprintf(path, sizeof path, "%s/datasets/mnist/train", sh);
+    fsvc_error err;
+    if (fsvc_dataset_load(d, path, NULL, &err)) fail_msg("%s", err.msg);
+    if (d->N > N) d->N = N; /* the first N samples */
+    return 0;
+}
+
+/* 20k MNIST digits, u8 L1 triangular: batched == sequential. */
+static void seq_mnist20k(void **s)
+{
+    (void)s;
+    if (quick()) skip();
+    fsvc_dataset d;
+    if (load_mnist(&d, 20000)) skip();
+    batched_vs_seq(&d, (bnl_op){BNL_L1, BNL_TRI, FSVC_U8, 9000}, 1, 0);
+    fsvc_dataset_free(&d);
+}
+
+/* MNIST pixels without scaling: every distance is an exact integer in u8,
+ * f32 and f64, so all three select the same centroids, and the triangular
+ * and Gaussian activations agree up to float rounding, which is why this
+ * compares selections made by the cpu engine at each dtype. */
+static void dtypes_same_selection(void **s)
+{
+    (void)s;
+    fsvc_dataset d;
+    if (load_mnist(&d, quick() ? 1500 : 5000)) skip();
+    fsvc_param p;
+    fsvc_param_default(&p);
+    p.radius = 9000; p.readout = FSVC_READOUT_ONEHOT;
+    fsvc_model m[3];
+    fsvc_error err;
+    for (int t = 0; t < 3; t++) {
+        p.dtype = t;
+        if (fsvc_train(&m[t], NULL, &d, &p, &err)) fail_msg("%s", err.msg);
+    }
+    assert_true(m[0].m > 10);
+    for (int t = 1; t < 3; t++) {
+        assert_int_equal(m[t].m, m[0].m);
+        for (int64_t j = 0; j < m[0].m * d.n; j++) {
+            double v = t == 1 ? ((float *)m[t].C)[j] : ((double *)m[t].C)[j];
+            if (v != ((uint8_t *)m[0].C)[j]) fail_msg("dtype %d: centroid value %lld differs", t, (long long)j);
+        }
+        assert_memory_equal(m[t].lab, m[0].lab, m[0].m * sizeof(int));
+    }
+    for (int t = 0; t < 3; t++) fsvc_free_model(&m[t]);
+    fsvc_dataset_free(&d);
+}
+
+/* ref and cpu backends give the same model (satimg, f64; MNIST u8 ridge). */
+static void ref_cpu_same_model(void **s)
+{
+    (void)s;
+    fsvc_dataset d;
+    if (load_uci(&d, "satimg.train")) skip();
+    fsvc_param p;
+    fsvc_param_default(&p);
+    p.prag = 4; p.radius = 1.35; p.dtype = FSVC_F64; p.readout = FSVC_READOUT_LMS;
+    p.eta = 0.01; p.epochs = 1;
+    fsvc_model a, b;
+    fsvc_error err;
+    p.backend = "ref";
+    if (fsvc_train(&a, NULL, &d, &p, &err)) fail_msg("%s", err.msg);
+    p.backend = "cpu";
+    if (fsvc_train(&b, NULL, &d, &p, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(a.m, b.m);
+    assert_memory_equal(a.C, b.C, a.m * d.n * sizeof(double));
+    assert_memory_equal(a.lab, b.lab, a.m * sizeof(int));
+    for (int64_t q = 0; q < a.m * a.Kout; q++)
+        assert_true(fabs(a.R[q] - b.R[q]) <= 1e-12);
+    fsvc_free_model(&a); fsvc_free_model(&b);
+    fsvc_dataset_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pub_optd64_l1),
+        cmocka_unit_test(pub_satimg_l1),
+        cmocka_unit_test(pub_optd64_gauss),
+        cmocka_unit_test(pub_optd64_l1_ref),
+        cmocka_unit_test(pub_optd64_gauss_ref),
+        cmocka_unit_test(seq_satimg),
+        cmocka_unit_test(seq_optd64),
+        cmocka_unit_test(seq_mnist20k),
+        cmocka_unit_test(dtypes_same_selection),
+        cmocka_unit_test(ref_cpu_same_model),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
