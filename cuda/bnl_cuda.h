@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "../layers/bnl.h"
+#include "plan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,6 +63,17 @@ int bnl_cuda_describe(char *buf, size_t len);
 /* The device name with anything but [A-Za-z0-9_-] turned into '-', for
  * tune-file names; "none" without a device. */
 void bnl_cuda_device_tag(const bnl_cuda *c, char *buf, size_t len);
+
+/* ---- for `fsvc tune`, `fsvc bench -v` and the engine's bnl_plan_for ---- */
+/* The tiling a call would use now (free memory read at the call). */
+int bnl_cuda_plan(bnl_cuda *c, const bnl_op *op, int actsum, int64_t m, int64_t N, int n,
+                  bnlc_plan *out, fsvc_error *err);
+/* Reads (get) and/or replaces (set) the planner limits of the context
+ * (from the tune file at open). Either may be NULL. */
+void bnl_cuda_limits(bnl_cuda *c, bnlc_limits *get, const bnlc_limits *set);
+/* The device properties and the tune file read at open ("" if none).
+ * -1 when c is NULL. */
+int bnl_cuda_props(const bnl_cuda *c, bnlc_device *d, char *tune_path, size_t len);
 
 #ifdef __cplusplus
 }

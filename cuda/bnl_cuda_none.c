@@ -48,6 +48,23 @@ void bnl_cuda_device_tag(const bnl_cuda *c, char *buf, size_t len)
         snprintf(buf, len, "none");
 }
 
+int bnl_cuda_plan(bnl_cuda *c, const bnl_op *op, int actsum, int64_t m, int64_t N, int n,
+                  bnlc_plan *out, fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
+void bnl_cuda_limits(bnl_cuda *c, bnlc_limits *get, const bnlc_limits *set)
+{
+    if (get)
+        bnlc_limits_default(get);
+}
+
+int bnl_cuda_props(const bnl_cuda *c, bnlc_device *d, char *tune_path, size_t len)
+{
+    return -1;
+}
+
 #else
 /* Built with nvcc: the backend lives in cuda/device.cu and friends. ISO C
  * forbids an empty translation unit. */

@@ -47,9 +47,11 @@
 
 #ifdef __CUDACC__
 #define FSVC_HD static __host__ __device__ __forceinline__
+#define FSVC_HD_CALL static __host__ __device__ __noinline__
 #define BNLC_UNROLL _Pragma("unroll")
 #else
 #define FSVC_HD static inline
+#define FSVC_HD_CALL static inline
 #define BNLC_UNROLL
 #endif
 
@@ -174,7 +176,7 @@ FSVC_HD void bnlc_ld4(const uint32_t *p, uint32_t v[4]) /* p 16-byte aligned */
 FSVC_HD void bnlc_st4f(float *p, float a, float b, float c, float d)
 {
 #ifdef __CUDA_ARCH__
-    *(float4 *)p = make_float4(a, b, c, d);
+    __stcs((float4 *)p, make_float4(a, b, c, d)); /* streaming: H is not re-read */
 #else
     p[0] = a; p[1] = b; p[2] = c; p[3] = d;
 #endif
@@ -326,6 +328,13 @@ FSVC_HD float bnlc_act_f(const bnlc_actp *p, float v)
     }
 }
 
+/* The activation as a real call in the tile kernel's epilogue: inlined 64
+ * times it would raise the kernel's register count (and cut occupancy). */
+FSVC_HD_CALL float bnlc_act_call(bnlc_actp p, float v)
+{
+    return bnlc_act_f(&p, v);
+}
+
 /* ---- phase 3: epilogue of the tile kernel ----
  * v = the accumulator (u8: (float)(int32), f32: the float sum), H = act(v).
  * out points at the block's corner; rows / cols are what remains of the
@@ -341,22 +350,23 @@ FSVC_HD void bnlc_epilogue(float *out, int64_t ldo, int64_t rows, int64_t cols, 
         BNLC_UNROLL for (int j = 0; j < 2; j++) {
             int64_t nj = ty * 4 + 64 * i; /* first neuron of the quad */
             int64_t si = tx * 4 + 64 * j; /* first sample of the quad */
-            float h[4][4];                /* [a neuron][b sample] */
-            BNLC_UNROLL for (int a = 0; a < 4; a++)
-                BNLC_UNROLL for (int b = 0; b < 4; b++)
-                    h[a][b] = bnlc_act_f(p, v[(4 * i + a) * 8 + 4 * j + b]);
+            const float *q = v + (4 * i) * 8 + 4 * j; /* q[a*8 + b]: neuron a, sample b */
             if (!trans) {
                 if (nj >= cols)
                     continue;
                 BNLC_UNROLL for (int b = 0; b < 4; b++)
                     if (si + b < rows)
-                        bnlc_st4f(out + (si + b) * ldo + nj, h[0][b], h[1][b], h[2][b], h[3][b]);
+                        bnlc_st4f(out + (si + b) * ldo + nj, bnlc_act_call(*p, q[b]),
+                                  bnlc_act_call(*p, q[8 + b]), bnlc_act_call(*p, q[16 + b]),
+                                  bnlc_act_call(*p, q[24 + b]));
             } else {
                 if (si >= cols)
                     continue;
                 BNLC_UNROLL for (int a = 0; a < 4; a++)
                     if (nj + a < rows)
-                        bnlc_st4f(out + (nj + a) * ldo + si, h[a][0], h[a][1], h[a][2], h[a][3]);
+                        bnlc_st4f(out + (nj + a) * ldo + si, bnlc_act_call(*p, q[a * 8]),
+                                  bnlc_act_call(*p, q[a * 8 + 1]), bnlc_act_call(*p, q[a * 8 + 2]),
+                                  bnlc_act_call(*p, q[a * 8 + 3]));
             }
         }
 }

@@ -1,0 +1,80 @@
+/*
+ * cuda_internal.h - what the .cu files of the CUDA backend share (C++ /
+ * nvcc only): checked-call macros, the context, the kernel launchers.
+ */
+#ifndef FSVC_CUDA_INTERNAL_H
+#define FSVC_CUDA_INTERNAL_H
+
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+
+#include "bnl_cuda.h"
+#include "kernels_hd.h"
+#include "plan.h"
+
+/* Checked calls: on failure fill err with file, line, call and the CUDA /
+ * cuBLAS message, and return FSVC_ERESOURCE from the calling function. */
+#define CUDA_CHECK(err, call)                                                          \
+    do {                                                                               \
+        cudaError_t e_ = (call);                                                       \
+        if (e_ != cudaSuccess)                                                         \
+            return fsvc_fail((err), FSVC_ERESOURCE, "cuda: %s:%d: %s: %s", __FILE__,   \
+                             __LINE__, #call, cudaGetErrorString(e_));                 \
+    } while (0)
+
+#define CUBLAS_CHECK(err, call)                                                        \
+    do {                                                                               \
+        cublasStatus_t s_ = (call);                                                    \
+        if (s_ != CUBLAS_STATUS_SUCCESS)                                               \
+            return fsvc_fail((err), FSVC_ERESOURCE, "cublas: %s:%d: %s: %s", __FILE__, \
+                             __LINE__, #call, cublasGetStatusString(s_));              \
+    } while (0)
+
+#define BNLC_MAX_STREAMS 4
+
+/* One stream and the buffers its jobs use (device and pinned host). */
+struct bnlc_stream {
+    cudaStream_t s;
+    cudaEvent_t done;
+    uint32_t *dW, *dX;   /* packed tiles: rows x ldk words */
+    float *dH;           /* H (samples x ldo) or Ht (neurons x ldo) */
+    double *dS;          /* activation sums of the sample tile */
+    float *dxn, *dwn;    /* squared norms (GEMM L2) */
+    uint32_t *hW, *hX;   /* pinned staging */
+    float *hH;
+    double *hS;
+    size_t capW, capX, capH, capS, capXn, capWn;         /* device bytes */
+    size_t pcapW, pcapX, pcapH, pcapS;                    /* pinned bytes */
+    int64_t resW, resX;  /* which W / X tile the device holds (-1 none) */
+    int busy;            /* a job is in flight: finish it before reuse */
+    /* the job in flight: where its output goes */
+    int64_t i0, m0, rows, cols, ldo;
+};
+
+struct bnl_cuda {
+    int dev;
+    bnlc_device props;
+    bnlc_limits lim;
+    cublasHandle_t blas;
+    int nstreams;
+    struct bnlc_stream st[BNLC_MAX_STREAMS];
+    char tag[128];
+    char tune_path[512]; /* the tune file read at open, or "" */
+};
+
+/* device.cu */
+int bnlc_query(int dev, bnlc_device *d, fsvc_error *err);
+
+/* tile.cu: kernel launchers (asynchronous on s; launch errors returned) */
+cudaError_t bnlc_launch_tile(int op, bnlc_actp p, float *out, int64_t ldo, int trans,
+                             const uint32_t *W, int64_t m, const uint32_t *X, int64_t N,
+                             int64_t ldk, cudaStream_t s);
+cudaError_t bnlc_launch_norms(float *nrm, const float *A, int64_t rows, int64_t ldk, int n,
+                              cudaStream_t s);
+cudaError_t bnlc_launch_gemm_epi(float *out, int64_t ldo, int64_t rows, int64_t cols, int trans,
+                                 const float *xn, const float *wn, int l2, bnlc_actp p,
+                                 cudaStream_t s);
+cudaError_t bnlc_launch_actsum(double *S, const float *Ht, int64_t ldo, int64_t mt, int64_t Nt,
+                               cudaStream_t s);
+
+#endif /* FSVC_CUDA_INTERNAL_H */

@@ -1,0 +1,363 @@
+/*
+ * forward.cu - the CUDA backend's BNL driver: H = act(dist(W, X)) and the
+ * activation sums, tiled by the planner (plan.h) and streamed.
+ *
+ * Per tile job on stream s (>= 2 streams, jobs round-robin):
+ *   wait for s's previous job, copy its output from pinned memory to the
+ *   caller's H / S (host work overlapping the other streams' GPU work);
+ *   pack the W / X tile into s's pinned buffers (rows padded to ldk words
+ *   with zeros) unless s already holds it; H2D; kernel(s); D2H; event.
+ * Forward: neuron tiles outer, sample tiles inner. Activation sums: sample
+ * tiles outer (one stream per sample tile), neuron tiles inner in
+ * increasing order, so each S[i] adds its neurons in increasing j.
+ */
+#include "cuda_internal.h"
+#include "../layers/act.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int reserve_dev(void **p, size_t *cap, size_t need, fsvc_error *err)
+{
+    if (*cap >= need)
+        return FSVC_OK;
+    if (*p) { cudaFree(*p); *p = NULL; *cap = 0; }
+    CUDA_CHECK(err, cudaMalloc(p, need));
+    *cap = need;
+    return FSVC_OK;
+}
+
+static int reserve_host(void **p, size_t *cap, size_t need, fsvc_error *err)
+{
+    if (*cap >= need)
+        return FSVC_OK;
+    if (*p) { cudaFreeHost(*p); *p = NULL; *cap = 0; }
+    CUDA_CHECK(err, cudaMallocHost(p, need));
+    *cap = need;
+    return FSVC_OK;
+}
+
+static int64_t r4(int64_t v) { return (v + 3) / 4 * 4; }
+
+/* dst: rows x ldk words; src rows r0.. of a matrix with n elements of es bytes */
+static void pack_rows(uint32_t *dst, int64_t ldk, const void *src, int64_t r0, int64_t rows,
+                      int n, int es)
+{
+    size_t bytes = (size_t)n * es, row = (size_t)ldk * 4;
+    for (int64_t r = 0; r < rows; r++) {
+        char *d = (char *)dst + r * row;
+        memcpy(d, (const char *)src + (size_t)(r0 + r) * bytes, bytes);
+        memset(d + bytes, 0, row - bytes);
+    }
+}
+
+typedef struct job_kind {
+    int tile_op;  /* BNLC_* of the tile kernel, or -1 for the GEMM path */
+    int l2;       /* GEMM path: L2 (else dot) */
+    int es;       /* bytes per element */
+} job_kind;
+
+static int kind_of(const bnl_op *op, int n, job_kind *k, fsvc_error *err)
+{
+    if (op->dtype == FSVC_U8) {
+        k->es = 1;
+        k->l2 = 0;
+        k->tile_op = op->dist == BNL_L1 ? BNLC_U8_L1 : op->dist == BNL_L2 ? BNLC_U8_L2 : BNLC_U8_DOT;
+        if (op->dist != BNL_L1 && n > 33025)
+            return fsvc_fail(err, FSVC_EUSAGE,
+                             "cuda: u8 %s needs n <= 33025 (int32 sums), n is %d",
+                             op->dist == BNL_L2 ? "L2" : "dot", n);
+        return FSVC_OK;
+    }
+    if (op->dtype == FSVC_F32) {
+        k->es = 4;
+        k->tile_op = op->dist == BNL_L1 ? BNLC_F32_L1 : -1;
+        k->l2 = op->dist == BNL_L2;
+        return FSVC_OK;
+    }
+    return fsvc_fail(err, FSVC_EUSAGE, "cuda: %s layers are not offered on the GPU (use cpu)",
+                     fsvc_dtype_name(op->dtype));
+}
+
+static bnlc_actp actp_of(const bnl_op *op)
+{
+    bnl_actp a = bnl_actp_make(op);
+    bnlc_actp p = {(int)a.act, (int)a.vk, a.a, a.g};
+    return p;
+}
+
+/* Plans on the device's free memory of now. */
+static int plan_now(bnl_cuda *c, const bnl_op *op, int actsum, int64_t m, int64_t N, int n,
+                    bnlc_plan *p, fsvc_error *err)
+{
+    size_t fr = 0, tot = 0;
+    CUDA_CHECK(err, cudaSetDevice(c->dev));
+    /* what this context already holds is free for it too */
+    size_t held = 0;
+    for (int i = 0; i < c->nstreams; i++)
+        held += c->st[i].capW + c->st[i].capX + c->st[i].capH + c->st[i].capS +
+                c->st[i].capXn + c->st[i].capWn;
+    CUDA_CHECK(err, cudaMemGetInfo(&fr, &tot));
+    bnlc_device d = c->props;
+    d.mem_free = (int64_t)(fr + held);
+    job_kind k;
+    int rc = kind_of(op, n, &k, err);
+    if (rc)
+        return rc;
+    bnlc_limits lim = c->lim;
+    lim.streams = c->nstreams;
+    return bnlc_plan_make(p, &d, &lim, op->dtype, k.tile_op < 0, actsum, m, N, n, err);
+}
+
+static int reserve_all(bnl_cuda *c, const bnlc_plan *p, int actsum, int gemm, fsvc_error *err)
+{
+    size_t w = (size_t)(p->tile_m * p->ldk * 4), x = (size_t)(p->tile_N * p->ldk * 4);
+    size_t h = actsum ? (size_t)(p->tile_m * r4(p->tile_N) * 4)
+                      : (size_t)(p->tile_N * r4(p->tile_m) * 4);
+    int rc;
+    for (int i = 0; i < c->nstreams; i++) {
+        struct bnlc_stream *s = &c->st[i];
+        s->resW = s->resX = -1;
+        if ((rc = reserve_dev((void **)&s->dW, &s->capW, w, err)) ||
+            (rc = reserve_dev((void **)&s->dX, &s->capX, x, err)) ||
+            (rc = reserve_dev((void **)&s->dH, &s->capH, h, err)) ||
+            (rc = reserve_host((void **)&s->hW, &s->pcapW, w, err)) ||
+            (rc = reserve_host((void **)&s->hX, &s->pcapX, x, err)))
+            return rc;
+        if (actsum) {
+            size_t sb = (size_t)p->tile_N * 8;
+            if ((rc = reserve_dev((void **)&s->dS, &s->capS, sb, err)) ||
+                (rc = reserve_host((void **)&s->hS, &s->pcapS, sb, err)))
+                return rc;
+        } else if ((rc = reserve_host((void **)&s->hH, &s->pcapH, h, err))) {
+            return rc;
+        }
+        if (gemm) {
+            if ((rc = reserve_dev((void **)&s->dxn, &s->capXn, (size_t)p->tile_N * 4, err)) ||
+                (rc = reserve_dev((void **)&s->dwn, &s->capWn, (size_t)p->tile_m * 4, err)))
+                return rc;
+        }
+    }
+    return FSVC_OK;
+}
+
+/* Waits for s's job and copies its output to the caller. */
+static int finish(struct bnlc_stream *s, float *H, int64_t ldh, double *S, fsvc_error *err)
+{
+    if (!s->busy)
+        return FSVC_OK;
+    s->busy = 0;
+    CUDA_CHECK(err, cudaEventSynchronize(s->done));
+    if (H) {
+        for (int64_t r = 0; r < s->rows; r++)
+            memcpy(H + (s->i0 + r) * ldh + s->m0, s->hH + r * s->ldo, (size_t)s->cols * 4);
+    } else {
+        memcpy(S + s->i0, s->hS, (size_t)s->rows * 8);
+    }
+    return FSVC_OK;
+}
+
+static int finish_all(bnl_cuda *c, float *H, int64_t ldh, double *S, fsvc_error *err)
+{
+    int rc = FSVC_OK;
+    for (int i = 0; i < c->nstreams; i++) {
+        int r = finish(&c->st[i], H, ldh, S, err);
+        if (r && !rc)
+            rc = r;
+    }
+    return rc;
+}
+
+/* Uploads tile `idx` (rows r0.. of A) to the stream unless it holds it. */
+static int upload(struct bnlc_stream *s, int is_w, int64_t idx, const void *A, int64_t r0,
+                  int64_t rows, int n, const job_kind *k, int64_t ldk, int gemm, fsvc_error *err)
+{
+    int64_t *res = is_w ? &s->resW : &s->resX;
+    if (*res == idx)
+        return FSVC_OK;
+    uint32_t *h = is_w ? s->hW : s->hX, *d = is_w ? s->dW : s->dX;
+    /* the pinned buffer may still feed an earlier copy on this stream */
+    CUDA_CHECK(err, cudaStreamSynchronize(s->s));
+    pack_rows(h, ldk, A, r0, rows, n, k->es);
+    CUDA_CHECK(err, cudaMemcpyAsync(d, h, (size_t)(rows * ldk * 4), cudaMemcpyHostToDevice, s->s));
+    if (gemm)
+        CUDA_CHECK(err, bnlc_launch_norms(is_w ? s->dwn : s->dxn, (const float *)d, rows, ldk, n,
+                                          s->s));
+    *res = idx;
+    return FSVC_OK;
+}
+
+/* out (device) = act(dist) of one tile; trans: Ht (mt x ldo) else H (Nt x ldo). */
+static int compute(bnl_cuda *c, struct bnlc_stream *s, const job_kind *k, bnlc_actp ap,
+                   int64_t mt, int64_t Nt, int n, int64_t ldk, int trans, int64_t ldo,
+                   fsvc_error *err)
+{
+    if (k->tile_op >= 0) {
+        CUDA_CHECK(err, bnlc_launch_tile(k->tile_op, ap, s->dH, ldo, trans, s->dW, mt, s->dX, Nt,
+                                         ldk, s->s));
+        return FSVC_OK;
+    }
+    const float alpha = k->l2 ? -2.0f : 1.0f, beta = 0.0f;
+    const float *W = (const float *)s->dW, *X = (const float *)s->dX;
+    CUBLAS_CHECK(err, cublasSetStream(c->blas, s->s));
+    if (!trans) /* column-major mt x Nt = W^T X: row-major H[i][j] */
+        CUBLAS_CHECK(err, cublasSgemm(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)mt, (int)Nt, n,
+                                      &alpha, W, (int)ldk, X, (int)ldk, &beta, s->dH, (int)ldo));
+    else        /* column-major Nt x mt: row-major Ht[j][i] */
+        CUBLAS_CHECK(err, cublasSgemm(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)Nt, (int)mt, n,
+                                      &alpha, X, (int)ldk, W, (int)ldk, &beta, s->dH, (int)ldo));
+    CUDA_CHECK(err, bnlc_launch_gemm_epi(s->dH, ldo, trans ? mt : Nt, trans ? Nt : mt, trans,
+                                         s->dxn, s->dwn, k->l2, ap, s->s));
+    return FSVC_OK;
+}
+
+static int check_args(bnl_cuda *c, const bnl_op *op, int64_t m, int64_t N, int n,
+                      fsvc_error *err)
+{
+    if (!c)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: backend not open");
+    if (m < 1 || N < 1 || n < 1)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: empty layer (m %lld, N %lld, n %d)",
+                         (long long)m, (long long)N, n);
+    if ((op->dtype == FSVC_F32 && op->dist != BNL_L1) && (m > 2147483647 || N > 2147483647))
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: cuBLAS sizes over int range");
+    return FSVC_OK;
+}
+
+static int forward_tiles(bnl_cuda *c, const bnl_op *op, float *H, int64_t ldh, const void *W,
+                         int64_t m, const void *X, int64_t N, int n, fsvc_error *err)
+{
+    bnlc_plan p;
+    job_kind k;
+    int rc;
+    if ((rc = kind_of(op, n, &k, err)) || (rc = plan_now(c, op, 0, m, N, n, &p, err)) ||
+        (rc = reserve_all(c, &p, 0, k.tile_op < 0, err)))
+        return rc;
+    bnlc_actp ap = actp_of(op);
+    int64_t job = 0;
+    for (int64_t mi = 0; mi < p.tiles_m; mi++)
+        for (int64_t ni = 0; ni < p.tiles_N; ni++, job++) {
+            struct bnlc_stream *s = &c->st[job % c->nstreams];
+            if ((rc = finish(s, H, ldh, NULL, err)))
+                return rc;
+            int64_t m0 = mi * p.tile_m, i0 = ni * p.tile_N;
+            int64_t mt = m - m0 < p.tile_m ? m - m0 : p.tile_m;
+            int64_t Nt = N - i0 < p.tile_N ? N - i0 : p.tile_N;
+            int64_t ldo = r4(mt);
+            int gemm = k.tile_op < 0;
+            if ((rc = upload(s, 1, mi, W, m0, mt, n, &k, p.ldk, gemm, err)) ||
+                (rc = upload(s, 0, ni, X, i0, Nt, n, &k, p.ldk, gemm, err)) ||
+                (rc = compute(c, s, &k, ap, mt, Nt, n, p.ldk, 0, ldo, err)))
+                return rc;
+            CUDA_CHECK(err, cudaMemcpyAsync(s->hH, s->dH, (size_t)(Nt * ldo * 4),
+                                            cudaMemcpyDeviceToHost, s->s));
+            CUDA_CHECK(err, cudaEventRecord(s->done, s->s));
+            s->busy = 1;
+            s->i0 = i0; s->m0 = m0; s->rows = Nt; s->cols = mt; s->ldo = ldo;
+        }
+    return finish_all(c, H, ldh, NULL, err);
+}
+
+static int actsum_tiles(bnl_cuda *c, const bnl_op *op, double *S, const void *W, int64_t m,
+                        const void *X, int64_t N, int n, fsvc_error *err)
+{
+    bnlc_plan p;
+    job_kind k;
+    int rc;
+    if ((rc = kind_of(op, n, &k, err)) || (rc = plan_now(c, op, 1, m, N, n, &p, err)) ||
+        (rc = reserve_all(c, &p, 1, k.tile_op < 0, err)))
+        return rc;
+    bnlc_actp ap = actp_of(op);
+    int gemm = k.tile_op < 0;
+    for (int64_t ni = 0; ni < p.tiles_N; ni++) {
+        struct bnlc_stream *s = &c->st[ni % c->nstreams];
+        if ((rc = finish(s, NULL, 0, S, err)))
+            return rc;
+        int64_t i0 = ni * p.tile_N, Nt = N - i0 < p.tile_N ? N - i0 : p.tile_N;
+        int64_t ldo = r4(Nt);
+        if ((rc = upload(s, 0, ni, X, i0, Nt, n, &k, p.ldk, gemm, err)))
+            return rc;
+        memcpy(s->hS, S + i0, (size_t)Nt * 8);
+        CUDA_CHECK(err, cudaMemcpyAsync(s->dS, s->hS, (size_t)Nt * 8, cudaMemcpyHostToDevice, s->s));
+        for (int64_t mi = 0; mi < p.tiles_m; mi++) {
+            int64_t m0 = mi * p.tile_m, mt = m - m0 < p.tile_m ? m - m0 : p.tile_m;
+            if ((rc = upload(s, 1, mi, W, m0, mt, n, &k, p.ldk, gemm, err)) ||
+                (rc = compute(c, s, &k, ap, mt, Nt, n, p.ldk, 1, ldo, err)))
+                return rc;
+            CUDA_CHECK(err, bnlc_launch_actsum(s->dS, s->dH, ldo, mt, Nt, s->s));
+        }
+        /* hS fed the H2D above: the D2H into it comes after on the same stream */
+        CUDA_CHECK(err, cudaMemcpyAsync(s->hS, s->dS, (size_t)Nt * 8, cudaMemcpyDeviceToHost, s->s));
+        CUDA_CHECK(err, cudaEventRecord(s->done, s->s));
+        s->busy = 1;
+        s->i0 = i0; s->rows = Nt;
+    }
+    return finish_all(c, NULL, 0, S, err);
+}
+
+/* On error, drain the streams so that no copy still targets caller memory. */
+static int drain(bnl_cuda *c, int rc)
+{
+    for (int i = 0; i < c->nstreams; i++) {
+        cudaStreamSynchronize(c->st[i].s);
+        c->st[i].busy = 0;
+        c->st[i].resW = c->st[i].resX = -1;
+    }
+    cudaGetLastError();
+    return rc;
+}
+
+extern "C" int bnl_cuda_forward(bnl_cuda *c, const bnl_op *op, void *H, int64_t ldh,
+                                const void *W, int64_t m, const void *X, int64_t N, int n,
+                                fsvc_error *err)
+{
+    int rc = check_args(c, op, m, N, n, err);
+    if (rc)
+        return rc;
+    if (ldh < m)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: ldh %lld < m %lld", (long long)ldh, (long long)m);
+    rc = forward_tiles(c, op, (float *)H, ldh, W, m, X, N, n, err);
+    return rc ? drain(c, rc) : FSVC_OK;
+}
+
+extern "C" int bnl_cuda_actsum(bnl_cuda *c, const bnl_op *op, double *S, const void *W,
+                               int64_t m, const void *X, int64_t N, int n, fsvc_error *err)
+{
+    int rc = check_args(c, op, m, N, n, err);
+    if (rc)
+        return rc;
+    rc = actsum_tiles(c, op, S, W, m, X, N, n, err);
+    return rc ? drain(c, rc) : FSVC_OK;
+}
+
+extern "C" int bnl_cuda_plan(bnl_cuda *c, const bnl_op *op, int actsum, int64_t m, int64_t N,
+                             int n, bnlc_plan *out, fsvc_error *err)
+{
+    if (!c)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: backend not open");
+    return plan_now(c, op, actsum, m, N, n, out, err);
+}
+
+extern "C" void bnl_cuda_limits(bnl_cuda *c, bnlc_limits *get, const bnlc_limits *set)
+{
+    if (!c)
+        return;
+    if (get)
+        *get = c->lim;
+    if (set) {
+        c->lim = *set;
+        c->lim.streams = c->nstreams;
+    }
+}
+
+extern "C" int bnl_cuda_props(const bnl_cuda *c, bnlc_device *d, char *tune_path, size_t len)
+{
+    if (!c)
+        return -1;
+    if (d)
+        *d = c->props;
+    if (tune_path && len)
+        snprintf(tune_path, len, "%s", c->tune_path);
+    return 0;
+}
