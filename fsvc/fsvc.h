@@ -128,8 +128,9 @@ typedef enum {
 } fsvc_readout;
 /* Input preprocessing stored in the model and applied before scaling.
  * To add a step: a value here, its name in fsvc_preprocess_name/parse
- * (fsvc/model.c) and its call in fsvc_model_input (fsvc/model_input.c). */
-typedef enum { FSVC_PRE_NONE = 0 } fsvc_preprocess;
+ * (fsvc/model.c) and its call in fsvc_model_input (fsvc/model_input.c).
+ * deskew: moment-based shear of each rows x cols image (fsvc/deskew.h). */
+typedef enum { FSVC_PRE_NONE = 0, FSVC_PRE_DESKEW = 1 } fsvc_preprocess;
 
 const char *fsvc_select_name(fsvc_select s);
 int fsvc_select_parse(const char *s, fsvc_select *out);       /* 0 ok, -1 */

@@ -69,12 +69,13 @@ int fsvc_readout_parse(const char *s, fsvc_readout *out)
 
 const char *fsvc_preprocess_name(fsvc_preprocess p)
 {
-    return p == FSVC_PRE_NONE ? "none" : "?";
+    return p == FSVC_PRE_NONE ? "none" : p == FSVC_PRE_DESKEW ? "deskew" : "?";
 }
 
 int fsvc_preprocess_parse(const char *s, fsvc_preprocess *out)
 {
     if (!strcmp(s, "none")) *out = FSVC_PRE_NONE;
+    else if (!strcmp(s, "deskew")) *out = FSVC_PRE_DESKEW;
     else return -1;
     return 0;
 }

@@ -2,6 +2,7 @@
  * scaling and the model's element type, the same at training and
  * prediction time. */
 #include "fsvc.h"
+#include "deskew.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -46,20 +47,54 @@ int fsvc_model_input(void **out, const fsvc_model *model,
     if (model->dtype == FSVC_U8 && (d->dtype != FSVC_U8 || s != FSVC_SCALE_NONE))
         return fsvc_fail(err, FSVC_EINPUT, "%s: a u8 model needs unscaled u8 data, got %s",
                          d->source, fsvc_dtype_name(d->dtype));
-    /* preprocessing steps (fsvc_preprocess) go here, before scaling */
     size_t total = (size_t)d->N * (size_t)d->n;
     size_t es = fsvc_dtype_size(model->dtype);
+    /* preprocessing (fsvc_preprocess), before scaling: src, st */
+    const void *src = d->x;
+    fsvc_dtype st = d->dtype;
+    void *pre = NULL;
+    if (model->preprocess == FSVC_PRE_DESKEW) {
+        int rows = model->rows, cols = model->cols, bad;
+        if (rows < 1 || cols < 1 || (int64_t)rows * cols != d->n)
+            return fsvc_fail(err, FSVC_EINPUT, "%s: deskew needs %d x %d images, the data has %d values",
+                             d->source, rows, cols, d->n);
+        if (d->dtype == FSVC_U8) {
+            pre = malloc(total ? total : 1);
+            bad = !pre || fsvc_deskew_u8_batch(d->x, pre, d->N, rows, cols, 0);
+        } else {
+            float *f = malloc((total ? total : 1) * sizeof *f);
+            pre = f;
+            for (size_t k = 0; f && k < total; k++) {
+                double v = get(d->x, d->dtype, (int64_t)k);
+                f[k] = (float)(v > 0 ? v : 0);
+            }
+            bad = !f || fsvc_deskew_f32_batch(f, f, d->N, rows, cols, 0);
+            st = FSVC_F32;
+        }
+        if (bad) {
+            free(pre);
+            return fsvc_fail(err, FSVC_ERESOURCE, "%s: deskew failed (out of memory)", d->source);
+        }
+        src = pre;
+    }
+    if (model->dtype == FSVC_U8 && st != FSVC_U8) {
+        free(pre);
+        return fsvc_fail(err, FSVC_EINPUT, "%s: a u8 model needs u8 data", d->source);
+    }
     void *x = malloc(total ? total * es : 1);
-    if (!x)
+    if (!x) {
+        free(pre);
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for %zu input values",
                          d->source, total);
-    if (model->dtype == d->dtype && s == FSVC_SCALE_NONE) {
-        memcpy(x, d->x, total * es);
+    }
+    if (model->dtype == st && s == FSVC_SCALE_NONE) {
+        memcpy(x, src, total * es);
     } else {
         for (size_t k = 0; k < total; k++) {
-            double v = scaled(get(d->x, d->dtype, (int64_t)k), s);
+            double v = scaled(get(src, st, (int64_t)k), s);
             if (!isfinite(v)) {
                 free(x);
+                free(pre);
                 return fsvc_fail(err, FSVC_EINPUT, "%s: value %zu of sample %zu is not finite",
                                  d->source, k % (size_t)d->n + 1, k / (size_t)d->n + 1);
             }
@@ -68,6 +103,7 @@ int fsvc_model_input(void **out, const fsvc_model *model,
             else ((uint8_t *)x)[k] = (uint8_t)v;
         }
     }
+    free(pre);
     *out = x;
     return FSVC_OK;
 }

@@ -27,7 +27,7 @@ static void help(const fsvc_param *p)
     printf("  --scale 01|pm1|none  scaling of u8 input (%s)\n", fsvc_scale_name(p->scale));
     printf("  --dtype u8|f32|f64   centroid type (%s)\n",
            p->dtype < 0 ? "u8 for unscaled u8 data, else f32" : fsvc_dtype_name(p->dtype));
-    printf("  --preprocess none    input preprocessing (%s)\n", fsvc_preprocess_name(p->preprocess));
+    printf("  --preprocess none|deskew  input preprocessing (%s)\n", fsvc_preprocess_name(p->preprocess));
     printf("  --regression    ridge regression on the label values (%s)\n",
            p->regression ? "on" : "off");
     printf("  --shuffle SEED  seeded shuffle of the pass order (%s)\n",
