@@ -1,0 +1,64 @@
+/* bench.h - `fsvc bench` pieces: one measured configuration (bench_run.c),
+ * the machine description (bench_machine.c), the paper's tables
+ * (bench_paper.c). */
+#ifndef FSVC_BENCH_H
+#define FSVC_BENCH_H
+
+#include "layers/bnl.h"
+
+typedef enum { BENCH_RBF_L1 = 0, BENCH_RBF_L2 = 1, BENCH_MUL = 2 } bench_opk;
+
+typedef struct bench_cfg {
+    bench_opk opk;
+    bnl_act act;          /* tri for rbf-l1; gauss (default) or tri for rbf-l2; tanh for mul */
+    fsvc_dtype dtype;
+    int64_t m, N;
+    int n;
+    const char *backend;  /* ref, cpu, cuda */
+    int threads;
+    int repeats;
+    int verbose;
+    int64_t tile_m, tile_N;
+    int gemm_mode;
+    double ref_budget;    /* synapses the ref run may take (sub-sample N) */
+    int no_ref, no_gemm, no_kernel_only;
+} bench_cfg;
+
+typedef struct bench_res {
+    double t_min, t_med;  /* seconds, forward pass */
+    double t_syn;         /* ns, from t_min */
+    double gsyn;          /* G synapses / s */
+    double peak_frac;     /* t_syn of the peak model / t_syn */
+    double ref_t_syn;     /* ns, 0 when not measured */
+    int64_t ref_m, ref_N; /* shape ref ran on */
+    double speedup;       /* ref time scaled to the full shape / t_min */
+    double gemm_min;      /* bare sgemm/dgemm, seconds (0 if not timed) */
+    double kern_min;      /* kernel-only pass over the same tiles (0 if not) */
+    double kern1_min;     /* the same with one thread (verbose) */
+    bnl_plan plan;
+    char backend_used[16];
+    char arch[16];
+} bench_res;
+
+const char *bench_op_name(bench_opk k);
+int bench_op_parse(const char *s, bench_opk *out);
+bnl_op bench_make_op(const bench_cfg *c);
+
+/* Runs one configuration. */
+int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err);
+
+/* Machine: CPU model, features, peak synapses per second for a dtype. */
+void bench_cpu_model(char *buf, size_t len);
+void bench_cpu_features(char *buf, size_t len);
+double bench_cpu_ghz(void);
+/* Peak synapses/s of this CPU for the dtype with the given threads and arch
+ * (model printed by bench_peak_model). */
+double bench_peak(fsvc_dtype dt, int threads, bnl_arch arch);
+const char *bench_peak_model(void);
+const char *bench_compiler_flags(void);
+
+/* --paper: the paper's configurations -> CSV + PNG. */
+int bench_paper(const bench_cfg *base, const char *csv, const char *png,
+                const char *command, fsvc_error *err);
+
+#endif

@@ -1,0 +1,90 @@
+/* bench_machine.c - what `fsvc bench` and `fsvc info` say about the
+ * machine: CPU model and features, clock, and the peak model. */
+#include "tools/bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void cpuinfo_field(const char *key, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[8192];
+    size_t kl = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, key, kl) && (line[kl] == ' ' || line[kl] == '\t' || line[kl] == ':')) {
+            char *c = strchr(line, ':');
+            if (!c)
+                continue;
+            c++;
+            while (*c == ' ')
+                c++;
+            c[strcspn(c, "\n")] = '\0';
+            snprintf(buf, len, "%s", c);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+void bench_cpu_model(char *buf, size_t len)
+{
+    cpuinfo_field("model name", buf, len);
+    if (!buf[0])
+        snprintf(buf, len, "unknown CPU");
+}
+
+double bench_cpu_ghz(void)
+{
+    char b[64];
+    cpuinfo_field("cpu MHz", b, sizeof b);
+    double mhz = atof(b);
+    return mhz > 100 ? mhz / 1000.0 : 2.0;
+}
+
+void bench_cpu_features(char *buf, size_t len)
+{
+    __builtin_cpu_init();
+    snprintf(buf, len, "%s%s%s%s%s%s%s",
+             __builtin_cpu_supports("avx2") ? "avx2 " : "",
+             __builtin_cpu_supports("fma") ? "fma " : "",
+             __builtin_cpu_supports("avx512f") ? "avx512f " : "",
+             __builtin_cpu_supports("avx512bw") ? "avx512bw " : "",
+             __builtin_cpu_supports("avx512vl") ? "avx512vl " : "",
+             __builtin_cpu_supports("avx512vnni") ? "avx512vnni " : "", "");
+    char flags[8192];
+    cpuinfo_field("flags", flags, sizeof flags);
+    if (strstr(flags, " amx_tile") && strlen(buf) + 10 < len)
+        strcat(buf, "amx ");
+    size_t l = strlen(buf);
+    if (l && buf[l - 1] == ' ')
+        buf[l - 1] = '\0';
+}
+
+/* Synapses per cycle per core: f32 2 FMA ports x 16 lanes, f64 2 x 8, u8 one
+ * vpsadbw (64 bytes) per cycle (port 5); AVX2 halves, scalar baseline
+ * (SSE2) quarters them. */
+double bench_peak(fsvc_dtype dt, int threads, bnl_arch arch)
+{
+    double per = dt == FSVC_U8 ? 64.0 : dt == FSVC_F32 ? 32.0 : 16.0;
+    if (arch == BNL_ARCH_AVX2)
+        per /= 2;
+    else if (arch < BNL_ARCH_AVX2)
+        per /= 4;
+    return per * threads * bench_cpu_ghz() * 1e9;
+}
+
+const char *bench_peak_model(void)
+{
+    return "peak = threads x GHz(/proc/cpuinfo) x synapses/cycle/core: f32 32 (2 FMA ports x 16), "
+           "f64 16, u8 64 (one 64-byte vpsadbw per cycle); AVX2 /2, baseline /4";
+}
+
+const char *bench_compiler_flags(void)
+{
+    return "gcc " __VERSION__ " -std=c11 -O2 -fopenmp (baseline x86-64); *_avx512.c: -mavx512f "
+           "-mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mbmi2; *_avx2.c: -mavx2 -mfma -mbmi2";
+}

@@ -1,0 +1,183 @@
+/* cmd_bench.c - `fsvc bench`: t_syn of one BNL configuration, or the
+ * paper's tables re-measured (--paper). */
+#include "tools/bench.h"
+#include "tools/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f, const bench_cfg *d)
+{
+    fprintf(f,
+            "usage: fsvc bench [options]\n"
+            "       fsvc bench --paper [--csv FILE] [--png FILE] [--threads T]\n\n"
+            "Times H = act(dist(W, X)) for m neurons over N samples of n values and\n"
+            "prints min and median time, t_syn = seconds / (n m N) in ns, G synapses/s,\n"
+            "the fraction of this machine's peak, and the speed-up over `ref` measured\n"
+            "in the same run (on a sub-sample of N, scaled).\n\n"
+            "  --op OP        rbf-l1 (L1, triangular), rbf-l2 (L2, Gaussian), mul (dot, tanh)\n"
+            "                 (default %s)\n"
+            "  --act A        tri or gauss for rbf-l2 (default gauss)\n"
+            "  --dtype T      u8, f32, f64 (default %s)\n"
+            "  -m M -N N -n n layer size (default %lld %lld %d)\n"
+            "  --backend B    ref, cpu, cuda (default %s)\n"
+            "  --threads T    CPU threads, 0 = all cores (default %d)\n"
+            "  -r R           repeats (default %d)\n"
+            "  --tile NxM     force tile_N x tile_m (default: the planner's)\n"
+            "  --gemm-mode K  0 per-thread GEMM tiles, 1 OpenBLAS-threaded panels (default %d)\n"
+            "  --no-ref       skip the ref measurement\n"
+            "  -v             print the plan, the kernel-only time and 1-thread scaling\n"
+            "  --paper        re-measure the paper's Table III/IV and best BNL configurations\n"
+            "  --csv FILE     (--paper) default results/bnl-cpu.csv\n"
+            "  --png FILE     (--paper) default results/bnl-cpu-tsyn-vs-n.png\n",
+            bench_op_name(d->opk), fsvc_dtype_name(d->dtype), (long long)d->m, (long long)d->N,
+            d->n, d->backend, d->threads, d->repeats, d->gemm_mode);
+}
+
+static void print_result(const bench_cfg *c, const bench_res *r)
+{
+    bnl_op op = bench_make_op(c);
+    printf("bench %s %s/%s %s m=%lld N=%lld n=%d backend=%s arch=%s threads=%d\n",
+           bench_op_name(c->opk), bnl_dist_name(op.dist), bnl_act_name(op.act),
+           fsvc_dtype_name(c->dtype), (long long)c->m, (long long)c->N, c->n, r->backend_used,
+           r->arch, r->plan.threads);
+    if (c->verbose)
+        printf("  plan: path=%s kernel=%s tile_N=%lld tile_m=%lld tiles=%lld threads=%d\n",
+               r->plan.path, r->plan.kernel, (long long)r->plan.tile_N, (long long)r->plan.tile_m,
+               (long long)r->plan.tiles, r->plan.threads);
+    printf("  time: min %.6f s, median %.6f s (%d repeats)\n", r->t_min, r->t_med,
+           c->repeats);
+    printf("  t_syn = %.5f ns, %.2f G synapses/s, %.1f%% of peak\n", r->t_syn, r->gsyn,
+           100.0 * r->peak_frac);
+    if (r->ref_t_syn > 0)
+        printf("  ref: t_syn = %.4f ns measured on m=%lld N=%lld (a sub-sample, scaled); "
+               "speed-up %.1fx\n", r->ref_t_syn, (long long)r->ref_m, (long long)r->ref_N,
+               r->speedup);
+    if (r->gemm_min > 0)
+        printf("  bare %s same shape: %.6f s; this op / bare = %.3fx\n",
+               c->dtype == FSVC_F32 ? "sgemm" : "dgemm", r->gemm_min, r->t_min / r->gemm_min);
+    if (r->kern_min > 0)
+        printf("  kernels only (same tiles, no activation): %.6f s; full / kernels = %.3fx\n",
+               r->kern_min, r->t_min / r->kern_min);
+    if (r->kern1_min > 0)
+        printf("  kernels only, 1 thread: %.6f s; %d threads scale %.2fx\n", r->kern1_min,
+               r->plan.threads, r->kern1_min / r->kern_min);
+    if (c->verbose)
+        printf("  peak model: %s\n", bench_peak_model());
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bench_cfg c = {0};
+    c.opk = BENCH_RBF_L1;
+    c.act = BNL_TRI;
+    c.dtype = FSVC_F32;
+    c.m = c.N = 4096;
+    c.n = 784;
+    c.backend = "cpu";
+    c.threads = 0;
+    c.repeats = 5;
+    int paper = 0, act_set = 0;
+    const char *csv = "results/bnl-cpu.csv", *png = "results/bnl-cpu-tsyn-vs-n.png";
+    const char *cmd = "bench";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long lv;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout, &c);
+            return FSVC_OK;
+        } else if (!strcmp(a, "-v")) {
+            c.verbose = 1;
+        } else if (!strcmp(a, "--paper")) {
+            paper = 1;
+        } else if (!strcmp(a, "--no-ref")) {
+            c.no_ref = 1;
+        } else if (!v) {
+            return cli_usage_error(cmd, "%s needs a value or is unknown", a);
+        } else if (!strcmp(a, "--op")) {
+            if (bench_op_parse(v, &c.opk))
+                return cli_usage_error(cmd, "--op: '%s' is not rbf-l1, rbf-l2 or mul", v);
+            i++;
+        } else if (!strcmp(a, "--act")) {
+            if (bnl_act_parse(v, &c.act) || (c.act != BNL_TRI && c.act != BNL_GAUSS))
+                return cli_usage_error(cmd, "--act: '%s' is not tri or gauss", v);
+            act_set = 1;
+            i++;
+        } else if (!strcmp(a, "--dtype")) {
+            if (fsvc_dtype_parse(v, &c.dtype))
+                return cli_usage_error(cmd, "--dtype: '%s' is not u8, f32 or f64", v);
+            i++;
+        } else if (!strcmp(a, "-m") || !strcmp(a, "-N")) {
+            if (cli_parse_long(cmd, a, v, 1, 1L << 24, &lv))
+                return FSVC_EUSAGE;
+            if (a[1] == 'm') c.m = lv; else c.N = lv;
+            i++;
+        } else if (!strcmp(a, "-n")) {
+            if (cli_parse_long(cmd, a, v, 1, 65536, &lv))
+                return FSVC_EUSAGE;
+            c.n = (int)lv;
+            i++;
+        } else if (!strcmp(a, "--backend")) {
+            bnl_backend b;
+            if (bnl_backend_parse(v, &b))
+                return cli_usage_error(cmd, "--backend: '%s' is not ref, cpu or cuda", v);
+            c.backend = v;
+            i++;
+        } else if (!strcmp(a, "--threads")) {
+            if (cli_parse_long(cmd, a, v, 0, 1024, &lv))
+                return FSVC_EUSAGE;
+            c.threads = (int)lv;
+            i++;
+        } else if (!strcmp(a, "-r")) {
+            if (cli_parse_long(cmd, a, v, 1, 1000, &lv))
+                return FSVC_EUSAGE;
+            c.repeats = (int)lv;
+            i++;
+        } else if (!strcmp(a, "--gemm-mode")) {
+            if (cli_parse_long(cmd, a, v, 0, 1, &lv))
+                return FSVC_EUSAGE;
+            c.gemm_mode = (int)lv;
+            i++;
+        } else if (!strcmp(a, "--tile")) {
+            long long tn, tm;
+            if (sscanf(v, "%lldx%lld", &tn, &tm) != 2 || tn < 1 || tm < 1)
+                return cli_usage_error(cmd, "--tile: '%s' is not NxM (e.g. 256x1024)", v);
+            c.tile_N = tn;
+            c.tile_m = tm;
+            i++;
+        } else if (!strcmp(a, "--csv")) {
+            csv = v;
+            i++;
+        } else if (!strcmp(a, "--png")) {
+            png = v;
+            i++;
+        } else {
+            return cli_usage_error(cmd, "unknown option '%s'", a);
+        }
+    }
+    if (!act_set)
+        c.act = c.opk == BENCH_RBF_L1 ? BNL_TRI : c.opk == BENCH_RBF_L2 ? BNL_GAUSS : BNL_TANH;
+    else if (c.opk == BENCH_MUL)
+        return cli_usage_error(cmd, "--act applies to rbf-l1 and rbf-l2 only");
+    if (c.opk == BENCH_MUL && c.dtype == FSVC_U8)
+        c.act = BNL_IDENT; /* tanh of integer dot products is 1 everywhere */
+    fsvc_error err;
+    fsvc_error_clear(&err);
+    if (paper) {
+        char line[2048];
+        size_t off = 0;
+        for (int i = 0; i < argc && off < sizeof line - 2; i++)
+            off += (size_t)snprintf(line + off, sizeof line - off, "%s%s", i ? " " : "fsvc ",
+                                    argv[i]);
+        int rc = bench_paper(&c, csv, png, line, &err);
+        return rc ? cli_report(&err) : FSVC_OK;
+    }
+    bench_res r;
+    int rc = bench_run(&r, &c, &err);
+    if (rc)
+        return cli_report(&err);
+    print_result(&c, &r);
+    return FSVC_OK;
+}
