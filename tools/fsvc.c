@@ -10,6 +10,7 @@ static const cli_command commands[] = {
     {"train", cmd_train, "train an FSVC classifier (novelty pass + readout)"},
     {"predict", cmd_predict, "batch inference with a model; accuracy when labelled"},
     {"eval", cmd_eval, "accuracy, per-class precision/recall, confusion matrix"},
+    {"bench", cmd_bench, "t_syn of a BNL layer per backend; --paper re-measures the 2017 tables"},
 };
 
 static void usage(FILE *f)
