@@ -1,17 +1,53 @@
-/* cmd_info.c - `fsvc info`: version, compiler, CPU features, backends. */
+/* cmd_info.c - `fsvc info`: version, compiler, CPU model and features, the
+ * CPU kernels chosen and why, backends, BLAS, OpenMP and CUDA devices. */
+#include "tools/bench.h"
 #include "tools/cli.h"
+#include "cuda/bnl_cuda.h"
+#include "layers/kernels.h"
 
+#include <omp.h>
 #include <stdio.h>
 #include <string.h>
+
+char *openblas_get_config(void);
+int openblas_get_num_threads(void);
 
 int cmd_info(int argc, char **argv)
 {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: fsvc info\n\nPrints the version, compiler, CPU features, "
-               "backends, BLAS and CUDA devices.\n");
+        printf("usage: fsvc info\n\nPrints the version, compiler, CPU features, the CPU "
+               "kernels chosen (cpuid or FSVC_ARCH=ref|scalar|avx2|avx512), backends, BLAS, "
+               "OpenMP and CUDA devices.\n");
         return FSVC_OK;
     }
+    if (argc > 1)
+        return cli_usage_error("info", "unexpected argument '%s'", argv[1]);
+    char model[256], feat[512], why[256];
+    bench_cpu_model(model, sizeof model);
+    bench_cpu_features(feat, sizeof feat);
+    bnl_arch arch = bnl_arch_detect(why, sizeof why);
     printf("fsvc %s\n", FSVC_VERSION);
-    printf("compiler: %s\n", __VERSION__);
+    printf("compiler: %s\n", bench_compiler_flags());
+    printf("cpu: %s, %d logical cores, %.2f GHz (/proc/cpuinfo)\n", model, omp_get_num_procs(),
+           bench_cpu_ghz());
+    printf("cpu features: %s\n", feat[0] ? feat : "(none of avx2/avx512/vnni/amx)");
+    printf("cpu kernels: %s -> %s, epilogue %s\n", why, bnl_kernels_get(arch)->name,
+           bnl_arch_name(arch));
+    printf("backends: ref cpu%s\n",
+#ifdef FSVC_HAVE_CUDA
+           " cuda"
+#else
+           ""
+#endif
+    );
+    printf("blas: %s, %d threads\n", openblas_get_config(), openblas_get_num_threads());
+    printf("openmp: %d threads (max), %d processors\n", omp_get_max_threads(), omp_get_num_procs());
+    char dev[1024];
+    dev[0] = '\0';
+    int have = bnl_cuda_describe(dev, sizeof dev);
+    if (!dev[0])
+        snprintf(dev, sizeof dev, "cuda: no device (driver not found) — using CPU");
+    printf("%s%s\n", strncmp(dev, "cuda", 4) ? "cuda: " : "", dev);
+    (void)have;
     return FSVC_OK;
 }
