@@ -7,12 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The CUDA engineer's backend may not be linked in every build: weak
- * references, NULL when absent ("not compiled in"). */
-#pragma weak bnl_cuda_open
-#pragma weak bnl_cuda_close
-#pragma weak bnl_cuda_forward
-#pragma weak bnl_cuda_actsum
+/* cuda/: the real backend (nvcc) or cuda/bnl_cuda_none.c, which says
+ * "not compiled in"; both define every entry point. */
 
 int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
                  fsvc_error *err)
@@ -31,9 +27,7 @@ int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
         fsvc_error e2;
         fsvc_error_clear(&e2);
         bnl_cuda *c = NULL;
-        int rc = bnl_cuda_open ? bnl_cuda_open(&c, strict, &e2)
-                               : fsvc_fail(&e2, FSVC_ERESOURCE,
-                                           "cuda: not compiled in%s", strict ? "" : " — using CPU");
+        int rc = bnl_cuda_open(&c, strict, &e2);
         if (rc != FSVC_OK) {
             if (strict) {
                 if (err)
@@ -53,7 +47,7 @@ void bnl_ctx_close(bnl_ctx *ctx)
 {
     if (!ctx)
         return;
-    if (ctx->cuda && bnl_cuda_close)
+    if (ctx->cuda)
         bnl_cuda_close(ctx->cuda);
     ctx->cuda = NULL;
 }
@@ -107,7 +101,7 @@ int bnl_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
     case BNL_REF:
         return bnl_ref_forward(op, H, ldh, W, m, X, N, n, err);
     case BNL_CUDA:
-        if (op->dtype != FSVC_F64 && ctx->cuda && bnl_cuda_forward)
+        if (op->dtype != FSVC_F64 && ctx->cuda)
             return bnl_cuda_forward(ctx->cuda, op, H, ldh, W, m, X, N, n, err);
         /* f64 stays on the CPU */
         /* fall through */
@@ -129,7 +123,7 @@ int bnl_actsum(const bnl_ctx *ctx, const bnl_op *op, double *S, const void *W, i
     case BNL_REF:
         return bnl_ref_actsum(op, S, W, m, X, N, n, err);
     case BNL_CUDA:
-        if (op->dtype != FSVC_F64 && ctx->cuda && bnl_cuda_actsum)
+        if (op->dtype != FSVC_F64 && ctx->cuda)
             return bnl_cuda_actsum(ctx->cuda, op, S, W, m, X, N, n, err);
         /* fall through */
     case BNL_CPU:
