@@ -1,0 +1,211 @@
+/* test_novelty.c - the novelty pass on synthetic data: the definition
+ * (first sample always a centroid, strict <, sums over all centroids), the
+ * batched pass equal to the plain sequential loop for every dtype, distance
+ * and kernel and for chunk patterns from rare to frequent acceptance,
+ * shuffle, per-class selection and the neuron cap. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsvc/internal.h"
+
+/* X: N x n random values in 0..vmax of type t (integers, so every dtype
+ * holds the same values). */
+static void *rand_x(fsvc_dtype t, int64_t N, int n, int vmax, uint64_t seed)
+{
+    void *X = malloc(N * n * fsvc_dtype_size(t));
+    uint64_t st = seed;
+    for (int64_t q = 0; q < N * n; q++) {
+        int v = (int)(fsvc_rng_next(&st) % (uint64_t)(vmax + 1));
+        if (t == FSVC_U8) ((uint8_t *)X)[q] = (uint8_t)v;
+        else if (t == FSVC_F32) ((float *)X)[q] = (float)v / 8;
+        else ((double *)X)[q] = (double)v / 8;
+    }
+    return X;
+}
+
+static void seq_eq_batched(fsvc_dtype t, bnl_dist dist, bnl_act act, double r, double prag,
+                           int64_t N, int n, uint64_t seed, const int64_t *order,
+                           int64_t cap, const char *backend)
+{
+    void *X = rand_x(t, N, n, 40, seed);
+    bnl_op op = {dist, act, t, r};
+    int64_t *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b), ma, mb;
+    fsvc_error err;
+    bnl_ctx ctx;
+    if (bnl_ctx_open(&ctx, backend, 0, 0, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(fsvc_novelty_seq(a, &ma, &op, prag, cap, X, order, N, n, &err), 0);
+    assert_int_equal(fsvc_novelty_batched(b, &mb, NULL, &ctx, &op, prag, cap, 0, X, order,
+                                          N, n, &err), 0);
+    if (ma != mb) fail_msg("dtype %d dist %d act %d r %g: seq %lld vs batched %lld centroids",
+                           t, dist, act, r, (long long)ma, (long long)mb);
+    assert_memory_equal(a, b, ma * sizeof *a);
+    assert_int_equal(a[0], order ? order[0] : 0); /* the first sample always */
+    if (cap) assert_true(ma <= cap);
+    bnl_ctx_close(&ctx);
+    free(a); free(b); free(X);
+}
+
+/* Radii from "almost every sample is a centroid" (small chunks) to "almost
+ * none" (large chunks), every dtype, both distances and kernels. */
+static void batched_equals_sequential(void **s)
+{
+    (void)s;
+    const fsvc_dtype ts[] = {FSVC_U8, FSVC_F32, FSVC_F64};
+    for (int ti = 0; ti < 3; ti++)
+        for (int dist = 0; dist < 2; dist++)
+            for (int act = 0; act < 2; act++) {
+                double unit = ts[ti] == FSVC_U8 ? 1.0 : 1.0 / 8;
+                double base = dist == BNL_L1 ? 20 * 13 * unit : 13 * 6 * unit;
+                for (double f = 0.25; f <= 4; f *= 2) {
+                    seq_eq_batched(ts[ti], dist, act, base * f, 1, 1500, 20, 11 + ti, NULL, 0, "cpu");
+                    seq_eq_batched(ts[ti], dist, act, base * f, 2.5, 700, 9, 5, NULL, 0, "ref");
+                }
+            }
+}
+
+static void shuffled_and_capped(void **s)
+{
+    (void)s;
+    int64_t N = 2000, *ord = malloc(N * sizeof *ord);
+    for (int64_t i = 0; i < N; i++) ord[i] = i;
+    fsvc_shuffle(ord, N, 42);
+    int moved = 0;
+    for (int64_t i = 0; i < N; i++) moved += ord[i] != i;
+    assert_true(moved > N / 2);
+    /* a permutation */
+    char *seen = calloc(N, 1);
+    for (int64_t i = 0; i < N; i++) { assert_false(seen[ord[i]]); seen[ord[i]] = 1; }
+    /* the same seed gives the same order, another seed another */
+    int64_t *o2 = malloc(N * sizeof *o2);
+    for (int64_t i = 0; i < N; i++) o2[i] = i;
+    fsvc_shuffle(o2, N, 42);
+    assert_memory_equal(ord, o2, N * sizeof *ord);
+    for (int64_t i = 0; i < N; i++) o2[i] = i;
+    fsvc_shuffle(o2, N, 43);
+    assert_memory_not_equal(ord, o2, N * sizeof *ord);
+    seq_eq_batched(FSVC_U8, BNL_L1, BNL_TRI, 260, 1, N, 20, 3, ord, 0, "cpu");
+    seq_eq_batched(FSVC_U8, BNL_L1, BNL_TRI, 100, 1, N, 20, 3, ord, 37, "cpu");
+    seq_eq_batched(FSVC_F64, BNL_L2, BNL_GAUSS, 5, 0.5, N, 20, 3, NULL, 100, "cpu");
+    free(ord); free(o2); free(seen);
+}
+
+/* The definition on hand-made cases: duplicates of a triangular centroid
+ * sum to exactly 1, which is not < 1 (strict), but is < 1.5. */
+static void strict_threshold(void **s)
+{
+    (void)s;
+    double X[] = {0, 0, 0, 0, 0, 0, 10, 10, 0, 0};  /* 5 samples of n = 2 */
+    bnl_op op = {BNL_L1, BNL_TRI, FSVC_F64, 1};
+    int64_t sel[5], m;
+    fsvc_error err;
+    assert_int_equal(fsvc_novelty_seq(sel, &m, &op, 1.0, 0, X, NULL, 5, 2, &err), 0);
+    assert_int_equal(m, 2);                 /* sample 0, then the far one */
+    assert_int_equal(sel[0], 0);
+    assert_int_equal(sel[1], 3);
+    assert_int_equal(fsvc_novelty_seq(sel, &m, &op, 1.5, 0, X, NULL, 5, 2, &err), 0);
+    assert_int_equal(m, 3);                 /* 0 (sum 0), 1 (sum 1 < 1.5), 3 */
+    assert_int_equal(sel[1], 1);
+    assert_int_equal(sel[2], 3);
+    /* with prag 2.5 the fourth zero (sum 2 < 2.5) is taken too... */
+    assert_int_equal(fsvc_novelty_seq(sel, &m, &op, 2.5, 0, X, NULL, 5, 2, &err), 0);
+    assert_int_equal(m, 4);
+    /* ... and the pass only sees centroids, never rejected samples */
+    bnl_ctx ctx;
+    assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 0, &err), 0);
+    int64_t sb[5], mb;
+    assert_int_equal(fsvc_novelty_batched(sb, &mb, NULL, &ctx, &op, 2.5, 0, 0, X, NULL, 5, 2, &err), 0);
+    assert_int_equal(mb, 4);
+    assert_memory_equal(sel, sb, 4 * sizeof *sb);
+    bnl_ctx_close(&ctx);
+}
+
+/* Per-class selection through fsvc_train: each class runs the pass over
+ * its own samples against its own centroids. */
+static void per_class(void **s)
+{
+    (void)s;
+    int64_t N = 600;
+    int n = 12, K = 3;
+    fsvc_dataset d;
+    memset(&d, 0, sizeof d);
+    d.N = N; d.n = n; d.dtype = FSVC_U8; d.has_labels = 1; d.K = K;
+    d.x = rand_x(FSVC_U8, N, n, 60, 9);
+    d.y = malloc(N * sizeof *d.y); d.cls = malloc(N * sizeof *d.cls);
+    d.class_values = malloc(K * sizeof *d.class_values);
+    for (int k = 0; k < K; k++) d.class_values[k] = k + 1;
+    for (int64_t i = 0; i < N; i++) { d.cls[i] = (int)((i * 7) % K); d.y[i] = d.cls[i] + 1; }
+    fsvc_param p;
+    fsvc_param_default(&p);
+    p.radius = 80; p.readout = FSVC_READOUT_ONEHOT; p.select = FSVC_SELECT_PER_CLASS;
+    fsvc_model m;
+    fsvc_error err;
+    assert_int_equal(fsvc_train(&m, NULL, &d, &p, &err), 0);
+    /* expected: the sequential pass inside each class, class after class */
+    int64_t *sub = malloc(N * sizeof *sub), *sel = malloc(N * sizeof *sel), tot = 0;
+    bnl_op op = {BNL_L1, BNL_TRI, FSVC_U8, 80};
+    for (int k = 0; k < K; k++) {
+        int64_t c = 0, mk;
+        for (int64_t i = 0; i < N; i++) if (d.cls[i] == k) sub[c++] = i;
+        assert_int_equal(fsvc_novelty_seq(sel, &mk, &op, 1, 0, d.x, sub, c, n, &err), 0);
+        for (int64_t j = 0; j < mk; j++) {
+            assert_memory_equal((uint8_t *)m.C + (tot + j) * n, (uint8_t *)d.x + sel[j] * n, n);
+            assert_int_equal(m.lab[tot + j], k);
+        }
+        tot += mk;
+    }
+    assert_int_equal(m.m, tot);
+    /* global selection differs (it sums over every class) */
+    fsvc_model g;
+    p.select = FSVC_SELECT_GLOBAL;
+    assert_int_equal(fsvc_train(&g, NULL, &d, &p, &err), 0);
+    assert_true(g.m < m.m);
+    fsvc_free_model(&m); fsvc_free_model(&g);
+    free(sub); free(sel);
+    fsvc_dataset_free(&d);
+}
+
+/* The radius search lands in 1-10% of N. */
+static void radius_search(void **s)
+{
+    (void)s;
+    int64_t N = 3000;
+    int n = 16;
+    fsvc_dataset d;
+    memset(&d, 0, sizeof d);
+    d.N = N; d.n = n; d.dtype = FSVC_U8; d.has_labels = 1; d.K = 2;
+    d.x = rand_x(FSVC_U8, N, n, 255, 4);
+    d.y = malloc(N * sizeof *d.y); d.cls = malloc(N * sizeof *d.cls);
+    d.class_values = malloc(2 * sizeof *d.class_values);
+    d.class_values[0] = 0; d.class_values[1] = 1;
+    for (int64_t i = 0; i < N; i++) { d.cls[i] = ((uint8_t *)d.x)[i * n] > 127; d.y[i] = d.cls[i]; }
+    fsvc_param p;
+    fsvc_param_default(&p);
+    p.radius = 0;
+    fsvc_model m;
+    fsvc_train_info info;
+    fsvc_error err;
+    assert_int_equal(fsvc_train(&m, &info, &d, &p, &err), 0);
+    assert_true(m.m >= N / 100 && m.m <= N / 10);
+    assert_true(info.radius > 0 && m.radius == info.radius);
+    fsvc_free_model(&m);
+    fsvc_dataset_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(strict_threshold),
+        cmocka_unit_test(batched_equals_sequential),
+        cmocka_unit_test(shuffled_and_capped),
+        cmocka_unit_test(per_class),
+        cmocka_unit_test(radius_search),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
