@@ -1,0 +1,181 @@
+/* deskew.c - moment-based deskewing of images (see deskew.h). */
+#include "fsvc/deskew.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Moments in double: returns 0 and leaves *alpha, *cy when defined. */
+#define MOMENTS(T)                                                          \
+    static int moments_##T(const T *img, int rows, int cols, double *alpha, \
+                           double *cy_out)                                  \
+    {                                                                       \
+        double m0 = 0, sx = 0, sy = 0;                                      \
+        for (int r = 0; r < rows; r++) {                                    \
+            const T *p = img + (size_t)r * cols;                            \
+            double rs = 0, xs = 0;                                          \
+            for (int c = 0; c < cols; c++) {                                \
+                rs += (double)p[c];                                         \
+                xs += (double)c * (double)p[c];                             \
+            }                                                               \
+            m0 += rs;                                                       \
+            sy += (double)r * rs;                                           \
+            sx += xs;                                                       \
+        }                                                                   \
+        if (!(m0 > 0))                                                      \
+            return -1;                                                      \
+        double cy = sy / m0, cx = sx / m0, vy = 0, cxy = 0;                 \
+        for (int r = 0; r < rows; r++) {                                    \
+            const T *p = img + (size_t)r * cols;                            \
+            double dy = (double)r - cy, rs = 0, xs = 0;                     \
+            for (int c = 0; c < cols; c++) {                                \
+                rs += (double)p[c];                                         \
+                xs += ((double)c - cx) * (double)p[c];                      \
+            }                                                               \
+            vy += dy * dy * rs;                                             \
+            cxy += dy * xs;                                                 \
+        }                                                                   \
+        vy /= m0;                                                           \
+        cxy /= m0;                                                          \
+        if (!(vy > 1e-12) || !isfinite(cxy))                                \
+            return -1;                                                      \
+        *alpha = cxy / vy;                                                  \
+        *cy_out = cy;                                                       \
+        return isfinite(*alpha) ? 0 : -1;                                   \
+    }
+
+MOMENTS(uint8_t)
+MOMENTS(float)
+
+double fsvc_deskew_alpha_u8(const uint8_t *img, int rows, int cols)
+{
+    double a, cy;
+    if (!img || rows < 1 || cols < 1 || moments_uint8_t(img, rows, cols, &a, &cy))
+        return 0;
+    return a;
+}
+
+double fsvc_deskew_alpha_f32(const float *img, int rows, int cols)
+{
+    double a, cy;
+    if (!img || rows < 1 || cols < 1 || moments_float(img, rows, cols, &a, &cy))
+        return 0;
+    return a;
+}
+
+/* Value of row p at real column s by linear interpolation, 0 outside. */
+#define SAMPLE(T)                                                           \
+    static inline double sample_##T(const T *p, int cols, double s)         \
+    {                                                                       \
+        double fl = floor(s);                                               \
+        if (fl < -1.0 || fl > (double)cols)                                 \
+            return 0;                                                       \
+        int x0 = (int)fl;                                                   \
+        double f = s - fl;                                                  \
+        double v0 = (x0 >= 0 && x0 < cols) ? (double)p[x0] : 0.0;           \
+        double v1 = (x0 + 1 >= 0 && x0 + 1 < cols) ? (double)p[x0 + 1] : 0.0; \
+        return v0 * (1.0 - f) + v1 * f;                                     \
+    }
+
+SAMPLE(uint8_t)
+SAMPLE(float)
+
+void fsvc_deskew_u8(const uint8_t *in, uint8_t *out, int rows, int cols)
+{
+    double a, cy;
+    if (rows < 1 || cols < 1)
+        return;
+    if (moments_uint8_t(in, rows, cols, &a, &cy)) {
+        memcpy(out, in, (size_t)rows * cols);
+        return;
+    }
+    for (int r = 0; r < rows; r++) {
+        const uint8_t *p = in + (size_t)r * cols;
+        uint8_t *q = out + (size_t)r * cols;
+        double sh = a * ((double)r - cy);
+        for (int c = 0; c < cols; c++) {
+            double v = floor(sample_uint8_t(p, cols, (double)c + sh) + 0.5);
+            q[c] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
+    }
+}
+
+void fsvc_deskew_f32(const float *in, float *out, int rows, int cols)
+{
+    double a, cy;
+    if (rows < 1 || cols < 1)
+        return;
+    if (moments_float(in, rows, cols, &a, &cy)) {
+        memcpy(out, in, (size_t)rows * cols * sizeof(float));
+        return;
+    }
+    for (int r = 0; r < rows; r++) {
+        const float *p = in + (size_t)r * cols;
+        float *q = out + (size_t)r * cols;
+        double sh = a * ((double)r - cy);
+        for (int c = 0; c < cols; c++)
+            q[c] = (float)sample_float(p, cols, (double)c + sh);
+    }
+}
+
+/* Runs one(image) over N images through a per-thread scratch copy, so that
+ * in == out works. */
+typedef void (*deskew_one_fn)(const void *in, void *out, int rows, int cols);
+
+static void one_u8(const void *in, void *out, int rows, int cols)
+{
+    fsvc_deskew_u8(in, out, rows, cols);
+}
+
+static void one_f32(const void *in, void *out, int rows, int cols)
+{
+    fsvc_deskew_f32(in, out, rows, cols);
+}
+
+static int batch(const void *in, void *out, int64_t N, int rows, int cols,
+                 int threads, size_t esz, deskew_one_fn one)
+{
+    if (!in || !out || N < 0 || rows < 1 || cols < 1)
+        return -1;
+    size_t bytes = (size_t)rows * (size_t)cols * esz;
+    int fail = 0;
+#ifdef _OPENMP
+    int nt = threads > 0 ? threads : omp_get_max_threads();
+    if ((int64_t)nt > N)
+        nt = N > 0 ? (int)N : 1;
+#pragma omp parallel num_threads(nt) reduction(| : fail)
+#else
+    (void)threads;
+#endif
+    {
+        unsigned char *tmp = malloc(bytes);
+        if (!tmp)
+            fail = 1;
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (int64_t i = 0; i < N; i++) {
+            if (!tmp)
+                continue;
+            memcpy(tmp, (const unsigned char *)in + (size_t)i * bytes, bytes);
+            one(tmp, (unsigned char *)out + (size_t)i * bytes, rows, cols);
+        }
+        free(tmp);
+    }
+    return fail ? -1 : 0;
+}
+
+int fsvc_deskew_u8_batch(const uint8_t *in, uint8_t *out, int64_t N, int rows,
+                         int cols, int threads)
+{
+    return batch(in, out, N, rows, cols, threads, sizeof(uint8_t), one_u8);
+}
+
+int fsvc_deskew_f32_batch(const float *in, float *out, int64_t N, int rows,
+                          int cols, int threads)
+{
+    return batch(in, out, N, rows, cols, threads, sizeof(float), one_f32);
+}
