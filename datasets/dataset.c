@@ -44,8 +44,11 @@ int fsvc_dataset_load(fsvc_dataset *d, const char *source,
     struct stat st;
     char images[4096], labels[4096];
     int rc;
-    if (stat(source, &st) == 0 && S_ISDIR(st.st_mode)) {
+    int found = stat(source, &st) == 0;
+    if (found && S_ISDIR(st.st_mode)) {
         rc = ds_png_load_dir(d, source, opts, err);
+    } else if (found && S_ISREG(st.st_mode) && ds_png_is_png(source)) {
+        rc = ds_png_load_file(d, source, err);
     } else if (ds_idx_resolve(images, labels, sizeof images, source)) {
         rc = ds_idx_load_pair(d, images, labels[0] ? labels : NULL, err);
     } else if (stat(source, &st) == 0) {

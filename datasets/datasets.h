@@ -111,6 +111,10 @@ void ds_resize_bilinear_u8(unsigned char *dst, int dr, int dc,
                            const unsigned char *src, int sr, int sc);
 int ds_png_load_dir(fsvc_dataset *d, const char *dir,
                     const fsvc_load_opts *opts, fsvc_error *err);
+/* One PNG file as a dataset of one unlabelled image. */
+int ds_png_load_file(fsvc_dataset *d, const char *path, fsvc_error *err);
+/* 1 if the file at path starts with the PNG signature. */
+int ds_png_is_png(const char *path);
 
 /* ---- dataset.c ---- */
 void ds_dataset_init(fsvc_dataset *d, const char *source);

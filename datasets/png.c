@@ -32,6 +32,17 @@ static void on_warning(png_structp png, png_const_charp msg)
     (void)msg; /* warnings (e.g. a bad iCCP chunk) are not errors */
 }
 
+int ds_png_is_png(const char *path)
+{
+    unsigned char sig[8];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    int yes = fread(sig, 1, 8, f) == 8 && !png_sig_cmp(sig, 0, 8);
+    fclose(f);
+    return yes;
+}
+
 int ds_png_read_gray(unsigned char **pix, int *rows, int *cols,
                      const char *path, fsvc_error *err)
 {

@@ -7,7 +7,8 @@
  * whose names end in .png (any case) are images, hidden entries and other
  * files are skipped, symbolic links to folders are not followed. Every image
  * must have the size of the first one unless opts->resize, which resizes it
- * bilinearly (ds_resize_bilinear_u8) to that size. X: N x (rows*cols) u8. */
+ * bilinearly (ds_resize_bilinear_u8) to that size. X: N x (rows*cols) u8.
+ * A single PNG file is a set of one unlabelled image. */
 #include "datasets/datasets.h"
 
 #include <dirent.h>
@@ -220,6 +221,20 @@ int ds_png_load_dir(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts
     strlist_free(&classes);
     strlist_free(&top);
     strlist_free(&files);
+    if (rc)
+        fsvc_dataset_free(d);
+    return rc;
+}
+
+int ds_png_load_file(fsvc_dataset *d, const char *path, fsvc_error *err)
+{
+    ds_dataset_init(d, path);
+    strlist one = {0};
+    if (push(&one, path))
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
+    static const fsvc_load_opts opts = {0, 1, 0};
+    int rc = read_images(d, &one, &opts, err);
+    strlist_free(&one);
     if (rc)
         fsvc_dataset_free(d);
     return rc;

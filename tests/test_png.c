@@ -93,6 +93,28 @@ static void test_16bit(void **state)
     read_expect(p, 2, 1, w2);
 }
 
+static void test_single_file(void **state)
+{
+    char p[4096];
+    uint8_t rgb[2 * 3] = {255, 0, 0, 9, 9, 9};
+    uint8_t want[2] = {76, 9};
+    fx_join(p, sizeof p, *state, "one.png");
+    assert_int_equal(fx_write_png(p, 2, 1, 2, 8, rgb, NULL, 0), 0);
+    fsvc_dataset d;
+    fsvc_error err;
+    int rc = fsvc_dataset_load(&d, p, NULL, &err);
+    if (rc)
+        fail_msg("%s", err.msg);
+    assert_int_equal(d.N, 1);
+    assert_int_equal(d.n, 2);
+    assert_int_equal(d.rows, 1);
+    assert_int_equal(d.cols, 2);
+    assert_false(d.has_labels);
+    assert_memory_equal(d.x, want, 2);
+    assert_string_equal(d.paths[0], p);
+    fsvc_dataset_free(&d);
+}
+
 static void test_palette(void **state)
 {
     char p[4096];
@@ -273,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_rgb_and_rgba),
         cmocka_unit_test(test_16bit),
         cmocka_unit_test(test_palette),
+        cmocka_unit_test(test_single_file),
         cmocka_unit_test(test_not_png_and_truncated),
         cmocka_unit_test(test_class_folders),
         cmocka_unit_test(test_sizes_and_resize),
