@@ -23,7 +23,9 @@
 #include <immintrin.h>
 #include "kern_impl.h"
 
-#define F32_MR 8
+#ifndef F32_MR
+#define F32_MR 8 /* 8 or 12 (tuning note at the end) */
+#endif
 #define F32_NR 32
 #define F32_KC 256 /* panel 256 x 32 floats = 32 KB, L1 */
 #define F32_G 512  /* samples / neurons per group of row sums (stack) */
@@ -35,24 +37,110 @@
 static inline __mmask16 mask16(int c) { return c <= 0 ? 0 : c >= 16 ? 0xFFFF : (__mmask16)((1u << c) - 1); }
 static inline __mmask8 mask8(int c) { return c <= 0 ? 0 : c >= 8 ? 0xFF : (__mmask8)((1u << c) - 1); }
 
+/* In-register 16 x 16 transpose: r[i] = row i -> r[k] = column k (64 shuffles). */
+static inline __attribute__((always_inline)) void xpose16(__m512 r[16])
+{
+    __m512 t[16], u[16];
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) { /* u[4i+c], 128-bit lane L: rows 4i..4i+3 of column 4L+c */
+        __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 2]);
+        __m512d c = _mm512_castps_pd(t[4 * i + 1]), d = _mm512_castps_pd(t[4 * i + 3]);
+        u[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
+        u[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
+        u[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(c, d));
+        u[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(c, d));
+    }
+    for (int c = 0; c < 4; c++) {
+        __m512 v0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88);
+        __m512 v1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);
+        __m512 v2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88);
+        __m512 v3 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xDD);
+        r[c] = _mm512_shuffle_f32x4(v0, v2, 0x88);
+        r[c + 8] = _mm512_shuffle_f32x4(v0, v2, 0xDD);
+        r[c + 4] = _mm512_shuffle_f32x4(v1, v3, 0x88);
+        r[c + 12] = _mm512_shuffle_f32x4(v1, v3, 0xDD);
+    }
+}
+
+/* Columns k0..k0+kc-1 of 16 rows (row pointers) as k-major vectors: calls
+ * EACH(k, col) for k in order, col = [row_0[k] .. row_15[k]]. */
+#define XPOSE_ROWS16(rows16, k0, kc, EACH)                                      \
+    for (int kk = 0; kk < (kc); kk += 16) {                                     \
+        int kv = (kc) - kk < 16 ? (kc) - kk : 16;                               \
+        __mmask16 lm = mask16(kv);                                              \
+        __m512 r[16];                                                           \
+        for (int i = 0; i < 16; i++) r[i] = _mm512_maskz_loadu_ps(lm, (rows16)[i] + (k0) + kk); \
+        xpose16(r);                                                             \
+        for (int q = 0; q < kv; q++) EACH(kk + q, r[q]);                        \
+    }
+
+/* 16 row pointers from row i0 of A (rows x n), clamped to the last row. */
+static inline void rows16(const float *p[16], const float *A, int64_t i0, int64_t rows, int n)
+{
+    for (int i = 0; i < 16; i++) p[i] = A + kern_min64(i0 + i, rows - 1) * (int64_t)n;
+}
+
+/* out[i] = sum_k X[i][k], i < rows: in the kernel's float order (sequential
+ * per row within each k block of F32_KC, block sums added in order). */
+static void rowsum_f32_avx512(float *out, const float *X, int64_t rows, int n)
+{
+    for (int64_t i0 = 0; i0 < rows; i0 += 16) {
+        const float *p[16];
+        rows16(p, X, i0, rows, n);
+        __m512 t = _mm512_setzero_ps();
+        for (int k0 = 0; k0 < n; k0 += F32_KC) {
+            int kc = (int)kern_min64(F32_KC, n - k0);
+            __m512 b = _mm512_setzero_ps();
+#define RS_ADD(k, col) (b = _mm512_add_ps(b, (col)))
+            XPOSE_ROWS16(p, k0, kc, RS_ADD)
+#undef RS_ADD
+            t = _mm512_add_ps(t, b);
+        }
+        _mm512_mask_storeu_ps(out + i0, mask16((int)(rows - i0)), t);
+    }
+}
+
+/* wp: kc x 32 panel of neurons j0..j0+31 (k-major; rows past m repeat the
+ * last row); *s0, *s1 += the block's per-neuron sums in the kernel's order. */
+static void pack_f32_avx512(float *wp, const float *W, int64_t m, int n, int64_t j0,
+                            int k0, int kc, __m512 *s0, __m512 *s1)
+{
+    for (int h = 0; h < 2; h++) {
+        const float *p[16];
+        rows16(p, W, j0 + 16 * h, m, n);
+        __m512 b = _mm512_setzero_ps();
+        float *dst = wp + 16 * h;
+#define PK_ADD(k, col) (_mm512_store_ps(dst + (int64_t)(k) * F32_NR, (col)), b = _mm512_add_ps(b, (col)))
+        XPOSE_ROWS16(p, k0, kc, PK_ADD)
+#undef PK_ADD
+        if (h == 0) *s0 = _mm512_add_ps(*s0, b);
+        else *s1 = _mm512_add_ps(*s1, b);
+    }
+}
+
 /* ---- f32 ----------------------------------------------------------------- */
 
-#define F32_ROW(r)                                                              \
+#define F32_ROW(r) F32_ROWX(r, r)
+#define F32_ROWX(r, ri)                                                         \
     do {                                                                        \
-        __m512 xb = _mm512_set1_ps(xr[r][k]);                                   \
+        __m512 xb = _mm512_set1_ps(xr[ri][k]);                                  \
         c##r##0 = _mm512_add_ps(c##r##0, _mm512_min_ps(w0, xb));                \
         c##r##1 = _mm512_add_ps(c##r##1, _mm512_min_ps(w1, xb));                \
     } while (0)
 
-#define F32_OUT(r)                                                              \
-    if (rows > r) {                                                             \
-        float *d = D + r * ldd;                                                 \
+#define F32_OUT(r) F32_OUTX(r, r)
+#define F32_OUTX(r, ri)                                                         \
+    if (rows > ri) {                                                            \
+        float *d = D + ri * ldd;                                                \
         if (!first) {                                                           \
             c##r##0 = _mm512_add_ps(c##r##0, _mm512_maskz_loadu_ps(m0, d));     \
             c##r##1 = _mm512_add_ps(c##r##1, _mm512_maskz_loadu_ps(m1, d + 16)); \
         }                                                                       \
         if (last) {                                                             \
-            __m512 s = _mm512_set1_ps(sx[r]);                                   \
+            __m512 s = _mm512_set1_ps(sx[ri]);                                  \
             __m512 two = _mm512_set1_ps(2.0f);                                  \
             c##r##0 = _mm512_sub_ps(_mm512_add_ps(s, sw0), _mm512_mul_ps(two, c##r##0)); \
             c##r##1 = _mm512_sub_ps(_mm512_add_ps(s, sw1), _mm512_mul_ps(two, c##r##1)); \
@@ -72,44 +160,48 @@ static inline void l1_f32_avx512_tile(float *D, int64_t ldd, const float *wp,
     __m512 c20 = c00, c21 = c00, c30 = c00, c31 = c00;
     __m512 c40 = c00, c41 = c00, c50 = c00, c51 = c00;
     __m512 c60 = c00, c61 = c00, c70 = c00, c71 = c00;
+#if F32_MR == 12
+    __m512 c80 = c00, c81 = c00, c90 = c00, c91 = c00;
+    __m512 cA0 = c00, cA1 = c00, cB0 = c00, cB1 = c00;
+#endif
     for (int k = 0; k < kc; k++) {
         __m512 w0 = _mm512_load_ps(wp + k * F32_NR);
         __m512 w1 = _mm512_load_ps(wp + k * F32_NR + 16);
         F32_ROW(0); F32_ROW(1); F32_ROW(2); F32_ROW(3);
         F32_ROW(4); F32_ROW(5); F32_ROW(6); F32_ROW(7);
+#if F32_MR == 12
+        F32_ROW(8); F32_ROW(9); F32_ROWX(A, 10); F32_ROWX(B, 11);
+#endif
     }
     F32_OUT(0) F32_OUT(1) F32_OUT(2) F32_OUT(3)
     F32_OUT(4) F32_OUT(5) F32_OUT(6) F32_OUT(7)
+#if F32_MR == 12
+    F32_OUT(8) F32_OUT(9) F32_OUTX(A, 10) F32_OUTX(B, 11)
+#endif
 }
 
 void l1_f32_avx512_8x32(float *D, int64_t ldd, const float *W, int64_t m,
                         const float *X, int64_t N, int n)
 {
     _Alignas(64) float wp[F32_KC * F32_NR]; /* KC x NR, k-major */
-    float sw[F32_G + F32_NR], sx[F32_G];     /* row sums of the groups */
-    for (int64_t g0 = 0; g0 < m; g0 += F32_G) {
-        int64_t g1 = kern_min64(m, g0 + F32_G);
-        kern_rowsum_f32_kc(sw, W + g0 * (int64_t)n, g1 - g0, n, F32_KC);
-        for (int c = 0; c < F32_NR; c++) sw[g1 - g0 + c] = 0.0f;
-        for (int64_t h0 = 0; h0 < N; h0 += F32_G) {
-            int64_t h1 = kern_min64(N, h0 + F32_G);
-            kern_rowsum_f32_kc(sx, X + h0 * (int64_t)n, h1 - h0, n, F32_KC);
-            for (int64_t j0 = g0; j0 < g1; j0 += F32_NR) {
-                int cols = (int)kern_min64(F32_NR, g1 - j0);
-                __mmask16 m0 = mask16(cols), m1 = mask16(cols - 16);
-                __m512 sw0 = _mm512_loadu_ps(sw + (j0 - g0));
-                __m512 sw1 = _mm512_loadu_ps(sw + (j0 - g0) + 16);
-                for (int k0 = 0; k0 < n; k0 += F32_KC) {
-                    int kc = (int)kern_min64(F32_KC, n - k0);
-                    kern_pack_f32(wp, W, m, n, j0, F32_NR, k0, kc);
-                    for (int64_t i0 = h0; i0 < h1; i0 += F32_MR) {
-                        int rows = (int)kern_min64(F32_MR, h1 - i0);
-                        const float *xr[F32_MR];
-                        for (int r = 0; r < F32_MR; r++)
-                            xr[r] = X + (i0 + (r < rows ? r : rows - 1)) * (int64_t)n + k0;
-                        l1_f32_avx512_tile(D + i0 * ldd + j0, ldd, wp, xr, kc, rows, m0, m1,
-                                           k0 == 0, k0 + kc >= n, sx + (i0 - h0), sw0, sw1);
-                    }
+    float sx[F32_G];                         /* row sums of the sample group */
+    for (int64_t h0 = 0; h0 < N; h0 += F32_G) {
+        int64_t h1 = kern_min64(N, h0 + F32_G);
+        rowsum_f32_avx512(sx, X + h0 * (int64_t)n, h1 - h0, n);
+        for (int64_t j0 = 0; j0 < m; j0 += F32_NR) {
+            int cols = (int)kern_min64(F32_NR, m - j0);
+            __mmask16 m0 = mask16(cols), m1 = mask16(cols - 16);
+            __m512 sw0 = _mm512_setzero_ps(), sw1 = sw0; /* Sw, complete on the last block */
+            for (int k0 = 0; k0 < n; k0 += F32_KC) {
+                int kc = (int)kern_min64(F32_KC, n - k0);
+                pack_f32_avx512(wp, W, m, n, j0, k0, kc, &sw0, &sw1);
+                for (int64_t i0 = h0; i0 < h1; i0 += F32_MR) {
+                    int rows = (int)kern_min64(F32_MR, h1 - i0);
+                    const float *xr[F32_MR];
+                    for (int r = 0; r < F32_MR; r++)
+                        xr[r] = X + (i0 + (r < rows ? r : rows - 1)) * (int64_t)n + k0;
+                    l1_f32_avx512_tile(D + i0 * ldd + j0, ldd, wp, xr, kc, rows, m0, m1,
+                                       k0 == 0, k0 + kc >= n, sx + (i0 - h0), sw0, sw1);
                 }
             }
         }
