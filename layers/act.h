@@ -70,7 +70,7 @@ static inline float bnl_expf(float x)
 static inline float bnl_tanhf(float x)
 {
     float ax = x < 0.0f ? -x : x;
-    float ac = ax > 9.0f ? 9.0f : ax;
+    float ac = ax > 10.0f ? 10.0f : ax; /* 1 - 2/(e^20 + 1) rounds to 1 */
     float e = bnl_expf(2.0f * ac);
     float big = 1.0f - 2.0f / (e + 1.0f);
     float z = ax * ax;

@@ -36,8 +36,10 @@ static void EPI(row_act)(float *h, int64_t len, const bnl_actp *p)
                 h[j] = bnl_expf(-(h[j] * g));
         } else {
             _Pragma("omp simd")
-            for (int64_t j = 0; j < len; j++)
-                h[j] = bnl_expf(-((h[j] * h[j]) * g));
+            for (int64_t j = 0; j < len; j++) {
+                float d = h[j] > 0.0f ? h[j] : 0.0f;
+                h[j] = bnl_expf(-((d * d) * g));
+            }
         }
         break;
     case BNL_TANH:

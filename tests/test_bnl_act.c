@@ -1,0 +1,164 @@
+/*
+ * test_bnl_act.c - the activation definitions of layers/act.h: bnl_expf
+ * and bnl_tanhf against libm (stated bounds: exp 2e-7 relative on
+ * [-87, 88], tanh 2e-7 absolute), bnl_act_apply's formulas, and every
+ * per-ISA epilogue copy giving the very bits of the scalar definition.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layers/act.h"
+#include "layers/kernels.h"
+
+static void test_expf(void **state)
+{
+    double worst = 0.0, at = 0.0;
+    for (int i = 0; i <= 2000000; i++) {
+        float x = (float)(-87.0 + 175.0 * i / 2000000.0);
+        double want = exp((double)x), got = bnl_expf(x);
+        double rel = fabs(got - want) / want;
+        if (rel > worst) {
+            worst = rel;
+            at = x;
+        }
+    }
+    print_message("bnl_expf: max relative error %.3g at x = %.9g\n", worst, at);
+    assert_true(worst <= 2e-7);
+    assert_true(bnl_expf(-87.5f) == 0.0f);
+    assert_true(bnl_expf(0.0f) == 1.0f);
+}
+
+static void test_tanhf(void **state)
+{
+    double worst = 0.0, at = 0.0;
+    for (int i = 0; i <= 2000000; i++) {
+        float x = (float)(-12.0 + 24.0 * i / 2000000.0);
+        double err = fabs((double)bnl_tanhf(x) - tanh((double)x));
+        if (err > worst) {
+            worst = err;
+            at = x;
+        }
+    }
+    print_message("bnl_tanhf: max absolute error %.3g at x = %.9g\n", worst, at);
+    assert_true(worst <= 2e-7);
+    assert_true(bnl_tanhf(0.0f) == 0.0f);
+    assert_true(bnl_tanhf(-20.0f) == -1.0f);
+    /* odd */
+    for (float x = 0.001f; x < 10.0f; x *= 1.7f)
+        assert_true(bnl_tanhf(-x) == -bnl_tanhf(x));
+}
+
+static void test_act_apply(void **state)
+{
+    double r = 2.0;
+    assert_true(bnl_act_apply(BNL_TRI, 0.0, r) == 1.0);
+    assert_true(bnl_act_apply(BNL_TRI, BNL_TRI_SCALE * r, r) == 0.0);
+    assert_true(bnl_act_apply(BNL_TRI, 10.0 * r, r) == 0.0);
+    assert_true(fabs(bnl_act_apply(BNL_TRI, 0.5 * BNL_TRI_SCALE * r, r) - 0.5) < 1e-15);
+    assert_true(fabs(bnl_act_apply(BNL_GAUSS, r, r) - exp(-0.5)) < 1e-15);
+    assert_true(bnl_act_apply(BNL_TANH, 0.3, r) == tanh(0.3));
+    assert_true(bnl_act_apply(BNL_IDENT, 7.25, r) == 7.25);
+    /* the engine's f64 form agrees with the definition */
+    bnl_op op = {BNL_L1, BNL_TRI, FSVC_F64, r};
+    bnl_actp p = bnl_actp_make(&op);
+    for (double d = 0.0; d < 6.0; d += 0.37)
+        assert_true(bnl_act_d(&p, d) == bnl_act_apply(BNL_TRI, d, r));
+}
+
+/* Every epilogue copy (baseline, AVX2, AVX-512) = the scalar definition,
+ * bit for bit, for every act and kind of v, at odd lengths. */
+static void test_epilogue_copies(void **state)
+{
+    const bnl_arch archs[] = {BNL_ARCH_SCALAR, BNL_ARCH_AVX2, BNL_ARCH_AVX512};
+    const int64_t rows = 3, cols = 37, ld = 41;
+    float *H = malloc(sizeof(float) * rows * ld), *V = malloc(sizeof(float) * rows * ld);
+    int32_t *D = malloc(sizeof(int32_t) * rows * ld);
+    float xn[3] = {5.0f, 7.5f, 0.25f}, wn[37];
+    assert_non_null(H);
+    assert_non_null(V);
+    assert_non_null(D);
+    for (int j = 0; j < cols; j++)
+        wn[j] = 0.1f * (float)j;
+    const struct { bnl_dist d; bnl_act a; } ops[] = {
+        {BNL_L1, BNL_TRI}, {BNL_L1, BNL_GAUSS}, {BNL_L1, BNL_IDENT}, {BNL_L2, BNL_TRI},
+        {BNL_L2, BNL_GAUSS}, {BNL_L2, BNL_IDENT}, {BNL_DOT, BNL_TANH}, {BNL_DOT, BNL_IDENT},
+    };
+    for (int a = 0; a < 3; a++) {
+        if (!bnl_arch_supported(archs[a]))
+            continue;
+        const bnl_epi *e = bnl_epi_get(archs[a]);
+        for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+            bnl_op op = {ops[o].d, ops[o].a, FSVC_F32, 3.0};
+            bnl_actp p = bnl_actp_make(&op);
+            /* from int32 */
+            for (int64_t i = 0; i < rows * ld; i++)
+                D[i] = (int32_t)((i * 7919) % 23) - (op.dist == BNL_DOT ? 11 : 0);
+            for (int64_t i = 0; i < rows * ld; i++)
+                H[i] = -99.0f;
+            e->from_i32(H, ld, D, ld, rows, cols, &p);
+            for (int64_t i = 0; i < rows; i++)
+                for (int64_t j = 0; j < cols; j++) {
+                    float want = bnl_act_f(&p, (float)D[i * ld + j]);
+                    if (memcmp(&want, &H[i * ld + j], 4)) {
+                        print_error("%s from_i32 %s/%s: %g != %g\n", e->name,
+                                    bnl_dist_name(op.dist), bnl_act_name(op.act),
+                                    H[i * ld + j], want);
+                        fail();
+                    }
+                }
+            for (int64_t i = 0; i < rows; i++)
+                for (int64_t j = cols; j < ld; j++)
+                    assert_true(H[i * ld + j] == -99.0f);
+            /* in place (floats, some negative for the clamp) */
+            for (int64_t i = 0; i < rows * ld; i++)
+                V[i] = H[i] = (float)((i * 104729) % 1000) / 97.0f - 0.5f;
+            if (op.dist != BNL_L2) {
+                e->inplace_f32(H, ld, rows, cols, &p);
+                for (int64_t i = 0; i < rows; i++)
+                    for (int64_t j = 0; j < cols; j++) {
+                        float want = bnl_act_f(&p, V[i * ld + j]);
+                        if (memcmp(&want, &H[i * ld + j], 4)) {
+                            print_error("%s inplace %s/%s: %g != %g\n", e->name,
+                                        bnl_dist_name(op.dist), bnl_act_name(op.act),
+                                        H[i * ld + j], want);
+                            fail();
+                        }
+                    }
+            } else {
+                e->l2_f32(H, ld, xn, wn, rows, cols, &p);
+                for (int64_t i = 0; i < rows; i++)
+                    for (int64_t j = 0; j < cols; j++) {
+                        float v = (xn[i] + wn[j]) + V[i * ld + j];
+                        float want = bnl_act_f(&p, v > 0.0f ? v : 0.0f);
+                        if (memcmp(&want, &H[i * ld + j], 4)) {
+                            print_error("%s l2 %s: %g != %g\n", e->name, bnl_act_name(op.act),
+                                        H[i * ld + j], want);
+                            fail();
+                        }
+                    }
+            }
+        }
+    }
+    free(H);
+    free(V);
+    free(D);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_expf),
+        cmocka_unit_test(test_tanhf),
+        cmocka_unit_test(test_act_apply),
+        cmocka_unit_test(test_epilogue_copies),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
