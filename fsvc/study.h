@@ -1,0 +1,129 @@
+/*
+ * study.h - cross-validation, dataset subsets, study grids and the LMS
+ * validation curve (fsvc/cv.c, fsvc/study_grid.c, fsvc/study_lms.c).
+ *
+ * Built on the public API of fsvc.h only (plus the trainer's LMS epoch in
+ * study_lms.c). Used by `fsvc study` (tools/cmd_study.c) and its tests.
+ */
+#ifndef FSVC_STUDY_H
+#define FSVC_STUDY_H
+
+#include "fsvc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- cross-validation (cv.c) ---- */
+
+/* Stratified, seeded K-fold assignment, as `svm-train -v` does it:
+ * fold[i] in 0..nfold-1 for each of the N samples. Inside each class the
+ * samples are shuffled with the seed and dealt round-robin, the dealing
+ * continuing from class to class, so every fold holds floor or ceil of
+ * (class count / nfold) of each class and fold sizes differ by at most 1.
+ *   fold: N, cls: N class indices in 0..K-1. */
+int fsvc_cv_folds(int *fold, const int *cls, int64_t N, int K, int nfold,
+                  uint64_t seed, fsvc_error *err);
+
+/* out = the rows idx[0..cnt-1] of d, in that order (a deep copy of x, y,
+ * cls; the class index and values of d are kept so that models trained on
+ * a subset predict d's class indices; no names or paths). */
+int fsvc_dataset_subset(fsvc_dataset *out, const fsvc_dataset *d,
+                        const int64_t *idx, int64_t cnt, fsvc_error *err);
+
+/* Rows of d with fold[i] == f (in == 1) or != f (in == 0), in file order.
+ * *cnt is their number; idx: capacity N. */
+int64_t fsvc_fold_rows(int64_t *idx, const int *fold, int64_t N, int f, int in);
+
+typedef struct fsvc_cv_result {
+    int nfold;
+    double acc_mean, acc_sd;  /* over the folds, in [0,1]; sd: sample sd */
+    double acc_pooled;        /* correct / N over all held-out predictions */
+    double acc[64];           /* per fold (the first 64) */
+    double m_mean;            /* mean centroids per fold model */
+    double t_train;           /* seconds, all folds */
+} fsvc_cv_result;
+
+/* K-fold cross-validation of the parameters p on d (labels, classes):
+ * each fold's model is trained on the other folds (in file order) and
+ * predicts the fold. nfold in 2..min(64, N). */
+int fsvc_cross_validate(fsvc_cv_result *res, const fsvc_dataset *d,
+                        const fsvc_param *p, int nfold, uint64_t seed,
+                        fsvc_error *err);
+
+/* ---- study grids (study_grid.c) ---- */
+
+#define FSVC_GRID_MAX_AXES 8
+#define FSVC_GRID_MAX_VALUES 64
+
+typedef struct fsvc_grid_axis {
+    char name[32];                          /* a setting name, see below */
+    int nval;
+    char val[FSVC_GRID_MAX_VALUES][48];     /* the values as text */
+} fsvc_grid_axis;
+
+typedef struct fsvc_grid {
+    int naxes;
+    fsvc_grid_axis axis[FSVC_GRID_MAX_AXES];
+} fsvc_grid;
+
+/* Settings a study can vary or fix, by name (the value text in brackets):
+ * radius (R > 0 or "auto"), prag, dist (l1|l2), kernel (tri|gauss),
+ * select (global|per-class), readout (onehot|lms|ridge), lambda, eta,
+ * epochs, scale (01|pm1|none), dtype (u8|f32|f64), max-neurons,
+ * shuffle (seed, or "off"), backend (ref|cpu|cuda), threads.
+ * Applies one setting to p; the backend string must outlive p. */
+int fsvc_param_set(fsvc_param *p, const char *name, const char *value,
+                   fsvc_error *err);
+
+/* Adds an axis from "NAME=V1,V2,..." (checks the name and every value; an
+ * axis named twice is an error). */
+int fsvc_grid_add(fsvc_grid *g, const char *spec, fsvc_error *err);
+/* Number of points (product of the axis sizes; 1 for no axes). */
+int64_t fsvc_grid_size(const fsvc_grid *g);
+/* Point k (0-based, the last axis varies fastest): applies its values to p
+ * and writes its key "name=value;name=value" (axis order) into key. */
+int fsvc_grid_point(fsvc_param *p, char *key, size_t keylen,
+                    const fsvc_grid *g, int64_t k, fsvc_error *err);
+
+/* CSV resume: reads the column named `column` of every data row of the CSV
+ * at path (lines starting with '#' skipped, first other line the header)
+ * into *keys (malloc'd array of malloc'd strings, *nkeys of them). A file
+ * that does not exist gives 0 keys. The header, if present, is copied into
+ * header (may be NULL). */
+int fsvc_csv_column(char ***keys, int64_t *nkeys, char *header, size_t hlen,
+                    const char *path, const char *column, fsvc_error *err);
+void fsvc_csv_keys_free(char **keys, int64_t nkeys);
+/* Cuts a last line left without its newline (an interrupted write) off
+ * the file at path; *cut = 1 if it did, 0 if nothing to do or no file. */
+int fsvc_csv_trim_partial(int *cut, const char *path, fsvc_error *err);
+/* 1 if key is among keys. */
+int fsvc_csv_has_key(char *const *keys, int64_t nkeys, const char *key);
+
+/* ---- LMS with a validation split (study_lms.c) ---- */
+
+typedef struct fsvc_lms_curve {
+    int epochs;           /* epochs run */
+    double *train_err;    /* epochs + 1 values: error rate after epoch e
+                             (e = 0: the one-hot start) on the train part */
+    double *val_err;      /* the same on the validation part */
+    int best_epoch;       /* lowest val_err (first wins) */
+    int64_t n_train, n_val;
+} fsvc_lms_curve;
+void fsvc_lms_curve_free(fsvc_lms_curve *c);
+
+/* Trains the LMS readout of p (p->eta, p->epochs) on a stratified seeded
+ * split of d: `val` of each class (0 < val < 1) held out for validation,
+ * the centroids chosen on the rest. After every epoch the error rates on
+ * both parts are recorded; the model keeps the readout of the best epoch
+ * (keep_best) or of the last. info: as fsvc_train (readout time includes
+ * the per-epoch evaluations). */
+int fsvc_train_lms_val(fsvc_model *model, fsvc_train_info *info,
+                       fsvc_lms_curve *curve, const fsvc_dataset *d,
+                       const fsvc_param *p, double val, int keep_best,
+                       uint64_t seed, fsvc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FSVC_STUDY_H */
