@@ -68,9 +68,11 @@ SC_TILE(double, fabs)
 SC_DRIVER(float, l1_f32_scalar_4x8, kern_pack_f32)
 SC_DRIVER(double, l1_f64_scalar_4x8, kern_pack_f64)
 
-/* u8: 2 samples x 2 neurons per pass over k; gcc turns the sums of |a-b|
- * into psadbw and the squares into pmaddwd. Rows past the edge repeat the
- * last row and are not stored. */
+/* u8: 2 samples x 2 neurons per pass over k, k in chunks of 16 with a
+ * constant trip count so gcc -O2 (very-cheap vectoriser: no epilogues)
+ * turns the sums of |a-b| into psadbw and the squares into pmaddwd. Rows
+ * past the edge repeat the last row and are not stored. */
+#define U8_CH 16
 #define U8_DRIVER(NAME, TERM)                                                   \
     void NAME(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,             \
               const uint8_t *X, int64_t N, int n)                               \
@@ -82,7 +84,20 @@ SC_DRIVER(double, l1_f64_scalar_4x8, kern_pack_f64)
                 const uint8_t *w0 = W + j * (int64_t)n;                         \
                 const uint8_t *w1 = j + 1 < m ? w0 + n : w0;                    \
                 uint32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;                    \
-                for (int k = 0; k < n; k++) {                                   \
+                int k = 0;                                                      \
+                for (; k + U8_CH <= n; k += U8_CH) {                            \
+                    uint32_t b00 = 0, b01 = 0, b10 = 0, b11 = 0;                \
+                    for (int t = 0; t < U8_CH; t++) {                           \
+                        int p = x0[k + t], q = x1[k + t];                       \
+                        int u = w0[k + t], v = w1[k + t];                       \
+                        b00 += (uint32_t)TERM(p, u);                            \
+                        b01 += (uint32_t)TERM(p, v);                            \
+                        b10 += (uint32_t)TERM(q, u);                            \
+                        b11 += (uint32_t)TERM(q, v);                            \
+                    }                                                           \
+                    a00 += b00; a01 += b01; a10 += b10; a11 += b11;             \
+                }                                                               \
+                for (; k < n; k++) {                                            \
                     int p = x0[k], q = x1[k], u = w0[k], v = w1[k];             \
                     a00 += (uint32_t)TERM(p, u);                                \
                     a01 += (uint32_t)TERM(p, v);                                \
