@@ -70,7 +70,7 @@ int cmd_eval(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+h", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         switch (c) {
         case 'h':
             printf("usage: fsvc eval [options] MODEL DATA\n\n"

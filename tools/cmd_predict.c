@@ -50,7 +50,7 @@ int cmd_predict(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+qh", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qh", lo, NULL)) != -1) {
         switch (c) {
         case 'h':
             printf("usage: fsvc predict [options] MODEL DATA [OUT]\n\n"

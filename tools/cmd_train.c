@@ -57,7 +57,7 @@ int cmd_train(int argc, char **argv)
     opterr = 0;
     int c;
     long lv;
-    while ((c = getopt_long(argc, argv, "+r:p:d:k:s:R:l:e:E:qh", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:p:d:k:s:R:l:e:E:qh", lo, NULL)) != -1) {
         int bad = 0;
         switch (c) {
         case 'r': bad = cli_parse_double("train", "-r", optarg, 1e-300, 1e300, &p.radius); break;
