@@ -299,7 +299,7 @@ FSVC_HD float bnlc_expf(float x)
 FSVC_HD float bnlc_tanhf(float x)
 {
     float ax = x < 0.0f ? -x : x;
-    float ac = ax > 9.0f ? 9.0f : ax;
+    float ac = ax > 10.0f ? 10.0f : ax; /* 1 - 2/(e^20 + 1) rounds to 1 */
     float e = bnlc_expf(BNLC_MUL(2.0f, ac));
     float big = BNLC_SUB(1.0f, BNLC_DIV(2.0f, BNLC_ADD(e, 1.0f)));
     float z = BNLC_MUL(ax, ax);
@@ -311,6 +311,8 @@ FSVC_HD float bnlc_tanhf(float x)
 
 FSVC_HD float bnlc_act_f(const bnlc_actp *p, float v)
 {
+    if (p->vk != 2) /* a reordered float sum of a zero distance counts as 0 */
+        v = v > 0.0f ? v : 0.0f;
     switch (p->act) {
     case 0: { /* tri */
         float d = p->vk == 1 ? BNLC_SQRT(v) : v;

@@ -23,6 +23,7 @@
 
 #include "cuda/kernels_hd.h"
 #include "layers/act.h"
+#include "layers/bnl.h"
 
 static int quick(void) { return getenv("FSVC_TEST_QUICK") != NULL; }
 
@@ -316,6 +317,57 @@ static void test_actsum(void **st)
     free(W); free(X); free(S); free(R);
 }
 
+/* The emulated grid against the engine's ref backend (bnl_forward on a
+ * "ref" context): u8 bit for bit, f32 L1 within the stated bound. */
+static void test_vs_ref_backend(void **st)
+{
+    (void)st;
+    bnl_ctx ctx;
+    fsvc_error err;
+    assert_int_equal(bnl_ctx_open(&ctx, "ref", 1, 1, &err), FSVC_OK);
+    const int shapes[][3] = {{1, 1, 1}, {131, 67, 201}, {5, 260, 784}};
+    const struct { int op; bnl_dist d; bnl_act a; double r; } ops[] = {
+        {BNLC_U8_L1, BNL_L1, BNL_TRI, 2000.0}, {BNLC_U8_L2, BNL_L2, BNL_GAUSS, 900.0},
+        {BNLC_U8_DOT, BNL_DOT, BNL_IDENT, 1.0}, {BNLC_F32_L1, BNL_L1, BNL_TRI, 30.0}};
+    int bad = 0;
+    for (int o = 0; o < 4; o++)
+        for (int sh = 0; sh < 3; sh++) {
+            int64_t m = shapes[sh][0], N = shapes[sh][1];
+            int n = shapes[sh][2], es = ops[o].op == BNLC_F32_L1 ? 4 : 1;
+            void *W = malloc((size_t)(m * n * es)), *X = malloc((size_t)(N * n * es));
+            assert_non_null(W); assert_non_null(X);
+            for (int64_t e = 0; e < m * n; e++)
+                if (es == 1) ((uint8_t *)W)[e] = (uint8_t)rnd();
+                else ((float *)W)[e] = (float)(rnd() % 1000) / 999.0f;
+            for (int64_t e = 0; e < N * n; e++)
+                if (es == 1) ((uint8_t *)X)[e] = (uint8_t)rnd();
+                else ((float *)X)[e] = (float)(rnd() % 1000) / 999.0f;
+            bnl_op op = {ops[o].d, ops[o].a, es == 1 ? FSVC_U8 : FSVC_F32, ops[o].r};
+            bnl_actp ap = bnl_actp_make(&op);
+            bnlc_actp hp = to_hd(&ap);
+            int64_t ldk, ldo = (m + 3) / 4 * 4;
+            uint32_t *Wp = pack(W, m, n, es, &ldk), *Xp = pack(X, N, n, es, &ldk);
+            float *H = malloc(sizeof(float) * (size_t)(N * ldo)), *R = malloc(sizeof(float) * (size_t)(N * m));
+            assert_non_null(H); assert_non_null(R);
+            emulate_tile(ops[o].op, &hp, H, ldo, 0, Wp, m, Xp, N, ldk);
+            assert_int_equal(bnl_forward(&ctx, &op, R, m, W, m, X, N, n, &err), FSVC_OK);
+            for (int64_t i = 0; i < N; i++)
+                for (int64_t j = 0; j < m; j++) {
+                    float g = H[i * ldo + j], w = R[i * m + j];
+                    /* f32: two sequential float sums of n terms in [0, 1],
+                     * each within n 2^-24 n, scaled by the triangle's slope */
+                    double tol = 2.0 * n * ldexp(1.0, -24) * n / (BNL_TRI_SCALE * ops[o].r) + 1e-6;
+                    int ok = es == 1 ? memcmp(&g, &w, sizeof g) == 0 : fabs((double)g - w) <= tol;
+                    if (!ok && bad++ < 5)
+                        print_message("op %d %lldx%lldx%d H[%lld][%lld] = %.9g, ref %.9g\n", o,
+                                      (long long)m, (long long)N, n, (long long)i, (long long)j, g, w);
+                }
+            free(W); free(X); free(Wp); free(Xp); free(H); free(R);
+        }
+    bnl_ctx_close(&ctx);
+    assert_int_equal(bad, 0);
+}
+
 /* ---- memory-system accounting of the phases, per warp ---- */
 /* Max ways of a bank conflict for one warp-wide 32-bit shared access. */
 static int ways32(const int addr[32])
@@ -421,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_f32_l1_ident),
         cmocka_unit_test(test_f32_l1_tri),
         cmocka_unit_test(test_actsum),
+        cmocka_unit_test(test_vs_ref_backend),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
