@@ -1,0 +1,244 @@
+/*
+ * check_kernels.cu - the on-device harness of the CUDA backend (llm.c
+ * dev/cuda style): on a machine with an NVIDIA GPU it checks every kernel
+ * path of cuda/ against the CPU reference backend ("ref") and times it.
+ *
+ *   make test-cuda                  (from the top: builds, then runs this)
+ *   check_kernels [--quick] [--n N] [--csv FILE]
+ *
+ * 1. correctness: bnl_cuda_forward and bnl_cuda_actsum for u8 L1/L2/dot
+ *    and f32 L1/L2/dot (tile kernel and cuBLAS + epilogue) at many shapes
+ *    with edge tiles, against bnl_forward / bnl_actsum on a ref context:
+ *    u8 bit-exact, f32 within the stated tolerance;
+ * 2. kernel-only timing (CUDA events around the tile kernel on device
+ *    buffers) for BNLs M x M, n = 784: time per BNL and t_syn;
+ * 3. end-to-end timing of bnl_cuda_forward (pinned staging, streams,
+ *    transfers included, as the paper's GPU times include the D2H of H).
+ * Exit 0 all correct, 1 a mismatch, 3 no usable device (one line says why).
+ */
+#include "cuda/cuda_internal.h"
+#include "cuda/tune_file.h"
+#include "layers/bnl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CK(call)                                                                        \
+    do {                                                                                \
+        cudaError_t e_ = (call);                                                        \
+        if (e_ != cudaSuccess) {                                                        \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,               \
+                    cudaGetErrorString(e_));                                            \
+            exit(3);                                                                    \
+        }                                                                               \
+    } while (0)
+
+static uint64_t rs = 88172645463325252ull;
+static uint32_t rnd(void)
+{
+    rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17;
+    return (uint32_t)(rs >> 20);
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static void *fill(int64_t count, fsvc_dtype dt)
+{
+    void *p = malloc((size_t)count * (dt == FSVC_U8 ? 1 : 4));
+    if (!p) { fprintf(stderr, "out of memory\n"); exit(3); }
+    for (int64_t e = 0; e < count; e++) {
+        if (dt == FSVC_U8) ((uint8_t *)p)[e] = (uint8_t)rnd();
+        else ((float *)p)[e] = (float)(rnd() % 4096) / 4095.0f;
+    }
+    return p;
+}
+
+/* one op at one shape: forward and actsum vs ref; returns mismatches */
+static int check_one(bnl_cuda *c, bnl_ctx *ref, const bnl_op *op, int64_t m, int64_t N, int n)
+{
+    void *W = fill(m * n, op->dtype), *X = fill(N * n, op->dtype);
+    int64_t ldh = m + 3; /* a leading dimension that is not m */
+    float *H = (float *)malloc(sizeof(float) * N * ldh), *R = (float *)malloc(sizeof(float) * N * m);
+    double *S = (double *)malloc(8 * N), *SR = (double *)malloc(8 * N);
+    for (int64_t i = 0; i < N * ldh; i++) H[i] = -5.0f;
+    for (int64_t i = 0; i < N; i++) S[i] = SR[i] = 0.5 * i;
+    fsvc_error err;
+    int bad = 0, shown = 0;
+    if (bnl_cuda_forward(c, op, H, ldh, W, m, X, N, n, &err) ||
+        bnl_forward(ref, op, R, m, W, m, X, N, n, &err)) {
+        printf("  ERROR %s\n", err.msg);
+        return 1;
+    }
+    /* f32: sequential float sums on both sides (n 2^-24 sum each), through
+     * the activation's slope; GEMM paths: cuBLAS order, relative 1e-5 */
+    double slope = op->act == BNL_TRI ? 1.0 / (BNL_TRI_SCALE * op->radius)
+                 : op->act == BNL_GAUSS ? 1.0 / op->radius : 1.0;
+    double tol = op->dtype == FSVC_U8 ? 0.0 : 2.0 * n * ldexp(1.0, -24) * n * slope + 1e-5;
+    for (int64_t i = 0; i < N; i++)
+        for (int64_t j = 0; j < m; j++) {
+            float g = H[i * ldh + j], w = R[i * m + j];
+            int ok = op->dtype == FSVC_U8 ? memcmp(&g, &w, 4) == 0
+                                          : fabs((double)g - w) <= tol * fmax(1.0, fabs(w));
+            if (!ok) {
+                bad++;
+                if (shown++ < 4)
+                    printf("  H[%lld][%lld] gpu %.9g ref %.9g\n", (long long)i, (long long)j, g, w);
+            }
+        }
+    for (int64_t i = 0; i < N; i++)
+        for (int64_t j = m; j < ldh; j++)
+            if (H[i * ldh + j] != -5.0f) bad++;
+    if (bnl_cuda_actsum(c, op, S, W, m, X, N, n, &err) ||
+        bnl_actsum(ref, op, SR, W, m, X, N, n, &err)) {
+        printf("  ERROR %s\n", err.msg);
+        return bad + 1;
+    }
+    for (int64_t i = 0; i < N; i++) {
+        int ok = op->dtype == FSVC_U8 && op->act == BNL_TRI
+                     ? memcmp(&S[i], &SR[i], 8) == 0
+                     : fabs(S[i] - SR[i]) <= (tol + 1e-6) * m + 1e-9 * fabs(SR[i]);
+        if (!ok) {
+            bad++;
+            if (shown++ < 8)
+                printf("  S[%lld] gpu %.17g ref %.17g\n", (long long)i, S[i], SR[i]);
+        }
+    }
+    free(W); free(X); free(H); free(R); free(S); free(SR);
+    return bad;
+}
+
+static int correctness(bnl_cuda *c, int quick)
+{
+    bnl_ctx ref;
+    fsvc_error err;
+    if (bnl_ctx_open(&ref, "ref", 0, 1, &err)) { printf("%s\n", err.msg); return 1; }
+    const int shapes[][3] = {{1, 1, 1}, {7, 5, 13}, {128, 128, 128}, {131, 257, 97},
+                             {300, 1000, 784}, {1000, 300, 784}, {2, 3, 4099}, {513, 129, 1025}};
+    const struct { bnl_dist d; bnl_act a; fsvc_dtype t; double r; } ops[] = {
+        {BNL_L1, BNL_TRI, FSVC_U8, 8000.0}, {BNL_L1, BNL_IDENT, FSVC_U8, 1.0},
+        {BNL_L2, BNL_GAUSS, FSVC_U8, 2000.0}, {BNL_DOT, BNL_TANH, FSVC_U8, 1.0},
+        {BNL_L1, BNL_TRI, FSVC_F32, 200.0}, {BNL_L2, BNL_GAUSS, FSVC_F32, 10.0},
+        {BNL_DOT, BNL_TANH, FSVC_F32, 1.0}, {BNL_L2, BNL_TRI, FSVC_F32, 10.0}};
+    int nshapes = quick ? 5 : 8, fails = 0;
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+        for (int s = 0; s < nshapes; s++) {
+            bnl_op op = {ops[o].d, ops[o].a, ops[o].t, ops[o].r};
+            int bad = check_one(c, &ref, &op, shapes[s][0], shapes[s][1], shapes[s][2]);
+            printf("%-4s %-3s %-5s m %5d N %5d n %5d: %s", fsvc_dtype_name(op.dtype),
+                   bnl_dist_name(op.dist), bnl_act_name(op.act), shapes[s][0], shapes[s][1],
+                   shapes[s][2], bad ? "MISMATCH" : "ok");
+            if (bad) printf(" (%d)", bad);
+            printf("\n");
+            fails += bad != 0;
+        }
+    /* many tiles: force small BNLs so that streaming and edge tiles run */
+    bnlc_limits lim, small;
+    bnl_cuda_limits(c, &lim, NULL);
+    small = lim;
+    small.max_M = 384;
+    bnl_cuda_limits(c, NULL, &small);
+    for (int t = 0; t < 2; t++) {
+        bnl_op op = {BNL_L1, BNL_TRI, t ? FSVC_F32 : FSVC_U8, t ? 200.0 : 8000.0};
+        int bad = check_one(c, &ref, &op, 1000, 1500, 300);
+        printf("%-4s l1 tri   m 1000 N 1500 n 300, BNL <= 384 (12 tiles): %s\n",
+               fsvc_dtype_name(op.dtype), bad ? "MISMATCH" : "ok");
+        fails += bad != 0;
+    }
+    bnl_cuda_limits(c, NULL, &lim);
+    bnl_ctx_close(&ref);
+    return fails;
+}
+
+/* kernel-only time of one M x M BNL (device buffers, CUDA events) */
+static double time_kernel(int op, int64_t M, int n, int reps)
+{
+    int es = op == BNLC_F32_L1 ? 4 : 1;
+    int64_t ldk = bnlc_ldk(n, es), ldo = (M + 3) / 4 * 4;
+    uint32_t *dW, *dX;
+    float *dH;
+    CK(cudaMalloc(&dW, M * ldk * 4));
+    CK(cudaMalloc(&dX, M * ldk * 4));
+    CK(cudaMalloc(&dH, M * ldo * 4));
+    CK(cudaMemset(dW, 0x35, M * ldk * 4));
+    CK(cudaMemset(dX, 0x3a, M * ldk * 4));
+    bnlc_actp p = {0, 0, 1e-5f, 1e-6f};
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    CK(bnlc_launch_tile(op, p, dH, ldo, 0, dW, M, dX, M, ldk, 0)); /* warm-up */
+    CK(cudaEventRecord(a));
+    for (int r = 0; r < reps; r++)
+        CK(bnlc_launch_tile(op, p, dH, ldo, 0, dW, M, dX, M, ldk, 0));
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    cudaFree(dW); cudaFree(dX); cudaFree(dH);
+    cudaEventDestroy(a); cudaEventDestroy(b);
+    return ms / 1e3 / reps;
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0, n = 784;
+    const char *csv = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
+        else { fprintf(stderr, "usage: check_kernels [--quick] [--n N] [--csv FILE]\n"); return 1; }
+    }
+    char desc[4096];
+    if (!bnl_cuda_describe(desc, sizeof desc)) {
+        printf("check_kernels: %s; nothing was checked\n", desc);
+        return 3;
+    }
+    printf("%s\n", desc);
+    bnl_cuda *c = NULL;
+    fsvc_error err;
+    if (bnl_cuda_open(&c, 1, &err)) { printf("%s\n", err.msg); return 3; }
+    int fails = correctness(c, quick);
+
+    FILE *out = csv ? fopen(csv, "w") : NULL;
+    if (out) fprintf(out, "what,dtype,M,n,seconds_per_bnl,t_syn_ns\n");
+    printf("\nkernel only (CUDA events), n = %d:\n%-7s %6s %12s %10s\n", n, "dtype", "M",
+           "s per BNL", "t_syn ns");
+    const int64_t Ms[] = {1024, 2048, 4096, 8192};
+    for (int o = 0; o < 2; o++) {
+        int op = o ? BNLC_F32_L1 : BNLC_U8_L1;
+        for (int k = 0; k < (quick ? 3 : 4); k++) {
+            double s = time_kernel(op, Ms[k], n, Ms[k] <= 2048 ? 10 : 3);
+            double ts = s / ((double)n * Ms[k] * Ms[k]) * 1e9;
+            printf("%-7s %6lld %12.6f %10.5f\n", o ? "f32" : "u8", (long long)Ms[k], s, ts);
+            if (out) fprintf(out, "kernel,%s,%lld,%d,%.9g,%.6g\n", o ? "f32" : "u8", (long long)Ms[k], n, s, ts);
+        }
+    }
+    printf("\nend to end (bnl_cuda_forward: packing, H2D, kernels, D2H), n = %d:\n", n);
+    for (int o = 0; o < 2; o++) {
+        fsvc_dtype dt = o ? FSVC_F32 : FSVC_U8;
+        int64_t M = quick ? 4096 : 8192;
+        void *W = fill(M * n, dt), *X = fill(M * n, dt);
+        float *H = (float *)malloc(sizeof(float) * M * M);
+        bnl_op op = {BNL_L1, BNL_TRI, dt, 1e4};
+        bnl_cuda_forward(c, &op, H, M, W, M, X, M, n, &err); /* warm-up: buffers */
+        double t0 = now();
+        int rc = bnl_cuda_forward(c, &op, H, M, W, M, X, M, n, &err);
+        double s = now() - t0, ts = s / ((double)n * M * M) * 1e9;
+        if (rc) printf("  ERROR %s\n", err.msg);
+        printf("%-7s %6lld %12.6f %10.5f\n", o ? "f32" : "u8", (long long)M, s, ts);
+        if (out) fprintf(out, "end_to_end,%s,%lld,%d,%.9g,%.6g\n", o ? "f32" : "u8", (long long)M, n, s, ts);
+        free(W); free(X); free(H);
+    }
+    if (out) fclose(out);
+    bnl_cuda_close(c);
+    printf("\ncheck_kernels: %s\n", fails ? "MISMATCHES (see above)" : "all kernels match the reference");
+    return fails ? 1 : 0;
+}
