@@ -88,7 +88,16 @@ static void EPI(epi_l2_f32)(float *H, int64_t ldh, const float *xn, const float 
 {
     for (int64_t i = 0; i < rows; i++) {
         float *h = H + i * ldh;
-        const float x2 = xn[i];
+        const float x2 = xn[i], g = p->g;
+        if (p->act == BNL_GAUSS) { /* one pass: the common RBF-L2 case */
+            _Pragma("omp simd")
+            for (int64_t j = 0; j < cols; j++) {
+                float v = (x2 + wn[j]) + h[j];
+                v = v > 0.0f ? v : 0.0f;
+                h[j] = bnl_expf(-(v * g));
+            }
+            continue;
+        }
         _Pragma("omp simd")
         for (int64_t j = 0; j < cols; j++) {
             float v = (x2 + wn[j]) + h[j];
