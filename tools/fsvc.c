@@ -10,6 +10,7 @@ static const cli_command commands[] = {
     {"train", cmd_train, "train an FSVC classifier (novelty pass + readout)"},
     {"predict", cmd_predict, "batch inference with a model; accuracy when labelled"},
     {"eval", cmd_eval, "accuracy, per-class precision/recall, confusion matrix"},
+    {"study", cmd_study, "accuracy vs speed sweeps, cross-validation -> CSV + PNG"},
     {"bench", cmd_bench, "t_syn of a BNL layer per backend; --paper re-measures the 2017 tables"},
 };
 

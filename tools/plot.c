@@ -26,15 +26,29 @@ int plot_available(void)
     return system("command -v gnuplot >/dev/null 2>&1") == 0;
 }
 
-/* A gnuplot single-quoted string: ' doubled, newlines dropped. */
+/* A gnuplot double-quoted string: \ and " escaped, newlines as \n (a
+ * line break in titles). */
 static void quoted(FILE *g, const char *s)
 {
-    fputc('\'', g);
+    fputc('"', g);
     for (; s && *s; s++) {
-        if (*s == '\'') fputs("''", g);
-        else if (*s != '\n' && *s != '\r') fputc(*s, g);
+        if (*s == '"' || *s == '\\') { fputc('\\', g); fputc(*s, g); }
+        else if (*s == '\n') fputs("\\n", g);
+        else if (*s != '\r') fputc(*s, g);
     }
-    fputc('\'', g);
+    fputc('"', g);
+}
+
+/* Indices 0..n-1 of a series in increasing x (insertion sort, stable). */
+static void order_by_x(int *ord, const double *x, int n)
+{
+    for (int i = 0; i < n; i++) ord[i] = i;
+    for (int a = 1; a < n; a++)
+        for (int b = a; b > 0 && x[ord[b]] < x[ord[b - 1]]; b--) {
+            int t = ord[b];
+            ord[b] = ord[b - 1];
+            ord[b - 1] = t;
+        }
 }
 
 int plot_png(const char *path, const plot_spec *spec, const plot_series *s,
@@ -89,13 +103,17 @@ int plot_png(const char *path, const plot_spec *spec, const plot_series *s,
     fputc('\n', g);
     for (int k = 0; k < ns; k++) {
         if (s[k].n <= 0) continue;
-        for (int i = 0; i < s[k].n; i++) {
+        int *ord = malloc((size_t)s[k].n * sizeof *ord);
+        if (ord) order_by_x(ord, s[k].x, s[k].n);
+        for (int t = 0; t < s[k].n; t++) {
+            int i = ord ? ord[t] : t;
             double x = s[k].x[i], y = s[k].y[i];
             if (!isfinite(x) || !isfinite(y)) continue;
             if ((spec->logx && x <= 0) || (spec->logy && y <= 0)) continue;
             if (s[k].yerr) fprintf(g, "%.10g %.10g %.10g\n", x, y, s[k].yerr[i]);
             else fprintf(g, "%.10g %.10g\n", x, y);
         }
+        free(ord);
         fputs("e\n", g);
     }
     int st = pclose(g);

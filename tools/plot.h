@@ -30,7 +30,8 @@ typedef struct plot_spec {
 /* 1 if gnuplot can be run (found on PATH). */
 int plot_available(void);
 
-/* Draws the series into the PNG at path. Returns 0, or -1 with a one-line
+/* Draws the series into the PNG at path (each series in increasing x; a
+ * newline in a title breaks the line). Returns 0, or -1 with a one-line
  * message in msg (gnuplot missing or failing, no data, I/O error). */
 int plot_png(const char *path, const plot_spec *spec, const plot_series *s,
              int ns, char *msg, size_t msglen);

@@ -1,0 +1,241 @@
+/* study_plots.c - the PNG plots of a study, drawn from its CSV (so that a
+ * resumed study plots every row): accuracy vs centroids, accuracy vs
+ * training time with the Pareto front, t_syn per phase vs centroids; and
+ * the LMS learning curves. */
+#include "tools/study_out.h"
+#include "tools/plot.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { C_POINT, C_M, C_TTRAIN, C_ACC, C_CV, C_CVSD, C_TS_SEL, C_TS_RO, C_TS_PRED, NCOL };
+static const char *const colname[NCOL] = {
+    "point", "centroids", "t_train_s", "acc_test", "cv_mean", "cv_sd",
+    "tsyn_select_ns", "tsyn_readout_ns", "tsyn_predict_ns"};
+
+typedef struct table {
+    char **col[NCOL];
+    int64_t n;
+} table;
+
+static void table_free(table *t)
+{
+    for (int c = 0; c < NCOL; c++) fsvc_csv_keys_free(t->col[c], t->n);
+    memset(t, 0, sizeof *t);
+}
+
+static int table_read(table *t, const char *csv, FILE *log)
+{
+    memset(t, 0, sizeof *t);
+    fsvc_error err;
+    for (int c = 0; c < NCOL; c++) {
+        int64_t n = 0;
+        if (fsvc_csv_column(&t->col[c], &n, NULL, 0, csv, colname[c], &err)) {
+            fprintf(log, "study plots: %s\n", err.msg);
+            t->n = c ? t->n : n;
+            table_free(t);
+            return -1;
+        }
+        if (c && n != t->n) {
+            fprintf(log, "study plots: %s: ragged columns\n", csv);
+            fsvc_csv_keys_free(t->col[c], n);
+            t->col[c] = NULL;
+            table_free(t);
+            return -1;
+        }
+        t->n = n;
+    }
+    return 0;
+}
+
+static double val(const table *t, int c, int64_t r)
+{
+    return r >= 0 && t->col[c][r][0] ? atof(t->col[c][r]) : NAN;
+}
+
+/* The series label of grid point k: the values of every axis but the
+ * first ("" when there is one axis or none). */
+static void rest_key(char *out, size_t len, const fsvc_grid *g, int64_t k)
+{
+    int vi[FSVC_GRID_MAX_AXES];
+    for (int a = g->naxes - 1; a >= 0; a--) {
+        vi[a] = (int)(k % g->axis[a].nval);
+        k /= g->axis[a].nval;
+    }
+    size_t u = 0;
+    out[0] = 0;
+    for (int a = 1; a < g->naxes && u < len; a++)
+        u += (size_t)snprintf(out + u, len - u, "%s%s=%s", a > 1 ? ", " : "", g->axis[a].name,
+                              g->axis[a].val[vi[a]]);
+}
+
+int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
+                const char *title, FILE *log)
+{
+    table t;
+    if (table_read(&t, csv, log)) return 0;
+    int64_t np = fsvc_grid_size(g);
+    int64_t *row = malloc((size_t)np * sizeof *row);
+    int nser = g->naxes > 1 ? (int)(np / g->axis[0].nval) : 1;
+    int per = g->naxes ? g->axis[0].nval : 1;
+    /* per point: centroids, time, test acc, cv, cv sd, t_syn x3 */
+    double *v = malloc((size_t)np * 8 * sizeof *v);
+    plot_series *s = calloc((size_t)(3 * nser + 4), sizeof *s);
+    char (*lab)[300] = calloc((size_t)(2 * nser + 1), sizeof *lab);
+    int written = 0;
+    if (!row || !v || !s || !lab) goto done;
+    fsvc_param p;
+    fsvc_error err;
+    int have_acc = 0, have_cv = 0;
+    for (int64_t k = 0; k < np; k++) {
+        char key[1024];
+        fsvc_param_default(&p);
+        row[k] = -1;
+        if (fsvc_grid_point(&p, key, sizeof key, g, k, &err)) continue;
+        if (!key[0]) snprintf(key, sizeof key, "default");
+        for (int64_t r = t.n - 1; r >= 0; r--)  /* the latest row of a point */
+            if (!strcmp(t.col[C_POINT][r], key)) { row[k] = r; break; }
+        double *q = v + k * 8;
+        q[0] = val(&t, C_M, row[k]);
+        q[1] = val(&t, C_TTRAIN, row[k]);
+        q[2] = val(&t, C_ACC, row[k]);
+        q[3] = val(&t, C_CV, row[k]);
+        q[4] = val(&t, C_CVSD, row[k]);
+        q[5] = val(&t, C_TS_SEL, row[k]);
+        q[6] = val(&t, C_TS_RO, row[k]);
+        q[7] = val(&t, C_TS_PRED, row[k]);
+        have_acc |= isfinite(q[2]);
+        have_cv |= isfinite(q[3]);
+    }
+    /* column arrays, series by series (o = j * per + i) */
+    double *cm = malloc((size_t)np * sizeof *cm), *ct = malloc((size_t)np * sizeof *ct),
+           *ca = malloc((size_t)np * sizeof *ca), *cc = malloc((size_t)np * sizeof *cc),
+           *cs = malloc((size_t)np * sizeof *cs), *t1 = malloc((size_t)np * sizeof *t1),
+           *t2 = malloc((size_t)np * sizeof *t2), *t3 = malloc((size_t)np * sizeof *t3);
+    int *front = malloc((size_t)np * sizeof *front);
+    double *fx = malloc((size_t)np * sizeof *fx), *fy = malloc((size_t)np * sizeof *fy);
+    if (!cm || !ct || !ca || !cc || !cs || !t1 || !t2 || !t3 || !front || !fx || !fy) goto done2;
+    /* the first axis varies slowest in the point index: point of series j,
+     * value i is k = i * nser + j */
+    for (int j = 0; j < nser; j++)
+        for (int i = 0; i < per; i++) {
+            int64_t k = (int64_t)i * nser + j, o = (int64_t)j * per + i;
+            double *q = v + k * 8;
+            cm[o] = q[0]; ct[o] = q[1]; ca[o] = q[2]; cc[o] = q[3]; cs[o] = q[4];
+            t1[o] = q[5]; t2[o] = q[6]; t3[o] = q[7];
+        }
+    char png[2100], msg[600], ttl[900];
+    /* 1. accuracy vs centroids */
+    int ns = 0;
+    for (int j = 0; j < nser; j++) {
+        char rk[256];
+        rest_key(rk, sizeof rk, g, j);
+        if (have_acc) {
+            snprintf(lab[2 * j], sizeof lab[0], "test%s%s", rk[0] ? ", " : "", rk);
+            s[ns++] = (plot_series){lab[2 * j], cm + j * per, ca + j * per, NULL, per, NULL, NULL};
+        }
+        if (have_cv) {
+            snprintf(lab[2 * j + 1], sizeof lab[0], "CV mean +- sd%s%s", rk[0] ? ", " : "", rk);
+            s[ns++] = (plot_series){lab[2 * j + 1], cm + j * per, cc + j * per, cs + j * per, per,
+                                    NULL, "dt 2"};
+        }
+    }
+    snprintf(ttl, sizeof ttl, "%s\naccuracy vs centroids%s%s", title,
+             g->naxes ? " (points along " : "", g->naxes ? g->axis[0].name : "");
+    if (g->naxes) strncat(ttl, ")", sizeof ttl - strlen(ttl) - 1);
+    plot_spec sp = {ttl, "centroids m (hidden neurons)", "accuracy (%)", 1, 0, 0, 0, "bottom right"};
+    snprintf(png, sizeof png, "%s-acc-centroids.png", prefix);
+    if (plot_png(png, &sp, s, ns, msg, sizeof msg) == 0) written++;
+    else fprintf(log, "study plots: %s\n", msg);
+    /* 2. accuracy vs training time, Pareto front */
+    const double *acc = have_acc ? ca : cc;
+    ns = 0;
+    for (int j = 0; j < nser; j++) {
+        char rk[256];
+        rest_key(rk, sizeof rk, g, j);
+        snprintf(lab[2 * j], sizeof lab[0], "%s%s%s", have_acc ? "test" : "CV mean",
+                 rk[0] ? ", " : "", rk);
+        s[ns++] = (plot_series){lab[2 * j], ct + j * per, acc + j * per, NULL, per, "points",
+                                "pt 7 ps 1.5"};
+    }
+    int nf = plot_pareto(front, ct, acc, (int)np);
+    for (int i = 0; i < nf; i++) { fx[i] = ct[front[i]]; fy[i] = acc[front[i]]; }
+    s[ns++] = (plot_series){"Pareto front (no other point both faster and more accurate)", fx, fy,
+                            NULL, nf, "linespoints", "pt 6 ps 3 lw 2 lc rgb 'black' dt 3"};
+    snprintf(ttl, sizeof ttl, "%s\n%s accuracy vs training time", title,
+             have_acc ? "test" : "cross-validated");
+    sp = (plot_spec){ttl, "training time (s, novelty pass + readout)", "accuracy (%)", 1, 0, 0, 0,
+                     "bottom right"};
+    snprintf(png, sizeof png, "%s-acc-time.png", prefix);
+    if (plot_png(png, &sp, s, ns, msg, sizeof msg) == 0) written++;
+    else fprintf(log, "study plots: %s\n", msg);
+    /* 3. t_syn per phase vs centroids */
+    s[0] = (plot_series){"selection (novelty pass)", cm, t1, NULL, (int)np, "points", "pt 7 ps 1.3"};
+    s[1] = (plot_series){"readout (H and solve / LMS)", cm, t2, NULL, (int)np, "points", "pt 5 ps 1.3"};
+    s[2] = (plot_series){"prediction on TEST", cm, t3, NULL, (int)np, "points", "pt 9 ps 1.5"};
+    snprintf(ttl, sizeof ttl, "%s\nsynaptic time per phase, t_syn = time / (n m N)", title);
+    sp = (plot_spec){ttl, "centroids m (hidden neurons)", "t_syn (ns per synaptic operation)", 1, 1,
+                     0, 0, "top right"};
+    snprintf(png, sizeof png, "%s-tsyn.png", prefix);
+    if (plot_png(png, &sp, s, 3, msg, sizeof msg) == 0) written++;
+    else fprintf(log, "study plots: %s\n", msg);
+done2:
+    free(cm); free(ct); free(ca); free(cc); free(cs); free(t1); free(t2); free(t3);
+    free(front); free(fx); free(fy);
+done:
+    free(row); free(v); free(s); free(lab);
+    table_free(&t);
+    return written;
+}
+
+int study_plot_lms(const char *lms_csv, const char *png, const char *title, FILE *log)
+{
+    char **pt = NULL, **ep = NULL, **tr = NULL, **va = NULL;
+    int64_t n = 0, n1 = 0, n2 = 0, n3 = 0;
+    fsvc_error err;
+    int rc = -1;
+    if (fsvc_csv_column(&pt, &n, NULL, 0, lms_csv, "point", &err) ||
+        fsvc_csv_column(&ep, &n1, NULL, 0, lms_csv, "epoch", &err) ||
+        fsvc_csv_column(&tr, &n2, NULL, 0, lms_csv, "train_err", &err) ||
+        fsvc_csv_column(&va, &n3, NULL, 0, lms_csv, "val_err", &err) || n1 != n || n2 != n ||
+        n3 != n || n == 0) {
+        fprintf(log, "study plots: %s: no LMS curve to plot\n", lms_csv);
+        goto out;
+    }
+    double *x = malloc((size_t)n * sizeof *x), *yt = malloc((size_t)n * sizeof *yt),
+           *yv = malloc((size_t)n * sizeof *yv);
+    plot_series *s = calloc((size_t)(2 * n), sizeof *s);
+    char (*lab)[300] = calloc((size_t)(2 * n), sizeof *lab);
+    if (x && yt && yv && s && lab) {
+        int ns = 0;
+        for (int64_t i = 0; i < n;) {
+            int64_t j = i;
+            while (j < n && !strcmp(pt[j], pt[i])) {
+                x[j] = atof(ep[j]);
+                yt[j] = 100 * atof(tr[j]);
+                yv[j] = 100 * atof(va[j]);
+                j++;
+            }
+            snprintf(lab[ns], sizeof lab[0], "validation, %s", pt[i]);
+            s[ns] = (plot_series){lab[ns], x + i, yv + i, NULL, (int)(j - i), NULL, "lw 2"};
+            ns++;
+            snprintf(lab[ns], sizeof lab[0], "training, %s", pt[i]);
+            s[ns] = (plot_series){lab[ns], x + i, yt + i, NULL, (int)(j - i), NULL, "dt 2"};
+            ns++;
+            i = j;
+        }
+        char ttl[900], msg[600];
+        snprintf(ttl, sizeof ttl, "%s\nLMS readout: error per epoch (epoch 0 = one-hot start)", title);
+        plot_spec sp = {ttl, "epoch", "error rate (%)", 0, 0, 0, 0, "top right"};
+        if (plot_png(png, &sp, s, ns, msg, sizeof msg) == 0) rc = 0;
+        else fprintf(log, "study plots: %s\n", msg);
+    }
+    free(x); free(yt); free(yv); free(s); free(lab);
+out:
+    fsvc_csv_keys_free(pt, n);
+    fsvc_csv_keys_free(ep, n1);
+    fsvc_csv_keys_free(tr, n2);
+    fsvc_csv_keys_free(va, n3);
+    return rc;
+}
