@@ -124,7 +124,7 @@ static int parse(study_opts *o, int argc, char **argv)
     int c;
     long lv;
     fsvc_error err;
-    while ((c = getopt_long(argc, argv, "+r:p:d:k:s:R:l:e:E:v:o:qh", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "r:p:d:k:s:R:l:e:E:v:o:qh", lo, NULL)) != -1) {
         int bad = 0;
         fsvc_error_clear(&err);
         switch (c) {
@@ -248,7 +248,7 @@ static int run_point(FILE *csv, FILE *lms, const study_opts *o, const fsvc_param
     }
     fsvc_cv_result cv;
     memset(&cv, 0, sizeof cv);
-    snprintf(steps_point, sizeof steps_point, "%s (cv folds)", key);
+    snprintf(steps_point, sizeof steps_point, "%.900s (cv folds)", key);
     if (o->folds) {
         fsvc_param pq = *p;
         pq.progress = 0;

@@ -11,6 +11,7 @@ static const cli_command commands[] = {
     {"predict", cmd_predict, "batch inference with a model; accuracy when labelled"},
     {"eval", cmd_eval, "accuracy, per-class precision/recall, confusion matrix"},
     {"study", cmd_study, "accuracy vs speed sweeps, cross-validation -> CSV + PNG"},
+    {"show", cmd_show, "montage PNG of a model's centroids (image data)"},
     {"bench", cmd_bench, "t_syn of a BNL layer per backend; --paper re-measures the 2017 tables"},
 };
 

@@ -207,7 +207,8 @@ int study_plot_lms(const char *lms_csv, const char *png, const char *title, FILE
            *yv = malloc((size_t)n * sizeof *yv);
     plot_series *s = calloc((size_t)(2 * n), sizeof *s);
     char (*lab)[300] = calloc((size_t)(2 * n), sizeof *lab);
-    if (x && yt && yv && s && lab) {
+    char (*ex)[40] = calloc((size_t)(2 * n), sizeof *ex);
+    if (x && yt && yv && s && lab && ex) {
         int ns = 0;
         for (int64_t i = 0; i < n;) {
             int64_t j = i;
@@ -217,11 +218,14 @@ int study_plot_lms(const char *lms_csv, const char *png, const char *title, FILE
                 yv[j] = 100 * atof(va[j]);
                 j++;
             }
+            /* one colour per point: validation solid, training dashed */
             snprintf(lab[ns], sizeof lab[0], "validation, %s", pt[i]);
-            s[ns] = (plot_series){lab[ns], x + i, yv + i, NULL, (int)(j - i), NULL, "lw 2"};
+            snprintf(ex[ns], sizeof ex[0], "lw 2 pt 7 lc %d", ns / 2 + 1);
+            s[ns] = (plot_series){lab[ns], x + i, yv + i, NULL, (int)(j - i), NULL, ex[ns]};
             ns++;
             snprintf(lab[ns], sizeof lab[0], "training, %s", pt[i]);
-            s[ns] = (plot_series){lab[ns], x + i, yt + i, NULL, (int)(j - i), NULL, "dt 2"};
+            snprintf(ex[ns], sizeof ex[0], "dt 2 pt 6 lc %d", ns / 2 + 1);
+            s[ns] = (plot_series){lab[ns], x + i, yt + i, NULL, (int)(j - i), NULL, ex[ns]};
             ns++;
             i = j;
         }
@@ -231,7 +235,7 @@ int study_plot_lms(const char *lms_csv, const char *png, const char *title, FILE
         if (plot_png(png, &sp, s, ns, msg, sizeof msg) == 0) rc = 0;
         else fprintf(log, "study plots: %s\n", msg);
     }
-    free(x); free(yt); free(yv); free(s); free(lab);
+    free(x); free(yt); free(yv); free(s); free(lab); free(ex);
 out:
     fsvc_csv_keys_free(pt, n);
     fsvc_csv_keys_free(ep, n1);

@@ -1,0 +1,227 @@
+/* cmd_show.c - `fsvc show MODEL --png FILE`: a montage of the model's
+ * centroids (its "support vectors") for image data, one band of rows per
+ * class, tiles scaled up, grey grid lines between tiles and a coloured bar
+ * between classes. Written with libpng to a temporary file, renamed. */
+#include "tools/cli.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <png.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct montage {
+    int rows, cols;     /* image geometry */
+    int zoom;           /* pixels per image pixel */
+    int per_row;        /* tiles per montage row */
+    int max_per_class;  /* tiles shown per class */
+    int W, H;           /* montage size in pixels */
+    uint8_t *rgb;       /* H x W x 3 */
+} montage;
+
+#define GAP 1           /* grey grid line between tiles */
+#define BAR 6           /* coloured bar between classes */
+
+/* Centroid j's pixel k as 0..255: u8 as is, floats by the model's scaling
+ * (min-max over all centroids for unscaled floats). */
+static uint8_t pixel(const fsvc_model *m, int64_t j, int k, double lo, double hi)
+{
+    size_t at = (size_t)j * m->n + k;
+    double v;
+    switch (m->dtype) {
+    case FSVC_U8: return ((const uint8_t *)m->C)[at];
+    case FSVC_F32: v = ((const float *)m->C)[at]; break;
+    default: v = ((const double *)m->C)[at]; break;
+    }
+    double t = hi > lo ? (v - lo) / (hi - lo) : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    return (uint8_t)lrint(255 * t);
+}
+
+static void value_range(double *lo, double *hi, const fsvc_model *m)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    if (m->scale == FSVC_SCALE_01) { *lo = 0; *hi = 1; return; }
+    if (m->scale == FSVC_SCALE_PM1) { *lo = -1; *hi = 1; return; }
+    size_t tot = (size_t)m->m * m->n;
+    for (size_t i = 0; i < tot; i++) {
+        double v = m->dtype == FSVC_F32 ? ((const float *)m->C)[i]
+                 : m->dtype == FSVC_F64 ? ((const double *)m->C)[i] : ((const uint8_t *)m->C)[i];
+        if (v < *lo) *lo = v;
+        if (v > *hi) *hi = v;
+    }
+}
+
+static void fill(montage *g, int x0, int y0, int w, int h, const uint8_t c[3])
+{
+    for (int y = y0; y < y0 + h && y < g->H; y++)
+        for (int x = x0; x < x0 + w && x < g->W; x++)
+            memcpy(g->rgb + ((size_t)y * g->W + x) * 3, c, 3);
+}
+
+/* Lays out the tiles; counts[k]: centroids of class k. */
+static int build(montage *g, const fsvc_model *m, const int64_t *counts, int K)
+{
+    int tw = g->cols * g->zoom, th = g->rows * g->zoom;
+    int band_rows_total = 0;
+    for (int k = 0; k < K; k++) {
+        int64_t c = counts[k] < g->max_per_class ? counts[k] : g->max_per_class;
+        band_rows_total += c ? (int)((c + g->per_row - 1) / g->per_row) : 1;
+    }
+    g->W = GAP + g->per_row * (tw + GAP);
+    g->H = BAR + band_rows_total * (th + GAP) + K * (BAR + GAP);
+    g->rgb = malloc((size_t)g->W * g->H * 3);
+    if (!g->rgb) return -1;
+    static const uint8_t grey[3] = {150, 150, 150};
+    static const uint8_t pal[8][3] = {{220, 50, 47}, {38, 139, 210}, {133, 153, 0},
+                                      {211, 54, 130}, {181, 137, 0}, {42, 161, 152},
+                                      {108, 113, 196}, {203, 75, 22}};
+    fill(g, 0, 0, g->W, g->H, grey);
+    double lo, hi;
+    value_range(&lo, &hi, m);
+    int y = 0;
+    for (int k = 0; k < K; k++) {
+        fill(g, 0, y, g->W, BAR, pal[k % 8]);  /* class separator */
+        y += BAR + GAP;
+        int shown = 0;
+        for (int64_t j = 0; j < m->m && shown < g->max_per_class; j++) {
+            if (m->lab[j] != k) continue;
+            int tx = GAP + (shown % g->per_row) * (tw + GAP);
+            int ty = y + (shown / g->per_row) * (th + GAP);
+            for (int py = 0; py < th; py++)
+                for (int px = 0; px < tw; px++) {
+                    uint8_t v = pixel(m, j, (py / g->zoom) * g->cols + px / g->zoom, lo, hi);
+                    uint8_t *o = g->rgb + ((size_t)(ty + py) * g->W + tx + px) * 3;
+                    o[0] = o[1] = o[2] = v;
+                }
+            shown++;
+        }
+        int brows = shown ? (shown + g->per_row - 1) / g->per_row : 1;
+        y += brows * (th + GAP);
+    }
+    return 0;
+}
+
+static int write_png(const char *path, const montage *g, fsvc_error *err)
+{
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot create a temporary file", path);
+    }
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!png || !info || setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        fclose(f);
+        unlink(tmp);
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: PNG write failed", path);
+    }
+    png_init_io(png, f);
+    png_set_IHDR(png, info, (png_uint_32)g->W, (png_uint_32)g->H, 8, PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    for (int y = 0; y < g->H; y++)
+        png_write_row(png, g->rgb + (size_t)y * g->W * 3);
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write", path);
+    }
+    return FSVC_OK;
+}
+
+int cmd_show(int argc, char **argv)
+{
+    const char *out = NULL;
+    long per_row = 20, max_per = 40, zoom = 0, R = 0, Cc = 0;
+    static const struct option lo[] = {
+        {"png", 1, 0, 1}, {"per-row", 1, 0, 2}, {"max", 1, 0, 3}, {"zoom", 1, 0, 4},
+        {"size", 1, 0, 5}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        int bad = 0;
+        switch (c) {
+        case 'h':
+            printf("usage: fsvc show MODEL --png FILE [options]\n\n"
+                   "Writes a montage of the model's centroids (image data), one band per\n"
+                   "class (a coloured bar starts each class), tiles in the model's order.\n\n"
+                   "options (default):\n"
+                   "  --png FILE      the PNG to write (required)\n"
+                   "  --per-row T     tiles per row (%ld)\n"
+                   "  --max M         centroids shown per class (%ld)\n"
+                   "  --zoom Z        pixels per image pixel (0: tiles of about 56 px)\n"
+                   "  --size RxC      image geometry when the model has none (e.g. 8x8)\n",
+                   per_row, max_per);
+            return FSVC_OK;
+        case 1: out = optarg; break;
+        case 2: bad = cli_parse_long("show", "--per-row", optarg, 1, 1000, &per_row); break;
+        case 3: bad = cli_parse_long("show", "--max", optarg, 1, 100000, &max_per); break;
+        case 4: bad = cli_parse_long("show", "--zoom", optarg, 0, 64, &zoom); break;
+        case 5:
+            if (sscanf(optarg, "%ldx%ld", &R, &Cc) != 2 || R < 1 || Cc < 1 || R > 4096 || Cc > 4096)
+                bad = cli_usage_error("show", "--size: '%s' is not RxC", optarg);
+            break;
+        default:
+            return cli_usage_error("show", "unknown option or missing value: %s", argv[optind - 1]);
+        }
+        if (bad) return FSVC_EUSAGE;
+    }
+    if (argc - optind != 1) return cli_usage_error("show", "expected MODEL");
+    if (!out) return cli_usage_error("show", "--png FILE is required");
+    const char *mpath = argv[optind];
+    fsvc_error err;
+    fsvc_error_clear(&err);
+    fsvc_model m;
+    if (fsvc_model_load(&m, mpath, &err)) return cli_report(&err);
+    montage g = {0};
+    g.rows = R ? (int)R : m.rows;
+    g.cols = Cc ? (int)Cc : m.cols;
+    int rc = FSVC_OK;
+    if (m.regression || m.K < 1) {
+        rc = fsvc_fail(&err, FSVC_EINPUT, "%s: a regression model has no classes to show", mpath);
+    } else if (g.rows < 1 || g.cols < 1) {
+        rc = fsvc_fail(&err, FSVC_EINPUT, "%s: the model has no image geometry; give --size RxC", mpath);
+    } else if ((int64_t)g.rows * g.cols != m.n) {
+        rc = fsvc_fail(&err, FSVC_EUSAGE, "%s: %d x %d is not the model's %d features", mpath,
+                       g.rows, g.cols, m.n);
+    }
+    int64_t *counts = calloc((size_t)(m.K > 0 ? m.K : 1), sizeof *counts);
+    if (!rc && !counts) rc = fsvc_fail(&err, FSVC_ERESOURCE, "show: out of memory");
+    if (!rc) {
+        for (int64_t j = 0; j < m.m; j++)
+            if (m.lab[j] >= 0 && m.lab[j] < m.K) counts[m.lab[j]]++;
+        int big = g.rows > g.cols ? g.rows : g.cols;
+        g.zoom = zoom ? (int)zoom : big >= 56 ? 1 : (56 + big - 1) / big;
+        g.per_row = (int)per_row;
+        g.max_per_class = (int)max_per;
+        if ((double)g.per_row * g.cols * g.zoom > 20000)
+            rc = fsvc_fail(&err, FSVC_EUSAGE, "show: montage wider than 20000 px; lower --per-row or --zoom");
+        else if (build(&g, &m, counts, m.K))
+            rc = fsvc_fail(&err, FSVC_ERESOURCE, "show: out of memory for the montage");
+        else
+            rc = write_png(out, &g, &err);
+    }
+    if (!rc) {
+        int64_t shown = 0;
+        for (int k = 0; k < m.K; k++) shown += counts[k] < max_per ? counts[k] : max_per;
+        printf("montage: %d classes, %lld of %lld centroids shown (%d x %d images, zoom %d), "
+               "%d x %d px -> %s\n", m.K, (long long)shown, (long long)m.m, g.rows, g.cols,
+               g.zoom, g.W, g.H, out);
+        for (int k = 0; k < m.K; k++)
+            printf("  class %d (label %g): %lld centroids\n", k, m.class_values[k],
+                   (long long)counts[k]);
+    }
+    free(counts);
+    free(g.rgb);
+    fsvc_free_model(&m);
+    return rc ? cli_report(&err) : FSVC_OK;
+}
