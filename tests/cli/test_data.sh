@@ -48,6 +48,37 @@ mkdir -p "$D/gz"; mv "$D"/ok-*.gz "$D/gz/"
 expect_exit 0 "tiny gz IDX by images path" -- "$FSVC" data "$D/gz/ok-images-idx3-ubyte.gz"
 expect_match "classes: 2" "tiny gz IDX labels found" "$OUT"
 
+# PNG class folders (written with python3's zlib when python3 is present)
+if command -v python3 >/dev/null; then
+  python3 - "$D/png-ok" <<'PY'
+import os, struct, sys, zlib
+def png(path, w, h, v):
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+    raw = b"".join(b"\0" + bytes([v]) * w for _ in range(h))
+    data = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    open(path, "wb").write(data)
+root = sys.argv[1]
+for cls, n in (("dog", 2), ("cat", 3)):
+    os.makedirs(os.path.join(root, cls))
+    for i in range(n):
+        png(os.path.join(root, cls, "%d.png" % i), 5, 4, 10 * i)
+png(os.path.join(root, "..", "odd.png"), 6, 4, 1)
+PY
+  expect_exit 0 "PNG class folders load" -- "$FSVC" data "$D/png-ok"
+  expect_match "size: 5 x 20" "PNG folder shape" "$OUT"
+  expect_match "image: 4 x 5" "PNG folder geometry" "$OUT"
+  expect_match "class 0 cat: 3" "PNG class names sorted, counts" "$OUT"
+  expect_match "class 1 dog: 2" "PNG second class" "$OUT"
+  cp "$D/odd.png" "$D/png-ok/dog/9.png"
+  expect_exit 2 "PNG of another size is refused" -- "$FSVC" data "$D/png-ok"
+  expect_one_line "PNG of another size: one line" "$ERR"
+  expect_match "dog/9.png: image is 6x4" "PNG of another size: names the file" "$ERR"
+  expect_exit 0 "PNG of another size with --resize" -- "$FSVC" data --resize "$D/png-ok"
+  expect_match "size: 6 x 20" "resized PNG folder shape" "$OUT"
+else echo "ok - python3 absent, PNG folder checks skipped"; fi
+
 # bad_input NAME FILE-IN-MESSAGE -- ARGS: exit 2, one line naming the file,
 # and with -o no output file left behind.
 bad_input() {
