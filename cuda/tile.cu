@@ -10,7 +10,7 @@
 /* out: samples x ldo (H) or neurons x ldo (Ht); W: m x ldk, X: N x ldk.
  * grid (ceil(N / 128), ceil(m / 128)), block 256, 33 KB static shared. */
 template <int OP>
-__global__ void __launch_bounds__(BNLC_THREADS)
+__global__ void __launch_bounds__(BNLC_THREADS, 1) /* ptxas chose 128 regs + spills on sm_80 without the 1 */
 bnl_tile_kernel(float *out, int64_t ldo, int trans, const uint32_t *__restrict__ W, int64_t m,
                 const uint32_t *__restrict__ X, int64_t N, int64_t ldk, bnlc_actp p)
 {
