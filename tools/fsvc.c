@@ -13,6 +13,7 @@ static const cli_command commands[] = {
     {"study", cmd_study, "accuracy vs speed sweeps, cross-validation -> CSV + PNG"},
     {"show", cmd_show, "montage PNG of a model's centroids (image data)"},
     {"bench", cmd_bench, "t_syn of a BNL layer per backend; --paper re-measures the 2017 tables"},
+    {"tune", cmd_tune, "search BNL tile sizes on this GPU and store them (--backend cuda)"},
 };
 
 static void usage(FILE *f)
