@@ -1,0 +1,348 @@
+/* test_cv.c - stratified K-fold splits, subsets, cross-validation, study
+ * grids and named settings, CSV resume helpers, LMS with a validation
+ * split (fsvc/cv.c, fsvc/study_grid.c, fsvc/study_lms.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsvc/study.h"
+#include "tests/util/fixtures.h"
+
+/* cls: counts[k] samples of class k, interleaved in a fixed scramble. */
+static int *make_classes(int64_t *N, const int *counts, int K)
+{
+    int64_t n = 0;
+    for (int k = 0; k < K; k++) n += counts[k];
+    int *cls = malloc((size_t)n * sizeof *cls);
+    int64_t at = 0;
+    for (int k = 0; k < K; k++)
+        for (int i = 0; i < counts[k]; i++) cls[at++] = k;
+    for (int64_t i = n - 1; i > 0; i--) { /* deterministic scramble */
+        int64_t j = (i * 7919 + 13) % (i + 1);
+        int t = cls[i]; cls[i] = cls[j]; cls[j] = t;
+    }
+    *N = n;
+    return cls;
+}
+
+static void test_folds_stratified(void **state)
+{
+    (void)state;
+    static const int counts[] = {50, 30, 20, 3, 7};
+    const int K = 5, nfold = 5;
+    int64_t N;
+    int *cls = make_classes(&N, counts, K);
+    int *fold = malloc((size_t)N * sizeof *fold);
+    assert_int_equal(fsvc_cv_folds(fold, cls, N, K, nfold, 42, NULL), FSVC_OK);
+    int64_t size[5] = {0}, per[5][5] = {{0}};
+    for (int64_t i = 0; i < N; i++) {
+        assert_true(fold[i] >= 0 && fold[i] < nfold);   /* covering, one fold each */
+        size[fold[i]]++;
+        per[fold[i]][cls[i]]++;
+    }
+    int64_t mn = N, mx = 0, tot = 0;
+    for (int f = 0; f < nfold; f++) {
+        tot += size[f];
+        if (size[f] < mn) mn = size[f];
+        if (size[f] > mx) mx = size[f];
+        for (int k = 0; k < K; k++) {  /* every class spread evenly */
+            assert_true(per[f][k] >= counts[k] / nfold);
+            assert_true(per[f][k] <= (counts[k] + nfold - 1) / nfold);
+        }
+    }
+    assert_int_equal(tot, N);
+    assert_true(mx - mn <= 1);
+    free(fold); free(cls);
+}
+
+static void test_folds_seeded(void **state)
+{
+    (void)state;
+    static const int counts[] = {40, 40, 40};
+    int64_t N;
+    int *cls = make_classes(&N, counts, 3);
+    int *a = malloc((size_t)N * sizeof *a), *b = malloc((size_t)N * sizeof *b);
+    assert_int_equal(fsvc_cv_folds(a, cls, N, 3, 4, 7, NULL), FSVC_OK);
+    assert_int_equal(fsvc_cv_folds(b, cls, N, 3, 4, 7, NULL), FSVC_OK);
+    assert_memory_equal(a, b, (size_t)N * sizeof *a);   /* same seed, same folds */
+    assert_int_equal(fsvc_cv_folds(b, cls, N, 3, 4, 8, NULL), FSVC_OK);
+    int differ = 0;
+    for (int64_t i = 0; i < N; i++) differ += a[i] != b[i];
+    assert_true(differ > N / 4);                        /* another seed, others */
+    /* disjoint in/out rows that cover 0..N-1 in file order */
+    int64_t *in = malloc((size_t)N * sizeof *in), *out = malloc((size_t)N * sizeof *out);
+    for (int f = 0; f < 4; f++) {
+        int64_t ni = fsvc_fold_rows(in, a, N, f, 1), no = fsvc_fold_rows(out, a, N, f, 0);
+        assert_int_equal(ni + no, N);
+        for (int64_t t = 1; t < ni; t++) assert_true(in[t] > in[t - 1]);
+        for (int64_t t = 1; t < no; t++) assert_true(out[t] > out[t - 1]);
+        for (int64_t t = 0; t < ni; t++) assert_int_equal(a[in[t]], f);
+        for (int64_t t = 0; t < no; t++) assert_int_not_equal(a[out[t]], f);
+    }
+    free(in); free(out); free(a); free(b); free(cls);
+}
+
+static void test_folds_errors(void **state)
+{
+    (void)state;
+    int cls[4] = {0, 1, 0, 1}, fold[4];
+    fsvc_error err;
+    assert_int_equal(fsvc_cv_folds(fold, cls, 4, 2, 1, 1, &err), FSVC_EUSAGE);
+    assert_non_null(strstr(err.msg, "folds"));
+    assert_int_equal(fsvc_cv_folds(fold, cls, 4, 2, 5, 1, &err), FSVC_EUSAGE);
+    cls[2] = 2;
+    assert_int_equal(fsvc_cv_folds(fold, cls, 4, 2, 2, 1, &err), FSVC_EINPUT);
+    assert_non_null(strstr(err.msg, "sample 3"));
+}
+
+/* Two well separated 2-D clusters per class (f64), file order mixed. */
+static void make_blobs(fsvc_dataset *d, int64_t N)
+{
+    memset(d, 0, sizeof *d);
+    d->N = N; d->n = 2; d->dtype = FSVC_F64; d->has_labels = 1; d->K = 3;
+    double *x = malloc((size_t)N * 2 * sizeof *x);
+    d->y = malloc((size_t)N * sizeof *d->y);
+    d->cls = malloc((size_t)N * sizeof *d->cls);
+    d->class_values = malloc(3 * sizeof *d->class_values);
+    for (int k = 0; k < 3; k++) d->class_values[k] = k + 1;
+    uint64_t s = 12345;
+    for (int64_t i = 0; i < N; i++) {
+        int k = (int)(i % 3);
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        double u = (double)(s >> 11) / 9007199254740992.0;
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        double v = (double)(s >> 11) / 9007199254740992.0;
+        x[2 * i] = 10.0 * k + u;
+        x[2 * i + 1] = 5.0 * (k % 2) + v;
+        d->cls[i] = k;
+        d->y[i] = k + 1;
+    }
+    d->x = x;
+    snprintf(d->source, sizeof d->source, "blobs");
+}
+
+static void test_subset(void **state)
+{
+    (void)state;
+    fsvc_dataset d, s;
+    make_blobs(&d, 30);
+    int64_t idx[3] = {4, 0, 29};
+    assert_int_equal(fsvc_dataset_subset(&s, &d, idx, 3, NULL), FSVC_OK);
+    assert_int_equal(s.N, 3);
+    assert_int_equal(s.K, 3);
+    for (int t = 0; t < 3; t++) {
+        assert_memory_equal((double *)s.x + 2 * t, (double *)d.x + 2 * idx[t], 2 * sizeof(double));
+        assert_int_equal(s.cls[t], d.cls[idx[t]]);
+        assert_true(s.y[t] == d.y[idx[t]]);
+    }
+    assert_memory_equal(s.class_values, d.class_values, 3 * sizeof(double));
+    fsvc_dataset_free(&s);
+    fsvc_dataset_free(&d);
+}
+
+static void test_cross_validate(void **state)
+{
+    (void)state;
+    fsvc_dataset d;
+    make_blobs(&d, 90);
+    fsvc_param p;
+    fsvc_param_default(&p);
+    p.radius = 1.0;
+    p.readout = FSVC_READOUT_ONEHOT;
+    p.dtype = FSVC_F64;
+    fsvc_cv_result r;
+    assert_int_equal(fsvc_cross_validate(&r, &d, &p, 3, 1, NULL), FSVC_OK);
+    assert_int_equal(r.nfold, 3);
+    assert_true(r.acc_mean == 1.0);          /* separated blobs: all right */
+    assert_true(r.acc_pooled == 1.0);
+    assert_true(r.acc_sd == 0.0);
+    assert_true(r.m_mean >= 3);
+    /* one centroid per model: every prediction is its class, and each
+     * stratified fold holds a third of each class */
+    p.radius = 1000;
+    p.max_neurons = 1;
+    assert_int_equal(fsvc_cross_validate(&r, &d, &p, 3, 1, NULL), FSVC_OK);
+    assert_true(fabs(r.acc_pooled - 1.0 / 3) < 1e-12);
+    fsvc_error err;
+    assert_int_equal(fsvc_cross_validate(&r, &d, &p, 65, 1, &err), FSVC_EUSAGE);
+    fsvc_dataset_free(&d);
+}
+
+static void test_cross_validate_optd64(void **state)
+{
+    (void)state;
+    char sh[512], path[700];
+    fx_shared(sh, sizeof sh);
+    snprintf(path, sizeof path, "%s/datasets/uci-dogaru/optd64.train", sh);
+    if (!fx_exists(path)) { skip(); return; }
+    fsvc_dataset d;
+    assert_int_equal(fsvc_dataset_load(&d, path, NULL, NULL), FSVC_OK);
+    fsvc_param p;
+    fsvc_param_default(&p);
+    p.radius = 8;
+    p.readout = FSVC_READOUT_ONEHOT;
+    fsvc_cv_result a, b;
+    assert_int_equal(fsvc_cross_validate(&a, &d, &p, 5, 3, NULL), FSVC_OK);
+    assert_int_equal(fsvc_cross_validate(&b, &d, &p, 5, 3, NULL), FSVC_OK);
+    assert_memory_equal(a.acc, b.acc, sizeof a.acc);   /* seeded: repeatable */
+    assert_true(a.acc_mean > 0.93 && a.acc_mean < 1.0);
+    fsvc_dataset_free(&d);
+}
+
+static void test_grid(void **state)
+{
+    (void)state;
+    fsvc_grid g;
+    memset(&g, 0, sizeof g);
+    fsvc_error err;
+    assert_int_equal(fsvc_grid_size(&g), 1);
+    assert_int_equal(fsvc_grid_add(&g, "radius=32,48,auto", &err), FSVC_OK);
+    assert_int_equal(fsvc_grid_add(&g, "readout=onehot,ridge", &err), FSVC_OK);
+    assert_int_equal(fsvc_grid_size(&g), 6);
+    fsvc_param p;
+    char key[256];
+    fsvc_param_default(&p);
+    assert_int_equal(fsvc_grid_point(&p, key, sizeof key, &g, 0, &err), FSVC_OK);
+    assert_string_equal(key, "radius=32;readout=onehot");
+    assert_true(p.radius == 32 && p.readout == FSVC_READOUT_ONEHOT);
+    assert_int_equal(fsvc_grid_point(&p, key, sizeof key, &g, 5, &err), FSVC_OK);
+    assert_string_equal(key, "radius=auto;readout=ridge");
+    assert_true(p.radius == 0 && p.readout == FSVC_READOUT_RIDGE);
+    assert_int_equal(fsvc_grid_point(&p, key, sizeof key, &g, 6, &err), FSVC_EUSAGE);
+    /* errors: one line each, naming the problem */
+    static const char *bad[] = {"radius", "=1,2", "bogus=1", "radius=1,,2", "radius=-1",
+                                "prag=abc", "readout=svm", "radius=", "dist=dot",
+                                "kernel=tanh", "epochs=1.5"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        fsvc_error_clear(&err);
+        assert_int_equal(fsvc_grid_add(&g, bad[i], &err), FSVC_EUSAGE);
+        assert_true(err.msg[0] != 0);
+        assert_null(strchr(err.msg, '\n'));
+    }
+    assert_int_equal(g.naxes, 2);                 /* failed adds leave it */
+    fsvc_grid g2;
+    memset(&g2, 0, sizeof g2);
+    assert_int_equal(fsvc_grid_add(&g2, "prag=1,0.5,1", &err), FSVC_EUSAGE);
+    assert_non_null(strstr(err.msg, "twice"));
+    assert_int_equal(fsvc_param_set(&p, "shuffle", "9", &err), FSVC_OK);
+    assert_true(p.shuffle == 1 && p.seed == 9);
+    assert_int_equal(fsvc_param_set(&p, "dist", "l2", &err), FSVC_OK);
+    assert_int_equal(p.dist, 1);
+    assert_int_equal(fsvc_param_set(&p, "backend", "gpu", &err), FSVC_EUSAGE);
+}
+
+static void test_csv_resume(void **state)
+{
+    (void)state;
+    char *dir = fx_tmpdir(), path[600];
+    assert_non_null(dir);
+    fx_join(path, sizeof path, dir, "study.csv");
+    char **keys;
+    int64_t nk;
+    fsvc_error err;
+    /* no file: nothing done */
+    assert_int_equal(fsvc_csv_column(&keys, &nk, NULL, 0, path, "point", &err), FSVC_OK);
+    assert_int_equal(nk, 0);
+    /* two finished rows and one cut short by an interruption */
+    assert_int_equal(fx_write_text(path, "# command: x\na,point,b\n1,radius=32;readout=onehot,2\n"
+                                         "3,radius=48;readout=ridge,4\n5,radius=auto;rea"), 0);
+    int cut = 0;
+    assert_int_equal(fsvc_csv_trim_partial(&cut, path, &err), FSVC_OK);
+    assert_int_equal(cut, 1);
+    assert_int_equal(fsvc_csv_trim_partial(&cut, path, &err), FSVC_OK);
+    assert_int_equal(cut, 0);
+    char header[100];
+    assert_int_equal(fsvc_csv_column(&keys, &nk, header, sizeof header, path, "point", &err), FSVC_OK);
+    assert_string_equal(header, "a,point,b");
+    assert_int_equal(nk, 2);
+    /* which grid points a resumed study runs: exactly the missing ones */
+    fsvc_grid g;
+    memset(&g, 0, sizeof g);
+    assert_int_equal(fsvc_grid_add(&g, "radius=32,48,auto", &err), FSVC_OK);
+    assert_int_equal(fsvc_grid_add(&g, "readout=onehot,ridge", &err), FSVC_OK);
+    int run[6], nrun = 0;
+    for (int k = 0; k < 6; k++) {
+        fsvc_param p;
+        char key[256];
+        fsvc_param_default(&p);
+        assert_int_equal(fsvc_grid_point(&p, key, sizeof key, &g, k, &err), FSVC_OK);
+        if (!fsvc_csv_has_key(keys, nk, key)) run[nrun++] = k;
+    }
+    assert_int_equal(nrun, 4);
+    assert_int_equal(run[0], 1);
+    assert_int_equal(run[1], 2);
+    assert_int_equal(run[2], 4);
+    assert_int_equal(run[3], 5);
+    fsvc_csv_keys_free(keys, nk);
+    /* a CSV without the column is an error */
+    assert_int_equal(fsvc_csv_column(&keys, &nk, NULL, 0, path, "nope", &err), FSVC_EINPUT);
+    assert_non_null(strstr(err.msg, "nope"));
+    fx_rmtree(dir);
+    free(dir);
+}
+
+static void test_lms_val(void **state)
+{
+    (void)state;
+    fsvc_dataset d;
+    make_blobs(&d, 120);
+    fsvc_param p;
+    fsvc_param_default(&p);
+    p.radius = 2.0;
+    p.readout = FSVC_READOUT_LMS;
+    p.dtype = FSVC_F64;
+    p.eta = 0.05;
+    p.epochs = 4;
+    fsvc_model m;
+    fsvc_lms_curve c;
+    assert_int_equal(fsvc_train_lms_val(&m, NULL, &c, &d, &p, 0.25, 1, 5, NULL), FSVC_OK);
+    assert_int_equal(c.epochs, 4);
+    assert_int_equal(c.n_train + c.n_val, 120);
+    assert_int_equal(c.n_val, 30);
+    for (int e = 0; e <= 4; e++) {
+        assert_true(c.val_err[e] >= c.val_err[c.best_epoch]);
+        assert_true(c.train_err[e] >= 0 && c.train_err[e] <= 1);
+    }
+    /* the kept readout gives the best epoch's validation error */
+    int fold[120];
+    int64_t idx[120];
+    assert_int_equal(fsvc_cv_folds(fold, d.cls, 120, 3, 4, 5, NULL), FSVC_OK);
+    fsvc_dataset va;
+    assert_int_equal(fsvc_dataset_subset(&va, &d, idx, fsvc_fold_rows(idx, fold, 120, 0, 1), NULL),
+                     FSVC_OK);
+    int pred[120];
+    assert_int_equal(fsvc_predict(pred, NULL, &m, &va, "ref", 1, NULL), FSVC_OK);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < va.N; i++) bad += pred[i] != va.cls[i];
+    assert_true(fabs((double)bad / va.N - c.val_err[c.best_epoch]) < 1e-12);
+    assert_int_equal(m.readout, FSVC_READOUT_LMS);
+    fsvc_free_model(&m);
+    fsvc_lms_curve_free(&c);
+    fsvc_error err;
+    assert_int_equal(fsvc_train_lms_val(&m, NULL, &c, &d, &p, 1.5, 1, 5, &err), FSVC_EUSAGE);
+    fsvc_dataset_free(&va);
+    fsvc_dataset_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_folds_stratified),
+        cmocka_unit_test(test_folds_seeded),
+        cmocka_unit_test(test_folds_errors),
+        cmocka_unit_test(test_subset),
+        cmocka_unit_test(test_cross_validate),
+        cmocka_unit_test(test_cross_validate_optd64),
+        cmocka_unit_test(test_grid),
+        cmocka_unit_test(test_csv_resume),
+        cmocka_unit_test(test_lms_val),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
