@@ -98,7 +98,7 @@ int main(void)
            "  f32 kernel at %.3g ns (%.0fx; %.0fx the GTX 750's own f32 rate). Both assume VABSDIFF4 and IDP4A issue at the\n"
            "  full INT32 rate (64 per SM per clock) and the FP32 adds at 128: if VABSDIFF4\n"
            "  is half rate the u8 figure doubles. Only a device run can say.\n"
-           "- Occupancy: one 256-thread block per SM (about 157-200 registers per thread,\n"
+           "- Occupancy: one 256-thread block per SM (about 150-170 registers per thread,\n"
            "  results/cuda-ptxas.txt), 8 warps; the 64 independent accumulators of each\n"
            "  thread are the latency hiding, as in register-blocked SGEMM.\n",
            g64, hu8, 0.13 / hu8, hf32, 0.13 / hf32, bnlc_tsyn_peak_ns(&g, FSVC_F32) / hf32);
