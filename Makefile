@@ -98,7 +98,7 @@ $(BUILD)/obj/%.o: %.c
 
 $(BUILD)/obj/%.cu.o: %.cu
 	@mkdir -p $(dir $@) results
-	$(NVCC) $(NVCCFLAGS) -DFSVC_HAVE_CUDA=1 -c $< -o $@ 2> >(tee $@.ptxas >&2)
+	$(NVCC) $(NVCCFLAGS) -DFSVC_HAVE_CUDA=1 -MMD -MP -c $< -o $@ 2> >(tee $@.ptxas >&2)
 
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
