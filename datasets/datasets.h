@@ -106,6 +106,9 @@ int ds_libsvm_load(fsvc_dataset *d, const char *path, int n_features,
 /* Reads one PNG as 8-bit gray: *pix (malloc'd, rows x cols). */
 int ds_png_read_gray(unsigned char **pix, int *rows, int *cols,
                      const char *path, fsvc_error *err);
+/* The same from an open stream (not closed here); path names it in messages. */
+int ds_png_read_gray_fp(unsigned char **pix, int *rows, int *cols, FILE *f,
+                        const char *path, fsvc_error *err);
 /* Bilinear resize of a gray image (src: sr x sc) into dst (dr x dc). */
 void ds_resize_bilinear_u8(unsigned char *dst, int dr, int dc,
                            const unsigned char *src, int sr, int sc);

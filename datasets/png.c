@@ -51,18 +51,25 @@ int ds_png_read_gray(unsigned char **pix, int *rows, int *cols,
     FILE *f = fopen(path, "rb");
     if (!f)
         return fsvc_fail(err, FSVC_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    int rc = ds_png_read_gray_fp(pix, rows, cols, f, path, err);
+    fclose(f);
+    return rc;
+}
+
+int ds_png_read_gray_fp(unsigned char **pix, int *rows, int *cols, FILE *f,
+                        const char *path, fsvc_error *err)
+{
+    *pix = NULL;
+    *rows = *cols = 0;
     unsigned char sig[8];
-    if (fread(sig, 1, 8, f) != 8 || png_sig_cmp(sig, 0, 8)) {
-        fclose(f);
+    if (fread(sig, 1, 8, f) != 8 || png_sig_cmp(sig, 0, 8))
         return fsvc_fail(err, FSVC_EINPUT, "%s: not a PNG file (no PNG signature)", path);
-    }
     png_ctx ctx = {path, err};
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx, on_error,
                                              on_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!info) {
         png_destroy_read_struct(&png, NULL, NULL);
-        fclose(f);
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory (libpng)", path);
     }
     /* changed after setjmp, read after a longjmp: volatile */
@@ -71,7 +78,6 @@ int ds_png_read_gray(unsigned char **pix, int *rows, int *cols,
     unsigned char *volatile out = NULL;
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_read_struct(&png, &info, NULL);
-        fclose(f);
         free(buf);
         free(rowp);
         free(out);
@@ -117,7 +123,6 @@ int ds_png_read_gray(unsigned char **pix, int *rows, int *cols,
         out[i] = (unsigned char)v;
     }
     png_destroy_read_struct(&png, &info, NULL);
-    fclose(f);
     free(buf);
     free(rowp);
     *pix = out;
