@@ -9,6 +9,7 @@
  *   f32: |D - exact| <= BNL_L1_F32_RTOL * sum_k(|x_k| + |w_k|) + BNL_L1_F32_ATOL
  *        (exact = float64 sum); scalar f32 bit-exact with the float loop;
  *        all archs exact on integer-valued floats.
+ * Results never depend on how (m, N) is cut into calls (bitwise).
  * FSVC_TEST_QUICK=1 runs a subset (for the sanitizer build).
  */
 #include <stdarg.h>
@@ -361,6 +362,52 @@ static void test_self_zero(void **state)
     free(Wu);
 }
 
+/* Every result depends only on its own pair of rows, not on how (m, N) is
+ * cut into calls: a layer computed whole and as uneven sub-tiles (what the
+ * planner and its threads do) is bitwise identical, for every kernel. */
+static void test_tiling_invariance(void **state)
+{
+    (void)state;
+    enum { M = 77, NN = 45, NV = 785 };
+    static const int cuts_m[] = {0, 1, 9, 40, 77}, cuts_N[] = {0, 8, 13, 45};
+    float *Wf = malloc(sizeof(float) * M * NV), *Xf = malloc(sizeof(float) * NN * NV);
+    double *Wd = malloc(sizeof(double) * M * NV), *Xd = malloc(sizeof(double) * NN * NV);
+    uint8_t *Wu = malloc(M * NV), *Xu = malloc(NN * NV);
+    float *Af = malloc(sizeof(float) * M * NN), *Bf = malloc(sizeof(float) * M * NN);
+    double *Ad = malloc(sizeof(double) * M * NN), *Bd = malloc(sizeof(double) * M * NN);
+    int32_t *Au = malloc(sizeof(int32_t) * M * NN), *Bu = malloc(sizeof(int32_t) * M * NN);
+    int32_t *Al = malloc(sizeof(int32_t) * M * NN), *Bl = malloc(sizeof(int32_t) * M * NN);
+    assert_true(Wf && Xf && Wd && Xd && Wu && Xu && Af && Bf && Ad && Bd && Au && Bu && Al && Bl);
+    for (int t = 0; t < M * NV; t++) { Wd[t] = fval(0); Wf[t] = (float)fval(3); Wu[t] = (uint8_t)rnd(); }
+    for (int t = 0; t < NN * NV; t++) { Xd[t] = fval(0); Xf[t] = (float)fval(3); Xu[t] = (uint8_t)rnd(); }
+    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+        if (!bnl_arch_supported((bnl_arch)a)) continue;
+        const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
+        k->l1_f32(Af, M, Wf, M, Xf, NN, NV);
+        k->l1_f64(Ad, M, Wd, M, Xd, NN, NV);
+        k->l1_u8(Au, M, Wu, M, Xu, NN, NV);
+        k->l2sq_u8(Al, M, Wu, M, Xu, NN, NV);
+        for (int p = 0; p + 1 < LEN(cuts_m); p++)
+            for (int q = 0; q + 1 < LEN(cuts_N); q++) {
+                int64_t j0 = cuts_m[p], mj = cuts_m[p + 1] - j0;
+                int64_t i0 = cuts_N[q], ni = cuts_N[q + 1] - i0;
+                k->l1_f32(Bf + i0 * M + j0, M, Wf + j0 * NV, mj, Xf + i0 * NV, ni, NV);
+                k->l1_f64(Bd + i0 * M + j0, M, Wd + j0 * NV, mj, Xd + i0 * NV, ni, NV);
+                k->l1_u8(Bu + i0 * M + j0, M, Wu + j0 * NV, mj, Xu + i0 * NV, ni, NV);
+                k->l2sq_u8(Bl + i0 * M + j0, M, Wu + j0 * NV, mj, Xu + i0 * NV, ni, NV);
+            }
+        if (memcmp(Af, Bf, sizeof(float) * M * NN) || memcmp(Ad, Bd, sizeof(double) * M * NN) ||
+            memcmp(Au, Bu, sizeof(int32_t) * M * NN) || memcmp(Al, Bl, sizeof(int32_t) * M * NN))
+            fprintf(stderr, "MISMATCH %s: results depend on the tiling\n", arch_names[a]);
+        assert_memory_equal(Af, Bf, sizeof(float) * M * NN);
+        assert_memory_equal(Ad, Bd, sizeof(double) * M * NN);
+        assert_memory_equal(Au, Bu, sizeof(int32_t) * M * NN);
+        assert_memory_equal(Al, Bl, sizeof(int32_t) * M * NN);
+    }
+    free(Wf); free(Xf); free(Wd); free(Xd); free(Wu); free(Xu);
+    free(Af); free(Bf); free(Ad); free(Bd); free(Au); free(Bu); free(Al); free(Bl);
+}
+
 int main(void)
 {
     const char *q = getenv("FSVC_TEST_QUICK");
@@ -371,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_edges),
         cmocka_unit_test(test_u8_worst),
         cmocka_unit_test(test_self_zero),
+        cmocka_unit_test(test_tiling_invariance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
