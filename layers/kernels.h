@@ -15,6 +15,14 @@
  * edge waste. The u8 kernels read W in groups of ~24 KB of rows (L1) and
  * stream X; any N is fine.
  *
+ * Per-core ceilings in synapses/cycle, for "% of peak" (instruction bounds;
+ * L1 needs at least 2 vector ops per synapse-lane, so not 2 x FMA width):
+ *   l1_f32  avx512 16 (vminps + vaddps, 16 lanes, ports 0 and 5)  avx2 ~12
+ *   l1_f64  avx512 16/3 (sub, abs, add, 8 lanes; bit-exact order)  avx2 4
+ *   l1_u8   avx512 64 (one vpsadbw zmm/cycle; with its vpaddq the ports
+ *           give 0.73 vpsadbw/cycle measured here, ~47)            avx2 32
+ *   l2sq_u8 avx512 64 (one vpdpbusd zmm, 64 products, per cycle)   avx2 16
+ *
  * Results:
  *   l1_u8   exact int32 (max 65536 * 255 fits).
  *   l2sq_u8 exact int32 sum of squared differences; it overflows int32 past
