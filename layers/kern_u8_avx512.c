@@ -99,6 +99,25 @@ static inline void u8_store4x4(int32_t *D, int64_t ldd, __m512i f, int rows, int
 #define LOAD_FULL(p) _mm512_loadu_si512((const void *)(p))
 #define LOAD_TAIL(p) _mm512_maskz_loadu_epi8(tail, (const void *)(p))
 
+/* A tail of at most 16 bytes: the 4 samples' tails share one register (128-bit
+ * lane r = sample r) against each neuron's tail broadcast to all 4 lanes, so
+ * 4 instructions do what a masked 64-byte chunk does with 16 (n = 784 = 12 x
+ * 64 + 16 is the MNIST case). TAIL_OP(x4, w4) -> per-lane partial sums,
+ * combined by PAIRS into lane r = [d(r,0..3)] partials. */
+#define U8_TAIL16(TAIL_OP, PAIRS, out)                                          \
+    do {                                                                        \
+        __mmask16 t16 = (__mmask16)((1u << (n - k)) - 1);                       \
+        __m512i x4 = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(t16, xr[0] + k)); \
+        x4 = _mm512_inserti32x4(x4, _mm_maskz_loadu_epi8(t16, xr[1] + k), 1);   \
+        x4 = _mm512_inserti32x4(x4, _mm_maskz_loadu_epi8(t16, xr[2] + k), 2);   \
+        x4 = _mm512_inserti32x4(x4, _mm_maskz_loadu_epi8(t16, xr[3] + k), 3);   \
+        __m512i t[4];                                                           \
+        for (int c = 0; c < 4; c++)                                             \
+            t[c] = TAIL_OP(x4, W_PREP(_mm512_broadcast_i32x4(                   \
+                                   _mm_maskz_loadu_epi8(t16, wr[c] + k))));     \
+        out = PAIRS(t[0], t[1], t[2], t[3]);                                    \
+    } while (0)
+
 /* ---- L1 ------------------------------------------------------------------ */
 
 #define SAD_ACC(a, x, w) ((a) = _mm512_add_epi64((a), _mm512_sad_epu8((x), (w))))
@@ -109,13 +128,16 @@ static inline __m512i l1_u8_tile(const uint8_t *const xr[4], const uint8_t *cons
 {
     U8_ACC_DECL;
     int k = 0;
+    __m512i t4 = _mm512_setzero_si512();
     for (; k + 64 <= n; k += 64) U8_CHUNK(LOAD_FULL, SAD_ACC);
-    if (k < n) {
+    if (k < n && n - k <= 16) {
+        U8_TAIL16(_mm512_sad_epu8, u8_pairs_q, t4);
+    } else if (k < n) {
         __mmask64 tail = _bzhi_u64(~0ULL, (unsigned)(n - k));
         U8_CHUNK(LOAD_TAIL, SAD_ACC);
     }
-    return u8_lanes(u8_pairs_q(a00, a01, a02, a03), u8_pairs_q(a10, a11, a12, a13),
-                    u8_pairs_q(a20, a21, a22, a23), u8_pairs_q(a30, a31, a32, a33));
+    return _mm512_add_epi32(t4, u8_lanes(u8_pairs_q(a00, a01, a02, a03), u8_pairs_q(a10, a11, a12, a13),
+                                         u8_pairs_q(a20, a21, a22, a23), u8_pairs_q(a30, a31, a32, a33)));
 }
 
 #undef W_PREP
@@ -144,6 +166,7 @@ void l1_u8_avx512_4x4(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
 
 #define W_PREP(w) _mm512_xor_si512((w), _mm512_set1_epi8((char)0x80))
 #define VNNI_ACC(a, x, w) ((a) = _mm512_dpbusd_epi32((a), (x), (w)))
+#define VNNI_DOT(x, w) _mm512_dpbusd_epi32(_mm512_setzero_si512(), (x), (w))
 
 /* sum x and sum x^2 of one row (vectorised), modulo 2^32. */
 static void u8_rowsums_avx512(const uint8_t *x, int n, uint32_t *s1, uint32_t *s2)
@@ -171,13 +194,16 @@ static inline __m512i l2sq_u8_tile(const uint8_t *const xr[4], const uint8_t *co
 {
     U8_ACC_DECL;
     int k = 0;
+    __m512i t4 = _mm512_setzero_si512();
     for (; k + 64 <= n; k += 64) U8_CHUNK(LOAD_FULL, VNNI_ACC);
-    if (k < n) {
+    if (k < n && n - k <= 16) {
+        U8_TAIL16(VNNI_DOT, u8_pairs_d, t4);
+    } else if (k < n) {
         __mmask64 tail = _bzhi_u64(~0ULL, (unsigned)(n - k));
         U8_CHUNK(LOAD_TAIL, VNNI_ACC);
     }
-    return u8_lanes(u8_pairs_d(a00, a01, a02, a03), u8_pairs_d(a10, a11, a12, a13),
-                    u8_pairs_d(a20, a21, a22, a23), u8_pairs_d(a30, a31, a32, a33));
+    return _mm512_add_epi32(t4, u8_lanes(u8_pairs_d(a00, a01, a02, a03), u8_pairs_d(a10, a11, a12, a13),
+                                         u8_pairs_d(a20, a21, a22, a23), u8_pairs_d(a30, a31, a32, a33)));
 }
 
 void l2sq_u8_avx512_4x4(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
