@@ -5,8 +5,9 @@
  * chunk touches few centroids. Only the chunk's active columns (any non-zero
  * entry; the triangular kernel is exactly 0 beyond its support) go through
  * BLAS syrk into a compact Gram block, which is added into G's upper
- * triangle. G = H^T H is float64 up to RIDGE_F64_MAX_M centroids and
- * float32 beyond (30000^2 x 4 B = 3.6 GB). H^T T is summed over the
+ * triangle (or, when the chunk is dense and G has H's precision, syrk
+ * straight into G). G = H^T H is float64 up to RIDGE_F64_MAX_M centroids
+ * and float32 beyond (30000^2 x 4 B = 3.6 GB, plus the Gram block). H^T T is summed over the
  * non-zeros in float64. The solve is LAPACK potrf/potrs on G seen as
  * column-major lower (the same memory as row-major upper, no copy). */
 #include "internal.h"
@@ -16,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RIDGE_F64_MAX_M 16000
+#define RIDGE_F64_MAX_M 24000 /* G double: 24000^2 x 8 B = 4.6 GB */
 
 /* Stable order of samples by class, so chunks are class-coherent. */
 static int64_t *class_order(const int *cls, int64_t N, int K)
@@ -38,10 +39,10 @@ static int64_t *class_order(const int *cls, int64_t N, int K)
 int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
                        const void *C, int64_t m, const void *X, const int *cls,
                        const double *y, int64_t N, int n, int K, double lambda,
-                       int progress, fsvc_error *err)
+                       int gram_f32, int progress, fsvc_error *err)
 {
     int hd = op->dtype == FSVC_F64;          /* H and Gram block in double */
-    int gd = hd || m <= RIDGE_F64_MAX_M;     /* G in double */
+    int gd = gram_f32 < 0 ? hd || m <= RIDGE_F64_MAX_M : !gram_f32; /* G in double */
     size_t hs = hd ? sizeof(double) : sizeof(float), gs = gd ? sizeof(double) : sizeof(float);
     size_t row = (size_t)n * fsvc_dtype_size(op->dtype);
     int64_t Nc = (int64_t)((1 << 27) / ((size_t)m * hs));
@@ -88,6 +89,15 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
         for (int64_t j = 0; j < m; j++)
             if (on[j]) act[ma++] = j;
         if (ma == 0) continue;
+        if (ma == m && hd == gd) { /* dense, same precision: straight into G */
+            if (hd)
+                cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)m, (int)b, 1.0,
+                            H, (int)m, 1.0, G, (int)m);
+            else
+                cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)m, (int)b, 1.0f,
+                            H, (int)m, 1.0f, G, (int)m);
+            goto progress;
+        }
         for (int64_t i = 0; i < b; i++)
             for (int64_t a = 0; a < ma; a++) {
                 if (hd) ((double *)Hc)[i * ma + a] = ((double *)H)[i * m + act[a]];
@@ -107,6 +117,7 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
                 else ((float *)G)[g + act[c]] += (float)v;
             }
         }
+    progress:
         if (progress) {
             double el = fsvc_clock() - t0, done_ = (double)(i0 + b);
             fsvc_printf("\rridge: %lld/%lld samples, %lld of %lld centroids active, ETA %.0f s   ",

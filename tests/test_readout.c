@@ -133,7 +133,7 @@ static void lms(void **s)
     drop(&P);
 }
 
-static void ridge_case(bnl_dist dist, bnl_act act, double r, fsvc_dtype t, double tol)
+static void ridge_case(bnl_dist dist, bnl_act act, double r, fsvc_dtype t, double tol, int g32)
 {
     prob P = make(700, 60, 8, 4, 5);
     bnl_op op64 = {dist, act, FSVC_F64, r};
@@ -155,7 +155,7 @@ static void ridge_case(bnl_dist dist, bnl_act act, double r, fsvc_dtype t, doubl
     fsvc_error err;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 0, 0, &err), 0);
     int rc = fsvc_readout_ridge(R, &ctx, &op, X, P.m, X, P.cls, NULL, P.N, P.n, P.K, lambda,
-                                0, &err);
+                                g32, 0, &err);
     if (rc) fail_msg("%s", err.msg);
     double scale = 0;
     for (int64_t q = 0; q < P.m * P.K; q++) scale = fmax(scale, fabs(want[q]));
@@ -169,9 +169,18 @@ static void ridge_case(bnl_dist dist, bnl_act act, double r, fsvc_dtype t, doubl
     drop(&P);
 }
 
-static void ridge_sparse_f64(void **s) { (void)s; ridge_case(BNL_L1, BNL_TRI, 1.0, FSVC_F64, 1e-9); }
-static void ridge_dense_f64(void **s) { (void)s; ridge_case(BNL_L2, BNL_GAUSS, 3.0, FSVC_F64, 1e-9); }
-static void ridge_sparse_f32(void **s) { (void)s; ridge_case(BNL_L1, BNL_TRI, 1.0, FSVC_F32, 1e-4); }
+static void ridge_sparse_f64(void **s) { (void)s; ridge_case(BNL_L1, BNL_TRI, 1.0, FSVC_F64, 1e-9, -1); }
+static void ridge_dense_f64(void **s) { (void)s; ridge_case(BNL_L2, BNL_GAUSS, 3.0, FSVC_F64, 1e-9, -1); }
+static void ridge_sparse_f32(void **s) { (void)s; ridge_case(BNL_L1, BNL_TRI, 1.0, FSVC_F32, 1e-4, -1); }
+/* the float32 H^T H of large m, sparse (Gram blocks) and dense (straight);
+ * float rounding of G and its Cholesky factor, amplified by the condition
+ * number (dense Gaussian H with lambda 0.1: about 1e4), bounds the match */
+static void ridge_f32_gram(void **s)
+{
+    (void)s;
+    ridge_case(BNL_L1, BNL_TRI, 1.0, FSVC_F32, 1e-3, 1);
+    ridge_case(BNL_L2, BNL_GAUSS, 3.0, FSVC_F32, 1e-2, 1);
+}
 
 /* Regression: a smooth target of the inputs, fitted through fsvc_train. */
 static void regression(void **s)
@@ -216,6 +225,7 @@ int main(void)
         cmocka_unit_test(ridge_sparse_f64),
         cmocka_unit_test(ridge_dense_f64),
         cmocka_unit_test(ridge_sparse_f32),
+        cmocka_unit_test(ridge_f32_gram),
         cmocka_unit_test(regression),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
