@@ -101,23 +101,24 @@ __global__ void bnl_gemm_epi_kernel(float *out, int64_t ldo, int64_t rows, int64
                                     bnlc_actp p)
 {
     int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    int64_t r = blockIdx.y;
-    if (c >= cols || r >= rows)
+    if (c >= cols)
         return;
-    float x = 0.0f, w = 0.0f;
-    if (l2) {
-        x = trans ? xn[c] : xn[r];
-        w = trans ? wn[r] : wn[c];
+    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) { /* rows may pass 65535 */
+        float x = 0.0f, w = 0.0f;
+        if (l2) {
+            x = trans ? xn[c] : xn[r];
+            w = trans ? wn[r] : wn[c];
+        }
+        float *o = out + r * ldo + c;
+        *o = bnlc_gemm_epi(*o, x, w, l2, &p);
     }
-    float *o = out + r * ldo + c;
-    *o = bnlc_gemm_epi(*o, x, w, l2, &p);
 }
 
 cudaError_t bnlc_launch_gemm_epi(float *out, int64_t ldo, int64_t rows, int64_t cols, int trans,
                                  const float *xn, const float *wn, int l2, bnlc_actp p,
                                  cudaStream_t s)
 {
-    dim3 grid((unsigned)((cols + 255) / 256), (unsigned)rows);
+    dim3 grid((unsigned)((cols + 255) / 256), (unsigned)(rows < 65535 ? rows : 65535));
     bnl_gemm_epi_kernel<<<grid, 256, 0, s>>>(out, ldo, rows, cols, trans, xn, wn, l2, p);
     return cudaGetLastError();
 }
