@@ -402,9 +402,17 @@ int cmd_study(int argc, char **argv)
         snprintf(tmp, sizeof tmp, "%s", o.data);
         size_t l = strlen(tmp);
         while (l > 1 && tmp[l - 1] == '/') tmp[--l] = 0;
-        snprintf(name, sizeof name, "%s", basename(tmp));
+        char *base = basename(tmp);
+        snprintf(name, sizeof name, "%s", base);
         char *dot = strchr(name, '.');
         if (dot && dot != name) *dot = 0;
+        else if (!dot && base != tmp) {
+            /* an IDX prefix DIR/train: name it after the folder too */
+            char b[256];
+            snprintf(b, sizeof b, "%s", name);
+            base[-1] = 0;
+            snprintf(name, sizeof name, "%.120s-%.120s", basename(tmp), b);
+        }
     }
     fsvc_error err;
     fsvc_error_clear(&err);

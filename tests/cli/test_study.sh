@@ -1,0 +1,90 @@
+# CLI tests of `fsvc study` (grid, CSV, plots, CV, resume, auto radius,
+# LMS validation curve) and `fsvc show` (centroid montage).
+source "$(dirname "$0")/lib.sh"
+
+is_png() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]; }
+rows() { grep -v '^#' "$1" | tail -n +2 | grep -c .; }
+# the error lines of a usage error (without the "Try ..." hint)
+err_lines() { printf '%s\n' "$1" | grep -v "^Try 'fsvc" | grep -c .; }
+
+expect_exit 0 "study --help" -- "$FSVC" study --help
+expect_match "--vary NAME=V1" "help names --vary" "$OUT"
+expect_exit 1 "study without DATA" -- "$FSVC" study
+expect_exit 1 "study with nothing to measure (no TEST, no -v)" -- "$FSVC" study --vary radius=1,2 "$UCI/iris.train"
+for bad in "bogus=1,2" "radius" "radius=1,,2" "radius=-3" "readout=svm" "prag=1,1"; do
+  expect_exit 1 "grid error '$bad' is a usage error" -- "$FSVC" study -v 3 --vary "$bad" "$UCI/iris.train"
+  if [ "$(err_lines "$ERR")" -eq 1 ]; then ok "grid error '$bad': one line"; else fail "grid error '$bad': $ERR"; fi
+done
+expect_exit 1 "unknown setting" -- "$FSVC" study -v 3 --vary bogus=1 "$UCI/iris.train"
+expect_match "'bogus' is not a setting" "unknown setting named" "$(echo "$ERR" | head -n 1)"
+expect_exit 1 "-v 1 is refused" -- "$FSVC" study -v 1 "$UCI/iris.train"
+
+if [ -e "$UCI/optd64.train" ]; then
+  D=$TMP/r
+  run_study() {
+    expect_exit 0 "$1" -- "$FSVC" study -q --max-train 800 --max-test 400 --vary radius=6,9 \
+      --readout onehot,ridge -v 3 -o "$D" --name t "${@:2}" "$UCI/optd64.train" "$UCI/optd64.test"
+  }
+  run_study "study on an optd64 subset with CV"
+  csv=$D/study-t.csv
+  if [ "$(rows "$csv")" -eq 4 ]; then ok "one CSV row per grid point"; else fail "rows: $(cat "$csv")"; fi
+  expect_match "^# command: fsvc study" "CSV records the command" "$(head -n 1 "$csv")"
+  expect_match "^# machine: .*cores" "CSV records the machine" "$(sed -n 2p "$csv")"
+  expect_match "^point,.*acc_test,cv_folds,cv_mean,cv_sd" "CSV header" "$(grep -v '^#' "$csv" | head -n 1)"
+  expect_match "^# best by 3-fold CV: point=radius=" "best point by CV written" "$(grep '^# best' "$csv")"
+  expect_match "best by 3-fold CV: .*test accuracy" "best point printed with its test accuracy" "$OUT"
+  for p in acc-centroids acc-time tsyn; do
+    if is_png "$D/study-t-$p.png"; then ok "plot $p is a PNG"; else fail "plot $p missing"; fi
+  done
+  ls "$D"/*.tmp* >/dev/null 2>&1 && fail "temporary files left" || ok "no temporary files left"
+  # an interrupted study: two finished rows and a half-written third
+  grep -v '^# best' "$csv" | head -n -2 > "$TMP/part.csv"
+  printf 'radius=9;readout=ridge,/x,/y,80' >> "$TMP/part.csv"
+  cp "$TMP/part.csv" "$csv"
+  run_study "resumed study" --resume
+  expect_match "study: 2 points run, 2 already in" "resume runs only the missing points" "$OUT"
+  if [ "$(rows "$csv")" -eq 4 ]; then ok "resumed CSV has every point once"; else fail "resumed rows: $(cat "$csv")"; fi
+  dup=$(grep -v '^#' "$csv" | cut -d, -f1 | sort | uniq -d)
+  if [ -z "$dup" ]; then ok "no duplicate points"; else fail "duplicates: $dup"; fi
+  expect_match "^# resumed: fsvc study" "resume recorded" "$(grep '^# resumed' "$csv")"
+  run_study "rerun without --resume starts a new CSV"
+  if [ "$(rows "$csv")" -eq 4 ] && ! grep -q '^# resumed' "$csv"; then ok "fresh CSV"; else fail "fresh CSV: $(cat "$csv")"; fi
+  expect_exit 1 "a -v larger than 64 is refused" -- "$FSVC" study -v 65 "$UCI/optd64.train"
+
+  # auto radius, reported step by step
+  expect_exit 0 "study --radius auto" -- "$FSVC" study -q --max-train 600 --radius auto -R onehot \
+    -o "$D" --name auto "$UCI/optd64.train" "$UCI/optd64.test"
+  expect_match "radius search: r = .* centroids" "search steps on stderr" "$ERR"
+  expect_match "^default: radius search: r = " "search steps in the steps file" "$(head -n 1 "$D/study-auto-radius.txt")"
+  expect_match "^default,.*,auto," "CSV says the radius was searched" "$(grep '^default' "$D/study-auto.csv")"
+
+  # the LMS learning curve with a validation split
+  expect_exit 0 "study --val for LMS" -- "$FSVC" study -q --max-train 600 -r 9 -R lms -E 4 \
+    --vary eta=0.01,0.05 --val 0.25 -o "$D" --name lms "$UCI/optd64.train" "$UCI/optd64.test"
+  n=$(tail -n +2 "$D/study-lms-lms.csv" | grep -c .)
+  if [ "$n" -eq 10 ]; then ok "LMS curve: epochs 0..4 for each point"; else fail "LMS curve rows $n"; fi
+  if is_png "$D/study-lms-lms.png"; then ok "LMS curve PNG"; else fail "LMS curve PNG missing"; fi
+  expect_exit 1 "--keep takes best or last" -- "$FSVC" study -v 3 --keep worst "$UCI/optd64.train"
+
+  # fsvc show: an optd64 model has no geometry until told 8x8
+  expect_exit 0 "train a small optd64 model" -- "$FSVC" train -q -r 9 -R onehot "$UCI/optd64.train" "$TMP/o.fsvc"
+  expect_exit 2 "show without geometry is an input error" -- "$FSVC" show "$TMP/o.fsvc" --png "$TMP/o.png"
+  expect_one_line "show without geometry: one line" "$ERR"
+  [ -e "$TMP/o.png" ] && fail "no PNG on error" || ok "no PNG on error"
+  expect_exit 0 "show --size 8x8" -- "$FSVC" show "$TMP/o.fsvc" --png "$TMP/o.png" --size 8x8 --max 5
+  if is_png "$TMP/o.png"; then ok "montage is a PNG"; else fail "montage missing"; fi
+  expect_match "10 classes, 50 of [0-9]+ centroids shown" "montage summary" "$OUT"
+  expect_exit 1 "show --size that does not match n" -- "$FSVC" show "$TMP/o.fsvc" --png "$TMP/o.png" --size 9x9
+else echo "ok - uci-dogaru absent, skipped"; fi
+
+# fsvc show on a tiny image model (3 images of 2x3 pixels, 2 classes)
+S=$TMP/s; mkdir -p "$S"
+printf '\x00\x00\x08\x03\x00\x00\x00\x03\x00\x00\x00\x02\x00\x00\x00\x03\x00\x10\x20\x30\x40\x50\xff\xf0\xe0\xd0\xc0\xb0\x00\x00\x00\xff\xff\xff' > "$S/t-images-idx3-ubyte"
+printf '\x00\x00\x08\x01\x00\x00\x00\x03\x00\x01\x00' > "$S/t-labels-idx1-ubyte"
+expect_exit 0 "train a tiny image model" -- "$FSVC" train -q -r 1 -R onehot "$S/t" "$S/t.fsvc"
+expect_exit 0 "show a tiny image model" -- "$FSVC" show "$S/t.fsvc" --png "$S/t.png" --zoom 4
+if is_png "$S/t.png"; then ok "tiny montage is a PNG"; else fail "tiny montage missing"; fi
+expect_match "2 classes, 3 of 3 centroids shown \(2 x 3 images, zoom 4\)" "tiny montage summary" "$OUT"
+expect_exit 1 "show without --png" -- "$FSVC" show "$S/t.fsvc"
+expect_exit 2 "show a file that is not a model" -- "$FSVC" show "$S/t-labels-idx1-ubyte" --png "$S/x.png"
+expect_one_line "not a model: one line" "$ERR"
