@@ -54,7 +54,12 @@ static int reduce(const bnl_ctx *ctx, const bnl_op *op, const reduce_spec *rs,
     int rc = bnl_cpu_job_init(&job, ctx, op, W, m, X, N, n, err);
     if (rc)
         return rc;
-    const int64_t tm = pl.tile_m, tN = pl.tile_N;
+    /* samples are the only parallel dimension here: row blocks of at most
+     * N/8 (a multiple of 16), whatever the thread count */
+    const int64_t tm = pl.tile_m;
+    int64_t tN = (N + 7) / 8;
+    tN = (tN + 15) / 16 * 16;
+    tN = tN < pl.tile_N ? tN : pl.tile_N;
     const int f64 = op->dtype == FSVC_F64, u8 = op->dtype == FSVC_U8;
     const size_t es = f64 ? sizeof(double) : sizeof(float);
     int saved = job.gemm ? bnl_blas_threads_get() : 0;

@@ -380,9 +380,9 @@ static void test_tile_edges(void **state)
     bnl_ctx_close(&cpu);
 }
 
-/* actsum: equals the reference exactly for u8 and f64 L1, equals the
- * sequential sum of the CPU's own H exactly, keeps S's initial value, and
- * is the same for 1 and 2 threads. scores: Y = H R. */
+/* actsum: equals the reference exactly for u8 and f64 L1 (within the
+ * tolerance otherwise), equals the sequential sum of the CPU's own H, keeps
+ * S's initial value, and is the same for 1 and 2 threads. scores: Y = H R. */
 static void test_actsum_scores(void **state)
 {
     fsvc_error err;
@@ -429,7 +429,10 @@ static void test_actsum_scores(void **state)
                     double s = S0[i];
                     for (int64_t j = 0; j < m; j++)
                         s += hval(H, op.dtype, i * m + j);
-                    if (s != S1[i]) {
+                    /* same bits where h is exact (u8, f64 L1); else the
+                     * reduction's row blocks may differ from the forward
+                     * tiles and BLAS rounds by block position */
+                    if (t.exact ? s != S1[i] : fabs(s - S1[i]) > m * t.abs + 1e-9) {
                         print_error("%s: S[%lld] = %.17g, sequential sum of H %.17g\n", what,
                                     (long long)i, S1[i], s);
                         fail();
@@ -452,7 +455,8 @@ static void test_actsum_scores(void **state)
                     }
                 for (int64_t i = 0; i < N * K; i++) {
                     double tl = t.exact ? 0.0 : m * t.abs + 1e-9;
-                    if (Y[i] != Yh[i] || fabs(Y[i] - Yr[i]) > tl) {
+                    if ((t.exact ? Y[i] != Yh[i] : fabs(Y[i] - Yh[i]) > tl) ||
+                        fabs(Y[i] - Yr[i]) > tl) {
                         print_error("%s: scores Y[%lld] = %.17g, H R %.17g, ref %.17g\n", what,
                                     (long long)i, Y[i], Yh[i], Yr[i]);
                         fail();
