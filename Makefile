@@ -122,7 +122,8 @@ tests: $(TEST_BIN)
 # Unit tests (cmocka), the CLI tests, then the unit tests again under
 # AddressSanitizer + UBSan in their own build folder.
 test: all tests
-	@$(MAKE) --no-print-directory unit-test cli-test
+	@$(MAKE) --no-print-directory -j1 unit-test
+	@$(MAKE) --no-print-directory -j1 cli-test
 	@$(MAKE) --no-print-directory asan-test
 	@echo "make test: all passed"
 
@@ -135,8 +136,8 @@ cli-test: $(BIN)
 	@FSVC=$(BIN) bash tests/cli/run.sh
 
 asan-test:
-	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 NO_CUDA=1 OPT=-O1 \
-	  FSVC_TEST_QUICK=1 tests unit-test
+	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 NO_CUDA=1 OPT=-O1 tests
+	@FSVC_TEST_QUICK=1 $(MAKE) --no-print-directory -j1 BUILD=build/asan SAN=1 NO_CUDA=1 OPT=-O1 unit-test
 
 test-cuda: all
 	@$(MAKE) --no-print-directory -C tests/cuda BUILD=$(abspath $(BUILD))
@@ -167,7 +168,7 @@ fuzz:
 	@set -o pipefail; for f in $(FUZZ_SRC); do \
 	  b=build/fuzz/$$(basename $$f .c); \
 	  clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -std=c11 \
-	    -o $$b $$f $(filter-out fsvc/%_train.c,$(wildcard datasets/*.c)) fsvc/error.c \
+	    -o $$b $$f $(wildcard datasets/*.c) fsvc/error.c \
 	    $$(pkg-config --cflags --libs zlib libpng) -lm || exit 1; \
 	  mkdir -p build/fuzz/corpus-$$(basename $$f .c); \
 	  echo "== $$b ($(FUZZ_SECONDS) s)"; \
@@ -198,5 +199,7 @@ uninstall:
 
 clean:
 	rm -rf build
+
+.SECONDARY:
 
 -include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
