@@ -115,7 +115,8 @@ SC_DRIVER(double, l1_f64_scalar_4x8, kern_pack_f64)
     }
 
 #define U8_ABSDIFF(a, b) abs((a) - (b))
-#define U8_SQDIFF(a, b) (((a) - (b)) * ((a) - (b)))
+/* squares as int16 x int16 -> int32 so SSE2 pmaddwd applies */
+#define U8_SQDIFF(a, b) ((int32_t)(int16_t)((a) - (b)) * (int32_t)(int16_t)((a) - (b)))
 
 U8_DRIVER(l1_u8_scalar_2x2, U8_ABSDIFF)
 U8_DRIVER(l2sq_u8_scalar_2x2, U8_SQDIFF)
