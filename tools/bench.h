@@ -25,7 +25,12 @@ typedef struct bench_cfg {
 } bench_cfg;
 
 typedef struct bench_res {
-    double t_min, t_med;  /* seconds, forward pass */
+    double t_min, t_med;  /* seconds, forward pass (wall clock) */
+    double cpu_min;       /* process CPU seconds of the fastest repeat */
+    double t_syn_cpu;     /* ns, CPU time / threads / synapses: what t_syn
+                             would be with the cores to itself (shared,
+                             loaded machines); >= t_syn when uncontended */
+    double load1;         /* 1-minute load average at the start */
     double t_syn;         /* ns, from t_min */
     double gsyn;          /* G synapses / s */
     double peak_frac;     /* t_syn of the peak model / t_syn */
@@ -44,6 +49,10 @@ const char *bench_op_name(bench_opk k);
 int bench_op_parse(const char *s, bench_opk *out);
 bnl_op bench_make_op(const bench_cfg *c);
 
+/* Process CPU seconds and the 1-minute load average. */
+double bench_cpu_seconds(void);
+double bench_loadavg(void);
+
 /* Runs one configuration. */
 int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err);
 
@@ -60,5 +69,9 @@ const char *bench_compiler_flags(void);
 /* --paper: the paper's configurations -> CSV + PNG. */
 int bench_paper(const bench_cfg *base, const char *csv, const char *png,
                 const char *command, fsvc_error *err);
+
+/* --targets: issue 3's five targets at m = N = 4096, n = 784 -> CSV. */
+int bench_targets(const bench_cfg *base, const char *csv, const char *command,
+                  fsvc_error *err);
 
 #endif

@@ -79,7 +79,8 @@ static int write_csv(const char *path, const row *rows, int nr, const char *comm
     bench_cpu_model(model, sizeof model);
     bench_cpu_features(feat, sizeof feat);
     fprintf(f, "table,cpu_model,cpu_features,compiler_flags,threads,command,op,dist_act,dtype,"
-               "m,N,n,seconds_min,seconds_median,t_syn_ns,gsyn_per_s,peak_fraction,"
+               "m,N,n,seconds_min,seconds_median,t_syn_ns,gsyn_per_s,peak_fraction,cpu_seconds_min,"
+               "t_syn_cpu_ns,load_avg_1min,"
                "ref_t_syn_ns,ref_sub_sample,speedup_vs_ref,bare_gemm_s,ratio_to_bare_gemm,"
                "paper_t_syn_ns,paper_source,paper_over_ours,note\n");
     for (int i = 0; i < nr; i++) {
@@ -98,10 +99,10 @@ static int write_csv(const char *path, const row *rows, int nr, const char *comm
         csv_str(f, bench_compiler_flags()); fputc(',', f);
         fprintf(f, "%d,", threads);
         csv_str(f, command); fputc(',', f);
-        fprintf(f, "%s,%s,%s,%lld,%lld,%d,%.6g,%.6g,%.6g,%.6g,%.4f,%.6g,%s,%.4g,",
+        fprintf(f, "%s,%s,%s,%lld,%lld,%d,%.6g,%.6g,%.6g,%.6g,%.4f,%.6g,%.6g,%.2f,%.6g,%s,%.4g,",
                 bench_op_name(w->opk), da, fsvc_dtype_name(w->dt), (long long)w->m,
                 (long long)w->N, w->n, r->t_min, r->t_med, r->t_syn, r->gsyn, r->peak_frac,
-                r->ref_t_syn, sub, r->speedup);
+                r->cpu_min, r->t_syn_cpu, r->load1, r->ref_t_syn, sub, r->speedup);
         if (r->gemm_min > 0)
             fprintf(f, "%.6g,%.4f,", r->gemm_min, r->t_min / r->gemm_min);
         else
@@ -157,7 +158,7 @@ static int write_png(const char *path, const row *rows, int nr, fsvc_error *err)
     fprintf(g, ", '-' using 1:2 with points pt 7 ps 1.5 lc rgb 'black' title 'paper: GTX 750 (Table III)'");
     fprintf(g, ", '-' using 1:2 with points pt 5 ps 1.5 lc rgb 'red' title 'paper: CPU MKL f32 (Table V)'");
     fprintf(g, ", '-' using 1:2 with points pt 9 ps 1.5 lc rgb 'orange' title 'paper: CPU gcc .MEX (Table V)'");
-    fprintf(g, ", '-' using 1:2 with points pt 11 ps 1.5 lc rgb 'brown' title 'paper: CPU numba @jit (Table V)'\n");
+    fprintf(g, ", '-' using 1:2 with points pt 11 ps 1.5 lc rgb 'brown' title 'paper: CPU numba jit (Table V)'\n");
     for (int o = 0; o < 3; o++)
         for (int d = 0; d < 3; d++) {
             int any = 0;
@@ -273,9 +274,11 @@ int bench_paper(const bench_cfg *base, const char *csv, const char *png, const c
             free(rows);
             return rc;
         }
-        printf("%-7s %-6s %-3s m=%-5lld N=%-5lld n=%-5d t_syn %.5f ns  %.1fx ref%s%s\n", w->table,
+        printf("%-7s %-6s %-3s m=%-5lld N=%-5lld n=%-5d t_syn %.5f ns (CPU-time %.5f, load %.1f)"
+               "  %.1fx ref%s%s\n", w->table,
                bench_op_name(w->opk), fsvc_dtype_name(w->dt), (long long)w->m, (long long)w->N,
-               w->n, w->r.t_syn, w->r.speedup, w->note[0] ? "  # " : "", w->note);
+               w->n, w->r.t_syn, w->r.t_syn_cpu, w->r.load1, w->r.speedup,
+               w->note[0] ? "  # " : "", w->note);
         if (tty)
             fflush(stdout);
     }

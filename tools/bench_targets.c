@@ -1,0 +1,104 @@
+/*
+ * bench_targets.c - `fsvc bench --targets`: issue 3's targets measured at
+ * m = N = 4096, n = 784 with the given threads (2 by default), written to
+ * a CSV (temporary file + rename):
+ *   rbf-l1 f32 t_syn <= 0.010 ns; rbf-l1 u8 t_syn <= 0.004 ns;
+ *   mul f32 <= 1.10x the bare sgemm; rbf-l2 f32 <= 1.15x the bare sgemm;
+ *   rbf-l1 f32 with 2 threads >= 1.8x one thread;
+ * plus the engine's own overhead on L1 (full forward / kernels alone on the
+ * same tiles). Every row carries the wall-clock figure, the CPU-time
+ * figure (wall time as if the cores were not shared) and the load average,
+ * since this machine is shared.
+ */
+#include "tools/bench.h"
+#include "tools/cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct trow {
+    const char *target, *unit;
+    double goal;          /* <= goal (or >= when ge) */
+    int ge;
+    double wall, cpu;     /* measured: wall-clock and CPU-time based */
+    double load;
+} trow;
+
+static int met(const trow *t, double v) { return t->ge ? v >= t->goal : v <= t->goal; }
+
+int bench_targets(const bench_cfg *base, const char *csv, const char *command, fsvc_error *err)
+{
+    bench_cfg c = *base;
+    c.m = c.N = 4096;
+    c.n = 784;
+    if (c.threads <= 0)
+        c.threads = 2;
+    c.repeats = c.repeats > 0 ? c.repeats : 5;
+    c.no_ref = 1;
+    c.verbose = 0;
+    trow t[6];
+    int nt = 0;
+    bench_res r, r1;
+    int rc;
+
+    c.opk = BENCH_RBF_L1; c.act = BNL_TRI; c.dtype = FSVC_F32;
+    if ((rc = bench_run(&r, &c, err)))
+        return rc;
+    t[nt++] = (trow){"rbf-l1 f32 t_syn", "ns", 0.010, 0, r.t_syn, r.t_syn_cpu, r.load1};
+    t[nt++] = (trow){"rbf-l1 f32 full forward / kernels alone (engine overhead)", "x", 1.05, 0,
+                     r.kern_min > 0 ? r.t_min / r.kern_min : 0, 0, r.load1};
+    bench_cfg c1 = c;
+    c1.threads = 1;
+    c1.no_kernel_only = 1;
+    if ((rc = bench_run(&r1, &c1, err)))
+        return rc;
+    t[nt++] = (trow){"rbf-l1 f32 speed-up 2 threads over 1", "x", 1.8, 1, r1.t_min / r.t_min,
+                     0, r.load1};
+    c.dtype = FSVC_U8;
+    if ((rc = bench_run(&r, &c, err)))
+        return rc;
+    t[nt++] = (trow){"rbf-l1 u8 t_syn", "ns", 0.004, 0, r.t_syn, r.t_syn_cpu, r.load1};
+    c.dtype = FSVC_F32;
+    c.opk = BENCH_MUL; c.act = BNL_TANH;
+    if ((rc = bench_run(&r, &c, err)))
+        return rc;
+    t[nt++] = (trow){"mul f32 (tanh fused) / bare sgemm", "x", 1.10, 0,
+                     r.gemm_min > 0 ? r.t_min / r.gemm_min : 0, 0, r.load1};
+    c.opk = BENCH_RBF_L2; c.act = BNL_GAUSS;
+    if ((rc = bench_run(&r, &c, err)))
+        return rc;
+    t[nt++] = (trow){"rbf-l2 f32 (Gaussian fused) / bare sgemm", "x", 1.15, 0,
+                     r.gemm_min > 0 ? r.t_min / r.gemm_min : 0, 0, r.load1};
+
+    char model[256], tmp[4096];
+    bench_cpu_model(model, sizeof model);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", csv, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write: %s", tmp, strerror(errno));
+    fprintf(f, "target,goal,unit,measured_wall,met_wall,measured_cpu_time,load_avg_1min,"
+               "cpu_model,threads,m,N,n,command\n");
+    for (int i = 0; i < nt; i++) {
+        printf("%-58s goal %s%-6g measured %.4g %s (%s)", t[i].target, t[i].ge ? ">=" : "<=",
+               t[i].goal, t[i].wall, t[i].unit, met(&t[i], t[i].wall) ? "met" : "NOT met");
+        if (t[i].cpu > 0)
+            printf(", CPU-time figure %.4g", t[i].cpu);
+        printf(", load %.1f\n", t[i].load);
+        fprintf(f, "\"%s\",%g,%s,%.5g,%s,", t[i].target, t[i].goal, t[i].unit, t[i].wall,
+                met(&t[i], t[i].wall) ? "yes" : "no");
+        if (t[i].cpu > 0)
+            fprintf(f, "%.5g,", t[i].cpu);
+        else
+            fprintf(f, ",");
+        fprintf(f, "%.2f,\"%s\",%d,4096,4096,784,\"%s\"\n", t[i].load, model, c.threads, command);
+    }
+    if (fclose(f) != 0 || rename(tmp, csv) != 0) {
+        int e = errno;
+        remove(tmp);
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write: %s", csv, strerror(e));
+    }
+    printf("wrote %s\n", csv);
+    return FSVC_OK;
+}
