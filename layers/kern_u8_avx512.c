@@ -3,16 +3,18 @@
  *
  *   l1_u8_avx512_4x4    sum_k |x_k - w_k| with vpsadbw: 64 byte differences
  *                       per instruction into 8 u64 lanes; 4 samples x 4
- *                       neurons of accumulators (16 zmm), n by 64, masked tail.
+ *                       neurons of accumulators (16 zmm), n by 64, masked
+ *                       tail (tails <= 16 bytes: 4 samples per register).
  *   l2sq_u8_avx512_4x4  sum_k (x_k - w_k)^2 = Sx2 + Sw2 - 2 sum_k x_k w_k, the
  *                       dot with vpdpbusd (u8 x s8, 64 products/instruction):
  *                       x . w = x . (w ^ 0x80) + 128 Sx, w ^ 0x80 = w - 128 as
  *                       s8. int32 arithmetic modulo 2^32: exact whenever the
  *                       result fits (n <= BNL_L2SQ_U8_MAX_N).
  *
- * Loops: group of JG neurons (their rows kept in L1) > 4 samples > 4 neurons.
+ * Loops: group of JG neurons (their rows kept in L1) > 4 samples > 4 neurons;
+ * l2sq first sums the rows of up to 256 samples (stack), then the same.
  * Tuning (this shared 2-core Sapphire Rapids, CPU-time rates): a register-only
- * vpsadbw + vpaddq loop peaks at 0.75 vpsadbw/cycle (the adds share port 5),
+ * vpsadbw + vpaddq loop peaks at 0.73-0.75 vpsadbw/cycle (the adds share port 5),
  * i.e. ~48 synapses/cycle, ~115 G/s per core at 2.4 GHz; l1_u8 reaches
  * ~98 G/s on a 256 x 256 x 784 tile (~85%). n = 768 / 784 / 832 (aligned
  * rows, tail) made no measurable difference, so rows are not repacked.
@@ -23,6 +25,7 @@
 #include "kern_impl.h"
 
 #define U8_JG_MAX 256      /* neurons per group (stack sums for l2sq) */
+#define U8_HG 256          /* samples per group of row sums (l2sq) */
 #define U8_L1_BYTES 24576  /* W group bytes aimed at L1 (48 KB) */
 
 /* Neurons per group: about U8_L1_BYTES of W, a multiple of 4, in [4, 256]. */
@@ -211,37 +214,39 @@ void l2sq_u8_avx512_4x4(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
 {
     int64_t jg = u8_group(n);
     uint32_t sw2[U8_JG_MAX + 4]; /* sum w^2 of the group's neurons */
-    for (int64_t g0 = 0; g0 < m; g0 += jg) {
-        int64_t g1 = kern_min64(m, g0 + jg);
-        for (int64_t j = g0; j < g1; j++) {
-            uint32_t s1;
-            u8_rowsums_avx512(W + j * (int64_t)n, n, &s1, &sw2[j - g0]);
+    uint32_t xs[U8_HG + 4];      /* Sx2 - 256 Sx of the group's samples */
+    const __m512i lane_of = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
+    for (int64_t h0 = 0; h0 < N; h0 += U8_HG) {
+        int64_t h1 = kern_min64(N, h0 + U8_HG);
+        for (int64_t i = h0; i < h1; i++) {
+            uint32_t s1, s2;
+            u8_rowsums_avx512(X + i * (int64_t)n, n, &s1, &s2);
+            xs[i - h0] = s2 - 256u * s1;
         }
-        for (int c = 0; c < 4; c++) sw2[g1 - g0 + c] = 0; /* edge lanes, not stored */
-        for (int64_t i0 = 0; i0 < N; i0 += 4) {
-            int rows = (int)kern_min64(4, N - i0);
-            const uint8_t *xr[4];
-            uint32_t xs[4] = {0, 0, 0, 0}; /* Sx2 - 256 Sx per sample */
-            for (int r = 0; r < 4; r++) {
-                xr[r] = X + (i0 + (r < rows ? r : rows - 1)) * (int64_t)n;
-                if (r < rows) {
-                    uint32_t s1, s2;
-                    u8_rowsums_avx512(xr[r], n, &s1, &s2);
-                    xs[r] = s2 - 256u * s1;
-                }
+        for (int r = 0; r < 4; r++) xs[h1 - h0 + r] = 0; /* edge lanes, not stored */
+        for (int64_t g0 = 0; g0 < m; g0 += jg) {
+            int64_t g1 = kern_min64(m, g0 + jg);
+            for (int64_t j = g0; j < g1; j++) {
+                uint32_t s1;
+                u8_rowsums_avx512(W + j * (int64_t)n, n, &s1, &sw2[j - g0]);
             }
-            /* lane r of xsv = xs[r] in all 4 dwords */
-            __m512i xsv = _mm512_permutexvar_epi32(
-                _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0),
-                _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)xs)));
-            for (int64_t j0 = g0; j0 < g1; j0 += 4) {
-                int cols = (int)kern_min64(4, g1 - j0);
-                const uint8_t *wr[4];
-                for (int c = 0; c < 4; c++) wr[c] = W + (j0 + (c < cols ? c : cols - 1)) * (int64_t)n;
-                __m512i dot = l2sq_u8_tile(xr, wr, n); /* sum x (w - 128) */
-                __m512i swv = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)&sw2[j0 - g0]));
-                __m512i d = _mm512_sub_epi32(_mm512_add_epi32(xsv, swv), _mm512_slli_epi32(dot, 1));
-                u8_store4x4(D + i0 * ldd + j0, ldd, d, rows, cols);
+            for (int c = 0; c < 4; c++) sw2[g1 - g0 + c] = 0;
+            for (int64_t i0 = h0; i0 < h1; i0 += 4) {
+                int rows = (int)kern_min64(4, h1 - i0);
+                const uint8_t *xr[4];
+                for (int r = 0; r < 4; r++) xr[r] = X + (i0 + (r < rows ? r : rows - 1)) * (int64_t)n;
+                /* lane r of xsv = xs of sample r in all 4 dwords */
+                __m512i xsv = _mm512_permutexvar_epi32(
+                    lane_of, _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)&xs[i0 - h0])));
+                for (int64_t j0 = g0; j0 < g1; j0 += 4) {
+                    int cols = (int)kern_min64(4, g1 - j0);
+                    const uint8_t *wr[4];
+                    for (int c = 0; c < 4; c++) wr[c] = W + (j0 + (c < cols ? c : cols - 1)) * (int64_t)n;
+                    __m512i dot = l2sq_u8_tile(xr, wr, n); /* sum x (w - 128) */
+                    __m512i swv = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)&sw2[j0 - g0]));
+                    __m512i d = _mm512_sub_epi32(_mm512_add_epi32(xsv, swv), _mm512_slli_epi32(dot, 1));
+                    u8_store4x4(D + i0 * ldd + j0, ldd, d, rows, cols);
+                }
             }
         }
     }
