@@ -45,7 +45,6 @@ struct bnlc_stream {
     double *hS;
     size_t capW, capX, capH, capS, capXn, capWn;         /* device bytes */
     size_t pcapW, pcapX, pcapH, pcapS;                    /* pinned bytes */
-    int64_t resW, resX;  /* which W / X tile the device holds (-1 none) */
     int busy;            /* a job is in flight: finish it before reuse */
     /* the job in flight: where its output goes */
     int64_t i0, m0, rows, cols, ldo;

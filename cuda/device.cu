@@ -125,7 +125,6 @@ static int open_dev(bnl_cuda *c, int dev, fsvc_error *err)
                                                                             : c->lim.streams;
     c->lim.streams = c->nstreams;
     for (int i = 0; i < c->nstreams; i++) {
-        c->st[i].resW = c->st[i].resX = -1;
         CUDA_CHECK(err, cudaStreamCreateWithFlags(&c->st[i].s, cudaStreamNonBlocking));
         CUDA_CHECK(err, cudaEventCreateWithFlags(&c->st[i].done, cudaEventDisableTiming));
     }

@@ -2,7 +2,8 @@
  * forward.cu - the CUDA backend's BNL driver: H = act(dist(W, X)) and the
  * activation sums, tiled by the planner (plan.h) and streamed.
  *
- * Per tile job on stream s (>= 2 streams, jobs round-robin):
+ * The order of the tiles and their streams is jobs.h's (tested on the host).
+ * Per tile job on stream s (>= 2 streams):
  *   wait for s's previous job, copy its output from pinned memory to the
  *   caller's H / S (host work overlapping the other streams' GPU work);
  *   pack the W / X tile into s's pinned buffers (rows padded to ldk words
@@ -12,6 +13,7 @@
  * increasing order, so each S[i] adds its neurons in increasing j.
  */
 #include "cuda_internal.h"
+#include "jobs.h"
 #include "../layers/act.h"
 
 #include <stdio.h>
@@ -118,7 +120,6 @@ static int reserve_all(bnl_cuda *c, const bnlc_plan *p, int actsum, int gemm, fs
     int rc;
     for (int i = 0; i < c->nstreams; i++) {
         struct bnlc_stream *s = &c->st[i];
-        s->resW = s->resX = -1;
         if ((rc = reserve_dev((void **)&s->dW, &s->capW, w, err)) ||
             (rc = reserve_dev((void **)&s->dX, &s->capX, x, err)) ||
             (rc = reserve_dev((void **)&s->dH, &s->capH, h, err)) ||
@@ -169,13 +170,10 @@ static int finish_all(bnl_cuda *c, float *H, int64_t ldh, double *S, fsvc_error 
     return rc;
 }
 
-/* Uploads tile `idx` (rows r0.. of A) to the stream unless it holds it. */
-static int upload(struct bnlc_stream *s, int is_w, int64_t idx, const void *A, int64_t r0,
-                  int64_t rows, int n, const job_kind *k, int64_t ldk, int gemm, fsvc_error *err)
+/* Uploads rows r0 .. r0 + rows - 1 of A as the stream's W or X tile. */
+static int upload(struct bnlc_stream *s, int is_w, const void *A, int64_t r0, int64_t rows,
+                  int n, const job_kind *k, int64_t ldk, int gemm, fsvc_error *err)
 {
-    int64_t *res = is_w ? &s->resW : &s->resX;
-    if (*res == idx)
-        return FSVC_OK;
     uint32_t *h = is_w ? s->hW : s->hX, *d = is_w ? s->dW : s->dX;
     /* the pinned buffer may still feed an earlier copy on this stream */
     CUDA_CHECK(err, cudaStreamSynchronize(s->s));
@@ -184,7 +182,6 @@ static int upload(struct bnlc_stream *s, int is_w, int64_t idx, const void *A, i
     if (gemm)
         CUDA_CHECK(err, bnlc_launch_norms(is_w ? s->dwn : s->dxn, (const float *)d, rows, ldk, n,
                                           s->s));
-    *res = idx;
     return FSVC_OK;
 }
 
@@ -235,27 +232,24 @@ static int forward_tiles(bnl_cuda *c, const bnl_op *op, float *H, int64_t ldh, c
         (rc = reserve_all(c, &p, 0, k.tile_op < 0, err)))
         return rc;
     bnlc_actp ap = actp_of(op);
-    int64_t job = 0;
-    for (int64_t mi = 0; mi < p.tiles_m; mi++)
-        for (int64_t ni = 0; ni < p.tiles_N; ni++, job++) {
-            struct bnlc_stream *s = &c->st[job % c->nstreams];
-            if ((rc = finish(s, H, ldh, NULL, err)))
-                return rc;
-            int64_t m0 = mi * p.tile_m, i0 = ni * p.tile_N;
-            int64_t mt = m - m0 < p.tile_m ? m - m0 : p.tile_m;
-            int64_t Nt = N - i0 < p.tile_N ? N - i0 : p.tile_N;
-            int64_t ldo = r4(mt);
-            int gemm = k.tile_op < 0;
-            if ((rc = upload(s, 1, mi, W, m0, mt, n, &k, p.ldk, gemm, err)) ||
-                (rc = upload(s, 0, ni, X, i0, Nt, n, &k, p.ldk, gemm, err)) ||
-                (rc = compute(c, s, &k, ap, mt, Nt, n, p.ldk, 0, ldo, err)))
-                return rc;
-            CUDA_CHECK(err, cudaMemcpyAsync(s->hH, s->dH, (size_t)(Nt * ldo * 4),
-                                            cudaMemcpyDeviceToHost, s->s));
-            CUDA_CHECK(err, cudaEventRecord(s->done, s->s));
-            s->busy = 1;
-            s->i0 = i0; s->m0 = m0; s->rows = Nt; s->cols = mt; s->ldo = ldo;
-        }
+    int gemm = k.tile_op < 0;
+    bnlc_jobs it;
+    bnlc_job j;
+    bnlc_jobs_init(&it, &p, 0, c->nstreams, m, N);
+    while (bnlc_jobs_next(&it, &j)) {
+        struct bnlc_stream *s = &c->st[j.stream];
+        int64_t ldo = r4(j.mt);
+        if ((rc = finish(s, H, ldh, NULL, err)) ||
+            (j.load_w && (rc = upload(s, 1, W, j.m0, j.mt, n, &k, p.ldk, gemm, err))) ||
+            (j.load_x && (rc = upload(s, 0, X, j.i0, j.Nt, n, &k, p.ldk, gemm, err))) ||
+            (rc = compute(c, s, &k, ap, j.mt, j.Nt, n, p.ldk, 0, ldo, err)))
+            return rc;
+        CUDA_CHECK(err, cudaMemcpyAsync(s->hH, s->dH, (size_t)(j.Nt * ldo * 4),
+                                        cudaMemcpyDeviceToHost, s->s));
+        CUDA_CHECK(err, cudaEventRecord(s->done, s->s));
+        s->busy = 1;
+        s->i0 = j.i0; s->m0 = j.m0; s->rows = j.Nt; s->cols = j.mt; s->ldo = ldo;
+    }
     return finish_all(c, H, ldh, NULL, err);
 }
 
@@ -270,28 +264,31 @@ static int actsum_tiles(bnl_cuda *c, const bnl_op *op, double *S, const void *W,
         return rc;
     bnlc_actp ap = actp_of(op);
     int gemm = k.tile_op < 0;
-    for (int64_t ni = 0; ni < p.tiles_N; ni++) {
-        struct bnlc_stream *s = &c->st[ni % c->nstreams];
-        if ((rc = finish(s, NULL, 0, S, err)))
-            return rc;
-        int64_t i0 = ni * p.tile_N, Nt = N - i0 < p.tile_N ? N - i0 : p.tile_N;
-        int64_t ldo = r4(Nt);
-        if ((rc = upload(s, 0, ni, X, i0, Nt, n, &k, p.ldk, gemm, err)))
-            return rc;
-        memcpy(s->hS, S + i0, (size_t)Nt * 8);
-        CUDA_CHECK(err, cudaMemcpyAsync(s->dS, s->hS, (size_t)Nt * 8, cudaMemcpyHostToDevice, s->s));
-        for (int64_t mi = 0; mi < p.tiles_m; mi++) {
-            int64_t m0 = mi * p.tile_m, mt = m - m0 < p.tile_m ? m - m0 : p.tile_m;
-            if ((rc = upload(s, 1, mi, W, m0, mt, n, &k, p.ldk, gemm, err)) ||
-                (rc = compute(c, s, &k, ap, mt, Nt, n, p.ldk, 1, ldo, err)))
+    bnlc_jobs it;
+    bnlc_job j;
+    bnlc_jobs_init(&it, &p, 1, c->nstreams, m, N);
+    while (bnlc_jobs_next(&it, &j)) {
+        struct bnlc_stream *s = &c->st[j.stream];
+        int64_t ldo = r4(j.Nt);
+        if (j.first) { /* a new sample tile on this stream: S in */
+            if ((rc = finish(s, NULL, 0, S, err)))
                 return rc;
-            CUDA_CHECK(err, bnlc_launch_actsum(s->dS, s->dH, ldo, mt, Nt, s->s));
+            memcpy(s->hS, S + j.i0, (size_t)j.Nt * 8);
+            CUDA_CHECK(err, cudaMemcpyAsync(s->dS, s->hS, (size_t)j.Nt * 8,
+                                            cudaMemcpyHostToDevice, s->s));
         }
-        /* hS fed the H2D above: the D2H into it comes after on the same stream */
-        CUDA_CHECK(err, cudaMemcpyAsync(s->hS, s->dS, (size_t)Nt * 8, cudaMemcpyDeviceToHost, s->s));
-        CUDA_CHECK(err, cudaEventRecord(s->done, s->s));
-        s->busy = 1;
-        s->i0 = i0; s->rows = Nt;
+        if ((j.load_x && (rc = upload(s, 0, X, j.i0, j.Nt, n, &k, p.ldk, gemm, err))) ||
+            (j.load_w && (rc = upload(s, 1, W, j.m0, j.mt, n, &k, p.ldk, gemm, err))) ||
+            (rc = compute(c, s, &k, ap, j.mt, j.Nt, n, p.ldk, 1, ldo, err)))
+            return rc;
+        CUDA_CHECK(err, bnlc_launch_actsum(s->dS, s->dH, ldo, j.mt, j.Nt, s->s));
+        if (j.last) { /* S out; hS fed the H2D above, earlier on the same stream */
+            CUDA_CHECK(err, cudaMemcpyAsync(s->hS, s->dS, (size_t)j.Nt * 8,
+                                            cudaMemcpyDeviceToHost, s->s));
+            CUDA_CHECK(err, cudaEventRecord(s->done, s->s));
+            s->busy = 1;
+            s->i0 = j.i0; s->rows = j.Nt;
+        }
     }
     return finish_all(c, NULL, 0, S, err);
 }
@@ -302,7 +299,6 @@ static int drain(bnl_cuda *c, int rc)
     for (int i = 0; i < c->nstreams; i++) {
         cudaStreamSynchronize(c->st[i].s);
         c->st[i].busy = 0;
-        c->st[i].resW = c->st[i].resX = -1;
     }
     cudaGetLastError();
     return rc;

@@ -16,6 +16,9 @@
 
 #include "cuda/plan.h"
 #include "cuda/model.h"
+#include "cuda/jobs.h"
+
+#include <stdlib.h>
 
 #define GiB ((int64_t)1 << 30)
 #define MiB ((int64_t)1 << 20)
@@ -214,6 +217,86 @@ static void test_mix(void **s)
     assert_true(bnlc_mix_lds_bytes_per_syn(f32) == 1.0);
 }
 
+/* The driver's tile order: every (neuron tile, sample tile) once, the
+ * uploads exactly when a stream lacks the tile, streams taking turns
+ * (forward), one stream per sample tile with increasing neuron tiles and
+ * first/last marks (activation sums). */
+static void check_jobs(int64_t m, int64_t N, int64_t tm, int64_t tN, int streams, int actsum)
+{
+    bnlc_plan p;
+    memset(&p, 0, sizeof p);
+    p.tile_m = tm;
+    p.tile_N = tN;
+    p.tiles_m = (m + tm - 1) / tm;
+    p.tiles_N = (N + tN - 1) / tN;
+    bnlc_jobs it;
+    bnlc_job j;
+    bnlc_jobs_init(&it, &p, actsum, streams, m, N);
+    unsigned char *seen = calloc((size_t)(p.tiles_m * p.tiles_N), 1);
+    int64_t resW[8], resX[8], last_mi[1024], count = 0, covered_m = 0, covered_N = 0;
+    int last_stream_of[1024];
+    assert_non_null(seen);
+    for (int s = 0; s < 8; s++) resW[s] = resX[s] = -1;
+    for (int64_t i = 0; i < 1024; i++) { last_mi[i] = -1; last_stream_of[i] = -1; }
+    while (bnlc_jobs_next(&it, &j)) {
+        assert_true(j.mi >= 0 && j.mi < p.tiles_m && j.ni >= 0 && j.ni < p.tiles_N);
+        assert_int_equal(seen[j.mi * p.tiles_N + j.ni]++, 0);
+        assert_int_equal(j.m0, j.mi * tm);
+        assert_int_equal(j.i0, j.ni * tN);
+        assert_true(j.mt >= 1 && j.mt <= tm && j.m0 + j.mt <= m);
+        assert_true(j.Nt >= 1 && j.Nt <= tN && j.i0 + j.Nt <= N);
+        if (j.m0 + j.mt == m && j.ni == 0) covered_m = 1;
+        if (j.i0 + j.Nt == N && j.mi == 0) covered_N = 1;
+        assert_true(j.stream >= 0 && j.stream < streams);
+        assert_int_equal(j.load_w, resW[j.stream] != j.mi);
+        assert_int_equal(j.load_x, resX[j.stream] != j.ni);
+        resW[j.stream] = j.mi;
+        resX[j.stream] = j.ni;
+        if (actsum) {
+            /* neuron tiles of a sample tile: in order, on one stream */
+            assert_int_equal(j.mi, last_mi[j.ni] + 1);
+            if (last_stream_of[j.ni] >= 0) assert_int_equal(j.stream, last_stream_of[j.ni]);
+            last_mi[j.ni] = j.mi;
+            last_stream_of[j.ni] = j.stream;
+            assert_int_equal(j.first, j.mi == 0);
+            assert_int_equal(j.last, j.mi == p.tiles_m - 1);
+        } else {
+            assert_int_equal(j.stream, count % streams);
+            assert_true(j.first && j.last);
+        }
+        count++;
+    }
+    assert_int_equal(count, p.tiles_m * p.tiles_N);
+    assert_true(covered_m && covered_N);
+    free(seen);
+}
+
+static void test_jobs(void **s)
+{
+    (void)s;
+    const int64_t cases[][4] = {{1, 1, 1, 1},       {8000, 10000, 4096, 4096}, {10, 1000, 3, 7},
+                                {1000, 10, 128, 4}, {129, 257, 128, 128},     {5, 5, 5, 5}};
+    for (int c = 0; c < 6; c++)
+        for (int st = 1; st <= 4; st++)
+            for (int a = 0; a < 2; a++)
+                check_jobs(cases[c][0], cases[c][1], cases[c][2], cases[c][3], st, a);
+    /* the paper's example through the planner: 6 jobs, two streams taking turns */
+    bnlc_limits lim;
+    bnlc_limits_default(&lim);
+    lim.max_M = 4096;
+    lim.max_launch_syn = 17179869184.0;
+    fsvc_error err;
+    bnlc_plan p;
+    assert_int_equal(bnlc_plan_make(&p, &GTX750, &lim, FSVC_U8, 0, 0, 8000, 10000, 784, &err), FSVC_OK);
+    bnlc_jobs it;
+    bnlc_job j;
+    bnlc_jobs_init(&it, &p, 0, 2, 8000, 10000);
+    int n = 0, loads_w = 0;
+    while (bnlc_jobs_next(&it, &j)) { n++; loads_w += j.load_w; }
+    assert_int_equal(n, 6);
+    assert_int_equal(loads_w, 4); /* each of the 2 W tiles once per stream */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +308,7 @@ int main(void)
         cmocka_unit_test(test_no_memory),
         cmocka_unit_test(test_invariants),
         cmocka_unit_test(test_mix),
+        cmocka_unit_test(test_jobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
