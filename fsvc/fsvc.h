@@ -120,7 +120,11 @@ int fsvc_dataset_convert(fsvc_dataset *d, fsvc_dtype to, fsvc_scale scale,
  * distance and activation fields hold bnl_dist / bnl_act values
  * (layers/bnl.h): dist 0 = L1, 1 = L2; act 0 = triangular, 1 = Gaussian. */
 
-typedef enum { FSVC_SELECT_GLOBAL = 0, FSVC_SELECT_PER_CLASS = 1 } fsvc_select;
+typedef enum {
+    FSVC_SELECT_GLOBAL = 0,    /* the novelty pass over all classes */
+    FSVC_SELECT_PER_CLASS = 1, /* the novelty pass inside each class */
+    FSVC_SELECT_RANDOM = 2     /* the first max_neurons of a seeded shuffle */
+} fsvc_select;
 typedef enum {
     FSVC_READOUT_ONEHOT = 0, /* fixed one-hot W[j][k] = (lab_j == k) */
     FSVC_READOUT_LMS = 1,    /* online LMS from the one-hot start */
@@ -129,8 +133,15 @@ typedef enum {
 /* Input preprocessing stored in the model and applied before scaling.
  * To add a step: a value here, its name in fsvc_preprocess_name/parse
  * (fsvc/model.c) and its call in fsvc_model_input (fsvc/model_input.c).
- * deskew: moment-based shear of each rows x cols image (fsvc/deskew.h). */
-typedef enum { FSVC_PRE_NONE = 0, FSVC_PRE_DESKEW = 1 } fsvc_preprocess;
+ * Bit flags: deskew (moment-based shear of each rows x cols image, before
+ * scaling, fsvc/deskew.h), sqrt (v -> sqrt(max(v, 0)) after scaling; a
+ * float dtype). auto is a training parameter only: sqrt for u8 images,
+ * with deskew when the median |skew| of the images exceeds 0.1
+ * (handwriting); none for other data. */
+typedef enum {
+    FSVC_PRE_NONE = 0, FSVC_PRE_DESKEW = 1, FSVC_PRE_SQRT = 2,
+    FSVC_PRE_DESKEW_SQRT = 3, FSVC_PRE_AUTO = 4
+} fsvc_preprocess;
 
 const char *fsvc_select_name(fsvc_select s);
 int fsvc_select_parse(const char *s, fsvc_select *out);       /* 0 ok, -1 */
@@ -142,11 +153,13 @@ int fsvc_preprocess_parse(const char *s, fsvc_preprocess *out);
 typedef struct fsvc_param {
     int dist;              /* bnl_dist: 0 L1 (default), 1 L2 */
     int act;               /* bnl_act: 0 triangular (default), 1 Gaussian */
-    double radius;         /* r > 0; <= 0: the author's radius search */
+    double radius;         /* r > 0; <= 0: radius_rms or the radius search */
+    double radius_rms;     /* > 0 (and radius <= 0): r = radius_rms times the
+                              rms distance between training samples */
     double prag;           /* novelty threshold, accept when sum < prag */
     fsvc_select select;
     fsvc_readout readout;
-    double lambda;         /* ridge */
+    double lambda;         /* ridge: lambda times the mean of diag(H^T H) */
     double eta;            /* lms learning rate */
     int epochs;            /* lms epochs */
     fsvc_scale scale;      /* applied to u8 input */
@@ -156,7 +169,7 @@ typedef struct fsvc_param {
     int regression;        /* ridge on the label values as real targets */
     int shuffle;           /* 1: seeded shuffle of the pass order */
     uint64_t seed;
-    int64_t max_neurons;   /* 0: no cap */
+    int64_t max_neurons;   /* 0: no cap; select random: the number taken */
     const char *backend;   /* "ref", "cpu" (default), "cuda" */
     int threads;           /* <= 0: all cores */
     int progress;          /* progress lines through fsvc_printf */

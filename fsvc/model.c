@@ -37,13 +37,15 @@ void fsvc_free_model(fsvc_model *model)
 
 const char *fsvc_select_name(fsvc_select s)
 {
-    return s == FSVC_SELECT_PER_CLASS ? "per-class" : s == FSVC_SELECT_GLOBAL ? "global" : "?";
+    return s == FSVC_SELECT_PER_CLASS ? "per-class" : s == FSVC_SELECT_GLOBAL ? "global"
+         : s == FSVC_SELECT_RANDOM ? "random" : "?";
 }
 
 int fsvc_select_parse(const char *s, fsvc_select *out)
 {
     if (!strcmp(s, "global")) *out = FSVC_SELECT_GLOBAL;
     else if (!strcmp(s, "per-class")) *out = FSVC_SELECT_PER_CLASS;
+    else if (!strcmp(s, "random")) *out = FSVC_SELECT_RANDOM;
     else return -1;
     return 0;
 }
@@ -69,13 +71,23 @@ int fsvc_readout_parse(const char *s, fsvc_readout *out)
 
 const char *fsvc_preprocess_name(fsvc_preprocess p)
 {
-    return p == FSVC_PRE_NONE ? "none" : p == FSVC_PRE_DESKEW ? "deskew" : "?";
+    switch (p) {
+    case FSVC_PRE_NONE: return "none";
+    case FSVC_PRE_DESKEW: return "deskew";
+    case FSVC_PRE_SQRT: return "sqrt";
+    case FSVC_PRE_DESKEW_SQRT: return "deskew+sqrt";
+    case FSVC_PRE_AUTO: return "auto";
+    }
+    return "?";
 }
 
 int fsvc_preprocess_parse(const char *s, fsvc_preprocess *out)
 {
     if (!strcmp(s, "none")) *out = FSVC_PRE_NONE;
     else if (!strcmp(s, "deskew")) *out = FSVC_PRE_DESKEW;
+    else if (!strcmp(s, "sqrt")) *out = FSVC_PRE_SQRT;
+    else if (!strcmp(s, "deskew+sqrt")) *out = FSVC_PRE_DESKEW_SQRT;
+    else if (!strcmp(s, "auto")) *out = FSVC_PRE_AUTO;
     else return -1;
     return 0;
 }

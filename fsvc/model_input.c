@@ -53,7 +53,13 @@ int fsvc_model_input(void **out, const fsvc_model *model,
     const void *src = d->x;
     fsvc_dtype st = d->dtype;
     void *pre = NULL;
-    if (model->preprocess == FSVC_PRE_DESKEW) {
+    if (model->preprocess > FSVC_PRE_DESKEW_SQRT)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: unknown preprocessing %d", d->source,
+                         (int)model->preprocess);
+    int sq = (model->preprocess & FSVC_PRE_SQRT) != 0;
+    if (sq && model->dtype == FSVC_U8)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: sqrt preprocessing needs a float dtype", d->source);
+    if (model->preprocess & FSVC_PRE_DESKEW) {
         int rows = model->rows, cols = model->cols, bad;
         if (rows < 1 || cols < 1 || (int64_t)rows * cols != d->n)
             return fsvc_fail(err, FSVC_EINPUT, "%s: deskew needs %d x %d images, the data has %d values",
@@ -87,11 +93,12 @@ int fsvc_model_input(void **out, const fsvc_model *model,
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for %zu input values",
                          d->source, total);
     }
-    if (model->dtype == st && s == FSVC_SCALE_NONE) {
+    if (model->dtype == st && s == FSVC_SCALE_NONE && !sq) {
         memcpy(x, src, total * es);
     } else {
         for (size_t k = 0; k < total; k++) {
             double v = scaled(get(src, st, (int64_t)k), s);
+            if (sq) v = sqrt(v > 0 ? v : 0);
             if (!isfinite(v)) {
                 free(x);
                 free(pre);

@@ -145,8 +145,8 @@ static int decode(fsvc_model *M, rbuf *b, const char *path, fsvc_error *err)
         return fsvc_fail(err, FSVC_EINPUT, "%s: model header is truncated", path);
     size_t es = fsvc_dtype_size(M->dtype), left = b->len - b->pos;
     if (!es || M->n < 1 || M->n > (1 << 24) || M->dist < 0 || M->dist > 1 || M->act < 0 ||
-        M->act > 1 || M->scale > FSVC_SCALE_PM1 || M->preprocess > FSVC_PRE_DESKEW ||
-        M->select > FSVC_SELECT_PER_CLASS || M->readout > FSVC_READOUT_RIDGE ||
+        M->act > 1 || M->scale > FSVC_SCALE_PM1 || M->preprocess > FSVC_PRE_DESKEW_SQRT ||
+        M->select > FSVC_SELECT_RANDOM || M->readout > FSVC_READOUT_RIDGE ||
         !(M->radius > 0) || K > 1000000 || Kout < 1 || Kout > 1000000 ||
         (M->regression ? Kout != 1 : Kout != K))
         return fsvc_fail(err, FSVC_EINPUT, "%s: model header has invalid fields", path);

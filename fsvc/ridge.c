@@ -9,7 +9,9 @@
  * straight into G). G = H^T H is float64 up to RIDGE_F64_MAX_M centroids
  * and float32 beyond (30000^2 x 4 B = 3.6 GB, plus the Gram block). H^T T is summed over the
  * non-zeros in float64. The solve is LAPACK potrf/potrs on G seen as
- * column-major lower (the same memory as row-major upper, no copy). */
+ * column-major lower (the same memory as row-major upper, no copy), with
+ * lambda relative to the mean of diag(H^T H) (scale-free), raised 3x and
+ * retried (printed) when rounding leaves the matrix not positive definite. */
 #include "internal.h"
 
 #include <cblas.h>
@@ -34,6 +36,30 @@ static int64_t *class_order(const int *cls, int64_t N, int K)
     }
     free(start);
     return ord;
+}
+
+/* Cholesky solve of G (m x m, column-major lower = row-major upper) with
+ * B (column-major m x K) in place; LAPACK info. */
+static lapack_int solve(void *G, double *B, int64_t m, int K, int gd)
+{
+    lapack_int info;
+    if (gd) {
+        info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, G, (lapack_int)m);
+        if (!info)
+            info = LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, K, G, (lapack_int)m,
+                                  B, (lapack_int)m);
+        return info;
+    }
+    float *Bf = malloc((size_t)m * K * sizeof *Bf);
+    if (!Bf) return -1000;
+    for (size_t q = 0; q < (size_t)m * K; q++) Bf[q] = (float)B[q];
+    info = LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, G, (lapack_int)m);
+    if (!info)
+        info = LAPACKE_spotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, K, G, (lapack_int)m,
+                              Bf, (lapack_int)m);
+    for (size_t q = 0; q < (size_t)m * K; q++) B[q] = Bf[q];
+    free(Bf);
+    return info;
 }
 
 int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
@@ -127,35 +153,52 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
     }
     if (progress)
         fsvc_printf("\n");
+    /* lambda is relative to the mean of diag(H^T H); keep a mirror of G in
+     * its unused triangle (row-major lower) and the diagonal, so a failed
+     * factorisation can retry with a larger lambda */
+    double md = 0, *dg = malloc((size_t)m * sizeof *dg), *B0 = malloc((size_t)m * K * sizeof *B0);
+    if (!dg || !B0) {
+        free(dg); free(B0);
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory");
+        goto done;
+    }
+    memcpy(B0, B, (size_t)m * K * sizeof *B);
     for (int64_t j = 0; j < m; j++) {
-        if (gd) ((double *)G)[(size_t)j * m + j] += lambda;
-        else ((float *)G)[(size_t)j * m + j] += (float)lambda;
+        dg[j] = gd ? ((double *)G)[(size_t)j * m + j] : ((float *)G)[(size_t)j * m + j];
+        md += dg[j];
     }
-    /* row-major upper == column-major lower */
-    lapack_int info;
-    if (gd) {
-        info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, G, (lapack_int)m);
-        if (!info)
-            info = LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, K, G, (lapack_int)m,
-                                  B, (lapack_int)m);
-    } else {
-        float *Bf = malloc((size_t)m * K * sizeof *Bf);
-        if (!Bf) {
-            rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory");
-            goto done;
+    md = m ? md / m : 0;
+    double lam = md > 0 ? lambda * md : lambda;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = i + 1; j < m; j++) {
+            if (gd) ((double *)G)[(size_t)j * m + i] = ((double *)G)[(size_t)i * m + j];
+            else ((float *)G)[(size_t)j * m + i] = ((float *)G)[(size_t)i * m + j];
         }
-        for (size_t q = 0; q < (size_t)m * K; q++) Bf[q] = (float)B[q];
-        info = LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, G, (lapack_int)m);
-        if (!info)
-            info = LAPACKE_spotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, K, G, (lapack_int)m,
-                                  Bf, (lapack_int)m);
-        for (size_t q = 0; q < (size_t)m * K; q++) B[q] = Bf[q];
-        free(Bf);
+    lapack_int info = 0;
+    for (int attempt = 0; attempt < 6; attempt++) {
+        if (attempt) { /* restore G's upper triangle, diagonal and H^T T */
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t j = i + 1; j < m; j++) {
+                    if (gd) ((double *)G)[(size_t)i * m + j] = ((double *)G)[(size_t)j * m + i];
+                    else ((float *)G)[(size_t)i * m + j] = ((float *)G)[(size_t)j * m + i];
+                }
+            memcpy(B, B0, (size_t)m * K * sizeof *B);
+            fsvc_printf("ridge: H^T H + lambda I not positive definite (at column %d) with "
+                        "lambda %g; retrying with %g\n", (int)info, lam, lam * 3);
+            lam *= 3;
+        }
+        for (int64_t j = 0; j < m; j++) {
+            if (gd) ((double *)G)[(size_t)j * m + j] = dg[j] + lam;
+            else ((float *)G)[(size_t)j * m + j] = (float)(dg[j] + lam);
+        }
+        info = solve(G, B, m, K, gd);
+        if (info <= 0) break;
     }
+    free(dg); free(B0);
     if (info > 0) {
         rc = fsvc_fail(err, FSVC_EINPUT,
-                       "ridge: H^T H + lambda I is not positive definite at column %d; "
-                       "raise lambda (-l, now %g)", (int)info, lambda);
+                       "ridge: H^T H + lambda I is not positive definite at column %d even "
+                       "with lambda %g; raise lambda (-l, now %g)", (int)info, lam, lambda);
         goto done;
     }
     if (info < 0) {

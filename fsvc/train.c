@@ -2,6 +2,7 @@
  * class, file order or seeded shuffle, optional radius search), then the
  * readout. */
 #include "internal.h"
+#include "deskew.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,6 +24,8 @@ static int check_param(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *e
         return fsvc_fail(err, FSVC_EUSAGE, "train: ridge needs lambda > 0");
     if (p->readout == FSVC_READOUT_LMS && (!(p->eta >= 0) || p->epochs < 0))
         return fsvc_fail(err, FSVC_EUSAGE, "train: lms needs eta >= 0 and epochs >= 0");
+    if (p->select == FSVC_SELECT_RANDOM && !(p->radius > 0) && !(p->radius_rms > 0))
+        return fsvc_fail(err, FSVC_EUSAGE, "train: random selection needs a radius (-r)");
     if (p->regression && p->readout != FSVC_READOUT_RIDGE)
         return fsvc_fail(err, FSVC_EUSAGE, "train: regression needs the ridge readout");
     if (!p->regression && (!d->cls || d->K < 1))
@@ -37,6 +40,13 @@ static int select_pass(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx
                        int progress, fsvc_error *err)
 {
     op.radius = r;
+    if (p->select == FSVC_SELECT_RANDOM) { /* the first cap of the (shuffled) order */
+        int64_t m_ = cap > 0 && cap < d->N ? cap : d->N;
+        for (int64_t t = 0; t < m_; t++) sel[t] = order ? order[t] : t;
+        *m = m_;
+        if (syn) *syn = 0;
+        return FSVC_OK;
+    }
     if (p->select == FSVC_SELECT_GLOBAL || p->regression)
         return fsvc_novelty_batched(sel, m, syn, ctx, &op, p->prag, cap, progress, X,
                                     order, d->N, d->n, err);
@@ -65,6 +75,45 @@ static int select_pass(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx
     *m = tot;
     if (syn) *syn = s;
     return rc;
+}
+
+/* preprocess auto: sqrt for u8 images, deskew too when the median |skew|
+ * of (up to 2000 of) the images exceeds 0.1; none for other data. */
+static fsvc_preprocess resolve_auto(const fsvc_dataset *d)
+{
+    if (d->dtype != FSVC_U8 || d->rows < 2 || d->cols < 2 || (int64_t)d->rows * d->cols != d->n)
+        return FSVC_PRE_NONE;
+    int64_t k = d->N < 2000 ? d->N : 2000;
+    double *a = malloc((size_t)(k ? k : 1) * sizeof *a);
+    if (!a) return FSVC_PRE_SQRT;
+    for (int64_t i = 0; i < k; i++)
+        a[i] = fabs(fsvc_deskew_alpha_u8((const uint8_t *)d->x + (size_t)i * d->n, d->rows, d->cols));
+    /* median by insertion sort of a small array */
+    for (int64_t i = 1; i < k; i++)
+        for (int64_t j = i; j > 0 && a[j - 1] > a[j]; j--) { double t = a[j]; a[j] = a[j - 1]; a[j - 1] = t; }
+    double med = k ? a[k / 2] : 0;
+    free(a);
+    fsvc_printf("preprocess auto: median |skew| %.3f -> %s\n", med, med > 0.1 ? "deskew+sqrt" : "sqrt");
+    return med > 0.1 ? FSVC_PRE_DESKEW_SQRT : FSVC_PRE_SQRT;
+}
+
+/* sqrt of the mean squared distance over the pairs of (up to 800) rows
+ * taken in the pass order. */
+static double rms_distance(const void *X, const int64_t *order, const fsvc_dataset *d,
+                           int dist, fsvc_dtype t)
+{
+    int64_t k = d->N < 800 ? d->N : 800;
+    size_t row = (size_t)d->n * fsvc_dtype_size(t);
+    double s = 0, cnt = 0;
+    for (int64_t a = 0; a < k; a++)
+        for (int64_t b = a + 1; b < k; b++) {
+            int64_t i = order ? order[a] : a, j = order ? order[b] : b;
+            double dd = fsvc_pair_dist(dist, t, (const char *)X + (size_t)i * row,
+                                       (const char *)X + (size_t)j * row, d->n);
+            s += dd * dd;
+            cnt++;
+        }
+    return cnt > 0 ? sqrt(s / cnt) : 1.0;
 }
 
 /* Author's recipe: prag as given, start large, halve r until the centroids
@@ -140,6 +189,8 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
              : d->dtype == FSVC_U8 && p->scale == FSVC_SCALE_NONE ? FSVC_U8 : FSVC_F32;
     M->n = d->n; M->rows = d->rows; M->cols = d->cols;
     M->scale = p->scale; M->preprocess = p->preprocess;
+    if (p->preprocess == FSVC_PRE_AUTO) M->preprocess = resolve_auto(d);
+    if (p->dtype < 0 && (M->preprocess & FSVC_PRE_SQRT)) M->dtype = FSVC_F32;
     M->dist = p->dist; M->act = p->act; M->prag = p->prag;
     M->select = p->select; M->readout = p->readout; M->regression = p->regression;
     if (p->regression) {
@@ -162,7 +213,7 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
     ctx_open = 1;
     sel = malloc((size_t)d->N * sizeof *sel);
     if (!sel) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto fail; }
-    if (p->shuffle) {
+    if (p->shuffle || p->select == FSVC_SELECT_RANDOM) {
         order = malloc((size_t)d->N * sizeof *order);
         if (!order) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto fail; }
         for (int64_t i = 0; i < d->N; i++) order[i] = i;
@@ -171,7 +222,11 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
     bnl_op op = { (bnl_dist)p->dist, (bnl_act)p->act, M->dtype, p->radius };
     double t0 = fsvc_clock(), syn = 0, syn2 = 0;
     double r = p->radius;
-    if (!(r > 0)) {
+    if (!(r > 0) && p->radius_rms > 0) {
+        double rms = rms_distance(X, order, d, p->dist, M->dtype);
+        r = p->radius_rms * rms;
+        fsvc_printf("radius: %g x rms distance %.6g = %.6g\n", p->radius_rms, rms, r);
+    } else if (!(r > 0)) {
         rc = radius_search(&r, &syn, &ctx, op, p, X, order, d, sel, err);
         if (rc) goto fail;
     }
@@ -180,8 +235,9 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
     rc = bnl_op_check(&op, err);
     if (rc) goto fail;
     int64_t m = 0;
-    rc = select_pass(sel, &m, &syn2, &ctx, op, r, p, p->max_neurons, X, order, d,
-                     p->progress, err);
+    int64_t cap = p->max_neurons;
+    if (p->select == FSVC_SELECT_RANDOM && cap <= 0) cap = 10000;
+    rc = select_pass(sel, &m, &syn2, &ctx, op, r, p, cap, X, order, d, p->progress, err);
     if (rc) goto fail;
     syn += syn2;
     double t1 = fsvc_clock();

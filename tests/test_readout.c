@@ -80,7 +80,9 @@ static double *dense_ridge(const double *H, const prob *P, const double *y, int 
             if (y) B[a] += ha * y[i];
             else B[a * K + P->cls[i]] += ha;
         }
-    for (int64_t a = 0; a < m; a++) A[a * m + a] += lambda;
+    double md = 0; /* lambda is relative to the mean of diag(H^T H) */
+    for (int64_t a = 0; a < m; a++) md += A[a * m + a] / m;
+    for (int64_t a = 0; a < m; a++) A[a * m + a] += lambda * md;
     gauss_solve(A, B, m, K);
     free(A);
     return B;
@@ -147,7 +149,7 @@ static void ridge_case(bnl_dist dist, bnl_act act, double r, fsvc_dtype t, doubl
     double *H = dense_h(&P, &op64);
     int64_t nz = 0;
     for (int64_t q = 0; q < P.N * P.m; q++) nz += H[q] != 0;
-    double lambda = 0.1;
+    double lambda = 1e-3;
     double *want = dense_ridge(H, &P, NULL, P.K, lambda);
     double *R = malloc(P.m * P.K * sizeof *R);
     bnl_op op = {dist, act, t, r};
@@ -203,7 +205,7 @@ static void regression(void **s)
     fsvc_param p;
     fsvc_param_default(&p);
     p.regression = 1; p.readout = FSVC_READOUT_RIDGE; p.dist = BNL_L2; p.act = BNL_GAUSS; p.radius = 0.3; p.prag = 3.0;
-    p.lambda = 1e-3;
+    p.lambda = 1e-6;
     fsvc_model m;
     fsvc_error err;
     assert_int_equal(fsvc_train(&m, NULL, &d, &p, &err), 0);

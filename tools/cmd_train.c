@@ -14,25 +14,32 @@ static void help(const fsvc_param *p)
            "folder with one sub-folder per class) and writes MODEL (default: the\n"
            "data's basename + \".fsvc\" in the current folder).\n\noptions (default):\n");
     if (p->radius > 0) printf("  -r R            radius (%g)\n", p->radius);
+    else if (p->radius_rms > 0)
+        printf("  -r R|Xrms       radius, or X times the rms distance between samples (%grms)\n",
+               p->radius_rms);
     else printf("  -r R            radius (search: prag 1, halve r from a large value until\n"
                 "                  the centroids are 1-10%% of N, then refine)\n");
     printf("  -p PRAG         novelty threshold, accept when the sum < PRAG (%g)\n", p->prag);
     printf("  -d l1|l2        distance (%s)\n", bnl_dist_name((bnl_dist)p->dist));
     printf("  -k tri|gauss    kernel (%s)\n", bnl_act_name((bnl_act)p->act));
-    printf("  -s global|per-class  selection (%s)\n", fsvc_select_name(p->select));
+    printf("  -s global|per-class|random  centroid selection: the novelty pass, or the\n"
+           "                  first --max-neurons of a seeded shuffle (%s)\n", fsvc_select_name(p->select));
     printf("  -R onehot|lms|ridge  readout (%s)\n", fsvc_readout_name(p->readout));
-    printf("  -l LAMBDA       ridge regularisation (%g)\n", p->lambda);
+    printf("  -l LAMBDA       ridge regularisation, times the mean of diag(H^T H) (%g)\n", p->lambda);
     printf("  -e ETA          lms learning rate (%g)\n", p->eta);
     printf("  -E EPOCHS       lms epochs (%d)\n", p->epochs);
     printf("  --scale 01|pm1|none  scaling of u8 input (%s)\n", fsvc_scale_name(p->scale));
     printf("  --dtype u8|f32|f64   centroid type (%s)\n",
            p->dtype < 0 ? "u8 for unscaled u8 data, else f32" : fsvc_dtype_name(p->dtype));
-    printf("  --preprocess none|deskew  input preprocessing (%s)\n", fsvc_preprocess_name(p->preprocess));
+    printf("  --preprocess none|deskew|sqrt|deskew+sqrt|auto  input preprocessing (%s;\n"
+           "                  auto: sqrt for u8 images, deskew+sqrt when they are slanted)\n",
+           fsvc_preprocess_name(p->preprocess));
     printf("  --regression    ridge regression on the label values (%s)\n",
            p->regression ? "on" : "off");
     printf("  --shuffle SEED  seeded shuffle of the pass order (%s)\n",
            p->shuffle ? "on" : "off: file order");
-    printf("  --max-neurons M cap on the centroids (%lld, 0: none)\n", (long long)p->max_neurons);
+    printf("  --max-neurons M cap on the centroids; -s random takes M (%lld; 0: no cap,\n"
+           "                  10000 for -s random)\n", (long long)p->max_neurons);
     printf("  --backend ref|cpu|cuda  engine backend (%s)\n", p->backend);
     printf("  --threads T     CPU threads (%d, 0: all cores)\n", p->threads);
     printf("  -q              quiet: no progress\n");
@@ -60,7 +67,19 @@ int cmd_train(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "r:p:d:k:s:R:l:e:E:qh", lo, NULL)) != -1) {
         int bad = 0;
         switch (c) {
-        case 'r': bad = cli_parse_double("train", "-r", optarg, 1e-300, 1e300, &p.radius); break;
+        case 'r': {
+            size_t l = strlen(optarg);
+            if (l > 3 && !strcmp(optarg + l - 3, "rms")) {
+                char num[64];
+                snprintf(num, sizeof num, "%.*s", (int)(l - 3), optarg);
+                bad = cli_parse_double("train", "-r", num, 1e-300, 1e300, &p.radius_rms);
+                p.radius = 0;
+            } else {
+                bad = cli_parse_double("train", "-r", optarg, 1e-300, 1e300, &p.radius);
+                p.radius_rms = 0;
+            }
+            break;
+        }
         case 'p': bad = cli_parse_double("train", "-p", optarg, 1e-300, 1e300, &p.prag); break;
         case 'd': { bnl_dist v; bad = parse_enum("-d", optarg, bnl_dist_parse(optarg, &v) || v == BNL_DOT); p.dist = v; break; }
         case 'k': { bnl_act v; bad = parse_enum("-k", optarg, bnl_act_parse(optarg, &v) || v > BNL_GAUSS); p.act = v; break; }
