@@ -20,7 +20,7 @@
 /* Scalar, SSE2 auto-vectorised (kern_scalar.c). */
 void l1_f32_scalar_4x8(float *D, int64_t ldd, const float *W, int64_t m,
                        const float *X, int64_t N, int n);
-void l1_f64_scalar_4x8(double *D, int64_t ldd, const double *W, int64_t m,
+void l1_f64_scalar_4x4(double *D, int64_t ldd, const double *W, int64_t m,
                        const double *X, int64_t N, int n);
 void l1_u8_scalar_2x2(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
                       const uint8_t *X, int64_t N, int n);

@@ -14,12 +14,13 @@
 #include "kern_impl.h"
 
 #define SC_MR 4    /* samples per register tile */
-#define SC_NR 8    /* neurons per packed panel */
-#define SC_KC 512  /* k block: panel SC_KC x SC_NR on the stack */
+#define SC_NR_F32 8 /* neurons per packed panel: 2 SSE vectors of f32 */
+#define SC_NR_F64 4 /* 2 SSE vectors of f64 (8 would need 16 xmm accumulators) */
+#define SC_KC 512   /* k block: panel SC_KC x NR on the stack */
 
 /* One MR x NR tile over k0..k0+kc-1, continuing the sums already in D
  * (first == 0) so the k order stays sequential. rows <= MR, cols <= NR valid. */
-#define SC_TILE(T, ABS)                                                         \
+#define SC_TILE(T, ABS, SC_NR)                                                  \
     static void l1_##T##_scalar_tile(T *D, int64_t ldd, const T *wp,            \
                                      const T *const xr[SC_MR], int kc,          \
                                      int rows, int cols, int first)             \
@@ -39,11 +40,11 @@
             for (int c = 0; c < cols; c++) D[r * ldd + c] = acc[r][c];          \
     }
 
-SC_TILE(float, fabsf)
-SC_TILE(double, fabs)
+SC_TILE(float, fabsf, SC_NR_F32)
+SC_TILE(double, fabs, SC_NR_F64)
 
 /* D: N x m; loops panel (NR neurons) > k block > MR samples. */
-#define SC_DRIVER(T, NAME, PACK)                                                \
+#define SC_DRIVER(T, NAME, PACK, SC_NR)                                         \
     void NAME(T *D, int64_t ldd, const T *W, int64_t m, const T *X, int64_t N,  \
               int n)                                                            \
     {                                                                           \
@@ -65,8 +66,8 @@ SC_TILE(double, fabs)
         }                                                                       \
     }
 
-SC_DRIVER(float, l1_f32_scalar_4x8, kern_pack_f32)
-SC_DRIVER(double, l1_f64_scalar_4x8, kern_pack_f64)
+SC_DRIVER(float, l1_f32_scalar_4x8, kern_pack_f32, SC_NR_F32)
+SC_DRIVER(double, l1_f64_scalar_4x4, kern_pack_f64, SC_NR_F64)
 
 /* u8: 2 samples x 2 neurons per pass over k, k in chunks of 16 with a
  * constant trip count so gcc -O2 (very-cheap vectoriser: no epilogues)

@@ -5,7 +5,7 @@
 #include "kern_impl.h"
 
 static const bnl_kernels k_scalar = {
-    "scalar", l1_f32_scalar_4x8, l1_f64_scalar_4x8, l1_u8_scalar_2x2,
+    "scalar", l1_f32_scalar_4x8, l1_f64_scalar_4x4, l1_u8_scalar_2x2,
     l2sq_u8_scalar_2x2,
 };
 static const bnl_kernels k_avx2 = {
