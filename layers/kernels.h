@@ -33,7 +33,8 @@
  *           for k = 0..n-1: d += fabs(x[k] - w[k]).
  *   l1_f32  within BNL_L1_F32_RTOL * sum_k(|x_k|+|w_k|) + BNL_L1_F32_ATOL of
  *           the sequential float64 sum (SIMD kernels reorder the sum); a row's
- *           distance to an identical row is exactly 0 on every arch.
+ *           distance to an identical row is exactly 0 on every arch. Finite
+ *           inputs only (SIMD f32 uses |a-b| = a + b - 2 min(a,b): inf - inf).
  * Every D entry depends only on its own two rows (and the arch), never on how
  * (m, N) is cut into calls: tilings and thread counts give identical bits.
  */
