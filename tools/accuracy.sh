@@ -7,7 +7,7 @@
 # Writes OUTDIR/accuracy.csv and OUTDIR/accuracy.md (called by
 # tools/make_results.sh; the commands run are recorded in the files).
 #
-# Environment: SVM_N (LIBSVM training sub-sample, default 10000),
+# Environment: SVM_N (LIBSVM training sub-sample, default 5000),
 # ACC_FULL=0 (skip fsvc on the full 60k), MNIST_DIR, FASHION_DIR.
 set -uo pipefail
 fsvc=${1:?usage: accuracy.sh FSVC OUTDIR}
@@ -15,7 +15,7 @@ out=${2:?usage: accuracy.sh FSVC OUTDIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
 MNIST_DIR=${MNIST_DIR:-$here/../shared/datasets/mnist}
 FASHION_DIR=${FASHION_DIR:-/usr/share/datasets/fashion-mnist}
-SVM_N=${SVM_N:-10000}
+SVM_N=${SVM_N:-5000}
 ACC_FULL=${ACC_FULL:-1}
 C=10 G=0.0128
 mkdir -p "$out"
@@ -74,7 +74,7 @@ for ds in mnist fashion; do
     log "$ds: no data at $dir, skipped"; continue
   fi
   [ "$ACC_FULL" = 1 ] && fsvc_row $ds "$dir/train" "$dir/t10k" 0 "fsvc (defaults)"
-  fsvc_row $ds "$dir/train" "$dir/t10k" "$SVM_N" "fsvc (defaults, sub-sample)"
+  fsvc_row $ds "$dir/train" "$dir/t10k" "$SVM_N" "fsvc (defaults) sub-sample"
   libsvm_row $ds "$dir/train" "$dir/t10k"
 done
 mv "$tmpcsv" "$csv"

@@ -24,7 +24,7 @@ FASHION_DIR=${FASHION_DIR:-/usr/share/datasets/fashion-mnist}
 UCI_DIR=${UCI_DIR:-$here/../shared/datasets/uci-dogaru}
 QUICK=${RESULTS_QUICK:-0}
 if [ "$QUICK" = 1 ]; then SUB=2000; SVM_N=${SVM_N:-1000}; ACC_FULL=${ACC_FULL:-0}
-else SUB=10000; SVM_N=${SVM_N:-10000}; ACC_FULL=${ACC_FULL:-1}; fi
+else SUB=10000; SVM_N=${SVM_N:-5000}; ACC_FULL=${ACC_FULL:-1}; fi
 export SVM_N ACC_FULL MNIST_DIR FASHION_DIR
 mkdir -p "$R"
 failed=()
@@ -94,20 +94,20 @@ run accuracy bash "$here/tools/accuracy.sh" "$FSVC" "$R"
 step "studies"
 if have_data "$UCI_DIR/optd64.train"; then
   # the paper's optd64 point: L1, triangular, prag 1, r 7.6, float64
-  run study-optd64 "$FSVC" study -q --dtype f64 --vary radius=4,6,7.6,10,auto \
+  run study-optd64 "$FSVC" study -q --dtype f64 --vary radius=6,7.6,10,auto \
       --readout onehot,ridge -v 5 --name optd64 -o "$R" \
       "$UCI_DIR/optd64.train" "$UCI_DIR/optd64.test"
   # the paper's satimg point: prag 4, r 1.35, float64
-  run study-satimg "$FSVC" study -q --dtype f64 -p 4 --vary radius=0.8,1,1.35,2,auto \
+  run study-satimg "$FSVC" study -q --dtype f64 -p 4 --vary radius=1,1.35,2,auto \
       --readout onehot,ridge -v 5 --name satimg -o "$R" \
       "$UCI_DIR/satimg.train" "$UCI_DIR/satimg.test"
 else echo "   UCI sets not found at $UCI_DIR: skipped" >&2; failed+=("uci (no data)"); fi
 if have_data "$MNIST_DIR/train"; then
-  run study-mnist "$FSVC" study -q --max-train $SUB --vary radius=6000,8000,auto,14000 \
+  run study-mnist "$FSVC" study -q --max-train $SUB --vary radius=8000,11000,auto,16000 \
       --readout onehot,ridge --name mnist -o "$R" "$MNIST_DIR/train" "$MNIST_DIR/t10k"
 else echo "   MNIST not found at $MNIST_DIR: skipped" >&2; failed+=("mnist (no data)"); fi
 if have_data "$FASHION_DIR/train"; then
-  run study-fashion "$FSVC" study -q --max-train $SUB --vary radius=8000,11000,auto,20000 \
+  run study-fashion "$FSVC" study -q --max-train $SUB --vary radius=10000,13000,auto,20000 \
       --readout onehot,ridge --name fashion -o "$R" "$FASHION_DIR/train" "$FASHION_DIR/t10k"
   # the learning-curve view: LMS readout with a validation split
   run study-fashion-lms "$FSVC" study -q --max-train $((SUB / 2)) -r 14000 -R lms -E 12 \
@@ -145,7 +145,9 @@ else
 fi
 
 echo >&2
-echo "make results: $(( ($(date +%s) - t_all) / 60 )) min $(( ($(date +%s) - t_all) % 60 )) s" >&2
+echo "make results: $(( ($(date +%s) - t_all) / 60 )) min $(( ($(date +%s) - t_all) % 60 )) s wall;" \
+     "CPU time of the commands (user, sys): $(times | tail -n 1);" \
+     "load average now $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 if [ ${#failed[@]} -gt 0 ]; then
   echo "make results: failed or skipped: ${failed[*]} (logs in $R/logs/)" >&2
   exit 1
