@@ -31,6 +31,79 @@ static inline __m256i lanes64(int c)
     return _mm256_cmpgt_epi64(_mm256_set1_epi64x(c), _mm256_setr_epi64x(0, 1, 2, 3));
 }
 
+/* In-register 8 x 8 transpose: r[i] = row i -> r[k] = column k (24 shuffles). */
+static inline __attribute__((always_inline)) void xpose8(__m256 r[8])
+{
+    __m256 t[8], u[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; i++) { /* u[4i+c], 128-bit lane L: rows 4i..4i+3 of column 4L+c */
+        u[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int c = 0; c < 4; c++) {
+        r[c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x20);
+        r[c + 4] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x31);
+    }
+}
+
+/* Columns k0..k0+kc-1 of 8 rows as k-major vectors: EACH(k, col) in k order. */
+#define XPOSE_ROWS8(rows8, k0, kc, EACH)                                        \
+    for (int kk = 0; kk < (kc); kk += 8) {                                      \
+        int kv = (kc) - kk < 8 ? (kc) - kk : 8;                                 \
+        __m256i lm = lanes32(kv);                                               \
+        __m256 r[8];                                                            \
+        for (int i = 0; i < 8; i++) r[i] = _mm256_maskload_ps((rows8)[i] + (k0) + kk, lm); \
+        xpose8(r);                                                              \
+        for (int q = 0; q < kv; q++) EACH(kk + q, r[q]);                        \
+    }
+
+static inline void rows8(const float *p[8], const float *A, int64_t i0, int64_t rows, int n)
+{
+    for (int i = 0; i < 8; i++) p[i] = A + kern_min64(i0 + i, rows - 1) * (int64_t)n;
+}
+
+/* out[i] = sum_k X[i][k] in the kernel's float order (as kern_flt_avx512.c). */
+static void rowsum_f32_avx2(float *out, const float *X, int64_t rows, int n)
+{
+    for (int64_t i0 = 0; i0 < rows; i0 += 8) {
+        const float *p[8];
+        rows8(p, X, i0, rows, n);
+        __m256 t = _mm256_setzero_ps();
+        for (int k0 = 0; k0 < n; k0 += A2F_KC) {
+            int kc = (int)kern_min64(A2F_KC, n - k0);
+            __m256 b = _mm256_setzero_ps();
+#define RS_ADD(k, col) (b = _mm256_add_ps(b, (col)))
+            XPOSE_ROWS8(p, k0, kc, RS_ADD)
+#undef RS_ADD
+            t = _mm256_add_ps(t, b);
+        }
+        _mm256_maskstore_ps(out + i0, lanes32((int)kern_min64(8, rows - i0)), t);
+    }
+}
+
+/* wp: kc x 16 panel of neurons j0..j0+15 (rows past m repeat the last);
+ * *s0, *s1 += the block's per-neuron sums in the kernel's order. */
+static void pack_f32_avx2(float *wp, const float *W, int64_t m, int n, int64_t j0, int k0,
+                          int kc, __m256 *s0, __m256 *s1)
+{
+    for (int h = 0; h < 2; h++) {
+        const float *p[8];
+        rows8(p, W, j0 + 8 * h, m, n);
+        __m256 b = _mm256_setzero_ps();
+        float *dst = wp + 8 * h;
+#define PK_ADD(k, col) (_mm256_store_ps(dst + (int64_t)(k) * A2F_NR, (col)), b = _mm256_add_ps(b, (col)))
+        XPOSE_ROWS8(p, k0, kc, PK_ADD)
+#undef PK_ADD
+        if (h == 0) *s0 = _mm256_add_ps(*s0, b);
+        else *s1 = _mm256_add_ps(*s1, b);
+    }
+}
+
 /* ---- f32 ----------------------------------------------------------------- */
 
 #define A2F_ROW(r)                                                              \
@@ -75,31 +148,25 @@ static inline void l1_f32_avx2_tile(float *D, int64_t ldd, const float *wp,
 void l1_f32_avx2_6x16(float *D, int64_t ldd, const float *W, int64_t m,
                       const float *X, int64_t N, int n)
 {
-    _Alignas(64) float wp[A2F_KC * A2F_NR];
-    float sw[A2F_G + A2F_NR], sx[A2F_G];
-    for (int64_t g0 = 0; g0 < m; g0 += A2F_G) {
-        int64_t g1 = kern_min64(m, g0 + A2F_G);
-        kern_rowsum_f32_kc(sw, W + g0 * (int64_t)n, g1 - g0, n, A2F_KC);
-        for (int c = 0; c < A2F_NR; c++) sw[g1 - g0 + c] = 0.0f;
-        for (int64_t h0 = 0; h0 < N; h0 += A2F_G) {
-            int64_t h1 = kern_min64(N, h0 + A2F_G);
-            kern_rowsum_f32_kc(sx, X + h0 * (int64_t)n, h1 - h0, n, A2F_KC);
-            for (int64_t j0 = g0; j0 < g1; j0 += A2F_NR) {
-                int cols = (int)kern_min64(A2F_NR, g1 - j0);
-                __m256i k0m = lanes32(cols), k1m = lanes32(cols - 8);
-                __m256 sw0 = _mm256_loadu_ps(sw + (j0 - g0));
-                __m256 sw1 = _mm256_loadu_ps(sw + (j0 - g0) + 8);
-                for (int k0 = 0; k0 < n; k0 += A2F_KC) {
-                    int kc = (int)kern_min64(A2F_KC, n - k0);
-                    kern_pack_f32(wp, W, m, n, j0, A2F_NR, k0, kc);
-                    for (int64_t i0 = h0; i0 < h1; i0 += A2F_MR) {
-                        int rows = (int)kern_min64(A2F_MR, h1 - i0);
-                        const float *xr[A2F_MR];
-                        for (int r = 0; r < A2F_MR; r++)
-                            xr[r] = X + (i0 + (r < rows ? r : rows - 1)) * (int64_t)n + k0;
-                        l1_f32_avx2_tile(D + i0 * ldd + j0, ldd, wp, xr, kc, rows, k0m, k1m,
-                                         k0 == 0, k0 + kc >= n, sx + (i0 - h0), sw0, sw1);
-                    }
+    _Alignas(64) float wp[A2F_KC * A2F_NR]; /* KC x NR, k-major */
+    float sx[A2F_G];                         /* row sums of the sample group */
+    for (int64_t h0 = 0; h0 < N; h0 += A2F_G) {
+        int64_t h1 = kern_min64(N, h0 + A2F_G);
+        rowsum_f32_avx2(sx, X + h0 * (int64_t)n, h1 - h0, n);
+        for (int64_t j0 = 0; j0 < m; j0 += A2F_NR) {
+            int cols = (int)kern_min64(A2F_NR, m - j0);
+            __m256i k0m = lanes32(cols), k1m = lanes32(cols - 8);
+            __m256 sw0 = _mm256_setzero_ps(), sw1 = sw0; /* Sw, complete on the last block */
+            for (int k0 = 0; k0 < n; k0 += A2F_KC) {
+                int kc = (int)kern_min64(A2F_KC, n - k0);
+                pack_f32_avx2(wp, W, m, n, j0, k0, kc, &sw0, &sw1);
+                for (int64_t i0 = h0; i0 < h1; i0 += A2F_MR) {
+                    int rows = (int)kern_min64(A2F_MR, h1 - i0);
+                    const float *xr[A2F_MR];
+                    for (int r = 0; r < A2F_MR; r++)
+                        xr[r] = X + (i0 + (r < rows ? r : rows - 1)) * (int64_t)n + k0;
+                    l1_f32_avx2_tile(D + i0 * ldd + j0, ldd, wp, xr, kc, rows, k0m, k1m,
+                                     k0 == 0, k0 + kc >= n, sx + (i0 - h0), sw0, sw1);
                 }
             }
         }

@@ -4,6 +4,8 @@
  * every kernel file. The helpers are static inline, so each ISA file compiles
  * the same body with its own flags (one body, no drift).
  *
+ * The SIMD f32 kernels sum rows (Sx, Sw) with in-register transposes in the
+ * same float order as their min sums, so identical rows give exactly 0.
  * Blocking shared by the float kernels (sizes in each ISA file):
  *   for each neuron panel of NR rows of W:   pack W panel, k-major, KC x NR
  *     for each k block of KC:                (panel on the stack, L1 sized)
@@ -74,33 +76,6 @@ static inline void kern_pack_f64(double *wp, const double *W, int64_t m, int n,
         } else {
             for (int k = 0; k < kc; k++) wp[(int64_t)k * nr + c] = 0.0;
         }
-    }
-}
-
-/* out[i] = sum_k X[i][k], i < rows, in the float order of the min-identity
- * f32 kernels: sequential within each k block of kc, block sums added in
- * order; so for x == w the kernel's Sx + Sw - 2 sum min(x, w) is exactly 0.
- * 8 rows at a time for independent dependency chains. X: rows x n. */
-static inline void kern_rowsum_f32_kc(float *out, const float *X, int64_t rows, int n, int kc)
-{
-    for (int64_t i0 = 0; i0 < rows; i0 += 8) {
-        int nr = (int)kern_min64(8, rows - i0);
-        const float *x[8];
-        for (int r = 0; r < 8; r++) x[r] = X + (i0 + (r < nr ? r : nr - 1)) * (int64_t)n;
-        const float *x0 = x[0], *x1 = x[1], *x2 = x[2], *x3 = x[3];
-        const float *x4 = x[4], *x5 = x[5], *x6 = x[6], *x7 = x[7];
-        float t0 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0, t5 = 0, t6 = 0, t7 = 0;
-        for (int k0 = 0; k0 < n; k0 += kc) {
-            int ke = (int)kern_min64(n, (int64_t)k0 + kc);
-            float b0 = 0, b1 = 0, b2 = 0, b3 = 0, b4 = 0, b5 = 0, b6 = 0, b7 = 0;
-            for (int k = k0; k < ke; k++) {
-                b0 += x0[k]; b1 += x1[k]; b2 += x2[k]; b3 += x3[k];
-                b4 += x4[k]; b5 += x5[k]; b6 += x6[k]; b7 += x7[k];
-            }
-            t0 += b0; t1 += b1; t2 += b2; t3 += b3; t4 += b4; t5 += b5; t6 += b6; t7 += b7;
-        }
-        float t[8] = {t0, t1, t2, t3, t4, t5, t6, t7};
-        for (int r = 0; r < nr; r++) out[i0 + r] = t[r];
     }
 }
 
