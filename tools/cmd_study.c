@@ -213,6 +213,15 @@ static void csv_num(FILE *f, double v)
     else fputs(",", f);
 }
 
+/* The last two components of a path ("mnist/train"), for titles. */
+static void tail2(char *out, size_t len, const char *path)
+{
+    const char *e = path + strlen(path), *p = e;
+    int slashes = 0;
+    while (p > path && !(p[-1] == '/' && ++slashes == 2)) p--;
+    snprintf(out, len, "%s", p);
+}
+
 /* One point: train (with --val for LMS), CV, test; one CSV row. */
 static int run_point(FILE *csv, FILE *lms, const study_opts *o, const fsvc_param *p,
                      const char *key, const fsvc_dataset *tr, const fsvc_dataset *te,
@@ -499,11 +508,10 @@ int cmd_study(int argc, char **argv)
     printf("study: %lld points run, %lld already in %s\n", (long long)ran, (long long)skipped, path);
     if (o.plots) {
         char title[600], b1[256], b2[256] = "";
-        snprintf(b1, sizeof b1, "%s", o.data);
-        if (o.test) snprintf(b2, sizeof b2, "%s", o.test);
-        snprintf(title, sizeof title, "fsvc study %s: train %s (%lld)%s%s%s", name, basename(b1),
-                 (long long)ntr, o.test ? ", test " : "", o.test ? basename(b2) : "",
-                 o.folds ? ", CV on train" : "");
+        tail2(b1, sizeof b1, o.data);
+        if (o.test) tail2(b2, sizeof b2, o.test);
+        snprintf(title, sizeof title, "fsvc study %s: train %s (%lld)%s%s%s", name, b1,
+                 (long long)ntr, o.test ? ", test " : "", b2, o.folds ? ", CV on train" : "");
         int np = study_plots(path, prefix, &o.grid, title, stderr);
         if (o.val > 0) {
             char png[2100];
