@@ -3,7 +3,8 @@
  * backend at many shapes (1x1x1, primes, just under/over the planner's tile
  * multiples, n around the vector widths, m or N = 1), plus structural checks
  * (h = 1 on a neuron's own centroid, RBF outputs in [0,1], 0 beyond the
- * triangle's support), threads 1 vs 2 identical, actsum and scores.
+ * triangle's support), threads 1 vs 2 identical, actsum and scores. The
+ * cuda backend joins (u8 and f32, same tolerances) when a device opens.
  *
  * Tolerances (tol_for below): u8 bit-exact (exact int32 distances, the same
  * float activation code); f64 L1 bit-exact (kernels keep the k order); f32
@@ -270,6 +271,10 @@ static void run_shape_ops(int64_t m, int64_t N, int n, int few, int64_t tile_m,
     assert_int_equal(bnl_ctx_open(&cpu, "cpu", 1, 1, &err), FSVC_OK);
     cpu.tile_m = tile_m;
     cpu.tile_N = tile_N;
+    /* the cuda backend too when a device is there (strict: no fallback) */
+    bnl_ctx cu;
+    fsvc_error cerr;
+    int have_cuda = bnl_ctx_open(&cu, "cuda", 1, 1, &cerr) == FSVC_OK;
     bnl_arch archs[4];
     int na = arch_list(archs);
     for (int di = 0; di < 3; di++) {
@@ -323,6 +328,19 @@ static void run_shape_ops(int64_t m, int64_t N, int n, int few, int64_t tile_m,
                     fail();
                 check_structure(what, &op, &d, H1, ldh, t);
             }
+            if (have_cuda && op.dtype != FSVC_F64) {
+                snprintf(what, sizeof what, "cuda %s/%s/%s m=%lld N=%lld n=%d",
+                         bnl_dist_name(op.dist), bnl_act_name(op.act), fsvc_dtype_name(op.dtype),
+                         (long long)m, (long long)N, n);
+                memset(H1, 0x5a, (size_t)(N * ldh) * hs);
+                if (bnl_forward(&cu, &op, H1, ldh, d.W, m, d.X, N, n, &err) != FSVC_OK) {
+                    print_error("%s: %s\n", what, err.msg);
+                    fail();
+                }
+                if (compare_h(what, H1, Hr, op.dtype, N, m, ldh, t, op.act == BNL_TRI))
+                    fail();
+                check_structure(what, &op, &d, H1, ldh, t);
+            }
         }
         free(Hr);
         free(H1);
@@ -331,6 +349,8 @@ static void run_shape_ops(int64_t m, int64_t N, int n, int few, int64_t tile_m,
     }
     bnl_ctx_close(&ref);
     bnl_ctx_close(&cpu);
+    if (have_cuda)
+        bnl_ctx_close(&cu);
 }
 
 static void run_shape(int64_t m, int64_t N, int n) { run_shape_ops(m, N, n, 0, 0, 0, -1); }
