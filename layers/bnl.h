@@ -95,7 +95,13 @@ int bnl_backend_parse(const char *s, bnl_backend *out); /* "ref" "cpu" "cuda" */
 /* Opens a context. backend "ref", "cpu" or "cuda"; threads <= 0 means all
  * cores. A "cuda" request with no usable device prints one line and falls
  * back to "cpu" unless strict, in which case it fails with FSVC_ERESOURCE.
- * FSVC_ARCH=ref|scalar|avx2|avx512 in the environment overrides cpuid. */
+ * FSVC_ARCH=ref|scalar|avx2|avx512 in the environment overrides cpuid.
+ * Threading: the CPU backend runs OpenMP teams of ctx->threads over the
+ * planner's tiles; for f32/f64 dot and L2 it calls OpenBLAS inside them,
+ * setting OpenBLAS to 1 thread for the call and restoring its count after
+ * (OpenBLAS's count is process-wide: do not run GEMM ops from several
+ * threads of the caller at once). f64 on a "cuda" context runs on the CPU;
+ * bnl_scores always reduces on the CPU. */
 int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
                  fsvc_error *err);
 void bnl_ctx_close(bnl_ctx *ctx);
