@@ -5,21 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The defaults reach the accuracy targets on MNIST and Fashion-MNIST (see
+ * the accuracy notes): sqrt (and deskew for slanted handwriting) of u8
+ * images, L2 Gaussian of radius 0.45 x the rms distance, 10000 centroids
+ * from a seeded shuffle, ridge readout. The published FSVC behaviour is
+ * reached through options (e.g. -R onehot -d l1 -k tri -p 1 -r 7.6
+ * --dtype f64 selects with the global novelty pass). */
 void fsvc_param_default(fsvc_param *p)
 {
     memset(p, 0, sizeof *p);
-    p->dist = 0;               /* L1 */
-    p->act = 0;                /* triangular */
-    p->radius = 0;             /* author's radius search */
+    p->dist = 1;               /* L2 */
+    p->act = 1;                /* Gaussian */
+    p->radius = 0;             /* radius_rms x rms distance */
+    p->radius_rms = 0.45;
     p->prag = 1.0;
-    p->select = FSVC_SELECT_GLOBAL;
+    p->select = FSVC_SELECT_AUTO;
     p->readout = FSVC_READOUT_RIDGE;
-    p->lambda = 1e-2;
+    p->lambda = 1e-5;
     p->eta = 0.01;
     p->epochs = 1;
     p->scale = FSVC_SCALE_NONE;
     p->dtype = -1;
-    p->preprocess = FSVC_PRE_NONE;
+    p->preprocess = FSVC_PRE_AUTO;
     p->backend = "cpu";
     p->threads = 0;
 }
@@ -38,7 +45,7 @@ void fsvc_free_model(fsvc_model *model)
 const char *fsvc_select_name(fsvc_select s)
 {
     return s == FSVC_SELECT_PER_CLASS ? "per-class" : s == FSVC_SELECT_GLOBAL ? "global"
-         : s == FSVC_SELECT_RANDOM ? "random" : "?";
+         : s == FSVC_SELECT_RANDOM ? "random" : s == FSVC_SELECT_AUTO ? "auto" : "?";
 }
 
 int fsvc_select_parse(const char *s, fsvc_select *out)
@@ -46,6 +53,7 @@ int fsvc_select_parse(const char *s, fsvc_select *out)
     if (!strcmp(s, "global")) *out = FSVC_SELECT_GLOBAL;
     else if (!strcmp(s, "per-class")) *out = FSVC_SELECT_PER_CLASS;
     else if (!strcmp(s, "random")) *out = FSVC_SELECT_RANDOM;
+    else if (!strcmp(s, "auto")) *out = FSVC_SELECT_AUTO;
     else return -1;
     return 0;
 }

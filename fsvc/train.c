@@ -178,8 +178,11 @@ static int radius_search(double *r_out, double *syn, const bnl_ctx *ctx, bnl_op 
 }
 
 int fsvc_train(fsvc_model *model, fsvc_train_info *info,
-               const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err)
+               const fsvc_dataset *d, const fsvc_param *p_in, fsvc_error *err)
 {
+    fsvc_param pr = *p_in, *p = &pr;
+    if (p->select == FSVC_SELECT_AUTO)
+        p->select = p->readout == FSVC_READOUT_RIDGE ? FSVC_SELECT_RANDOM : FSVC_SELECT_GLOBAL;
     memset(model, 0, sizeof *model);
     if (info) memset(info, 0, sizeof *info);
     int rc = check_param(d, p, err);

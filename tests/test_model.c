@@ -42,6 +42,7 @@ static void train_synth(fsvc_model *m, const fsvc_dataset *d, fsvc_readout ro, i
 {
     fsvc_param p;
     fsvc_param_default(&p);
+    p.dist = BNL_L1; p.act = BNL_TRI; p.select = FSVC_SELECT_GLOBAL; p.preprocess = FSVC_PRE_NONE;
     p.radius = 150; p.readout = ro; p.dtype = dtype; p.scale = sc;
     if (sc != FSVC_SCALE_NONE) p.radius = 150 / 255.0;
     fsvc_error err;

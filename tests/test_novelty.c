@@ -143,6 +143,7 @@ static void per_class(void **s)
     for (int64_t i = 0; i < N; i++) { d.cls[i] = (int)((i * 7) % K); d.y[i] = d.cls[i] + 1; }
     fsvc_param p;
     fsvc_param_default(&p);
+    p.dist = BNL_L1; p.act = BNL_TRI; p.preprocess = FSVC_PRE_NONE;
     p.radius = 80; p.readout = FSVC_READOUT_ONEHOT; p.select = FSVC_SELECT_PER_CLASS;
     fsvc_model m;
     fsvc_error err;
@@ -187,7 +188,8 @@ static void radius_search(void **s)
     for (int64_t i = 0; i < N; i++) { d.cls[i] = ((uint8_t *)d.x)[i * n] > 127; d.y[i] = d.cls[i]; }
     fsvc_param p;
     fsvc_param_default(&p);
-    p.radius = 0;
+    p.radius = 0; p.radius_rms = 0; /* the author's radius search */
+    p.dist = BNL_L1; p.act = BNL_TRI; p.select = FSVC_SELECT_GLOBAL; p.preprocess = FSVC_PRE_NONE;
     fsvc_model m;
     fsvc_train_info info;
     fsvc_error err;

@@ -204,7 +204,7 @@ static void regression(void **s)
     d.x = x;
     fsvc_param p;
     fsvc_param_default(&p);
-    p.regression = 1; p.readout = FSVC_READOUT_RIDGE; p.dist = BNL_L2; p.act = BNL_GAUSS; p.radius = 0.3; p.prag = 3.0;
+    p.regression = 1; p.readout = FSVC_READOUT_RIDGE; p.select = FSVC_SELECT_GLOBAL; p.dist = BNL_L2; p.act = BNL_GAUSS; p.radius = 0.3; p.prag = 3.0;
     p.lambda = 1e-6;
     fsvc_model m;
     fsvc_error err;

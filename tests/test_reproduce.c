@@ -40,6 +40,7 @@ static void published(const pub *P, const char *backend)
     fsvc_param_default(&p);
     p.dist = P->dist; p.act = P->act; p.prag = P->prag; p.radius = P->r;
     p.readout = FSVC_READOUT_ONEHOT; p.dtype = FSVC_F64; p.backend = backend;
+    p.select = FSVC_SELECT_GLOBAL; p.preprocess = FSVC_PRE_NONE;
     fsvc_model m;
     fsvc_error err;
     int rc = fsvc_train(&m, NULL, &tr, &p, &err);
@@ -141,7 +142,8 @@ static void dtypes_same_selection(void **s)
     if (load_mnist(&d, quick() ? 1500 : 5000)) skip();
     fsvc_param p;
     fsvc_param_default(&p);
-    p.radius = 9000; p.readout = FSVC_READOUT_ONEHOT;
+    p.radius = 9000; p.readout = FSVC_READOUT_ONEHOT; p.dist = BNL_L1; p.act = BNL_TRI;
+    p.select = FSVC_SELECT_GLOBAL; p.preprocess = FSVC_PRE_NONE;
     fsvc_model m[3];
     fsvc_error err;
     for (int t = 0; t < 3; t++) {
@@ -170,6 +172,7 @@ static void ref_cpu_same_model(void **s)
     fsvc_param p;
     fsvc_param_default(&p);
     p.prag = 4; p.radius = 1.35; p.dtype = FSVC_F64; p.readout = FSVC_READOUT_LMS;
+    p.dist = BNL_L1; p.act = BNL_TRI; p.select = FSVC_SELECT_GLOBAL;
     p.eta = 0.01; p.epochs = 1;
     fsvc_model a, b;
     fsvc_error err;

@@ -84,7 +84,7 @@ os.makedirs("pnginfer", exist_ok=True)
 for i in range(6):
     png("pnginfer/img%d.png" % i, img(i % 2), 8, 8)
 PY
-  expect_exit 0 "train on a PNG class folder" -- "$FSVC" train -q -r 300 -R onehot pngtrain png.fsvc
+  expect_exit 0 "train on a PNG class folder" -- "$FSVC" train -q -r 300 -R onehot -d l1 -k tri --preprocess none pngtrain png.fsvc
   expect_exit 0 "predict a PNG folder" -- "$FSVC" predict png.fsvc pnginfer out.csv
   expect_match '^path,class,score$' "CSV header" "$(head -n 1 out.csv)"
   [ "$(grep -c '\.png,' out.csv)" -eq 6 ] && ok "one CSV line per image" || fail "one CSV line per image: $(cat out.csv)"
@@ -95,8 +95,8 @@ fi
 
 if [ -f "$MNIST/train-images-idx3-ubyte.gz" ]; then
   cd "$TMP"
-  expect_exit 0 "train on MNIST (ridge, capped)" -- "$FSVC" train -q -r 9000 --max-neurons 300 "$MNIST/train" mn.fsvc
+  expect_exit 0 "train on MNIST (defaults, 300 centroids)" -- "$FSVC" train -q --max-neurons 300 "$MNIST/train" mn.fsvc
   expect_exit 0 "predict MNIST t10k" -- "$FSVC" predict -q mn.fsvc "$MNIST/t10k"
-  expect_match '^Accuracy = (9[0-9]|8[0-9])\.' "MNIST with 300 centroids above 80%" "$(echo "$OUT" | tail -n 1)"
+  expect_match '^Accuracy = (9[0-9]|8[0-9])\.' "MNIST defaults with 300 centroids above 80%" "$(echo "$OUT" | tail -n 1)"
   cd - >/dev/null
 fi
