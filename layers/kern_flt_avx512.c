@@ -17,7 +17,8 @@
  *                       partial sums stored in D, so the order is unchanged.
  *
  * Tuning (this 2-core Sapphire Rapids, shared and noisy: CPU-time rates, best
- * of repeats; tile 160 x 160, n = 784, the engine planner's f32 tile):
+ * of repeats, tests/bench_kernels.c; tiles 128 x 256 and 160 x 160 (the
+ * engine planner's f32 tile), n = 784, one thread):
  *   - ceiling: a register-only vminps + vaddps loop (8 x 32 block, no loads)
  *     runs 15.75 synapses/cycle (36.7 G/s at the 2.33 GHz imul-probe clock);
  *     this kernel reaches ~34.6 G/s on a cache-resident tile (~94% of it).
@@ -31,7 +32,7 @@
 #include "kern_impl.h"
 
 #ifndef F32_MR
-#define F32_MR 8 /* 8 or 12 (tuning note at the end) */
+#define F32_MR 8 /* -DF32_MR=12 builds the 12 x 32 variant of the tuning note */
 #endif
 #define F32_NR 32
 #define F32_KC 256 /* panel 256 x 32 floats = 32 KB, L1 */
