@@ -208,6 +208,7 @@ typedef struct fsvc_train_info {
     double t_readout;      /* seconds: readout */
     double syn_select;     /* synaptic operations n*m*N done by the pass */
     double syn_readout;    /* ... by the readout */
+    double t_ridge[3];     /* ridge seconds: H, H^T H and H^T T, solve */
 } fsvc_train_info;
 
 /* Trains on d (labels required). info may be NULL. */

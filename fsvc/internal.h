@@ -43,10 +43,11 @@ int fsvc_readout_lms(double *R, const bnl_ctx *ctx, const bnl_op *op,
                      int progress, fsvc_error *err);
 /* Ridge: (H^T H + lambda I) R = H^T T with T one-hot of cls (K columns) or,
  * when y != NULL, the single column y (K must be 1). gram_f32: -1 picks
- * the precision of H^T H from m, 0 forces float64, 1 float32. */
+ * the precision of H^T H from m, 0 forces float64, 1 float32. times (3 or
+ * NULL): seconds spent on H, on H^T H and H^T T, and on the solve. */
 int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
                        const void *C, int64_t m, const void *X, const int *cls,
                        const double *y, int64_t N, int n, int K, double lambda,
-                       int gram_f32, int progress, fsvc_error *err);
+                       int gram_f32, int progress, double *times, fsvc_error *err);
 
 #endif

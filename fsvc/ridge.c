@@ -65,7 +65,7 @@ static lapack_int solve(void *G, double *B, int64_t m, int K, int gd)
 int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
                        const void *C, int64_t m, const void *X, const int *cls,
                        const double *y, int64_t N, int n, int K, double lambda,
-                       int gram_f32, int progress, fsvc_error *err)
+                       int gram_f32, int progress, double *times, fsvc_error *err)
 {
     int hd = op->dtype == FSVC_F64;          /* H and Gram block in double */
     int gd = gram_f32 < 0 ? hd || m <= RIDGE_F64_MAX_M : !gram_f32; /* G in double */
@@ -85,7 +85,7 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
     unsigned char *on = malloc((size_t)m);
     int64_t *ord = class_order(y ? NULL : cls, N, K);
     int rc = FSVC_OK;
-    double t0 = fsvc_clock();
+    double t0 = fsvc_clock(), t_h = 0, t_g = 0;
     if (!G || !Gb || !H || !Hc || !Xc || !B || !act || !on || !ord) {
         rc = fsvc_fail(err, FSVC_ERESOURCE,
                        "ridge: out of memory for %lld centroids (%.1f GB)", (long long)m,
@@ -96,8 +96,11 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
         int64_t b = N - i0 < Nc ? N - i0 : Nc;
         for (int64_t i = 0; i < b; i++)
             memcpy(Xc + (size_t)i * row, (const char *)X + (size_t)ord[i0 + i] * row, row);
+        double ta = fsvc_clock();
         rc = bnl_forward(ctx, op, H, m, C, m, Xc, b, n, err);
         if (rc) goto done;
+        double tb = fsvc_clock();
+        t_h += tb - ta;
         /* active columns and H^T T */
         memset(on, 0, (size_t)m);
         for (int64_t i = 0; i < b; i++) {
@@ -114,7 +117,7 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
         int64_t ma = 0;
         for (int64_t j = 0; j < m; j++)
             if (on[j]) act[ma++] = j;
-        if (ma == 0) continue;
+        if (ma == 0) { t_g += fsvc_clock() - tb; continue; }
         if (ma == m && hd == gd) { /* dense, same precision: straight into G */
             if (hd)
                 cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)m, (int)b, 1.0,
@@ -124,17 +127,21 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
                             H, (int)m, 1.0f, G, (int)m);
             goto progress;
         }
-        for (int64_t i = 0; i < b; i++)
-            for (int64_t a = 0; a < ma; a++) {
-                if (hd) ((double *)Hc)[i * ma + a] = ((double *)H)[i * m + act[a]];
-                else ((float *)Hc)[i * ma + a] = ((float *)H)[i * m + act[a]];
-            }
+        void *Hs = H; /* the chunk's active columns: Nc x ma */
+        if (ma < m) {
+            Hs = Hc;
+            for (int64_t i = 0; i < b; i++)
+                for (int64_t a = 0; a < ma; a++) {
+                    if (hd) ((double *)Hc)[i * ma + a] = ((double *)H)[i * m + act[a]];
+                    else ((float *)Hc)[i * ma + a] = ((float *)H)[i * m + act[a]];
+                }
+        }
         if (hd)
             cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)ma, (int)b, 1.0,
-                        Hc, (int)ma, 0.0, Gb, (int)ma);
+                        Hs, (int)ma, 0.0, Gb, (int)ma);
         else
             cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)ma, (int)b, 1.0f,
-                        Hc, (int)ma, 0.0f, Gb, (int)ma);
+                        Hs, (int)ma, 0.0f, Gb, (int)ma);
         for (int64_t a = 0; a < ma; a++) {
             size_t g = (size_t)act[a] * m;
             for (int64_t c = a; c < ma; c++) {
@@ -144,6 +151,7 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
             }
         }
     progress:
+        t_g += fsvc_clock() - tb;
         if (progress) {
             double el = fsvc_clock() - t0, done_ = (double)(i0 + b);
             fsvc_printf("\rridge: %lld/%lld samples, %lld of %lld centroids active, ETA %.0f s   ",
@@ -175,6 +183,7 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
             else ((float *)G)[(size_t)j * m + i] = ((float *)G)[(size_t)i * m + j];
         }
     lapack_int info = 0;
+    double tc = fsvc_clock();
     for (int attempt = 0; attempt < 6; attempt++) {
         if (attempt) { /* restore G's upper triangle, diagonal and H^T T */
             for (int64_t i = 0; i < m; i++)
@@ -195,6 +204,7 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
         if (info <= 0) break;
     }
     free(dg); free(B0);
+    if (times) { times[0] = t_h; times[1] = t_g; times[2] = fsvc_clock() - tc; }
     if (info > 0) {
         rc = fsvc_fail(err, FSVC_EINPUT,
                        "ridge: H^T H + lambda I is not positive definite at column %d even "

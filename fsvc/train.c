@@ -267,11 +267,12 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
         for (int64_t i = 0; i < d->N; i++) yc[i] = d->y[i] - mean;
         M->y_offset = mean;
         rc = fsvc_readout_ridge(M->R, &ctx, &op, M->C, m, X, NULL, yc, d->N, d->n, 1,
-                                p->lambda, -1, p->progress, err);
+                                p->lambda, -1, p->progress, info ? info->t_ridge : NULL, err);
         syn_r = (double)m * d->N * d->n;
     } else if (p->readout == FSVC_READOUT_RIDGE) {
         rc = fsvc_readout_ridge(M->R, &ctx, &op, M->C, m, X, d->cls, NULL, d->N, d->n,
-                                M->K, p->lambda, -1, p->progress, err);
+                                M->K, p->lambda, -1, p->progress,
+                                info ? info->t_ridge : NULL, err);
         syn_r = (double)m * d->N * d->n;
     } else {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);

@@ -157,7 +157,7 @@ static void ridge_case(bnl_dist dist, bnl_act act, double r, fsvc_dtype t, doubl
     fsvc_error err;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 0, 0, &err), 0);
     int rc = fsvc_readout_ridge(R, &ctx, &op, X, P.m, X, P.cls, NULL, P.N, P.n, P.K, lambda,
-                                g32, 0, &err);
+                                g32, 0, NULL, &err);
     if (rc) fail_msg("%s", err.msg);
     double scale = 0;
     for (int64_t q = 0; q < P.m * P.K; q++) scale = fmax(scale, fabs(want[q]));

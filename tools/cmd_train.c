@@ -148,6 +148,10 @@ int cmd_train(int argc, char **argv)
     if (info.syn_readout > 0)
         printf("readout: %.3g synaptic operations for H, t_syn %.3g s (incl. solve)\n",
                info.syn_readout, info.t_readout / info.syn_readout);
+    if (m.readout == FSVC_READOUT_RIDGE)
+        printf("ridge: H %.2f s (t_syn %.3g s), H^T H and H^T T %.2f s, solve %.2f s\n",
+               info.t_ridge[0], info.t_ridge[0] > 0 ? info.t_ridge[0] / info.syn_readout : 0.0,
+               info.t_ridge[1], info.t_ridge[2]);
     rc = fsvc_model_save(&m, model_path, &err);
     fsvc_free_model(&m);
     if (rc) return cli_report(&err);
