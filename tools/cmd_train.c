@@ -15,7 +15,9 @@ static void help(const fsvc_param *p)
            "data's basename + \".fsvc\" in the current folder).\n\noptions (default):\n");
     if (p->radius > 0) printf("  -r R            radius (%g)\n", p->radius);
     else if (p->radius_rms > 0)
-        printf("  -r R|Xrms       radius, or X times the rms distance between samples (%grms)\n",
+        printf("  -r R|Xrms|search  radius; X times the rms distance between samples; or\n"
+               "                  the author's search (prag 1, halve r from a large value until\n"
+               "                  the centroids are 1-10%% of N, then refine) (%grms)\n",
                p->radius_rms);
     else printf("  -r R            radius (search: prag 1, halve r from a large value until\n"
                 "                  the centroids are 1-10%% of N, then refine)\n");
@@ -70,7 +72,10 @@ int cmd_train(int argc, char **argv)
         switch (c) {
         case 'r': {
             size_t l = strlen(optarg);
-            if (l > 3 && !strcmp(optarg + l - 3, "rms")) {
+            if (!strcmp(optarg, "search")) {
+                p.radius = 0;
+                p.radius_rms = 0;
+            } else if (l > 3 && !strcmp(optarg + l - 3, "rms")) {
                 char num[64];
                 snprintf(num, sizeof num, "%.*s", (int)(l - 3), optarg);
                 bad = cli_parse_double("train", "-r", num, 1e-300, 1e300, &p.radius_rms);
