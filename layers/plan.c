@@ -6,9 +6,12 @@
  * 1 and 2 threads compute every tile the same way (identical bits).
  *   kernels (L1, u8 L2/dot): W tile (tile_m x n) and X tile (tile_N x n)
  *     each within a quarter of L2, the distance tile within another;
- *   gemm (f32/f64 dot and L2): tiles of 256 x 1024 outputs (1 MiB f32), so
- *     each sgemm is big enough for OpenBLAS and the fused activation runs
- *     on an L2-resident tile.
+ *   gemm (f32/f64 dot and L2): tiles of 1024 samples x 2048 neurons (8 MiB
+ *     of f32, 512 x 2048 for f64): each one-thread sgemm re-packs its W and
+ *     X panels, a cost of about 32 (1/tile_N + 1/tile_m) of the GEMM, so
+ *     tiles must be large (256 x 1024 tiles measured 1.2-1.5x the bare
+ *     sgemm, 1024 x 2048 about 1.1x, on 4096^2 x 784, 2 threads); the
+ *     activation then runs on the tile while it is in L3 (L2 is 2 MiB).
  * Then tiles are halved (N first) until there are at least 8, so 2 threads
  * balance on small layers. Edge tiles are exact (the last tile is smaller).
  */
@@ -57,8 +60,8 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
     int64_t q = l2_bytes() / 4;
     int64_t tm, tN;
     if (bnl_cpu_uses_gemm(op)) {
-        tm = 1024;
-        tN = 256 * 4 / elem; /* 1 MiB of f32, 2 MiB of f64 outputs */
+        tm = 2048;
+        tN = 1024 * 4 / elem;
         p.path = ctx->gemm_mode ? "gemm-panels" : "gemm";
         p.kernel = op->dtype == FSVC_F32 ? "openblas-sgemm" : "openblas-dgemm";
     } else {
