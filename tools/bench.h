@@ -38,6 +38,7 @@ typedef struct bench_res {
     int64_t ref_m, ref_N; /* shape ref ran on */
     double speedup;       /* ref time scaled to the full shape / t_min */
     double gemm_min;      /* bare sgemm/dgemm, seconds (0 if not timed) */
+    double gemm_cpu_min;  /* its process CPU seconds */
     double kern_min;      /* kernel-only pass over the same tiles (0 if not) */
     double kern1_min;     /* the same with one thread (verbose) */
     bnl_plan plan;

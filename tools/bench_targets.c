@@ -65,12 +65,14 @@ int bench_targets(const bench_cfg *base, const char *csv, const char *command, f
     if ((rc = bench_run(&r, &c, err)))
         return rc;
     t[nt++] = (trow){"mul f32 (tanh fused) / bare sgemm", "x", 1.10, 0,
-                     r.gemm_min > 0 ? r.t_min / r.gemm_min : 0, 0, r.load1};
+                     r.gemm_min > 0 ? r.t_min / r.gemm_min : 0,
+                     r.gemm_cpu_min > 0 ? r.cpu_min / r.gemm_cpu_min : 0, r.load1};
     c.opk = BENCH_RBF_L2; c.act = BNL_GAUSS;
     if ((rc = bench_run(&r, &c, err)))
         return rc;
     t[nt++] = (trow){"rbf-l2 f32 (Gaussian fused) / bare sgemm", "x", 1.15, 0,
-                     r.gemm_min > 0 ? r.t_min / r.gemm_min : 0, 0, r.load1};
+                     r.gemm_min > 0 ? r.t_min / r.gemm_min : 0,
+                     r.gemm_cpu_min > 0 ? r.cpu_min / r.gemm_cpu_min : 0, r.load1};
 
     char model[256], tmp[4096];
     bench_cpu_model(model, sizeof model);
