@@ -124,8 +124,8 @@ typedef enum {
     FSVC_SELECT_GLOBAL = 0,    /* the novelty pass over all classes */
     FSVC_SELECT_PER_CLASS = 1, /* the novelty pass inside each class */
     FSVC_SELECT_RANDOM = 2,    /* the first max_neurons of a seeded shuffle */
-    FSVC_SELECT_AUTO = 3       /* parameter only: random for the ridge readout,
-                                  global for onehot and lms (FSVC) */
+    FSVC_SELECT_AUTO = 3       /* parameter only: random for the ridge readout
+                                  with a radius, else global (FSVC) */
 } fsvc_select;
 typedef enum {
     FSVC_READOUT_ONEHOT = 0, /* fixed one-hot W[j][k] = (lab_j == k) */

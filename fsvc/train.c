@@ -182,7 +182,8 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
 {
     fsvc_param pr = *p_in, *p = &pr;
     if (p->select == FSVC_SELECT_AUTO)
-        p->select = p->readout == FSVC_READOUT_RIDGE ? FSVC_SELECT_RANDOM : FSVC_SELECT_GLOBAL;
+        p->select = p->readout == FSVC_READOUT_RIDGE && (p->radius > 0 || p->radius_rms > 0)
+                  ? FSVC_SELECT_RANDOM : FSVC_SELECT_GLOBAL;
     memset(model, 0, sizeof *model);
     if (info) memset(info, 0, sizeof *info);
     int rc = check_param(d, p, err);

@@ -26,7 +26,8 @@ static void help(const fsvc_param *p)
     printf("  -k tri|gauss    kernel (%s)\n", bnl_act_name((bnl_act)p->act));
     printf("  -s global|per-class|random|auto  centroid selection: the novelty pass, the\n"
            "                  first --max-neurons of a seeded shuffle, or auto: random for\n"
-           "                  the ridge readout, global otherwise (%s)\n", fsvc_select_name(p->select));
+           "                  the ridge readout (unless -r search), else global (%s)\n",
+           fsvc_select_name(p->select));
     printf("  -R onehot|lms|ridge  readout (%s)\n", fsvc_readout_name(p->readout));
     printf("  -l LAMBDA       ridge regularisation, times the mean of diag(H^T H) (%g)\n", p->lambda);
     printf("  -e ETA          lms learning rate (%g)\n", p->eta);
