@@ -82,6 +82,8 @@ typedef struct bnl_ctx {
     int64_t tile_m, tile_N;
     int gemm_mode;        /* CPU GEMM ops: 0 per-thread tiles (OpenBLAS 1
                              thread each), 1 row panels threaded by OpenBLAS */
+    int64_t par_min_syn;  /* calls below this many synapses (m N n) run on
+                             one thread; 0 = default 2^22, -1 = never (tests) */
 } bnl_ctx;
 
 const char *bnl_dist_name(bnl_dist d);

@@ -18,7 +18,7 @@ static int forward_tiles(const bnl_ctx *ctx, const bnl_cpu_job *job, const bnl_p
     const size_t es = job->op->dtype == FSVC_F64 ? sizeof(double) : sizeof(float);
     const int u8 = job->op->dtype == FSVC_U8;
     int nomem = 0;
-    #pragma omp parallel num_threads(ctx->threads)
+    #pragma omp parallel num_threads(bnl_par_threads(ctx, m, N, job->n))
     {
         int32_t *scratch = u8 ? malloc((size_t)(tN * tm) * sizeof(int32_t)) : NULL;
         if (u8 && !scratch) {

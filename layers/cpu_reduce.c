@@ -66,7 +66,7 @@ static int reduce(const bnl_ctx *ctx, const bnl_op *op, const reduce_spec *rs,
     if (job.gemm)
         bnl_blas_threads_set(1);
     int nomem = 0;
-    #pragma omp parallel num_threads(ctx->threads)
+    #pragma omp parallel num_threads(bnl_par_threads(ctx, m, N, n))
     {
         void *Ht = malloc((size_t)(tN * tm) * es);
         int32_t *scratch = u8 ? malloc((size_t)(tN * tm) * sizeof(int32_t)) : NULL;

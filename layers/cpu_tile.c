@@ -72,7 +72,7 @@ int bnl_cpu_job_init(bnl_cpu_job *job, const bnl_ctx *ctx, const bnl_op *op,
         return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory for %lld + %lld norms",
                          (long long)N, (long long)m);
     }
-    int t = ctx->threads;
+    int t = bnl_par_threads(ctx, m, N, n);
     switch (op->dtype) {
     case FSVC_F32:
         norms_f32(job->xn, X, N, n, t);

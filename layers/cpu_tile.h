@@ -31,6 +31,17 @@ void bnl_cpu_job_free(bnl_cpu_job *job);
 void bnl_cpu_tile(const bnl_cpu_job *job, void *H, int64_t ldh, int32_t *scratch,
                   int64_t i0, int64_t rows, int64_t j0, int64_t cols);
 
+/* Below this many synapses (m N n) a call runs on one thread: waking an
+ * OpenMP team costs more than the work (milliseconds on a loaded machine).
+ * Tiles do not depend on the thread count, so neither do the results. */
+#define BNL_PAR_MIN_SYN ((int64_t)1 << 22)
+/* Threads for a call of this size on ctx. */
+static inline int bnl_par_threads(const bnl_ctx *ctx, int64_t m, int64_t N, int n)
+{
+    double lim = ctx->par_min_syn ? (double)ctx->par_min_syn : (double)BNL_PAR_MIN_SYN;
+    return (double)m * (double)N * n >= lim ? ctx->threads : 1;
+}
+
 /* OpenBLAS thread count control (the pthread build has its own pool). */
 int bnl_blas_threads_get(void);
 void bnl_blas_threads_set(int t);
