@@ -68,10 +68,12 @@ typedef struct fsvc_grid {
 } fsvc_grid;
 
 /* Settings a study can vary or fix, by name (the value text in brackets):
- * radius (R > 0 or "auto"), prag, dist (l1|l2), kernel (tri|gauss),
- * select (global|per-class), readout (onehot|lms|ridge), lambda, eta,
- * epochs, scale (01|pm1|none), dtype (u8|f32|f64), max-neurons,
- * shuffle (seed, or "off"), backend (ref|cpu|cuda), threads.
+ * radius (R > 0; "Xrms": X times the rms distance between training
+ * samples; "auto" or "search": the author's radius search), prag, dist
+ * (l1|l2), kernel (tri|gauss), select (global|per-class|random|auto),
+ * readout (onehot|lms|ridge), lambda, eta, epochs, scale (01|pm1|none),
+ * dtype (u8|f32|f64), preprocess (none|deskew|sqrt|deskew+sqrt|auto),
+ * max-neurons, shuffle (seed, or "off"), backend (ref|cpu|cuda), threads.
  * Applies one setting to p; the backend string must outlive p. */
 int fsvc_param_set(fsvc_param *p, const char *name, const char *value,
                    fsvc_error *err);

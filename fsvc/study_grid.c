@@ -45,10 +45,22 @@ int fsvc_param_set(fsvc_param *p, const char *name, const char *s, fsvc_error *e
     long long iv;
     int rc = FSVC_OK;
     if (!strcmp(name, "radius")) {
-        if (!strcmp(s, "auto")) p->radius = 0;
-        else if (!(rc = num(&v, name, s, 0, err))) {
-            if (!(v > 0)) return fsvc_fail(err, FSVC_EUSAGE, "radius: '%s' must be > 0 or auto", s);
+        size_t l = strlen(s);
+        if (!strcmp(s, "auto") || !strcmp(s, "search")) {
+            p->radius = 0;          /* the author's radius search */
+            p->radius_rms = 0;
+        } else if (l > 3 && l < 64 && !strcmp(s + l - 3, "rms")) {
+            char nb[64];
+            snprintf(nb, sizeof nb, "%.*s", (int)(l - 3), s);
+            if ((rc = num(&v, name, nb, 0, err))) return rc;
+            if (!(v > 0)) return fsvc_fail(err, FSVC_EUSAGE, "radius: '%s' must be > 0", s);
+            p->radius = 0;          /* v times the rms distance */
+            p->radius_rms = v;
+        } else if (!(rc = num(&v, name, s, 0, err))) {
+            if (!(v > 0))
+                return fsvc_fail(err, FSVC_EUSAGE, "radius: '%s' must be > 0, Xrms or auto", s);
             p->radius = v;
+            p->radius_rms = 0;
         }
     } else if (!strcmp(name, "prag")) {
         if (!(rc = num(&v, name, s, 0, err))) {
@@ -83,7 +95,11 @@ int fsvc_param_set(fsvc_param *p, const char *name, const char *s, fsvc_error *e
         if (bnl_act_parse(s, &a) || a > BNL_GAUSS) return bad(name, s, "tri|gauss", err);
         p->act = a;
     } else if (!strcmp(name, "select")) {
-        if (fsvc_select_parse(s, &p->select)) return bad(name, s, "global|per-class", err);
+        if (fsvc_select_parse(s, &p->select))
+            return bad(name, s, "global|per-class|random|auto", err);
+    } else if (!strcmp(name, "preprocess")) {
+        if (fsvc_preprocess_parse(s, &p->preprocess))
+            return bad(name, s, "none|deskew|sqrt|deskew+sqrt|auto", err);
     } else if (!strcmp(name, "readout")) {
         if (fsvc_readout_parse(s, &p->readout)) return bad(name, s, "onehot|lms|ridge", err);
     } else if (!strcmp(name, "scale")) {
@@ -98,8 +114,8 @@ int fsvc_param_set(fsvc_param *p, const char *name, const char *s, fsvc_error *e
         p->backend = s;
     } else {
         return fsvc_fail(err, FSVC_EUSAGE, "'%s' is not a setting (radius, prag, dist, kernel, "
-                         "select, readout, lambda, eta, epochs, scale, dtype, max-neurons, "
-                         "shuffle, backend, threads)", name);
+                         "select, readout, lambda, eta, epochs, scale, dtype, preprocess, "
+                         "max-neurons, shuffle, backend, threads)", name);
     }
     return rc;
 }

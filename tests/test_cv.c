@@ -102,6 +102,18 @@ static void test_folds_errors(void **state)
     assert_non_null(strstr(err.msg, "sample 3"));
 }
 
+/* The paper's FSVC, whatever the defaults: L1, triangular, the global
+ * novelty pass, no preprocessing, radius r. */
+static void pin_fsvc(fsvc_param *p, double r)
+{
+    p->dist = 0;
+    p->act = 0;
+    p->select = FSVC_SELECT_GLOBAL;
+    p->preprocess = FSVC_PRE_NONE;
+    p->radius = r;
+    p->radius_rms = 0;
+}
+
 /* Two well separated 2-D clusters per class (f64), file order mixed. */
 static void make_blobs(fsvc_dataset *d, int64_t N)
 {
@@ -154,7 +166,7 @@ static void test_cross_validate(void **state)
     make_blobs(&d, 90);
     fsvc_param p;
     fsvc_param_default(&p);
-    p.radius = 1.0;
+    pin_fsvc(&p, 1.0);
     p.readout = FSVC_READOUT_ONEHOT;
     p.dtype = FSVC_F64;
     fsvc_cv_result r;
@@ -186,7 +198,7 @@ static void test_cross_validate_optd64(void **state)
     assert_int_equal(fsvc_dataset_load(&d, path, NULL, NULL), FSVC_OK);
     fsvc_param p;
     fsvc_param_default(&p);
-    p.radius = 8;
+    pin_fsvc(&p, 8);
     p.readout = FSVC_READOUT_ONEHOT;
     fsvc_cv_result a, b;
     assert_int_equal(fsvc_cross_validate(&a, &d, &p, 5, 3, NULL), FSVC_OK);
@@ -236,6 +248,17 @@ static void test_grid(void **state)
     assert_int_equal(fsvc_param_set(&p, "dist", "l2", &err), FSVC_OK);
     assert_int_equal(p.dist, 1);
     assert_int_equal(fsvc_param_set(&p, "backend", "gpu", &err), FSVC_EUSAGE);
+    assert_int_equal(fsvc_param_set(&p, "radius", "0.45rms", &err), FSVC_OK);
+    assert_true(p.radius == 0 && p.radius_rms == 0.45);
+    assert_int_equal(fsvc_param_set(&p, "radius", "auto", &err), FSVC_OK);
+    assert_true(p.radius == 0 && p.radius_rms == 0);     /* the search */
+    assert_int_equal(fsvc_param_set(&p, "radius", "7", &err), FSVC_OK);
+    assert_true(p.radius == 7 && p.radius_rms == 0);
+    assert_int_equal(fsvc_param_set(&p, "radius", "xrms", &err), FSVC_EUSAGE);
+    assert_int_equal(fsvc_param_set(&p, "preprocess", "sqrt", &err), FSVC_OK);
+    assert_int_equal(p.preprocess, FSVC_PRE_SQRT);
+    assert_int_equal(fsvc_param_set(&p, "select", "random", &err), FSVC_OK);
+    assert_int_equal(p.select, FSVC_SELECT_RANDOM);
 }
 
 static void test_csv_resume(void **state)
@@ -295,7 +318,7 @@ static void test_lms_val(void **state)
     make_blobs(&d, 120);
     fsvc_param p;
     fsvc_param_default(&p);
-    p.radius = 2.0;
+    pin_fsvc(&p, 2.0);
     p.readout = FSVC_READOUT_LMS;
     p.dtype = FSVC_F64;
     p.eta = 0.05;

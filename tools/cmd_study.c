@@ -19,7 +19,7 @@
 
 #define CSV_HEADER \
     "point,data,test,N_train,N_test,n,radius_set,radius,prag,dist,kernel,select,readout," \
-    "lambda,eta,epochs,scale,dtype,backend,threads,centroids,t_select_s,t_readout_s," \
+    "lambda,eta,epochs,scale,preprocess,dtype,backend,threads,centroids,t_select_s,t_readout_s," \
     "t_train_s,t_predict_s,tsyn_select_ns,tsyn_readout_ns,tsyn_predict_ns,acc_test," \
     "cv_folds,cv_mean,cv_sd,cv_centroids,val_frac,val_best_epoch,maxrss_mb"
 
@@ -56,15 +56,16 @@ static void help(const fsvc_param *p)
            "per point (appended and flushed as it finishes) plus PNG plots.\n\n"
            "options (default):\n"
            "  --vary NAME=V1,V2,...  an axis of the grid (repeatable; the first is the\n"
-           "                  swept axis of the plots). NAMEs: radius (R or auto), prag,\n"
-           "                  dist, kernel, select, readout, lambda, eta, epochs, scale,\n"
-           "                  dtype, max-neurons, shuffle, backend, threads\n"
+           "                  swept axis of the plots). NAMEs: radius (R, Xrms or auto),\n"
+           "                  prag, dist, kernel, select, readout, lambda, eta, epochs,\n"
+           "                  scale, dtype, preprocess, max-neurons, shuffle, backend, threads\n"
            "  --readout A,B   same as --vary readout=A,B (one value: a fixed setting)\n"
-           "  --radius R|auto same as --vary radius=... (auto: the author's search:\n"
+           "  --radius R|Xrms|auto  same as --vary radius=... (auto: the author's search:\n"
            "                  prag 1, halve r until centroids are 1-10%% of N, refine)\n"
-           "  -r -p -d -k -s -R -l -e -E --scale --dtype --shuffle --max-neurons\n"
-           "  --backend --threads   fixed settings, as in 'fsvc train' (defaults:\n"
-           "                  radius %s, prag %g, %s readout, lambda %g, eta %g, epochs %d)\n"
+           "  -r -p -d -k -s -R -l -e -E --scale --dtype --preprocess --shuffle\n"
+           "  --max-neurons --backend --threads   fixed settings, as in 'fsvc train'\n"
+           "                  (defaults: those of 'fsvc train': radius %s, prag %g,\n"
+           "                  %s readout, lambda %g, eta %g, epochs %d)\n"
            "  -v K            K-fold stratified cross-validation on DATA (off); with a\n"
            "                  grid the best point by CV is reported with its test accuracy\n"
            "  --seed S        seed of the folds and of the --val split (1)\n"
@@ -78,7 +79,7 @@ static void help(const fsvc_param *p)
            "  --resume        keep the CSV and skip the points already in it\n"
            "  --no-plots      CSV only\n"
            "  -q              no per-point progress lines\n",
-           p->radius > 0 ? "given" : "auto", p->prag, fsvc_readout_name(p->readout),
+           p->radius > 0 ? "given" : p->radius_rms > 0 ? "Xrms" : "auto", p->prag, fsvc_readout_name(p->readout),
            p->lambda, p->eta, p->epochs);
 }
 
@@ -112,13 +113,14 @@ static int parse(study_opts *o, int argc, char **argv)
         {"backend", 1, 0, 8}, {"threads", 1, 0, 9}, {"seed", 1, 0, 10}, {"val", 1, 0, 11},
         {"keep", 1, 0, 12}, {"max-train", 1, 0, 13}, {"max-test", 1, 0, 14},
         {"name", 1, 0, 15}, {"resume", 0, 0, 16}, {"no-plots", 0, 0, 17},
+        {"preprocess", 1, 0, 18},
         {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     static const char *const short_name[128] = {
         ['r'] = "radius", ['p'] = "prag", ['d'] = "dist", ['k'] = "kernel", ['s'] = "select",
         ['R'] = "readout", ['l'] = "lambda", ['e'] = "eta", ['E'] = "epochs"};
     static const char *const long_name[] = {
         [4] = "scale", [5] = "dtype", [6] = "shuffle", [7] = "max-neurons",
-        [8] = "backend", [9] = "threads"};
+        [8] = "backend", [9] = "threads", [18] = "preprocess"};
     optind = 1;
     opterr = 0;
     int c;
@@ -130,7 +132,7 @@ static int parse(study_opts *o, int argc, char **argv)
         switch (c) {
         case 'r': case 'p': case 'd': case 'k': case 's': case 'R': case 'l': case 'e': case 'E':
             bad = set_fixed(o, short_name[c], optarg); break;
-        case 4: case 5: case 6: case 7: case 8: case 9:
+        case 4: case 5: case 6: case 7: case 8: case 9: case 18:
             bad = set_fixed(o, long_name[c], optarg); break;
         case 1:
             if (fsvc_grid_add(&o->grid, optarg, &err))
@@ -265,12 +267,12 @@ static int run_point(FILE *csv, FILE *lms, const study_opts *o, const fsvc_param
         if (rc) { fsvc_free_model(&m); fsvc_lms_curve_free(&curve); return rc; }
     }
     double syn_pred = te ? (double)m.m * te->N * te->n : 0;
-    fprintf(csv, "%s,%s,%s,%lld,%lld,%d,%s,%.6g,%g,%s,%s,%s,%s,%g,%g,%d,%s,%s,%s,%d,%lld",
+    fprintf(csv, "%s,%s,%s,%lld,%lld,%d,%s,%.6g,%g,%s,%s,%s,%s,%g,%g,%d,%s,%s,%s,%s,%d,%lld",
             key, tr->source, te ? te->source : "", (long long)tr->N, te ? (long long)te->N : 0LL,
-            tr->n, p->radius > 0 ? "given" : "auto", m.radius, p->prag,
-            p->dist ? "l2" : "l1", p->act ? "gauss" : "tri", fsvc_select_name(p->select),
+            tr->n, p->radius > 0 ? "given" : p->radius_rms > 0 ? "rms" : "auto", m.radius, p->prag,
+            m.dist ? "l2" : "l1", m.act ? "gauss" : "tri", fsvc_select_name(m.select),
             fsvc_readout_name(p->readout), p->lambda, p->eta, p->epochs,
-            fsvc_scale_name(p->scale), fsvc_dtype_name(m.dtype), p->backend ? p->backend : "cpu",
+            fsvc_scale_name(p->scale), fsvc_preprocess_name(m.preprocess), fsvc_dtype_name(m.dtype), p->backend ? p->backend : "cpu",
             p->threads, (long long)m.m);
     csv_num(csv, info.t_select);
     csv_num(csv, info.t_readout);

@@ -92,34 +92,45 @@ run accuracy bash "$here/tools/accuracy.sh" "$FSVC" "$R"
 
 # ---- 4. studies -------------------------------------------------------------------
 step "studies"
+# the paper's FSVC, whatever the train defaults: L1, triangular, the global
+# novelty pass, raw input (the published UCI results are reproduced by it)
+PIN=(-d l1 -k tri -s global --preprocess none)
 if have_data "$UCI_DIR/optd64.train"; then
-  # the paper's optd64 point: L1, triangular, prag 1, r 7.6, float64
-  run study-optd64 "$FSVC" study -q --dtype f64 --vary radius=6,7.6,10,auto \
+  # the paper's optd64 point: prag 1, r 7.6, float64
+  run study-optd64 "$FSVC" study -q "${PIN[@]}" --dtype f64 --vary radius=6,7.6,10,auto \
       --readout onehot,ridge -v 5 --name optd64 -o "$R" \
       "$UCI_DIR/optd64.train" "$UCI_DIR/optd64.test"
   # the paper's satimg point: prag 4, r 1.35, float64
-  run study-satimg "$FSVC" study -q --dtype f64 -p 4 --vary radius=1,1.35,2,auto \
+  run study-satimg "$FSVC" study -q "${PIN[@]}" --dtype f64 -p 4 --vary radius=1,1.35,2,auto \
       --readout onehot,ridge -v 5 --name satimg -o "$R" \
       "$UCI_DIR/satimg.train" "$UCI_DIR/satimg.test"
 else echo "   UCI sets not found at $UCI_DIR: skipped" >&2; failed+=("uci (no data)"); fi
+# images: the train defaults (L2 Gaussian, r = X times the rms distance,
+# ridge on a random selection, auto preprocessing) along the number of
+# centroids, and the paper's novelty pass with the radius search
+for ds in mnist fashion; do
+  if [ $ds = mnist ]; then dir=$MNIST_DIR; else dir=$FASHION_DIR; fi
+  if ! have_data "$dir/train"; then echo "   $ds not found at $dir: skipped" >&2; failed+=("$ds (no data)"); continue; fi
+  run study-$ds "$FSVC" study -q --max-train $SUB --vary max-neurons=500,1000,2000,4000 \
+      --vary radius=0.3rms,0.45rms,0.7rms --name $ds -o "$R" "$dir/train" "$dir/t10k"
+done
 if have_data "$MNIST_DIR/train"; then
-  run study-mnist "$FSVC" study -q --max-train $SUB --vary radius=8000,11000,auto,16000 \
-      --readout onehot,ridge --name mnist -o "$R" "$MNIST_DIR/train" "$MNIST_DIR/t10k"
-else echo "   MNIST not found at $MNIST_DIR: skipped" >&2; failed+=("mnist (no data)"); fi
+  run study-mnist-fsvc "$FSVC" study -q "${PIN[@]}" --max-train $SUB \
+      --vary radius=8000,11000,auto,16000 --readout onehot,ridge --name mnist-fsvc -o "$R" \
+      "$MNIST_DIR/train" "$MNIST_DIR/t10k"
+fi
 if have_data "$FASHION_DIR/train"; then
-  run study-fashion "$FSVC" study -q --max-train $SUB --vary radius=10000,13000,auto,20000 \
-      --readout onehot,ridge --name fashion -o "$R" "$FASHION_DIR/train" "$FASHION_DIR/t10k"
   # the learning-curve view: LMS readout with a validation split
-  run study-fashion-lms "$FSVC" study -q --max-train $((SUB / 2)) -r 14000 -R lms -E 12 \
+  run study-fashion-lms "$FSVC" study -q "${PIN[@]}" --max-train $((SUB / 2)) -r 14000 -R lms -E 12 \
       --vary eta=0.002,0.01 --val 0.2 --keep best --name fashion-lms -o "$R" \
       "$FASHION_DIR/train" "$FASHION_DIR/t10k"
   # what the centroids look like
   mkdir -p "$R/logs"
-  run centroids-fashion bash -c "'$FSVC' train -q -r 14000 -R onehot --max-neurons 4000 \
+  run centroids-fashion bash -c "'$FSVC' train -q ${PIN[*]} -r 14000 -R onehot --max-neurons 4000 \
       '$FASHION_DIR/train' '$R/logs/fashion-montage.fsvc' && \
       '$FSVC' show '$R/logs/fashion-montage.fsvc' --png '$R/centroids-fashion.png' --max 20 && \
       rm -f '$R/logs/fashion-montage.fsvc'"
-else echo "   Fashion-MNIST not found at $FASHION_DIR: skipped" >&2; failed+=("fashion (no data)"); fi
+fi
 
 # ---- 5. README --------------------------------------------------------------------
 step "results/README.md and the README headline"

@@ -1,6 +1,8 @@
 # CLI tests of `fsvc study` (grid, CSV, plots, CV, resume, auto radius,
 # LMS validation curve) and `fsvc show` (centroid montage).
 source "$(dirname "$0")/lib.sh"
+# the paper's FSVC whatever the defaults: L1, triangular, global pass, raw input
+PIN=(-d l1 -k tri -s global --preprocess none)
 
 is_png() { [ -s "$1" ] && [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]; }
 rows() { grep -v '^#' "$1" | tail -n +2 | grep -c .; }
@@ -22,7 +24,7 @@ expect_exit 1 "-v 1 is refused" -- "$FSVC" study -v 1 "$UCI/iris.train"
 if [ -e "$UCI/optd64.train" ]; then
   D=$TMP/r
   run_study() {
-    expect_exit 0 "$1" -- "$FSVC" study -q --max-train 800 --max-test 400 --vary radius=6,9 \
+    expect_exit 0 "$1" -- "$FSVC" study -q "${PIN[@]}" --max-train 800 --max-test 400 --vary radius=6,9 \
       --readout onehot,ridge -v 3 -o "$D" --name t "${@:2}" "$UCI/optd64.train" "$UCI/optd64.test"
   }
   run_study "study on an optd64 subset with CV"
@@ -52,14 +54,14 @@ if [ -e "$UCI/optd64.train" ]; then
   expect_exit 1 "a -v larger than 64 is refused" -- "$FSVC" study -v 65 "$UCI/optd64.train"
 
   # auto radius, reported step by step
-  expect_exit 0 "study --radius auto" -- "$FSVC" study -q --max-train 600 --radius auto -R onehot \
+  expect_exit 0 "study --radius auto" -- "$FSVC" study -q "${PIN[@]}" --max-train 600 --radius auto -R onehot \
     -o "$D" --name auto "$UCI/optd64.train" "$UCI/optd64.test"
   expect_match "radius search: r = .* centroids" "search steps on stderr" "$ERR"
   expect_match "^default: radius search: r = " "search steps in the steps file" "$(head -n 1 "$D/study-auto-radius.txt")"
   expect_match "^default,.*,auto," "CSV says the radius was searched" "$(grep '^default' "$D/study-auto.csv")"
 
   # the LMS learning curve with a validation split
-  expect_exit 0 "study --val for LMS" -- "$FSVC" study -q --max-train 600 -r 9 -R lms -E 4 \
+  expect_exit 0 "study --val for LMS" -- "$FSVC" study -q "${PIN[@]}" --max-train 600 -r 9 -R lms -E 4 \
     --vary eta=0.01,0.05 --val 0.25 -o "$D" --name lms "$UCI/optd64.train" "$UCI/optd64.test"
   n=$(tail -n +2 "$D/study-lms-lms.csv" | grep -c .)
   if [ "$n" -eq 10 ]; then ok "LMS curve: epochs 0..4 for each point"; else fail "LMS curve rows $n"; fi
@@ -67,7 +69,7 @@ if [ -e "$UCI/optd64.train" ]; then
   expect_exit 1 "--keep takes best or last" -- "$FSVC" study -v 3 --keep worst "$UCI/optd64.train"
 
   # fsvc show: an optd64 model has no geometry until told 8x8
-  expect_exit 0 "train a small optd64 model" -- "$FSVC" train -q -r 9 -R onehot "$UCI/optd64.train" "$TMP/o.fsvc"
+  expect_exit 0 "train a small optd64 model" -- "$FSVC" train -q "${PIN[@]}" -r 9 -R onehot "$UCI/optd64.train" "$TMP/o.fsvc"
   expect_exit 2 "show without geometry is an input error" -- "$FSVC" show "$TMP/o.fsvc" --png "$TMP/o.png"
   expect_one_line "show without geometry: one line" "$ERR"
   [ -e "$TMP/o.png" ] && fail "no PNG on error" || ok "no PNG on error"
@@ -81,7 +83,7 @@ else echo "ok - uci-dogaru absent, skipped"; fi
 S=$TMP/s; mkdir -p "$S"
 printf '\x00\x00\x08\x03\x00\x00\x00\x03\x00\x00\x00\x02\x00\x00\x00\x03\x00\x10\x20\x30\x40\x50\xff\xf0\xe0\xd0\xc0\xb0\x00\x00\x00\xff\xff\xff' > "$S/t-images-idx3-ubyte"
 printf '\x00\x00\x08\x01\x00\x00\x00\x03\x00\x01\x00' > "$S/t-labels-idx1-ubyte"
-expect_exit 0 "train a tiny image model" -- "$FSVC" train -q -r 1 -R onehot "$S/t" "$S/t.fsvc"
+expect_exit 0 "train a tiny image model" -- "$FSVC" train -q "${PIN[@]}" -r 1 -R onehot "$S/t" "$S/t.fsvc"
 expect_exit 0 "show a tiny image model" -- "$FSVC" show "$S/t.fsvc" --png "$S/t.png" --zoom 4
 if is_png "$S/t.png"; then ok "tiny montage is a PNG"; else fail "tiny montage missing"; fi
 expect_match "2 classes, 3 of 3 centroids shown \(2 x 3 images, zoom 4\)" "tiny montage summary" "$OUT"
