@@ -2,6 +2,7 @@
 #include "tools/cli.h"
 #include "layers/bnl.h"
 
+#include <cblas.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stdlib.h>
@@ -128,6 +129,7 @@ int cmd_train(int argc, char **argv)
         snprintf(model_path, sizeof model_path, "%s.fsvc", basename(tmp));
     }
     p.progress = cli_progress_wanted(quiet);
+    if (p.threads > 0) openblas_set_num_threads(p.threads); /* the ridge's BLAS */
 
     fsvc_error err;
     fsvc_error_clear(&err);
