@@ -179,6 +179,50 @@ static void refused(void **s)
     fsvc_dataset_free(&d);
 }
 
+/* The default recipe on small "images" (4 x 6): the resolved
+ * preprocessing (deskew and/or sqrt), the rms radius and the random
+ * selection are stored, and the reloaded model predicts identically. */
+static void defaults_roundtrip(void **s)
+{
+    (void)s;
+    fsvc_dataset d;
+    synth(&d, 400, 24, 3, 11);
+    d.rows = 4; d.cols = 6;
+    fsvc_param p;
+    fsvc_param_default(&p);
+    p.max_neurons = 120;
+    fsvc_model a, b;
+    fsvc_error err;
+    if (fsvc_train(&a, NULL, &d, &p, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(a.m, 120);
+    assert_int_equal(a.select, FSVC_SELECT_RANDOM);
+    assert_true(a.preprocess == FSVC_PRE_SQRT || a.preprocess == FSVC_PRE_DESKEW_SQRT);
+    assert_int_equal(a.dtype, FSVC_F32);
+    assert_true(a.radius > 0);
+    char *dir = fx_tmpdir(), path[1024];
+    fx_join(path, sizeof path, dir, "d.fsvc");
+    assert_int_equal(fsvc_model_save(&a, path, &err), FSVC_OK);
+    assert_int_equal(fsvc_model_load(&b, path, &err), FSVC_OK);
+    assert_int_equal(b.preprocess, a.preprocess);
+    assert_int_equal(b.rows, 4);
+    assert_int_equal(b.cols, 6);
+    int *pa = malloc(d.N * sizeof *pa), *pb = malloc(d.N * sizeof *pb), *t = malloc(d.N * sizeof *t);
+    assert_int_equal(fsvc_predict(pa, NULL, &a, &d, "cpu", 0, &err), FSVC_OK);
+    assert_int_equal(fsvc_predict(pb, NULL, &b, &d, "cpu", 0, &err), FSVC_OK);
+    assert_memory_equal(pa, pb, d.N * sizeof *pa);
+    fsvc_model_truth(t, &a, &d);
+    assert_true(fsvc_confusion(NULL, t, pa, d.N, a.K) > d.N * 9 / 10);
+    /* the same options and seed give the same model bit for bit */
+    fsvc_model c;
+    if (fsvc_train(&c, NULL, &d, &p, &err)) fail_msg("%s", err.msg);
+    assert_memory_equal(a.C, c.C, a.m * a.n * sizeof(float));
+    assert_memory_equal(a.R, c.R, a.m * a.Kout * sizeof(double));
+    free(pa); free(pb); free(t);
+    fsvc_free_model(&a); fsvc_free_model(&b); fsvc_free_model(&c);
+    fx_rmtree(dir); free(dir);
+    fsvc_dataset_free(&d);
+}
+
 /* prediction data that does not fit the model is refused */
 static void input_mismatch(void **s)
 {
@@ -202,6 +246,7 @@ int main(void)
         cmocka_unit_test(roundtrip),
         cmocka_unit_test(refused),
         cmocka_unit_test(input_mismatch),
+        cmocka_unit_test(defaults_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
