@@ -61,6 +61,8 @@ if [ -f "$R/accuracy.csv" ]; then
         f = (k in full) ? full[k] : "-"; if (k in sub_) f = f "; " sub_[k]
         printf "| %s test accuracy (10k test set) | %s | %s | - |\n", (k == "mnist" ? "MNIST" : k == "fashion" ? "Fashion-MNIST" : k), f, (k in lib) ? lib[k] : "not run" } }' "$R/accuracy.csv"
 fi
+echo
+echo "Measured by \`make results\` on $(date -u '+%Y-%m-%d') on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores (a shared machine, load average $(cut -d' ' -f1 /proc/loadavg) at the end); details, plots and commands in \`results/README.md\`."
 echo "<!-- headline:end -->"
 echo
 echo "The paper's t_syn figures are from its Tables III and V (GTX 750, Intel MKL, gcc .MEX, numba);"
