@@ -487,7 +487,11 @@ int cmd_study(int argc, char **argv)
                               key, summary);
     }
     fsvc_set_print(NULL);
-    if (steps_file) fclose(steps_file);
+    if (steps_file) {
+        long sz = ftell(steps_file);
+        fclose(steps_file);
+        if (sz == 0) unlink(spath);  /* no radius search in this study */
+    }
     steps_file = NULL;
     if (lms) fclose(lms);
     fsvc_csv_keys_free(done, ndone);

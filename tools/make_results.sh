@@ -157,8 +157,8 @@ fi
 
 echo >&2
 echo "make results: $(( ($(date +%s) - t_all) / 60 )) min $(( ($(date +%s) - t_all) % 60 )) s wall;" \
-     "CPU time of the commands (user, sys): $(times | tail -n 1);" \
-     "load average now $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+     "load average now $(cut -d' ' -f1-3 /proc/loadavg); CPU time of the commands (user sys):" >&2
+times | tail -n 1 >&2
 if [ ${#failed[@]} -gt 0 ]; then
   echo "make results: failed or skipped: ${failed[*]} (logs in $R/logs/)" >&2
   exit 1

@@ -165,13 +165,13 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
                             NULL, nf, "linespoints", "pt 6 ps 3 lw 2 lc rgb 'black' dt 3"};
     snprintf(ttl, sizeof ttl, "%s\n%s accuracy vs training time", title,
              have_acc ? "test" : "cross-validated");
-    sp = (plot_spec){ttl, "training time (s, novelty pass + readout)", "accuracy (%)", 1, 0, 0, 0,
+    sp = (plot_spec){ttl, "training time (s, selection + readout)", "accuracy (%)", 1, 0, 0, 0,
                      "bottom right"};
     snprintf(png, sizeof png, "%s-acc-time.png", prefix);
     if (plot_png(png, &sp, s, ns, msg, sizeof msg) == 0) written++;
     else fprintf(log, "study plots: %s\n", msg);
     /* 3. t_syn per phase vs centroids */
-    s[0] = (plot_series){"selection (novelty pass)", cm, t1, NULL, (int)np, "points", "pt 7 ps 1.3"};
+    s[0] = (plot_series){"selection (novelty pass; none when random)", cm, t1, NULL, (int)np, "points", "pt 7 ps 1.3"};
     s[1] = (plot_series){"readout (H and solve / LMS)", cm, t2, NULL, (int)np, "points", "pt 5 ps 1.3"};
     s[2] = (plot_series){"prediction on TEST", cm, t3, NULL, (int)np, "points", "pt 9 ps 1.5"};
     snprintf(ttl, sizeof ttl, "%s\nsynaptic time per phase, t_syn = time / (n m N)", title);
