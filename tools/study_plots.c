@@ -144,7 +144,8 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
     snprintf(ttl, sizeof ttl, "%s\naccuracy vs centroids%s%s", title,
              g->naxes ? " (points along " : "", g->naxes ? g->axis[0].name : "");
     if (g->naxes) strncat(ttl, ")", sizeof ttl - strlen(ttl) - 1);
-    plot_spec sp = {ttl, "centroids m (hidden neurons)", "accuracy (%)", 1, 0, 0, 0, "bottom right"};
+    plot_spec sp = {ttl, "centroids m (hidden neurons)", "accuracy (%)", 1, 0, 1200, 600,
+                    "outside right top"};
     snprintf(png, sizeof png, "%s-acc-centroids.png", prefix);
     if (plot_png(png, &sp, s, ns, msg, sizeof msg) == 0) written++;
     else fprintf(log, "study plots: %s\n", msg);
@@ -161,12 +162,12 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
     }
     int nf = plot_pareto(front, ct, acc, (int)np);
     for (int i = 0; i < nf; i++) { fx[i] = ct[front[i]]; fy[i] = acc[front[i]]; }
-    s[ns++] = (plot_series){"Pareto front (no other point both faster and more accurate)", fx, fy,
+    s[ns++] = (plot_series){"Pareto front (none both faster and better)", fx, fy,
                             NULL, nf, "linespoints", "pt 6 ps 3 lw 2 lc rgb 'black' dt 3"};
     snprintf(ttl, sizeof ttl, "%s\n%s accuracy vs training time", title,
              have_acc ? "test" : "cross-validated");
-    sp = (plot_spec){ttl, "training time (s, selection + readout)", "accuracy (%)", 1, 0, 0, 0,
-                     "bottom right"};
+    sp = (plot_spec){ttl, "training time (s, selection + readout)", "accuracy (%)", 1, 0, 1200, 600,
+                     "outside right top"};
     snprintf(png, sizeof png, "%s-acc-time.png", prefix);
     if (plot_png(png, &sp, s, ns, msg, sizeof msg) == 0) written++;
     else fprintf(log, "study plots: %s\n", msg);
