@@ -45,8 +45,8 @@ run() { # NAME CMD... : runs, logs to $R/logs/NAME.txt, records failures
 have_data() { [ -e "$1-images-idx3-ubyte.gz" ] || [ -e "$1-images-idx3-ubyte" ] || [ -e "$1" ]; }
 
 # ---- from scratch: the files this script makes --------------------------------
-rm -f "$R"/study-* "$R"/accuracy.* "$R"/bnl-cpu* "$R"/machine.md "$R"/centroids-*.png \
-      "$R"/README.md
+rm -f "$R"/study-* "$R"/accuracy.* "$R"/bnl-cpu.csv "$R"/bnl-cpu-tsyn-vs-n.png "$R"/machine.md \
+      "$R"/centroids-*.png "$R"/README.md
 rm -rf "$R/logs"
 
 # ---- 1. machine ---------------------------------------------------------------
@@ -158,7 +158,7 @@ fi
 echo >&2
 echo "make results: $(( ($(date +%s) - t_all) / 60 )) min $(( ($(date +%s) - t_all) % 60 )) s wall;" \
      "load average now $(cut -d' ' -f1-3 /proc/loadavg); CPU time of the commands (user sys):" >&2
-times | tail -n 1 >&2
+times >&2  # the second line: the commands run (user, sys)
 if [ ${#failed[@]} -gt 0 ]; then
   echo "make results: failed or skipped: ${failed[*]} (logs in $R/logs/)" >&2
   exit 1
