@@ -11,7 +11,8 @@
 # Every file records the command that made it. A step that fails is
 # reported and the others still run; the exit status says if any failed.
 #
-# Environment: RESULTS=dir (default results; the top-level README is only
+# Environment: STEPS="accuracy readme" (a subset of: machine bench accuracy
+# studies readme; the files of the other steps are kept), RESULTS=dir (default results; the top-level README is only
 # updated for the default), RESULTS_QUICK=1 (small sub-samples, to check
 # the pipeline), BENCH=0 (skip the benchmarks), MNIST_DIR, FASHION_DIR,
 # UCI_DIR.
@@ -44,12 +45,20 @@ run() { # NAME CMD... : runs, logs to $R/logs/NAME.txt, records failures
 }
 have_data() { [ -e "$1-images-idx3-ubyte.gz" ] || [ -e "$1-images-idx3-ubyte" ] || [ -e "$1" ]; }
 
+# STEPS: the steps to run (default all: machine bench accuracy studies
+# readme); files of the steps not run are kept.
+STEPS=" ${STEPS:-machine bench accuracy studies readme} "
+want() { [[ "$STEPS" == *" $1 "* ]]; }
+
 # ---- from scratch: the files this script makes --------------------------------
-rm -f "$R"/study-* "$R"/accuracy.* "$R"/bnl-cpu.csv "$R"/bnl-cpu-tsyn-vs-n.png "$R"/machine.md \
-      "$R"/centroids-*.png "$R"/README.md
-rm -rf "$R/logs"
+want machine && rm -f "$R"/machine.md
+want bench && rm -f "$R"/bnl-cpu.csv "$R"/bnl-cpu-tsyn-vs-n.png "$R"/logs/bench-paper.txt
+want accuracy && rm -f "$R"/accuracy.* "$R"/logs/accuracy.txt
+want studies && rm -f "$R"/study-* "$R"/centroids-*.png "$R"/logs/study-* "$R"/logs/centroids-*
+want readme && rm -f "$R"/README.md
 
 # ---- 1. machine ---------------------------------------------------------------
+if want machine; then
 step "machine"
 cflags=$(make -s -pn 2>/dev/null | sed -n 's/^CFLAGS = //p' | head -n 1)
 opt=$(make -s -pn 2>/dev/null | sed -n 's/^OPT ?= //p' | head -n 1)
@@ -73,10 +82,13 @@ export FSVC_CFLAGS="${cflags//\$(OPT)/${opt:--O2}} (ISA kernels add -mavx2/-mavx
   echo '```'
 } > "$R/machine.md"
 echo "   machine: ok" >&2
+fi
 
 # ---- 2. BNL benchmarks ----------------------------------------------------------
 step "BNL benchmarks (fsvc bench --paper)"
-if [ "${BENCH:-1}" = 0 ]; then
+if ! want bench; then
+  echo "   bench: not in STEPS; kept" >&2
+elif [ "${BENCH:-1}" = 0 ]; then
   echo "   bench: skipped (BENCH=0)" >&2
   failed+=("bench (skipped)")
 elif "$FSVC" bench --help >/dev/null 2>&1; then
@@ -88,10 +100,12 @@ fi
 
 # ---- 3. accuracy table ----------------------------------------------------------
 step "accuracy table (fsvc vs LIBSVM, training sub-sample $SVM_N for LIBSVM)"
-run accuracy bash "$here/tools/accuracy.sh" "$FSVC" "$R"
+if want accuracy; then run accuracy bash "$here/tools/accuracy.sh" "$FSVC" "$R"
+else echo "   accuracy: not in STEPS; kept" >&2; fi
 
 # ---- 4. studies -------------------------------------------------------------------
 step "studies"
+if want studies; then
 # the paper's FSVC, whatever the train defaults: L1, triangular, the global
 # novelty pass, raw input (the published UCI results are reproduced by it)
 PIN=(-d l1 -k tri -s global --preprocess none)
@@ -132,9 +146,13 @@ if have_data "$FASHION_DIR/train"; then
       rm -f '$R/logs/fashion-montage.fsvc'"
 fi
 
+else echo "   studies: not in STEPS; kept" >&2; fi
+
 # ---- 5. README --------------------------------------------------------------------
 step "results/README.md and the README headline"
-if bash "$here/tools/results_readme.sh" "$R" > "$R/README.md.tmp"; then
+if ! want readme; then
+  echo "   readme: not in STEPS; kept" >&2
+elif bash "$here/tools/results_readme.sh" "$R" > "$R/README.md.tmp"; then
   mv "$R/README.md.tmp" "$R/README.md"
   echo "   results/README.md: ok" >&2
   if [ "$(cd "$R" && pwd)" != "$here/results" ]; then
