@@ -1,12 +1,15 @@
 /* cpu_reduce.c - the fused reductions on the CPU backend: activation sums
  * (bnl_actsum) and readout scores (bnl_scores) without materialising H.
  * Threads split the samples (row blocks of the planner's tile_N), never
- * the neurons: for each sample the j loop runs in increasing order over
- * the m tiles, exactly as the reference loop does, so the float64 results
- * are the same bits for any thread count, and equal the reference when
- * the activations are. */
+ * the neurons: for each sample the m tiles run in increasing order. The
+ * actsum j loop is the reference loop (same bits as the reference when
+ * the activations are); scores add each tile's H R into Y with one
+ * single-threaded float64 BLAS dgemm (H tile converted to double for
+ * f32/u8 ops), so Y is the same bits for any thread count (the row blocks
+ * do not depend on it) and equals the sequential H R within rounding. */
 #include "cpu_tile.h"
 
+#include <cblas.h>
 #include <stdlib.h>
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -19,9 +22,22 @@ typedef struct reduce_spec {
     int K;
 } reduce_spec;
 
-static void reduce_tile(const reduce_spec *rs, const void *Ht, int f64,
+static void reduce_tile(const reduce_spec *rs, const void *Ht, double *Hd, int f64,
                         int64_t i0, int64_t rows, int64_t j0, int64_t cols)
 {
+    if (rs->Y) { /* Y rows i0.. += H tile (rows x cols) R rows j0.. */
+        const double *A = Ht;
+        if (!f64) {
+            const float *hf = Ht;
+            for (int64_t q = 0; q < rows * cols; q++)
+                Hd[q] = (double)hf[q];
+            A = Hd;
+        }
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, rs->K, (int)cols,
+                    1.0, A, (int)cols, rs->R + j0 * rs->K, rs->K, 1.0, rs->Y + i0 * rs->K,
+                    rs->K);
+        return;
+    }
     for (int64_t i = 0; i < rows; i++) {
         const float *hf = (const float *)Ht + i * cols;
         const double *hd = (const double *)Ht + i * cols;
@@ -62,15 +78,17 @@ static int reduce(const bnl_ctx *ctx, const bnl_op *op, const reduce_spec *rs,
     tN = tN < pl.tile_N ? tN : pl.tile_N;
     const int f64 = op->dtype == FSVC_F64, u8 = op->dtype == FSVC_U8;
     const size_t es = f64 ? sizeof(double) : sizeof(float);
-    int saved = job.gemm ? bnl_blas_threads_get() : 0;
-    if (job.gemm)
+    const int blas1 = job.gemm || rs->Y; /* BLAS inside the threads: 1 thread */
+    int saved = blas1 ? bnl_blas_threads_get() : 0;
+    if (blas1)
         bnl_blas_threads_set(1);
     int nomem = 0;
     #pragma omp parallel num_threads(bnl_par_threads(ctx, m, N, n))
     {
         void *Ht = malloc((size_t)(tN * tm) * es);
         int32_t *scratch = u8 ? malloc((size_t)(tN * tm) * sizeof(int32_t)) : NULL;
-        int ok = Ht && (!u8 || scratch);
+        double *Hd = rs->Y && !f64 ? malloc((size_t)(tN * tm) * sizeof(double)) : NULL;
+        int ok = Ht && (!u8 || scratch) && (!rs->Y || f64 || Hd);
         if (!ok) {
             #pragma omp atomic write
             nomem = 1;
@@ -83,13 +101,14 @@ static int reduce(const bnl_ctx *ctx, const bnl_op *op, const reduce_spec *rs,
             for (int64_t j0 = 0; j0 < m; j0 += tm) {
                 int64_t cols = m - j0 < tm ? m - j0 : tm;
                 bnl_cpu_tile(&job, Ht, cols, scratch, i0, rows, j0, cols);
-                reduce_tile(rs, Ht, f64, i0, rows, j0, cols);
+                reduce_tile(rs, Ht, Hd, f64, i0, rows, j0, cols);
             }
         }
         free(Ht);
+        free(Hd);
         free(scratch);
     }
-    if (job.gemm)
+    if (blas1)
         bnl_blas_threads_set(saved);
     bnl_cpu_job_free(&job);
     if (nomem)
