@@ -2,6 +2,7 @@
 # make_results.sh [FSVC] - regenerates results/ (called by `make results`):
 #   1. the machine description (results/machine.md)
 #   2. the BNL benchmarks: `fsvc bench --paper` (results/bnl-cpu.csv, .png)
+#      and issue 3's targets: `fsvc bench --targets` (results/bnl-cpu-targets.csv)
 #   3. the accuracy table: tools/accuracy.sh (fsvc vs LIBSVM, same run)
 #   4. the studies: MNIST, Fashion-MNIST (training sub-samples), optd64 and
 #      satimg radius sweeps with cross-validation, an LMS learning curve,
@@ -52,7 +53,8 @@ want() { [[ "$STEPS" == *" $1 "* ]]; }
 
 # ---- from scratch: the files this script makes --------------------------------
 want machine && rm -f "$R"/machine.md
-want bench && rm -f "$R"/bnl-cpu.csv "$R"/bnl-cpu-tsyn-vs-n.png "$R"/logs/bench-paper.txt
+want bench && rm -f "$R"/bnl-cpu.csv "$R"/bnl-cpu-tsyn-vs-n.png "$R"/bnl-cpu-targets.csv \
+  "$R"/logs/bench-paper.txt "$R"/logs/bench-targets.txt
 want accuracy && rm -f "$R"/accuracy.* "$R"/logs/accuracy.txt
 want studies && rm -f "$R"/study-* "$R"/centroids-*.png "$R"/logs/study-* "$R"/logs/centroids-*
 want readme && rm -f "$R"/README.md
@@ -93,6 +95,7 @@ elif [ "${BENCH:-1}" = 0 ]; then
   failed+=("bench (skipped)")
 elif "$FSVC" bench --help >/dev/null 2>&1; then
   run bench-paper "$FSVC" bench --paper --csv "$R/bnl-cpu.csv" --png "$R/bnl-cpu-tsyn-vs-n.png"
+  run bench-targets "$FSVC" bench --targets --threads 2 -r 9 --csv "$R/bnl-cpu-targets.csv"
 else
   echo "   bench: 'fsvc bench' is not in this build; BNL benchmarks NOT regenerated" >&2
   failed+=("bench (missing)")
