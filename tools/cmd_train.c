@@ -145,14 +145,19 @@ int cmd_train(int argc, char **argv)
     fsvc_dataset_free(&d);
     if (rc) return cli_report(&err);
     double t2 = cli_now();
-    printf("model: %s %s, %s, r = %.6g, prag = %g, %s selection, %s readout%s\n",
+    /* prag and a selection t_syn mean something only for a novelty pass */
+    char prag[48] = "", tsel[48] = "";
+    if (m.select != FSVC_SELECT_RANDOM)
+        snprintf(prag, sizeof prag, ", prag = %g", m.prag);
+    if (info.syn_select > 0)
+        snprintf(tsel, sizeof tsel, " (t_syn %.3g s)", info.t_select / info.syn_select);
+    printf("model: %s %s, %s, r = %.6g%s, %s selection, %s readout%s\n",
            bnl_dist_name((bnl_dist)m.dist), bnl_act_name((bnl_act)m.act),
-           fsvc_dtype_name(m.dtype), m.radius, m.prag, fsvc_select_name(m.select),
+           fsvc_dtype_name(m.dtype), m.radius, prag, fsvc_select_name(m.select),
            fsvc_readout_name(m.readout), m.regression ? " (regression)" : "");
     printf("centroids: %lld\n", (long long)m.m);
-    printf("time: selection %.3f s (t_syn %.3g s), readout %.3f s%s, total %.3f s\n",
-           info.t_select, info.syn_select > 0 ? info.t_select / info.syn_select : 0.0,
-           info.t_readout, "", t2 - t1);
+    printf("time: selection %.3f s%s, readout %.3f s, total %.3f s\n",
+           info.t_select, tsel, info.t_readout, t2 - t1);
     if (info.syn_readout > 0)
         printf("readout: %.3g synaptic operations for H, t_syn %.3g s (incl. solve)\n",
                info.syn_readout, info.t_readout / info.syn_readout);
