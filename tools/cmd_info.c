@@ -47,7 +47,8 @@ int cmd_info(int argc, char **argv)
     int have = bnl_cuda_describe(dev, sizeof dev);
     if (!dev[0])
         snprintf(dev, sizeof dev, "cuda: no device (driver not found) — using CPU");
-    printf("%s%s\n", strncmp(dev, "cuda", 4) ? "cuda: " : "", dev);
-    (void)have;
+    /* without a usable device every backend request runs on the CPU */
+    const char *tail = !have && !strstr(dev, "using CPU") ? " — using CPU" : "";
+    printf("%s%s%s\n", strncmp(dev, "cuda", 4) ? "cuda: " : "", dev, tail);
     return FSVC_OK;
 }
