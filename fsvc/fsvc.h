@@ -236,6 +236,11 @@ int fsvc_model_input(void **out, const fsvc_model *model,
 int fsvc_dataset_write_libsvm(const char *path, const fsvc_dataset *d,
                               fsvc_error *err);
 
+/* Writes an 8-bit RGB image (rgb: H x W x 3, row-major) as a PNG through a
+ * temporary file renamed into place (no half-written file on error). */
+int fsvc_png_write_rgb(const char *path, const uint8_t *rgb, int W, int H,
+                       fsvc_error *err);
+
 /* Metrics (fsvc/metrics.c). truth: N model class indices of d's labels,
  * -1 where the model has no such class; returns how many are -1. */
 int64_t fsvc_model_truth(int *truth, const fsvc_model *model, const fsvc_dataset *d);

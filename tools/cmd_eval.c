@@ -4,7 +4,6 @@
 #include "tools/cli.h"
 
 #include <getopt.h>
-#include <png.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,32 +14,15 @@ static int write_png(const char *path, const int64_t *conf, int K, fsvc_error *e
 {
     int cell = K <= 20 ? 24 : K <= 100 ? 6 : 2, gap = K <= 100 ? 1 : 0;
     int W = K * (cell + gap) + gap;
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-    if (!f) return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot create a temporary file", path);
-    unsigned char *rowbuf = malloc((size_t)W * 3);
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!rowbuf || !png || !info || setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        free(rowbuf);
-        fclose(f);
-        unlink(tmp);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write the PNG", path);
-    }
-    png_init_io(png, f);
-    png_set_IHDR(png, info, W, W, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
+    unsigned char *rgb = malloc((size_t)W * W * 3); /* W x W x 3 */
+    if (!rgb) return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
     for (int y = 0; y < W; y++) {
         int r = y / (cell + gap), in_r = y % (cell + gap) >= gap;
         int64_t tot = 0;
         if (r < K) for (int c = 0; c < K; c++) tot += conf[(size_t)r * K + c];
         for (int x = 0; x < W; x++) {
             int c = x / (cell + gap), in_c = x % (cell + gap) >= gap;
-            unsigned char *px = rowbuf + 3 * x;
+            unsigned char *px = rgb + ((size_t)y * W + x) * 3;
             if (r >= K || c >= K || !in_r || !in_c) { px[0] = px[1] = px[2] = 160; continue; }
             double v = tot ? (double)conf[(size_t)r * K + c] / tot : 0;
             if (v > 0 && v < 0.02) v = 0.02; /* any error stays visible */
@@ -48,16 +30,10 @@ static int write_png(const char *path, const int64_t *conf, int K, fsvc_error *e
             px[1] = (unsigned char)(255 * (1 - 0.8 * v));
             px[2] = (unsigned char)(255 - 100 * v);
         }
-        png_write_row(png, rowbuf);
     }
-    png_write_end(png, info);
-    png_destroy_write_struct(&png, &info);
-    free(rowbuf);
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write the PNG", path);
-    }
-    return FSVC_OK;
+    int rc = fsvc_png_write_rgb(path, rgb, W, W, err);
+    free(rgb);
+    return rc;
 }
 
 int cmd_eval(int argc, char **argv)

@@ -3,6 +3,7 @@
  * image; otherwise one predicted label (or regression value) per line.
  * With labels, the last line is `Accuracy = X% (c/N)` (or MSE and R^2). */
 #include "tools/cli.h"
+#include "datasets/datasets.h" /* ds_tmp_*: temp file + rename */
 
 #include <cblas.h>
 #include <getopt.h>
@@ -13,13 +14,11 @@
 static int write_out(const char *path, const fsvc_model *m, const fsvc_dataset *d,
                      const int *pred, const double *score, fsvc_error *err)
 {
-    char tmp[1100];
+    char tmp[4200];
     FILE *f = stdout;
     if (path) {
-        snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-        int fd = mkstemp(tmp);
-        if (fd < 0 || !(f = fdopen(fd, "w")))
-            return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot create a temporary file", path);
+        int rc = ds_tmp_open(&f, tmp, sizeof tmp, path, err);
+        if (rc) return rc;
     }
     int K = m->Kout;
     if (d->paths) fprintf(f, "path,class,score\n");
@@ -32,13 +31,7 @@ static int write_out(const char *path, const fsvc_model *m, const fsvc_dataset *
             fprintf(f, "%.17g\n", m->regression ? s : m->class_values[pred[i]]);
     }
     if (!path) return fflush(f) ? fsvc_fail(err, FSVC_ERESOURCE, "stdout: write error") : FSVC_OK;
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write the predictions", path);
-    }
-    return FSVC_OK;
+    return ds_tmp_commit(f, tmp, path, err);
 }
 
 int cmd_predict(int argc, char **argv)

@@ -6,7 +6,6 @@
 
 #include <getopt.h>
 #include <math.h>
-#include <png.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -104,39 +103,6 @@ static int build(montage *g, const fsvc_model *m, const int64_t *counts, int K)
     return 0;
 }
 
-static int write_png(const char *path, const montage *g, fsvc_error *err)
-{
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-    if (!f) {
-        if (fd >= 0) close(fd);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot create a temporary file", path);
-    }
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!png || !info || setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        fclose(f);
-        unlink(tmp);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: PNG write failed", path);
-    }
-    png_init_io(png, f);
-    png_set_IHDR(png, info, (png_uint_32)g->W, (png_uint_32)g->H, 8, PNG_COLOR_TYPE_RGB,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    for (int y = 0; y < g->H; y++)
-        png_write_row(png, g->rgb + (size_t)y * g->W * 3);
-    png_write_end(png, info);
-    png_destroy_write_struct(&png, &info);
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write", path);
-    }
-    return FSVC_OK;
-}
-
 int cmd_show(int argc, char **argv)
 {
     const char *out = NULL;
@@ -208,7 +174,7 @@ int cmd_show(int argc, char **argv)
         else if (build(&g, &m, counts, m.K))
             rc = fsvc_fail(&err, FSVC_ERESOURCE, "show: out of memory for the montage");
         else
-            rc = write_png(out, &g, &err);
+            rc = fsvc_png_write_rgb(out, g.rgb, g.W, g.H, &err);
     }
     if (!rc) {
         int64_t shown = 0;
