@@ -18,13 +18,14 @@ else
 fi
 
 # ---- model bytes crafted with a correct CRC (python3 writes them) ----
-# craft FILE KEY=VALUE...: a version-2 model, u8 centroids, n = rows x cols;
-# keys: n rows cols K m radius nan_c (1: NaN in an f32 centroid) dtype
+# craft FILE KEY=VALUE...: a model, u8 centroids, n = rows x cols; keys: n
+# rows cols K m radius dtype nan_c (1: NaN in an f32 centroid) ver (format
+# version 1, which fsvc before class names reads too, or 2)
 craft() {
   python3 - "$@" <<'PY'
 import struct, sys, zlib
 out = sys.argv[1]
-a = dict(n=4, rows=2, cols=2, K=2, m=2, radius=1.0, dtype=0, nan_c=0)
+a = dict(n=4, rows=2, cols=2, K=2, m=2, radius=1.0, dtype=0, nan_c=0, ver=1)
 for kv in sys.argv[2:]:
     k, v = kv.split("=")
     a[k] = float(v) if k == "radius" else int(v)
@@ -41,8 +42,9 @@ else:
     if a["nan_c"]: c[0] = float("nan")
     p += struct.pack("<%df" % (m * n), *c)
 p += b"".join(struct.pack("<d", 1.0 if k == j % K else 0.0) for j in range(m) for k in range(K))
-p += struct.pack("<I", 0)  # no class names
-open(out, "wb").write(b"FSVCMODL" + struct.pack("<IQ", 2, len(p)) + p
+if a["ver"] == 2:
+    p += struct.pack("<I", 0)  # no class names
+open(out, "wb").write(b"FSVCMODL" + struct.pack("<IQ", a["ver"], len(p)) + p
                       + struct.pack("<I", zlib.crc32(p) & 0xffffffff))
 PY
 }
@@ -54,7 +56,7 @@ if command -v python3 >/dev/null; then
   expect_one_line "show: too large montage, one line" "$ERR"
   expect_match 'big\.fsvc: .*exceeds the limits' "show: says the montage exceeds the limits" "$ERR"
   [ -e big.png ] && fail "show: no PNG left behind" || ok "show: no PNG left behind"
-  craft wide.fsvc n=64 rows=8 cols=8 K=3 m=30
+  craft wide.fsvc n=64 rows=8 cols=8 K=3 m=30 ver=2
   expect_exit 1 "show: options making the montage too large are bad usage" -- \
     "$FSVC" show wide.fsvc --png w.png --zoom 64 --per-row 100
   expect_match 'lower --max, --per-row or --zoom' "show: too large by options names them" "$ERR"
@@ -66,7 +68,7 @@ if command -v python3 >/dev/null; then
   craft nan.fsvc dtype=1 nan_c=1
   expect_exit 2 "a model with a NaN centroid is refused" -- "$FSVC" predict nan.fsvc "$UCI/iris.test"
   expect_match 'centroid 1 is not finite' "NaN centroid: says so" "$ERR"
-  craft r0.fsvc radius=0
+  craft r0.fsvc radius=0 ver=2
   expect_exit 2 "a model with radius 0 is refused" -- "$FSVC" show r0.fsvc --png r0.png
   expect_one_line "radius 0: one line" "$ERR"
   craft geo.fsvc n=4 rows=3 cols=2
