@@ -334,6 +334,34 @@ static void save_names_and_refuse(void **st)
     free(dir);
 }
 
+/* A model built in memory with degenerate values: predict refuses it
+ * instead of printing garbage. */
+static void predict_refuses(void **st)
+{
+    (void)st;
+    spec s = good();
+    fsvc_model m;
+    parse_spec(&s, NULL, &m);
+    double x[8] = {0, 1, 2, 3, 3, 2, 1, 0};
+    fsvc_dataset d;
+    memset(&d, 0, sizeof d);
+    d.N = 2; d.n = 4; d.dtype = FSVC_F64; d.x = x;
+    snprintf(d.source, sizeof d.source, "mem");
+    int pred[2];
+    fsvc_error err;
+    assert_int_equal(fsvc_predict(pred, NULL, &m, &d, "cpu", 1, &err), FSVC_OK);
+    ((float *)m.C)[5] = NAN;
+    assert_int_equal(fsvc_predict(pred, NULL, &m, &d, "cpu", 1, &err), FSVC_EINPUT);
+    assert_non_null(strstr(err.msg, "not finite"));
+    ((float *)m.C)[5] = 0;
+    int64_t m0 = m.m;
+    m.m = 0;
+    assert_int_equal(fsvc_predict(pred, NULL, &m, &d, "cpu", 1, &err), FSVC_EINPUT);
+    assert_non_null(strstr(err.msg, "no centroids"));
+    m.m = m0;
+    fsvc_free_model(&m);
+}
+
 /* ---- degenerate training ---- */
 
 static void synth(fsvc_dataset *d, int64_t N, int n, int K, uint64_t seed)
@@ -519,6 +547,7 @@ int main(void)
         cmocka_unit_test(values),
         cmocka_unit_test(versions),
         cmocka_unit_test(save_names_and_refuse),
+        cmocka_unit_test(predict_refuses),
         cmocka_unit_test(lms_diverges),
         cmocka_unit_test(radius_too_small),
         cmocka_unit_test(ridge_all_zero),
