@@ -5,6 +5,7 @@
 #include "deskew.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -325,6 +326,11 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
                                   p->eta, p->epochs, p->progress, err);
             syn_r = (double)m * d->N * d->n * p->epochs;
         }
+    }
+    if (rc == FSVC_EINPUT && err) { /* the readout's words, naming the data */
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        fsvc_fail(err, rc, "%s: %s", d->source, msg);
     }
     if (rc) goto fail;
     rc = check_result(M, p, d, err);
