@@ -192,7 +192,9 @@ typedef struct fsvc_model {
     fsvc_readout readout;
     int regression;        /* 1: Kout = 1, score = regression output */
     int K;                 /* classes (0 for regression) */
-    double *class_values;  /* K label values, ascending */
+    double *class_values;  /* K label values, strictly ascending */
+    char **class_names;    /* K class names (PNG class folders) or NULL:
+                              predictions print them, truth matches by them */
     int64_t m;             /* centroids */
     void *C;               /* C: m x n, dtype */
     int *lab;              /* lab: m class indices (0 for regression) */
@@ -219,10 +221,35 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
 int fsvc_predict(int *pred, double *score, const fsvc_model *model,
                  const fsvc_dataset *d, const char *backend, int threads,
                  fsvc_error *err);
-/* Binary, versioned, CRC32-checked; written to a temp file then renamed. */
+/* Binary, versioned, CRC32-checked; written through a temporary file
+ * renamed into place. Save refuses a model that fsvc_model_check rejects.
+ * Load reads the file whole and parses it with fsvc_model_parse. */
 int fsvc_model_save(const fsvc_model *model, const char *path, fsvc_error *err);
 int fsvc_model_load(fsvc_model *model, const char *path, fsvc_error *err);
+/* Parses the bytes of a whole model file (len bytes at buf); name labels
+ * the messages. Every size is checked in 64-bit arithmetic against the
+ * limits below and against len before anything is allocated, then every
+ * value with fsvc_model_check. On failure model is left empty (FSVC_EINPUT
+ * for bad bytes, FSVC_ERESOURCE for no memory). */
+int fsvc_model_parse(fsvc_model *model, const void *buf, size_t len,
+                     const char *name, fsvc_error *err);
+/* Checks a model's invariants: enums in range, 1 <= n <= FSVC_MODEL_MAX_N,
+ * rows x cols = n (or both 0), m >= 1, K and Kout consistent, centroid
+ * classes in [0, K), class values finite and strictly ascending, class
+ * names (when present) non-empty, printable and distinct, a radius the
+ * kernel can use, finite centroids, readout, prag and y_offset.
+ * FSVC_EINPUT naming `name` and the first problem found. */
+int fsvc_model_check(const fsvc_model *model, const char *name, fsvc_error *err);
 void fsvc_free_model(fsvc_model *model);
+
+/* Limits of a model (and of its file). */
+#define FSVC_MODEL_MAX_N (1 << 24)       /* features */
+#define FSVC_MODEL_MAX_K 1000000         /* classes */
+#define FSVC_MODEL_MAX_NAME 1024         /* bytes of one class name */
+
+/* Class k as text: its name when the model has names, else its label value
+ * (shortest %g form that reads back exactly). Returns buf (sz >= 32). */
+const char *fsvc_model_class_text(const fsvc_model *model, int k, char *buf, size_t sz);
 
 /* The input exactly as the model sees it: preprocessing, scaling and the
  * model dtype applied to d->x. *out: N x n, model->dtype (free() it). */
@@ -242,7 +269,10 @@ int fsvc_png_write_rgb(const char *path, const uint8_t *rgb, int W, int H,
                        fsvc_error *err);
 
 /* Metrics (fsvc/metrics.c). truth: N model class indices of d's labels,
- * -1 where the model has no such class; returns how many are -1. */
+ * -1 where the model has no such class; returns how many are -1. Classes
+ * match by name when both the model and d have class names (PNG folders:
+ * a model of {cat, dog} on {dog, fox}: dog -> dog, fox -> -1), else by
+ * label value. */
 int64_t fsvc_model_truth(int *truth, const fsvc_model *model, const fsvc_dataset *d);
 /* conf: K x K counts, conf[true * K + predicted] (may be NULL); returns the
  * number of correct predictions. */
