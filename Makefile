@@ -58,7 +58,7 @@ AVX512_FLAGS := -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -m
 isa_flags = $(if $(findstring _avx512,$(1)),$(AVX512_FLAGS),$(if $(findstring _avx2,$(1)),$(AVX2_FLAGS)))
 
 # ---- sources ----------------------------------------------------------------
-LIB_SRC   := $(wildcard fsvc/*.c layers/*.c datasets/*.c cuda/*.c)
+LIB_SRC   := $(wildcard base/*.c fsvc/*.c layers/*.c datasets/*.c cuda/*.c)
 TOOL_SRC  := $(wildcard tools/*.c)
 TEST_SRC  := $(wildcard tests/test_*.c)
 TESTUTIL  := $(wildcard tests/util/*.c)
@@ -168,7 +168,7 @@ fuzz:
 	@set -o pipefail; for f in $(FUZZ_SRC); do \
 	  b=build/fuzz/$$(basename $$f .c); \
 	  clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -std=c11 \
-	    -o $$b $$f $(wildcard datasets/*.c) fsvc/error.c \
+	    -o $$b $$f $(wildcard datasets/*.c base/*.c) \
 	    $$(pkg-config --cflags --libs zlib libpng) -lm || exit 1; \
 	  mkdir -p build/fuzz/corpus-$$(basename $$f .c); \
 	  echo "== $$b ($(FUZZ_SECONDS) s)"; \

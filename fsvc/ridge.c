@@ -67,6 +67,7 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
                        const double *y, int64_t N, int n, int K, double lambda,
                        int gram_f32, int progress, double *times, fsvc_error *err)
 {
+    int blas_saved = bnl_blas_threads_push(ctx, 0); /* syrk, potrf: ctx->threads */
     int hd = op->dtype == FSVC_F64;          /* H and Gram block in double */
     int gd = gram_f32 < 0 ? hd || m <= RIDGE_F64_MAX_M : !gram_f32; /* G in double */
     size_t hs = hd ? sizeof(double) : sizeof(float), gs = gd ? sizeof(double) : sizeof(float);
@@ -221,5 +222,6 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
             R[j * K + k] = B[(size_t)k * m + j];
 done:
     free(G); free(Gb); free(H); free(Hc); free(Xc); free(B); free(act); free(on); free(ord);
+    bnl_blas_threads_pop(blas_saved);
     return rc;
 }
