@@ -77,6 +77,9 @@ NVCCFLAGS   ?= -O3 -std=c++17 -Xcompiler -fPIC -I. $(CUDA_ARCHS) --resource-usag
 LDLIBS      += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
 endif
 
+# Installed flat into include/fsvc/ (their "../dir/x.h" includes become "x.h").
+PUBLIC_H := base/fsvc_base.h datasets/fsvc_data.h fsvc/fsvc.h layers/bnl_types.h layers/bnl.h
+
 LIB_A  := $(BUILD)/libfsvc.a
 LIB_SO := $(BUILD)/libfsvc.so.$(VERSION)
 BIN    := $(BUILD)/fsvc
@@ -122,6 +125,8 @@ tests: $(TEST_BIN)
 # Unit tests (cmocka), the CLI tests, then the unit tests again under
 # AddressSanitizer + UBSan in their own build folder.
 test: all tests
+	@bash tools/check_includes.sh --self-test >/dev/null || { bash tools/check_includes.sh --self-test; exit 1; }
+	@bash tools/check_includes.sh
 	@$(MAKE) --no-print-directory -j1 unit-test
 	@$(MAKE) --no-print-directory -j1 cli-test
 	@$(MAKE) --no-print-directory asan-test
@@ -188,7 +193,9 @@ install: all
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libfsvc.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libfsvc.so.$(SOMAJOR)
 	ln -sf libfsvc.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libfsvc.so
-	install -m 644 fsvc/fsvc.h layers/bnl.h $(DESTDIR)$(PREFIX)/include/fsvc/
+	for h in $(PUBLIC_H); do \
+	  sed 's|^#include "\.\./[a-z]*/\([a-z_]*\.h\)"|#include "\1"|' $$h \
+	    > $(DESTDIR)$(PREFIX)/include/fsvc/$$(basename $$h) || exit 1; done
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' fsvc.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsvc.pc
 
