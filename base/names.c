@@ -33,8 +33,10 @@ const char *fsvc_name_list(const fsvc_name *t, char *buf, size_t len)
     buf[0] = '\0';
     for (; t && t->name; t++) {
         int k = snprintf(buf + used, len - used, "%s%s", used ? "|" : "", t->name);
-        if (k < 0 || (size_t)k >= len - used)
+        if (k < 0 || (size_t)k >= len - used) {
+            buf[used] = '\0'; /* whole names only */
             break;
+        }
         used += (size_t)k;
     }
     return buf;

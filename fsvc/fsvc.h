@@ -60,6 +60,10 @@ typedef enum {
     FSVC_PRE_DESKEW_SQRT = 3, FSVC_PRE_AUTO = 4
 } fsvc_preprocess;
 
+/* One name table per enum (fsvc/model.c); _name and _parse read it. */
+extern const fsvc_name fsvc_select_names[];
+extern const fsvc_name fsvc_readout_names[];
+extern const fsvc_name fsvc_preprocess_names[];
 const char *fsvc_select_name(fsvc_select s);
 int fsvc_select_parse(const char *s, fsvc_select *out);       /* 0 ok, -1 */
 const char *fsvc_readout_name(fsvc_readout r);
