@@ -57,4 +57,33 @@
         }                                                                       \
     }
 
+/* The u8 L1 macro-kernel (no packing: psadbw reads rows as they are):
+ *   for each group of GROUP(n) neurons (about an L1 of W rows):
+ *     for each block of 4 samples i0:
+ *       for each block of 4 neurons j0:   TILE(Dt, ldd, xr, wr, n, rows, cols)
+ * xr / wr: the 4 sample / neuron rows, past an edge repeating the last
+ * valid row (TILE stores rows x cols only). */
+#define KERN_MACRO_U8(NAME, GROUP, TILE)                                        \
+    void NAME(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,             \
+              const uint8_t *X, int64_t N, int n)                               \
+    {                                                                           \
+        const int64_t jg = GROUP(n);                                            \
+        for (int64_t g0 = 0; g0 < m; g0 += jg) {                                \
+            int64_t g1 = kern_min64(m, g0 + jg);                                \
+            for (int64_t i0 = 0; i0 < N; i0 += 4) {                             \
+                int rows = (int)kern_min64(4, N - i0);                          \
+                const uint8_t *xr[4];                                           \
+                for (int r = 0; r < 4; r++)                                     \
+                    xr[r] = X + (i0 + (r < rows ? r : rows - 1)) * (int64_t)n;  \
+                for (int64_t j0 = g0; j0 < g1; j0 += 4) {                       \
+                    int cols = (int)kern_min64(4, g1 - j0);                     \
+                    const uint8_t *wr[4];                                       \
+                    for (int c = 0; c < 4; c++)                                 \
+                        wr[c] = W + (j0 + (c < cols ? c : cols - 1)) * (int64_t)n; \
+                    TILE(D + i0 * ldd + j0, ldd, xr, wr, n, rows, cols);        \
+                }                                                               \
+            }                                                                   \
+        }                                                                       \
+    }
+
 #endif /* FSVC_KERN_MACRO_H */
