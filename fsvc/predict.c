@@ -9,7 +9,7 @@ int fsvc_predict(int *pred, double *score, const fsvc_model *model,
                  fsvc_error *err)
 {
     void *X = NULL;
-    int rc = fsvc_model_input(&X, model, d, err);
+    int rc = fsvc_model_input_threads(&X, model, d, threads, err);
     if (rc) return rc;
     bnl_ctx ctx;
     rc = bnl_ctx_open(&ctx, backend ? backend : "cpu", threads, 0, err);

@@ -7,7 +7,9 @@
  * The BLAS and LAPACK entry points fsvc calls are interposed here (the
  * executable's definitions win over libopenblas.so's): each records the
  * OpenBLAS thread count and the OpenMP team size it runs with, then calls
- * the real function (dlsym RTLD_NEXT).
+ * the real function (dlsym RTLD_NEXT). So is GOMP_parallel, libgomp's entry
+ * for every `#pragma omp parallel`: it records the team size asked for
+ * (0 = the OpenMP default, i.e. unbounded by the context).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,8 +28,24 @@
 #include "fsvc/internal.h"
 
 static int seen_calls, seen_blas_max, seen_team_max;
+static int teams, team_ask_max, team_ask_default; /* GOMP_parallel requests */
 
-static void seen_reset(void) { seen_calls = seen_blas_max = seen_team_max = 0; }
+static void seen_reset(void)
+{
+    seen_calls = seen_blas_max = seen_team_max = 0;
+    teams = team_ask_max = team_ask_default = 0;
+}
+
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
+{
+    teams++;
+    if (num_threads == 0)
+        team_ask_default++;
+    if ((int)num_threads > team_ask_max)
+        team_ask_max = (int)num_threads;
+    ((void (*)(void (*)(void *), void *, unsigned, unsigned))dlsym(RTLD_NEXT, "GOMP_parallel"))(
+        fn, data, num_threads, flags);
+}
 
 static void seen_record(void)
 {
@@ -204,12 +222,69 @@ static void test_train_bounded(void **state)
     fsvc_dataset_free(&d);
 }
 
+/* Training with deskew (an OpenMP pass of its own, fsvc/deskew.c) on
+ * threads = 1: every OpenMP team fsvc starts asks for 1 thread, none for
+ * the OpenMP default. */
+static void test_train_deskew_teams(void **state)
+{
+    const int64_t N = 60;
+    const int rows = 8, cols = 8, n = rows * cols;
+    fsvc_dataset d;
+    memset(&d, 0, sizeof d);
+    d.N = N;
+    d.n = n;
+    d.rows = rows;
+    d.cols = cols;
+    d.dtype = FSVC_U8;
+    d.x = malloc((size_t)(N * n));
+    d.y = malloc(sizeof(double) * N);
+    d.has_labels = 1;
+    assert_non_null(d.x); assert_non_null(d.y);
+    unsigned seed = 5;
+    for (int64_t i = 0; i < N * n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        ((unsigned char *)d.x)[i] = (unsigned char)(seed >> 24);
+    }
+    for (int64_t i = 0; i < N; i++)
+        d.y[i] = (double)(i % 2);
+    fsvc_error err;
+    assert_int_equal(fsvc_dataset_index_classes(&d, &err), FSVC_OK);
+    fsvc_param p;
+    fsvc_param_default(&p);
+    p.preprocess = FSVC_PRE_DESKEW;
+    p.dtype = FSVC_F32;
+    p.readout = FSVC_READOUT_RIDGE;
+    p.select = FSVC_SELECT_RANDOM;
+    p.max_neurons = 16;
+    p.radius = 500.0;
+    p.threads = 1;
+    p.progress = 0;
+    fsvc_model model;
+    memset(&model, 0, sizeof model);
+    seen_reset();
+    assert_int_equal(fsvc_train(&model, NULL, &d, &p, &err), FSVC_OK);
+    assert_true(teams > 0);
+    assert_int_equal(team_ask_default, 0);
+    assert_int_equal(team_ask_max, 1);
+    int *pred = malloc(sizeof(int) * N);
+    assert_non_null(pred);
+    seen_reset();
+    assert_int_equal(fsvc_predict(pred, NULL, &model, &d, "cpu", 1, &err), FSVC_OK);
+    assert_true(teams > 0);
+    assert_int_equal(team_ask_default, 0);
+    assert_int_equal(team_ask_max, 1);
+    free(pred);
+    fsvc_free_model(&model);
+    fsvc_dataset_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_engine_gemm_bounded),
         cmocka_unit_test(test_ridge_bounded),
         cmocka_unit_test(test_train_bounded),
+        cmocka_unit_test(test_train_deskew_teams),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
