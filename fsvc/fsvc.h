@@ -48,7 +48,7 @@ typedef enum {
     FSVC_READOUT_RIDGE = 2   /* (H^T H + lambda I) W = H^T T */
 } fsvc_readout;
 /* Input preprocessing stored in the model and applied before scaling.
- * To add a step: a value here, its name in fsvc_preprocess_name/parse
+ * To add a step: a value here, its name in fsvc_preprocess_names
  * (fsvc/model.c) and its call in fsvc_model_input (fsvc/model_input.c).
  * Bit flags: deskew (moment-based shear of each rows x cols image, before
  * scaling, fsvc/deskew.h), sqrt (v -> sqrt(max(v, 0)) after scaling; a
