@@ -34,7 +34,7 @@ layer_of() { # path relative to ROOT -> layer name, or "" when unplaced
     base/*) echo base ;;
     layers/bnl_types.h | layers/bnl_names.c) echo types ;;
     layers/bnl_device.h | layers/act.h | layers/kernels.h) echo backif ;;
-    layers/kern_impl.h | layers/kern_*.c | layers/kernels.c | layers/epi.c | layers/epi_*.c | \
+    layers/kern_* | layers/kernels.c | layers/epi.c | layers/epi_*.c | \
         layers/epi_body.h | cuda/*) echo backend ;;
     layers/*) echo engine ;;
     datasets/fsvc_data.h | datasets/datasets.h | datasets/io.c | datasets/dataset.c | \
