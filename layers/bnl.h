@@ -133,13 +133,14 @@ const char *bnl_blas_config(void);
 
 /* ---- device backends: description and tuning (fsvc info, fsvc tune) ---- */
 /* One line on backend b's device, or why there is none; 1 if usable, 0 if
- * not (the CPU backends: always 1, "cpu"). buf always NUL-terminated. */
+ * not (ref and cpu: always 1, their name). buf always NUL-terminated. */
 int bnl_backend_describe(bnl_backend b, char *buf, size_t len);
-/* On a context whose backend is "cuda" (else FSVC_EUSAGE / -1 / no-op):
- * the device properties and the tune file read at open ("" if none);
- * the device name as a file-name tag; the planner limits (get and/or set,
- * either may be NULL); the default tune-file path for a tag (-1 if no
- * home folder is known); writing a tune file. */
+/* On a context whose backend is "cuda": the device properties and the
+ * tune file read at open ("" if none; -1 on any other context); the device
+ * name as a file-name tag ("none" without a device); the planner limits
+ * (get and/or set, either may be NULL; without a device set is ignored);
+ * the default tune-file path for a tag (-1 if no home folder is known);
+ * writing a tune file (folders created, temporary file then rename). */
 int bnl_gpu_props(const bnl_ctx *ctx, bnlc_device *d, char *tune_path, size_t len);
 void bnl_gpu_device_tag(const bnl_ctx *ctx, char *buf, size_t len);
 void bnl_gpu_limits(const bnl_ctx *ctx, bnlc_limits *get, const bnlc_limits *set);
