@@ -9,6 +9,11 @@
 uint64_t fsvc_rng_next(uint64_t *state);
 void fsvc_shuffle(int64_t *idx, int64_t N, uint64_t seed);
 
+/* fsvc_model_input with the thread count of the caller's context for the
+ * deskew pass (threads <= 0: all cores). */
+int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dataset *d,
+                             int threads, fsvc_error *err);
+
 /* Seconds on the monotonic clock. */
 double fsvc_clock(void);
 

@@ -194,60 +194,28 @@ const char *fsvc_model_class_text(const fsvc_model *M, int k, char *buf, size_t 
     return buf;
 }
 
-const char *fsvc_select_name(fsvc_select s)
-{
-    return s == FSVC_SELECT_PER_CLASS ? "per-class" : s == FSVC_SELECT_GLOBAL ? "global"
-         : s == FSVC_SELECT_RANDOM ? "random" : s == FSVC_SELECT_AUTO ? "auto" : "?";
-}
+const fsvc_name fsvc_select_names[] = {
+    {"global", FSVC_SELECT_GLOBAL}, {"per-class", FSVC_SELECT_PER_CLASS},
+    {"random", FSVC_SELECT_RANDOM}, {"auto", FSVC_SELECT_AUTO}, {NULL, 0}};
+const fsvc_name fsvc_readout_names[] = {
+    {"onehot", FSVC_READOUT_ONEHOT}, {"lms", FSVC_READOUT_LMS}, {"ridge", FSVC_READOUT_RIDGE},
+    {NULL, 0}};
+const fsvc_name fsvc_preprocess_names[] = {
+    {"none", FSVC_PRE_NONE}, {"deskew", FSVC_PRE_DESKEW}, {"sqrt", FSVC_PRE_SQRT},
+    {"deskew+sqrt", FSVC_PRE_DESKEW_SQRT}, {"auto", FSVC_PRE_AUTO}, {NULL, 0}};
 
-int fsvc_select_parse(const char *s, fsvc_select *out)
-{
-    if (!strcmp(s, "global")) *out = FSVC_SELECT_GLOBAL;
-    else if (!strcmp(s, "per-class")) *out = FSVC_SELECT_PER_CLASS;
-    else if (!strcmp(s, "random")) *out = FSVC_SELECT_RANDOM;
-    else if (!strcmp(s, "auto")) *out = FSVC_SELECT_AUTO;
-    else return -1;
-    return 0;
-}
-
-const char *fsvc_readout_name(fsvc_readout r)
-{
-    switch (r) {
-    case FSVC_READOUT_ONEHOT: return "onehot";
-    case FSVC_READOUT_LMS: return "lms";
-    case FSVC_READOUT_RIDGE: return "ridge";
+/* name and parse for enum fsvc_T from its table */
+#define NAME_FNS(T)                                                             \
+    const char *fsvc_##T##_name(fsvc_##T v) { return fsvc_name_of(fsvc_##T##_names, (int)v); } \
+    int fsvc_##T##_parse(const char *s, fsvc_##T *out)                         \
+    {                                                                          \
+        int v;                                                                 \
+        if (fsvc_name_parse(fsvc_##T##_names, s, &v))                          \
+            return -1;                                                         \
+        *out = (fsvc_##T)v;                                                    \
+        return 0;                                                              \
     }
-    return "?";
-}
 
-int fsvc_readout_parse(const char *s, fsvc_readout *out)
-{
-    if (!strcmp(s, "onehot")) *out = FSVC_READOUT_ONEHOT;
-    else if (!strcmp(s, "lms")) *out = FSVC_READOUT_LMS;
-    else if (!strcmp(s, "ridge")) *out = FSVC_READOUT_RIDGE;
-    else return -1;
-    return 0;
-}
-
-const char *fsvc_preprocess_name(fsvc_preprocess p)
-{
-    switch (p) {
-    case FSVC_PRE_NONE: return "none";
-    case FSVC_PRE_DESKEW: return "deskew";
-    case FSVC_PRE_SQRT: return "sqrt";
-    case FSVC_PRE_DESKEW_SQRT: return "deskew+sqrt";
-    case FSVC_PRE_AUTO: return "auto";
-    }
-    return "?";
-}
-
-int fsvc_preprocess_parse(const char *s, fsvc_preprocess *out)
-{
-    if (!strcmp(s, "none")) *out = FSVC_PRE_NONE;
-    else if (!strcmp(s, "deskew")) *out = FSVC_PRE_DESKEW;
-    else if (!strcmp(s, "sqrt")) *out = FSVC_PRE_SQRT;
-    else if (!strcmp(s, "deskew+sqrt")) *out = FSVC_PRE_DESKEW_SQRT;
-    else if (!strcmp(s, "auto")) *out = FSVC_PRE_AUTO;
-    else return -1;
-    return 0;
-}
+NAME_FNS(select)
+NAME_FNS(readout)
+NAME_FNS(preprocess)

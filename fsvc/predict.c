@@ -14,7 +14,7 @@ int fsvc_predict(int *pred, double *score, const fsvc_model *model,
     /* a model built in memory gets the checks a loaded one had */
     int rc = fsvc_model_check(model, "predict: model", err);
     if (rc) return rc;
-    rc = fsvc_model_input(&X, model, d, err);
+    rc = fsvc_model_input_threads(&X, model, d, threads, err);
     if (rc) return rc;
     bnl_ctx ctx;
     rc = bnl_ctx_open(&ctx, backend ? backend : "cpu", threads, 0, err);

@@ -77,6 +77,7 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
     if (m < 1 || N < 1)
         return fsvc_fail(err, FSVC_EINPUT, "ridge: no %s to fit (m = %lld, N = %lld)",
                          m < 1 ? "centroids" : "samples", (long long)m, (long long)N);
+    int blas_saved = bnl_blas_threads_push(ctx, 0); /* syrk, potrf: ctx->threads */
     int hd = op->dtype == FSVC_F64;          /* H and Gram block in double */
     int gd = gram_f32 < 0 ? hd || m <= RIDGE_F64_MAX_M : !gram_f32; /* G in double */
     size_t hs = hd ? sizeof(double) : sizeof(float), gs = gd ? sizeof(double) : sizeof(float);
@@ -255,5 +256,6 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
         }
 done:
     free(G); free(Gb); free(H); free(Hc); free(Xc); free(B); free(act); free(on); free(ord);
+    bnl_blas_threads_pop(blas_saved);
     return rc;
 }

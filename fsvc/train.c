@@ -252,7 +252,7 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
     double *yc = NULL;
     bnl_ctx ctx;
     int ctx_open = 0;
-    rc = fsvc_model_input(&X, M, d, err);
+    rc = fsvc_model_input_threads(&X, M, d, p->threads, err);
     if (rc) goto fail;
     rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err);
     if (rc) goto fail;

@@ -85,7 +85,6 @@ int cmd_predict(int argc, char **argv)
     if (nargs < 2 || nargs > 3)
         return cli_usage_error("predict", "expected MODEL DATA [OUT]");
     const char *mpath = argv[optind], *data = argv[optind + 1];
-    if (threads > 0) openblas_set_num_threads((int)threads);
     const char *out = nargs == 3 ? argv[optind + 2] : NULL;
     fsvc_error err;
     fsvc_error_clear(&err);
