@@ -6,7 +6,6 @@
  * over black (v * a / 255, rounded), black being the MNIST background. */
 #include "datasets/datasets.h"
 
-#include <errno.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -35,8 +34,8 @@ static void on_warning(png_structp png, png_const_charp msg)
 int ds_png_is_png(const char *path)
 {
     unsigned char sig[8];
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    FILE *f;
+    if (ds_open_input(&f, path, NULL))
         return 0;
     int yes = fread(sig, 1, 8, f) == 8 && !png_sig_cmp(sig, 0, 8);
     fclose(f);
@@ -48,10 +47,11 @@ int ds_png_read_gray(unsigned char **pix, int *rows, int *cols,
 {
     *pix = NULL;
     *rows = *cols = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-    int rc = ds_png_read_gray_fp(pix, rows, cols, f, path, err);
+    FILE *f;
+    int rc = ds_open_input(&f, path, err);
+    if (rc)
+        return rc;
+    rc = ds_png_read_gray_fp(pix, rows, cols, f, path, err);
     fclose(f);
     return rc;
 }

@@ -150,7 +150,7 @@ static int read_images(fsvc_dataset *d, strlist *files, const fsvc_load_opts *op
             free(pix);
             return fsvc_fail(err, FSVC_EINPUT, "%s: image is %dx%d (cols x rows) but %s is "
                              "%dx%d; all images must have one size (or ask for resizing)",
-                             files->s[i], c, r, files->s[0], d->cols, d->rows);
+                             files->s[i], c, r, d->paths[0], d->cols, d->rows);
         }
         free(pix);
         d->paths[i] = files->s[i]; /* taken over */

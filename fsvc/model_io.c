@@ -9,6 +9,7 @@
  * dtype (u8 bytes, IEEE f32/f64 bits); f64 R[m*Kout]. Written to a
  * temporary file in the same folder, then renamed. */
 #include "fsvc.h"
+#include "datasets/datasets.h" /* ds_open_input */
 
 #include <errno.h>
 #include <stdio.h>
@@ -182,9 +183,10 @@ static int decode(fsvc_model *M, rbuf *b, const char *path, fsvc_error *err)
 int fsvc_model_load(fsvc_model *M, const char *path, fsvc_error *err)
 {
     memset(M, 0, sizeof *M);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f;
+    int orc = ds_open_input(&f, path, err); /* regular files only, no blocking */
+    if (orc)
+        return orc;
     unsigned char h[20];
     size_t got = fread(h, 1, 20, f);
     if (got < 8 || memcmp(h, MODEL_MAGIC, 8)) {
