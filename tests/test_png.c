@@ -229,6 +229,10 @@ static void test_sizes_and_resize(void **state)
     assert_non_null(strstr(err.msg, "a/2.png"));
     assert_non_null(strstr(err.msg, "8x6"));
     assert_null(strchr(err.msg, '\n'));
+    /* defect 11: the first image is named, not "(null)" */
+    assert_non_null(strstr(err.msg, "but"));
+    assert_non_null(strstr(strstr(err.msg, "but"), "a/1.png is 4x4"));
+    assert_null(strstr(err.msg, "(null)"));
     fsvc_load_opts o = {1, 0, 0};
     assert_int_equal(fsvc_dataset_load(&d, root, &o, &err), FSVC_OK);
     assert_int_equal(d.n, 16);
