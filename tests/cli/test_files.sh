@@ -58,6 +58,28 @@ if [ -x /usr/bin/time ]; then
     fail "gzip bomb: peak memory $kb KB"; fi
 else echo "ok - SKIPPED (counted): /usr/bin/time absent, gzip bomb memory not measured"; fi
 
+# a PNG folder whose images together need more than the load limit: refused
+# after the first image, before the N x n allocation (hard links of one
+# 8192 x 8192 PNG of 64 KB)
+python3 - "$D/pngbig/a" <<'PY'
+import os, struct, sys, zlib
+def chunk(t, d):
+    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+w = h = 8192
+raw = zlib.compress(b"\0" * ((w + 1) * h), 9)
+os.makedirs(sys.argv[1])
+open(os.path.join(sys.argv[1], "0.png"), "wb").write(
+    b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+    + chunk(b"IDAT", raw) + chunk(b"IEND", b""))
+PY
+ram=$(( $(getconf _PHYS_PAGES) * $(getconf PAGESIZE) )); lim=$(( 1 << 36 ))
+[ $ram -lt $lim ] && lim=$ram
+for i in $(seq 1 $(( lim / (8192 * 8192) + 1 ))); do ln "$D/pngbig/a/0.png" "$D/pngbig/a/$i.png"; done
+expect_exit 2 "PNG folder over the load limit: exit 2" -- "$FSVC" data "$D/pngbig"
+expect_match "images of 8192x8192 need [0-9]+ bytes, more than the load limit \(.*physical RAM\)" \
+  "PNG folder over the load limit: says so" "$ERR"
+rm -rf "$D/pngbig"
+
 # ---- outputs: modes, non-regular targets, paths (defect 10) ----------------
 mode_of() { stat -c %a "$1"; }
 for m in 077:600 022:644 002:664; do
