@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define PNG_MAX_SIDE 16384
 
@@ -88,6 +89,17 @@ int ds_png_read_gray_fp(unsigned char **pix, int *rows, int *cols, FILE *f,
     png_set_user_limits(png, PNG_MAX_SIDE, PNG_MAX_SIDE);
     png_read_info(png, info);
     png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
+    /* memory only as the data justifies: deflate expands at most 1032:1,
+     * so a file of S bytes cannot hold more than ~1032 S bytes of rows */
+    struct stat st;
+    uint64_t raw = (uint64_t)png_get_rowbytes(png, info) * h;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+        raw > (uint64_t)st.st_size * 1032 + 65536) {
+        fsvc_fail(err, FSVC_EINPUT, "%s: PNG header claims %ux%u pixels (%llu bytes of "
+                  "rows), more than its %lld bytes can hold", path, w, h,
+                  (unsigned long long)raw, (long long)st.st_size);
+        png_longjmp(png, 1);
+    }
     png_set_expand(png); /* palette -> RGB, gray < 8 -> 8, tRNS -> alpha */
 #ifdef PNG_READ_SCALE_16_TO_8_SUPPORTED
     png_set_scale_16(png);
