@@ -43,9 +43,11 @@ int ds_open_input(FILE **f, const char *path, fsvc_error *err)
     *f = NULL;
     /* O_NONBLOCK: opening a FIFO must not wait for a writer */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return fsvc_fail(err, errno == ENOMEM ? FSVC_ERESOURCE : FSVC_EINPUT,
-                         "%s: cannot open: %s", path, strerror(errno));
+    if (fd < 0) {
+        int e = errno; /* out of memory or descriptors: resource; else the input */
+        int code = e == ENOMEM || e == EMFILE || e == ENFILE ? FSVC_ERESOURCE : FSVC_EINPUT;
+        return fsvc_fail(err, code, "%s: cannot open: %s", path, strerror(e));
+    }
     struct stat st;
     int rc = FSVC_OK;
     if (fstat(fd, &st) != 0)

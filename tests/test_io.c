@@ -446,6 +446,30 @@ static void test_inputs_not_regular(void **state)
     free(b);
 }
 
+/* Out of file descriptors is a resource failure (exit 3), not bad input. */
+static void test_no_descriptors(void **state)
+{
+    char p[4096];
+    fx_join(p, sizeof p, *state, "plain");
+    assert_int_equal(fx_write_text(p, "abc"), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct rlimit rl = {3, 3}; /* stdin, stdout, stderr only */
+        if (setrlimit(RLIMIT_NOFILE, &rl))
+            _exit(10);
+        FILE *f;
+        fsvc_error err;
+        int bad = ds_open_input(&f, p, &err) != FSVC_ERESOURCE;
+        bad |= (ds_tmp_open(&f, NULL, 0, p, &err) != FSVC_ERESOURCE) << 1;
+        _exit(bad);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* Defect 8: a file larger than the load limit (a sparse file here) is
  * refused from its size, before reading. */
 static void test_file_over_the_limit(void **state)
@@ -478,6 +502,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_write_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inputs_not_regular, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_descriptors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_file_over_the_limit, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
