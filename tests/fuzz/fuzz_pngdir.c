@@ -95,6 +95,16 @@ static void write_png(reader *r, const char *path)
     free(px);
 }
 
+/* Removes a non-folder entry at p, so that writing a file there never
+ * opens a FIFO made earlier under the same name (that would block). */
+static const char *fresh(const char *p)
+{
+    struct stat st;
+    if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode))
+        unlink(p);
+    return p;
+}
+
 static void build(reader *r, const char *top)
 {
     char cwd[8][1024]; /* the folder stack */
@@ -121,12 +131,12 @@ static void build(reader *r, const char *top)
         case 2: /* a valid PNG */
             name(r, nm, (c & 8) ? ".PNG" : ".png");
             snprintf(p, sizeof p, "%s/%s", cwd[depth], nm);
-            write_png(r, p);
+            write_png(r, fresh(p));
             break;
         case 3: { /* junk bytes under a .png name (a PNG signature sometimes) */
             name(r, nm, ".png");
             snprintf(p, sizeof p, "%s/%s", cwd[depth], nm);
-            int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            int fd = open(fresh(p), O_WRONLY | O_CREAT | O_TRUNC, 0600);
             if (fd >= 0) {
                 int k = next(r) % 64;
                 if (c & 8)
@@ -143,9 +153,9 @@ static void build(reader *r, const char *top)
             name(r, nm, (c & 8) ? ".txt" : "");
             snprintf(p, sizeof p, "%s/%s%s", cwd[depth], (c & 16) ? "." : "", nm);
             if (c & 32)
-                write_png(r, p);
+                write_png(r, fresh(p));
             else
-                close(open(p, O_WRONLY | O_CREAT, 0600));
+                close(open(fresh(p), O_WRONLY | O_CREAT, 0600));
             break;
         case 5: /* a FIFO named like an image */
             name(r, nm, ".png");
@@ -171,7 +181,7 @@ static void build(reader *r, const char *top)
         default: /* an unreadable file */
             name(r, nm, ".png");
             snprintf(p, sizeof p, "%s/%s", cwd[depth], nm);
-            write_png(r, p);
+            write_png(r, fresh(p));
             chmod(p, 0);
             break;
         }
