@@ -4,6 +4,7 @@
 #include "datasets/datasets.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

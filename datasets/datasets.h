@@ -15,15 +15,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Default cap on the bytes one decoded array (IDX payload, dense LIBSVM
- * matrix) may need: headers or indices asking for more are refused as
- * absurd before anything is allocated. */
+/* Upper cap on the bytes one decoded array (IDX payload, dense LIBSVM
+ * matrix) or one input file may need: headers or indices asking for more
+ * are refused as absurd before anything is allocated. The loaders use
+ * ds_max_bytes() = min(DS_MAX_BYTES, physical RAM). */
 #define DS_MAX_BYTES ((uint64_t)1 << 36) /* 64 GiB */
 
-/* ---- io.c: whole files, gzip streams over memory, safe writes ---- */
+#include <stdio.h>
 
-/* Reads the file at path whole: *buf (malloc'd, NUL-terminated, *len bytes
- * before the NUL). Missing/unreadable -> FSVC_EINPUT, no memory -> ERESOURCE. */
+/* ---- io.c: input files, gzip streams over memory ---- */
+
+/* The load limit: min(DS_MAX_BYTES, physical RAM (sysconf)). */
+uint64_t ds_max_bytes(void);
+/* Words for a limit in messages: "23.4 GiB = min(64 GiB, physical RAM)"
+ * when max_bytes is ds_max_bytes(), else "N bytes". Returns out. */
+const char *ds_limit_text(char *out, size_t sz, uint64_t max_bytes);
+
+/* Opens path for reading (*f, "rb") when it is a regular file. A folder, a
+ * FIFO, a device or a socket is refused with FSVC_EINPUT without blocking
+ * (the open is non-blocking until fstat has said what it is). */
+int ds_open_input(FILE **f, const char *path, fsvc_error *err);
+
+/* Reads the regular file at path whole: *buf (malloc'd, NUL-terminated,
+ * *len bytes before the NUL). Missing/unreadable/not a regular file/larger
+ * than ds_max_bytes() -> FSVC_EINPUT, no memory -> ERESOURCE. */
 int ds_read_file(unsigned char **buf, size_t *len, const char *path,
                  fsvc_error *err);
 
@@ -52,14 +67,27 @@ int ds_src_read(ds_src *s, void *dst, size_t n, size_t *got, fsvc_error *err);
  * limit of about 1032:1 over the remaining compressed input). */
 uint64_t ds_src_max_left(const ds_src *s);
 
-/* Writing without half-written output: ds_tmp_open creates a temporary file
- * next to path (*tmp, at least tmpsz bytes); ds_tmp_commit flushes, closes
- * and renames it over path; ds_tmp_abort closes and removes it. */
-#include <stdio.h>
+/* ---- safe_write.c: output that appears whole or not at all ----
+ *
+ * ds_tmp_open creates the new file for path: unnamed (O_TMPFILE) in path's
+ * folder, or where that is unsupported a named temporary file next to it,
+ * mode 0666 & ~umask; *tmp (tmpsz bytes, may be 0) gets the temporary name
+ * or "" (informative only; nothing depends on its size). ds_tmp_commit
+ * checks every write (ferror, fflush, fsync, close), links/renames the
+ * file over path atomically and fsyncs the folder; on any failure it
+ * removes what it made and returns FSVC_ERESOURCE naming path.
+ * ds_tmp_abort closes and removes it. A path that exists and is not a
+ * regular file (symbolic link, device, FIFO, folder) is refused with
+ * FSVC_EINPUT "<path>: not a regular file; refusing to replace it"; a path
+ * longer than the system allows with FSVC_EINPUT. Thread-safe; at most 64
+ * files open at once. */
 int ds_tmp_open(FILE **f, char *tmp, size_t tmpsz, const char *path,
                 fsvc_error *err);
 int ds_tmp_commit(FILE *f, const char *tmp, const char *path, fsvc_error *err);
 void ds_tmp_abort(FILE *f, const char *tmp);
+/* Removes every named temporary file of ds_tmp_open still on disk.
+ * Async-signal-safe: for a SIGINT/SIGTERM handler that then re-raises. */
+void ds_tmp_unlink_all(void);
 
 /* Shortest decimal text that strtod reads back as exactly v (out: >= 32). */
 void ds_format_double(char *out, size_t outsz, double v);

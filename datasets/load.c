@@ -4,6 +4,7 @@
 #include "datasets/loaders.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,7 +17,7 @@ int fsvc_dataset_load(fsvc_dataset *d, const char *source,
         opts = &none;
     ds_dataset_init(d, source);
     struct stat st;
-    char images[4096], labels[4096];
+    char images[PATH_MAX], labels[PATH_MAX];
     int rc;
     int found = stat(source, &st) == 0;
     if (found && S_ISDIR(st.st_mode)) {
@@ -27,6 +28,8 @@ int fsvc_dataset_load(fsvc_dataset *d, const char *source,
         rc = ds_idx_load_pair(d, images, labels[0] ? labels : NULL, err);
     } else if (stat(source, &st) == 0) {
         rc = ds_libsvm_load(d, source, opts->n_features, err);
+    } else if (errno != ENOENT) {
+        return fsvc_fail(err, FSVC_EINPUT, "%s: cannot open: %s", source, strerror(errno));
     } else {
         return fsvc_fail(err, FSVC_EINPUT, "%s: no such file or folder, and no "
                          "%s-images-idx3-ubyte[.gz]: %s", source, source, strerror(ENOENT));
