@@ -221,7 +221,8 @@ void fsvc_scores_proba(double *proba, const double *score, int64_t N, int K)
         int best = 0;
         for (int k = 1; k < K; k++)
             if (s[k] > s[best]) best = k;
-        for (int k = 0; k < K; k++) sum += q[k] = exp(s[k] - s[best]);
+        double top = s[best]; /* proba may be score: s[k] is read before q[k] is set */
+        for (int k = 0; k < K; k++) sum += q[k] = exp(s[k] - top);
         for (int k = 0; k < K; k++) q[k] /= sum;
         /* rounding must not make an earlier class tie the predicted one */
         for (int k = 0; k < best; k++)

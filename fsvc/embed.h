@@ -74,7 +74,7 @@ void fsvc_bytes_free(void *buf);
 /* ---- probabilities ----
  * proba: N x K, the softmax of each row of score (N x K readout scores):
  * rows sum to 1 and the argmax is the argmax of the scores (first index
- * wins ties, as fsvc_predict). Not calibrated. */
+ * wins ties, as fsvc_predict). Not calibrated. proba may be score (in place). */
 void fsvc_scores_proba(double *proba, const double *score, int64_t N, int K);
 
 #ifdef __cplusplus

@@ -111,6 +111,10 @@ static void test_proba(void **state)
     assert_true(q[2] > q[1] && q[1] > q[0]);
     assert_true(fabs(q[2] / q[1] - exp(1)) < 1e-12);
     assert_true(q[4] == q[5] && q[4] > q[3]);          /* a tie stays a tie (first wins) */
+    double in[9];                                      /* in place: the same values */
+    memcpy(in, s, sizeof in);
+    fsvc_scores_proba(in, in, 3, 3);
+    assert_memory_equal(in, q, sizeof q);
     /* argmax 1 by one ulp: exp(-1.4e-17) rounds to 1, the earlier class
      * must still not tie the predicted one */
     double t[2] = { 0.1, nextafter(0.1, 1) }, r[2];

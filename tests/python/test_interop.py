@@ -145,3 +145,21 @@ def test_readme_python_example_runs_as_written():
     r = run([os.environ.get("PYTHON", sys.executable), "-c", code], env=env, cwd=ROOT)
     acc = float(r.stdout.split()[-1])
     assert 0.8 < acc <= 1.0
+
+
+def test_cli_probabilities_are_python_predict_proba(tmp_path, fsvc_bin, libsvm_file):
+    """`fsvc predict -b 1` and --decision-values give what predict_proba and
+    decision_function give for the same model (to the last bit)."""
+    model = tmp_path / "m.fsvc"
+    run([fsvc_bin, "train", "-q", str(libsvm_file), str(model)])
+    clf = fsvc.FSVCClassifier.from_model_file(model)
+    X, _ = fsvc.load_libsvm(libsvm_file)
+    for opt, want in (("-b 1", clf.predict_proba(X)), ("--decision-values",
+                                                       clf.decision_function(X))):
+        out = tmp_path / "out.txt"
+        run([fsvc_bin, "predict", "-q"] + opt.split() + [str(model), str(libsvm_file), str(out)])
+        lines = out.read_text().splitlines()
+        assert lines[0] == "labels 1 2 3"
+        table = np.array([[float(v) for v in l.split()] for l in lines[1:]])
+        np.testing.assert_array_equal(table[:, 0], clf.predict(X))
+        np.testing.assert_array_equal(table[:, 1:], want)
