@@ -25,13 +25,13 @@ void fsvc_model_release(fsvc_model *model)
     free(model);
 }
 
-fsvc_param *fsvc_param_alloc(int regression)
+fsvc_param *fsvc_param_alloc(int regression, int progress)
 {
     fsvc_param *p = malloc(sizeof *p);
     if (!p) return NULL;
     fsvc_param_default(p);
     p->regression = regression != 0;
-    p->progress = 0;
+    p->progress = progress != 0;
     return p;
 }
 

@@ -22,10 +22,10 @@ extern "C" {
 /* A zeroed model (NULL when out of memory); release frees its arrays too. */
 fsvc_model *fsvc_model_alloc(void);
 void fsvc_model_release(fsvc_model *model);
-/* The defaults of `fsvc train` (fsvc_param_default), quiet (no progress),
- * with regression on or off. Settings are then applied by name with
+/* The defaults of `fsvc train` (fsvc_param_default), with regression and
+ * progress lines (through fsvc_printf) on or off. Settings are then applied by name with
  * fsvc_param_set (fsvc/study.h), the parser the CLI's --vary uses. */
-fsvc_param *fsvc_param_alloc(int regression);
+fsvc_param *fsvc_param_alloc(int regression, int progress);
 void fsvc_param_release(fsvc_param *p);
 /* A print function that discards every line (fsvc_set_print). */
 void fsvc_print_discard(const char *line);

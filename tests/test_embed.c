@@ -34,7 +34,7 @@ static void test_view_train_predict(void **state)
     memcpy(x0, x, sizeof x);
     memcpy(y0, y, sizeof y);
     fsvc_error err;
-    fsvc_param *p = fsvc_param_alloc(0);
+    fsvc_param *p = fsvc_param_alloc(0, 0);
     fsvc_model *M = fsvc_model_alloc();
     assert_non_null(p);
     assert_non_null(M);
@@ -85,7 +85,7 @@ static void test_param_regression(void **state)
 {
     (void)state;
     fsvc_error err;
-    fsvc_param *p = fsvc_param_alloc(1);
+    fsvc_param *p = fsvc_param_alloc(1, 0);
     assert_int_equal(fsvc_param_set(p, "readout", "onehot", &err), FSVC_OK);
     static float x[N * n];
     double y[N];

@@ -80,7 +80,7 @@ _E = ctypes.POINTER(Error)
 _sig = {
     "fsvc_model_alloc": (_P, []),
     "fsvc_model_release": (None, [_P]),
-    "fsvc_param_alloc": (_P, [_I]),
+    "fsvc_param_alloc": (_P, [_I, _I]),
     "fsvc_param_release": (None, [_P]),
     "fsvc_param_set": (_I, [_P, ctypes.c_char_p, ctypes.c_char_p, _E]),
     "fsvc_model_meta": (None, [ctypes.POINTER(_I64), _P]),

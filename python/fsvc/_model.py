@@ -38,7 +38,7 @@ class Model:
     def train(cls, X, y, settings, regression, rows=0, cols=0, verbose=False):
         """settings: (name, value) pairs for fsvc_param_set, applied in order."""
         err = Error()
-        p = lib.fsvc_param_alloc(1 if regression else 0)
+        p = lib.fsvc_param_alloc(1 if regression else 0, 1 if verbose else 0)
         if not p:
             raise MemoryError("fsvc: out of memory for the parameters")
         keep = []  # the backend text must outlive the parameters

@@ -139,7 +139,7 @@ def test_pipeline_gridsearch_cross_val(blobs):
     scores = cross_val_score(pipe, X, y, cv=3)
     assert scores.shape == (3,) and scores.mean() > 0.7
     gs = GridSearchCV(fsvc.FSVCClassifier(), {"radius": ["0.3rms", "0.6rms"],
-                                              "lam": [1e-5, 1e-2]}, cv=3)
+                                              "lam": [1e-5, 1e-2]}, cv=3, n_jobs=2)
     gs.fit(X, y)
     assert gs.best_params_["radius"] in ("0.3rms", "0.6rms")
     assert gs.score(X, y) > 0.7
@@ -175,3 +175,13 @@ def test_estimator_keeps_uint8_as_is(fashion, monkeypatch):
     assert len(seen) == 2
     for a, out in seen:
         assert out.dtype == np.uint8 and np.shares_memory(out, X if a.shape[0] == 2000 else Xt)
+
+
+def test_verbose_prints_progress_quiet_prints_nothing(blobs, capfd):
+    X, y = blobs
+    fsvc.FSVCClassifier().fit(X, y).predict(X)
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+    fsvc.FSVCClassifier(verbose=True).fit(X, y)
+    out, err = capfd.readouterr()
+    assert "radius" in err
