@@ -112,7 +112,8 @@ for _name, (_res, _args) in _sig.items():
 
 # The library prints progress lines only when asked (param progress); the
 # few informative lines it prints otherwise are discarded.
-lib.fsvc_set_print(ctypes.cast(lib.fsvc_print_discard, ctypes.c_void_p))
+PRINT_DISCARD = ctypes.cast(lib.fsvc_print_discard, ctypes.c_void_p)
+lib.fsvc_set_print(PRINT_DISCARD)
 try:
     _blas_threads = lib.openblas_set_num_threads
     _blas_threads.restype = None

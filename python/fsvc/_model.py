@@ -5,7 +5,7 @@ import ctypes
 
 import numpy as np
 
-from ._lib import Error, check, lib, set_blas_threads
+from ._lib import PRINT_DISCARD, Error, check, lib, set_blas_threads
 
 _DTYPES = {np.dtype(np.uint8): 0, np.dtype(np.float32): 1, np.dtype(np.float64): 2}
 
@@ -61,7 +61,7 @@ class Model:
                                          _DTYPES[X.dtype], rows, cols, y.ctypes.data, p,
                                          ctypes.byref(err))
             finally:
-                lib.fsvc_set_print(ctypes.cast(lib.fsvc_print_discard, ctypes.c_void_p))
+                lib.fsvc_set_print(PRINT_DISCARD)
             check(rc, err)
             return m
         finally:
