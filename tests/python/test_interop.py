@@ -94,18 +94,41 @@ def test_load_idx_matches_the_raw_file():
     np.testing.assert_array_equal(y, lab)
 
 
-def test_load_png_folder(tmp_path):
+def png_folder(root, per_class=3, classes=("cat", "dog")):
+    """Writes gray PNGs root/CLASS/I.png; returns {(class, i): pixels}."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     rng = np.random.RandomState(2)
     imgs = {}
-    for c in ("cat", "dog"):
-        (tmp_path / c).mkdir()
-        for i in range(3):
+    for c in classes:
+        (root / c).mkdir()
+        for i in range(per_class):
             a = rng.randint(0, 256, size=(5, 4)).astype(np.uint8)
             imgs[(c, i)] = a
-            plt.imsave(str(tmp_path / c / ("%d.png" % i)), a, cmap="gray", vmin=0, vmax=255)
+            plt.imsave(str(root / c / ("%d.png" % i)), a, cmap="gray", vmin=0, vmax=255)
+    return imgs
+
+
+def test_cli_probabilities_for_a_png_folder(tmp_path, fsvc_bin):
+    folder = tmp_path / "imgs"
+    folder.mkdir()
+    png_folder(folder, per_class=6)
+    model = tmp_path / "m.fsvc"
+    run([fsvc_bin, "train", "-q", str(folder), str(model)])
+    out = tmp_path / "p.csv"
+    run([fsvc_bin, "predict", "-q", "-b", "1", str(model), str(folder), str(out)])
+    lines = out.read_text().splitlines()
+    assert lines[0] == "path,class,0,1" and len(lines) == 13
+    for line in lines[1:]:
+        path, cls, p0, p1 = line.split(",")
+        assert path.endswith(".png") and os.path.exists(path)
+        assert abs(float(p0) + float(p1) - 1) < 1e-12
+        assert int(cls) == (1 if float(p1) > float(p0) else 0)
+
+
+def test_load_png_folder(tmp_path):
+    imgs = png_folder(tmp_path)
     X, y, names = fsvc.load_png_folder(tmp_path)
     assert names == ["cat", "dog"] and X.shape == (6, 5, 4) and list(y) == [0, 0, 0, 1, 1, 1]
     want = np.stack([imgs[(c, i)] for c in ("cat", "dog") for i in range(3)]).astype(int)
