@@ -6,7 +6,8 @@
 #   make deps       install missing Debian packages (root) or print the command
 #   make fuzz       libFuzzer runs of the loaders (clang), FUZZ_SECONDS each
 #   make results    regenerate results/ (benchmarks, accuracy, studies)
-#   make install    PREFIX=/usr/local
+#   make install    PREFIX=/usr/local (also the Python package, python/fsvc)
+#   make python-test  the Python package's tests (pytest, $(PYTHON))
 #
 # Switches: NO_CUDA=1 (skip CUDA even when nvcc exists), SAN=1 (sanitizers),
 # BUILD=dir (output folder), OPT=... (optimisation flags).
@@ -16,6 +17,10 @@ PREFIX  ?= /usr/local
 CC      ?= cc
 OPT     ?= -O2
 SHELL   := /bin/bash
+# Debian's NumPy and scikit-learn belong to Debian's interpreter; a python3
+# found earlier in PATH (pyenv and the like) may lack them.
+PYTHON  ?= /usr/bin/python3
+PYTHON_SITE ?= $(PREFIX)/lib/python$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages
 
 # ---- what is on this machine -------------------------------------------
 PKGS      := openblas lapacke zlib libpng cmocka
@@ -78,14 +83,14 @@ LDLIBS      += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcud
 endif
 
 # Installed flat into include/fsvc/ (their "../dir/x.h" includes become "x.h").
-PUBLIC_H := base/fsvc_base.h datasets/fsvc_data.h fsvc/fsvc.h layers/bnl_types.h layers/bnl.h
+PUBLIC_H := base/fsvc_base.h datasets/fsvc_data.h fsvc/fsvc.h fsvc/embed.h layers/bnl_types.h layers/bnl.h
 
 LIB_A  := $(BUILD)/libfsvc.a
 LIB_SO := $(BUILD)/libfsvc.so.$(VERSION)
 BIN    := $(BUILD)/fsvc
 
 .PHONY: all lib tool tests test unit-test cli-test asan-test demo deps fuzz \
-        results install uninstall clean config test-cuda
+        results install uninstall clean config test-cuda python-test python-install
 all: config $(BIN) $(LIB_A) $(LIB_SO)
 
 config:
@@ -129,6 +134,7 @@ test: all tests
 	@bash tools/check_includes.sh
 	@$(MAKE) --no-print-directory -j1 unit-test
 	@$(MAKE) --no-print-directory -j1 cli-test
+	@$(MAKE) --no-print-directory -j1 python-test
 	@$(MAKE) --no-print-directory asan-test
 	@echo "make test: all passed"
 
@@ -140,6 +146,13 @@ unit-test: tests
 cli-test: $(BIN)
 	@FSVC=$(BIN) bash tests/cli/run.sh
 
+# The Python package over build/libfsvc.so, with scikit-learn's estimator
+# checks (tests/python, pytest under $(PYTHON)).
+python-test: $(LIB_SO) $(BIN)
+	@cd tests/python && FSVC=$(abspath $(BIN)) FSVC_LIBRARY=$(abspath $(BUILD))/libfsvc.so \
+	  PYTHON=$(PYTHON) PYTHONPATH=$(abspath python) PYTHONDONTWRITEBYTECODE=1 \
+	  $(PYTHON) -m pytest -q -rs -p no:cacheprovider .
+
 asan-test:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 NO_CUDA=1 OPT=-O1 tests
 	@FSVC_TEST_QUICK=1 $(MAKE) --no-print-directory -j1 BUILD=build/asan SAN=1 NO_CUDA=1 OPT=-O1 unit-test
@@ -150,7 +163,8 @@ test-cuda: all
 # ---- set-up and the main job -------------------------------------------------
 DEBIAN_PKGS := build-essential pkg-config libopenblas-dev liblapacke-dev zlib1g-dev \
                libpng-dev libcmocka-dev dataset-fashion-mnist gnuplot-nox libsvm-tools \
-               clang libclang-rt-14-dev
+               clang libclang-rt-14-dev python3-numpy python3-sklearn python3-pytest \
+               python3-pandas python3-matplotlib
 deps:
 	@missing=""; for p in $(DEBIAN_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -186,7 +200,7 @@ results: all
 	@bash tools/make_results.sh $(BIN)
 
 # ---- install -----------------------------------------------------------------
-install: all
+install: all python-install
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/fsvc
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/fsvc
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
@@ -199,7 +213,12 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' fsvc.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsvc.pc
 
+python-install:
+	install -d $(DESTDIR)$(PYTHON_SITE)/fsvc
+	install -m 644 python/fsvc/*.py $(DESTDIR)$(PYTHON_SITE)/fsvc/
+
 uninstall:
+	rm -rf $(DESTDIR)$(PYTHON_SITE)/fsvc
 	rm -f $(DESTDIR)$(PREFIX)/bin/fsvc $(DESTDIR)$(PREFIX)/lib/libfsvc.* \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsvc.pc
 	rm -rf $(DESTDIR)$(PREFIX)/include/fsvc
