@@ -119,12 +119,13 @@ def test_cli_probabilities_for_a_png_folder(tmp_path, fsvc_bin):
     out = tmp_path / "p.csv"
     run([fsvc_bin, "predict", "-q", "-b", "1", str(model), str(folder), str(out)])
     lines = out.read_text().splitlines()
-    assert lines[0] == "path,class,0,1" and len(lines) == 13
+    # the model keeps the class folders' names: they head the columns
+    assert lines[0] == "path,class,cat,dog" and len(lines) == 13
     for line in lines[1:]:
         path, cls, p0, p1 = line.split(",")
         assert path.endswith(".png") and os.path.exists(path)
         assert abs(float(p0) + float(p1) - 1) < 1e-12
-        assert int(cls) == (1 if float(p1) > float(p0) else 0)
+        assert cls == ("dog" if float(p1) > float(p0) else "cat")
 
 
 def test_load_png_folder(tmp_path):
