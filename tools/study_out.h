@@ -13,15 +13,18 @@
 void sysinfo_machine(char *out, size_t len);
 void sysinfo_compiler(char *out, size_t len);
 
-/* Plots of the study CSV at csv (rows of the grid points g) into
- * prefix-acc-centroids.png, prefix-acc-time.png, prefix-tsyn.png.
- * Messages (one line each) for plots that could not be drawn go to log.
- * Returns the number of PNGs written. */
+/* Plots of the study CSV at csv into prefix-acc-centroids.png,
+ * prefix-acc-time.png, prefix-tsyn.png; grid point k is the latest row
+ * whose settings column is settings[k]. A plot with nothing to draw is
+ * skipped (a line on log). Returns FSVC_OK with the PNGs written counted in
+ * *written, or the first failure (err names the file). */
 int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
-                const char *title, FILE *log);
+                char *const *settings, const char *title, FILE *log, int *written,
+                fsvc_error *err);
 
 /* The LMS learning curves in lms_csv (point,epoch,train_err,val_err) into
- * png. Returns 0 or -1 (message on log). */
-int study_plot_lms(const char *lms_csv, const char *png, const char *title, FILE *log);
+ * png (*written + 1), skipped when there is none; or a failure. */
+int study_plot_lms(const char *lms_csv, const char *png, const char *title, FILE *log,
+                   int *written, fsvc_error *err);
 
 #endif
