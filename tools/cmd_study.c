@@ -131,7 +131,7 @@ static void help(const fsvc_param *p)
            "  --name NAME     CSV DIR/study-NAME.csv (DATA's basename)\n"
            "  --resume        keep the CSV and skip the points already in it\n"
            "  --no-plots      CSV only\n"
-           "  -q              no per-point progress lines\n",
+           "  -q              no progress lines (errors only)\n",
            p->radius > 0 ? "given" : p->radius_rms > 0 ? "Xrms" : "auto", p->prag, fsvc_readout_name(p->readout),
            p->lambda, p->eta, p->epochs);
 }
@@ -752,9 +752,10 @@ int cmd_study(int argc, char **argv)
     steps.path = F.steps;
     steps.errno_ = 0;
     fsvc_set_print(study_print);
-    fprintf(stderr, "study: %lld points on %s (%lld x %d)%s%s -> %s\n", (long long)npts,
-            tr.source, (long long)tr.N, tr.n, o.test ? ", test " : "", o.test ? te.source : "",
-            F.csv);
+    if (!o.quiet)
+        fprintf(stderr, "study: %lld points on %s (%lld x %d)%s%s -> %s\n", (long long)npts,
+                tr.source, (long long)tr.N, tr.n, o.test ? ", test " : "",
+                o.test ? te.source : "", F.csv);
     for (int64_t k = 0; k < npts && !rc; k++) {
         fsvc_param p = o.base;
         char key[1024], summary[512];
@@ -780,8 +781,8 @@ int cmd_study(int argc, char **argv)
     files_close(&F);
     if (rc) {
         size_t l = strlen(err.msg);
-        snprintf(err.msg + l, sizeof err.msg - l, " (study stopped: %lld new rows in %s; "
-                 "rerun with --resume)", (long long)ran, F.csv);
+        snprintf(err.msg + l, sizeof err.msg - l, " (study stopped after %lld new rows; "
+                 "rerun with --resume)", (long long)ran);
         goto out;
     }
     if (o.folds) rc = report_best(&F, &o, pset, &err);
