@@ -40,8 +40,11 @@ static void put(fsvc_csv_out *o, const char *s, size_t n)
 void fsvc_csv_field(fsvc_csv_out *o, const char *s)
 {
     if (!s) s = "";
-    if (o->fields++) put(o, ",", 1);
-    if (!s[0] || (!strpbrk(s, ",\"\r\n") && s[0] != '#')) {
+    int first = !o->fields++;
+    if (!first) put(o, ",", 1);
+    /* quoted: , " CR LF; a leading '#' (a comment); an empty first field
+     * (a row of one empty field would read as an empty line) */
+    if (s[0] ? !strpbrk(s, ",\"\r\n") && s[0] != '#' : !first) {
         put(o, s, strlen(s));
         return;
     }

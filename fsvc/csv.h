@@ -2,7 +2,8 @@
  * csv.h - RFC 4180 CSV for the study files (fsvc/csv.c).
  *
  * Writing: rows are built in memory (fsvc_csv_out), a field quoted when it
- * holds a comma, a quote, CR or LF or starts with '#', so that a row can be
+ * holds a comma, a quote, CR or LF, starts with '#' or is an empty first
+ * field (every row reads back as it was written), so that a row can be
  * appended in one write and checked. '#' lines are comments (their control
  * characters replaced, so a comment is always one line).
  *

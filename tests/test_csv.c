@@ -38,10 +38,23 @@ static void test_write(void **state)
     fsvc_csv_endrow(&o);
     fsvc_csv_field(&o, "\"");
     fsvc_csv_endrow(&o);
+    fsvc_csv_field(&o, "");                      /* a lone empty field: not an empty line */
+    fsvc_csv_endrow(&o);
+    fsvc_csv_field(&o, NULL);
+    fsvc_csv_field(&o, "");
+    fsvc_csv_endrow(&o);
     fsvc_csv_comment(&o, "note: %s", "a\nb\x01" "c");
     assert_false(o.oom);
     assert_string_equal(o.s, "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\"cr\r\",\"#hash\",,,5%\n"
-                             "\"\"\"\"\n# note: a?b?c\n");
+                             "\"\"\"\"\n\"\"\n\"\",\n# note: a?b?c\n");
+    fsvc_csv t;
+    fsvc_error err;
+    assert_int_equal(fsvc_csv_parse(&t, o.s, o.len, "w", &err), FSVC_OK);
+    assert_int_equal(t.nrec, 4);
+    assert_int_equal(fsvc_csv_nfields(&t, 2), 1);
+    assert_string_equal(fsvc_csv_get(&t, 2, 0), "");
+    assert_int_equal(fsvc_csv_nfields(&t, 3), 2);
+    fsvc_csv_free(&t);
     assert_int_equal(o.len, strlen(o.s));
     fsvc_csv_reset(&o);
     assert_int_equal(o.len, 0);
