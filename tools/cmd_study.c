@@ -131,7 +131,7 @@ static void help(const fsvc_param *p)
            "  --name NAME     CSV DIR/study-NAME.csv (DATA's basename)\n"
            "  --resume        keep the CSV and skip the points already in it\n"
            "  --no-plots      CSV only\n"
-           "  -q              no progress lines (errors only)\n",
+           "  -q              no per-point progress lines\n",
            p->radius > 0 ? "given" : p->radius_rms > 0 ? "Xrms" : "auto", p->prag, fsvc_readout_name(p->readout),
            p->lambda, p->eta, p->epochs);
 }
@@ -671,6 +671,9 @@ static char *study_name(const study_opts *o)
 static void files_close(study_files *F)
 {
     if (F->lms_fd >= 0) close(F->lms_fd);
+    struct stat st;
+    if (steps.fd >= 0 && fstat(steps.fd, &st) == 0 && st.st_size == 0)
+        unlink(steps.path);                      /* nothing got written: no file */
     if (steps.fd >= 0) close(steps.fd);
     steps.fd = -1;
     F->lms_fd = -1;

@@ -155,3 +155,16 @@ if [ "$(rows "$M/c/study-f.csv")" -eq 2 ]; then ok "full disk at the PNGs: CSV c
 if ls "$M/c" | grep -q -e png -e tmp; then fail "files left: $(ls "$M/c")"; else ok "full disk at the PNGs: no PNG or temporary file left"; fi
 if echo "$OUT" | grep -q "plots written"; then fail "plots claimed on a full disk"; else ok "no plots claimed on a full disk"; fi
 rm -f "$M/fill"
+# 4. room for the CSV, not for the radius search steps (written while a
+#    point searches its radius: a flag of the study, not a match on text)
+mkdir -p "$M/d"; fill; truncate -s -4096 "$M/fill"
+expect_exit 3 "full disk at the steps file: exit 3" -- "$FSVC" study -q "${PIN[@]}" -v 3 --no-plots --radius auto -o "$M/d" --name f "$IRIS"
+expect_match "study-f-radius.txt: write error: No space left on device" "full disk at the steps file: names it" "$(echo "$ERR" | tail -n 1)"
+if [ "$(rows "$M/d/study-f.csv")" -eq 0 ]; then ok "full disk at the steps file: no row claimed"; else fail "rows after a failed steps file"; fi
+[ -e "$M/d/study-f-radius.txt" ] && fail "an empty steps file left" || ok "no empty steps file left"
+rm -f "$M/fill"
+expect_exit 0 "radius search steps with room" -- "$FSVC" study -q "${PIN[@]}" -v 3 --no-plots --radius auto -o "$M/d" --name f "$IRIS"
+expect_match "^default: radius search: r = " "steps of the searched point in the steps file" "$(head -n 1 "$M/d/study-f-radius.txt")"
+expect_match "^default \(cv folds\): radius search: r = " "steps of its CV folds too" "$(grep 'cv folds' "$M/d/study-f-radius.txt" | head -n 1)"
+expect_exit 0 "a given radius" -- "$FSVC" study -q "${PIN[@]}" -v 3 --no-plots -r 1 -o "$M/d" --name g "$IRIS"
+[ -e "$M/d/study-g-radius.txt" ] && fail "steps file without a radius search" || ok "no steps file without a radius search"
