@@ -132,7 +132,7 @@ static int write_csv(const char *path, const row *rows, int nr, const char *comm
 static int write_png(const char *path, const row *rows, int nr, fsvc_error *err)
 {
     enum { NS = 9 + 4 };
-    double x[NS][T3 > 1 ? T3 : 1], y[NS][T3 > 1 ? T3 : 1];
+    double x[NS][T3], y[NS][T3];
     char lab[NS][64], model[256], title[400];
     plot_series s[NS];
     int ns = 0;
