@@ -11,7 +11,6 @@
 #include "tools/cli.h"
 #include "tools/plot.h"
 #include "tools/study_out.h"
-#include "datasets/datasets.h" /* ds_tmp_*: temporary file + rename */
 #include "fsvc/study.h"
 
 #include <errno.h>
@@ -26,13 +25,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const csv_columns[] = {
-    "point", "data", "test", "N_train", "N_test", "n", "radius_set", "radius", "prag", "dist",
-    "kernel", "select", "readout", "lambda", "eta", "epochs", "scale", "preprocess", "dtype",
-    "backend", "threads", "centroids", "t_select_s", "t_readout_s", "t_train_s", "t_predict_s",
-    "tsyn_select_ns", "tsyn_readout_ns", "tsyn_predict_ns", "acc_test", "cv_folds", "cv_mean",
-    "cv_sd", "cv_centroids", "val_frac", "val_best_epoch", "maxrss_mb", "settings"};
-#define NCOLUMNS ((int)(sizeof csv_columns / sizeof csv_columns[0]))
 #define SETTINGS_MAX 32768      /* two escaped paths of PATH_MAX and the settings */
 
 typedef struct study_opts {
@@ -46,60 +38,6 @@ typedef struct study_opts {
     int resume, quiet, plots;
     int64_t max_train, max_test;
 } study_opts;
-
-/* The trainer's messages (fsvc_printf) go to stderr; while a point whose
- * radius is searched trains (steps_on, set by run_point: a flag, not a
- * match on the text), they are also appended to the steps file
- * DIR/study-NAME-radius.txt, each write checked (steps_errno). */
-static struct {
-    int on, fd, errno_;
-    const char *path, *point;
-} steps = {0, -1, 0, NULL, NULL};
-
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) return -1;
-        if (w == 0) { errno = EIO; return -1; }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Appends text to the file open (O_APPEND) at fd in one write and syncs
- * it. Returns 0, or errno after cutting the file back to its old size. */
-static int append_raw(int fd, const char *text, size_t len)
-{
-    off_t old = lseek(fd, 0, SEEK_END);
-    if (old >= 0 && write_all(fd, text, len) == 0 && fsync(fd) == 0) return 0;
-    int e = errno ? errno : EIO;
-    if (old >= 0 && ftruncate(fd, old) == 0) fsync(fd);
-    return e;
-}
-
-/* append_raw with err naming path. */
-static int append(int fd, const char *path, const char *text, size_t len, fsvc_error *err)
-{
-    int e = append_raw(fd, text, len);
-    return e ? fsvc_fail(err, FSVC_ERESOURCE, "%s: write error: %s", path, strerror(e)) : FSVC_OK;
-}
-
-static void study_print(const char *line)
-{
-    fputs(line, stderr);
-    if (!steps.on || steps.errno_) return;
-    if (steps.fd < 0) {
-        steps.fd = open(steps.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-        if (steps.fd < 0) { steps.errno_ = errno; return; }
-    }
-    char *text = NULL;
-    int n = asprintf(&text, "%s: %s", steps.point, line);
-    steps.errno_ = n < 0 ? ENOMEM : append_raw(steps.fd, text, (size_t)n);
-    free(text);
-}
 
 static void help(const fsvc_param *p)
 {
@@ -324,12 +262,6 @@ static int point_settings(char *s, size_t cap, const study_opts *o, const study_
     return bad || fsvc_param_canon(s, cap, p) ? FSVC_EUSAGE : FSVC_OK;
 }
 
-/* The output files of a study. */
-typedef struct study_files {
-    char *csv, *lms, *steps, *prefix;   /* paths */
-    int csv_fd, lms_fd;                 /* open for appending, or -1 */
-} study_files;
-
 /* One point: train (with --val for LMS), CV, test; its LMS curve rows and
  * then its CSV row, each appended in one checked write (a failed row also
  * takes its curve rows back out). */
@@ -345,13 +277,13 @@ static int run_point(const study_files *F, const study_opts *o, const fsvc_param
     char *cvkey = NULL;
     if (asprintf(&cvkey, "%s (cv folds)", key) < 0)
         return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
-    steps.point = key;
-    steps.on = !(p->radius > 0) && !(p->radius_rms > 0);   /* this point searches its radius */
+    int search = !(p->radius > 0) && !(p->radius_rms > 0);  /* this point searches its radius */
+    study_steps_point(key, search);
     double t0 = cli_now();
     int rc = use_val ? fsvc_train_lms_val(&m, &info, &curve, tr, p, o->val, o->keep_best,
                                           o->seed, err)
                      : fsvc_train(&m, &info, tr, p, err);
-    if (rc) { steps.on = 0; free(cvkey); return rc; }
+    if (rc) { study_steps_point(key, 0); free(cvkey); return rc; }
     double t_train = cli_now() - t0, t_pred = NAN, acc = NAN;
     if (te) {
         int *pred = malloc((size_t)te->N * sizeof *pred), *truth = malloc((size_t)te->N * sizeof *truth);
@@ -369,15 +301,14 @@ static int run_point(const study_files *F, const study_opts *o, const fsvc_param
     }
     fsvc_cv_result cv;
     memset(&cv, 0, sizeof cv);
-    steps.point = cvkey;
+    study_steps_point(cvkey, search);
     if (!rc && o->folds) {
         fsvc_param pq = *p;
         pq.progress = 0;
         rc = fsvc_cross_validate(&cv, tr, &pq, o->folds, o->seed, err);
     }
-    steps.on = 0;
-    if (!rc && steps.errno_)
-        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: write error: %s", steps.path, strerror(steps.errno_));
+    study_steps_point(key, 0);
+    if (!rc) rc = study_steps_check(err);
     free(cvkey);
     if (rc) { fsvc_free_model(&m); fsvc_lms_curve_free(&curve); return rc; }
     double syn_pred = te ? (double)m.m * te->N * te->n : 0;
@@ -434,9 +365,9 @@ static int run_point(const study_files *F, const study_opts *o, const fsvc_param
     if (r.oom || l.oom)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
     if (!rc && l.len)
-        rc = append(F->lms_fd, F->lms, l.s, l.len, err);
+        rc = study_append(F->lms_fd, F->lms, l.s, l.len, err);
     if (!rc) {
-        rc = append(F->csv_fd, F->csv, r.s, r.len, err);
+        rc = study_append(F->csv_fd, F->csv, r.s, r.len, err);
         if (rc && l.len && lms_old >= 0 && ftruncate(F->lms_fd, lms_old) == 0)
             fsync(F->lms_fd);   /* the curve goes with its row */
     }
@@ -454,14 +385,6 @@ static int run_point(const study_files *F, const study_opts *o, const fsvc_param
     return rc;
 }
 
-/* The row of the CSV t for a point: the latest with its settings, or -1. */
-static int64_t latest_row(const fsvc_csv *t, int col, const char *settings)
-{
-    for (int64_t r = t->nrec - 1; r > 0; r--)
-        if (!strcmp(fsvc_csv_get(t, r, col), settings)) return r;
-    return -1;
-}
-
 /* The best point by CV among the CSV rows of this grid: printed and
  * appended to the CSV as a '#' line. */
 static int report_best(const study_files *F, const study_opts *o, char *const *pset,
@@ -475,7 +398,7 @@ static int report_best(const study_files *F, const study_opts *o, char *const *p
     int64_t best = -1;
     double bv = -1;
     for (int64_t k = 0; k < fsvc_grid_size(&o->grid); k++) {
-        int64_t r = latest_row(&t, cs, pset[k]);
+        int64_t r = study_latest_row(&t, cs, pset[k]);
         const char *v = r > 0 ? fsvc_csv_get(&t, r, cm) : "";
         if (v[0] && atof(v) > bv) {
             bv = atof(v);
@@ -489,7 +412,7 @@ static int report_best(const study_files *F, const study_opts *o, char *const *p
         fsvc_csv_comment(&c, "best by %d-fold CV: point=%s cv_mean=%s test=%s", o->folds, key,
                          cvm, acc[0] ? acc : "none");
         rc = c.oom ? fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory")
-                   : append(F->csv_fd, F->csv, c.s, c.len, err);
+                   : study_append(F->csv_fd, F->csv, c.s, c.len, err);
         fsvc_csv_out_free(&c);
         if (!rc)
             printf("best by %d-fold CV: %s, CV accuracy %s%%, test accuracy %s%s\n", o->folds,
@@ -497,147 +420,6 @@ static int report_best(const study_files *F, const study_opts *o, char *const *p
                    acc[0] ? "% (measured once, not used to choose)" : "");
     }
     fsvc_csv_free(&t);
-    return rc;
-}
-
-/* A resumed CSV must be this version's and made with this run's data and
- * fixed settings: every key of cur that is not a --vary axis has the same
- * value in every row (else FSVC_EINPUT saying which). */
-static int check_resume(const fsvc_csv *t, const char *path, const char *cur,
-                        const fsvc_grid *g, fsvc_error *err)
-{
-    int ok = fsvc_csv_nfields(t, 0) == NCOLUMNS;
-    for (int c = 0; ok && c < NCOLUMNS; c++) ok = !strcmp(fsvc_csv_get(t, 0, c), csv_columns[c]);
-    if (!ok)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: columns differ from this version's; "
-                         "remove it or use another --name", path);
-    for (int64_t r = 1; r < t->nrec; r++) {
-        long long line = (long long)t->line[r];
-        if (fsvc_csv_nfields(t, r) != NCOLUMNS)
-            return fsvc_fail(err, FSVC_EINPUT, "%s:%lld: %d fields, the header has %d", path, line,
-                             fsvc_csv_nfields(t, r), NCOLUMNS);
-        const char *rs = fsvc_csv_get(t, r, NCOLUMNS - 1);
-        for (const char *k = cur; *k;) {
-            const char *eq = strchr(k, '='), *end = strchr(k, ';');
-            if (!end) end = k + strlen(k);
-            char key[32];
-            snprintf(key, sizeof key, "%.*s", (int)(eq - k), k);
-            int axis = 0;
-            for (int a = 0; a < g->naxes; a++) axis |= !strcmp(g->axis[a].name, key);
-            size_t vl = (size_t)(end - eq - 1), rl = 0;
-            const char *rv = fsvc_settings_find(rs, key, &rl);
-            if (!axis && (!rv || rl != vl || memcmp(rv, eq + 1, vl)))
-                return fsvc_fail(err, FSVC_EINPUT, "%s:%lld: made with %s=%.*s, this run has "
-                                 "%s=%.*s; resume with the same data and fixed settings, or "
-                                 "use another --name", path, line, key, rv ? (int)rl : 6,
-                                 rv ? rv : "(none)", key, (int)vl, eq + 1);
-            k = *end ? end + 1 : end;
-        }
-    }
-    return FSVC_OK;
-}
-
-/* A new file at path holding text, through ds_tmp_* (all or nothing). */
-static int write_new(const char *path, const fsvc_csv_out *text, fsvc_error *err)
-{
-    if (text->oom) return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
-    size_t tl = strlen(path) + 64;
-    char *tmp = malloc(tl);
-    if (!tmp) return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
-    FILE *f;
-    int rc = ds_tmp_open(&f, tmp, tl, path, err);
-    if (!rc && fwrite(text->s, 1, text->len, f) != text->len) {
-        int e = errno;
-        ds_tmp_abort(f, tmp);
-        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: write error: %s", path, strerror(e));
-    } else if (!rc) {
-        rc = ds_tmp_commit(f, tmp, path, err);
-    }
-    free(tmp);
-    return rc;
-}
-
-/* Reads the CSV at path back for --resume: an unfinished last row (an
- * interrupted write) is cut off the file. */
-static int load_for_resume(fsvc_csv *t, const char *path, fsvc_error *err)
-{
-    int rc = fsvc_csv_load(t, path, err);
-    if (rc || !t->partial) return rc;
-    if (truncate(path, (off_t)t->complete) != 0) {
-        int e = errno;
-        fsvc_csv_free(t);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot cut an unfinished last row: %s", path,
-                         strerror(e));
-    }
-    fprintf(stderr, "study: %s: dropped an unfinished last row\n", path);
-    return FSVC_OK;
-}
-
-static int open_append(int *fd, const char *path, fsvc_error *err)
-{
-    *fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-    return *fd < 0 ? fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot open for appending: %s", path,
-                               strerror(errno))
-                   : FSVC_OK;
-}
-
-/* Opens the CSV (and the LMS curve CSV): a new one (comments, header),
- * or with --resume the existing one, checked against cur (the settings of
- * point 0) and with its rows in *done. *resumed: 1 when appending. */
-static int open_csv(study_files *F, fsvc_csv *done, int *resumed, const study_opts *o,
-                    const char *cur, const char *cmdline, fsvc_error *err)
-{
-    int rc;
-    memset(done, 0, sizeof *done);
-    *resumed = 0;
-    if (o->resume) {
-        if ((rc = load_for_resume(done, F->csv, err))) return rc;
-        if (done->nrec > 0 && (rc = check_resume(done, F->csv, cur, &o->grid, err))) {
-            fsvc_csv_free(done);
-            return rc;
-        }
-        *resumed = done->nrec > 0;
-    }
-    fsvc_csv_out t = {0};
-    if (*resumed) {
-        fsvc_csv_comment(&t, "resumed: %s", cmdline);
-    } else {
-        char mach[512], comp[1024];
-        sysinfo_machine(mach, sizeof mach);
-        sysinfo_compiler(comp, sizeof comp);
-        fsvc_csv_comment(&t, "command: %s", cmdline);
-        fsvc_csv_comment(&t, "machine: %s", mach);
-        fsvc_csv_comment(&t, "compiler: %s", comp);
-        fsvc_csv_comment(&t, "threads: %d (0 = all cores)", o->base.threads);
-        fsvc_csv_comment(&t, "times in seconds, t_syn in ns per synaptic operation (n*m*N), "
-                             "accuracies in %%, maxrss_mb = process peak so far; settings: "
-                             "what defines a point (--resume matches it)");
-        for (int c = 0; c < NCOLUMNS; c++) fsvc_csv_field(&t, csv_columns[c]);
-        fsvc_csv_endrow(&t);
-        rc = write_new(F->csv, &t, err);
-    }
-    if (!rc) rc = open_append(&F->csv_fd, F->csv, err);
-    if (!rc && *resumed) rc = append(F->csv_fd, F->csv, t.s, t.len, err);
-    fsvc_csv_out_free(&t);
-    if (!rc && o->val > 0) {
-        fsvc_csv lt;
-        int have = *resumed && access(F->lms, F_OK) == 0;
-        if (have && !(rc = load_for_resume(&lt, F->lms, err))) fsvc_csv_free(&lt);
-        if (!rc && !have) {
-            fsvc_csv_out h = {0};
-            fsvc_csv_field(&h, "point"); fsvc_csv_field(&h, "epoch");
-            fsvc_csv_field(&h, "train_err"); fsvc_csv_field(&h, "val_err");
-            fsvc_csv_endrow(&h);
-            rc = write_new(F->lms, &h, err);
-            fsvc_csv_out_free(&h);
-        }
-        if (!rc) rc = open_append(&F->lms_fd, F->lms, err);
-    }
-    /* a new study starts a new steps file (written when a radius is searched) */
-    if (!rc && !*resumed && unlink(F->steps) != 0 && errno != ENOENT)
-        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot remove the old file: %s", F->steps,
-                       strerror(errno));
-    if (rc) fsvc_csv_free(done);
     return rc;
 }
 
@@ -666,17 +448,6 @@ static char *study_name(const study_opts *o)
     }
     free(tmp);
     return name;
-}
-
-static void files_close(study_files *F)
-{
-    if (F->lms_fd >= 0) close(F->lms_fd);
-    struct stat st;
-    if (steps.fd >= 0 && fstat(steps.fd, &st) == 0 && st.st_size == 0)
-        unlink(steps.path);                      /* nothing got written: no file */
-    if (steps.fd >= 0) close(steps.fd);
-    steps.fd = -1;
-    F->lms_fd = -1;
 }
 
 int cmd_study(int argc, char **argv)
@@ -750,11 +521,11 @@ int cmd_study(int argc, char **argv)
             rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: out of memory");
     }
     if (rc) goto out;
-    if ((rc = open_csv(&F, &done, &resumed, &o, pset[0], cmdline, &err))) goto out;
-    int cs = NCOLUMNS - 1;
-    steps.path = F.steps;
-    steps.errno_ = 0;
-    fsvc_set_print(study_print);
+    if ((rc = study_open(&F, &done, &resumed, o.resume, o.val > 0, o.base.threads, &o.grid,
+                         pset[0], cmdline, &err)))
+        goto out;
+    int cs = STUDY_NCOLUMNS - 1;
+    study_steps_start(F.steps);
     if (!o.quiet)
         fprintf(stderr, "study: %lld points on %s (%lld x %d)%s%s -> %s\n", (long long)npts,
                 tr.source, (long long)tr.N, tr.n, o.test ? ", test " : "",
@@ -765,7 +536,7 @@ int cmd_study(int argc, char **argv)
         rc = fsvc_grid_point(&p, key, sizeof key, &o.grid, k, &err);
         if (rc) break;
         if (!key[0]) snprintf(key, sizeof key, "default");
-        if (latest_row(&done, cs, pset[k]) > 0) {
+        if (study_latest_row(&done, cs, pset[k]) > 0) {
             skipped++;
             if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s: in the CSV, skipped\n",
                                   (long long)k + 1, (long long)npts, key);
@@ -780,8 +551,7 @@ int cmd_study(int argc, char **argv)
         if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s: %s\n", (long long)k + 1, (long long)npts,
                               key, summary);
     }
-    fsvc_set_print(NULL);
-    files_close(&F);
+    study_steps_stop();
     if (rc) {
         size_t l = strlen(err.msg);
         snprintf(err.msg + l, sizeof err.msg - l, " (study stopped after %lld new rows; "
@@ -815,8 +585,7 @@ int cmd_study(int argc, char **argv)
         if (!rc) printf("study: %d plots written to %s/\n", np, o.dir);
     }
 out:
-    files_close(&F);
-    if (F.csv_fd >= 0) close(F.csv_fd);
+    study_close(&F);
     fsvc_csv_free(&done);
     if (pset)
         for (int64_t k = 0; k < npts; k++) free(pset[k]);
