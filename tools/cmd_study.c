@@ -67,7 +67,8 @@ static void help(const fsvc_param *p)
            "  --max-test N    use the first N samples of TEST (all)\n"
            "  -o DIR          output folder (results)\n"
            "  --name NAME     CSV DIR/study-NAME.csv (DATA's basename)\n"
-           "  --resume        keep the CSV and skip the points already in it\n"
+           "  --resume        keep the CSV and skip the points already in it; refused\n"
+           "                  (exit 2) for a CSV made with other data or fixed settings\n"
            "  --no-plots      CSV only\n"
            "  -q              no per-point progress lines\n",
            p->radius > 0 ? "given" : p->radius_rms > 0 ? "Xrms" : "auto", p->prag, fsvc_readout_name(p->readout),
