@@ -94,7 +94,7 @@ for mode in fail empty cut; do
     fail)  body='echo "gnuplot> plot" >&2; echo "         line 0: disk on fire" >&2; exit 1'
            want='gnuplot failed \(exit status 1\): line 0: disk on fire' ;;
     empty) body=':'; want='gnuplot wrote no valid PNG \(no PNG signature, 0 bytes\)' ;;
-    cut)   body='/usr/bin/gnuplot -d | head -c 500'; want='gnuplot wrote no valid PNG \(a chunk cut short, 500 bytes\)' ;;
+    cut)   body="$(command -v gnuplot) -d | head -c 500"; want='gnuplot wrote no valid PNG \(a chunk cut short, 500 bytes\)' ;;
   esac
   printf '#!/bin/sh\n%s\n%s\n' "$([ $mode = cut ] || echo 'cat > /dev/null')" "$body" > "$G/fake/gnuplot"
   chmod +x "$G/fake/gnuplot"
