@@ -58,7 +58,7 @@ AVX512_FLAGS := -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -m
 isa_flags = $(if $(findstring _avx512,$(1)),$(AVX512_FLAGS),$(if $(findstring _avx2,$(1)),$(AVX2_FLAGS)))
 
 # ---- sources ----------------------------------------------------------------
-LIB_SRC   := $(wildcard fsvc/*.c layers/*.c datasets/*.c cuda/*.c)
+LIB_SRC   := $(wildcard base/*.c fsvc/*.c layers/*.c datasets/*.c cuda/*.c)
 TOOL_SRC  := $(wildcard tools/*.c)
 TEST_SRC  := $(wildcard tests/test_*.c)
 TESTUTIL  := $(wildcard tests/util/*.c)
@@ -76,6 +76,9 @@ CUDA_ARCHS  ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code
 NVCCFLAGS   ?= -O3 -std=c++17 -Xcompiler -fPIC -I. $(CUDA_ARCHS) --resource-usage
 LDLIBS      += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
 endif
+
+# Installed flat into include/fsvc/ (their "../dir/x.h" includes become "x.h").
+PUBLIC_H := base/fsvc_base.h datasets/fsvc_data.h fsvc/fsvc.h layers/bnl_types.h layers/bnl.h
 
 LIB_A  := $(BUILD)/libfsvc.a
 LIB_SO := $(BUILD)/libfsvc.so.$(VERSION)
@@ -122,6 +125,8 @@ tests: $(TEST_BIN)
 # Unit tests (cmocka), the CLI tests, then the unit tests again under
 # AddressSanitizer + UBSan in their own build folder.
 test: all tests
+	@bash tools/check_includes.sh --self-test >/dev/null || { bash tools/check_includes.sh --self-test; exit 1; }
+	@bash tools/check_includes.sh
 	@$(MAKE) --no-print-directory -j1 unit-test
 	@$(MAKE) --no-print-directory -j1 cli-test
 	@$(MAKE) --no-print-directory asan-test
@@ -168,7 +173,7 @@ fuzz:
 	@set -o pipefail; for f in $(FUZZ_SRC); do \
 	  b=build/fuzz/$$(basename $$f .c); \
 	  clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -std=c11 \
-	    -o $$b $$f $(wildcard datasets/*.c) fsvc/error.c \
+	    -o $$b $$f $(wildcard datasets/*.c base/*.c) \
 	    $$(pkg-config --cflags --libs zlib libpng) -lm || exit 1; \
 	  mkdir -p build/fuzz/corpus-$$(basename $$f .c); \
 	  echo "== $$b ($(FUZZ_SECONDS) s)"; \
@@ -188,7 +193,9 @@ install: all
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libfsvc.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libfsvc.so.$(SOMAJOR)
 	ln -sf libfsvc.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libfsvc.so
-	install -m 644 fsvc/fsvc.h layers/bnl.h $(DESTDIR)$(PREFIX)/include/fsvc/
+	for h in $(PUBLIC_H); do \
+	  sed 's|^#include "\.\./[a-z]*/\([a-z_]*\.h\)"|#include "\1"|' $$h \
+	    > $(DESTDIR)$(PREFIX)/include/fsvc/$$(basename $$h) || exit 1; done
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' fsvc.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsvc.pc
 

@@ -4,7 +4,7 @@
  * elements big-endian, row-major. The header is checked against the bytes
  * the input can really hold before anything is allocated, and the payload is
  * read incrementally, so a truncated or lying file fails cleanly. */
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 
 #include <math.h>
 #include <stdlib.h>

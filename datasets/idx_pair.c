@@ -5,7 +5,7 @@
  * replacing "images-idx3" with "labels-idx1" in the file name.
  * Types: u8 images stay u8; i8/i16/f32 become f32; i32/f64 become f64.
  * Rank: items x d1 [x d2 [x d3]] -> N x (d1*d2*d3); rank 3 sets rows, cols. */
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * Blank lines and lines starting with '#' are skipped; a '#' token ends a
  * line. The output is dense: X: N x n f64 with n = the largest index seen
  * (or the forced n_features), missing entries 0; y: N labels. */
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 
 #include <errno.h>
 #include <math.h>

@@ -4,7 +4,7 @@
  * scaled to 8 bits (rounded); RGB becomes gray by ITU-R BT.601 luma,
  * Y = (299 R + 587 G + 114 B + 500) / 1000; an alpha channel is composited
  * over black (v * a / 255, rounded), black being the MNIST background. */
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 
 #include <errno.h>
 #include <png.h>

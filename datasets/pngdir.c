@@ -9,7 +9,7 @@
  * must have the size of the first one unless opts->resize, which resizes it
  * bilinearly (ds_resize_bilinear_u8) to that size. X: N x (rows*cols) u8.
  * A single PNG file is a set of one unlabelled image. */
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -11,6 +11,18 @@
 #include <string.h>
 #include <unistd.h>
 
+/* One CSV field: quoted (quotes doubled) when it holds , " or a line end. */
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) { fputs(s, f); return; }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 static int write_out(const char *path, const fsvc_model *m, const fsvc_dataset *d,
                      const int *pred, const double *score, fsvc_error *err)
 {
@@ -21,14 +33,22 @@ static int write_out(const char *path, const fsvc_model *m, const fsvc_dataset *
         if (rc) return rc;
     }
     int K = m->Kout;
+    char cls[FSVC_MODEL_MAX_NAME + 1]; /* class name (PNG folders) or label value */
     if (d->paths) fprintf(f, "path,class,score\n");
     for (int64_t i = 0; i < d->N; i++) {
         double s = m->regression ? score[i] : score[(size_t)i * K + pred[i]];
-        if (d->paths)
-            fprintf(f, "%s,%.17g,%.6g\n", d->paths[i],
-                    m->regression ? s : m->class_values[pred[i]], s);
+        if (m->regression)
+            snprintf(cls, sizeof cls, "%.17g", s);
         else
-            fprintf(f, "%.17g\n", m->regression ? s : m->class_values[pred[i]]);
+            fsvc_model_class_text(m, pred[i], cls, sizeof cls);
+        if (d->paths) {
+            csv_field(f, d->paths[i]);
+            fputc(',', f);
+            csv_field(f, cls);
+            fprintf(f, ",%.6g\n", s);
+        } else {
+            fprintf(f, "%s\n", cls);
+        }
     }
     if (!path) return fflush(f) ? fsvc_fail(err, FSVC_ERESOURCE, "stdout: write error") : FSVC_OK;
     return ds_tmp_commit(f, tmp, path, err);
@@ -65,7 +85,6 @@ int cmd_predict(int argc, char **argv)
     if (nargs < 2 || nargs > 3)
         return cli_usage_error("predict", "expected MODEL DATA [OUT]");
     const char *mpath = argv[optind], *data = argv[optind + 1];
-    if (threads > 0) openblas_set_num_threads((int)threads);
     const char *out = nargs == 3 ? argv[optind + 2] : NULL;
     fsvc_error err;
     fsvc_error_clear(&err);

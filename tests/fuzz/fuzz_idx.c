@@ -3,7 +3,7 @@
  * it is (raw IDX, or gzip when it starts with 1f 8b: corrupt streams);
  * odd -> the rest is gzip-compressed first, so that the IDX parser behind
  * a valid inflate stream is explored too. Build and run: make fuzz. */
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 
 #include <stdlib.h>
 #include <string.h>

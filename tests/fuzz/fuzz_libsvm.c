@@ -1,7 +1,7 @@
 /* fuzz_libsvm.c - libFuzzer target for the LIBSVM text parser
  * (datasets/libsvm.c), text in memory. On success the dense matrix must be
  * N x n with finite values and sorted class values. Build and run: make fuzz. */
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 
 #include <math.h>
 #include <stdlib.h>
