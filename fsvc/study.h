@@ -3,12 +3,14 @@
  * validation curve (fsvc/cv.c, fsvc/study_grid.c, fsvc/study_lms.c).
  *
  * Built on the public API of fsvc.h only (plus the trainer's LMS epoch in
- * study_lms.c). Used by `fsvc study` (tools/cmd_study.c) and its tests.
+ * study_lms.c). Used by `fsvc study` (tools/cmd_study.c) and its tests;
+ * the study CSV itself is read and written with csv.h.
  */
 #ifndef FSVC_STUDY_H
 #define FSVC_STUDY_H
 
 #include "fsvc.h"
+#include "csv.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,9 +74,9 @@ typedef struct fsvc_grid {
  * samples; "auto" or "search": the author's radius search), prag, dist
  * (l1|l2), kernel (tri|gauss), select (global|per-class|random|auto),
  * readout (onehot|lms|ridge), lambda, eta, epochs, scale (01|pm1|none),
- * dtype (u8|f32|f64), preprocess (none|deskew|sqrt|deskew+sqrt|auto),
+ * dtype (u8|f32|f64|auto), preprocess (none|deskew|sqrt|deskew+sqrt|auto),
  * max-neurons, shuffle (seed, or "off"), backend (ref|cpu|cuda), threads.
- * Applies one setting to p; the backend string must outlive p. */
+ * Applies one setting to p (the backend as a static name: value may go). */
 int fsvc_param_set(fsvc_param *p, const char *name, const char *value,
                    fsvc_error *err);
 
@@ -88,19 +90,24 @@ int64_t fsvc_grid_size(const fsvc_grid *g);
 int fsvc_grid_point(fsvc_param *p, char *key, size_t keylen,
                     const fsvc_grid *g, int64_t k, fsvc_error *err);
 
-/* CSV resume: reads the column named `column` of every data row of the CSV
- * at path (lines starting with '#' skipped, first other line the header)
- * into *keys (malloc'd array of malloc'd strings, *nkeys of them). A file
- * that does not exist gives 0 keys. The header, if present, is copied into
- * header (may be NULL). */
-int fsvc_csv_column(char ***keys, int64_t *nkeys, char *header, size_t hlen,
-                    const char *path, const char *column, fsvc_error *err);
-void fsvc_csv_keys_free(char **keys, int64_t nkeys);
-/* Cuts a last line left without its newline (an interrupted write) off
- * the file at path; *cut = 1 if it did, 0 if nothing to do or no file. */
-int fsvc_csv_trim_partial(int *cut, const char *path, fsvc_error *err);
-/* 1 if key is among keys. */
-int fsvc_csv_has_key(char *const *keys, int64_t nkeys, const char *key);
+/* ---- settings as canonical text (study_grid.c): what keys a resume ---- */
+
+/* The setting names above, i = 0.. (NULL past the last). */
+const char *fsvc_setting_name(int i);
+/* The canonical text of one setting of p, which fsvc_param_set reads back
+ * to the same value ("auto", "0.45rms", "off", shortest exact numbers).
+ * Returns 0, or -1 for an unknown name or a short buffer. */
+int fsvc_param_get(const fsvc_param *p, const char *name, char *out, size_t len);
+/* Settings strings "key=value;key=value": appends key=value to the
+ * NUL-terminated s (capacity cap), the value's '%', ';', '=' and control
+ * characters written as %XX, so that any text (a file name) keeps the
+ * string splittable. FSVC_EUSAGE (s unchanged) when it does not fit. */
+int fsvc_settings_add(char *s, size_t cap, const char *key, const char *value);
+/* Every setting of p, in the order of fsvc_setting_name, appended to s. */
+int fsvc_param_canon(char *s, size_t cap, const fsvc_param *p);
+/* The (escaped) value of key in the settings string s and its length, or
+ * NULL when s has no such key. */
+const char *fsvc_settings_find(const char *s, const char *key, size_t *vlen);
 
 /* ---- LMS with a validation split (study_lms.c) ---- */
 

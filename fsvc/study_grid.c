@@ -1,5 +1,6 @@
-/* study_grid.c - named settings, study grids (cartesian products of
- * setting values) and reading back a study CSV for --resume. */
+/* study_grid.c - named settings (set from text, printed back as canonical
+ * text), study grids (cartesian products of setting values) and the
+ * canonical settings strings that key a study's --resume. */
 #include "study.h"
 #include "../layers/bnl.h"
 
@@ -107,12 +108,18 @@ int fsvc_param_set(fsvc_param *p, const char *name, const char *s, fsvc_error *e
         if (fsvc_scale_parse(s, &p->scale)) return bad(name, s, fsvc_name_list(fsvc_scale_names, names, sizeof names), err);
     } else if (!strcmp(name, "dtype")) {
         fsvc_dtype t;
-        if (fsvc_dtype_parse(s, &t)) return bad(name, s, fsvc_name_list(fsvc_dtype_names, names, sizeof names), err);
-        p->dtype = t;
+        if (!strcmp(s, "auto")) {
+            p->dtype = -1;                      /* u8 for u8 data unscaled, else f32 */
+        } else if (fsvc_dtype_parse(s, &t)) {
+            fsvc_name_list(fsvc_dtype_names, names, sizeof names - 5);
+            return bad(name, s, strcat(names, "|auto"), err);
+        } else {
+            p->dtype = t;
+        }
     } else if (!strcmp(name, "backend")) {
         bnl_backend b;
         if (bnl_backend_parse(s, &b)) return bad(name, s, fsvc_name_list(bnl_backend_names, names, sizeof names), err);
-        p->backend = s;
+        p->backend = bnl_backend_name(b);       /* a static name, not s */
     } else {
         return fsvc_fail(err, FSVC_EUSAGE, "'%s' is not a setting (radius, prag, dist, kernel, "
                          "select, readout, lambda, eta, epochs, scale, dtype, preprocess, "
@@ -200,108 +207,102 @@ int fsvc_grid_point(fsvc_param *p, char *key, size_t keylen,
     return FSVC_OK;
 }
 
-/* Splits a CSV line in place on commas (no quoting: study values never
- * hold commas). Returns the number of fields (at most max). */
-static int split(char **f, int max, char *line)
+/* ---- settings as canonical text ---- */
+
+static const char *const setting_names[] = {
+    "radius", "prag", "dist", "kernel", "select", "readout", "lambda", "eta", "epochs",
+    "scale", "dtype", "preprocess", "max-neurons", "shuffle", "backend", "threads"};
+#define NSETTINGS ((int)(sizeof setting_names / sizeof setting_names[0]))
+
+const char *fsvc_setting_name(int i)
 {
-    int n = 0;
-    line[strcspn(line, "\r\n")] = 0;
-    for (char *s = line; n < max;) {
-        f[n++] = s;
-        char *c = strchr(s, ',');
-        if (!c) break;
-        *c = 0;
-        s = c + 1;
-    }
-    return n;
+    return i >= 0 && i < NSETTINGS ? setting_names[i] : NULL;
 }
 
-void fsvc_csv_keys_free(char **keys, int64_t nkeys)
+/* The shortest %g text that reads back as exactly v. */
+static void shortest(char *out, size_t len, double v)
 {
-    for (int64_t i = 0; i < nkeys; i++) free(keys[i]);
-    free(keys);
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(out, len, "%.*g", prec, v);
+        if (strtod(out, NULL) == v) return;
+    }
 }
 
-int fsvc_csv_column(char ***keys, int64_t *nkeys, char *header, size_t hlen,
-                    const char *path, const char *column, fsvc_error *err)
+int fsvc_param_get(const fsvc_param *p, const char *name, char *out, size_t len)
 {
-    *keys = NULL;
-    *nkeys = 0;
-    if (header && hlen) header[0] = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (errno == ENOENT) return FSVC_OK;
-        return fsvc_fail(err, FSVC_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-    }
-    char line[8192], *fld[256];
-    int col = -1, rc = FSVC_OK;
-    int64_t cap = 0, lineno = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        if (line[0] == '#' || line[0] == '\n') continue;
-        if (!strchr(line, '\n') && !feof(f)) {
-            rc = fsvc_fail(err, FSVC_EINPUT, "%s:%lld: line too long", path, (long long)lineno);
-            break;
+    char num[40];
+    const char *s = num;
+    if (!strcmp(name, "radius")) {
+        if (p->radius > 0) shortest(num, sizeof num, p->radius);
+        else if (p->radius_rms > 0) {
+            shortest(num, sizeof num - 3, p->radius_rms);
+            strcat(num, "rms");
+        } else s = "auto";
+    } else if (!strcmp(name, "prag")) shortest(num, sizeof num, p->prag);
+    else if (!strcmp(name, "lambda")) shortest(num, sizeof num, p->lambda);
+    else if (!strcmp(name, "eta")) shortest(num, sizeof num, p->eta);
+    else if (!strcmp(name, "epochs")) snprintf(num, sizeof num, "%d", p->epochs);
+    else if (!strcmp(name, "threads")) snprintf(num, sizeof num, "%d", p->threads);
+    else if (!strcmp(name, "max-neurons")) snprintf(num, sizeof num, "%lld", (long long)p->max_neurons);
+    else if (!strcmp(name, "shuffle")) {
+        if (p->shuffle) snprintf(num, sizeof num, "%llu", (unsigned long long)p->seed);
+        else s = "off";
+    } else if (!strcmp(name, "dist")) s = bnl_dist_name((bnl_dist)p->dist);
+    else if (!strcmp(name, "kernel")) s = bnl_act_name((bnl_act)p->act);
+    else if (!strcmp(name, "select")) s = fsvc_select_name(p->select);
+    else if (!strcmp(name, "readout")) s = fsvc_readout_name(p->readout);
+    else if (!strcmp(name, "scale")) s = fsvc_scale_name(p->scale);
+    else if (!strcmp(name, "dtype")) s = p->dtype < 0 ? "auto" : fsvc_dtype_name((fsvc_dtype)p->dtype);
+    else if (!strcmp(name, "preprocess")) s = fsvc_preprocess_name(p->preprocess);
+    else if (!strcmp(name, "backend")) s = p->backend ? p->backend : "cpu";
+    else return -1;
+    return (size_t)snprintf(out, len, "%s", s) < len ? 0 : -1;
+}
+
+int fsvc_settings_add(char *s, size_t cap, const char *key, const char *value)
+{
+    size_t u = strlen(s);
+    int n = snprintf(s + u, cap - u, "%s%s=", u ? ";" : "", key);
+    if (n < 0 || (size_t)n >= cap - u) { s[u] = 0; return FSVC_EUSAGE; }
+    size_t w = u + (size_t)n;
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *v = (const unsigned char *)value; *v; v++) {
+        int esc = *v == '%' || *v == ';' || *v == '=' || *v < 0x20 || *v == 0x7f;
+        if (w + (esc ? 3 : 1) >= cap) { s[u] = 0; return FSVC_EUSAGE; }
+        if (esc) {
+            s[w++] = '%';
+            s[w++] = hex[*v >> 4];
+            s[w++] = hex[*v & 15];
+        } else {
+            s[w++] = (char)*v;
         }
-        if (col < 0) {
-            if (header && hlen) {
-                snprintf(header, hlen, "%s", line);
-                header[strcspn(header, "\r\n")] = 0;
-            }
-            int nf = split(fld, 256, line);
-            for (int k = 0; k < nf; k++)
-                if (!strcmp(fld[k], column)) col = k;
-            if (col < 0) {
-                rc = fsvc_fail(err, FSVC_EINPUT, "%s: no column '%s' in the header", path, column);
-                break;
-            }
-            continue;
-        }
-        /* a row cut short by an interruption has no newline: ignore it */
-        if (!strchr(line, '\n')) break;
-        int nf = split(fld, 256, line);
-        if (*nkeys == cap) {
-            cap = cap ? 2 * cap : 64;
-            char **k2 = realloc(*keys, (size_t)cap * sizeof *k2);
-            if (!k2) { rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path); break; }
-            *keys = k2;
-        }
-        (*keys)[*nkeys] = strdup(nf > col ? fld[col] : ""); /* short row: empty */
-        if (!(*keys)[*nkeys]) { rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path); break; }
-        (*nkeys)++;
     }
-    fclose(f);
-    if (rc) {
-        fsvc_csv_keys_free(*keys, *nkeys);
-        *keys = NULL;
-        *nkeys = 0;
-    }
-    return rc;
+    s[w] = 0;
+    return FSVC_OK;
 }
 
-int fsvc_csv_has_key(char *const *keys, int64_t nkeys, const char *key)
+const char *fsvc_settings_find(const char *s, const char *key, size_t *vlen)
 {
-    for (int64_t i = 0; i < nkeys; i++)
-        if (!strcmp(keys[i], key)) return 1;
-    return 0;
+    size_t kl = strlen(key);
+    for (const char *t = s; *t;) {
+        const char *end = strchr(t, ';');
+        size_t tl = end ? (size_t)(end - t) : strlen(t);
+        if (tl > kl && !strncmp(t, key, kl) && t[kl] == '=') {
+            *vlen = tl - kl - 1;
+            return t + kl + 1;
+        }
+        if (!end) break;
+        t = end + 1;
+    }
+    return NULL;
 }
 
-int fsvc_csv_trim_partial(int *cut, const char *path, fsvc_error *err)
+int fsvc_param_canon(char *s, size_t cap, const fsvc_param *p)
 {
-    *cut = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) return errno == ENOENT ? FSVC_OK : fsvc_fail(err, FSVC_EINPUT, "%s: cannot open: %s",
-                                                    path, strerror(errno));
-    long last = 0, pos = 0; /* bytes up to and including the last newline */
-    int c;
-    while ((c = fgetc(f)) != EOF) {
-        pos++;
-        if (c == '\n') last = pos;
-    }
-    fclose(f);
-    if (last == pos) return FSVC_OK;
-    if (truncate(path, last) != 0)
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot truncate: %s", path, strerror(errno));
-    *cut = 1;
+    char v[64];
+    for (int i = 0; i < NSETTINGS; i++)
+        if (fsvc_param_get(p, setting_names[i], v, sizeof v) ||
+            fsvc_settings_add(s, cap, setting_names[i], v))
+            return FSVC_EUSAGE;
     return FSVC_OK;
 }

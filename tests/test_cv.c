@@ -1,5 +1,5 @@
 /* test_cv.c - stratified K-fold splits, subsets, cross-validation, study
- * grids and named settings, CSV resume helpers, LMS with a validation
+ * grids and named settings, settings as canonical text, LMS with a validation
  * split (fsvc/cv.c, fsvc/study_grid.c, fsvc/study_lms.c). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -261,54 +261,85 @@ static void test_grid(void **state)
     assert_int_equal(p.select, FSVC_SELECT_RANDOM);
 }
 
-static void test_csv_resume(void **state)
+/* Settings as canonical text: every setting reads back to the same value,
+ * values of any text stay splittable, keys are found whole. What keys a
+ * study's --resume. */
+static void test_settings(void **state)
 {
     (void)state;
-    char *dir = fx_tmpdir(), path[600];
-    assert_non_null(dir);
-    fx_join(path, sizeof path, dir, "study.csv");
-    char **keys;
-    int64_t nk;
     fsvc_error err;
-    /* no file: nothing done */
-    assert_int_equal(fsvc_csv_column(&keys, &nk, NULL, 0, path, "point", &err), FSVC_OK);
-    assert_int_equal(nk, 0);
-    /* two finished rows and one cut short by an interruption */
-    assert_int_equal(fx_write_text(path, "# command: x\na,point,b\n1,radius=32;readout=onehot,2\n"
-                                         "3,radius=48;readout=ridge,4\n5,radius=auto;rea"), 0);
-    int cut = 0;
-    assert_int_equal(fsvc_csv_trim_partial(&cut, path, &err), FSVC_OK);
-    assert_int_equal(cut, 1);
-    assert_int_equal(fsvc_csv_trim_partial(&cut, path, &err), FSVC_OK);
-    assert_int_equal(cut, 0);
-    char header[100];
-    assert_int_equal(fsvc_csv_column(&keys, &nk, header, sizeof header, path, "point", &err), FSVC_OK);
-    assert_string_equal(header, "a,point,b");
-    assert_int_equal(nk, 2);
-    /* which grid points a resumed study runs: exactly the missing ones */
-    fsvc_grid g;
-    memset(&g, 0, sizeof g);
-    assert_int_equal(fsvc_grid_add(&g, "radius=32,48,auto", &err), FSVC_OK);
-    assert_int_equal(fsvc_grid_add(&g, "readout=onehot,ridge", &err), FSVC_OK);
-    int run[6], nrun = 0;
-    for (int k = 0; k < 6; k++) {
-        fsvc_param p;
-        char key[256];
-        fsvc_param_default(&p);
-        assert_int_equal(fsvc_grid_point(&p, key, sizeof key, &g, k, &err), FSVC_OK);
-        if (!fsvc_csv_has_key(keys, nk, key)) run[nrun++] = k;
+    fsvc_param p, q;
+    fsvc_param_default(&p);
+    static const char *const sets[][2] = {
+        {"radius", "0.45rms"}, {"prag", "0.1"}, {"dist", "l1"}, {"kernel", "tri"},
+        {"select", "per-class"}, {"readout", "lms"}, {"lambda", "3e-07"}, {"eta", "0.05"},
+        {"epochs", "7"}, {"scale", "pm1"}, {"dtype", "f64"}, {"preprocess", "deskew+sqrt"},
+        {"max-neurons", "123"}, {"shuffle", "42"}, {"backend", "ref"}, {"threads", "3"}};
+    int ns = (int)(sizeof sets / sizeof sets[0]);
+    for (int i = 0; i < ns; i++) {
+        char v[64];
+        assert_int_equal(fsvc_param_set(&p, sets[i][0], sets[i][1], &err), FSVC_OK);
+        assert_int_equal(fsvc_param_get(&p, sets[i][0], v, sizeof v), 0);
+        assert_string_equal(v, sets[i][1]);     /* these texts are canonical */
     }
-    assert_int_equal(nrun, 4);
-    assert_int_equal(run[0], 1);
-    assert_int_equal(run[1], 2);
-    assert_int_equal(run[2], 4);
-    assert_int_equal(run[3], 5);
-    fsvc_csv_keys_free(keys, nk);
-    /* a CSV without the column is an error */
-    assert_int_equal(fsvc_csv_column(&keys, &nk, NULL, 0, path, "nope", &err), FSVC_EINPUT);
-    assert_non_null(strstr(err.msg, "nope"));
-    fx_rmtree(dir);
-    free(dir);
+    /* every named setting, and nothing but them */
+    int n = 0;
+    while (fsvc_setting_name(n)) n++;
+    assert_int_equal(n, ns);
+    char v[64];
+    assert_int_equal(fsvc_param_get(&p, "bogus", v, sizeof v), -1);
+    assert_int_equal(fsvc_param_get(&p, "preprocess", v, 4), -1);   /* short buffer */
+    /* round trip of the whole parameter set through its text */
+    char a[2048] = "", b[2048] = "";
+    assert_int_equal(fsvc_param_canon(a, sizeof a, &p), FSVC_OK);
+    fsvc_param_default(&q);
+    for (int i = 0; fsvc_setting_name(i); i++) {
+        size_t vl;
+        const char *val = fsvc_settings_find(a, fsvc_setting_name(i), &vl);
+        assert_non_null(val);
+        char one[64];
+        snprintf(one, sizeof one, "%.*s", (int)vl, val);
+        assert_int_equal(fsvc_param_set(&q, fsvc_setting_name(i), one, &err), FSVC_OK);
+    }
+    assert_int_equal(fsvc_param_canon(b, sizeof b, &q), FSVC_OK);
+    assert_string_equal(a, b);
+    assert_true(q.radius_rms == 0.45 && q.prag == 0.1 && q.lambda == 3e-7 && q.shuffle &&
+                q.seed == 42 && q.max_neurons == 123 && q.dtype == FSVC_F64 && q.threads == 3);
+    /* the defaults: radius 0.45rms, dtype auto, shuffle off, exact numbers */
+    fsvc_param_default(&q);
+    q.lambda = 0.1 + 0.2;                        /* 0.30000000000000004 */
+    b[0] = 0;
+    assert_int_equal(fsvc_param_canon(b, sizeof b, &q), FSVC_OK);
+    assert_non_null(strstr(b, "radius=0.45rms;"));
+    assert_non_null(strstr(b, "dtype=auto;"));
+    assert_non_null(strstr(b, "shuffle=off;"));
+    assert_non_null(strstr(b, "lambda=0.30000000000000004;"));
+    assert_int_equal(fsvc_param_set(&q, "dtype", "auto", &err), FSVC_OK);
+    assert_int_equal(q.dtype, -1);
+    fsvc_param_default(&q);
+    assert_int_equal(fsvc_param_set(&q, "radius", "auto", &err), FSVC_OK);
+    assert_int_equal(fsvc_param_get(&q, "radius", v, sizeof v), 0);
+    assert_string_equal(v, "auto");
+    /* any text as a value: ; = % and control characters escaped */
+    char s[128] = "";
+    assert_int_equal(fsvc_settings_add(s, sizeof s, "data", "/x/a;b=c%d\n,e"), FSVC_OK);
+    assert_int_equal(fsvc_settings_add(s, sizeof s, "max-test", "5"), FSVC_OK);
+    assert_int_equal(fsvc_settings_add(s, sizeof s, "test", ""), FSVC_OK);
+    assert_string_equal(s, "data=/x/a%3Bb%3Dc%25d%0A,e;max-test=5;test=");
+    size_t vl = 99;
+    const char *f = fsvc_settings_find(s, "test", &vl);  /* not the end of max-test */
+    assert_non_null(f);
+    assert_int_equal(vl, 0);
+    assert_ptr_equal(f, s + strlen(s));
+    f = fsvc_settings_find(s, "data", &vl);
+    assert_int_equal(vl, strlen("/x/a%3Bb%3Dc%25d%0A,e"));
+    assert_null(fsvc_settings_find(s, "a", &vl));
+    assert_null(fsvc_settings_find(s, "max", &vl));
+    /* too long: refused, the string unchanged */
+    char small[16] = "";
+    assert_int_equal(fsvc_settings_add(small, sizeof small, "k", "12345"), FSVC_OK);
+    assert_int_equal(fsvc_settings_add(small, sizeof small, "key", "%%%%"), FSVC_EUSAGE);
+    assert_string_equal(small, "k=12345");
 }
 
 static void test_lms_val(void **state)
@@ -364,7 +395,7 @@ int main(void)
         cmocka_unit_test(test_cross_validate),
         cmocka_unit_test(test_cross_validate_optd64),
         cmocka_unit_test(test_grid),
-        cmocka_unit_test(test_csv_resume),
+        cmocka_unit_test(test_settings),
         cmocka_unit_test(test_lms_val),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /*
  * bench_paper.c - `fsvc bench --paper`: the 2017 paper's configurations
- * re-measured on this machine's CPU backend, written to a CSV and a PNG
- * (both through a temporary file + rename).
+ * re-measured on this machine's CPU backend, written to a CSV (through
+ * ds_tmp_*, every write checked) and a PNG (tools/plot.c).
  *
  *   Table III  n = 16 ... 65536 at the paper's M (4096 ... 512), capped to
  *              the largest power of two M <= 4096 whose BNL fits a memory
@@ -17,6 +17,8 @@
  */
 #include "tools/bench.h"
 #include "tools/cli.h"
+#include "tools/plot.h"
+#include "datasets/datasets.h" /* ds_tmp_*: temporary file + rename */
 
 #include <errno.h>
 #include <stdio.h>
@@ -71,11 +73,17 @@ static void csv_str(FILE *f, const char *s)
 static int write_csv(const char *path, const row *rows, int nr, const char *command,
                      int threads, fsvc_error *err)
 {
-    char tmp[4096], model[256], feat[512];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write: %s", tmp, strerror(errno));
+    char model[256], feat[512];
+    size_t tl = strlen(path) + 64;
+    char *tmp = malloc(tl);
+    FILE *f;
+    if (!tmp)
+        return fsvc_fail(err, FSVC_ERESOURCE, "bench: out of memory");
+    int rc = ds_tmp_open(&f, tmp, tl, path, err);
+    if (rc) {
+        free(tmp);
+        return rc;
+    }
     bench_cpu_model(model, sizeof model);
     bench_cpu_features(feat, sizeof feat);
     fprintf(f, "table,cpu_model,cpu_features,compiler_flags,threads,command,op,dist_act,dtype,"
@@ -114,77 +122,59 @@ static int write_csv(const char *path, const row *rows, int nr, const char *comm
         csv_str(f, w->note);
         fputc('\n', f);
     }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write: %s", path, strerror(e));
-    }
-    return FSVC_OK;
+    rc = ds_tmp_commit(f, tmp, path, err);  /* checks every write (ferror), flushes */
+    free(tmp);
+    return rc;
 }
 
-/* gnuplot (pngcairo) fed the data inline through a pipe. */
+/* The plot of Table III: t_syn vs n per op and dtype, with the paper's
+ * figures as marks (through tools/plot.c, the one plot path). */
 static int write_png(const char *path, const row *rows, int nr, fsvc_error *err)
 {
-    char tmp[4096], cmd[4200], model[256];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d.png", path, (int)getpid());
-    snprintf(cmd, sizeof cmd, "gnuplot > /dev/null 2>&1");
-    FILE *g = popen(cmd, "w");
-    if (!g)
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot run gnuplot", path);
-    bench_cpu_model(model, sizeof model);
-    fprintf(g, "set terminal pngcairo size 1000,700 font 'sans,10'\n");
-    fprintf(g, "set output '%s'\n", tmp);
-    fprintf(g, "set title 'BNL synaptic time vs n (paper Table III sizes) - %s, fsvc cpu backend'\n",
-            model);
-    fprintf(g, "set logscale xy\nset xlabel 'n (inputs per neuron)'\n"
-               "set ylabel 't_{syn} (ns) = seconds / (n m N)'\nset grid\n"
-               "set key outside right\nset format y '%%g'\n");
-    /* series: each op/dtype of Table III, then the paper's marks */
+    enum { NS = 9 + 4 };
+    double x[NS][T3], y[NS][T3];
+    char lab[NS][64], model[256], title[400];
+    plot_series s[NS];
+    int ns = 0;
     const bench_opk ops[] = {BENCH_RBF_L1, BENCH_RBF_L2, BENCH_MUL};
     const fsvc_dtype dts[] = {FSVC_U8, FSVC_F32, FSVC_F64};
-    int series = 0;
-    fprintf(g, "plot ");
     for (int o = 0; o < 3; o++)
         for (int d = 0; d < 3; d++) {
-            int any = 0;
-            for (int i = 0; i < nr; i++)
-                any |= !strcmp(rows[i].table, "III") && rows[i].opk == ops[o] && rows[i].dt == dts[d];
-            if (!any)
-                continue;
-            fprintf(g, "%s'-' using 1:2 with linespoints lw 2 title '%s %s'", series ? ", " : "",
-                    bench_op_name(ops[o]), fsvc_dtype_name(dts[d]));
-            series++;
-        }
-    fprintf(g, ", '-' using 1:2 with points pt 7 ps 1.5 lc rgb 'black' title 'paper: GTX 750 (Table III)'");
-    fprintf(g, ", '-' using 1:2 with points pt 5 ps 1.5 lc rgb 'red' title 'paper: CPU MKL f32 (Table V)'");
-    fprintf(g, ", '-' using 1:2 with points pt 9 ps 1.5 lc rgb 'orange' title 'paper: CPU gcc .MEX (Table V)'");
-    fprintf(g, ", '-' using 1:2 with points pt 11 ps 1.5 lc rgb 'brown' title 'paper: CPU numba jit (Table V)'\n");
-    for (int o = 0; o < 3; o++)
-        for (int d = 0; d < 3; d++) {
-            int any = 0;
-            for (int i = 0; i < nr; i++)
+            int n = 0;
+            for (int i = 0; i < nr && n < T3; i++)
                 if (!strcmp(rows[i].table, "III") && rows[i].opk == ops[o] && rows[i].dt == dts[d]) {
-                    fprintf(g, "%d %g\n", rows[i].n, rows[i].r.t_syn);
-                    any = 1;
+                    x[ns][n] = rows[i].n;
+                    y[ns][n++] = rows[i].r.t_syn;
                 }
-            if (any)
-                fprintf(g, "e\n");
+            if (!n)
+                continue;
+            snprintf(lab[ns], sizeof lab[ns], "%s %s", bench_op_name(ops[o]), fsvc_dtype_name(dts[d]));
+            s[ns] = (plot_series){lab[ns], x[ns], y[ns], NULL, n, "linespoints", "lw 2"};
+            ns++;
         }
-    for (int i = 0; i < T3; i++)
-        fprintf(g, "%d %g\n", t3_n[i], t3_gtx[i]);
-    fprintf(g, "e\n784 0.33\ne\n784 4.6\ne\n784 46\ne\n");
-    int st = pclose(g);
-    if (st != 0 || access(tmp, F_OK) != 0) {
-        remove(tmp);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: gnuplot failed (is gnuplot with pngcairo installed?)",
-                         path);
+    for (int i = 0; i < T3; i++) {
+        x[ns][i] = t3_n[i];
+        y[ns][i] = t3_gtx[i];
     }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write: %s", path, strerror(e));
-    }
-    return FSVC_OK;
+    s[ns] = (plot_series){"paper: GTX 750 (Table III)", x[ns], y[ns], NULL, T3, "points",
+                          "pt 7 ps 1.5 lc rgb 'black'"};
+    ns++;
+    static const double cpu_x[] = {784}, mkl[] = {0.33}, mex[] = {4.6}, numba[] = {46};
+    s[ns++] = (plot_series){"paper: CPU MKL f32 (Table V)", cpu_x, mkl, NULL, 1, "points",
+                            "pt 5 ps 1.5 lc rgb 'red'"};
+    s[ns++] = (plot_series){"paper: CPU gcc .MEX (Table V)", cpu_x, mex, NULL, 1, "points",
+                            "pt 9 ps 1.5 lc rgb 'orange'"};
+    s[ns++] = (plot_series){"paper: CPU numba jit (Table V)", cpu_x, numba, NULL, 1, "points",
+                            "pt 11 ps 1.5 lc rgb 'brown'"};
+    bench_cpu_model(model, sizeof model);
+    snprintf(title, sizeof title,
+             "BNL synaptic time vs n (paper Table III sizes) - %s, fsvc cpu backend", model);
+    plot_spec sp = {title, "n (inputs per neuron)", "t_syn (ns) = seconds / (n m N)", 1, 1,
+                    1000, 700, "outside right"};
+    int rc = plot_png(path, &sp, s, ns, err);
+    if (rc == PLOT_EMPTY)
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: no measurement to plot", path);
+    return rc;
 }
 
 static void add(row *rows, int *nr, const char *table, bench_opk k, fsvc_dtype dt, int64_t M,

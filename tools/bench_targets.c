@@ -1,7 +1,7 @@
 /*
  * bench_targets.c - `fsvc bench --targets`: issue 3's targets measured at
  * m = N = 4096, n = 784 with the given threads (2 by default), written to
- * a CSV (temporary file + rename):
+ * a CSV (RFC 4180 quoting, written through ds_tmp_*):
  *   rbf-l1 f32 t_syn <= 0.010 ns; rbf-l1 u8 t_syn <= 0.004 ns;
  *   mul f32 <= 1.10x the bare sgemm; rbf-l2 f32 <= 1.15x the bare sgemm;
  *   rbf-l1 f32 with 2 threads >= 1.8x one thread;
@@ -12,9 +12,12 @@
  */
 #include "tools/bench.h"
 #include "tools/cli.h"
+#include "datasets/datasets.h" /* ds_tmp_*: temporary file + rename */
+#include "fsvc/csv.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -74,33 +77,55 @@ int bench_targets(const bench_cfg *base, const char *csv, const char *command, f
                      r.gemm_min > 0 ? r.t_min / r.gemm_min : 0,
                      r.gemm_cpu_min > 0 ? r.cpu_min / r.gemm_cpu_min : 0, r.load1};
 
-    char model[256], tmp[4096];
+    char model[256];
     bench_cpu_model(model, sizeof model);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", csv, (int)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write: %s", tmp, strerror(errno));
-    fprintf(f, "target,goal,unit,measured_wall,met_wall,measured_cpu_time,load_avg_1min,"
-               "cpu_model,threads,m,N,n,command\n");
+    fsvc_csv_out o = {0};
+    static const char *const head[] = {"target", "goal", "unit", "measured_wall", "met_wall",
+        "measured_cpu_time", "load_avg_1min", "cpu_model", "threads", "m", "N", "n", "command"};
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        fsvc_csv_field(&o, head[i]);
+    fsvc_csv_endrow(&o);
     for (int i = 0; i < nt; i++) {
         printf("%-58s goal %s%-6g measured %.4g %s (%s)", t[i].target, t[i].ge ? ">=" : "<=",
                t[i].goal, t[i].wall, t[i].unit, met(&t[i], t[i].wall) ? "met" : "NOT met");
         if (t[i].cpu > 0)
             printf(", CPU-time figure %.4g", t[i].cpu);
         printf(", load %.1f\n", t[i].load);
-        fprintf(f, "\"%s\",%g,%s,%.5g,%s,", t[i].target, t[i].goal, t[i].unit, t[i].wall,
-                met(&t[i], t[i].wall) ? "yes" : "no");
+        fsvc_csv_field(&o, t[i].target);
+        fsvc_csv_fieldf(&o, "%g", t[i].goal);
+        fsvc_csv_field(&o, t[i].unit);
+        fsvc_csv_fieldf(&o, "%.5g", t[i].wall);
+        fsvc_csv_field(&o, met(&t[i], t[i].wall) ? "yes" : "no");
         if (t[i].cpu > 0)
-            fprintf(f, "%.5g,", t[i].cpu);
+            fsvc_csv_fieldf(&o, "%.5g", t[i].cpu);
         else
-            fprintf(f, ",");
-        fprintf(f, "%.2f,\"%s\",%d,4096,4096,784,\"%s\"\n", t[i].load, model, c.threads, command);
+            fsvc_csv_field(&o, "");
+        fsvc_csv_fieldf(&o, "%.2f", t[i].load);
+        fsvc_csv_field(&o, model);
+        fsvc_csv_fieldf(&o, "%d", c.threads);
+        fsvc_csv_field(&o, "4096");
+        fsvc_csv_field(&o, "4096");
+        fsvc_csv_field(&o, "784");
+        fsvc_csv_field(&o, command);
+        fsvc_csv_endrow(&o);
     }
-    if (fclose(f) != 0 || rename(tmp, csv) != 0) {
-        int e = errno;
-        remove(tmp);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write: %s", csv, strerror(e));
+    size_t tl = strlen(csv) + 64;
+    char *tmp = malloc(tl);
+    FILE *f = NULL;
+    if (o.oom || !tmp)
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "bench: out of memory");
+    else if (!(rc = ds_tmp_open(&f, tmp, tl, csv, err))) {
+        if (fwrite(o.s, 1, o.len, f) != o.len) {
+            ds_tmp_abort(f, tmp);
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: write error: %s", csv, strerror(errno));
+        } else {
+            rc = ds_tmp_commit(f, tmp, csv, err);
+        }
     }
+    free(tmp);
+    fsvc_csv_out_free(&o);
+    if (rc)
+        return rc;
     printf("wrote %s\n", csv);
     return FSVC_OK;
 }

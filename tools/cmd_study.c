@@ -1,15 +1,23 @@
 /* cmd_study.c - `fsvc study DATA [TEST] --vary NAME=V1,V2 ...`: runs the
  * grid (cartesian product of the --vary axes), one row per point appended
- * and flushed to DIR/study-NAME.csv, then plots from the CSV. -v K adds
- * stratified K-fold cross-validation on DATA and picks the best point by
- * it (never by the test set). --resume skips the points already in the
- * CSV. --val F trains LMS points with a validation split (curve + PNG). */
+ * (one checked, synced write) to DIR/study-NAME.csv, then plots from the
+ * CSV. -v K adds stratified K-fold cross-validation on DATA and picks the
+ * best point by it (never by the test set). Every row carries the point's
+ * settings string (data, every fixed and varied setting, folds, seed):
+ * --resume skips the points whose settings are already in the CSV and
+ * refuses a CSV made with other data or fixed settings. --val F trains LMS
+ * points with a validation split (curve + PNG). Any failed write or plot
+ * exits 3 naming the file; nothing is left half-written. */
 #include "tools/cli.h"
+#include "tools/plot.h"
 #include "tools/study_out.h"
 #include "fsvc/study.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CSV_HEADER \
-    "point,data,test,N_train,N_test,n,radius_set,radius,prag,dist,kernel,select,readout," \
-    "lambda,eta,epochs,scale,preprocess,dtype,backend,threads,centroids,t_select_s,t_readout_s," \
-    "t_train_s,t_predict_s,tsyn_select_ns,tsyn_readout_ns,tsyn_predict_ns,acc_test," \
-    "cv_folds,cv_mean,cv_sd,cv_centroids,val_frac,val_best_epoch,maxrss_mb"
+#define SETTINGS_MAX 32768      /* two escaped paths of PATH_MAX and the settings */
 
 typedef struct study_opts {
     const char *data, *test, *dir, *name;
@@ -34,19 +38,6 @@ typedef struct study_opts {
     int resume, quiet, plots;
     int64_t max_train, max_test;
 } study_opts;
-
-/* The trainer's radius search prints its steps through fsvc_printf: shown
- * on stderr and copied to the steps file of the study (tool-side state). */
-static FILE *steps_file;
-static char steps_point[1024];
-static void study_print(const char *line)
-{
-    fputs(line, stderr);
-    if (steps_file && !strncmp(line, "radius search", 13)) {
-        fprintf(steps_file, "%s: %s", steps_point, line);
-        fflush(steps_file);
-    }
-}
 
 static void help(const fsvc_param *p)
 {
@@ -76,7 +67,8 @@ static void help(const fsvc_param *p)
            "  --max-test N    use the first N samples of TEST (all)\n"
            "  -o DIR          output folder (results)\n"
            "  --name NAME     CSV DIR/study-NAME.csv (DATA's basename)\n"
-           "  --resume        keep the CSV and skip the points already in it\n"
+           "  --resume        keep the CSV and skip the points already in it; refused\n"
+           "                  (exit 2) for a CSV made with other data or fixed settings\n"
            "  --no-plots      CSV only\n"
            "  -q              no per-point progress lines\n",
            p->radius > 0 ? "given" : p->radius_rms > 0 ? "Xrms" : "auto", p->prag, fsvc_readout_name(p->readout),
@@ -173,6 +165,9 @@ static int parse(study_opts *o, int argc, char **argv)
     o->test = nargs == 2 ? argv[optind + 1] : NULL;
     if (!o->test && !o->folds)
         return cli_usage_error("study", "nothing to measure: give TEST or -v K");
+    if (fsvc_grid_size(&o->grid) > 100000)
+        return cli_usage_error("study", "the grid has %lld points, more than 100000",
+                               (long long)fsvc_grid_size(&o->grid));
     /* check every point's settings together (e.g. regression needs ridge) */
     for (int64_t k = 0; k < fsvc_grid_size(&o->grid); k++) {
         fsvc_param p = o->base;
@@ -209,12 +204,6 @@ static double maxrss_mb(void)
     return ru.ru_maxrss / 1024.0;
 }
 
-static void csv_num(FILE *f, double v)
-{
-    if (isfinite(v)) fprintf(f, ",%.6g", v);
-    else fputs(",", f);
-}
-
 /* The last two components of a path ("mnist/train"), for titles. */
 static void tail2(char *out, size_t len, const char *path)
 {
@@ -224,78 +213,167 @@ static void tail2(char *out, size_t len, const char *path)
     snprintf(out, len, "%s", p);
 }
 
-/* One point: train (with --val for LMS), CV, test; one CSV row. */
-static int run_point(FILE *csv, FILE *lms, const study_opts *o, const fsvc_param *p,
-                     const char *key, const fsvc_dataset *tr, const fsvc_dataset *te,
-                     char *summary, size_t slen, fsvc_error *err)
+/* A numeric field: "%.6g", empty when not finite. */
+static void csv_num(fsvc_csv_out *o, double v)
+{
+    if (isfinite(v)) fsvc_csv_fieldf(o, "%.6g", v);
+    else fsvc_csv_field(o, "");
+}
+
+/* A path as an absolute canonical name (an IDX prefix DIR/train: its
+ * folder resolved); the text as given when it cannot be resolved. */
+static char *canon_path(const char *path)
+{
+    char *r = realpath(path, NULL);
+    if (r) return r;
+    char *d = strdup(path), *b = strdup(path);
+    char *rd = d && b ? realpath(dirname(d), NULL) : NULL;
+    if (rd && asprintf(&r, "%s/%s", rd, basename(b)) < 0) r = NULL;
+    free(rd); free(d); free(b);
+    return r ? r : strdup(path);
+}
+
+/* What a study fixes besides the training settings: the data (resolved
+ * paths and the sizes loaded), the measurements asked for. */
+typedef struct study_ctx {
+    char *data, *test;      /* canonical paths ("" for no TEST) */
+    int64_t N_train, N_test;
+    int n;
+} study_ctx;
+
+/* The settings string of one point: everything that defines its row. */
+static int point_settings(char *s, size_t cap, const study_opts *o, const study_ctx *c,
+                          const fsvc_param *p)
+{
+    char v[64];
+    s[0] = 0;
+    int bad = fsvc_settings_add(s, cap, "data", c->data) ||
+              fsvc_settings_add(s, cap, "test", c->test);
+#define NUM(key, ...) (snprintf(v, sizeof v, __VA_ARGS__), bad = bad || fsvc_settings_add(s, cap, key, v))
+    NUM("max-train", "%lld", (long long)o->max_train);
+    NUM("max-test", "%lld", (long long)o->max_test);
+    NUM("N_train", "%lld", (long long)c->N_train);
+    NUM("N_test", "%lld", (long long)c->N_test);
+    NUM("n", "%d", c->n);
+    NUM("folds", "%d", o->folds);
+    NUM("seed", "%llu", (unsigned long long)o->seed);
+    NUM("val", "%.17g", o->val);
+    NUM("keep", "%s", o->keep_best ? "best" : "last");
+#undef NUM
+    return bad || fsvc_param_canon(s, cap, p) ? FSVC_EUSAGE : FSVC_OK;
+}
+
+/* One point: train (with --val for LMS), CV, test; its LMS curve rows and
+ * then its CSV row, each appended in one checked write (a failed row also
+ * takes its curve rows back out). */
+static int run_point(const study_files *F, const study_opts *o, const fsvc_param *p,
+                     const char *key, const char *settings, const fsvc_dataset *tr,
+                     const fsvc_dataset *te, char *summary, size_t slen, fsvc_error *err)
 {
     fsvc_model m;
     fsvc_train_info info;
     fsvc_lms_curve curve;
     memset(&curve, 0, sizeof curve);
     int use_val = o->val > 0 && p->readout == FSVC_READOUT_LMS;
-    snprintf(steps_point, sizeof steps_point, "%s", key);
+    char *cvkey = NULL;
+    if (asprintf(&cvkey, "%s (cv folds)", key) < 0)
+        return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
+    int search = !(p->radius > 0) && !(p->radius_rms > 0);  /* this point searches its radius */
+    study_steps_point(key, search);
     double t0 = cli_now();
     int rc = use_val ? fsvc_train_lms_val(&m, &info, &curve, tr, p, o->val, o->keep_best,
                                           o->seed, err)
                      : fsvc_train(&m, &info, tr, p, err);
-    if (rc) return rc;
+    if (rc) { study_steps_point(key, 0); free(cvkey); return rc; }
     double t_train = cli_now() - t0, t_pred = NAN, acc = NAN;
     if (te) {
         int *pred = malloc((size_t)te->N * sizeof *pred), *truth = malloc((size_t)te->N * sizeof *truth);
-        if (!pred || !truth) {
-            free(pred); free(truth); fsvc_free_model(&m);
-            return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
+        if (!pred || !truth) rc = fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
+        if (!rc) {
+            t0 = cli_now();
+            rc = fsvc_predict(pred, NULL, &m, te, p->backend, p->threads, err);
+            t_pred = cli_now() - t0;
         }
-        t0 = cli_now();
-        rc = fsvc_predict(pred, NULL, &m, te, p->backend, p->threads, err);
-        t_pred = cli_now() - t0;
         if (!rc) {
             fsvc_model_truth(truth, &m, te);
             acc = (double)fsvc_confusion(NULL, truth, pred, te->N, m.K) / te->N;
         }
         free(pred); free(truth);
-        if (rc) { fsvc_free_model(&m); return rc; }
     }
     fsvc_cv_result cv;
     memset(&cv, 0, sizeof cv);
-    snprintf(steps_point, sizeof steps_point, "%.900s (cv folds)", key);
-    if (o->folds) {
+    study_steps_point(cvkey, search);
+    if (!rc && o->folds) {
         fsvc_param pq = *p;
         pq.progress = 0;
         rc = fsvc_cross_validate(&cv, tr, &pq, o->folds, o->seed, err);
-        if (rc) { fsvc_free_model(&m); fsvc_lms_curve_free(&curve); return rc; }
     }
+    study_steps_point(key, 0);
+    if (!rc) rc = study_steps_check(err);
+    free(cvkey);
+    if (rc) { fsvc_free_model(&m); fsvc_lms_curve_free(&curve); return rc; }
     double syn_pred = te ? (double)m.m * te->N * te->n : 0;
-    fprintf(csv, "%s,%s,%s,%lld,%lld,%d,%s,%.6g,%g,%s,%s,%s,%s,%g,%g,%d,%s,%s,%s,%s,%d,%lld",
-            key, tr->source, te ? te->source : "", (long long)tr->N, te ? (long long)te->N : 0LL,
-            tr->n, p->radius > 0 ? "given" : p->radius_rms > 0 ? "rms" : "auto", m.radius, p->prag,
-            m.dist ? "l2" : "l1", m.act ? "gauss" : "tri", fsvc_select_name(m.select),
-            fsvc_readout_name(p->readout), p->lambda, p->eta, p->epochs,
-            fsvc_scale_name(p->scale), fsvc_preprocess_name(m.preprocess), fsvc_dtype_name(m.dtype), p->backend ? p->backend : "cpu",
-            p->threads, (long long)m.m);
-    csv_num(csv, info.t_select);
-    csv_num(csv, info.t_readout);
-    csv_num(csv, t_train);
-    csv_num(csv, t_pred);
-    csv_num(csv, info.syn_select > 0 ? 1e9 * info.t_select / info.syn_select : NAN);
-    csv_num(csv, info.syn_readout > 0 ? 1e9 * info.t_readout / info.syn_readout : NAN);
-    csv_num(csv, syn_pred > 0 ? 1e9 * t_pred / syn_pred : NAN);
-    csv_num(csv, 100 * acc);
-    fprintf(csv, ",%d", o->folds);
-    csv_num(csv, o->folds ? 100 * cv.acc_mean : NAN);
-    csv_num(csv, o->folds ? 100 * cv.acc_sd : NAN);
-    csv_num(csv, o->folds ? cv.m_mean : NAN);
-    csv_num(csv, use_val ? o->val : NAN);
-    if (use_val) fprintf(csv, ",%d", curve.best_epoch); else fputs(",", csv);
-    csv_num(csv, maxrss_mb());
-    fputc('\n', csv);
-    fflush(csv);
-    if (use_val && lms) {
-        for (int e = 0; e <= curve.epochs; e++)
-            fprintf(lms, "%s,%d,%.6g,%.6g\n", key, e, curve.train_err[e], curve.val_err[e]);
-        fflush(lms);
+    fsvc_csv_out r = {0}, l = {0};
+    fsvc_csv_field(&r, key);
+    fsvc_csv_field(&r, tr->source);
+    fsvc_csv_field(&r, te ? te->source : "");
+    fsvc_csv_fieldf(&r, "%lld", (long long)tr->N);
+    fsvc_csv_fieldf(&r, "%lld", te ? (long long)te->N : 0LL);
+    fsvc_csv_fieldf(&r, "%d", tr->n);
+    fsvc_csv_field(&r, p->radius > 0 ? "given" : p->radius_rms > 0 ? "rms" : "auto");
+    fsvc_csv_fieldf(&r, "%.6g", m.radius);
+    fsvc_csv_fieldf(&r, "%g", p->prag);
+    fsvc_csv_field(&r, m.dist ? "l2" : "l1");
+    fsvc_csv_field(&r, m.act ? "gauss" : "tri");
+    fsvc_csv_field(&r, fsvc_select_name(m.select));
+    fsvc_csv_field(&r, fsvc_readout_name(p->readout));
+    fsvc_csv_fieldf(&r, "%g", p->lambda);
+    fsvc_csv_fieldf(&r, "%g", p->eta);
+    fsvc_csv_fieldf(&r, "%d", p->epochs);
+    fsvc_csv_field(&r, fsvc_scale_name(p->scale));
+    fsvc_csv_field(&r, fsvc_preprocess_name(m.preprocess));
+    fsvc_csv_field(&r, fsvc_dtype_name(m.dtype));
+    fsvc_csv_field(&r, p->backend ? p->backend : "cpu");
+    fsvc_csv_fieldf(&r, "%d", p->threads);
+    fsvc_csv_fieldf(&r, "%lld", (long long)m.m);
+    csv_num(&r, info.t_select);
+    csv_num(&r, info.t_readout);
+    csv_num(&r, t_train);
+    csv_num(&r, t_pred);
+    csv_num(&r, info.syn_select > 0 ? 1e9 * info.t_select / info.syn_select : NAN);
+    csv_num(&r, info.syn_readout > 0 ? 1e9 * info.t_readout / info.syn_readout : NAN);
+    csv_num(&r, syn_pred > 0 ? 1e9 * t_pred / syn_pred : NAN);
+    csv_num(&r, 100 * acc);
+    fsvc_csv_fieldf(&r, "%d", o->folds);
+    csv_num(&r, o->folds ? 100 * cv.acc_mean : NAN);
+    csv_num(&r, o->folds ? 100 * cv.acc_sd : NAN);
+    csv_num(&r, o->folds ? cv.m_mean : NAN);
+    csv_num(&r, use_val ? o->val : NAN);
+    if (use_val) fsvc_csv_fieldf(&r, "%d", curve.best_epoch);
+    else fsvc_csv_field(&r, "");
+    csv_num(&r, maxrss_mb());
+    fsvc_csv_field(&r, settings);
+    fsvc_csv_endrow(&r);
+    if (use_val && F->lms_fd >= 0)
+        for (int e = 0; e <= curve.epochs; e++) {
+            fsvc_csv_field(&l, key);
+            fsvc_csv_fieldf(&l, "%d", e);
+            fsvc_csv_fieldf(&l, "%.6g", curve.train_err[e]);
+            fsvc_csv_fieldf(&l, "%.6g", curve.val_err[e]);
+            fsvc_csv_endrow(&l);
+        }
+    off_t lms_old = F->lms_fd >= 0 ? lseek(F->lms_fd, 0, SEEK_END) : 0;
+    if (r.oom || l.oom)
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
+    if (!rc && l.len)
+        rc = study_append(F->lms_fd, F->lms, l.s, l.len, err);
+    if (!rc) {
+        rc = study_append(F->csv_fd, F->csv, r.s, r.len, err);
+        if (rc && l.len && lms_old >= 0 && ftruncate(F->lms_fd, lms_old) == 0)
+            fsync(F->lms_fd);   /* the curve goes with its row */
     }
+    fsvc_csv_out_free(&r);
+    fsvc_csv_out_free(&l);
     int n = snprintf(summary, slen, "%lld centroids, r = %.4g, train %.2f s", (long long)m.m,
                      m.radius, t_train);
     if (te && n < (int)slen) n += snprintf(summary + n, slen - n, ", test %.2f%%", 100 * acc);
@@ -305,94 +383,72 @@ static int run_point(FILE *csv, FILE *lms, const study_opts *o, const fsvc_param
         snprintf(summary + n, slen - n, ", best epoch %d", curve.best_epoch);
     fsvc_lms_curve_free(&curve);
     fsvc_free_model(&m);
-    return FSVC_OK;
+    return rc;
 }
 
-/* The best point by CV among the CSV rows of this grid; printed and
+/* The best point by CV among the CSV rows of this grid: printed and
  * appended to the CSV as a '#' line. */
-static void report_best(FILE *csv, const char *path, const study_opts *o)
+static int report_best(const study_files *F, const study_opts *o, char *const *pset,
+                       fsvc_error *err)
 {
-    char **keys = NULL, **cvm = NULL, **acc = NULL;
-    int64_t nk = 0, n1 = 0, n2 = 0;
-    fsvc_error err;
-    if (fsvc_csv_column(&keys, &nk, NULL, 0, path, "point", &err) ||
-        fsvc_csv_column(&cvm, &n1, NULL, 0, path, "cv_mean", &err) ||
-        fsvc_csv_column(&acc, &n2, NULL, 0, path, "acc_test", &err) || n1 != nk || n2 != nk) {
-        fprintf(stderr, "fsvc study: cannot read back %s to pick the best point\n", path);
-    } else {
-        int64_t best = -1;
-        double bv = -1;
-        for (int64_t k = 0; k < fsvc_grid_size(&o->grid); k++) {
-            fsvc_param p = o->base;
-            char key[1024];
-            if (fsvc_grid_point(&p, key, sizeof key, &o->grid, k, &err)) continue;
-            for (int64_t i = 0; i < nk; i++)
-                if (!strcmp(keys[i], key) && cvm[i][0] && atof(cvm[i]) > bv) {
-                    bv = atof(cvm[i]);
-                    best = i;
-                    break;
-                }
-        }
-        if (best >= 0) {
-            char line[1400];
-            snprintf(line, sizeof line, "# best by %d-fold CV: point=%s cv_mean=%s test=%s",
-                     o->folds, keys[best], cvm[best], acc[best][0] ? acc[best] : "none");
-            fprintf(csv, "%s\n", line);
-            fflush(csv);
-            printf("best by %d-fold CV: %s, CV accuracy %s%%, test accuracy %s%s\n", o->folds,
-                   keys[best], cvm[best], acc[best][0] ? acc[best] : "(no TEST)",
-                   acc[best][0] ? "% (measured once, not used to choose)" : "");
+    fsvc_csv t;
+    int rc = fsvc_csv_load(&t, F->csv, err);
+    if (rc) return rc;
+    int cs = fsvc_csv_col(&t, "settings"), cp = fsvc_csv_col(&t, "point"),
+        cm = fsvc_csv_col(&t, "cv_mean"), ca = fsvc_csv_col(&t, "acc_test");
+    int64_t best = -1;
+    double bv = -1;
+    for (int64_t k = 0; k < fsvc_grid_size(&o->grid); k++) {
+        int64_t r = study_latest_row(&t, cs, pset[k]);
+        const char *v = r > 0 ? fsvc_csv_get(&t, r, cm) : "";
+        if (v[0] && atof(v) > bv) {
+            bv = atof(v);
+            best = r;
         }
     }
-    fsvc_csv_keys_free(keys, nk);
-    fsvc_csv_keys_free(cvm, n1);
-    fsvc_csv_keys_free(acc, n2);
+    if (best > 0) {
+        const char *key = fsvc_csv_get(&t, best, cp), *cvm = fsvc_csv_get(&t, best, cm),
+                   *acc = fsvc_csv_get(&t, best, ca);
+        fsvc_csv_out c = {0};
+        fsvc_csv_comment(&c, "best by %d-fold CV: point=%s cv_mean=%s test=%s", o->folds, key,
+                         cvm, acc[0] ? acc : "none");
+        rc = c.oom ? fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory")
+                   : study_append(F->csv_fd, F->csv, c.s, c.len, err);
+        fsvc_csv_out_free(&c);
+        if (!rc)
+            printf("best by %d-fold CV: %s, CV accuracy %s%%, test accuracy %s%s\n", o->folds,
+                   key, cvm, acc[0] ? acc : "(no TEST)",
+                   acc[0] ? "% (measured once, not used to choose)" : "");
+    }
+    fsvc_csv_free(&t);
+    return rc;
 }
 
-static int open_csv(FILE **out, const char *path, const study_opts *o, int argc, char **argv,
-                    int64_t *skipped, char ***done, int64_t *ndone, fsvc_error *err)
+/* The output name: --name, else DATA's basename without its extension (an
+ * IDX prefix DIR/train: "DIR-train"). */
+static char *study_name(const study_opts *o)
 {
-    char header[4096];
-    *done = NULL;
-    *ndone = 0;
-    int exists = 0;
-    if (o->resume) {
-        int cut = 0;
-        int rc = fsvc_csv_trim_partial(&cut, path, err);
-        if (rc) return rc;
-        if (cut) fprintf(stderr, "study: %s: dropped an unfinished last row\n", path);
-        rc = fsvc_csv_column(done, ndone, header, sizeof header, path, "point", err);
-        if (rc) return rc;
-        exists = header[0] != 0;
-        if (exists && strcmp(header, CSV_HEADER)) {
-            fsvc_csv_keys_free(*done, *ndone);
-            *done = NULL; *ndone = 0;
-            return fsvc_fail(err, FSVC_EINPUT, "%s: columns differ from this version's; "
-                             "remove it or use another --name", path);
-        }
-    }
-    FILE *f = fopen(path, exists ? "a" : "w");
-    if (!f) return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write", path);
-    char cmdline[2048] = "";
-    for (int i = 0; i < argc; i++) {
-        strncat(cmdline, i ? " " : "fsvc ", sizeof cmdline - strlen(cmdline) - 1);
-        strncat(cmdline, argv[i], sizeof cmdline - strlen(cmdline) - 1);
-    }
-    if (exists) {
-        fprintf(f, "# resumed: %s\n", cmdline);
+    if (o->name) return strdup(o->name);
+    char *tmp = strdup(o->data), *name = NULL;
+    if (!tmp) return NULL;
+    size_t l = strlen(tmp);
+    while (l > 1 && tmp[l - 1] == '/') tmp[--l] = 0;
+    char *base = basename(tmp);
+    char *dot = strchr(base, '.');
+    if (dot && dot != base) {
+        *dot = 0;
+        name = strdup(base);
+    } else if (!dot && base != tmp) {
+        /* an IDX prefix DIR/train: name it after the folder too */
+        char *b = strdup(base);
+        base[-1] = 0;
+        if (b && asprintf(&name, "%.120s-%.120s", basename(tmp), b) < 0) name = NULL;
+        free(b);
     } else {
-        char mach[512], comp[1024];
-        sysinfo_machine(mach, sizeof mach);
-        sysinfo_compiler(comp, sizeof comp);
-        fprintf(f, "# command: %s\n# machine: %s\n# compiler: %s\n# threads: %d (0 = all cores)\n",
-                cmdline, mach, comp, o->base.threads);
-        fprintf(f, "# times in seconds, t_syn in ns per synaptic operation (n*m*N), "
-                   "accuracies in %%, maxrss_mb = process peak so far\n%s\n", CSV_HEADER);
+        name = strdup(base);
     }
-    fflush(f);
-    *skipped = 0;
-    *out = f;
-    return FSVC_OK;
+    free(tmp);
+    return name;
 }
 
 int cmd_study(int argc, char **argv)
@@ -406,31 +462,18 @@ int cmd_study(int argc, char **argv)
     o.plots = 1;
     int rc = parse(&o, argc, argv);
     if (rc) return rc;
-    char name[256];
-    if (o.name) snprintf(name, sizeof name, "%s", o.name);
-    else {
-        char tmp[1024];
-        snprintf(tmp, sizeof tmp, "%s", o.data);
-        size_t l = strlen(tmp);
-        while (l > 1 && tmp[l - 1] == '/') tmp[--l] = 0;
-        char *base = basename(tmp);
-        snprintf(name, sizeof name, "%s", base);
-        char *dot = strchr(name, '.');
-        if (dot && dot != name) *dot = 0;
-        else if (!dot && base != tmp) {
-            /* an IDX prefix DIR/train: name it after the folder too */
-            char b[256];
-            snprintf(b, sizeof b, "%s", name);
-            base[-1] = 0;
-            snprintf(name, sizeof name, "%.120s-%.120s", basename(tmp), b);
-        }
+    if (o.plots && !plot_available()) {
+        fprintf(stderr, "fsvc: gnuplot not found on PATH; the plots need it (apt-get install "
+                        "gnuplot-nox), or give --no-plots\n");
+        return FSVC_ERESOURCE;
     }
     fsvc_error err;
     fsvc_error_clear(&err);
     if (mkdir(o.dir, 0777) != 0) {
         struct stat st;
         if (stat(o.dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "fsvc: %s: cannot create the output folder\n", o.dir);
+            fprintf(stderr, "fsvc: %s: cannot create the output folder: %s\n", o.dir,
+                    strerror(errno));
             return FSVC_ERESOURCE;
         }
     }
@@ -446,33 +489,55 @@ int cmd_study(int argc, char **argv)
             return cli_report(&err);
         }
     }
-    char path[2100], prefix[2048], lpath[2100], spath[2100];
-    snprintf(prefix, sizeof prefix, "%s/study-%s", o.dir, name);
-    snprintf(path, sizeof path, "%s.csv", prefix);
-    snprintf(lpath, sizeof lpath, "%s-lms.csv", prefix);
-    snprintf(spath, sizeof spath, "%s-radius.txt", prefix);
-    FILE *csv = NULL, *lms = NULL;
-    char **done = NULL;
-    int64_t ndone = 0, skipped = 0;
-    rc = open_csv(&csv, path, &o, argc, argv, &skipped, &done, &ndone, &err);
-    if (rc) { fsvc_dataset_free(&tr); fsvc_dataset_free(&te); return cli_report(&err); }
-    if (o.val > 0) {
-        int have = o.resume && access(lpath, F_OK) == 0;
-        lms = fopen(lpath, have ? "a" : "w");
-        if (lms && !have) fprintf(lms, "point,epoch,train_err,val_err\n");
+    study_ctx c = {canon_path(o.data), o.test ? canon_path(o.test) : strdup(""), tr.N,
+                   o.test ? te.N : 0, tr.n};
+    study_files F = {NULL, NULL, NULL, NULL, -1, -1};
+    char *name = study_name(&o), *cmdline = strdup("fsvc"), *set = malloc(SETTINGS_MAX);
+    int64_t npts = fsvc_grid_size(&o.grid), ran = 0, skipped = 0;
+    char **pset = calloc((size_t)npts, sizeof *pset);
+    for (int i = 0; cmdline && i < argc; i++) {
+        char *t = NULL;
+        if (asprintf(&t, "%s %s", cmdline, argv[i]) < 0) t = NULL;
+        free(cmdline);
+        cmdline = t;
     }
-    steps_file = fopen(spath, o.resume ? "a" : "w");
-    fsvc_set_print(study_print);
-    int64_t npts = fsvc_grid_size(&o.grid), ran = 0;
-    fprintf(stderr, "study: %lld points on %s (%lld x %d)%s%s -> %s\n", (long long)npts,
-            tr.source, (long long)tr.N, tr.n, o.test ? ", test " : "", o.test ? te.source : "", path);
+    fsvc_csv done;
+    memset(&done, 0, sizeof done);
+    int resumed = 0;
+    if (!c.data || !c.test || !name || !cmdline || !set || !pset ||
+        asprintf(&F.prefix, "%s/study-%s", o.dir, name) < 0 ||
+        asprintf(&F.csv, "%s.csv", F.prefix) < 0 || asprintf(&F.lms, "%s-lms.csv", F.prefix) < 0 ||
+        asprintf(&F.steps, "%s-radius.txt", F.prefix) < 0) {
+        rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: out of memory");
+        goto out;
+    }
+    /* every point's settings string */
+    for (int64_t k = 0; k < npts && !rc; k++) {
+        fsvc_param p = o.base;
+        char key[1024];
+        rc = fsvc_grid_point(&p, key, sizeof key, &o.grid, k, &err);
+        if (!rc && point_settings(set, SETTINGS_MAX, &o, &c, &p))
+            rc = fsvc_fail(&err, FSVC_EUSAGE, "study: the settings of point %s are too long", key);
+        if (!rc && !(pset[k] = strdup(set)))
+            rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: out of memory");
+    }
+    if (rc) goto out;
+    if ((rc = study_open(&F, &done, &resumed, o.resume, o.val > 0, o.base.threads, &o.grid,
+                         pset[0], cmdline, &err)))
+        goto out;
+    int cs = STUDY_NCOLUMNS - 1;
+    study_steps_start(F.steps);
+    if (!o.quiet)
+        fprintf(stderr, "study: %lld points on %s (%lld x %d)%s%s -> %s\n", (long long)npts,
+                tr.source, (long long)tr.N, tr.n, o.test ? ", test " : "",
+                o.test ? te.source : "", F.csv);
     for (int64_t k = 0; k < npts && !rc; k++) {
         fsvc_param p = o.base;
         char key[1024], summary[512];
         rc = fsvc_grid_point(&p, key, sizeof key, &o.grid, k, &err);
         if (rc) break;
         if (!key[0]) snprintf(key, sizeof key, "default");
-        if (fsvc_csv_has_key(done, ndone, key)) {
+        if (study_latest_row(&done, cs, pset[k]) > 0) {
             skipped++;
             if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s: in the CSV, skipped\n",
                                   (long long)k + 1, (long long)npts, key);
@@ -480,51 +545,56 @@ int cmd_study(int argc, char **argv)
         }
         p.progress = 0;
         if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s ...\n", (long long)k + 1, (long long)npts, key);
-        rc = run_point(csv, lms, &o, &p, key, &tr, o.test ? &te : NULL, summary, sizeof summary, &err);
+        rc = run_point(&F, &o, &p, key, pset[k], &tr, o.test ? &te : NULL, summary,
+                       sizeof summary, &err);
         if (rc) break;
         ran++;
         if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s: %s\n", (long long)k + 1, (long long)npts,
                               key, summary);
     }
-    fsvc_set_print(NULL);
-    if (steps_file) {
-        long sz = ftell(steps_file);
-        fclose(steps_file);
-        if (sz == 0) unlink(spath);  /* no radius search in this study */
-    }
-    steps_file = NULL;
-    if (lms) fclose(lms);
-    fsvc_csv_keys_free(done, ndone);
-    int64_t ntr = tr.N;
-    fsvc_dataset_free(&tr);
-    fsvc_dataset_free(&te);
+    study_steps_stop();
     if (rc) {
-        fclose(csv);
-        fprintf(stderr, "study: stopped; %lld rows kept in %s (rerun with --resume)\n",
-                (long long)ran, path);
-        return cli_report(&err);
+        size_t l = strlen(err.msg);
+        snprintf(err.msg + l, sizeof err.msg - l, " (study stopped after %lld new rows; "
+                 "rerun with --resume)", (long long)ran);
+        goto out;
     }
-    if (o.folds) report_best(csv, path, &o);
+    if (o.folds) rc = report_best(&F, &o, pset, &err);
     else if (npts > 1)
         printf("no -v: no best point picked (choosing on the test set would be test-set tuning)\n");
-    if (fclose(csv) != 0) {
-        fprintf(stderr, "fsvc: %s: write error\n", path);
-        return FSVC_ERESOURCE;
-    }
-    printf("study: %lld points run, %lld already in %s\n", (long long)ran, (long long)skipped, path);
+    if (F.csv_fd >= 0 && close(F.csv_fd) != 0 && !rc)
+        rc = fsvc_fail(&err, FSVC_ERESOURCE, "%s: write error: %s", F.csv, strerror(errno));
+    F.csv_fd = -1;
+    if (rc) goto out;
+    printf("study: %lld points run, %lld already in %s\n", (long long)ran, (long long)skipped, F.csv);
     if (o.plots) {
         char title[600], b1[256], b2[256] = "";
         tail2(b1, sizeof b1, o.data);
         if (o.test) tail2(b2, sizeof b2, o.test);
         snprintf(title, sizeof title, "fsvc study %s: train %s (%lld)%s%s%s", name, b1,
-                 (long long)ntr, o.test ? ", test " : "", b2, o.folds ? ", CV on train" : "");
-        int np = study_plots(path, prefix, &o.grid, title, stderr);
-        if (o.val > 0) {
-            char png[2100];
-            snprintf(png, sizeof png, "%s-lms.png", prefix);
-            if (study_plot_lms(lpath, png, title, stderr) == 0) np++;
+                 (long long)tr.N, o.test ? ", test " : "", b2, o.folds ? ", CV on train" : "");
+        int np = 0;
+        rc = study_plots(F.csv, F.prefix, &o.grid, pset, title, stderr, &np, &err);
+        if (!rc && o.val > 0) {
+            char *png = NULL;
+            if (asprintf(&png, "%s-lms.png", F.prefix) < 0)
+                rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: out of memory");
+            else
+                rc = study_plot_lms(F.lms, png, title, stderr, &np, &err);
+            free(png);
         }
-        printf("study: %d plots written to %s/\n", np, o.dir);
+        if (!rc) printf("study: %d plots written to %s/\n", np, o.dir);
     }
-    return FSVC_OK;
+out:
+    study_close(&F);
+    fsvc_csv_free(&done);
+    if (pset)
+        for (int64_t k = 0; k < npts; k++) free(pset[k]);
+    free(pset);
+    free(set); free(name); free(cmdline);
+    free(c.data); free(c.test);
+    free(F.prefix); free(F.csv); free(F.lms); free(F.steps);
+    fsvc_dataset_free(&tr);
+    fsvc_dataset_free(&te);
+    return rc ? cli_report(&err) : FSVC_OK;
 }

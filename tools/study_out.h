@@ -1,27 +1,72 @@
-/* study_out.h - what `fsvc study` writes besides its rows: the machine
- * description for the CSV header (tools/sysinfo.c) and the plots drawn
- * from the CSV (tools/study_plots.c). */
+/* study_out.h - what `fsvc study` writes: its files (tools/study_files.c),
+ * the machine description for the CSV header (tools/sysinfo.c) and the
+ * plots drawn from the CSV (tools/study_plots.c). */
 #ifndef FSVC_STUDY_OUT_H
 #define FSVC_STUDY_OUT_H
 
 #include "fsvc/study.h"
 
+#include <stdint.h>
 #include <stdio.h>
+
+/* ---- the files (study_files.c) ---- */
+
+#define STUDY_NCOLUMNS 38
+/* The CSV columns; the last, "settings", is the point's settings string
+ * (everything that defines its row: what --resume matches). */
+extern const char *const study_columns[STUDY_NCOLUMNS];
+
+typedef struct study_files {
+    char *csv, *lms, *steps, *prefix;   /* paths */
+    int csv_fd, lms_fd;                 /* open for appending, or -1 */
+} study_files;
+
+/* Opens F->csv for appending rows: a new one (comment lines, the header)
+ * written through ds_tmp_*, or with resume an existing one (an unfinished
+ * last row cut off), refused (FSVC_EINPUT, saying which setting) unless
+ * its header is this version's and every row has the value of cur (the
+ * settings string of a point) for every key that is not an axis of g; its
+ * records are left in *done, *resumed = 1 and a "# resumed" line appended.
+ * With lms, F->lms is opened the same way (header point,epoch,...). A new
+ * study removes an old steps file F->steps. */
+int study_open(study_files *F, fsvc_csv *done, int *resumed, int resume, int lms,
+               int threads, const fsvc_grid *g, const char *cur, const char *cmdline,
+               fsvc_error *err);
+/* Appends text to fd (open O_APPEND) in one write and fsync; on failure
+ * the file is cut back to its old size and err names path (FSVC_ERESOURCE). */
+int study_append(int fd, const char *path, const char *text, size_t len, fsvc_error *err);
+/* Closes what is open, ends the steps file. */
+void study_close(study_files *F);
+/* The latest record r > 0 of t whose field col is settings, or -1. */
+int64_t study_latest_row(const fsvc_csv *t, int col, const char *settings);
+
+/* The steps file: from start to stop the trainer's messages (fsvc_printf)
+ * go to stderr and, while a point is marked on (its radius is searched: a
+ * flag of the study, not a match on the text), are appended to path as
+ * "point: line", each write checked; check reports the first failure.
+ * stop leaves no file when nothing was written. */
+void study_steps_start(const char *path);
+void study_steps_point(const char *point, int on);
+int study_steps_check(fsvc_error *err);
+void study_steps_stop(void);
 
 /* One line each: "CPU model, N cores, flags: avx2 avx512f ..." and the
  * compiler ("gcc 12.2.0; build flags: ..." from $FSVC_CFLAGS when set). */
 void sysinfo_machine(char *out, size_t len);
 void sysinfo_compiler(char *out, size_t len);
 
-/* Plots of the study CSV at csv (rows of the grid points g) into
- * prefix-acc-centroids.png, prefix-acc-time.png, prefix-tsyn.png.
- * Messages (one line each) for plots that could not be drawn go to log.
- * Returns the number of PNGs written. */
+/* Plots of the study CSV at csv into prefix-acc-centroids.png,
+ * prefix-acc-time.png, prefix-tsyn.png; grid point k is the latest row
+ * whose settings column is settings[k]. A plot with nothing to draw is
+ * skipped (a line on log). Returns FSVC_OK with the PNGs written counted in
+ * *written, or the first failure (err names the file). */
 int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
-                const char *title, FILE *log);
+                char *const *settings, const char *title, FILE *log, int *written,
+                fsvc_error *err);
 
 /* The LMS learning curves in lms_csv (point,epoch,train_err,val_err) into
- * png. Returns 0 or -1 (message on log). */
-int study_plot_lms(const char *lms_csv, const char *png, const char *title, FILE *log);
+ * png (*written + 1), skipped when there is none; or a failure. */
+int study_plot_lms(const char *lms_csv, const char *png, const char *title, FILE *log,
+                   int *written, fsvc_error *err);
 
 #endif

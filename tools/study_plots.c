@@ -1,7 +1,7 @@
 /* study_plots.c - the PNG plots of a study, drawn from its CSV (so that a
  * resumed study plots every row): accuracy vs centroids, accuracy vs
  * training time with the Pareto front, t_syn per phase vs centroids; and
- * the LMS learning curves. */
+ * the LMS learning curves. Rows are found by their settings string. */
 #include "tools/study_out.h"
 #include "tools/plot.h"
 
@@ -9,49 +9,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { C_POINT, C_M, C_TTRAIN, C_ACC, C_CV, C_CVSD, C_TS_SEL, C_TS_RO, C_TS_PRED, NCOL };
+enum { C_SETTINGS, C_M, C_TTRAIN, C_ACC, C_CV, C_CVSD, C_TS_SEL, C_TS_RO, C_TS_PRED, NCOL };
 static const char *const colname[NCOL] = {
-    "point", "centroids", "t_train_s", "acc_test", "cv_mean", "cv_sd",
+    "settings", "centroids", "t_train_s", "acc_test", "cv_mean", "cv_sd",
     "tsyn_select_ns", "tsyn_readout_ns", "tsyn_predict_ns"};
 
-typedef struct table {
-    char **col[NCOL];
-    int64_t n;
-} table;
-
-static void table_free(table *t)
+static double val(const fsvc_csv *t, const int *col, int c, int64_t r)
 {
-    for (int c = 0; c < NCOL; c++) fsvc_csv_keys_free(t->col[c], t->n);
-    memset(t, 0, sizeof *t);
+    const char *s = r > 0 ? fsvc_csv_get(t, r, col[c]) : "";
+    return s[0] ? atof(s) : NAN;
 }
 
-static int table_read(table *t, const char *csv, FILE *log)
+/* One plot: drawn, skipped when empty (noted on log), or an error. */
+static int draw(const char *png, const plot_spec *sp, const plot_series *s, int ns,
+                int *written, FILE *log, fsvc_error *err)
 {
-    memset(t, 0, sizeof *t);
-    fsvc_error err;
-    for (int c = 0; c < NCOL; c++) {
-        int64_t n = 0;
-        if (fsvc_csv_column(&t->col[c], &n, NULL, 0, csv, colname[c], &err)) {
-            fprintf(log, "study plots: %s\n", err.msg);
-            t->n = c ? t->n : n;
-            table_free(t);
-            return -1;
-        }
-        if (c && n != t->n) {
-            fprintf(log, "study plots: %s: ragged columns\n", csv);
-            fsvc_csv_keys_free(t->col[c], n);
-            t->col[c] = NULL;
-            table_free(t);
-            return -1;
-        }
-        t->n = n;
+    int rc = plot_png(png, sp, s, ns, err);
+    if (rc == PLOT_EMPTY) {
+        fprintf(log, "study plots: %s, skipped\n", err->msg);
+        return FSVC_OK;
     }
-    return 0;
-}
-
-static double val(const table *t, int c, int64_t r)
-{
-    return r >= 0 && t->col[c][r][0] ? atof(t->col[c][r]) : NAN;
+    if (!rc) (*written)++;
+    return rc;
 }
 
 /* The series label of grid point k: the values of every axis but the
@@ -71,43 +50,25 @@ static void rest_key(char *out, size_t len, const fsvc_grid *g, int64_t k)
 }
 
 int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
-                const char *title, FILE *log)
+                char *const *settings, const char *title, FILE *log, int *written,
+                fsvc_error *err)
 {
-    table t;
-    if (table_read(&t, csv, log)) return 0;
+    *written = 0;
+    fsvc_csv t;
+    int rc = fsvc_csv_load(&t, csv, err), col[NCOL];
+    if (rc) return rc;
+    for (int c = 0; c < NCOL; c++)
+        if ((col[c] = fsvc_csv_col(&t, colname[c])) < 0) {
+            fsvc_csv_free(&t);
+            return fsvc_fail(err, FSVC_EINPUT, "%s: no column '%s' to plot", csv, colname[c]);
+        }
     int64_t np = fsvc_grid_size(g);
-    int64_t *row = malloc((size_t)np * sizeof *row);
     int nser = g->naxes > 1 ? (int)(np / g->axis[0].nval) : 1;
     int per = g->naxes ? g->axis[0].nval : 1;
     /* per point: centroids, time, test acc, cv, cv sd, t_syn x3 */
     double *v = malloc((size_t)np * 8 * sizeof *v);
     plot_series *s = calloc((size_t)(3 * nser + 4), sizeof *s);
     char (*lab)[300] = calloc((size_t)(2 * nser + 1), sizeof *lab);
-    int written = 0;
-    if (!row || !v || !s || !lab) goto done;
-    fsvc_param p;
-    fsvc_error err;
-    int have_acc = 0, have_cv = 0;
-    for (int64_t k = 0; k < np; k++) {
-        char key[1024];
-        fsvc_param_default(&p);
-        row[k] = -1;
-        if (fsvc_grid_point(&p, key, sizeof key, g, k, &err)) continue;
-        if (!key[0]) snprintf(key, sizeof key, "default");
-        for (int64_t r = t.n - 1; r >= 0; r--)  /* the latest row of a point */
-            if (!strcmp(t.col[C_POINT][r], key)) { row[k] = r; break; }
-        double *q = v + k * 8;
-        q[0] = val(&t, C_M, row[k]);
-        q[1] = val(&t, C_TTRAIN, row[k]);
-        q[2] = val(&t, C_ACC, row[k]);
-        q[3] = val(&t, C_CV, row[k]);
-        q[4] = val(&t, C_CVSD, row[k]);
-        q[5] = val(&t, C_TS_SEL, row[k]);
-        q[6] = val(&t, C_TS_RO, row[k]);
-        q[7] = val(&t, C_TS_PRED, row[k]);
-        have_acc |= isfinite(q[2]);
-        have_cv |= isfinite(q[3]);
-    }
     /* column arrays, series by series (o = j * per + i) */
     double *cm = malloc((size_t)np * sizeof *cm), *ct = malloc((size_t)np * sizeof *ct),
            *ca = malloc((size_t)np * sizeof *ca), *cc = malloc((size_t)np * sizeof *cc),
@@ -115,7 +76,21 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
            *t2 = malloc((size_t)np * sizeof *t2), *t3 = malloc((size_t)np * sizeof *t3);
     int *front = malloc((size_t)np * sizeof *front);
     double *fx = malloc((size_t)np * sizeof *fx), *fy = malloc((size_t)np * sizeof *fy);
-    if (!cm || !ct || !ca || !cc || !cs || !t1 || !t2 || !t3 || !front || !fx || !fy) goto done2;
+    if (!v || !s || !lab || !cm || !ct || !ca || !cc || !cs || !t1 || !t2 || !t3 || !front ||
+        !fx || !fy) {
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "study plots: out of memory");
+        goto done;
+    }
+    int have_acc = 0, have_cv = 0;
+    for (int64_t k = 0; k < np; k++) {
+        int64_t row = -1;
+        for (int64_t r = t.nrec - 1; r > 0; r--)  /* the latest row of a point */
+            if (!strcmp(fsvc_csv_get(&t, r, col[C_SETTINGS]), settings[k])) { row = r; break; }
+        double *q = v + k * 8;
+        for (int c = C_M; c < NCOL; c++) q[c - C_M] = val(&t, col, c, row);
+        have_acc |= isfinite(q[2]);
+        have_cv |= isfinite(q[3]);
+    }
     /* the first axis varies slowest in the point index: point of series j,
      * value i is k = i * nser + j */
     for (int j = 0; j < nser; j++)
@@ -125,7 +100,9 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
             cm[o] = q[0]; ct[o] = q[1]; ca[o] = q[2]; cc[o] = q[3]; cs[o] = q[4];
             t1[o] = q[5]; t2[o] = q[6]; t3[o] = q[7];
         }
-    char png[2100], msg[600], ttl[900];
+    size_t pl = strlen(prefix) + 32;
+    char *png = malloc(pl), ttl[900];
+    if (!png) { rc = fsvc_fail(err, FSVC_ERESOURCE, "study plots: out of memory"); goto done; }
     /* 1. accuracy vs centroids */
     int ns = 0;
     for (int j = 0; j < nser; j++) {
@@ -146,9 +123,8 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
     if (g->naxes) strncat(ttl, ")", sizeof ttl - strlen(ttl) - 1);
     plot_spec sp = {ttl, "centroids m (hidden neurons)", "accuracy (%)", 1, 0, 1200, 600,
                     "outside right top"};
-    snprintf(png, sizeof png, "%s-acc-centroids.png", prefix);
-    if (plot_png(png, &sp, s, ns, msg, sizeof msg) == 0) written++;
-    else fprintf(log, "study plots: %s\n", msg);
+    snprintf(png, pl, "%s-acc-centroids.png", prefix);
+    if ((rc = draw(png, &sp, s, ns, written, log, err))) goto done2;
     /* 2. accuracy vs training time, Pareto front */
     const double *acc = have_acc ? ca : cc;
     ns = 0;
@@ -168,9 +144,8 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
              have_acc ? "test" : "cross-validated");
     sp = (plot_spec){ttl, "training time (s, selection + readout)", "accuracy (%)", 1, 0, 1200, 600,
                      "outside right top"};
-    snprintf(png, sizeof png, "%s-acc-time.png", prefix);
-    if (plot_png(png, &sp, s, ns, msg, sizeof msg) == 0) written++;
-    else fprintf(log, "study plots: %s\n", msg);
+    snprintf(png, pl, "%s-acc-time.png", prefix);
+    if ((rc = draw(png, &sp, s, ns, written, log, err))) goto done2;
     /* 3. t_syn per phase vs centroids */
     s[0] = (plot_series){"selection (novelty pass; none when random)", cm, t1, NULL, (int)np, "points", "pt 7 ps 1.3"};
     s[1] = (plot_series){"readout (H and solve / LMS)", cm, t2, NULL, (int)np, "points", "pt 5 ps 1.3"};
@@ -178,31 +153,31 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
     snprintf(ttl, sizeof ttl, "%s\nsynaptic time per phase, t_syn = time / (n m N)", title);
     sp = (plot_spec){ttl, "centroids m (hidden neurons)", "t_syn (ns per synaptic operation)", 1, 1,
                      0, 0, "top right"};
-    snprintf(png, sizeof png, "%s-tsyn.png", prefix);
-    if (plot_png(png, &sp, s, 3, msg, sizeof msg) == 0) written++;
-    else fprintf(log, "study plots: %s\n", msg);
+    snprintf(png, pl, "%s-tsyn.png", prefix);
+    rc = draw(png, &sp, s, 3, written, log, err);
 done2:
+    free(png);
+done:
     free(cm); free(ct); free(ca); free(cc); free(cs); free(t1); free(t2); free(t3);
     free(front); free(fx); free(fy);
-done:
-    free(row); free(v); free(s); free(lab);
-    table_free(&t);
-    return written;
+    free(v); free(s); free(lab);
+    fsvc_csv_free(&t);
+    return rc;
 }
 
-int study_plot_lms(const char *lms_csv, const char *png, const char *title, FILE *log)
+int study_plot_lms(const char *lms_csv, const char *png, const char *title, FILE *log,
+                   int *written, fsvc_error *err)
 {
-    char **pt = NULL, **ep = NULL, **tr = NULL, **va = NULL;
-    int64_t n = 0, n1 = 0, n2 = 0, n3 = 0;
-    fsvc_error err;
-    int rc = -1;
-    if (fsvc_csv_column(&pt, &n, NULL, 0, lms_csv, "point", &err) ||
-        fsvc_csv_column(&ep, &n1, NULL, 0, lms_csv, "epoch", &err) ||
-        fsvc_csv_column(&tr, &n2, NULL, 0, lms_csv, "train_err", &err) ||
-        fsvc_csv_column(&va, &n3, NULL, 0, lms_csv, "val_err", &err) || n1 != n || n2 != n ||
-        n3 != n || n == 0) {
-        fprintf(log, "study plots: %s: no LMS curve to plot\n", lms_csv);
-        goto out;
+    fsvc_csv t;
+    int rc = fsvc_csv_load(&t, lms_csv, err);
+    if (rc) return rc;
+    int cp = fsvc_csv_col(&t, "point"), ce = fsvc_csv_col(&t, "epoch"),
+        ct = fsvc_csv_col(&t, "train_err"), cv = fsvc_csv_col(&t, "val_err");
+    int64_t n = t.nrec > 1 ? t.nrec - 1 : 0;
+    if (cp < 0 || ce < 0 || ct < 0 || cv < 0 || n == 0) {
+        fprintf(log, "study plots: %s: no LMS curve to plot, skipped\n", lms_csv);
+        fsvc_csv_free(&t);
+        return FSVC_OK;
     }
     double *x = malloc((size_t)n * sizeof *x), *yt = malloc((size_t)n * sizeof *yt),
            *yv = malloc((size_t)n * sizeof *yv);
@@ -212,35 +187,33 @@ int study_plot_lms(const char *lms_csv, const char *png, const char *title, FILE
     if (x && yt && yv && s && lab && ex) {
         int ns = 0;
         for (int64_t i = 0; i < n;) {
+            const char *pt = fsvc_csv_get(&t, i + 1, cp);
             int64_t j = i;
-            while (j < n && !strcmp(pt[j], pt[i])) {
-                x[j] = atof(ep[j]);
-                yt[j] = 100 * atof(tr[j]);
-                yv[j] = 100 * atof(va[j]);
+            while (j < n && !strcmp(fsvc_csv_get(&t, j + 1, cp), pt)) {
+                x[j] = atof(fsvc_csv_get(&t, j + 1, ce));
+                yt[j] = 100 * atof(fsvc_csv_get(&t, j + 1, ct));
+                yv[j] = 100 * atof(fsvc_csv_get(&t, j + 1, cv));
                 j++;
             }
             /* one colour per point: validation solid, training dashed */
-            snprintf(lab[ns], sizeof lab[0], "validation, %s", pt[i]);
+            snprintf(lab[ns], sizeof lab[0], "validation, %s", pt);
             snprintf(ex[ns], sizeof ex[0], "lw 2 pt 7 lc %d", ns / 2 + 1);
             s[ns] = (plot_series){lab[ns], x + i, yv + i, NULL, (int)(j - i), NULL, ex[ns]};
             ns++;
-            snprintf(lab[ns], sizeof lab[0], "training, %s", pt[i]);
+            snprintf(lab[ns], sizeof lab[0], "training, %s", pt);
             snprintf(ex[ns], sizeof ex[0], "dt 2 pt 6 lc %d", ns / 2 + 1);
             s[ns] = (plot_series){lab[ns], x + i, yt + i, NULL, (int)(j - i), NULL, ex[ns]};
             ns++;
             i = j;
         }
-        char ttl[900], msg[600];
+        char ttl[900];
         snprintf(ttl, sizeof ttl, "%s\nLMS readout: error per epoch (epoch 0 = one-hot start)", title);
         plot_spec sp = {ttl, "epoch", "error rate (%)", 0, 0, 0, 0, "top right"};
-        if (plot_png(png, &sp, s, ns, msg, sizeof msg) == 0) rc = 0;
-        else fprintf(log, "study plots: %s\n", msg);
+        rc = draw(png, &sp, s, ns, written, log, err);
+    } else {
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "study plots: out of memory");
     }
     free(x); free(yt); free(yv); free(s); free(lab); free(ex);
-out:
-    fsvc_csv_keys_free(pt, n);
-    fsvc_csv_keys_free(ep, n1);
-    fsvc_csv_keys_free(tr, n2);
-    fsvc_csv_keys_free(va, n3);
+    fsvc_csv_free(&t);
     return rc;
 }

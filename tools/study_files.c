@@ -1,0 +1,258 @@
+/* study_files.c - the files `fsvc study` writes as it goes: the CSV (new
+ * through ds_tmp_*, or resumed after checking it was made with the same
+ * data and fixed settings), the LMS curve CSV, the radius-search steps
+ * file; every append one write, synced, cut back on failure. */
+#include "tools/study_out.h"
+#include "datasets/datasets.h" /* ds_tmp_*: temporary file + rename */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *const study_columns[STUDY_NCOLUMNS] = {
+    "point", "data", "test", "N_train", "N_test", "n", "radius_set", "radius", "prag", "dist",
+    "kernel", "select", "readout", "lambda", "eta", "epochs", "scale", "preprocess", "dtype",
+    "backend", "threads", "centroids", "t_select_s", "t_readout_s", "t_train_s", "t_predict_s",
+    "tsyn_select_ns", "tsyn_readout_ns", "tsyn_predict_ns", "acc_test", "cv_folds", "cv_mean",
+    "cv_sd", "cv_centroids", "val_frac", "val_best_epoch", "maxrss_mb", "settings"};
+
+/* The steps file (see study_out.h): state of the print hook. */
+static struct {
+    int on, fd, errno_;
+    const char *path, *point;
+} steps = {0, -1, 0, NULL, NULL};
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return -1;
+        if (w == 0) { errno = EIO; return -1; }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Appends text to the file open (O_APPEND) at fd in one write and syncs
+ * it. Returns 0, or errno after cutting the file back to its old size. */
+static int append_raw(int fd, const char *text, size_t len)
+{
+    off_t old = lseek(fd, 0, SEEK_END);
+    if (old >= 0 && write_all(fd, text, len) == 0 && fsync(fd) == 0) return 0;
+    int e = errno ? errno : EIO;
+    if (old >= 0 && ftruncate(fd, old) == 0) fsync(fd);
+    return e;
+}
+
+int study_append(int fd, const char *path, const char *text, size_t len, fsvc_error *err)
+{
+    int e = append_raw(fd, text, len);
+    return e ? fsvc_fail(err, FSVC_ERESOURCE, "%s: write error: %s", path, strerror(e)) : FSVC_OK;
+}
+
+static void study_print(const char *line)
+{
+    fputs(line, stderr);
+    if (!steps.on || steps.errno_) return;
+    if (steps.fd < 0) {
+        steps.fd = open(steps.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+        if (steps.fd < 0) { steps.errno_ = errno; return; }
+    }
+    char *text = NULL;
+    int n = asprintf(&text, "%s: %s", steps.point, line);
+    steps.errno_ = n < 0 ? ENOMEM : append_raw(steps.fd, text, (size_t)n);
+    free(text);
+}
+
+void study_steps_start(const char *path)
+{
+    steps.path = path;
+    steps.fd = -1;
+    steps.errno_ = 0;
+    steps.on = 0;
+    fsvc_set_print(study_print);
+}
+
+void study_steps_point(const char *point, int on)
+{
+    steps.point = point;
+    steps.on = on;
+}
+
+int study_steps_check(fsvc_error *err)
+{
+    return steps.errno_ ? fsvc_fail(err, FSVC_ERESOURCE, "%s: write error: %s", steps.path,
+                                    strerror(steps.errno_))
+                        : FSVC_OK;
+}
+
+void study_steps_stop(void)
+{
+    fsvc_set_print(NULL);
+    struct stat st;
+    if (steps.fd >= 0 && fstat(steps.fd, &st) == 0 && st.st_size == 0)
+        unlink(steps.path);                      /* nothing got written: no file */
+    if (steps.fd >= 0) close(steps.fd);
+    steps.fd = -1;
+    steps.on = 0;
+}
+
+int64_t study_latest_row(const fsvc_csv *t, int col, const char *settings)
+{
+    for (int64_t r = t->nrec - 1; r > 0; r--)
+        if (!strcmp(fsvc_csv_get(t, r, col), settings)) return r;
+    return -1;
+}
+
+/* A resumed CSV must be this version's and made with this run's data and
+ * fixed settings: every key of cur that is not a --vary axis has the same
+ * value in every row (else FSVC_EINPUT saying which). */
+static int check_resume(const fsvc_csv *t, const char *path, const char *cur,
+                        const fsvc_grid *g, fsvc_error *err)
+{
+    int ok = fsvc_csv_nfields(t, 0) == STUDY_NCOLUMNS;
+    for (int c = 0; ok && c < STUDY_NCOLUMNS; c++) ok = !strcmp(fsvc_csv_get(t, 0, c), study_columns[c]);
+    if (!ok)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: columns differ from this version's; "
+                         "remove it or use another --name", path);
+    for (int64_t r = 1; r < t->nrec; r++) {
+        long long line = (long long)t->line[r];
+        if (fsvc_csv_nfields(t, r) != STUDY_NCOLUMNS)
+            return fsvc_fail(err, FSVC_EINPUT, "%s:%lld: %d fields, the header has %d", path, line,
+                             fsvc_csv_nfields(t, r), STUDY_NCOLUMNS);
+        const char *rs = fsvc_csv_get(t, r, STUDY_NCOLUMNS - 1);
+        for (const char *k = cur; *k;) {
+            const char *eq = strchr(k, '='), *end = strchr(k, ';');
+            if (!end) end = k + strlen(k);
+            char key[32];
+            snprintf(key, sizeof key, "%.*s", (int)(eq - k), k);
+            int axis = 0;
+            for (int a = 0; a < g->naxes; a++) axis |= !strcmp(g->axis[a].name, key);
+            size_t vl = (size_t)(end - eq - 1), rl = 0;
+            const char *rv = fsvc_settings_find(rs, key, &rl);
+            if (!axis && (!rv || rl != vl || memcmp(rv, eq + 1, vl)))
+                return fsvc_fail(err, FSVC_EINPUT, "%s:%lld: made with %s=%.*s, this run has "
+                                 "%s=%.*s; resume with the same data and fixed settings, or "
+                                 "use another --name", path, line, key, rv ? (int)rl : 6,
+                                 rv ? rv : "(none)", key, (int)vl, eq + 1);
+            k = *end ? end + 1 : end;
+        }
+    }
+    return FSVC_OK;
+}
+
+/* A new file at path holding text, through ds_tmp_* (all or nothing). */
+static int write_new(const char *path, const fsvc_csv_out *text, fsvc_error *err)
+{
+    if (text->oom) return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
+    size_t tl = strlen(path) + 64;
+    char *tmp = malloc(tl);
+    if (!tmp) return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
+    FILE *f;
+    int rc = ds_tmp_open(&f, tmp, tl, path, err);
+    if (!rc && fwrite(text->s, 1, text->len, f) != text->len) {
+        int e = errno;
+        ds_tmp_abort(f, tmp);
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: write error: %s", path, strerror(e));
+    } else if (!rc) {
+        rc = ds_tmp_commit(f, tmp, path, err);
+    }
+    free(tmp);
+    return rc;
+}
+
+/* Reads the CSV at path back for --resume: an unfinished last row (an
+ * interrupted write) is cut off the file. */
+static int load_for_resume(fsvc_csv *t, const char *path, fsvc_error *err)
+{
+    int rc = fsvc_csv_load(t, path, err);
+    if (rc || !t->partial) return rc;
+    if (truncate(path, (off_t)t->complete) != 0) {
+        int e = errno;
+        fsvc_csv_free(t);
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot cut an unfinished last row: %s", path,
+                         strerror(e));
+    }
+    fprintf(stderr, "study: %s: dropped an unfinished last row\n", path);
+    return FSVC_OK;
+}
+
+static int open_append(int *fd, const char *path, fsvc_error *err)
+{
+    *fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    return *fd < 0 ? fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot open for appending: %s", path,
+                               strerror(errno))
+                   : FSVC_OK;
+}
+
+int study_open(study_files *F, fsvc_csv *done, int *resumed, int resume, int lms,
+               int threads, const fsvc_grid *g, const char *cur, const char *cmdline,
+               fsvc_error *err)
+{
+    int rc;
+    memset(done, 0, sizeof *done);
+    *resumed = 0;
+    if (resume) {
+        if ((rc = load_for_resume(done, F->csv, err))) return rc;
+        if (done->nrec > 0 && (rc = check_resume(done, F->csv, cur, g, err))) {
+            fsvc_csv_free(done);
+            return rc;
+        }
+        *resumed = done->nrec > 0;
+    }
+    fsvc_csv_out t = {0};
+    if (*resumed) {
+        fsvc_csv_comment(&t, "resumed: %s", cmdline);
+    } else {
+        char mach[512], comp[1024];
+        sysinfo_machine(mach, sizeof mach);
+        sysinfo_compiler(comp, sizeof comp);
+        fsvc_csv_comment(&t, "command: %s", cmdline);
+        fsvc_csv_comment(&t, "machine: %s", mach);
+        fsvc_csv_comment(&t, "compiler: %s", comp);
+        fsvc_csv_comment(&t, "threads: %d (0 = all cores)", threads);
+        fsvc_csv_comment(&t, "times in seconds, t_syn in ns per synaptic operation (n*m*N), "
+                             "accuracies in %%, maxrss_mb = process peak so far; settings: "
+                             "what defines a point (--resume matches it)");
+        for (int c = 0; c < STUDY_NCOLUMNS; c++) fsvc_csv_field(&t, study_columns[c]);
+        fsvc_csv_endrow(&t);
+        rc = write_new(F->csv, &t, err);
+    }
+    if (!rc) rc = open_append(&F->csv_fd, F->csv, err);
+    if (!rc && *resumed) rc = study_append(F->csv_fd, F->csv, t.s, t.len, err);
+    fsvc_csv_out_free(&t);
+    if (!rc && lms) {
+        fsvc_csv lt;
+        int have = *resumed && access(F->lms, F_OK) == 0;
+        if (have && !(rc = load_for_resume(&lt, F->lms, err))) fsvc_csv_free(&lt);
+        if (!rc && !have) {
+            fsvc_csv_out h = {0};
+            fsvc_csv_field(&h, "point"); fsvc_csv_field(&h, "epoch");
+            fsvc_csv_field(&h, "train_err"); fsvc_csv_field(&h, "val_err");
+            fsvc_csv_endrow(&h);
+            rc = write_new(F->lms, &h, err);
+            fsvc_csv_out_free(&h);
+        }
+        if (!rc) rc = open_append(&F->lms_fd, F->lms, err);
+    }
+    /* a new study starts a new steps file (written when a radius is searched) */
+    if (!rc && !*resumed && unlink(F->steps) != 0 && errno != ENOENT)
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot remove the old file: %s", F->steps,
+                       strerror(errno));
+    if (rc) fsvc_csv_free(done);
+    return rc;
+}
+
+void study_close(study_files *F)
+{
+    if (F->lms_fd >= 0) close(F->lms_fd);
+    if (F->csv_fd >= 0) close(F->csv_fd);
+    study_steps_stop();
+    F->lms_fd = F->csv_fd = -1;
+}
