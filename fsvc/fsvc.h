@@ -99,6 +99,49 @@ typedef struct fsvc_param {
 /* The defaults of `fsvc train` with no options. */
 void fsvc_param_default(fsvc_param *p);
 
+/* ---- the settings model (fsvc/params.c) ----
+ * Every training setting by name, the one parser and printer of each:
+ * `fsvc train` options and --help, `fsvc study --vary NAME=...`, the
+ * Python estimators' parameters and study resume keys all go through it.
+ * Names: radius (R > 0, "Xrms": X times the rms distance between training
+ * samples, "auto"/"search": the author's radius search), prag, dist
+ * (l1|l2), kernel (tri|gauss), select, readout, lambda, eta, epochs,
+ * scale, dtype (u8|f32|f64|auto), preprocess, regression (on|off),
+ * shuffle (seed or off), max-neurons, backend, threads. */
+typedef struct fsvc_setting_info {
+    const char *name;          /* the key; `fsvc train --NAME` */
+    char opt;                  /* `fsvc train -X`, 0: none */
+    const char *arg;           /* value syntax for help, NULL: choices or on|off */
+    const fsvc_name *choices;  /* the enum's name table, or NULL */
+    const char *help;          /* help text, lines split by '\n' */
+    int result;                /* 1: shapes the model; 0: how it runs (backend, threads) */
+} fsvc_setting_info;
+/* Setting i = 0.. (NULL past the last), in the table's order. */
+const fsvc_setting_info *fsvc_setting(int i);
+const char *fsvc_setting_name(int i);
+/* Applies one setting from text; FSVC_EUSAGE naming the setting and the
+ * accepted values, p unchanged, on a bad name or value. */
+int fsvc_param_set(fsvc_param *p, const char *name, const char *value, fsvc_error *err);
+/* Applies "name=value;name=value..." in order (all or nothing). */
+int fsvc_param_parse(fsvc_param *p, const char *spec, fsvc_error *err);
+/* The canonical text of one setting of p, which fsvc_param_set reads back
+ * to the same value ("auto", "0.45rms", "off", shortest exact numbers).
+ * Returns 0, or -1 for an unknown name or a short buffer. */
+int fsvc_param_get(const fsvc_param *p, const char *name, char *out, size_t len);
+/* FSVC_OK when every field of p holds a value its setting accepts and the
+ * settings agree (regression needs ridge); else FSVC_EUSAGE naming it. */
+int fsvc_param_check(const fsvc_param *p, fsvc_error *err);
+/* Settings strings "key=value;key=value": appends key=value to the
+ * NUL-terminated s (capacity cap), the value's '%', ';', '=' and control
+ * characters written as %XX, so that any text (a file name) keeps the
+ * string splittable. FSVC_EUSAGE (s unchanged) when it does not fit. */
+int fsvc_settings_add(char *s, size_t cap, const char *key, const char *value);
+/* Every setting of p, in the table's order, appended to s. */
+int fsvc_param_canon(char *s, size_t cap, const fsvc_param *p);
+/* The (escaped) value of key in the settings string s and its length, or
+ * NULL when s has no such key. */
+const char *fsvc_settings_find(const char *s, const char *key, size_t *vlen);
+
 typedef struct fsvc_model {
     fsvc_dtype dtype;      /* centroids and prepared input */
     int n;                 /* features */

@@ -69,16 +69,8 @@ typedef struct fsvc_grid {
     fsvc_grid_axis axis[FSVC_GRID_MAX_AXES];
 } fsvc_grid;
 
-/* Settings a study can vary or fix, by name (the value text in brackets):
- * radius (R > 0; "Xrms": X times the rms distance between training
- * samples; "auto" or "search": the author's radius search), prag, dist
- * (l1|l2), kernel (tri|gauss), select (global|per-class|random|auto),
- * readout (onehot|lms|ridge), lambda, eta, epochs, scale (01|pm1|none),
- * dtype (u8|f32|f64|auto), preprocess (none|deskew|sqrt|deskew+sqrt|auto),
- * max-neurons, shuffle (seed, or "off"), backend (ref|cpu|cuda), threads.
- * Applies one setting to p (the backend as a static name: value may go). */
-int fsvc_param_set(fsvc_param *p, const char *name, const char *value,
-                   fsvc_error *err);
+/* Settings are set by name through the settings model of fsvc.h
+ * (fsvc_param_set and friends, fsvc/params.c). */
 
 /* Adds an axis from "NAME=V1,V2,..." (checks the name and every value; an
  * axis named twice is an error). */
@@ -89,25 +81,6 @@ int64_t fsvc_grid_size(const fsvc_grid *g);
  * and writes its key "name=value;name=value" (axis order) into key. */
 int fsvc_grid_point(fsvc_param *p, char *key, size_t keylen,
                     const fsvc_grid *g, int64_t k, fsvc_error *err);
-
-/* ---- settings as canonical text (study_grid.c): what keys a resume ---- */
-
-/* The setting names above, i = 0.. (NULL past the last). */
-const char *fsvc_setting_name(int i);
-/* The canonical text of one setting of p, which fsvc_param_set reads back
- * to the same value ("auto", "0.45rms", "off", shortest exact numbers).
- * Returns 0, or -1 for an unknown name or a short buffer. */
-int fsvc_param_get(const fsvc_param *p, const char *name, char *out, size_t len);
-/* Settings strings "key=value;key=value": appends key=value to the
- * NUL-terminated s (capacity cap), the value's '%', ';', '=' and control
- * characters written as %XX, so that any text (a file name) keeps the
- * string splittable. FSVC_EUSAGE (s unchanged) when it does not fit. */
-int fsvc_settings_add(char *s, size_t cap, const char *key, const char *value);
-/* Every setting of p, in the order of fsvc_setting_name, appended to s. */
-int fsvc_param_canon(char *s, size_t cap, const fsvc_param *p);
-/* The (escaped) value of key in the settings string s and its length, or
- * NULL when s has no such key. */
-const char *fsvc_settings_find(const char *s, const char *key, size_t *vlen);
 
 /* ---- LMS with a validation split (study_lms.c) ---- */
 

@@ -1,0 +1,409 @@
+/* params.c - the one settings model of fsvc training. Every setting has
+ * one row in `table`: its name (the key of `fsvc study --vary NAME=...`,
+ * of the Python estimators' keyword arguments and of the canonical
+ * settings text), its `fsvc train` options (-r / --radius), the syntax of
+ * its value, a help line, and one parser and one printer. `fsvc train`
+ * builds its options and --help from the table, `fsvc study` and the
+ * Python binding set settings by name through fsvc_param_set, and
+ * fsvc_param_canon writes the canonical text that keys a study's resume.
+ * To add a setting: a field in fsvc_param (fsvc.h), its default in
+ * fsvc_param_default (model.c), a row here with its set_/get_ pair. */
+#include "fsvc.h"
+#include "../layers/bnl.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int (*set_fn)(fsvc_param *p, const char *name, const char *s, fsvc_error *err);
+typedef void (*get_fn)(char *buf, size_t len, const fsvc_param *p);
+
+typedef struct setting {
+    fsvc_setting_info info;
+    set_fn set;
+    get_fn get;
+} setting;
+
+/* The shortest %g text that reads back as exactly v. */
+static void shortest(char *out, size_t len, double v)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(out, len, "%.*g", prec, v);
+        if (strtod(out, NULL) == v) return;
+    }
+}
+
+/* ---- value parsers ---- */
+
+static int num(double *out, const char *name, const char *s, fsvc_error *err)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v))
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: '%s' is not a finite number", name, s);
+    *out = v;
+    return FSVC_OK;
+}
+
+static int positive(double *out, const char *name, const char *s, fsvc_error *err)
+{
+    int rc = num(out, name, s, err);
+    if (!rc && !(*out > 0))
+        rc = fsvc_fail(err, FSVC_EUSAGE, "%s: '%s' must be > 0", name, s);
+    return rc;
+}
+
+static int integer(long long *out, const char *name, const char *s, long long lo,
+                   long long hi, fsvc_error *err)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: '%s' is not an integer in [%lld, %lld]",
+                         name, s, lo, hi);
+    *out = v;
+    return FSVC_OK;
+}
+
+static int bad(const char *name, const char *s, const char *choices, fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_EUSAGE, "%s: unknown value '%s' (%s)", name, s, choices);
+}
+
+/* ---- one setter and one getter per setting ---- */
+
+static int set_radius(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
+{
+    size_t l = strlen(s);
+    double v;
+    int rc;
+    if (!strcmp(s, "auto") || !strcmp(s, "search")) {
+        p->radius = 0;                   /* the author's radius search */
+        p->radius_rms = 0;
+        return FSVC_OK;
+    }
+    if (l > 3 && !strcmp(s + l - 3, "rms")) {
+        char nb[64];
+        if (l - 3 >= sizeof nb)
+            return fsvc_fail(err, FSVC_EUSAGE, "%s: '%.40s...' is too long", name, s);
+        memcpy(nb, s, l - 3);
+        nb[l - 3] = 0;
+        if ((rc = positive(&v, name, nb, err))) return rc;
+        p->radius = 0;                   /* v times the rms distance */
+        p->radius_rms = v;
+        return FSVC_OK;
+    }
+    if ((rc = num(&v, name, s, err)))
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: '%s' is not a number, Xrms or search", name, s);
+    if (!(v > 0)) return fsvc_fail(err, FSVC_EUSAGE, "%s: '%s' must be > 0", name, s);
+    p->radius = v;
+    p->radius_rms = 0;
+    return FSVC_OK;
+}
+static void get_radius(char *b, size_t n, const fsvc_param *p)
+{
+    char v[40];
+    if (p->radius > 0) shortest(b, n, p->radius);
+    else if (p->radius_rms > 0) { shortest(v, sizeof v, p->radius_rms); snprintf(b, n, "%srms", v); }
+    else snprintf(b, n, "auto");
+}
+
+#define POSITIVE(field)                                                                \
+    static int set_##field(fsvc_param *p, const char *name, const char *s,             \
+                           fsvc_error *err)                                            \
+    { return positive(&p->field, name, s, err); }                                      \
+    static void get_##field(char *b, size_t n, const fsvc_param *p)                    \
+    { shortest(b, n, p->field); }
+POSITIVE(prag)
+POSITIVE(lambda)
+
+/* eta = 0 is allowed: the LMS readout then keeps its one-hot start */
+static int set_eta(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
+{
+    int rc = num(&p->eta, name, s, err);
+    if (!rc && !(p->eta >= 0)) rc = fsvc_fail(err, FSVC_EUSAGE, "%s: '%s' must be >= 0", name, s);
+    return rc;
+}
+static void get_eta(char *b, size_t n, const fsvc_param *p) { shortest(b, n, p->eta); }
+
+#define INTEGER(fn, field, lo, hi)                                                     \
+    static int set_##fn(fsvc_param *p, const char *name, const char *s, fsvc_error *err) \
+    {                                                                                  \
+        long long v;                                                                   \
+        int rc = integer(&v, name, s, lo, hi, err);                                    \
+        if (!rc) p->field = v;                                                         \
+        return rc;                                                                     \
+    }                                                                                  \
+    static void get_##fn(char *b, size_t n, const fsvc_param *p)                       \
+    { snprintf(b, n, "%lld", (long long)p->field); }
+INTEGER(epochs, epochs, 0, 1000000)
+INTEGER(max_neurons, max_neurons, 0, 1LL << 40)
+INTEGER(threads, threads, 0, 4096)
+
+static int set_dist(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
+{
+    bnl_dist d;
+    if (bnl_dist_parse(s, &d) || d == BNL_DOT) return bad(name, s, "l1|l2", err);
+    p->dist = d;
+    return FSVC_OK;
+}
+static void get_dist(char *b, size_t n, const fsvc_param *p)
+{ snprintf(b, n, "%s", bnl_dist_name((bnl_dist)p->dist)); }
+
+static int set_kernel(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
+{
+    bnl_act a;
+    if (bnl_act_parse(s, &a) || a > BNL_GAUSS) return bad(name, s, "tri|gauss", err);
+    p->act = a;
+    return FSVC_OK;
+}
+static void get_kernel(char *b, size_t n, const fsvc_param *p)
+{ snprintf(b, n, "%s", bnl_act_name((bnl_act)p->act)); }
+
+/* A setting that is one enum: its values and names come from the enum's
+ * name table (one table per enum, base/names.c, fsvc/model.c). */
+#define ENUM(fn, field, type, table)                                                   \
+    static int set_##fn(fsvc_param *p, const char *name, const char *s, fsvc_error *err) \
+    {                                                                                  \
+        int v;                                                                         \
+        char choices[128];                                                             \
+        if (fsvc_name_parse(table, s, &v))                                             \
+            return bad(name, s, fsvc_name_list(table, choices, sizeof choices), err);  \
+        p->field = (type)v;                                                            \
+        return FSVC_OK;                                                                \
+    }                                                                                  \
+    static void get_##fn(char *b, size_t n, const fsvc_param *p)                       \
+    { snprintf(b, n, "%s", fsvc_name_of(table, (int)p->field)); }
+ENUM(select, select, fsvc_select, fsvc_select_names)
+ENUM(readout, readout, fsvc_readout, fsvc_readout_names)
+ENUM(scale, scale, fsvc_scale, fsvc_scale_names)
+ENUM(preprocess, preprocess, fsvc_preprocess, fsvc_preprocess_names)
+
+static int set_dtype(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
+{
+    fsvc_dtype t;
+    if (!strcmp(s, "auto")) { p->dtype = -1; return FSVC_OK; }
+    if (fsvc_dtype_parse(s, &t)) return bad(name, s, "u8|f32|f64|auto", err);
+    p->dtype = t;
+    return FSVC_OK;
+}
+static void get_dtype(char *b, size_t n, const fsvc_param *p)
+{ snprintf(b, n, "%s", p->dtype < 0 ? "auto" : fsvc_dtype_name((fsvc_dtype)p->dtype)); }
+
+static int onoff(int *out, const char *name, const char *s, fsvc_error *err)
+{
+    if (!strcmp(s, "on") || !strcmp(s, "1") || !strcmp(s, "yes")) *out = 1;
+    else if (!strcmp(s, "off") || !strcmp(s, "0") || !strcmp(s, "no")) *out = 0;
+    else return bad(name, s, "on|off", err);
+    return FSVC_OK;
+}
+static int set_regression(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
+{ return onoff(&p->regression, name, s, err); }
+static void get_regression(char *b, size_t n, const fsvc_param *p)
+{ snprintf(b, n, "%s", p->regression ? "on" : "off"); }
+
+static int set_shuffle(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
+{
+    long long v;
+    if (!strcmp(s, "off")) { p->shuffle = 0; return FSVC_OK; }
+    int rc = integer(&v, name, s, 0, 0x7fffffffffffffffLL, err);
+    if (rc) return fsvc_fail(err, FSVC_EUSAGE, "%s: '%s' is not a seed (0..2^63-1) or off",
+                             name, s);
+    p->shuffle = 1;
+    p->seed = (uint64_t)v;
+    return FSVC_OK;
+}
+static void get_shuffle(char *b, size_t n, const fsvc_param *p)
+{
+    if (p->shuffle) snprintf(b, n, "%llu", (unsigned long long)p->seed);
+    else snprintf(b, n, "off");
+}
+
+static int set_backend(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
+{
+    bnl_backend v;
+    if (bnl_backend_parse(s, &v)) return bad(name, s, "ref|cpu|cuda", err);
+    p->backend = bnl_backend_name(v);    /* a static string: no lifetime tie to s */
+    return FSVC_OK;
+}
+static void get_backend(char *b, size_t n, const fsvc_param *p)
+{ snprintf(b, n, "%s", p->backend ? p->backend : "cpu"); }
+
+/* ---- the table ---- */
+
+#define S(name, opt, arg, choices, result, fn, help) \
+    {{name, opt, arg, choices, help, result}, set_##fn, get_##fn}
+static const setting table[] = {
+    S("radius", 'r', "R|Xrms|auto", NULL, 1, radius,
+      "radius; X times the rms distance between training samples; or auto (search):\n"
+      "the author's search (prag 1, halve r from a large value until the centroids\n"
+      "are 1-10% of N, then refine)"),
+    S("prag", 'p', "PRAG", NULL, 1, prag,
+      "novelty threshold: a sample becomes a centroid when its activation sum < PRAG"),
+    S("dist", 'd', "l1|l2", NULL, 1, dist, "distance"),
+    S("kernel", 'k', "tri|gauss", NULL, 1, kernel, "kernel"),
+    S("select", 's', NULL, fsvc_select_names, 1, select,
+      "centroid selection: the novelty pass (global, per-class), the first\n"
+      "--max-neurons of a seeded shuffle (random), or auto: random for the ridge\n"
+      "readout with a radius, else global"),
+    S("readout", 'R', NULL, fsvc_readout_names, 1, readout, "readout"),
+    S("lambda", 'l', "LAMBDA", NULL, 1, lambda,
+      "ridge regularisation, times the mean of diag(H^T H)"),
+    S("eta", 'e', "ETA", NULL, 1, eta, "lms learning rate"),
+    S("epochs", 'E', "EPOCHS", NULL, 1, epochs, "lms epochs"),
+    S("scale", 0, NULL, fsvc_scale_names, 1, scale, "scaling of u8 input"),
+    S("dtype", 0, "u8|f32|f64|auto", NULL, 1, dtype,
+      "centroid type (auto: u8 for unscaled u8 data, else f32)"),
+    S("preprocess", 0, NULL, fsvc_preprocess_names, 1, preprocess,
+      "input preprocessing (auto: sqrt for u8 images, deskew+sqrt when they are\n"
+      "slanted)"),
+    S("regression", 0, NULL, NULL, 1, regression,
+      "ridge regression on the label values (on|off; the option alone: on)"),
+    S("shuffle", 0, "SEED|off", NULL, 1, shuffle,
+      "seeded shuffle of the pass order (off: file order)"),
+    S("max-neurons", 0, "M", NULL, 1, max_neurons,
+      "cap on the centroids; -s random takes M (0: no cap, 10000 for random)"),
+    S("backend", 0, NULL, bnl_backend_names, 0, backend, "engine backend"),
+    S("threads", 0, "T", NULL, 0, threads, "CPU threads (0: all cores)"),
+};
+#undef S
+#define NSET ((int)(sizeof table / sizeof *table))
+
+const fsvc_setting_info *fsvc_setting(int i)
+{
+    return i >= 0 && i < NSET ? &table[i].info : NULL;
+}
+
+const char *fsvc_setting_name(int i)
+{
+    return i >= 0 && i < NSET ? table[i].info.name : NULL;
+}
+
+static const setting *find(const char *name)
+{
+    for (int i = 0; i < NSET; i++)
+        if (!strcmp(table[i].info.name, name)) return &table[i];
+    return NULL;
+}
+
+int fsvc_param_set(fsvc_param *p, const char *name, const char *value, fsvc_error *err)
+{
+    const setting *s = find(name);
+    if (!s) {
+        char names[512];
+        size_t o = 0;
+        for (int i = 0; i < NSET && o < sizeof names; i++)
+            o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "",
+                                  table[i].info.name);
+        return fsvc_fail(err, FSVC_EUSAGE, "'%s' is not a setting (%s)", name, names);
+    }
+    if (!value || !*value)
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: empty value", name);
+    fsvc_param q = *p; /* nothing half-applied on error */
+    int rc = s->set(&q, name, value, err);
+    if (!rc) *p = q;
+    return rc;
+}
+
+int fsvc_param_get(const fsvc_param *p, const char *name, char *out, size_t len)
+{
+    const setting *s = find(name);
+    char v[96];
+    if (!s) return -1;
+    s->get(v, sizeof v, p);
+    return (size_t)snprintf(out, len, "%s", v) < len ? 0 : -1;
+}
+
+int fsvc_param_parse(fsvc_param *p, const char *spec, fsvc_error *err)
+{
+    fsvc_param q = *p;
+    for (const char *s = spec; *s;) {
+        size_t l = strcspn(s, ";");
+        if (l) {
+            char item[256];
+            if (l >= sizeof item)
+                return fsvc_fail(err, FSVC_EUSAGE, "setting '%.40s...' is too long", s);
+            memcpy(item, s, l);
+            item[l] = 0;
+            char *eq = strchr(item, '=');
+            if (!eq || eq == item)
+                return fsvc_fail(err, FSVC_EUSAGE, "'%s': expected NAME=VALUE", item);
+            *eq = 0;
+            int rc = fsvc_param_set(&q, item, eq + 1, err);
+            if (rc) return rc;
+        }
+        s += l;
+        if (*s == ';') s++;
+    }
+    *p = q;
+    return FSVC_OK;
+}
+
+int fsvc_param_check(const fsvc_param *p, fsvc_error *err)
+{
+    char v[96];
+    fsvc_param q;
+    /* every setting must print to a text its own parser takes back */
+    for (int i = 0; i < NSET; i++) {
+        q = *p;
+        table[i].get(v, sizeof v, p);
+        if (table[i].set(&q, table[i].info.name, v, err)) return FSVC_EUSAGE;
+    }
+    if (p->regression && p->readout != FSVC_READOUT_RIDGE)
+        return fsvc_fail(err, FSVC_EUSAGE, "regression needs the ridge readout (-R ridge)");
+    return FSVC_OK;
+}
+
+/* ---- settings strings "key=value;key=value" ---- */
+
+int fsvc_settings_add(char *s, size_t cap, const char *key, const char *value)
+{
+    size_t u = strlen(s);
+    int n = snprintf(s + u, cap - u, "%s%s=", u ? ";" : "", key);
+    if (n < 0 || (size_t)n >= cap - u) { s[u] = 0; return FSVC_EUSAGE; }
+    size_t w = u + (size_t)n;
+    static const char hex[] = "0123456789ABCDEF";
+    for (const unsigned char *v = (const unsigned char *)value; *v; v++) {
+        int esc = *v == '%' || *v == ';' || *v == '=' || *v < 0x20 || *v == 0x7f;
+        if (w + (esc ? 3 : 1) >= cap) { s[u] = 0; return FSVC_EUSAGE; }
+        if (esc) {
+            s[w++] = '%';
+            s[w++] = hex[*v >> 4];
+            s[w++] = hex[*v & 15];
+        } else {
+            s[w++] = (char)*v;
+        }
+    }
+    s[w] = 0;
+    return FSVC_OK;
+}
+
+const char *fsvc_settings_find(const char *s, const char *key, size_t *vlen)
+{
+    size_t kl = strlen(key);
+    for (const char *t = s; *t;) {
+        const char *end = strchr(t, ';');
+        size_t tl = end ? (size_t)(end - t) : strlen(t);
+        if (tl > kl && !strncmp(t, key, kl) && t[kl] == '=') {
+            *vlen = tl - kl - 1;
+            return t + kl + 1;
+        }
+        if (!end) break;
+        t = end + 1;
+    }
+    return NULL;
+}
+
+int fsvc_param_canon(char *s, size_t cap, const fsvc_param *p)
+{
+    char v[96];
+    for (int i = 0; i < NSET; i++) {
+        table[i].get(v, sizeof v, p);
+        if (fsvc_settings_add(s, cap, table[i].info.name, v)) return FSVC_EUSAGE;
+    }
+    return FSVC_OK;
+}

@@ -1,0 +1,137 @@
+/* test_params.c - the settings model (fsvc/params.c): every setting parses
+ * its own formatted value back to the same parameters, bad values are
+ * refused with FSVC_EUSAGE, and the canonical string is stable. */
+#include "fsvc/fsvc.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+static void round_trip_every_setting(void **state)
+{
+    (void)state;
+    fsvc_param p, q;
+    fsvc_param_default(&p);
+    fsvc_error err;
+    const char *edits[][2] = {
+        {"radius", "0.3rms"}, {"prag", "2.5"}, {"dist", "l1"}, {"kernel", "tri"},
+        {"select", "per-class"}, {"readout", "lms"}, {"lambda", "1e-7"}, {"eta", "0.25"},
+        {"epochs", "7"}, {"scale", "pm1"}, {"dtype", "f64"}, {"preprocess", "deskew+sqrt"},
+        {"regression", "off"}, {"shuffle", "42"}, {"max-neurons", "1234"}, {"backend", "ref"},
+        {"threads", "2"}};
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++)
+        assert_int_equal(fsvc_param_set(&p, edits[i][0], edits[i][1], &err), FSVC_OK);
+    char a[1024] = "", b[1024] = "";
+    assert_int_equal(fsvc_param_canon(a, sizeof a, &p), FSVC_OK);
+    fsvc_param_default(&q);
+    assert_int_equal(fsvc_param_parse(&q, a, &err), FSVC_OK);
+    assert_int_equal(fsvc_param_canon(b, sizeof b, &q), FSVC_OK);
+    assert_string_equal(a, b);
+    assert_int_equal(fsvc_param_check(&q, &err), FSVC_OK);
+    assert_memory_equal(&p.radius_rms, &q.radius_rms, sizeof p.radius_rms);
+    assert_int_equal(q.dist, 0);
+    assert_int_equal(q.select, FSVC_SELECT_PER_CLASS);
+    assert_int_equal(q.seed, 42);
+    assert_int_equal(q.shuffle, 1);
+    assert_int_equal(q.max_neurons, 1234);
+    assert_string_equal(q.backend, "ref");
+    /* every table entry appears in the canonical string once */
+    int n = 0;
+    for (; fsvc_setting(n); n++) {
+        size_t vl;
+        assert_non_null(fsvc_settings_find(a, fsvc_setting(n)->name, &vl));
+        assert_string_equal(fsvc_setting_name(n), fsvc_setting(n)->name);
+        assert_non_null(fsvc_setting(n)->help);
+    }
+    assert_int_equal(n, 17);
+    assert_null(fsvc_setting_name(n));
+    /* the options of fsvc train are unique */
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            assert_false(fsvc_setting(i)->opt && fsvc_setting(i)->opt == fsvc_setting(j)->opt);
+}
+
+static void radius_forms(void **state)
+{
+    (void)state;
+    fsvc_param p;
+    fsvc_param_default(&p);
+    fsvc_error err;
+    char v[64];
+    assert_int_equal(fsvc_param_set(&p, "radius", "7.5", &err), FSVC_OK);
+    assert_true(p.radius == 7.5 && p.radius_rms == 0);
+    assert_int_equal(fsvc_param_set(&p, "radius", "0.45rms", &err), FSVC_OK);
+    assert_true(p.radius == 0 && p.radius_rms == 0.45);
+    assert_int_equal(fsvc_param_get(&p, "radius", v, sizeof v), 0);
+    assert_string_equal(v, "0.45rms");
+    assert_int_equal(fsvc_param_set(&p, "radius", "search", &err), FSVC_OK);
+    assert_true(p.radius == 0 && p.radius_rms == 0);
+    assert_int_equal(fsvc_param_set(&p, "radius", "auto", &err), FSVC_OK);
+    assert_int_equal(fsvc_param_get(&p, "radius", v, sizeof v), 0);
+    assert_string_equal(v, "auto");
+    assert_int_equal(fsvc_param_get(&p, "nosuch", v, sizeof v), -1);
+    assert_int_equal(fsvc_param_get(&p, "radius", v, 3), -1);
+}
+
+static void bad_values_refused(void **state)
+{
+    (void)state;
+    fsvc_param p;
+    fsvc_param_default(&p);
+    fsvc_param keep = p;
+    fsvc_error err;
+    const char *bad[][2] = {
+        {"radius", "0"}, {"radius", "-1"}, {"radius", "xrms"}, {"radius", "0rms"},
+        {"radius", "nan"}, {"radius", "inf"}, {"radius", "1e999"}, {"prag", "0"},
+        {"lambda", "-1e-5"}, {"lambda", "nan"}, {"lambda", "0"}, {"eta", "-1"}, {"eta", "x"},
+        {"epochs", "-1"}, {"epochs", "1.5"}, {"threads", "5000"}, {"dist", "dot"},
+        {"kernel", "tanh"}, {"select", "best"}, {"readout", "svm"}, {"scale", "255"},
+        {"dtype", "i8"}, {"preprocess", "blur"}, {"regression", "maybe"},
+        {"shuffle", "-3"}, {"max-neurons", "1e3"}, {"backend", "gpu"}, {"nosuch", "1"},
+        {"radius", ""}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        fsvc_error_clear(&err);
+        int rc = fsvc_param_set(&p, bad[i][0], bad[i][1], &err);
+        if (rc != FSVC_EUSAGE)
+            fail_msg("%s=%s accepted (rc %d)", bad[i][0], bad[i][1], rc);
+        assert_true(strlen(err.msg) > 0 && !strchr(err.msg, '\n'));
+    }
+    assert_memory_equal(&p, &keep, sizeof p); /* nothing half-applied */
+    assert_int_equal(fsvc_param_parse(&p, "radius=1;prag", &err), FSVC_EUSAGE);
+    assert_int_equal(fsvc_param_parse(&p, "=1", &err), FSVC_EUSAGE);
+    assert_memory_equal(&p, &keep, sizeof p); /* a bad list applies nothing */
+    assert_int_equal(fsvc_param_parse(&p, "radius=2;;prag=3;", &err), FSVC_OK);
+    assert_true(p.radius == 2 && p.prag == 3);
+}
+
+static void defaults_are_valid(void **state)
+{
+    (void)state;
+    fsvc_param p;
+    fsvc_param_default(&p);
+    fsvc_error err;
+    assert_int_equal(fsvc_param_check(&p, &err), FSVC_OK);
+    p.regression = 1;
+    p.readout = FSVC_READOUT_LMS;
+    assert_int_equal(fsvc_param_check(&p, &err), FSVC_EUSAGE);
+    fsvc_param_default(&p);
+    p.lambda = -1; /* a field set by hand, outside the parser */
+    assert_int_equal(fsvc_param_check(&p, &err), FSVC_EUSAGE);
+    fsvc_param_default(&p);
+    p.select = (fsvc_select)17;
+    assert_int_equal(fsvc_param_check(&p, &err), FSVC_EUSAGE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(round_trip_every_setting),
+        cmocka_unit_test(radius_forms),
+        cmocka_unit_test(bad_values_refused),
+        cmocka_unit_test(defaults_are_valid),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
