@@ -133,7 +133,7 @@ int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err)
     }
     memset(H, 0, (size_t)(N * m) * hs);
     bnl_ctx ctx;
-    rc = bnl_ctx_open(&ctx, c->backend, c->threads, 0, err);
+    rc = bnl_ctx_open(&ctx, c->backend, c->threads, c->strict, err);
     if (rc)
         goto out;
     ctx.tile_m = c->tile_m;

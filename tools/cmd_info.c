@@ -1,7 +1,7 @@
 /* cmd_info.c - `fsvc info`: version, compiler, CPU model and features, the
  * CPU kernels chosen and why, backends, BLAS, OpenMP and CUDA devices. */
 #include "tools/bench.h"
-#include "tools/cli.h"
+#include "tools/args.h"
 #include "cuda/bnl_cuda.h"
 #include "layers/kernels.h"
 
@@ -12,7 +12,7 @@
 char *openblas_get_config(void);
 int openblas_get_num_threads(void);
 
-int cmd_info(int argc, char **argv)
+int info_parse(int argc, char **argv)
 {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: fsvc info\n\nPrints the version, compiler, CPU features, the CPU "
@@ -22,6 +22,14 @@ int cmd_info(int argc, char **argv)
     }
     if (argc > 1)
         return cli_usage_error("info", "unexpected argument '%s'", argv[1]);
+    return CLI_RUN;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    int prc = info_parse(argc, argv);
+    if (prc != CLI_RUN)
+        return prc;
     char model[256], feat[512], why[256];
     bench_cpu_model(model, sizeof model);
     bench_cpu_features(feat, sizeof feat);

@@ -1,5 +1,5 @@
 /* cmd_train.c - `fsvc train [options] DATA [MODEL]`: the FSVC trainer. */
-#include "tools/cli.h"
+#include "tools/args.h"
 #include "layers/bnl.h"
 
 #include <cblas.h>
@@ -45,7 +45,9 @@ static void help(const fsvc_param *p)
            p->shuffle ? "on" : "off: file order");
     printf("  --max-neurons M cap on the centroids; -s random takes M (%lld; 0: no cap,\n"
            "                  10000 for -s random)\n", (long long)p->max_neurons);
-    printf("  --backend ref|cpu|cuda  engine backend (%s)\n", p->backend);
+    printf("  --backend ref|cpu|cuda  engine backend (%s); cuda without a usable device\n"
+           "                  prints one line and runs on the CPU\n", p->backend);
+    printf("  --strict        --backend cuda: fail (exit 3) instead of falling back\n");
     printf("  --threads T     CPU threads (%d, 0: all cores)\n", p->threads);
     printf("  -q              quiet: no progress\n");
 }
@@ -56,78 +58,101 @@ static int parse_enum(const char *opt, const char *s, int rc)
     return 0;
 }
 
-int cmd_train(int argc, char **argv)
+enum { O_SCALE = CLI_LONG, O_DTYPE, O_SHUFFLE, O_MAXN, O_BACKEND, O_THREADS, O_PREPROCESS,
+       O_REGRESSION, O_STRICT, O_HELP };
+
+int train_parse(train_args *a, int argc, char **argv)
 {
-    fsvc_param p;
-    fsvc_param_default(&p);
-    int quiet = 0;
+    memset(a, 0, sizeof *a);
+    fsvc_param_default(&a->p);
+    fsvc_param *p = &a->p;
     static const struct option lo[] = {
-        {"scale", 1, 0, 1}, {"dtype", 1, 0, 2}, {"shuffle", 1, 0, 3},
-        {"max-neurons", 1, 0, 4}, {"backend", 1, 0, 5}, {"threads", 1, 0, 6},
-        {"preprocess", 1, 0, 7}, {"regression", 0, 0, 8}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    optind = 1;
+        {"scale", 1, 0, O_SCALE}, {"dtype", 1, 0, O_DTYPE}, {"shuffle", 1, 0, O_SHUFFLE},
+        {"max-neurons", 1, 0, O_MAXN}, {"backend", 1, 0, O_BACKEND},
+        {"threads", 1, 0, O_THREADS}, {"preprocess", 1, 0, O_PREPROCESS},
+        {"regression", 0, 0, O_REGRESSION}, {"strict", 0, 0, O_STRICT},
+        {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+    optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
     int c;
     long lv;
-    while ((c = getopt_long(argc, argv, "r:p:d:k:s:R:l:e:E:qh", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":r:p:d:k:s:R:l:e:E:qh", lo, NULL)) != -1) {
         int bad = 0;
         switch (c) {
         case 'r': {
             size_t l = strlen(optarg);
             if (!strcmp(optarg, "search")) {
-                p.radius = 0;
-                p.radius_rms = 0;
+                p->radius = 0;
+                p->radius_rms = 0;
             } else if (l > 3 && !strcmp(optarg + l - 3, "rms")) {
                 char num[64];
+                if (l - 3 >= sizeof num)
+                    return cli_usage_error("train", "-r: '%s' is not a number", optarg);
                 snprintf(num, sizeof num, "%.*s", (int)(l - 3), optarg);
-                bad = cli_parse_double("train", "-r", num, 1e-300, 1e300, &p.radius_rms);
-                p.radius = 0;
+                bad = cli_parse_double("train", "-r", num, 1e-300, 1e300, &p->radius_rms);
+                p->radius = 0;
             } else {
-                bad = cli_parse_double("train", "-r", optarg, 1e-300, 1e300, &p.radius);
-                p.radius_rms = 0;
+                bad = cli_parse_double("train", "-r", optarg, 1e-300, 1e300, &p->radius);
+                p->radius_rms = 0;
             }
             break;
         }
-        case 'p': bad = cli_parse_double("train", "-p", optarg, 1e-300, 1e300, &p.prag); break;
-        case 'd': { bnl_dist v; bad = parse_enum("-d", optarg, bnl_dist_parse(optarg, &v) || v == BNL_DOT); p.dist = v; break; }
-        case 'k': { bnl_act v; bad = parse_enum("-k", optarg, bnl_act_parse(optarg, &v) || v > BNL_GAUSS); p.act = v; break; }
-        case 's': bad = parse_enum("-s", optarg, fsvc_select_parse(optarg, &p.select)); break;
-        case 'R': bad = parse_enum("-R", optarg, fsvc_readout_parse(optarg, &p.readout)); break;
-        case 'l': bad = cli_parse_double("train", "-l", optarg, 1e-300, 1e300, &p.lambda); break;
-        case 'e': bad = cli_parse_double("train", "-e", optarg, 0, 1e300, &p.eta); break;
-        case 'E': bad = cli_parse_long("train", "-E", optarg, 0, 1000000, &lv); p.epochs = (int)lv; break;
-        case 'q': quiet = 1; break;
-        case 'h': help(&p); return FSVC_OK;
-        case 1: bad = parse_enum("--scale", optarg, fsvc_scale_parse(optarg, &p.scale)); break;
-        case 2: { fsvc_dtype t; bad = parse_enum("--dtype", optarg, fsvc_dtype_parse(optarg, &t)); p.dtype = t; break; }
-        case 3: bad = cli_parse_long("train", "--shuffle", optarg, 0, 0x7fffffffffffffffL, &lv);
-                p.shuffle = 1; p.seed = (uint64_t)lv; break;
-        case 4: bad = cli_parse_long("train", "--max-neurons", optarg, 0, 1L << 40, &lv);
-                p.max_neurons = lv; break;
-        case 5: { bnl_backend b; bad = parse_enum("--backend", optarg, bnl_backend_parse(optarg, &b));
-                  p.backend = optarg; break; }
-        case 6: bad = cli_parse_long("train", "--threads", optarg, 0, 4096, &lv); p.threads = (int)lv; break;
-        case 7: bad = parse_enum("--preprocess", optarg, fsvc_preprocess_parse(optarg, &p.preprocess)); break;
-        case 8: p.regression = 1; break;
+        case 'p': bad = cli_parse_double("train", "-p", optarg, 1e-300, 1e300, &p->prag); break;
+        case 'd': { bnl_dist v; bad = parse_enum("-d", optarg, bnl_dist_parse(optarg, &v) || v == BNL_DOT); p->dist = v; break; }
+        case 'k': { bnl_act v; bad = parse_enum("-k", optarg, bnl_act_parse(optarg, &v) || v > BNL_GAUSS); p->act = v; break; }
+        case 's': bad = parse_enum("-s", optarg, fsvc_select_parse(optarg, &p->select)); break;
+        case 'R': bad = parse_enum("-R", optarg, fsvc_readout_parse(optarg, &p->readout)); break;
+        case 'l': bad = cli_parse_double("train", "-l", optarg, 1e-300, 1e300, &p->lambda); break;
+        case 'e': bad = cli_parse_double("train", "-e", optarg, 0, 1e300, &p->eta); break;
+        case 'E': bad = cli_parse_long("train", "-E", optarg, 0, 1000000, &lv); p->epochs = (int)lv; break;
+        case 'q': a->quiet = 1; break;
+        case 'h': case O_HELP: help(p); return FSVC_OK;
+        case O_SCALE: bad = parse_enum("--scale", optarg, fsvc_scale_parse(optarg, &p->scale)); break;
+        case O_DTYPE: { fsvc_dtype t; bad = parse_enum("--dtype", optarg, fsvc_dtype_parse(optarg, &t)); p->dtype = t; break; }
+        case O_SHUFFLE: bad = cli_parse_long("train", "--shuffle", optarg, 0, 0x7fffffffffffffffL, &lv);
+                p->shuffle = 1; p->seed = (uint64_t)lv; break;
+        case O_MAXN: bad = cli_parse_long("train", "--max-neurons", optarg, 0, 1L << 40, &lv);
+                p->max_neurons = lv; break;
+        case O_BACKEND: { bnl_backend b; bad = parse_enum("--backend", optarg, bnl_backend_parse(optarg, &b));
+                  p->backend = optarg; break; }
+        case O_THREADS: bad = cli_parse_long("train", "--threads", optarg, 0, 4096, &lv); p->threads = (int)lv; break;
+        case O_PREPROCESS: bad = parse_enum("--preprocess", optarg, fsvc_preprocess_parse(optarg, &p->preprocess)); break;
+        case O_REGRESSION: p->regression = 1; break;
+        case O_STRICT: a->strict = 1; break;
         default:
-            return cli_usage_error("train", "unknown option or missing value: %s", argv[optind - 1]);
+            return cli_option_error("train", c, argv);
         }
         if (bad) return FSVC_EUSAGE;
     }
     int nargs = argc - optind;
     if (nargs < 1 || nargs > 2)
         return cli_usage_error("train", "expected DATA [MODEL]");
-    const char *data = argv[optind];
-    char model_path[1024];
-    if (nargs == 2) {
-        snprintf(model_path, sizeof model_path, "%s", argv[optind + 1]);
-    } else {
-        char tmp[1024];
-        snprintf(tmp, sizeof tmp, "%s", data);
-        size_t l = strlen(tmp);
-        while (l > 1 && tmp[l - 1] == '/') tmp[--l] = 0;
-        snprintf(model_path, sizeof model_path, "%s.fsvc", basename(tmp));
-    }
+    a->data = argv[optind];
+    a->model = nargs == 2 ? argv[optind + 1] : NULL;
+    return CLI_RUN;
+}
+
+/* The default model path: the data's basename (trailing slashes dropped)
+ * + ".fsvc", in the current folder; malloc'd, NULL when out of memory. */
+static char *default_model_path(const char *data)
+{
+    size_t l = strlen(data);
+    char *tmp = malloc(l + 1);
+    if (!tmp)
+        return NULL;
+    memcpy(tmp, data, l + 1);
+    while (l > 1 && tmp[l - 1] == '/') tmp[--l] = 0;
+    const char *base = basename(tmp);
+    char *out = malloc(strlen(base) + 6);
+    if (out)
+        sprintf(out, "%s.fsvc", base);
+    free(tmp);
+    return out;
+}
+
+static int train_run(fsvc_param *pp, int quiet, const char *data, const char *model_path)
+{
+    fsvc_param p = *pp;
     p.progress = cli_progress_wanted(quiet);
     if (p.threads > 0) openblas_set_num_threads(p.threads); /* the ridge's BLAS */
 
@@ -170,4 +195,26 @@ int cmd_train(int argc, char **argv)
     if (rc) return cli_report(&err);
     printf("model written to %s\n", model_path);
     return FSVC_OK;
+}
+
+int cmd_train(int argc, char **argv)
+{
+    train_args a;
+    int rc = train_parse(&a, argc, argv);
+    if (rc != CLI_RUN)
+        return rc;
+    fsvc_param p = a.p;
+    const char *data = a.data;
+    fsvc_error err;
+    fsvc_error_clear(&err);
+    if (cli_backend_check(p.backend, a.strict, &err))
+        return cli_report(&err);
+    char *model_path = a.model ? NULL : default_model_path(data);
+    if (!a.model && !model_path) {
+        fsvc_fail(&err, FSVC_ERESOURCE, "train: out of memory");
+        return cli_report(&err);
+    }
+    rc = train_run(&p, a.quiet, data, a.model ? a.model : model_path);
+    free(model_path);
+    return rc;
 }

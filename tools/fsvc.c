@@ -27,7 +27,7 @@ static void usage(FILE *f)
                "Exit codes: 0 ok, 1 bad usage, 2 bad input, 3 resource failure.\n");
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -46,4 +46,10 @@ int main(int argc, char **argv)
             return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "fsvc: '%s' is not a command; see 'fsvc --help'\n", argv[1]);
     return FSVC_EUSAGE;
+}
+
+int main(int argc, char **argv)
+{
+    /* output that could not be written is a failure, not a silent exit 0 */
+    return cli_finish_stdout(run(argc, argv));
 }
