@@ -34,6 +34,7 @@ if [ -w /dev/full ]; then
   full "train" -- "$FSVC" train -q -R onehot -r 2 small.libsvm full.fsvc
   full "--help" -- "$FSVC" --help
   full "train --help" -- "$FSVC" train --help
+  full "study --help" -- "$FSVC" study --help
 else
   ok "/dev/full absent: skipped"
 fi
@@ -56,6 +57,9 @@ opt "unknown or ambiguous option '--bogus'" "train --bogus" -- "$FSVC" train --b
 opt 'option -r needs a value$' "train -r at the end" -- "$FSVC" train small.libsvm -r
 opt 'option --threads needs a value$' "predict --threads at the end" -- "$FSVC" predict a b --threads
 opt 'option --strict takes no value$' "train --strict=1" -- "$FSVC" train --strict=1 small.libsvm
+opt 'unknown option -Z$' "study -qZ" -- "$FSVC" study -qZ small.libsvm
+opt 'option -v needs a value$' "study -v at the end" -- "$FSVC" study small.libsvm -v
+opt 'unknown option -x$' "show -x" -- "$FSVC" show -x small.fsvc
 opt "unknown option '-z'" "data -z" -- "$FSVC" data -z small.libsvm
 opt "unknown option '--bogus'" "tune --bogus" -- "$FSVC" tune --bogus
 opt 'option --out needs a value' "tune --out at the end" -- "$FSVC" tune --backend cuda --out

@@ -11,7 +11,7 @@ done > small.libsvm
 "$FSVC" train -q -R onehot -p 1 -r 2 small.libsvm small.fsvc >/dev/null 2>&1 \
   && ok "fixture model trained" || fail "fixture model trained"
 
-for c in train predict eval bench; do
+for c in train predict eval bench study; do
   expect_exit 0 "$c --help" -- "$FSVC" $c --help
   expect_match '--strict' "$c --help documents --strict" "$OUT"
 done
@@ -33,6 +33,9 @@ if "$FSVC" info 2>/dev/null | grep -q -- '—\? *using CPU\|no device\|not compi
   [ -e p.txt ] && fail "predict --strict wrote no OUT" || ok "predict --strict wrote no OUT"
   strict "eval" -- "$FSVC" eval --backend cuda --strict small.fsvc small.libsvm
   strict "bench" -- "$FSVC" $BENCH --backend cuda --strict
+  strict "study" -- "$FSVC" study -q --strict --backend cuda -o "$TMP/st" small.libsvm small.libsvm
+  strict "study (cuda on one axis)" -- "$FSVC" study -q --strict --vary backend=cpu,cuda -o "$TMP/st" small.libsvm small.libsvm
+  [ -e "$TMP/st" ] && fail "study --strict wrote nothing" || ok "study --strict wrote nothing"
 
   plain() { # plain NAME -- CMD...: exit 0, stderr is one fallback line
     local name=$1; shift 2
