@@ -79,6 +79,12 @@ int cli_backend_check(const char *backend, int strict, fsvc_error *err)
 int cli_load_model(fsvc_model *m, const char *mpath, const char *data, fsvc_error *err)
 {
     int rc = fsvc_model_load(m, mpath, err);
+    if (rc == FSVC_OK && m->n > CLI_MAX_FEATURES) {
+        int n = m->n;
+        fsvc_free_model(m);
+        return fsvc_fail(err, FSVC_EINPUT, "%s: the model has %d features; fsvc handles at "
+                         "most %d", mpath, n, CLI_MAX_FEATURES);
+    }
     if (rc != FSVC_EINPUT)
         return rc;
     struct stat st;

@@ -24,6 +24,11 @@ int cmd_tune(int argc, char **argv);
 int cmd_study(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 
+/* The most features (n) the engine takes (layers/bnl.c checks every call):
+ * train and predict say so about the data or the model (bad input, 2)
+ * before any work instead of failing inside the engine. */
+#define CLI_MAX_FEATURES 65536
+
 /* A parse step's answer: go on and run the command, or exit with the code. */
 #define CLI_RUN (-1)
 

@@ -161,6 +161,12 @@ static int train_run(fsvc_param *pp, int quiet, const char *data, const char *mo
     fsvc_dataset d;
     double t0 = cli_now();
     if (fsvc_dataset_load(&d, data, NULL, &err)) return cli_report(&err);
+    if (d.n > CLI_MAX_FEATURES) {
+        fsvc_fail(&err, FSVC_EINPUT, "%s: %d features; fsvc trains on at most %d", d.source,
+                  d.n, CLI_MAX_FEATURES);
+        fsvc_dataset_free(&d);
+        return cli_report(&err);
+    }
     double t1 = cli_now();
     printf("data: %s, %lld x %d %s, %d classes (%.2f s)\n", d.source, (long long)d.N, d.n,
            fsvc_dtype_name(d.dtype), d.K, t1 - t0);
