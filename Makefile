@@ -213,7 +213,20 @@ $(BUILD)/tests/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(CLI_A) $(LIB_
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ tests/fuzz/replay.c $< $(CLI_A) $(LIB_A) $(LDFLAGS) $(LDLIBS)
 
-fuzz-replay: $(REPLAY_BIN)
+$(BUILD)/tests/fuzz/replay_selftest: tests/fuzz/replay_selftest.c tests/fuzz/replay.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ tests/fuzz/replay.c $< $(LDFLAGS)
+
+# The replay must fail on a crash and on a hang, naming the input; then
+# every corpus is replayed.
+fuzz-replay: $(REPLAY_BIN) $(BUILD)/tests/fuzz/replay_selftest
+	@t=$(BUILD)/tests/fuzz/replay_selftest; d=$$(mktemp -d); \
+	  printf ok > $$d/ok; printf crash > $$d/crash; printf hang > $$d/hang; \
+	  $$t $$d/ok 2>/dev/null && ! ( $$t $$d/crash 2>$$d/e1; exit $$? ) 2>/dev/null && ! $$t -t 1 $$d/hang 2>$$d/e2 && \
+	  grep -q "crashed" $$d/e1 && grep -q "input was $$d/crash" $$d/e1 && \
+	  grep -q "timed out" $$d/e2 && grep -q "input was $$d/hang" $$d/e2; r=$$?; rm -rf $$d; \
+	  if [ $$r = 0 ]; then echo "== replay self-test: passes a good input, fails a crash and a hang"; \
+	  else echo "fuzz replay self-test FAILED"; exit 1; fi
 	@for n in $(FUZZ_NAMES); do printf '== replay %s: ' $$n; \
 	  $(BUILD)/tests/fuzz/replay_$$n tests/fuzz/corpus/$$n 2>&1 | tail -n 3; \
 	  test $${PIPESTATUS[0]} = 0 || { echo "fuzz replay FAILED: $$n"; exit 1; }; done
