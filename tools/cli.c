@@ -76,6 +76,22 @@ int cli_backend_check(const char *backend, int strict, fsvc_error *err)
     return FSVC_OK;
 }
 
+/* 1 when PREFIX-images-idx3-ubyte[.gz] exists: an IDX pair named by prefix. */
+static int is_idx_prefix(const char *prefix)
+{
+    static const char *const tails[] = {"-images-idx3-ubyte", "-images-idx3-ubyte.gz"};
+    struct stat st;
+    size_t l = strlen(prefix);
+    char *p = malloc(l + 32);
+    int found = 0;
+    for (int i = 0; p && i < 2 && !found; i++) {
+        sprintf(p, "%s%s", prefix, tails[i]);
+        found = stat(p, &st) == 0;
+    }
+    free(p);
+    return found;
+}
+
 int cli_load_model(fsvc_model *m, const char *mpath, const char *data, fsvc_error *err)
 {
     int rc = fsvc_model_load(m, mpath, err);
@@ -88,7 +104,10 @@ int cli_load_model(fsvc_model *m, const char *mpath, const char *data, fsvc_erro
     if (rc != FSVC_EINPUT)
         return rc;
     struct stat st;
-    int folder = stat(mpath, &st) == 0 && S_ISDIR(st.st_mode);
+    int exists = stat(mpath, &st) == 0, folder = exists && S_ISDIR(st.st_mode);
+    if (!exists && is_idx_prefix(mpath))
+        return fsvc_fail(err, FSVC_EINPUT, "%s: an IDX data set, not a model; the first "
+                         "argument must be a model (MODEL DATA)", mpath);
     int data_is_model = 0;
     if (data && !folder) {
         fsvc_model other;
