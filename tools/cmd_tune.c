@@ -163,14 +163,15 @@ int cmd_tune(int argc, char **argv)
            (long long)best_M, best_as, best);
     int rc = FSVC_OK;
     if (!dry) {
-        char path[512];
-        if (out)
-            snprintf(path, sizeof path, "%s", out);
-        else if (bnlc_tune_path(path, sizeof path, tag) != 0) {
+        char dflt[4096];
+        const char *path = out; /* --out as given, never cut */
+        if (!path && bnlc_tune_path(dflt, sizeof dflt, tag) != 0) {
             bnl_cuda_close(c);
             fprintf(stderr, "fsvc tune: no HOME or XDG_CACHE_HOME for the tune file; use --out\n");
             return FSVC_ERESOURCE;
         }
+        if (!path)
+            path = dflt;
         lim = keep;
         lim.max_M = best_M;
         char note[256];
