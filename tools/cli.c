@@ -109,7 +109,8 @@ int cli_load_model(fsvc_model *m, const char *mpath, const char *data, fsvc_erro
         return fsvc_fail(err, FSVC_EINPUT, "%s: an IDX data set, not a model; the first "
                          "argument must be a model (MODEL DATA)", mpath);
     int data_is_model = 0;
-    if (data && !folder) {
+    struct stat ds; /* only a regular file is tried: a FIFO would block */
+    if (data && !folder && stat(data, &ds) == 0 && S_ISREG(ds.st_mode)) {
         fsvc_model other;
         fsvc_error e2;
         data_is_model = fsvc_model_load(&other, data, &e2) == FSVC_OK;

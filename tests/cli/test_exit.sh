@@ -81,6 +81,9 @@ expect_match 'imgs: a folder, not a model' "predict FOLDER MODEL: says so" "$ERR
 printf '\0\0\x08\x03' > ds-images-idx3-ubyte
 expect_exit 2 "predict IDXPREFIX DATA exits 2" -- "$FSVC" predict ds small.libsvm
 expect_match 'ds: an IDX data set, not a model' "predict IDXPREFIX DATA: says so" "$ERR"
+mkfifo fifo
+expect_exit 2 "predict DATA FIFO: the swap check does not open a FIFO" -- \
+  timeout 20 "$FSVC" predict small.libsvm fifo
 expect_exit 2 "predict DATA DATA: bad magic (not a swap)" -- "$FSVC" predict small.libsvm small.libsvm
 expect_match 'bad magic' "predict DATA DATA: bad magic" "$ERR"
 if echo "$ERR" | grep -q swap; then fail "predict DATA DATA: no swap hint"; else ok "predict DATA DATA: no swap hint"; fi
