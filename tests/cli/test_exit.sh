@@ -35,6 +35,10 @@ if [ -w /dev/full ]; then
   full "--help" -- "$FSVC" --help
   full "train --help" -- "$FSVC" train --help
   full "study --help" -- "$FSVC" study --help
+  expect_exit 3 "study > /dev/full exits 3" -- bash -c '"$@" > /dev/full' _ \
+    "$FSVC" study -q --no-plots -R onehot -o "$TMP/st" --vary radius=1,2 small.libsvm small.libsvm
+  expect_match '^fsvc: write error on standard output: No space left on device$' \
+    "study > /dev/full: says why" "$(echo "$ERR" | tail -n 1)"
 else
   ok "/dev/full absent: skipped"
 fi
