@@ -17,6 +17,26 @@ limit 2 'wide.libsvm: 70000 features; fsvc trains on at most 65536' "train on 70
 expect_one_line "train on 70000 features: one line" "$ERR"
 [ -e wide.fsvc ] && fail "no model for 70000 features" || ok "no model for 70000 features"
 
+# a valid model file (format version 1) with 70000 features: predict and
+# eval refuse it as bad input before loading any data
+if command -v python3 >/dev/null; then
+  python3 - wide.fsvc <<'PY'
+import struct, sys, zlib
+n, m, K = 70000, 1, 2
+p = struct.pack('<8I', 0, n, 0, 0, 0, 0, 0, 0)          # u8, n, no geometry, L1 tri
+p += struct.pack('<2d', 1.0, 1.0)                        # radius, prag
+p += struct.pack('<3I', 0, 0, 0) + struct.pack('<2I', K, K) + struct.pack('<d', 0.0)
+p += struct.pack('<Q', m) + struct.pack('<2d', 0.0, 1.0) + struct.pack('<I', 0)
+p += bytes(m * n) + struct.pack('<2d', 1.0, 0.0)
+open(sys.argv[1], 'wb').write(b'FSVCMODL' + struct.pack('<IQ', 1, len(p)) + p
+                              + struct.pack('<I', zlib.crc32(p) & 0xffffffff))
+PY
+  limit 2 'wide.fsvc: the model has 70000 features; fsvc handles at most 65536' \
+    "predict with a 70000-feature model" -- "$FSVC" predict wide.fsvc wide.libsvm
+  limit 2 'wide.fsvc: the model has 70000 features' "eval with a 70000-feature model" -- \
+    "$FSVC" eval wide.fsvc wide.libsvm
+fi
+
 # PNG: sides up to 16384; folders nested at most 32 deep
 png() { # png W H FILE: an 8-bit gray PNG of zeros
   python3 - "$@" <<'PY'
