@@ -4,7 +4,8 @@
 #   make test       unit + CLI tests, then the unit tests under ASan+UBSan
 #   make demo       install what is missing, build, train and evaluate
 #   make deps       install missing Debian packages (root) or print the command
-#   make fuzz       libFuzzer runs of the loaders (clang), FUZZ_SECONDS each
+#   make fuzz       libFuzzer runs of every tests/fuzz/fuzz_*.c (clang), FUZZ_SECONDS each
+#   make fuzz-replay  every kept fuzz input in tests/fuzz/corpus/ (part of make test)
 #   make results    regenerate results/ (benchmarks, accuracy, studies)
 #   make install    PREFIX=/usr/local (also the Python package, python/fsvc)
 #   make python-test  the Python package's tests (pytest, $(PYTHON))
@@ -89,7 +90,7 @@ LIB_A  := $(BUILD)/libfsvc.a
 LIB_SO := $(BUILD)/libfsvc.so.$(VERSION)
 BIN    := $(BUILD)/fsvc
 
-.PHONY: all lib tool tests test unit-test cli-test asan-test demo deps fuzz \
+.PHONY: all lib tool tests test unit-test cli-test asan-test demo deps fuzz fuzz-replay \
         results install uninstall clean config test-cuda python-test python-install
 all: config $(BIN) $(LIB_A) $(LIB_SO)
 
@@ -135,6 +136,7 @@ test: all tests
 	@$(MAKE) --no-print-directory -j1 unit-test
 	@$(MAKE) --no-print-directory -j1 cli-test
 	@$(MAKE) --no-print-directory -j1 python-test
+	@$(MAKE) --no-print-directory fuzz-replay
 	@$(MAKE) --no-print-directory asan-test
 	@echo "make test: all passed"
 
@@ -156,6 +158,7 @@ python-test: $(LIB_SO) $(BIN)
 asan-test:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 NO_CUDA=1 OPT=-O1 tests
 	@FSVC_TEST_QUICK=1 $(MAKE) --no-print-directory -j1 BUILD=build/asan SAN=1 NO_CUDA=1 OPT=-O1 unit-test
+	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 NO_CUDA=1 OPT=-O1 fuzz-replay
 
 test-cuda: all
 	@$(MAKE) --no-print-directory -C tests/cuda BUILD=$(abspath $(BUILD))
@@ -163,7 +166,7 @@ test-cuda: all
 # ---- set-up and the main job -------------------------------------------------
 DEBIAN_PKGS := build-essential pkg-config libopenblas-dev liblapacke-dev zlib1g-dev \
                libpng-dev libcmocka-dev dataset-fashion-mnist gnuplot-nox libsvm-tools \
-               clang libclang-rt-14-dev python3-numpy python3-sklearn python3-pytest \
+               clang libclang-rt-14-dev libomp-dev python3-numpy python3-sklearn python3-pytest \
                python3-pandas python3-matplotlib
 deps:
 	@missing=""; for p in $(DEBIAN_PKGS); do \
@@ -179,21 +182,73 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@bash tools/demo.sh $(BIN) $(DEMO_DATA)
 
-# ---- fuzzing (clang libFuzzer, not part of make test) -------------------------
-FUZZ_SECONDS ?= 60
-FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
-fuzz:
-	@mkdir -p build/fuzz
-	@set -o pipefail; for f in $(FUZZ_SRC); do \
-	  b=build/fuzz/$$(basename $$f .c); \
-	  clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -std=c11 \
-	    -o $$b $$f $(wildcard datasets/*.c base/*.c) \
-	    $$(pkg-config --cflags --libs zlib libpng) -lm || exit 1; \
-	  mkdir -p build/fuzz/corpus-$$(basename $$f .c); \
-	  echo "== $$b ($(FUZZ_SECONDS) s)"; \
-	  $$b -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	    build/fuzz/corpus-$$(basename $$f .c) 2>&1 | tail -n 12 || exit 1; \
+# ---- fuzzing ----------------------------------------------------------------
+# Every tests/fuzz/fuzz_<name>.c is a libFuzzer target, built by one rule:
+# `make fuzz` compiles the library and the tools' sources (all but
+# tools/fsvc.c) with clang into $(BUILD)/fuzz/obj, links each target with
+# -fsanitize=fuzzer,address,undefined and runs it FUZZ_SECONDS on
+# $(BUILD)/fuzz/corpus-<name>, seeded with tests/fuzz/corpus/<name>/.
+# `make fuzz-replay` (part of make test, plain and under ASan) links each
+# target with tests/fuzz/replay.c by $(CC) instead and runs it on every file
+# of tests/fuzz/corpus/<name>/: kept crashing or hanging inputs stay tests.
+FUZZ_SECONDS  ?= 60
+FUZZ_CC       ?= clang
+FUZZ_SRC      := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES    := $(FUZZ_SRC:tests/fuzz/%.c=%)
+CLI_OBJ       := $(filter-out $(BUILD)/obj/tools/fsvc.o,$(TOOL_OBJ))
+CLI_A         := $(BUILD)/libfsvc-cli.a
+FUZZ_OBJ      := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC) $(filter-out tools/fsvc.c,$(TOOL_SRC)))
+FUZZ_FLAGS    := -std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+                 -fno-sanitize-recover=undefined -fopenmp
+FUZZ_CPPFLAGS := -I. -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+FUZZ_LIBS     := $(shell pkg-config --libs openblas lapacke zlib libpng 2>/dev/null) -llapack -lm -lpthread
+REPLAY_BIN    := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/replay_%)
+
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(call isa_flags,$<) -MMD -MP -c $< -o $@
+
+$(BUILD)/fuzz/libfsvc-fuzz.a: $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libfsvc-fuzz.a
+	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/fuzz/libfsvc-fuzz.a $(FUZZ_LIBS)
+
+fuzz: config $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
+	@set -o pipefail; for n in $(FUZZ_NAMES); do \
+	  mkdir -p $(BUILD)/fuzz/corpus-$$n; \
+	  echo "== $(BUILD)/fuzz/$$n ($(FUZZ_SECONDS) s)"; \
+	  $(BUILD)/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    $(BUILD)/fuzz/corpus-$$n $$(test -d tests/fuzz/corpus/$$n && echo tests/fuzz/corpus/$$n) \
+	    2>&1 | tail -n 12 || exit 1; \
 	done
+
+$(CLI_A): $(CLI_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/tests/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(CLI_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ tests/fuzz/replay.c $< $(CLI_A) $(LIB_A) $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/tests/fuzz/replay_selftest: tests/fuzz/replay_selftest.c tests/fuzz/replay.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ tests/fuzz/replay.c $< $(LDFLAGS)
+
+# The replay must fail on a crash and on a hang, naming the input; then
+# every corpus is replayed.
+fuzz-replay: $(REPLAY_BIN) $(BUILD)/tests/fuzz/replay_selftest
+	@t=$(BUILD)/tests/fuzz/replay_selftest; d=$$(mktemp -d); \
+	  printf ok > $$d/ok; printf crash > $$d/crash; printf hang > $$d/hang; \
+	  $$t $$d/ok 2>/dev/null && ! ( $$t $$d/crash 2>$$d/e1; exit $$? ) 2>/dev/null && ! $$t -t 1 $$d/hang 2>$$d/e2 && \
+	  grep -q "crashed" $$d/e1 && grep -q "input was $$d/crash" $$d/e1 && \
+	  grep -q "timed out" $$d/e2 && grep -q "input was $$d/hang" $$d/e2; r=$$?; rm -rf $$d; \
+	  if [ $$r = 0 ]; then echo "== replay self-test: passes a good input, fails a crash and a hang"; \
+	  else echo "fuzz replay self-test FAILED"; exit 1; fi
+	@for n in $(FUZZ_NAMES); do printf '== replay %s: ' $$n; \
+	  $(BUILD)/tests/fuzz/replay_$$n tests/fuzz/corpus/$$n 2>&1 | tail -n 3; \
+	  test $${PIPESTATUS[0]} = 0 || { echo "fuzz replay FAILED: $$n"; exit 1; }; done
 
 # ---- results -----------------------------------------------------------------
 results: all
@@ -228,4 +283,4 @@ clean:
 
 .SECONDARY:
 
--include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/tests $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)

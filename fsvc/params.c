@@ -239,11 +239,12 @@ static void get_backend(char *b, size_t n, const fsvc_param *p)
     {{name, opt, arg, choices, help, result}, set_##fn, get_##fn}
 static const setting table[] = {
     S("radius", 'r', "R|Xrms|auto", NULL, 1, radius,
-      "radius; X times the rms distance between training samples; or auto (search):\n"
-      "the author's search (prag 1, halve r from a large value until the centroids\n"
-      "are 1-10% of N, then refine)"),
+      "radius; X times the rms distance between training samples; or auto\n"
+      "(or search): the author's search (prag 1, halve r from a large value\n"
+      "until the centroids are 1-10% of N, then refine)"),
     S("prag", 'p', "PRAG", NULL, 1, prag,
-      "novelty threshold: a sample becomes a centroid when its activation sum < PRAG"),
+      "novelty threshold: a sample becomes a centroid when its activation\n"
+      "sum < PRAG"),
     S("dist", 'd', "l1|l2", NULL, 1, dist, "distance"),
     S("kernel", 'k', "tri|gauss", NULL, 1, kernel, "kernel"),
     S("select", 's', NULL, fsvc_select_names, 1, select,
@@ -267,7 +268,9 @@ static const setting table[] = {
       "seeded shuffle of the pass order (off: file order)"),
     S("max-neurons", 0, "M", NULL, 1, max_neurons,
       "cap on the centroids; -s random takes M (0: no cap, 10000 for random)"),
-    S("backend", 0, NULL, bnl_backend_names, 0, backend, "engine backend"),
+    S("backend", 0, NULL, bnl_backend_names, 0, backend,
+      "engine backend; cuda without a usable device prints one line and runs\n"
+      "on the CPU"),
     S("threads", 0, "T", NULL, 0, threads, "CPU threads (0: all cores)"),
 };
 #undef S

@@ -15,6 +15,7 @@ typedef struct bench_cfg {
     int64_t m, N;
     int n;
     const char *backend;  /* ref, cpu, cuda */
+    int strict;           /* cuda: fail instead of falling back to the CPU */
     int threads;
     int repeats;
     int verbose;

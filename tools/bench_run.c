@@ -10,6 +10,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *bench_op_name(bench_opk k)
 {
@@ -112,6 +113,14 @@ int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err)
     const int64_t m = c->m, N = c->N;
     const int n = c->n, dot = op.dist == BNL_DOT;
     size_t hs = op.dtype == FSVC_F64 ? 8 : 4;
+    /* W, X and H must fit in RAM: refuse before allocating (and before the
+     * kernel's overcommitted pages meet the OOM killer) */
+    double need = ((double)m * n + (double)N * n) * fsvc_dtype_size(op.dtype) + (double)N * m * hs;
+    double ram = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if (ram > 0 && need > ram)
+        return fsvc_fail(err, FSVC_ERESOURCE, "bench: m=%lld N=%lld n=%d needs %.1f GiB, more "
+                         "than this machine's %.1f GiB of RAM", (long long)m, (long long)N, n,
+                         need / (1 << 30), ram / (1 << 30));
     void *W = make_data(op.dtype, m, n, dot, 1);
     void *X = make_data(op.dtype, N, n, dot, 2);
     void *H = malloc((size_t)(N * m) * hs);
@@ -122,7 +131,7 @@ int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err)
     }
     memset(H, 0, (size_t)(N * m) * hs);
     bnl_ctx ctx;
-    rc = bnl_ctx_open(&ctx, c->backend, c->threads, 0, err);
+    rc = bnl_ctx_open(&ctx, c->backend, c->threads, c->strict, err);
     if (rc)
         goto out;
     ctx.tile_m = c->tile_m;

@@ -1,29 +1,150 @@
 /* cli.c - option parsing helpers and error reporting for the sub-commands. */
 #include "tools/cli.h"
+#include "layers/bnl.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+static FILE *msgs;
+
+void cli_set_messages(FILE *f)
+{
+    msgs = f;
+}
+
+static FILE *msg_stream(void)
+{
+    return msgs ? msgs : stderr;
+}
+
 int cli_report(const fsvc_error *err)
 {
-    int code = err && err->code ? err->code : FSVC_EINPUT;
-    fprintf(stderr, "fsvc: %s\n", err && err->msg[0] ? err->msg : "unknown error");
+    int code = err && err->code >= FSVC_EUSAGE && err->code <= FSVC_ERESOURCE ? err->code
+                                                                               : FSVC_EINPUT;
+    fprintf(msg_stream(), "fsvc: %s\n", err && err->msg[0] ? err->msg : "unknown error");
     return code;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+    FILE *f = msg_stream();
     va_list ap;
-    fprintf(stderr, "fsvc %s: ", cmd);
+    fprintf(f, "fsvc %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vfprintf(f, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry 'fsvc %s --help'.\n", cmd);
+    fprintf(f, "\nTry 'fsvc %s --help'.\n", cmd);
     return FSVC_EUSAGE;
+}
+
+int cli_option_error(const char *cmd, int c, char **argv)
+{
+    int missing = c == ':';
+    if (optopt > 0 && optopt < CLI_LONG && isgraph(optopt))
+        return missing ? cli_usage_error(cmd, "option -%c needs a value", optopt)
+                       : cli_usage_error(cmd, "unknown option -%c", optopt);
+    /* a long option: getopt_long has stepped past it */
+    const char *a = optind > 0 ? argv[optind - 1] : "?";
+    const char *eq = strchr(a, '=');
+    if (missing)
+        return cli_usage_error(cmd, "option %s needs a value", a);
+    if (optopt >= CLI_LONG && eq)
+        return cli_usage_error(cmd, "option %.*s takes no value", (int)(eq - a), a);
+    return cli_usage_error(cmd, "unknown or ambiguous option '%s'", a);
+}
+
+int cli_backend_check(const char *backend, int strict, fsvc_error *err)
+{
+    if (!strict || !backend || strcmp(backend, "cuda") != 0)
+        return FSVC_OK;
+    bnl_ctx ctx;
+    fsvc_error e;
+    fsvc_error_clear(&e);
+    int rc = bnl_ctx_open(&ctx, backend, 1, 1, &e);
+    if (rc != FSVC_OK)
+        return fsvc_fail(err, rc, "--backend cuda --strict: no usable CUDA device (%s)", e.msg);
+    bnl_ctx_close(&ctx);
+    return FSVC_OK;
+}
+
+/* 1 when PREFIX-images-idx3-ubyte[.gz] exists: an IDX pair named by prefix. */
+static int is_idx_prefix(const char *prefix)
+{
+    static const char *const tails[] = {"-images-idx3-ubyte", "-images-idx3-ubyte.gz"};
+    struct stat st;
+    size_t l = strlen(prefix);
+    char *p = malloc(l + 32);
+    int found = 0;
+    for (int i = 0; p && i < 2 && !found; i++) {
+        sprintf(p, "%s%s", prefix, tails[i]);
+        found = stat(p, &st) == 0;
+    }
+    free(p);
+    return found;
+}
+
+int cli_load_model(fsvc_model *m, const char *mpath, const char *data, fsvc_error *err)
+{
+    int rc = fsvc_model_load(m, mpath, err);
+    if (rc == FSVC_OK && m->n > CLI_MAX_FEATURES) {
+        int n = m->n;
+        fsvc_free_model(m);
+        return fsvc_fail(err, FSVC_EINPUT, "%s: the model has %d features; fsvc handles at "
+                         "most %d", mpath, n, CLI_MAX_FEATURES);
+    }
+    if (rc != FSVC_EINPUT)
+        return rc;
+    struct stat st;
+    int exists = stat(mpath, &st) == 0, folder = exists && S_ISDIR(st.st_mode);
+    if (!exists && is_idx_prefix(mpath))
+        return fsvc_fail(err, FSVC_EINPUT, "%s: an IDX data set, not a model; the first "
+                         "argument must be a model (MODEL DATA)", mpath);
+    int data_is_model = 0;
+    struct stat ds; /* only a regular file is tried: a FIFO would block */
+    if (data && !folder && stat(data, &ds) == 0 && S_ISREG(ds.st_mode)) {
+        fsvc_model other;
+        fsvc_error e2;
+        data_is_model = fsvc_model_load(&other, data, &e2) == FSVC_OK;
+        if (data_is_model)
+            fsvc_free_model(&other);
+    }
+    if (folder)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: a folder, not a model; the first argument "
+                         "must be a model (MODEL DATA)", mpath);
+    if (data_is_model)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: not a model, but %s is: the first argument "
+                         "must be a model; did you swap MODEL and DATA?", mpath, data);
+    return rc;
+}
+
+int cli_finish_stdout(int rc)
+{
+    int pending = __fpending(stdout) != 0;
+    errno = 0;
+    int earlier = ferror(stdout);
+    int flushed = fflush(stdout) == 0;
+    int e = errno;
+    int closed = fclose(stdout) == 0;
+    if (!e && !closed)
+        e = errno;
+    if (!earlier && flushed && closed)
+        return rc;
+    if (!earlier && !pending && e == EBADF)
+        return rc; /* stdout was closed (fsvc ... >&-) and nothing was lost */
+    if (rc != FSVC_OK)
+        return rc; /* the command has reported its own failure */
+    fprintf(stderr, "fsvc: write error on standard output%s%s\n", e ? ": " : "",
+            e ? strerror(e) : "");
+    return FSVC_ERESOURCE;
 }
 
 int cli_parse_long(const char *cmd, const char *opt, const char *s,

@@ -24,6 +24,18 @@ int cmd_tune(int argc, char **argv);
 int cmd_study(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 
+/* The most features (n) the engine takes (layers/bnl.c checks every call):
+ * train and predict say so about the data or the model (bad input, 2)
+ * before any work instead of failing inside the engine. */
+#define CLI_MAX_FEATURES 65536
+
+/* A parse step's answer: go on and run the command, or exit with the code. */
+#define CLI_RUN (-1)
+
+/* Where usage errors and reports go: stderr unless set (the CLI fuzzer
+ * sets a sink so that sanitizer reports stay visible on stderr). */
+void cli_set_messages(FILE *f);
+
 /* Prints "fsvc: <msg>" on stderr and returns err->code (or FSVC_EINPUT). */
 int cli_report(const fsvc_error *err);
 /* Prints "fsvc <cmd>: <msg>\nTry 'fsvc <cmd> --help'." and returns 1. */
@@ -32,6 +44,29 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* A getopt_long error (c is '?' or ':', optstring starting with ':'):
+ * names the option at fault (-x for a short option, even inside a cluster
+ * such as -qx; the whole --word for a long one), says whether it is unknown
+ * or lacks its value, and returns FSVC_EUSAGE. Long options must have
+ * values >= 256 (CLI_LONG) so that optopt tells the two apart. */
+#define CLI_LONG 256
+int cli_option_error(const char *cmd, int c, char **argv);
+
+/* --strict: with backend "cuda", fails (FSVC_ERESOURCE, err names the
+ * cause) when no CUDA device can be opened; otherwise succeeds at once.
+ * Without strict the engine prints one line and falls back to the CPU. */
+int cli_backend_check(const char *backend, int strict, fsvc_error *err);
+
+/* Loads the model of `fsvc predict|eval MODEL DATA`. When MODEL cannot be
+ * read as a model but DATA can, or MODEL is a folder, the error says the
+ * arguments look swapped. */
+int cli_load_model(fsvc_model *m, const char *mpath, const char *data, fsvc_error *err);
+
+/* At exit (main): flushes and closes stdout; a write error (a full disk,
+ * /dev/full, a closed pipe) that the command has not reported yet becomes
+ * "fsvc: write error on standard output: <reason>" and exit code 3. */
+int cli_finish_stdout(int rc);
 
 /* Strict number parsing for option values: the whole string must be a
  * number in [lo, hi]. Returns 0 or prints a usage error and returns 1. */

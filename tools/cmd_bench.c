@@ -1,7 +1,7 @@
 /* cmd_bench.c - `fsvc bench`: t_syn of one BNL configuration, or the
  * paper's tables re-measured (--paper). */
 #include "tools/bench.h"
-#include "tools/cli.h"
+#include "tools/args.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +21,9 @@ static void usage(FILE *f, const bench_cfg *d)
             "  --act A        tri or gauss for rbf-l2 (default gauss)\n"
             "  --dtype T      u8, f32, f64 (default %s)\n"
             "  -m M -N N -n n layer size (default %lld %lld %d)\n"
-            "  --backend B    ref, cpu, cuda (default %s)\n"
+            "  --backend B    ref, cpu, cuda (default %s); cuda without a usable device\n"
+            "                 prints one line and runs on the CPU\n"
+            "  --strict       --backend cuda: fail (exit 3) instead of falling back\n"
             "  --threads T    CPU threads, 0 = all cores (default %d)\n"
             "  -r R           repeats (default %d)\n"
             "  --tile NxM     force tile_N x tile_m (default: the planner's)\n"
@@ -71,8 +73,9 @@ static void print_result(const bench_cfg *c, const bench_res *r)
         printf("  peak model: %s\n", bench_peak_model());
 }
 
-int cmd_bench(int argc, char **argv)
+int bench_parse(bench_args *ba, int argc, char **argv)
 {
+    memset(ba, 0, sizeof *ba);
     bench_cfg c = {0};
     c.opk = BENCH_RBF_L1;
     c.act = BNL_TRI;
@@ -93,6 +96,8 @@ int cmd_bench(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout, &c);
             return FSVC_OK;
+        } else if (!strcmp(a, "--strict")) {
+            c.strict = 1;
         } else if (!strcmp(a, "-v")) {
             c.verbose = 1;
         } else if (!strcmp(a, "--paper")) {
@@ -144,7 +149,9 @@ int cmd_bench(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--tile")) {
             long long tn, tm;
-            if (sscanf(v, "%lldx%lld", &tn, &tm) != 2 || tn < 1 || tm < 1)
+            int used = 0;
+            if (sscanf(v, "%lldx%lld%n", &tn, &tm, &used) != 2 || v[used] || tn < 1 || tm < 1 ||
+                tn > (1LL << 24) || tm > (1LL << 24))
                 return cli_usage_error(cmd, "--tile: '%s' is not NxM (e.g. 256x1024)", v);
             c.tile_N = tn;
             c.tile_m = tm;
@@ -165,16 +172,34 @@ int cmd_bench(int argc, char **argv)
         return cli_usage_error(cmd, "--act applies to rbf-l1 and rbf-l2 only");
     if (c.opk == BENCH_MUL && c.dtype == FSVC_U8)
         c.act = BNL_IDENT; /* tanh of integer dot products is 1 everywhere */
+    ba->c = c;
+    ba->paper = paper;
+    ba->targets = targets;
+    ba->csv = csv;
+    ba->png = png;
+    ba->tcsv = tcsv;
+    return CLI_RUN;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bench_args ba;
+    int prc = bench_parse(&ba, argc, argv);
+    if (prc != CLI_RUN)
+        return prc;
+    bench_cfg c = ba.c;
     fsvc_error err;
     fsvc_error_clear(&err);
-    if (paper || targets) {
+    if (cli_backend_check(c.backend, c.strict, &err))
+        return cli_report(&err);
+    if (ba.paper || ba.targets) {
         char line[2048];
         size_t off = 0;
         for (int i = 0; i < argc && off < sizeof line - 2; i++)
             off += (size_t)snprintf(line + off, sizeof line - off, "%s%s", i ? " " : "fsvc ",
                                     argv[i]);
-        int rc = paper ? bench_paper(&c, csv, png, line, &err)
-                       : bench_targets(&c, tcsv, line, &err);
+        int rc = ba.paper ? bench_paper(&c, ba.csv, ba.png, line, &err)
+                          : bench_targets(&c, ba.tcsv, line, &err);
         return rc ? cli_report(&err) : FSVC_OK;
     }
     bench_res r;

@@ -1,6 +1,6 @@
 /* cmd_data.c - `fsvc data [options] SOURCE`: load a dataset, summarise it,
  * optionally write it out as LIBSVM text. */
-#include "tools/cli.h"
+#include "tools/args.h"
 
 #include <string.h>
 
@@ -67,13 +67,21 @@ static void print_classes(const fsvc_dataset *d)
         printf("  ... %d more classes\n", d->K - show);
 }
 
-int cmd_data(int argc, char **argv)
+int data_parse(data_args *da, int argc, char **argv)
 {
+    memset(da, 0, sizeof *da);
     fsvc_load_opts opts = {0, 0, 0};
     const char *out = NULL, *source = NULL;
+    int files_only = 0; /* after "--" */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        if (files_only || a[0] != '-' || !a[1]) {
+            if (source)
+                return cli_usage_error("data", "more than one SOURCE ('%s', '%s')", source, a);
+            source = a;
+        } else if (!strcmp(a, "--")) {
+            files_only = 1;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout, &opts);
             return FSVC_OK;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--libsvm")) {
@@ -91,16 +99,26 @@ int cmd_data(int argc, char **argv)
             opts.resize = 1;
         } else if (!strcmp(a, "-u") || !strcmp(a, "--unlabelled")) {
             opts.allow_unlabelled = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error("data", "unknown option '%s'", a);
-        } else if (source) {
-            return cli_usage_error("data", "more than one SOURCE ('%s', '%s')", source, a);
         } else {
-            source = a;
+            return cli_usage_error("data", "unknown option '%s'", a);
         }
     }
     if (!source)
         return cli_usage_error("data", "no SOURCE given");
+    da->opts = opts;
+    da->out = out;
+    da->source = source;
+    return CLI_RUN;
+}
+
+int cmd_data(int argc, char **argv)
+{
+    data_args da;
+    int prc = data_parse(&da, argc, argv);
+    if (prc != CLI_RUN)
+        return prc;
+    fsvc_load_opts opts = da.opts;
+    const char *out = da.out, *source = da.source;
     fsvc_dataset d;
     fsvc_error err;
     fsvc_error_clear(&err);

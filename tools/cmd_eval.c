@@ -1,7 +1,8 @@
 /* cmd_eval.c - `fsvc eval MODEL DATA [--png FILE]`: accuracy, per-class
  * precision and recall, the confusion matrix as text and, with --png, as a
  * heat-map image (libpng; written to a temp file, then renamed). */
-#include "tools/cli.h"
+#include "tools/args.h"
+#include "layers/bnl.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -36,47 +37,73 @@ static int write_png(const char *path, const int64_t *conf, int K, fsvc_error *e
     return rc;
 }
 
-int cmd_eval(int argc, char **argv)
+enum { O_PNG = CLI_LONG, O_BACKEND, O_THREADS, O_STRICT, O_HELP };
+
+int eval_parse(eval_args *a, int argc, char **argv)
 {
-    const char *backend = "cpu", *pngpath = NULL;
-    long threads = 0;
+    memset(a, 0, sizeof *a);
+    a->backend = "cpu";
     static const struct option lo[] = {
-        {"png", 1, 0, 1}, {"backend", 1, 0, 2}, {"threads", 1, 0, 3},
-        {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    optind = 1;
+        {"png", 1, 0, O_PNG}, {"backend", 1, 0, O_BACKEND}, {"threads", 1, 0, O_THREADS},
+        {"strict", 0, 0, O_STRICT}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+    optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    bnl_backend b;
+    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
         switch (c) {
-        case 'h':
+        case 'h': case O_HELP:
             printf("usage: fsvc eval [options] MODEL DATA\n\n"
                    "Accuracy, per-class precision and recall, confusion matrix.\n\n"
                    "options (default):\n"
                    "  --png FILE      also write the confusion matrix as a heat map (%s)\n"
-                   "  --backend ref|cpu|cuda  engine backend (%s)\n"
+                   "  --backend ref|cpu|cuda  engine backend (%s); cuda without a usable\n"
+                   "                  device prints one line and runs on the CPU\n"
+                   "  --strict        --backend cuda: fail (exit 3) instead of falling back\n"
                    "  --threads T     CPU threads (%ld, 0: all cores)\n",
-                   pngpath ? pngpath : "none", backend, threads);
+                   a->png ? a->png : "none", a->backend, a->threads);
             return FSVC_OK;
-        case 1: pngpath = optarg; break;
-        case 2: backend = optarg; break;
-        case 3: if (cli_parse_long("eval", "--threads", optarg, 0, 4096, &threads)) return FSVC_EUSAGE; break;
-        default: return cli_usage_error("eval", "unknown option or missing value: %s", argv[optind - 1]);
+        case O_PNG: a->png = optarg; break;
+        case O_BACKEND:
+            if (bnl_backend_parse(optarg, &b))
+                return cli_usage_error("eval", "--backend: '%s' is not ref, cpu or cuda", optarg);
+            a->backend = optarg;
+            break;
+        case O_THREADS: if (cli_parse_long("eval", "--threads", optarg, 0, 4096, &a->threads)) return FSVC_EUSAGE; break;
+        case O_STRICT: a->strict = 1; break;
+        default: return cli_option_error("eval", c, argv);
         }
     }
     if (argc - optind != 2)
         return cli_usage_error("eval", "expected MODEL DATA");
+    a->model = argv[optind];
+    a->data = argv[optind + 1];
+    return CLI_RUN;
+}
+
+int cmd_eval(int argc, char **argv)
+{
+    eval_args a;
+    int prc = eval_parse(&a, argc, argv);
+    if (prc != CLI_RUN)
+        return prc;
+    const char *backend = a.backend, *pngpath = a.png;
+    long threads = a.threads;
     fsvc_error err;
     fsvc_error_clear(&err);
+    if (cli_backend_check(backend, a.strict, &err)) return cli_report(&err);
     fsvc_model m;
-    if (fsvc_model_load(&m, argv[optind], &err)) return cli_report(&err);
+    if (cli_load_model(&m, a.model, a.data, &err)) return cli_report(&err);
     if (m.regression) {
         fsvc_free_model(&m);
-        return cli_usage_error("eval", "%s is a regression model; use fsvc predict", argv[optind]);
+        fsvc_fail(&err, FSVC_EINPUT, "%s: a regression model; eval needs a classifier "
+                  "(fsvc predict reports MSE and R^2)", a.model);
+        return cli_report(&err);
     }
     fsvc_dataset d;
     fsvc_load_opts lopt = { 0 };
     lopt.n_features = m.n;
-    if (fsvc_dataset_load(&d, argv[optind + 1], &lopt, &err)) { fsvc_free_model(&m); return cli_report(&err); }
+    if (fsvc_dataset_load(&d, a.data, &lopt, &err)) { fsvc_free_model(&m); return cli_report(&err); }
     int K = m.K, rc = FSVC_OK;
     int64_t N = d.N;
     int *pred = malloc((size_t)(N ? N : 1) * sizeof *pred);

@@ -1,14 +1,14 @@
 /* cmd_info.c - `fsvc info`: version, compiler, CPU model and features, the
  * CPU kernels chosen and why, backends, BLAS, OpenMP and CUDA devices. */
 #include "tools/bench.h"
-#include "tools/cli.h"
+#include "tools/args.h"
 
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
 
 
-int cmd_info(int argc, char **argv)
+int info_parse(int argc, char **argv)
 {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: fsvc info\n\nPrints the version, compiler, CPU features, the CPU "
@@ -18,6 +18,14 @@ int cmd_info(int argc, char **argv)
     }
     if (argc > 1)
         return cli_usage_error("info", "unexpected argument '%s'", argv[1]);
+    return CLI_RUN;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    int prc = info_parse(argc, argv);
+    if (prc != CLI_RUN)
+        return prc;
     char model[256], feat[512], why[256];
     bench_cpu_model(model, sizeof model);
     bench_cpu_features(feat, sizeof feat);

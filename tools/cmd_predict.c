@@ -5,11 +5,13 @@
  * (readout scores): a header `labels L1 .. LK` then `label v1 .. vK` per
  * sample (PNG folder: CSV `path,class,L1,..,LK`), to stdout without OUT.
  * With labels, the last line is `Accuracy = X% (c/N)` (or MSE and R^2). */
-#include "tools/cli.h"
+#include "tools/args.h"
 #include "fsvc/embed.h" /* fsvc_scores_proba, shared with the Python package */
+#include "layers/bnl.h"
 #include "datasets/datasets.h" /* ds_tmp_*: temp file + rename */
 
 #include <cblas.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,56 +72,81 @@ static int write_out(const char *path, const fsvc_model *m, const fsvc_dataset *
             fprintf(f, "%s\n", cls);
         }
     }
-    if (!path) return fflush(f) ? fsvc_fail(err, FSVC_ERESOURCE, "stdout: write error") : FSVC_OK;
+    if (!path)
+        return fflush(f) || ferror(f) ? fsvc_fail(err, FSVC_ERESOURCE, "write error on standard "
+                                                  "output: %s", strerror(errno)) : FSVC_OK;
     return ds_tmp_commit(f, tmp, path, err);
 }
 
-int cmd_predict(int argc, char **argv)
+enum { O_BACKEND = CLI_LONG, O_THREADS, O_STRICT, O_DECISION, O_HELP };
+
+int predict_parse(predict_args *a, int argc, char **argv)
 {
-    const char *backend = "cpu";
-    long threads = 0;
-    int quiet = 0, proba = 0, decision = 0;
-    long bv = 0;
+    memset(a, 0, sizeof *a);
+    a->backend = "cpu";
     static const struct option lo[] = {
-        {"backend", 1, 0, 1}, {"threads", 1, 0, 2}, {"decision-values", 0, 0, 3},
-        {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    optind = 1;
+        {"backend", 1, 0, O_BACKEND}, {"threads", 1, 0, O_THREADS}, {"strict", 0, 0, O_STRICT},
+        {"decision-values", 0, 0, O_DECISION}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+    optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "qhb:", lo, NULL)) != -1) {
+    long bv = 0;
+    bnl_backend b;
+    while ((c = getopt_long(argc, argv, ":qhb:", lo, NULL)) != -1) {
         switch (c) {
-        case 'h':
+        case 'h': case O_HELP:
             printf("usage: fsvc predict [options] MODEL DATA [OUT]\n\n"
                    "DATA: IDX prefix or file, LIBSVM text, PNG folder. OUT: one label per\n"
                    "line, or CSV path,class,score for a PNG folder (printed when OUT is\n"
                    "not given for a PNG folder).\n\noptions (default):\n"
-                   "  --backend ref|cpu|cuda  engine backend (%s)\n"
+                   "  --backend ref|cpu|cuda  engine backend (%s); cuda without a usable\n"
+                   "                  device prints one line and runs on the CPU\n"
+                   "  --strict        --backend cuda: fail (exit 3) instead of falling back\n"
                    "  --threads T     CPU threads (%ld, 0: all cores)\n"
                    "  -b 0|1          1: class probabilities (softmax of the scores),\n"
                    "                  svm-predict -b 1 style: 'labels ...' then 'label p..' (0)\n"
                    "  --decision-values  the readout scores, in the same layout (off)\n"
-                   "  -q              only the final line\n", backend, threads);
+                   "  -q              only the final line\n", a->backend, a->threads);
             return FSVC_OK;
-        case 'q': quiet = 1; break;
+        case 'q': a->quiet = 1; break;
         case 'b': if (cli_parse_long("predict", "-b", optarg, 0, 1, &bv)) return FSVC_EUSAGE;
-                  proba = (int)bv; break;
-        case 3: decision = 1; break;
-        case 1: backend = optarg; break;
-        case 2: if (cli_parse_long("predict", "--threads", optarg, 0, 4096, &threads)) return FSVC_EUSAGE; break;
-        default: return cli_usage_error("predict", "unknown option or missing value: %s", argv[optind - 1]);
+                  a->proba = (int)bv; break;
+        case O_DECISION: a->decision = 1; break;
+        case O_BACKEND:
+            if (bnl_backend_parse(optarg, &b))
+                return cli_usage_error("predict", "--backend: '%s' is not ref, cpu or cuda", optarg);
+            a->backend = optarg;
+            break;
+        case O_THREADS: if (cli_parse_long("predict", "--threads", optarg, 0, 4096, &a->threads)) return FSVC_EUSAGE; break;
+        case O_STRICT: a->strict = 1; break;
+        default: return cli_option_error("predict", c, argv);
         }
     }
     int nargs = argc - optind;
     if (nargs < 2 || nargs > 3)
         return cli_usage_error("predict", "expected MODEL DATA [OUT]");
-    const char *mpath = argv[optind], *data = argv[optind + 1];
-    const char *out = nargs == 3 ? argv[optind + 2] : NULL;
-    if (proba && decision)
+    a->model = argv[optind];
+    a->data = argv[optind + 1];
+    a->out = nargs == 3 ? argv[optind + 2] : NULL;
+    if (a->proba && a->decision)
         return cli_usage_error("predict", "-b 1 and --decision-values: choose one");
+    return CLI_RUN;
+}
+
+int cmd_predict(int argc, char **argv)
+{
+    predict_args a;
+    int prc = predict_parse(&a, argc, argv);
+    if (prc != CLI_RUN)
+        return prc;
+    const char *backend = a.backend, *mpath = a.model, *data = a.data, *out = a.out;
+    long threads = a.threads;
+    int quiet = a.quiet, proba = a.proba, decision = a.decision;
     fsvc_error err;
     fsvc_error_clear(&err);
+    if (cli_backend_check(backend, a.strict, &err)) return cli_report(&err);
     fsvc_model m;
-    if (fsvc_model_load(&m, mpath, &err)) return cli_report(&err);
+    if (cli_load_model(&m, mpath, data, &err)) return cli_report(&err);
     if ((proba || decision) && m.regression) {
         fsvc_free_model(&m);
         return cli_usage_error("predict", "%s: a regression model has no class %s", mpath,

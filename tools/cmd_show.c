@@ -136,10 +136,10 @@ int cmd_show(int argc, char **argv)
     static const struct option lo[] = {
         {"png", 1, 0, 1}, {"per-row", 1, 0, 2}, {"max", 1, 0, 3}, {"zoom", 1, 0, 4},
         {"size", 1, 0, 5}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    optind = 1;
+    optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
         int bad = 0;
         switch (c) {
         case 'h':
@@ -163,7 +163,7 @@ int cmd_show(int argc, char **argv)
                 bad = cli_usage_error("show", "--size: '%s' is not RxC", optarg);
             break;
         default:
-            return cli_usage_error("show", "unknown option or missing value: %s", argv[optind - 1]);
+            return cli_option_error("show", c, argv);
         }
         if (bad) return FSVC_EUSAGE;
     }

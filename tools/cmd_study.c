@@ -55,6 +55,7 @@ static void help(const fsvc_param *p)
            "                  prag 1, halve r until centroids are 1-10%% of N, refine)\n"
            "  -r -p -d -k -s -R -l -e -E --scale --dtype --preprocess --shuffle\n"
            "  --max-neurons --backend --threads   fixed settings, as in 'fsvc train'\n"
+           "  --strict        --backend cuda: fail (exit 3) instead of falling back\n"
            "                  (defaults: those of 'fsvc train': radius %s, prag %g,\n"
            "                  %s readout, lambda %g, eta %g, epochs %d)\n"
            "  -v K            K-fold stratified cross-validation on DATA (off); with a\n"
@@ -105,7 +106,7 @@ static int parse(study_opts *o, int argc, char **argv)
         {"backend", 1, 0, 8}, {"threads", 1, 0, 9}, {"seed", 1, 0, 10}, {"val", 1, 0, 11},
         {"keep", 1, 0, 12}, {"max-train", 1, 0, 13}, {"max-test", 1, 0, 14},
         {"name", 1, 0, 15}, {"resume", 0, 0, 16}, {"no-plots", 0, 0, 17},
-        {"preprocess", 1, 0, 18},
+        {"preprocess", 1, 0, 18}, {"strict", 0, 0, 19},
         {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     static const char *const short_name[128] = {
         ['r'] = "radius", ['p'] = "prag", ['d'] = "dist", ['k'] = "kernel", ['s'] = "select",
@@ -113,12 +114,12 @@ static int parse(study_opts *o, int argc, char **argv)
     static const char *const long_name[] = {
         [4] = "scale", [5] = "dtype", [6] = "shuffle", [7] = "max-neurons",
         [8] = "backend", [9] = "threads", [18] = "preprocess"};
-    optind = 1;
+    optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
-    int c;
+    int c, strict = 0;
     long lv;
     fsvc_error err;
-    while ((c = getopt_long(argc, argv, "r:p:d:k:s:R:l:e:E:v:o:qh", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":r:p:d:k:s:R:l:e:E:v:o:qh", lo, NULL)) != -1) {
         int bad = 0;
         fsvc_error_clear(&err);
         switch (c) {
@@ -135,7 +136,7 @@ static int parse(study_opts *o, int argc, char **argv)
         case 'v': bad = cli_parse_long("study", "-v", optarg, 2, 64, &lv); o->folds = (int)lv; break;
         case 'o': o->dir = optarg; break;
         case 'q': o->quiet = 1; break;
-        case 'h': help(&o->base); exit(FSVC_OK);
+        case 'h': help(&o->base); exit(cli_finish_stdout(FSVC_OK));
         case 10: bad = cli_parse_long("study", "--seed", optarg, 0, 0x7fffffffffffffffL, &lv);
                  o->seed = (uint64_t)lv; break;
         case 11: bad = cli_parse_double("study", "--val", optarg, 1e-3, 0.9, &o->val); break;
@@ -153,8 +154,9 @@ static int parse(study_opts *o, int argc, char **argv)
             break;
         case 16: o->resume = 1; break;
         case 17: o->plots = 0; break;
+        case 19: strict = 1; break;
         default:
-            return cli_usage_error("study", "unknown option or missing value: %s", argv[optind - 1]);
+            return cli_option_error("study", c, argv);
         }
         if (bad) return FSVC_EUSAGE;
     }
@@ -176,6 +178,8 @@ static int parse(study_opts *o, int argc, char **argv)
             return cli_usage_error("study", "%s", err.msg);
         if (p.readout == FSVC_READOUT_RIDGE && !(p.lambda > 0))
             return cli_usage_error("study", "point %s: ridge needs lambda > 0", key);
+        if (cli_backend_check(p.backend, strict, &err))
+            return cli_report(&err);
     }
     return FSVC_OK;
 }

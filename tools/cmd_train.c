@@ -1,133 +1,144 @@
 /* cmd_train.c - `fsvc train [options] DATA [MODEL]`: the FSVC trainer. */
-#include "tools/cli.h"
+#include "tools/args.h"
 #include "layers/bnl.h"
 
-#include <cblas.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Options and help come from the settings model (fsvc/params.c): each
+ * setting is --NAME VALUE, and -X VALUE where it has a short option. */
+
+/* "-r, --radius R|Xrms|auto" */
+static void option_text(char *out, size_t len, const fsvc_setting_info *s)
+{
+    char choices[160];
+    const char *arg = s->arg ? s->arg
+                    : s->choices ? fsvc_name_list(s->choices, choices, sizeof choices) : NULL;
+    if (s->opt)
+        snprintf(out, len, "-%c, --%s%s%s", s->opt, s->name, arg ? " " : "", arg ? arg : "");
+    else if (arg)
+        snprintf(out, len, "--%s %s", s->name, arg);
+    else
+        snprintf(out, len, "--%s[=on|off]", s->name);
+}
 
 static void help(const fsvc_param *p)
 {
     printf("usage: fsvc train [options] DATA [MODEL]\n\n"
            "Trains an FSVC classifier on DATA (IDX prefix or file, LIBSVM text, PNG\n"
            "folder with one sub-folder per class) and writes MODEL (default: the\n"
-           "data's basename + \".fsvc\" in the current folder).\n\noptions (default):\n");
-    if (p->radius > 0) printf("  -r R            radius (%g)\n", p->radius);
-    else if (p->radius_rms > 0)
-        printf("  -r R|Xrms|search  radius; X times the rms distance between samples; or\n"
-               "                  the author's search (prag 1, halve r from a large value until\n"
-               "                  the centroids are 1-10%% of N, then refine) (%grms)\n",
-               p->radius_rms);
-    else printf("  -r R            radius (search: prag 1, halve r from a large value until\n"
-                "                  the centroids are 1-10%% of N, then refine)\n");
-    printf("  -p PRAG         novelty threshold, accept when the sum < PRAG (%g)\n", p->prag);
-    printf("  -d l1|l2        distance (%s)\n", bnl_dist_name((bnl_dist)p->dist));
-    printf("  -k tri|gauss    kernel (%s)\n", bnl_act_name((bnl_act)p->act));
-    printf("  -s global|per-class|random|auto  centroid selection: the novelty pass, the\n"
-           "                  first --max-neurons of a seeded shuffle, or auto: random for\n"
-           "                  the ridge readout (unless -r search), else global (%s)\n",
-           fsvc_select_name(p->select));
-    printf("  -R onehot|lms|ridge  readout (%s)\n", fsvc_readout_name(p->readout));
-    printf("  -l LAMBDA       ridge regularisation, times the mean of diag(H^T H) (%g)\n", p->lambda);
-    printf("  -e ETA          lms learning rate (%g)\n", p->eta);
-    printf("  -E EPOCHS       lms epochs (%d)\n", p->epochs);
-    printf("  --scale 01|pm1|none  scaling of u8 input (%s)\n", fsvc_scale_name(p->scale));
-    printf("  --dtype u8|f32|f64   centroid type (%s)\n",
-           p->dtype < 0 ? "u8 for unscaled u8 data, else f32" : fsvc_dtype_name(p->dtype));
-    printf("  --preprocess none|deskew|sqrt|deskew+sqrt|auto  input preprocessing (%s;\n"
-           "                  auto: sqrt for u8 images, deskew+sqrt when they are slanted)\n",
-           fsvc_preprocess_name(p->preprocess));
-    printf("  --regression    ridge regression on the label values (%s)\n",
-           p->regression ? "on" : "off");
-    printf("  --shuffle SEED  seeded shuffle of the pass order (%s)\n",
-           p->shuffle ? "on" : "off: file order");
-    printf("  --max-neurons M cap on the centroids; -s random takes M (%lld; 0: no cap,\n"
-           "                  10000 for -s random)\n", (long long)p->max_neurons);
-    printf("  --backend ref|cpu|cuda  engine backend (%s)\n", p->backend);
-    printf("  --threads T     CPU threads (%d, 0: all cores)\n", p->threads);
-    printf("  -q              quiet: no progress\n");
+           "data's basename + \".fsvc\" in the current folder).\n\n"
+           "options (default in brackets; the same names work in `fsvc study --vary`\n"
+           "and as the Python estimators' parameters):\n");
+    for (int i = 0; fsvc_setting(i); i++) {
+        const fsvc_setting_info *s = fsvc_setting(i);
+        char opt[200], def[96];
+        option_text(opt, sizeof opt, s);
+        fsvc_param_get(p, s->name, def, sizeof def);
+        printf("  %s\n", opt);
+        const char *h = s->help;
+        while (*h) { /* the help text, indented, its last line with the default */
+            size_t l = strcspn(h, "\n");
+            printf("        %.*s%s", (int)l, h, h[l] ? "\n" : "");
+            h += l + (h[l] ? 1 : 0);
+        }
+        printf(" [%s]\n", def);
+    }
+    printf("  --strict\n"
+           "        --backend cuda: fail (exit 3) instead of falling back to the CPU\n"
+           "  -q    quiet: no progress\n");
 }
 
-static int parse_enum(const char *opt, const char *s, int rc)
-{
-    if (rc) return cli_usage_error("train", "%s: unknown value '%s'", opt, s);
-    return 0;
-}
+enum { O_STRICT = CLI_LONG + 64, O_HELP };
+#define MAX_SETTINGS 64
 
-int cmd_train(int argc, char **argv)
+int train_parse(train_args *a, int argc, char **argv)
 {
-    fsvc_param p;
-    fsvc_param_default(&p);
-    int quiet = 0;
-    static const struct option lo[] = {
-        {"scale", 1, 0, 1}, {"dtype", 1, 0, 2}, {"shuffle", 1, 0, 3},
-        {"max-neurons", 1, 0, 4}, {"backend", 1, 0, 5}, {"threads", 1, 0, 6},
-        {"preprocess", 1, 0, 7}, {"regression", 0, 0, 8}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    optind = 1;
+    memset(a, 0, sizeof *a);
+    fsvc_param_default(&a->p);
+    struct option lo[MAX_SETTINGS + 3];
+    char so[3 * MAX_SETTINGS + 8] = ":qh";
+    size_t nso = 3;
+    int n = 0;
+    for (; fsvc_setting(n) && n < MAX_SETTINGS; n++) {
+        const fsvc_setting_info *s = fsvc_setting(n);
+        int flag = !s->arg && !s->choices; /* on|off: the option alone is on */
+        lo[n] = (struct option){s->name, flag ? optional_argument : required_argument, 0,
+                                CLI_LONG + n};
+        if (s->opt) { so[nso++] = s->opt; so[nso++] = ':'; }
+    }
+    so[nso] = 0;
+    lo[n] = (struct option){"strict", no_argument, 0, O_STRICT};
+    lo[n + 1] = (struct option){"help", no_argument, 0, O_HELP};
+    lo[n + 2] = (struct option){0, 0, 0, 0};
+    optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
     int c;
-    long lv;
-    while ((c = getopt_long(argc, argv, "r:p:d:k:s:R:l:e:E:qh", lo, NULL)) != -1) {
-        int bad = 0;
-        switch (c) {
-        case 'r': {
-            size_t l = strlen(optarg);
-            if (!strcmp(optarg, "search")) {
-                p.radius = 0;
-                p.radius_rms = 0;
-            } else if (l > 3 && !strcmp(optarg + l - 3, "rms")) {
-                char num[64];
-                snprintf(num, sizeof num, "%.*s", (int)(l - 3), optarg);
-                bad = cli_parse_double("train", "-r", num, 1e-300, 1e300, &p.radius_rms);
-                p.radius = 0;
-            } else {
-                bad = cli_parse_double("train", "-r", optarg, 1e-300, 1e300, &p.radius);
-                p.radius_rms = 0;
+    while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+        const fsvc_setting_info *s = NULL;
+        char opt[64];
+        if (c >= CLI_LONG && c < CLI_LONG + n) {
+            s = fsvc_setting(c - CLI_LONG);
+            snprintf(opt, sizeof opt, "--%s", s->name);
+        } else if (c != ':' && c != '?') {
+            for (int i = 0; i < n && !s; i++)
+                if (fsvc_setting(i)->opt == c) s = fsvc_setting(i);
+            snprintf(opt, sizeof opt, "-%c", c);
+        }
+        if (s) {
+            fsvc_error err;
+            const char *v = optarg ? optarg : "on";
+            if (fsvc_param_set(&a->p, s->name, v, &err)) {
+                /* "radius: 'x' ..." -> "-r: 'x' ...": name the option given */
+                size_t l = strlen(s->name);
+                const char *m = !strncmp(err.msg, s->name, l) && !strncmp(err.msg + l, ": ", 2)
+                              ? err.msg + l + 2 : err.msg;
+                return cli_usage_error("train", "%s: %s", opt, m);
             }
-            break;
+            continue;
         }
-        case 'p': bad = cli_parse_double("train", "-p", optarg, 1e-300, 1e300, &p.prag); break;
-        case 'd': { bnl_dist v; bad = parse_enum("-d", optarg, bnl_dist_parse(optarg, &v) || v == BNL_DOT); p.dist = v; break; }
-        case 'k': { bnl_act v; bad = parse_enum("-k", optarg, bnl_act_parse(optarg, &v) || v > BNL_GAUSS); p.act = v; break; }
-        case 's': bad = parse_enum("-s", optarg, fsvc_select_parse(optarg, &p.select)); break;
-        case 'R': bad = parse_enum("-R", optarg, fsvc_readout_parse(optarg, &p.readout)); break;
-        case 'l': bad = cli_parse_double("train", "-l", optarg, 1e-300, 1e300, &p.lambda); break;
-        case 'e': bad = cli_parse_double("train", "-e", optarg, 0, 1e300, &p.eta); break;
-        case 'E': bad = cli_parse_long("train", "-E", optarg, 0, 1000000, &lv); p.epochs = (int)lv; break;
-        case 'q': quiet = 1; break;
-        case 'h': help(&p); return FSVC_OK;
-        case 1: bad = parse_enum("--scale", optarg, fsvc_scale_parse(optarg, &p.scale)); break;
-        case 2: { fsvc_dtype t; bad = parse_enum("--dtype", optarg, fsvc_dtype_parse(optarg, &t)); p.dtype = t; break; }
-        case 3: bad = cli_parse_long("train", "--shuffle", optarg, 0, 0x7fffffffffffffffL, &lv);
-                p.shuffle = 1; p.seed = (uint64_t)lv; break;
-        case 4: bad = cli_parse_long("train", "--max-neurons", optarg, 0, 1L << 40, &lv);
-                p.max_neurons = lv; break;
-        case 5: { bnl_backend b; bad = parse_enum("--backend", optarg, bnl_backend_parse(optarg, &b));
-                  p.backend = optarg; break; }
-        case 6: bad = cli_parse_long("train", "--threads", optarg, 0, 4096, &lv); p.threads = (int)lv; break;
-        case 7: bad = parse_enum("--preprocess", optarg, fsvc_preprocess_parse(optarg, &p.preprocess)); break;
-        case 8: p.regression = 1; break;
+        switch (c) {
+        case 'q': a->quiet = 1; break;
+        case 'h': case O_HELP: help(&a->p); return FSVC_OK;
+        case O_STRICT: a->strict = 1; break;
         default:
-            return cli_usage_error("train", "unknown option or missing value: %s", argv[optind - 1]);
+            return cli_option_error("train", c, argv);
         }
-        if (bad) return FSVC_EUSAGE;
     }
     int nargs = argc - optind;
     if (nargs < 1 || nargs > 2)
         return cli_usage_error("train", "expected DATA [MODEL]");
-    const char *data = argv[optind];
-    char model_path[1024];
-    if (nargs == 2) {
-        snprintf(model_path, sizeof model_path, "%s", argv[optind + 1]);
-    } else {
-        char tmp[1024];
-        snprintf(tmp, sizeof tmp, "%s", data);
-        size_t l = strlen(tmp);
-        while (l > 1 && tmp[l - 1] == '/') tmp[--l] = 0;
-        snprintf(model_path, sizeof model_path, "%s.fsvc", basename(tmp));
-    }
+    fsvc_error err;
+    if (fsvc_param_check(&a->p, &err))
+        return cli_usage_error("train", "%s", err.msg);
+    a->data = argv[optind];
+    a->model = nargs == 2 ? argv[optind + 1] : NULL;
+    return CLI_RUN;
+}
+
+/* The default model path: the data's basename (trailing slashes dropped)
+ * + ".fsvc", in the current folder; malloc'd, NULL when out of memory. */
+static char *default_model_path(const char *data)
+{
+    size_t l = strlen(data);
+    char *tmp = malloc(l + 1);
+    if (!tmp)
+        return NULL;
+    memcpy(tmp, data, l + 1);
+    while (l > 1 && tmp[l - 1] == '/') tmp[--l] = 0;
+    const char *base = basename(tmp);
+    char *out = malloc(strlen(base) + 6);
+    if (out)
+        sprintf(out, "%s.fsvc", base);
+    free(tmp);
+    return out;
+}
+
+static int train_run(fsvc_param *pp, int quiet, const char *data, const char *model_path)
+{
+    fsvc_param p = *pp;
     p.progress = cli_progress_wanted(quiet);
 
     fsvc_error err;
@@ -135,6 +146,12 @@ int cmd_train(int argc, char **argv)
     fsvc_dataset d;
     double t0 = cli_now();
     if (fsvc_dataset_load(&d, data, NULL, &err)) return cli_report(&err);
+    if (d.n > CLI_MAX_FEATURES) {
+        fsvc_fail(&err, FSVC_EINPUT, "%s: %d features; fsvc trains on at most %d", d.source,
+                  d.n, CLI_MAX_FEATURES);
+        fsvc_dataset_free(&d);
+        return cli_report(&err);
+    }
     double t1 = cli_now();
     printf("data: %s, %lld x %d %s, %d classes (%.2f s)\n", d.source, (long long)d.N, d.n,
            fsvc_dtype_name(d.dtype), d.K, t1 - t0);
@@ -169,4 +186,26 @@ int cmd_train(int argc, char **argv)
     if (rc) return cli_report(&err);
     printf("model written to %s\n", model_path);
     return FSVC_OK;
+}
+
+int cmd_train(int argc, char **argv)
+{
+    train_args a;
+    int rc = train_parse(&a, argc, argv);
+    if (rc != CLI_RUN)
+        return rc;
+    fsvc_param p = a.p;
+    const char *data = a.data;
+    fsvc_error err;
+    fsvc_error_clear(&err);
+    if (cli_backend_check(p.backend, a.strict, &err))
+        return cli_report(&err);
+    char *model_path = a.model ? NULL : default_model_path(data);
+    if (!a.model && !model_path) {
+        fsvc_fail(&err, FSVC_ERESOURCE, "train: out of memory");
+        return cli_report(&err);
+    }
+    rc = train_run(&p, a.quiet, data, a.model ? a.model : model_path);
+    free(model_path);
+    return rc;
 }

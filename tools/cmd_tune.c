@@ -9,7 +9,7 @@
  * Times are whole bnl_cuda_forward calls (packing, H2D, kernel, D2H of H),
  * as the paper's GPU times include the transfer of H back.
  */
-#include "tools/cli.h"
+#include "tools/args.h"
 #include "layers/bnl.h"
 
 #include <math.h>
@@ -41,31 +41,48 @@ static uint8_t rbyte(void)
     return (uint8_t)(rs >> 32);
 }
 
-int cmd_tune(int argc, char **argv)
+int tune_parse(tune_args *t, int argc, char **argv)
 {
-    const char *backend = NULL, *out = NULL, *dts = "u8";
-    long n = 784, max_M = 16384;
-    int dry = 0;
+    memset(t, 0, sizeof *t);
+    t->dtype = "u8";
+    t->n = 784;
+    t->max_M = 16384;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return FSVC_OK; }
-        else if (!strcmp(a, "--dry-run")) dry = 1;
-        else if (i + 1 >= argc) return cli_usage_error("tune", "unknown option or missing value: %s", a);
-        else if (!strcmp(a, "--backend")) backend = argv[++i];
-        else if (!strcmp(a, "--dtype")) dts = argv[++i];
-        else if (!strcmp(a, "--out")) out = argv[++i];
-        else if (!strcmp(a, "--n")) { if (cli_parse_long("tune", a, argv[++i], 1, 1 << 20, &n)) return FSVC_EUSAGE; }
-        else if (!strcmp(a, "--max-M")) { if (cli_parse_long("tune", a, argv[++i], 128, 1 << 20, &max_M)) return FSVC_EUSAGE; }
-        else return cli_usage_error("tune", "unknown option: %s", a);
+        else if (!strcmp(a, "--dry-run")) t->dry = 1;
+        else if (strcmp(a, "--backend") && strcmp(a, "--dtype") && strcmp(a, "--out") &&
+                 strcmp(a, "--n") && strcmp(a, "--max-M"))
+            return cli_usage_error("tune", "unknown option '%s'", a);
+        else if (i + 1 >= argc) return cli_usage_error("tune", "option %s needs a value", a);
+        else if (!strcmp(a, "--backend")) t->backend = argv[++i];
+        else if (!strcmp(a, "--dtype")) t->dtype = argv[++i];
+        else if (!strcmp(a, "--out")) t->out = argv[++i];
+        else if (!strcmp(a, "--n")) { if (cli_parse_long("tune", a, argv[++i], 1, 1 << 16, &t->n)) return FSVC_EUSAGE; }
+        else if (cli_parse_long("tune", a, argv[++i], 128, 1 << 20, &t->max_M)) return FSVC_EUSAGE;
     }
-    if (!backend)
+    if (!t->backend)
         return cli_usage_error("tune", "--backend cuda is required");
-    if (strcmp(backend, "cuda") != 0)
+    if (strcmp(t->backend, "cuda") != 0)
         return cli_usage_error("tune", "--backend %s: only 'cuda' is tuned by this command "
-                                       "(the CPU engine sizes its cache blocks itself)", backend);
+                                       "(the CPU engine sizes its cache blocks itself)", t->backend);
     fsvc_dtype dt;
-    if (fsvc_dtype_parse(dts, &dt) != 0 || dt == FSVC_F64)
-        return cli_usage_error("tune", "--dtype %s: u8 or f32", dts);
+    if (fsvc_dtype_parse(t->dtype, &dt) != 0 || dt == FSVC_F64)
+        return cli_usage_error("tune", "--dtype %s: u8 or f32", t->dtype);
+    return CLI_RUN;
+}
+
+int cmd_tune(int argc, char **argv)
+{
+    tune_args t;
+    int prc = tune_parse(&t, argc, argv);
+    if (prc != CLI_RUN)
+        return prc;
+    const char *out = t.out;
+    long n = t.n, max_M = t.max_M;
+    int dry = t.dry;
+    fsvc_dtype dt;
+    fsvc_dtype_parse(t.dtype, &dt);
 
     fsvc_error err;
     bnl_ctx ctx;
@@ -145,14 +162,15 @@ int cmd_tune(int argc, char **argv)
            (long long)best_M, best_as, best);
     int rc = FSVC_OK;
     if (!dry) {
-        char path[512];
-        if (out)
-            snprintf(path, sizeof path, "%s", out);
-        else if (bnl_gpu_tune_path(path, sizeof path, tag) != 0) {
+        char dflt[4096];
+        const char *path = out; /* --out as given, never cut */
+        if (!path && bnl_gpu_tune_path(dflt, sizeof dflt, tag) != 0) {
             bnl_ctx_close(&ctx);
             fprintf(stderr, "fsvc tune: no HOME or XDG_CACHE_HOME for the tune file; use --out\n");
             return FSVC_ERESOURCE;
         }
+        if (!path)
+            path = dflt;
         lim = keep;
         lim.max_M = best_M;
         char note[256];

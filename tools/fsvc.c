@@ -50,7 +50,7 @@ static void catch_signals(void)
             sigaction(sigs[i], &sa, NULL); /* an ignored signal stays ignored */
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     catch_signals();
     if (argc < 2) {
@@ -70,4 +70,10 @@ int main(int argc, char **argv)
             return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "fsvc: '%s' is not a command; see 'fsvc --help'\n", argv[1]);
     return FSVC_EUSAGE;
+}
+
+int main(int argc, char **argv)
+{
+    /* output that could not be written is a failure, not a silent exit 0 */
+    return cli_finish_stdout(run(argc, argv));
 }

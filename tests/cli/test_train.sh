@@ -4,8 +4,28 @@
 source "$(dirname "$0")/lib.sh"
 
 expect_exit 0 "train --help" -- "$FSVC" train --help
-expect_match '-p PRAG .*\(1\)' "train --help shows the prag default" "$OUT"
-expect_match '-R onehot\|lms\|ridge .*\(ridge\)' "train --help shows the readout default" "$OUT"
+expect_match '^  -p, --prag PRAG$' "train --help shows -p and --prag" "$OUT"
+expect_match 'sum < PRAG \[1\]$' "train --help shows the prag default" "$OUT"
+expect_match '^  -R, --readout onehot\|lms\|ridge$' "train --help shows the readout choices" "$OUT"
+expect_match '^        readout \[ridge\]$' "train --help shows the readout default" "$OUT"
+# every setting of the settings model is an option of train, with its default
+for s in radius prag dist kernel select readout lambda eta epochs scale dtype preprocess \
+         regression shuffle max-neurons backend threads; do
+  expect_match "^  (-., )?--$s" "train --help lists --$s" "$OUT"
+done
+expect_exit 0 "train: long option names of the settings model" -- \
+  "$FSVC" train -q --readout=onehot --dist l1 --kernel tri --prag 1 --radius 7.6 --dtype f64 \
+  "$UCI/optd64.train" "$TMP/long.fsvc"
+expect_exit 0 "train: short options give the same model" -- \
+  "$FSVC" train -q -R onehot -d l1 -k tri -p 1 -r 7.6 --dtype f64 "$UCI/optd64.train" "$TMP/short.fsvc"
+if cmp -s "$TMP/long.fsvc" "$TMP/short.fsvc"; then ok "long and short options: same model bytes"
+else fail "long and short options: models differ"; fi
+expect_exit 1 "train: --regression=maybe is bad usage" -- "$FSVC" train --regression=maybe x
+expect_match "^fsvc train: --regression: unknown value 'maybe'" "train: --regression=maybe names the option" "$ERR"
+expect_exit 1 "train: --regression with lms is bad usage" -- "$FSVC" train --regression -R lms x
+expect_match "regression needs the ridge readout" "train: --regression with lms says why" "$ERR"
+expect_exit 1 "train: -l 0 is bad usage" -- "$FSVC" train -l 0 x
+expect_match "^fsvc train: -l: '0' must be > 0" "train: -l 0 names -l" "$ERR"
 expect_exit 1 "train: unknown option" -- "$FSVC" train --bogus x
 expect_exit 1 "train: bad kernel" -- "$FSVC" train -k box x
 expect_exit 1 "train: bad radius" -- "$FSVC" train -r -3 x

@@ -1,0 +1,59 @@
+/* args.h - the parse step of each sub-command, apart from its work, so
+ * that tests and the CLI fuzzer (tests/fuzz/fuzz_cli.c) can run it alone.
+ * Each *_parse fills its struct from argv (pointers into argv, nothing
+ * allocated, no file touched) and returns CLI_RUN to go on, FSVC_OK after
+ * --help, or FSVC_EUSAGE after a usage error (one message printed). */
+#ifndef FSVC_ARGS_H
+#define FSVC_ARGS_H
+
+#include "tools/bench.h"
+#include "tools/cli.h"
+
+typedef struct train_args {
+    fsvc_param p;
+    int quiet, strict;
+    const char *data;
+    const char *model;     /* NULL: the data's basename + ".fsvc" */
+} train_args;
+
+typedef struct predict_args {
+    const char *backend;
+    long threads;
+    int quiet, strict;
+    int proba, decision;            /* -b 1, --decision-values */
+    const char *model, *data, *out; /* out NULL: stdout */
+} predict_args;
+
+typedef struct eval_args {
+    const char *backend, *png;
+    long threads;
+    int strict;
+    const char *model, *data;
+} eval_args;
+
+typedef struct bench_args {
+    bench_cfg c;
+    int paper, targets;
+    const char *csv, *png, *tcsv;
+} bench_args;
+
+typedef struct data_args {
+    fsvc_load_opts opts;
+    const char *out, *source;
+} data_args;
+
+typedef struct tune_args {
+    const char *backend, *out, *dtype;
+    long n, max_M;
+    int dry;
+} tune_args;
+
+int train_parse(train_args *a, int argc, char **argv);
+int predict_parse(predict_args *a, int argc, char **argv);
+int eval_parse(eval_args *a, int argc, char **argv);
+int bench_parse(bench_args *a, int argc, char **argv);
+int data_parse(data_args *a, int argc, char **argv);
+int tune_parse(tune_args *a, int argc, char **argv);
+int info_parse(int argc, char **argv);
+
+#endif
