@@ -1,5 +1,5 @@
-/* readout.c - the fixed one-hot readout and online LMS (DESIGN.md section
- * 2): W[j][k] = (lab_j == k); then `epochs` passes over the samples in file
+/* readout.c - the fixed one-hot readout and online LMS of FSVC (Dogaru &
+ * Dogaru 2016): W[j][k] = (lab_j == k); then `epochs` passes over the samples in file
  * order with 0/1 targets and no bias, W += eta * outer(z, T_i - z.W). */
 #include "internal.h"
 
