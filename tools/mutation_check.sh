@@ -59,7 +59,7 @@ targets() { # tests -> make targets
 run_test() {
   local t=$1 log=$WORK/run.log
   case $t in
-    cli:*) ( cd "$WORK" && FSVC=build/fsvc timeout 600 bash "tests/cli/${t#cli:}" ) >"$log" 2>&1
+    cli:*) ( cd "$WORK" && FSVC="$WORK/build/fsvc" timeout 600 bash "tests/cli/${t#cli:}" ) >"$log" 2>&1
            [ $? -eq 0 ] && ! grep -q '^FAIL' "$log" ;;
     *)     ( cd "$WORK" && timeout 600 "build/tests/$t" ) >"$log" 2>&1 ;;
   esac
