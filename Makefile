@@ -6,7 +6,8 @@
 #   make deps       install missing Debian packages (root) or print the command
 #   make fuzz       libFuzzer runs of the loaders (clang), FUZZ_SECONDS each
 #   make results    regenerate results/ (benchmarks, accuracy, studies)
-#   make install    PREFIX=/usr/local
+#   make install    PREFIX=/usr/local (also the Python package, python/fsvc)
+#   make python-test  the Python package's tests (pytest, $(PYTHON))
 #
 # Switches: NO_CUDA=1 (skip CUDA even when nvcc exists), SAN=1 (sanitizers),
 # BUILD=dir (output folder), OPT=... (optimisation flags).
@@ -16,6 +17,10 @@ PREFIX  ?= /usr/local
 CC      ?= cc
 OPT     ?= -O2
 SHELL   := /bin/bash
+# Debian's NumPy and scikit-learn belong to Debian's interpreter; a python3
+# found earlier in PATH (pyenv and the like) may lack them.
+PYTHON  ?= /usr/bin/python3
+PYTHON_SITE ?= $(PREFIX)/lib/python$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages
 
 # ---- what is on this machine -------------------------------------------
 PKGS      := openblas lapacke zlib libpng cmocka
@@ -58,7 +63,7 @@ AVX512_FLAGS := -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -m
 isa_flags = $(if $(findstring _avx512,$(1)),$(AVX512_FLAGS),$(if $(findstring _avx2,$(1)),$(AVX2_FLAGS)))
 
 # ---- sources ----------------------------------------------------------------
-LIB_SRC   := $(wildcard fsvc/*.c layers/*.c datasets/*.c cuda/*.c)
+LIB_SRC   := $(wildcard base/*.c fsvc/*.c layers/*.c datasets/*.c cuda/*.c)
 TOOL_SRC  := $(wildcard tools/*.c)
 TEST_SRC  := $(wildcard tests/test_*.c)
 TESTUTIL  := $(wildcard tests/util/*.c)
@@ -77,12 +82,15 @@ NVCCFLAGS   ?= -O3 -std=c++17 -Xcompiler -fPIC -I. $(CUDA_ARCHS) --resource-usag
 LDLIBS      += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
 endif
 
+# Installed flat into include/fsvc/ (their "../dir/x.h" includes become "x.h").
+PUBLIC_H := base/fsvc_base.h datasets/fsvc_data.h fsvc/fsvc.h fsvc/embed.h layers/bnl_types.h layers/bnl.h
+
 LIB_A  := $(BUILD)/libfsvc.a
 LIB_SO := $(BUILD)/libfsvc.so.$(VERSION)
 BIN    := $(BUILD)/fsvc
 
 .PHONY: all lib tool tests test unit-test cli-test asan-test demo deps fuzz \
-        results install uninstall clean config test-cuda
+        results install uninstall clean config test-cuda python-test python-install
 all: config $(BIN) $(LIB_A) $(LIB_SO)
 
 config:
@@ -122,8 +130,11 @@ tests: $(TEST_BIN)
 # Unit tests (cmocka), the CLI tests, then the unit tests again under
 # AddressSanitizer + UBSan in their own build folder.
 test: all tests
+	@bash tools/check_includes.sh --self-test >/dev/null || { bash tools/check_includes.sh --self-test; exit 1; }
+	@bash tools/check_includes.sh
 	@$(MAKE) --no-print-directory -j1 unit-test
 	@$(MAKE) --no-print-directory -j1 cli-test
+	@$(MAKE) --no-print-directory -j1 python-test
 	@$(MAKE) --no-print-directory asan-test
 	@echo "make test: all passed"
 
@@ -133,6 +144,13 @@ unit-test: tests
 
 cli-test: $(BIN)
 	@FSVC=$(BIN) bash tests/cli/run.sh
+
+# The Python package over build/libfsvc.so, with scikit-learn's estimator
+# checks (tests/python, pytest under $(PYTHON)).
+python-test: $(LIB_SO) $(BIN)
+	@cd tests/python && FSVC=$(abspath $(BIN)) FSVC_LIBRARY=$(abspath $(BUILD))/libfsvc.so \
+	  PYTHON=$(PYTHON) PYTHONPATH=$(abspath python) PYTHONDONTWRITEBYTECODE=1 \
+	  $(PYTHON) -m pytest -q -rs -p no:cacheprovider .
 
 asan-test:
 	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 NO_CUDA=1 OPT=-O1 tests
@@ -144,7 +162,8 @@ test-cuda: all
 # ---- set-up and the main job -------------------------------------------------
 DEBIAN_PKGS := build-essential pkg-config libopenblas-dev liblapacke-dev zlib1g-dev \
                libpng-dev libcmocka-dev dataset-fashion-mnist gnuplot-nox libsvm-tools \
-               clang libclang-rt-14-dev
+               clang libclang-rt-14-dev python3-numpy python3-sklearn python3-pytest \
+               python3-pandas python3-matplotlib
 deps:
 	@missing=""; for p in $(DEBIAN_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -167,7 +186,7 @@ fuzz:
 	@set -o pipefail; for f in $(FUZZ_SRC); do \
 	  b=build/fuzz/$$(basename $$f .c); \
 	  clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -std=c11 \
-	    -o $$b $$f $(wildcard datasets/*.c) fsvc/error.c \
+	    -o $$b $$f $(wildcard datasets/*.c base/*.c) \
 	    $$(pkg-config --cflags --libs zlib libpng) -lm || exit 1; \
 	  mkdir -p build/fuzz/corpus-$$(basename $$f .c); \
 	  echo "== $$b ($(FUZZ_SECONDS) s)"; \
@@ -180,18 +199,25 @@ results: all
 	@bash tools/make_results.sh $(BIN)
 
 # ---- install -----------------------------------------------------------------
-install: all
+install: all python-install
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/fsvc
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/fsvc
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libfsvc.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libfsvc.so.$(SOMAJOR)
 	ln -sf libfsvc.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/libfsvc.so
-	install -m 644 fsvc/fsvc.h layers/bnl.h $(DESTDIR)$(PREFIX)/include/fsvc/
+	for h in $(PUBLIC_H); do \
+	  sed 's|^#include "\.\./[a-z]*/\([a-z_]*\.h\)"|#include "\1"|' $$h \
+	    > $(DESTDIR)$(PREFIX)/include/fsvc/$$(basename $$h) || exit 1; done
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' fsvc.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsvc.pc
 
+python-install:
+	install -d $(DESTDIR)$(PYTHON_SITE)/fsvc
+	install -m 644 python/fsvc/*.py $(DESTDIR)$(PYTHON_SITE)/fsvc/
+
 uninstall:
+	rm -rf $(DESTDIR)$(PYTHON_SITE)/fsvc
 	rm -f $(DESTDIR)$(PREFIX)/bin/fsvc $(DESTDIR)$(PREFIX)/lib/libfsvc.* \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsvc.pc
 	rm -rf $(DESTDIR)$(PREFIX)/include/fsvc

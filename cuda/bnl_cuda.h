@@ -1,8 +1,9 @@
 /*
  * bnl_cuda.h - the CUDA backend of the BNL engine (layers/bnl.h).
  *
- * The engine calls these from bnl_ctx_open / bnl_forward / bnl_actsum and
- * `fsvc info`. Two implementations behind one header:
+ * The engine reaches these only through the table bnl_cuda_ops (cuda/ops.c,
+ * interface layers/bnl_device.h); nothing above cuda/ includes this header.
+ * Two implementations behind one header:
  *   - cuda/bnl_cuda_none.c  builds without nvcc (no FSVC_HAVE_CUDA): open
  *     fails with "cuda: not compiled in (nvcc was not found at build time)
  *     — using CPU", describe says so;
@@ -27,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../layers/bnl.h"
+#include "../layers/bnl_device.h"
 #include "plan.h"
 
 #ifdef __cplusplus

@@ -25,38 +25,11 @@
 
 #include <stdint.h>
 
-#include "../fsvc/fsvc.h"
+#include "../layers/bnl_types.h" /* bnlc_device, bnlc_limits */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef struct bnlc_device {
-    char name[128];
-    int cc_major, cc_minor;
-    int sms;                 /* multiprocessors */
-    int fp32_per_sm;         /* FP32 lanes per SM ("cores per multiprocessor") */
-    int int32_per_sm;        /* INT32 (dp4a) lanes per SM, 0 = no dp4a */
-    int fp64_per_sm;         /* FP64 lanes per SM */
-    double clock_ghz;        /* SM clock */
-    double mem_bw_gbs;       /* DRAM bandwidth */
-    int64_t mem_total;       /* bytes */
-    int64_t mem_free;        /* bytes, cudaMemGetInfo */
-    int64_t max_grid_x, max_grid_y;
-    int smem_per_block;      /* bytes */
-} bnlc_device;
-
-typedef struct bnlc_limits {
-    int64_t max_M;           /* cap on tile_m and tile_N, 0 = none */
-    double max_launch_syn;   /* cap on n * tile_m * tile_N, 0 = launch_s / t_syn */
-    double launch_s;         /* target seconds per launch */
-    double mem_frac;         /* share of the free memory to use */
-    int64_t mem_reserve;     /* bytes left free (context, cuBLAS workspace) */
-    int streams;             /* >= 1; 2 overlaps transfers with compute */
-    int pow2;                /* tiles rounded down to powers of two (paper) */
-    int64_t max_out_bytes;   /* forward: H tile bytes per stream (pinned
-                                host staging), 0 = none */
-} bnlc_limits;
 
 typedef struct bnlc_plan {
     int64_t tile_m, tile_N;      /* neurons, samples per BNL tile */

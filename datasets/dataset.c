@@ -1,8 +1,10 @@
-/* dataset.c - fsvc_dataset: loading by source kind, freeing, class index,
- * dtype conversion and scaling. */
+/* dataset.c - fsvc_dataset itself: initialising, freeing, class index,
+ * dtype conversion and scaling (below the loaders; loading by source kind
+ * is datasets/load.c, above them). */
 #include "datasets/datasets.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,34 +34,6 @@ void fsvc_dataset_free(fsvc_dataset *d)
     free(d->cls);
     free(d->class_values);
     ds_dataset_init(d, NULL);
-}
-
-int fsvc_dataset_load(fsvc_dataset *d, const char *source,
-                      const fsvc_load_opts *opts, fsvc_error *err)
-{
-    static const fsvc_load_opts none = {0, 0, 0};
-    if (!opts)
-        opts = &none;
-    ds_dataset_init(d, source);
-    struct stat st;
-    char images[4096], labels[4096];
-    int rc;
-    int found = stat(source, &st) == 0;
-    if (found && S_ISDIR(st.st_mode)) {
-        rc = ds_png_load_dir(d, source, opts, err);
-    } else if (found && S_ISREG(st.st_mode) && ds_png_is_png(source)) {
-        rc = ds_png_load_file(d, source, err);
-    } else if (ds_idx_resolve(images, labels, sizeof images, source)) {
-        rc = ds_idx_load_pair(d, images, labels[0] ? labels : NULL, err);
-    } else if (stat(source, &st) == 0) {
-        rc = ds_libsvm_load(d, source, opts->n_features, err);
-    } else {
-        return fsvc_fail(err, FSVC_EINPUT, "%s: no such file or folder, and no "
-                         "%s-images-idx3-ubyte[.gz]: %s", source, source, strerror(ENOENT));
-    }
-    if (rc == FSVC_OK)
-        snprintf(d->source, sizeof d->source, "%s", source);
-    return rc;
 }
 
 static int cmp_double(const void *a, const void *b)

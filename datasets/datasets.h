@@ -1,4 +1,6 @@
-/* datasets.h - internal interface of the dataset loaders (the .c files of datasets/).
+/* datasets.h - the bottom of datasets/ (not installed): whole-file reads,
+ * byte sources, safe writes (io.c) and the dataset helpers (dataset.c) that
+ * the loaders (datasets/loaders.h) and writers build on.
  *
  * The parsers work on bytes in memory so that the fuzz targets can drive them
  * without files; the file loaders read a file whole and call them. Every
@@ -8,20 +10,35 @@
 #ifndef FSVC_DATASETS_H
 #define FSVC_DATASETS_H
 
-#include "fsvc/fsvc.h"
+#include "datasets/fsvc_data.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Default cap on the bytes one decoded array (IDX payload, dense LIBSVM
- * matrix) may need: headers or indices asking for more are refused as
- * absurd before anything is allocated. */
+/* Upper cap on the bytes one decoded array (IDX payload, dense LIBSVM
+ * matrix) or one input file may need: headers or indices asking for more
+ * are refused as absurd before anything is allocated. The loaders use
+ * ds_max_bytes() = min(DS_MAX_BYTES, physical RAM). */
 #define DS_MAX_BYTES ((uint64_t)1 << 36) /* 64 GiB */
 
-/* ---- io.c: whole files, gzip streams over memory, safe writes ---- */
+#include <stdio.h>
 
-/* Reads the file at path whole: *buf (malloc'd, NUL-terminated, *len bytes
- * before the NUL). Missing/unreadable -> FSVC_EINPUT, no memory -> ERESOURCE. */
+/* ---- io.c: input files, gzip streams over memory ---- */
+
+/* The load limit: min(DS_MAX_BYTES, physical RAM (sysconf)). */
+uint64_t ds_max_bytes(void);
+/* Words for a limit in messages: "23.4 GiB = min(64 GiB, physical RAM)"
+ * when max_bytes is ds_max_bytes(), else "N bytes". Returns out. */
+const char *ds_limit_text(char *out, size_t sz, uint64_t max_bytes);
+
+/* Opens path for reading (*f, "rb") when it is a regular file. A folder, a
+ * FIFO, a device or a socket is refused with FSVC_EINPUT without blocking
+ * (the open is non-blocking until fstat has said what it is). */
+int ds_open_input(FILE **f, const char *path, fsvc_error *err);
+
+/* Reads the regular file at path whole: *buf (malloc'd, NUL-terminated,
+ * *len bytes before the NUL). Missing/unreadable/not a regular file/larger
+ * than ds_max_bytes() -> FSVC_EINPUT, no memory -> ERESOURCE. */
 int ds_read_file(unsigned char **buf, size_t *len, const char *path,
                  fsvc_error *err);
 
@@ -50,76 +67,33 @@ int ds_src_read(ds_src *s, void *dst, size_t n, size_t *got, fsvc_error *err);
  * limit of about 1032:1 over the remaining compressed input). */
 uint64_t ds_src_max_left(const ds_src *s);
 
-/* Writing without half-written output: ds_tmp_open creates a temporary file
- * next to path (*tmp, at least tmpsz bytes); ds_tmp_commit flushes, closes
- * and renames it over path; ds_tmp_abort closes and removes it. */
-#include <stdio.h>
+/* ---- safe_write.c: output that appears whole or not at all ----
+ *
+ * ds_tmp_open creates the new file for path: unnamed (O_TMPFILE) in path's
+ * folder, or where that is unsupported a named temporary file next to it,
+ * mode 0666 & ~umask; *tmp (tmpsz bytes, may be 0) gets the temporary name
+ * or "" (informative only; nothing depends on its size). ds_tmp_commit
+ * checks every write (ferror, fflush, fsync, close), links/renames the
+ * file over path atomically and fsyncs the folder; on any failure it
+ * removes what it made and returns FSVC_ERESOURCE naming path.
+ * ds_tmp_abort closes and removes it. A path that exists and is not a
+ * regular file (symbolic link, device, FIFO, folder) is refused with
+ * FSVC_EINPUT "<path>: not a regular file; refusing to replace it"; a path
+ * longer than the system allows with FSVC_EINPUT. Thread-safe; at most 64
+ * files open at once. */
 int ds_tmp_open(FILE **f, char *tmp, size_t tmpsz, const char *path,
                 fsvc_error *err);
 int ds_tmp_commit(FILE *f, const char *tmp, const char *path, fsvc_error *err);
 void ds_tmp_abort(FILE *f, const char *tmp);
+/* Removes every named temporary file of ds_tmp_open still on disk.
+ * Async-signal-safe: for a SIGINT/SIGTERM handler that then re-raises. */
+void ds_tmp_unlink_all(void);
 
 /* Shortest decimal text that strtod reads back as exactly v (out: >= 32). */
 void ds_format_double(char *out, size_t outsz, double v);
 
-/* ---- idx.c: IDX arrays ---- */
-
-typedef struct ds_idx {
-    int type;          /* IDX type code: 0x08 u8, 0x09 i8, 0x0B i16,
-                          0x0C i32, 0x0D f32, 0x0E f64 */
-    int rank;          /* 1..4 */
-    int64_t dims[4];   /* dims[0] = number of items */
-    int64_t count;     /* product of dims */
-    void *data;        /* count elements, host byte order, C type of `type` */
-} ds_idx;
-
-/* Parses an IDX array (raw or gzip) held in memory. Refuses bad magic,
- * bad type or rank, zero dimensions, a claim of more than max_bytes (or
- * more than the input could hold) before allocating; a short or long
- * payload; NaN/Inf in float types. */
-int ds_idx_parse(ds_idx *a, const unsigned char *buf, size_t len,
-                 const char *name, uint64_t max_bytes, fsvc_error *err);
-int ds_idx_read(ds_idx *a, const char *path, fsvc_error *err);
-void ds_idx_free(ds_idx *a);
-size_t ds_idx_type_size(int type);     /* 0 for an unknown type */
-
-/* Loads images (+ labels when labels != NULL) into d. */
-int ds_idx_load_pair(fsvc_dataset *d, const char *images, const char *labels,
-                     fsvc_error *err);
-/* Resolves an IDX source: a prefix (DIR/train) or an images file path.
- * Fills images/labels paths (labels[0] = 0 when no labels file exists).
- * Returns 1 when source names IDX data, 0 when it does not. */
-int ds_idx_resolve(char *images, char *labels, size_t sz, const char *source);
-
-/* ---- libsvm.c ---- */
-
-/* Parses LIBSVM text held in memory (len bytes, need not be NUL-terminated)
- * into d (f64, labels in y). n_features > 0 forces n. */
-int ds_libsvm_parse(fsvc_dataset *d, const char *text, size_t len,
-                    const char *name, int n_features, uint64_t max_bytes,
-                    fsvc_error *err);
-int ds_libsvm_load(fsvc_dataset *d, const char *path, int n_features,
-                   fsvc_error *err);
-
-/* ---- png.c / pngdir.c ---- */
-
-/* Reads one PNG as 8-bit gray: *pix (malloc'd, rows x cols). */
-int ds_png_read_gray(unsigned char **pix, int *rows, int *cols,
-                     const char *path, fsvc_error *err);
-/* The same from an open stream (not closed here); path names it in messages. */
-int ds_png_read_gray_fp(unsigned char **pix, int *rows, int *cols, FILE *f,
-                        const char *path, fsvc_error *err);
-/* Bilinear resize of a gray image (src: sr x sc) into dst (dr x dc). */
-void ds_resize_bilinear_u8(unsigned char *dst, int dr, int dc,
-                           const unsigned char *src, int sr, int sc);
-int ds_png_load_dir(fsvc_dataset *d, const char *dir,
-                    const fsvc_load_opts *opts, fsvc_error *err);
-/* One PNG file as a dataset of one unlabelled image. */
-int ds_png_load_file(fsvc_dataset *d, const char *path, fsvc_error *err);
-/* 1 if the file at path starts with the PNG signature. */
-int ds_png_is_png(const char *path);
-
 /* ---- dataset.c ---- */
+/* Empties d (no memory owned) and records source. */
 void ds_dataset_init(fsvc_dataset *d, const char *source);
 
 #endif

@@ -4,7 +4,7 @@
  * elements big-endian, row-major. The header is checked against the bytes
  * the input can really hold before anything is allocated, and the payload is
  * read incrementally, so a truncated or lying file fails cleanly. */
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -105,17 +105,21 @@ static int parse_src(ds_idx *a, ds_src *s, const char *name, uint64_t max_bytes,
     }
     uint64_t bytes = count > (UINT64_MAX >> 4) ? UINT64_MAX : count * sz;
     uint64_t room = ds_src_max_left(s);
-    if (bytes > max_bytes || bytes > room)
+    char lim[80];
+    if (bytes > max_bytes)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: IDX header claims %llu items (%llu bytes), "
+                         "more than the load limit (%s)", name, (unsigned long long)count,
+                         (unsigned long long)bytes, ds_limit_text(lim, sizeof lim, max_bytes));
+    if (bytes > room)
         return fsvc_fail(err, FSVC_EINPUT, "%s: IDX header claims %llu items (%llu bytes), "
                          "more than the %s can hold (%llu bytes)", name,
                          (unsigned long long)count, (unsigned long long)bytes,
-                         bytes > max_bytes ? "size limit" : s->gz ? "gzip stream" : "file",
-                         (unsigned long long)(bytes > max_bytes ? max_bytes : room));
+                         s->gz ? "gzip stream" : "file", (unsigned long long)room);
     a->count = (int64_t)count;
     /* gzip: the header is only a claim until the bytes arrive, so memory
-     * grows with the data (from max_bytes / 256: 256 MiB by default)
-     * instead of trusting the claim up front */
-    uint64_t start = max_bytes / 256 < 16 ? 16 : max_bytes / 256;
+     * grows with the data (from 16 MiB, doubling) instead of trusting the
+     * claim up front: a small bomb with a big claim costs little */
+    uint64_t start = (uint64_t)1 << 24;
     uint64_t cap = s->gz && bytes > start ? start : bytes;
     a->data = malloc(cap ? cap : 1);
     uint64_t have = 0;
@@ -180,7 +184,7 @@ int ds_idx_read(ds_idx *a, const char *path, fsvc_error *err)
         return fsvc_fail(err, FSVC_EINPUT, "%s: not gzip data (no gzip magic bytes "
                          "1f 8b) although the name ends in .gz", path);
     }
-    rc = ds_idx_parse(a, buf, len, path, DS_MAX_BYTES, err);
+    rc = ds_idx_parse(a, buf, len, path, ds_max_bytes(), err);
     free(buf);
     return rc;
 }

@@ -5,8 +5,9 @@
  * replacing "images-idx3" with "labels-idx1" in the file name.
  * Types: u8 images stay u8; i8/i16/f32 become f32; i32/f64 become f64.
  * Rank: items x d1 [x d2 [x d3]] -> N x (d1*d2*d3); rank 3 sets rows, cols. */
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +28,11 @@ static void find_labels(char *labels, size_t sz, const char *images)
     const char *hit = strstr(base, "images-idx3");
     if (!hit || strlen(images) >= sz)
         return;
-    char cand[4096];
+    char cand[PATH_MAX];
     size_t pre = (size_t)(hit - images);
-    snprintf(cand, sizeof cand, "%.*slabels-idx1%s", (int)pre, images,
-             hit + strlen("images-idx3"));
+    if ((size_t)snprintf(cand, sizeof cand, "%.*slabels-idx1%s", (int)pre, images,
+                         hit + strlen("images-idx3")) >= sizeof cand)
+        return; /* longer than any path the system can open */
     if (is_file(cand)) {
         snprintf(labels, sz, "%s", cand);
         return;
@@ -62,12 +64,11 @@ int ds_idx_resolve(char *images, char *labels, size_t sz, const char *source)
     size_t bl = strlen(base);
     int by_name = strstr(base, "-ubyte") || strstr(base, ".idx") ||
                   (bl > 3 && !strcmp(base + bl - 3, ".gz"));
-    if (is_file(source) && strlen(source) < sz) {
-        FILE *f = fopen(source, "rb");
+    FILE *f;
+    if (is_file(source) && strlen(source) < sz && ds_open_input(&f, source, NULL) == 0) {
         unsigned char m[4] = {0xff, 0xff, 0xff, 0xff};
-        size_t got = f ? fread(m, 1, 4, f) : 0;
-        if (f)
-            fclose(f);
+        size_t got = fread(m, 1, 4, f);
+        fclose(f);
         if (by_name || (got >= 2 && ds_is_gzip(m, got)) ||
             (got == 4 && m[0] == 0 && m[1] == 0 && ds_idx_type_size(m[2]) && m[3] >= 1 &&
              m[3] <= 4)) {

@@ -1,32 +1,98 @@
-/* io.c - whole-file reads, gzip streams over memory (zlib inflate), writes
- * through a temporary file and rename, shortest round-trip doubles. */
+/* io.c - safe input files (regular files only, never blocking on a FIFO or
+ * device), whole-file reads under the load limit, gzip streams over memory
+ * (zlib inflate), shortest round-trip doubles. Output: safe_write.c. */
 #include "datasets/datasets.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+uint64_t ds_max_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || psz <= 0)
+        return DS_MAX_BYTES;
+    uint64_t ram = (uint64_t)pages * (uint64_t)psz;
+    return ram < DS_MAX_BYTES ? ram : DS_MAX_BYTES;
+}
+
+const char *ds_limit_text(char *out, size_t sz, uint64_t max_bytes)
+{
+    if (max_bytes == ds_max_bytes())
+        snprintf(out, sz, "%.1f GiB = min(64 GiB, physical RAM)",
+                 (double)max_bytes / (1 << 30));
+    else
+        snprintf(out, sz, "%llu bytes", (unsigned long long)max_bytes);
+    return out;
+}
+
+static const char *kind_of(mode_t m)
+{
+    return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a plain file";
+}
+
+int ds_open_input(FILE **f, const char *path, fsvc_error *err)
+{
+    *f = NULL;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno; /* out of memory or descriptors: resource; else the input */
+        int code = e == ENOMEM || e == EMFILE || e == ENFILE ? FSVC_ERESOURCE : FSVC_EINPUT;
+        return fsvc_fail(err, code, "%s: cannot open: %s", path, strerror(e));
+    }
+    struct stat st;
+    int rc = FSVC_OK;
+    if (fstat(fd, &st) != 0)
+        rc = fsvc_fail(err, FSVC_EINPUT, "%s: cannot stat: %s", path, strerror(errno));
+    else if (S_ISDIR(st.st_mode))
+        rc = fsvc_fail(err, FSVC_EINPUT, "%s: is a folder, not a file", path);
+    else if (!S_ISREG(st.st_mode))
+        rc = fsvc_fail(err, FSVC_EINPUT, "%s: not a regular file (%s); give a file",
+                       path, kind_of(st.st_mode));
+    else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: fcntl: %s", path, strerror(errno));
+    else if (!(*f = fdopen(fd, "rb")))
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: fdopen: %s", path, strerror(errno));
+    if (rc)
+        close(fd);
+    return rc;
+}
+
 int ds_read_file(unsigned char **buf, size_t *len, const char *path,
                  fsvc_error *err)
 {
     *buf = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: cannot open: %s", path,
-                         strerror(errno));
+    FILE *f;
+    int rc = ds_open_input(&f, path, err);
+    if (rc)
+        return rc;
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    uint64_t max = ds_max_bytes();
+    if (fstat(fileno(f), &st) != 0) {
+        rc = fsvc_fail(err, FSVC_EINPUT, "%s: cannot stat: %s", path, strerror(errno));
         fclose(f);
-        return fsvc_fail(err, FSVC_EINPUT, "%s: is a folder, not a file", path);
+        return rc;
     }
-    size_t cap = (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
-                     ? (size_t)st.st_size + 1 : 1 << 16;
+    if (st.st_size < 0 || (uint64_t)st.st_size > max) {
+        char lim[80];
+        rc = fsvc_fail(err, FSVC_EINPUT, "%s: file is %lld bytes, more than the load "
+                       "limit (%s)", path, (long long)st.st_size,
+                       ds_limit_text(lim, sizeof lim, max));
+        fclose(f);
+        return rc;
+    }
+    /* the size at open, +1 to see the end; a file that grows while it is
+     * read is read on, up to the limit */
+    size_t cap = (size_t)st.st_size + 1;
     unsigned char *b = malloc(cap);
     size_t n = 0;
     for (;;) {
@@ -36,9 +102,18 @@ int ds_read_file(unsigned char **buf, size_t *len, const char *path,
                              path, cap);
         }
         n += fread(b + n, 1, cap - n, f);
-        if (n < cap) break;
-        unsigned char *nb = cap < SIZE_MAX / 2 ? realloc(b, cap * 2) : NULL;
-        if (!nb) free(b);
+        if (n < cap)
+            break;
+        if (cap > max) {
+            free(b);
+            fclose(f);
+            char lim[80];
+            return fsvc_fail(err, FSVC_EINPUT, "%s: file grew past the load limit (%s) "
+                             "while read", path, ds_limit_text(lim, sizeof lim, max));
+        }
+        unsigned char *nb = realloc(b, cap * 2);
+        if (!nb)
+            free(b);
         b = nb;
         cap *= 2;
     }
@@ -126,9 +201,13 @@ int ds_src_read(ds_src *s, void *dst, size_t n, size_t *got, fsvc_error *err)
         *got += out0 - z->avail_out;
         s->produced += out0 - z->avail_out;
         if (rc == Z_STREAM_END) {
-            /* another gzip member may follow; anything else ends the data */
+            /* another gzip member may follow; anything else is garbage */
             if (ds_is_gzip(s->buf + s->pos, s->len - s->pos)) {
                 inflateReset(z);
+            } else if (s->pos < s->len) {
+                return fsvc_fail(err, FSVC_EINPUT, "%s: %zu bytes of trailing garbage after "
+                                 "the gzip stream (from compressed byte %zu)", s->name,
+                                 s->len - s->pos, s->pos);
             } else {
                 s->z_end = 1;
             }
@@ -144,53 +223,6 @@ int ds_src_read(ds_src *s, void *dst, size_t n, size_t *got, fsvc_error *err)
         }
     }
     return FSVC_OK;
-}
-
-int ds_tmp_open(FILE **f, char *tmp, size_t tmpsz, const char *path,
-                fsvc_error *err)
-{
-    *f = NULL;
-    if ((size_t)snprintf(tmp, tmpsz, "%s.tmpXXXXXX", path) >= tmpsz)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: path too long", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot create a temporary file: %s",
-                         path, strerror(errno));
-    *f = fdopen(fd, "wb");
-    if (!*f) {
-        close(fd);
-        unlink(tmp);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: fdopen: %s", path, strerror(errno));
-    }
-    return FSVC_OK;
-}
-
-int ds_tmp_commit(FILE *f, const char *tmp, const char *path, fsvc_error *err)
-{
-    int bad = ferror(f) | fflush(f);
-    int e = errno;
-    if (fclose(f) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad) {
-        unlink(tmp);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: write error: %s", path, strerror(e));
-    }
-    if (chmod(tmp, 0644) != 0 || rename(tmp, path) != 0) {
-        e = errno;
-        unlink(tmp);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot rename the temporary file: %s",
-                         path, strerror(e));
-    }
-    return FSVC_OK;
-}
-
-void ds_tmp_abort(FILE *f, const char *tmp)
-{
-    if (f)
-        fclose(f);
-    unlink(tmp);
 }
 
 void ds_format_double(char *out, size_t outsz, double v)

@@ -5,7 +5,7 @@
  * Blank lines and lines starting with '#' are skipped; a '#' token ends a
  * line. The output is dense: X: N x n f64 with n = the largest index seen
  * (or the forced n_features), missing entries 0; y: N labels. */
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 
 #include <errno.h>
 #include <math.h>
@@ -88,6 +88,33 @@ static int number(parser *ps, double *v, const char *p, const char **end,
     return FSVC_OK;
 }
 
+/* The dense N x n f64 matrix must fit the size limit, and above
+ * DENSE_FREE bytes it must be justified by the data: at most
+ * DENSE_PER_VALUE cells per value stored in the file (sparse sets with
+ * large indices stay loadable; a tiny file with index 1e9 does not). */
+#define DENSE_FREE ((uint64_t)1 << 27) /* 128 MiB */
+#define DENSE_PER_VALUE 4096
+
+static int check_dense(const char *name, uint64_t N, int n, int nmax, uint64_t values,
+                       uint64_t max_bytes, fsvc_error *err)
+{
+    uint64_t cells = N * (uint64_t)n; /* N < 2^63 / 2^31: no overflow */
+    char lim[80];
+    if (cells > max_bytes / sizeof(double))
+        return fsvc_fail(err, FSVC_EINPUT, "%s: dense %llu x %d matrix (%llu bytes) would "
+                         "exceed the load limit (%s); largest index %d", name,
+                         (unsigned long long)N, n, (unsigned long long)(cells * 8),
+                         ds_limit_text(lim, sizeof lim, max_bytes), nmax);
+    if (cells * sizeof(double) > DENSE_FREE && cells / DENSE_PER_VALUE > values + N)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: dense %llu x %d matrix (%llu bytes) for only "
+                         "%llu values in the file; largest index %d is out of proportion to "
+                         "the data (limit: %d cells per value above %llu MiB)", name,
+                         (unsigned long long)N, n, (unsigned long long)(cells * 8),
+                         (unsigned long long)values, nmax, DENSE_PER_VALUE,
+                         (unsigned long long)(DENSE_FREE >> 20));
+    return FSVC_OK;
+}
+
 int ds_libsvm_parse(fsvc_dataset *d, const char *text, size_t len,
                     const char *name, int n_features, uint64_t max_bytes,
                     fsvc_error *err)
@@ -105,6 +132,15 @@ int ds_libsvm_parse(fsvc_dataset *d, const char *text, size_t len,
         if (!eol)
             eol = stop;
         ps.line++;
+        /* LF and CRLF line ends; a CR anywhere else (old Mac CR-only line
+         * ends) would silently join lines: refused */
+        const char *cr = memchr(p, '\r', (size_t)(eol - p));
+        if (cr && cr != eol - 1) {
+            rc = fsvc_fail(err, FSVC_EINPUT, "%s:%lld: carriage return inside a line: "
+                           "CR line ends are not supported (use LF or CRLF)", name,
+                           (long long)ps.line);
+            break;
+        }
         while (is_sp(*p))
             p++;
         if (p >= eol || *p == '#' || *p == '\r') {
@@ -179,11 +215,8 @@ int ds_libsvm_parse(fsvc_dataset *d, const char *text, size_t len,
         int n = n_features > 0 ? n_features : nmax;
         if (n == 0)
             rc = fsvc_fail(err, FSVC_EINPUT, "%s: no features on any line", name);
-        else if ((uint64_t)ys.len * (uint64_t)n > max_bytes / sizeof(double))
-            rc = fsvc_fail(err, FSVC_EINPUT, "%s: dense %zu x %d matrix would exceed the "
-                           "size limit (%llu bytes); largest index %d", name, ys.len, n,
-                           (unsigned long long)max_bytes, nmax);
-        else {
+        else if ((rc = check_dense(name, (uint64_t)ys.len, n, nmax, (uint64_t)idx.len,
+                                   max_bytes, err)) == FSVC_OK) {
             double *x = calloc(ys.len * (size_t)n, sizeof *x);
             if (!x)
                 goto oom;
@@ -235,7 +268,7 @@ int ds_libsvm_load(fsvc_dataset *d, const char *path, int n_features,
         return fsvc_fail(err, FSVC_EINPUT, "%s: binary data (a NUL byte), not LIBSVM text "
                          "nor IDX nor a PNG folder", path);
     }
-    rc = ds_libsvm_parse(d, (const char *)buf, len, path, n_features, DS_MAX_BYTES, err);
+    rc = ds_libsvm_parse(d, (const char *)buf, len, path, n_features, ds_max_bytes(), err);
     free(buf);
     return rc;
 }

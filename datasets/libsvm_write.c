@@ -1,5 +1,5 @@
-/* libsvm_write.c - writes a dataset as LIBSVM text, through a temporary
- * file renamed over the target, so an error never leaves half a file.
+/* libsvm_write.c - writes a dataset as LIBSVM text through ds_tmp_* (every
+ * write checked), so an error or a kill never leaves half a file.
  *
  * One line per sample: the label (0 for unlabelled sets), then index:value
  * for each non-zero feature, 1-based; the last feature n is always written
@@ -8,6 +8,7 @@
  * (f32 values are written as their exact double value). */
 #include "datasets/datasets.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,12 +27,22 @@ static char *put_uint(char *p, unsigned long v)
     return p;
 }
 
+/* Writes the n bytes at buf; on a short write the file is discarded. */
+static int put(FILE *f, const char *buf, size_t n, const char *path, fsvc_error *err)
+{
+    if (fwrite(buf, 1, n, f) == n)
+        return FSVC_OK;
+    int e = errno;
+    ds_tmp_abort(f, NULL);
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s: write error: %s", path, strerror(e));
+}
+
 int fsvc_dataset_write_libsvm(const char *path, const fsvc_dataset *d,
                               fsvc_error *err)
 {
     if (!d->x || d->N <= 0 || d->n <= 0)
         return fsvc_fail(err, FSVC_EINPUT, "%s: nothing to write (empty dataset)", path);
-    char tmp[4200];
+    char tmp[256]; /* the temporary name, informative only */
     FILE *f;
     int rc = ds_tmp_open(&f, tmp, sizeof tmp, path, err);
     if (rc)
@@ -41,7 +52,8 @@ int fsvc_dataset_write_libsvm(const char *path, const fsvc_dataset *d,
     for (int64_t i = 0; i < d->N; i++) {
         double label = d->has_labels && d->y ? d->y[i] : 0;
         if (p >= flush_at) {
-            fwrite(buf, 1, (size_t)(p - buf), f);
+            if ((rc = put(f, buf, (size_t)(p - buf), path, err)))
+                return rc;
             p = buf;
         }
         ds_format_double(p, 40, label);
@@ -49,7 +61,8 @@ int fsvc_dataset_write_libsvm(const char *path, const fsvc_dataset *d,
         size_t row = (size_t)i * (size_t)d->n;
         for (int j = 0; j < d->n; j++) {
             if (p >= flush_at) {
-                fwrite(buf, 1, (size_t)(p - buf), f);
+                if ((rc = put(f, buf, (size_t)(p - buf), path, err)))
+                    return rc;
                 p = buf;
             }
             if (d->dtype == FSVC_U8) {
@@ -79,6 +92,7 @@ int fsvc_dataset_write_libsvm(const char *path, const fsvc_dataset *d,
         }
         *p++ = '\n';
     }
-    fwrite(buf, 1, (size_t)(p - buf), f);
+    if ((rc = put(f, buf, (size_t)(p - buf), path, err)))
+        return rc;
     return ds_tmp_commit(f, tmp, path, err);
 }

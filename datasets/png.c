@@ -4,13 +4,13 @@
  * scaled to 8 bits (rounded); RGB becomes gray by ITU-R BT.601 luma,
  * Y = (299 R + 587 G + 114 B + 500) / 1000; an alpha channel is composited
  * over black (v * a / 255, rounded), black being the MNIST background. */
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 
-#include <errno.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define PNG_MAX_SIDE 16384
 
@@ -35,8 +35,8 @@ static void on_warning(png_structp png, png_const_charp msg)
 int ds_png_is_png(const char *path)
 {
     unsigned char sig[8];
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    FILE *f;
+    if (ds_open_input(&f, path, NULL))
         return 0;
     int yes = fread(sig, 1, 8, f) == 8 && !png_sig_cmp(sig, 0, 8);
     fclose(f);
@@ -48,10 +48,11 @@ int ds_png_read_gray(unsigned char **pix, int *rows, int *cols,
 {
     *pix = NULL;
     *rows = *cols = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-    int rc = ds_png_read_gray_fp(pix, rows, cols, f, path, err);
+    FILE *f;
+    int rc = ds_open_input(&f, path, err);
+    if (rc)
+        return rc;
+    rc = ds_png_read_gray_fp(pix, rows, cols, f, path, err);
     fclose(f);
     return rc;
 }
@@ -88,6 +89,17 @@ int ds_png_read_gray_fp(unsigned char **pix, int *rows, int *cols, FILE *f,
     png_set_user_limits(png, PNG_MAX_SIDE, PNG_MAX_SIDE);
     png_read_info(png, info);
     png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
+    /* memory only as the data justifies: deflate expands at most 1032:1,
+     * so a file of S bytes cannot hold more than ~1032 S bytes of rows */
+    struct stat st;
+    uint64_t raw = (uint64_t)png_get_rowbytes(png, info) * h;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+        raw > (uint64_t)st.st_size * 1032 + 65536) {
+        fsvc_fail(err, FSVC_EINPUT, "%s: PNG header claims %ux%u pixels (%llu bytes of "
+                  "rows), more than its %lld bytes can hold", path, w, h,
+                  (unsigned long long)raw, (long long)st.st_size);
+        png_longjmp(png, 1);
+    }
     png_set_expand(png); /* palette -> RGB, gray < 8 -> 8, tRNS -> alpha */
 #ifdef PNG_READ_SCALE_16_TO_8_SUPPORTED
     png_set_scale_16(png);

@@ -9,7 +9,7 @@
  * must have the size of the first one unless opts->resize, which resizes it
  * bilinearly (ds_resize_bilinear_u8) to that size. X: N x (rows*cols) u8.
  * A single PNG file is a set of one unlabelled image. */
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -132,7 +132,15 @@ static int read_images(fsvc_dataset *d, strlist *files, const fsvc_load_opts *op
         if (i == 0) {
             d->rows = r;
             d->cols = c;
-            d->n = r * c;
+            d->n = r * c; /* sides <= 16384: fits */
+            uint64_t need = (uint64_t)files->n * (uint64_t)d->n, max = ds_max_bytes();
+            if (need > max) {
+                char lim[80];
+                free(pix);
+                return fsvc_fail(err, FSVC_EINPUT, "%s: %zu images of %dx%d need %llu bytes, "
+                                 "more than the load limit (%s)", d->source, files->n, c, r,
+                                 (unsigned long long)need, ds_limit_text(lim, sizeof lim, max));
+            }
             x = malloc(files->n * (size_t)d->n);
             if (!x) {
                 free(pix);
@@ -150,7 +158,7 @@ static int read_images(fsvc_dataset *d, strlist *files, const fsvc_load_opts *op
             free(pix);
             return fsvc_fail(err, FSVC_EINPUT, "%s: image is %dx%d (cols x rows) but %s is "
                              "%dx%d; all images must have one size (or ask for resizing)",
-                             files->s[i], c, r, files->s[0], d->cols, d->rows);
+                             files->s[i], c, r, d->paths[0], d->cols, d->rows);
         }
         free(pix);
         d->paths[i] = files->s[i]; /* taken over */

@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/fsvc_base.h"       /* status codes, errors, dtype, scale */
+#include "../datasets/fsvc_data.h"   /* datasets: load, convert, write */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,94 +27,6 @@ extern "C" {
 #define FSVC_VERSION_MINOR 1
 #define FSVC_VERSION_PATCH 0
 #define FSVC_VERSION "0.1.0"
-
-/* ---- status codes (also the exit codes of the fsvc tool) ---- */
-enum {
-    FSVC_OK = 0,
-    FSVC_EUSAGE = 1,    /* bad options or arguments */
-    FSVC_EINPUT = 2,    /* bad input data or file */
-    FSVC_ERESOURCE = 3  /* out of memory, I/O failure, no device */
-};
-
-typedef struct fsvc_error {
-    int code;           /* one of the FSVC_E* codes, FSVC_OK when clear */
-    char msg[1024];     /* one line, no trailing newline */
-} fsvc_error;
-
-/* Sets err (if not NULL) from a printf-style message and returns code. */
-int fsvc_fail(fsvc_error *err, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-void fsvc_error_clear(fsvc_error *err);
-
-/* Replaceable print function for progress and information (default:
- * stderr). NULL restores the default. */
-void fsvc_set_print(void (*print)(const char *line));
-void fsvc_printf(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-
-/* ---- element types ---- */
-typedef enum { FSVC_U8 = 0, FSVC_F32 = 1, FSVC_F64 = 2 } fsvc_dtype;
-size_t fsvc_dtype_size(fsvc_dtype t);
-const char *fsvc_dtype_name(fsvc_dtype t);
-int fsvc_dtype_parse(const char *s, fsvc_dtype *out); /* 0 ok, -1 unknown */
-
-/* ---- input scaling, part of the model ---- */
-typedef enum {
-    FSVC_SCALE_NONE = 0, /* values as read */
-    FSVC_SCALE_01 = 1,   /* u8 pixels v -> v / 255 */
-    FSVC_SCALE_PM1 = 2   /* u8 pixels v -> v / 127.5 - 1 */
-} fsvc_scale;
-const char *fsvc_scale_name(fsvc_scale s);
-int fsvc_scale_parse(const char *s, fsvc_scale *out); /* 0 ok, -1 unknown */
-
-/* ---- datasets ---- */
-typedef struct fsvc_dataset {
-    int64_t N;            /* number of samples */
-    int n;                /* features per sample */
-    fsvc_dtype dtype;     /* element type of x */
-    void *x;              /* X: N x n, row-major, element type dtype */
-    int has_labels;       /* 0 for unlabelled sets (an inference folder) */
-    double *y;            /* y: N label values as read (NULL if no labels) */
-    int *cls;             /* cls: N class indices into class_values */
-    int K;                /* number of distinct labels */
-    double *class_values; /* K distinct label values, ascending */
-    char **class_names;   /* K names (PNG class folders) or NULL */
-    char **paths;         /* N source paths (PNG images) or NULL */
-    int rows, cols;       /* image geometry when known, else 0 */
-    fsvc_scale scale;     /* scaling already applied to x */
-    char source[512];     /* what it was loaded from */
-} fsvc_dataset;
-
-typedef struct fsvc_load_opts {
-    int resize;           /* PNG: resize images to the first one's size */
-    int allow_unlabelled; /* PNG folder without class sub-folders */
-    int n_features;       /* LIBSVM: force n (0 = largest index seen) */
-} fsvc_load_opts;
-
-/* Loads any supported source, detected from what it is:
- *   - an IDX prefix (DIR/train -> DIR/train-images-idx3-ubyte[.gz] and
- *     DIR/train-labels-idx1-ubyte[.gz]) or an IDX images file;
- *   - a LIBSVM text file;
- *   - a folder of PNG images (one sub-folder per class, or any folder
- *     for inference when opts->allow_unlabelled).
- * opts may be NULL. On failure d is left empty (safe to free). */
-int fsvc_dataset_load(fsvc_dataset *d, const char *source,
-                      const fsvc_load_opts *opts, fsvc_error *err);
-void fsvc_dataset_free(fsvc_dataset *d);
-
-/* Recomputes cls, K and class_values from y. */
-int fsvc_dataset_index_classes(fsvc_dataset *d, fsvc_error *err);
-
-/* Converts x to dtype `to`, applying scale (scaling u8 to floats only). */
-int fsvc_dataset_convert(fsvc_dataset *d, fsvc_dtype to, fsvc_scale scale,
-                         fsvc_error *err);
-
 
 /* ==== model and training (fsvc/train.c, predict.c, model*.c) ====
  *
@@ -134,7 +49,7 @@ typedef enum {
     FSVC_READOUT_RIDGE = 2   /* (H^T H + lambda I) W = H^T T */
 } fsvc_readout;
 /* Input preprocessing stored in the model and applied before scaling.
- * To add a step: a value here, its name in fsvc_preprocess_name/parse
+ * To add a step: a value here, its name in fsvc_preprocess_names
  * (fsvc/model.c) and its call in fsvc_model_input (fsvc/model_input.c).
  * Bit flags: deskew (moment-based shear of each rows x cols image, before
  * scaling, fsvc/deskew.h), sqrt (v -> sqrt(max(v, 0)) after scaling; a
@@ -146,6 +61,10 @@ typedef enum {
     FSVC_PRE_DESKEW_SQRT = 3, FSVC_PRE_AUTO = 4
 } fsvc_preprocess;
 
+/* One name table per enum (fsvc/model.c); _name and _parse read it. */
+extern const fsvc_name fsvc_select_names[];
+extern const fsvc_name fsvc_readout_names[];
+extern const fsvc_name fsvc_preprocess_names[];
 const char *fsvc_select_name(fsvc_select s);
 int fsvc_select_parse(const char *s, fsvc_select *out);       /* 0 ok, -1 */
 const char *fsvc_readout_name(fsvc_readout r);
@@ -200,7 +119,9 @@ typedef struct fsvc_model {
     fsvc_readout readout;
     int regression;        /* 1: Kout = 1, score = regression output */
     int K;                 /* classes (0 for regression) */
-    double *class_values;  /* K label values, ascending */
+    double *class_values;  /* K label values, strictly ascending */
+    char **class_names;    /* K class names (PNG class folders) or NULL:
+                              predictions print them, truth matches by them */
     int64_t m;             /* centroids */
     void *C;               /* C: m x n, dtype */
     int *lab;              /* lab: m class indices (0 for regression) */
@@ -227,30 +148,46 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
 int fsvc_predict(int *pred, double *score, const fsvc_model *model,
                  const fsvc_dataset *d, const char *backend, int threads,
                  fsvc_error *err);
-/* Binary, versioned, CRC32-checked; written to a temp file then renamed. */
+/* Binary, versioned, CRC32-checked; written through a temporary file
+ * renamed into place. Save refuses a model that fsvc_model_check rejects.
+ * Load reads the file whole and parses it with fsvc_model_parse. */
 int fsvc_model_save(const fsvc_model *model, const char *path, fsvc_error *err);
 int fsvc_model_load(fsvc_model *model, const char *path, fsvc_error *err);
+/* Parses the bytes of a whole model file (len bytes at buf); name labels
+ * the messages. Every size is checked in 64-bit arithmetic against the
+ * limits below and against len before anything is allocated, then every
+ * value with fsvc_model_check. On failure model is left empty (FSVC_EINPUT
+ * for bad bytes, FSVC_ERESOURCE for no memory). */
+int fsvc_model_parse(fsvc_model *model, const void *buf, size_t len,
+                     const char *name, fsvc_error *err);
+/* Checks a model's invariants: enums in range, 1 <= n <= FSVC_MODEL_MAX_N,
+ * rows x cols = n (or both 0), m >= 1, K and Kout consistent, centroid
+ * classes in [0, K), class values finite and strictly ascending, class
+ * names (when present) non-empty, printable and distinct, a radius the
+ * kernel can use, finite centroids, readout, prag and y_offset.
+ * FSVC_EINPUT naming `name` and the first problem found. */
+int fsvc_model_check(const fsvc_model *model, const char *name, fsvc_error *err);
 void fsvc_free_model(fsvc_model *model);
+
+/* Limits of a model (and of its file). */
+#define FSVC_MODEL_MAX_N (1 << 24)       /* features */
+#define FSVC_MODEL_MAX_K 1000000         /* classes */
+#define FSVC_MODEL_MAX_NAME 1024         /* bytes of one class name */
+
+/* Class k as text: its name when the model has names, else its label value
+ * (shortest %g form that reads back exactly). Returns buf (sz >= 32). */
+const char *fsvc_model_class_text(const fsvc_model *model, int k, char *buf, size_t sz);
 
 /* The input exactly as the model sees it: preprocessing, scaling and the
  * model dtype applied to d->x. *out: N x n, model->dtype (free() it). */
 int fsvc_model_input(void **out, const fsvc_model *model,
                      const fsvc_dataset *d, fsvc_error *err);
 
-/* ---- datasets: writers and extra loaders (datasets/) ---- */
-
-/* Writes d as LIBSVM text (label index:value, 1-based, shortest exact
- * float64 text) to path, through a temporary file renamed into place. */
-int fsvc_dataset_write_libsvm(const char *path, const fsvc_dataset *d,
-                              fsvc_error *err);
-
-/* Writes an 8-bit RGB image (rgb: H x W x 3, row-major) as a PNG through a
- * temporary file renamed into place (no half-written file on error). */
-int fsvc_png_write_rgb(const char *path, const uint8_t *rgb, int W, int H,
-                       fsvc_error *err);
-
 /* Metrics (fsvc/metrics.c). truth: N model class indices of d's labels,
- * -1 where the model has no such class; returns how many are -1. */
+ * -1 where the model has no such class; returns how many are -1. Classes
+ * match by name when both the model and d have class names (PNG folders:
+ * a model of {cat, dog} on {dog, fox}: dog -> dog, fox -> -1), else by
+ * label value. */
 int64_t fsvc_model_truth(int *truth, const fsvc_model *model, const fsvc_dataset *d);
 /* conf: K x K counts, conf[true * K + predicted] (may be NULL); returns the
  * number of correct predictions. */

@@ -9,6 +9,11 @@
 uint64_t fsvc_rng_next(uint64_t *state);
 void fsvc_shuffle(int64_t *idx, int64_t N, uint64_t seed);
 
+/* fsvc_model_input with the thread count of the caller's context for the
+ * deskew pass (threads <= 0: all cores). */
+int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dataset *d,
+                             int threads, fsvc_error *err);
+
 /* Seconds on the monotonic clock. */
 double fsvc_clock(void);
 
@@ -31,6 +36,12 @@ int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
 
 /* Distance of one pair (L1, or Euclidean for L2), summed in double. */
 double fsvc_pair_dist(int dist, fsvc_dtype t, const void *x, const void *c, int n);
+
+/* FSVC_OK when the engine can compute kernel act (bnl_act) of radius r
+ * on dtype t values: finite, > 0, and not so small that the kernel's
+ * factor overflows (fsvc/model.c); else FSVC_EINPUT naming `name`, the
+ * problem and the smallest usable radius. */
+int fsvc_radius_check(int act, fsvc_dtype t, double r, const char *name, fsvc_error *err);
 
 /* Readouts. H rows come from bnl_forward over sample chunks.
  *   C: m x n centroids, X: N x n inputs (op->dtype), cls: N class indices,

@@ -1,23 +1,64 @@
-/* metrics.c - ground truth against a model's classes, accuracy and the
+/* metrics.c - ground truth against a model's classes (by name when both
+ * sides have class names, else by label value), accuracy and the
  * confusion matrix, regression MSE and R^2. */
 #include "fsvc.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+typedef struct { const char *name; int k; } named;
+
+static int cmp_named(const void *a, const void *b)
+{
+    return strcmp(((const named *)a)->name, ((const named *)b)->name);
+}
+
+/* map[k]: the model class named like d's class k, -1 if none; NULL when
+ * there is no memory. */
+static int *map_by_name(const fsvc_model *model, const fsvc_dataset *d)
+{
+    int *map = malloc((size_t)d->K * sizeof *map);
+    named *v = malloc((size_t)model->K * sizeof *v);
+    if (!map || !v) { free(map); free(v); return NULL; }
+    for (int k = 0; k < model->K; k++) v[k] = (named){ model->class_names[k], k };
+    qsort(v, (size_t)model->K, sizeof *v, cmp_named);
+    for (int k = 0; k < d->K; k++) {
+        named key = { d->class_names[k], 0 };
+        const named *hit = d->class_names[k]
+            ? bsearch(&key, v, (size_t)model->K, sizeof *v, cmp_named) : NULL;
+        map[k] = hit ? hit->k : -1;
+    }
+    free(v);
+    return map;
+}
+
+/* The model class whose value is y, -1 if none (class_values ascending). */
+static int by_value(const fsvc_model *model, double y)
+{
+    int lo = 0, hi = model->K - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        double v = model->class_values[mid];
+        if (v == y) return mid;
+        if (v < y) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+}
 
 int64_t fsvc_model_truth(int *truth, const fsvc_model *model, const fsvc_dataset *d)
 {
     int64_t unknown = 0;
+    int *map = NULL;
+    int names = model->class_names && d->class_names && d->cls && d->K > 0;
+    if (names)
+        map = map_by_name(model, d); /* NULL (no memory): every label unknown */
     for (int64_t i = 0; i < d->N; i++) {
-        int t = -1, lo = 0, hi = model->K - 1;
-        while (lo <= hi) { /* class_values ascending */
-            int mid = (lo + hi) / 2;
-            double v = model->class_values[mid];
-            if (v == d->y[i]) { t = mid; break; }
-            if (v < d->y[i]) lo = mid + 1; else hi = mid - 1;
-        }
+        int c = d->cls ? d->cls[i] : -1;
+        int t = !names ? by_value(model, d->y[i]) : map && c >= 0 && c < d->K ? map[c] : -1;
         truth[i] = t;
         unknown += t < 0;
     }
+    free(map);
     return unknown;
 }
 

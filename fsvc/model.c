@@ -1,7 +1,10 @@
 /* model.c - training parameters, their names and defaults, and freeing a
  * model. */
-#include "fsvc.h"
+#include "internal.h"
 
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +43,10 @@ void fsvc_free_model(fsvc_model *model)
 {
     if (!model)
         return;
+    if (model->class_names)
+        for (int k = 0; k < model->K; k++)
+            free(model->class_names[k]);
+    free(model->class_names);
     free(model->class_values);
     free(model->C);
     free(model->lab);
@@ -47,60 +54,170 @@ void fsvc_free_model(fsvc_model *model)
     memset(model, 0, sizeof *model);
 }
 
-const char *fsvc_select_name(fsvc_select s)
+/* The smallest radius whose kernel factors the engine can hold: the
+ * triangular kernel multiplies by (float)(1 / (2.5066 r)) for u8/f32
+ * centroids, the Gaussian by (float)(1 / (2 r^2)), and for f64 divides by
+ * 2 r^2, which must not underflow (layers/act.h). Below it activations are
+ * 0 or NaN whatever the data. */
+static double radius_min(int act, fsvc_dtype t)
 {
-    return s == FSVC_SELECT_PER_CLASS ? "per-class" : s == FSVC_SELECT_GLOBAL ? "global"
-         : s == FSVC_SELECT_RANDOM ? "random" : s == FSVC_SELECT_AUTO ? "auto" : "?";
+    if (act == BNL_TRI)
+        return t == FSVC_F64 ? DBL_MIN : 1.0 / (BNL_TRI_SCALE * (double)FLT_MAX);
+    return t == FSVC_F64 ? sqrt(DBL_MIN / 2) : sqrt(1.0 / (2.0 * (double)FLT_MAX));
 }
 
-int fsvc_select_parse(const char *s, fsvc_select *out)
+int fsvc_radius_check(int act, fsvc_dtype t, double r, const char *name, fsvc_error *err)
 {
-    if (!strcmp(s, "global")) *out = FSVC_SELECT_GLOBAL;
-    else if (!strcmp(s, "per-class")) *out = FSVC_SELECT_PER_CLASS;
-    else if (!strcmp(s, "random")) *out = FSVC_SELECT_RANDOM;
-    else if (!strcmp(s, "auto")) *out = FSVC_SELECT_AUTO;
-    else return -1;
-    return 0;
+    if (!(r > 0) || !isfinite(r))
+        return fsvc_fail(err, FSVC_EINPUT, "%s: the radius must be finite and > 0 (got %g)",
+                         name, r);
+    int ok = act == BNL_TRI
+           ? (t == FSVC_F64 ? BNL_TRI_SCALE * r > 0 : isfinite((float)(1.0 / (BNL_TRI_SCALE * r))))
+           : (t == FSVC_F64 ? 2.0 * r * r >= DBL_MIN : isfinite((float)(1.0 / (2.0 * r * r))));
+    if (!ok)
+        return fsvc_fail(err, FSVC_EINPUT,
+                         "%s: radius %g is too small for the %s kernel on %s values (its "
+                         "1/r%s overflows, so every activation would be 0 or NaN); give a "
+                         "radius above %.3g (-r)", name, r,
+                         act == BNL_TRI ? "triangular" : "Gaussian", fsvc_dtype_name(t),
+                         act == BNL_TRI ? "" : "^2", radius_min(act, t));
+    return FSVC_OK;
 }
 
-const char *fsvc_readout_name(fsvc_readout r)
+static int cmp_str(const void *a, const void *b)
 {
-    switch (r) {
-    case FSVC_READOUT_ONEHOT: return "onehot";
-    case FSVC_READOUT_LMS: return "lms";
-    case FSVC_READOUT_RIDGE: return "ridge";
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names: present for all K classes, 1..FSVC_MODEL_MAX_NAME bytes, no
+ * control characters (they end up on output lines), all distinct. */
+static int check_names(const fsvc_model *M, const char *name, fsvc_error *err)
+{
+    for (int k = 0; k < M->K; k++) {
+        const char *s = M->class_names[k];
+        size_t l = s ? strlen(s) : 0;
+        if (l < 1 || l > FSVC_MODEL_MAX_NAME)
+            return fsvc_fail(err, FSVC_EINPUT, "%s: class %d has %s name", name, k + 1,
+                             l ? "a too long" : "an empty");
+        for (size_t q = 0; q < l; q++)
+            if ((unsigned char)s[q] < 0x20 || s[q] == 0x7f)
+                return fsvc_fail(err, FSVC_EINPUT,
+                                 "%s: the name of class %d holds a control character",
+                                 name, k + 1);
     }
-    return "?";
+    char **v = malloc((size_t)M->K * sizeof *v);
+    if (!v)
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", name);
+    memcpy(v, M->class_names, (size_t)M->K * sizeof *v);
+    qsort(v, (size_t)M->K, sizeof *v, cmp_str);
+    int rc = FSVC_OK;
+    for (int k = 1; k < M->K && !rc; k++)
+        if (!strcmp(v[k - 1], v[k]))
+            rc = fsvc_fail(err, FSVC_EINPUT, "%s: two classes are named '%s'", name, v[k]);
+    free(v);
+    return rc;
 }
 
-int fsvc_readout_parse(const char *s, fsvc_readout *out)
+int fsvc_model_check(const fsvc_model *M, const char *name, fsvc_error *err)
 {
-    if (!strcmp(s, "onehot")) *out = FSVC_READOUT_ONEHOT;
-    else if (!strcmp(s, "lms")) *out = FSVC_READOUT_LMS;
-    else if (!strcmp(s, "ridge")) *out = FSVC_READOUT_RIDGE;
-    else return -1;
-    return 0;
-}
-
-const char *fsvc_preprocess_name(fsvc_preprocess p)
-{
-    switch (p) {
-    case FSVC_PRE_NONE: return "none";
-    case FSVC_PRE_DESKEW: return "deskew";
-    case FSVC_PRE_SQRT: return "sqrt";
-    case FSVC_PRE_DESKEW_SQRT: return "deskew+sqrt";
-    case FSVC_PRE_AUTO: return "auto";
+#define BAD(...) return fsvc_fail(err, FSVC_EINPUT, __VA_ARGS__)
+    if ((unsigned)M->dtype > FSVC_F64) BAD("%s: unknown centroid type %d", name, (int)M->dtype);
+    if (M->n < 1 || M->n > FSVC_MODEL_MAX_N)
+        BAD("%s: %d features (the limit is 1..%d)", name, M->n, FSVC_MODEL_MAX_N);
+    if (M->rows < 0 || M->cols < 0 ||
+        ((M->rows || M->cols) && (int64_t)M->rows * M->cols != M->n))
+        BAD("%s: image geometry %d x %d does not match its %d features", name, M->rows,
+            M->cols, M->n);
+    if ((unsigned)M->scale > FSVC_SCALE_PM1) BAD("%s: unknown scaling %d", name, (int)M->scale);
+    if ((unsigned)M->preprocess > FSVC_PRE_DESKEW_SQRT)
+        BAD("%s: unknown preprocessing %d", name, (int)M->preprocess);
+    if ((M->preprocess & FSVC_PRE_DESKEW) && M->rows < 1)
+        BAD("%s: deskew preprocessing without an image geometry", name);
+    if ((M->preprocess & FSVC_PRE_SQRT) && M->dtype == FSVC_U8)
+        BAD("%s: sqrt preprocessing with u8 centroids", name);
+    if (M->dist != BNL_L1 && M->dist != BNL_L2) BAD("%s: unknown distance %d", name, M->dist);
+    if (M->act != BNL_TRI && M->act != BNL_GAUSS) BAD("%s: unknown kernel %d", name, M->act);
+    if ((unsigned)M->select > FSVC_SELECT_RANDOM)
+        BAD("%s: unknown selection %d", name, (int)M->select);
+    if ((unsigned)M->readout > FSVC_READOUT_RIDGE)
+        BAD("%s: unknown readout %d", name, (int)M->readout);
+    if (M->regression != 0 && M->regression != 1)
+        BAD("%s: bad regression flag %d", name, M->regression);
+    if (M->regression ? M->K != 0 || M->Kout != 1 || M->class_names
+                      : M->K < 1 || M->K > FSVC_MODEL_MAX_K || M->Kout != M->K)
+        BAD("%s: %d classes with %d readout columns is inconsistent", name, M->K, M->Kout);
+    int rc = fsvc_radius_check(M->act, M->dtype, M->radius, name, err);
+    if (rc) return rc;
+    if (!(M->prag > 0) || !isfinite(M->prag)) BAD("%s: prag %g is not finite and > 0", name, M->prag);
+    if (!isfinite(M->y_offset)) BAD("%s: the regression offset is not finite", name);
+    if (M->m < 1) BAD("%s: the model has no centroids (m = %lld)", name, (long long)M->m);
+    if (!M->C || !M->lab || !M->R || (M->K && !M->class_values))
+        BAD("%s: the model has missing arrays", name);
+    for (int k = 0; k < M->K; k++) {
+        if (!isfinite(M->class_values[k]))
+            BAD("%s: class value %d is not finite", name, k + 1);
+        if (k && !(M->class_values[k] > M->class_values[k - 1]))
+            BAD("%s: class values are not strictly ascending (class %d)", name, k + 1);
     }
-    return "?";
+    if (M->class_names && (rc = check_names(M, name, err)))
+        return rc;
+    for (int64_t j = 0; j < M->m; j++)
+        if (M->lab[j] < 0 || (M->regression ? M->lab[j] != 0 : M->lab[j] >= M->K))
+            BAD("%s: centroid %lld has an invalid class %d", name, (long long)j + 1, M->lab[j]);
+    size_t total = (size_t)M->m * (size_t)M->n;
+    if (M->dtype != FSVC_U8)
+        for (size_t q = 0; q < total; q++) {
+            double v = M->dtype == FSVC_F32 ? ((const float *)M->C)[q] : ((const double *)M->C)[q];
+            if (!isfinite(v))
+                BAD("%s: value %zu of centroid %zu is not finite", name, q % (size_t)M->n + 1,
+                    q / (size_t)M->n + 1);
+        }
+    for (size_t q = 0; q < (size_t)M->m * (size_t)M->Kout; q++)
+        if (!isfinite(M->R[q]))
+            BAD("%s: readout weight %zu of centroid %zu is not finite", name,
+                q % (size_t)M->Kout + 1, q / (size_t)M->Kout + 1);
+    return FSVC_OK;
+#undef BAD
 }
 
-int fsvc_preprocess_parse(const char *s, fsvc_preprocess *out)
+const char *fsvc_model_class_text(const fsvc_model *M, int k, char *buf, size_t sz)
 {
-    if (!strcmp(s, "none")) *out = FSVC_PRE_NONE;
-    else if (!strcmp(s, "deskew")) *out = FSVC_PRE_DESKEW;
-    else if (!strcmp(s, "sqrt")) *out = FSVC_PRE_SQRT;
-    else if (!strcmp(s, "deskew+sqrt")) *out = FSVC_PRE_DESKEW_SQRT;
-    else if (!strcmp(s, "auto")) *out = FSVC_PRE_AUTO;
-    else return -1;
-    return 0;
+    if (M->class_names && k >= 0 && k < M->K) {
+        snprintf(buf, sz, "%s", M->class_names[k]);
+    } else if (k >= 0 && k < M->K) {
+        double v = M->class_values[k];
+        for (int prec = 15; prec <= 17; prec++) { /* shortest exact text */
+            snprintf(buf, sz, "%.*g", prec, v);
+            if (strtod(buf, NULL) == v) break;
+        }
+    } else {
+        snprintf(buf, sz, "?");
+    }
+    return buf;
 }
+
+const fsvc_name fsvc_select_names[] = {
+    {"global", FSVC_SELECT_GLOBAL}, {"per-class", FSVC_SELECT_PER_CLASS},
+    {"random", FSVC_SELECT_RANDOM}, {"auto", FSVC_SELECT_AUTO}, {NULL, 0}};
+const fsvc_name fsvc_readout_names[] = {
+    {"onehot", FSVC_READOUT_ONEHOT}, {"lms", FSVC_READOUT_LMS}, {"ridge", FSVC_READOUT_RIDGE},
+    {NULL, 0}};
+const fsvc_name fsvc_preprocess_names[] = {
+    {"none", FSVC_PRE_NONE}, {"deskew", FSVC_PRE_DESKEW}, {"sqrt", FSVC_PRE_SQRT},
+    {"deskew+sqrt", FSVC_PRE_DESKEW_SQRT}, {"auto", FSVC_PRE_AUTO}, {NULL, 0}};
+
+/* name and parse for enum fsvc_T from its table */
+#define NAME_FNS(T)                                                             \
+    const char *fsvc_##T##_name(fsvc_##T v) { return fsvc_name_of(fsvc_##T##_names, (int)v); } \
+    int fsvc_##T##_parse(const char *s, fsvc_##T *out)                         \
+    {                                                                          \
+        int v;                                                                 \
+        if (fsvc_name_parse(fsvc_##T##_names, s, &v))                          \
+            return -1;                                                         \
+        *out = (fsvc_##T)v;                                                    \
+        return 0;                                                              \
+    }
+
+NAME_FNS(select)
+NAME_FNS(readout)
+NAME_FNS(preprocess)

@@ -2,6 +2,7 @@
  * scaling and the model's element type, the same at training and
  * prediction time. */
 #include "fsvc.h"
+#include "internal.h" /* fsvc_model_input_threads */
 #include "deskew.h"
 
 #include <math.h>
@@ -31,6 +32,12 @@ static double scaled(double v, fsvc_scale s)
 
 int fsvc_model_input(void **out, const fsvc_model *model,
                      const fsvc_dataset *d, fsvc_error *err)
+{
+    return fsvc_model_input_threads(out, model, d, 0, err);
+}
+
+int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dataset *d,
+                             int threads, fsvc_error *err)
 {
     *out = NULL;
     if (d->n != model->n)
@@ -66,7 +73,7 @@ int fsvc_model_input(void **out, const fsvc_model *model,
                              d->source, rows, cols, d->n);
         if (d->dtype == FSVC_U8) {
             pre = malloc(total ? total : 1);
-            bad = !pre || fsvc_deskew_u8_batch(d->x, pre, d->N, rows, cols, 0);
+            bad = !pre || fsvc_deskew_u8_batch(d->x, pre, d->N, rows, cols, threads);
         } else {
             float *f = malloc((total ? total : 1) * sizeof *f);
             pre = f;
@@ -74,7 +81,7 @@ int fsvc_model_input(void **out, const fsvc_model *model,
                 double v = get(d->x, d->dtype, (int64_t)k);
                 f[k] = (float)(v > 0 ? v : 0);
             }
-            bad = !f || fsvc_deskew_f32_batch(f, f, d->N, rows, cols, 0);
+            bad = !f || fsvc_deskew_f32_batch(f, f, d->N, rows, cols, threads);
             st = FSVC_F32;
         }
         if (bad) {

@@ -6,19 +6,27 @@
  * Payload, little-endian: u32 dtype, n, rows, cols, scale, preprocess, dist,
  * act; f64 radius, prag; u32 select, readout, regression, K, Kout; f64
  * y_offset; u64 m; f64 class_values[K]; i32 lab[m]; centroids C[m*n] in
- * dtype (u8 bytes, IEEE f32/f64 bits); f64 R[m*Kout]. Written to a
- * temporary file in the same folder, then renamed. */
+ * dtype (u8 bytes, IEEE f32/f64 bits); f64 R[m*Kout]. Version 2 appends
+ * the class names: u32 count (0 or K), then per class u32 bytes + the
+ * bytes (no NUL). Version 1 files (no names) still load.
+ *
+ * The reader parses from memory (fsvc_model_parse, also the fuzz target's
+ * entry): every size read from the file is checked in 64-bit arithmetic
+ * against the model limits and against the bytes actually present before
+ * anything is allocated, then every value by fsvc_model_check. The writer
+ * goes through the project's safe-write primitive (ds_tmp_*). */
 #include "fsvc.h"
+#include "datasets/datasets.h" /* ds_read_file, ds_tmp_*: the one safe write */
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #define MODEL_MAGIC "FSVCMODL"
-#define MODEL_VERSION 1u
+#define MODEL_VERSION 2u /* 2: class names; 1: none */
+#define MODEL_HEAD 20    /* magic, version, payload length */
 
 typedef struct { unsigned char *p; size_t len, cap; int oom; } wbuf;
 
@@ -89,51 +97,55 @@ static void encode(wbuf *b, const fsvc_model *M)
     else if (M->dtype == FSVC_F32) for (size_t q = 0; q < total; q++) put_f32(b, ((float *)M->C)[q]);
     else for (size_t q = 0; q < total; q++) put_f64(b, ((double *)M->C)[q]);
     for (size_t q = 0; q < (size_t)M->m * M->Kout; q++) put_f64(b, M->R[q]);
+    put_u32(b, M->class_names ? (uint32_t)M->K : 0);
+    for (int k = 0; M->class_names && k < M->K; k++) {
+        size_t l = strlen(M->class_names[k]);
+        put_u32(b, (uint32_t)l);
+        put(b, M->class_names[k], l);
+    }
 }
 
 int fsvc_model_save(const fsvc_model *M, const char *path, fsvc_error *err)
 {
+    int rc = fsvc_model_check(M, path, err);
+    if (rc) return rc;
     wbuf b = {0};
     put(&b, MODEL_MAGIC, 8);
     put_u32(&b, MODEL_VERSION);
     put_u64(&b, 0); /* payload length, patched below */
-    size_t start = b.len;
     encode(&b, M);
     if (b.oom) { free(b.p); return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path); }
-    uint64_t plen = b.len - start;
+    uint64_t plen = b.len - MODEL_HEAD;
     for (int i = 0; i < 8; i++) b.p[12 + i] = (unsigned char)(plen >> (8 * i));
-    put_u32(&b, (uint32_t)crc32(0L, b.p + start, (uInt)plen));
+    put_u32(&b, (uint32_t)crc32_z(0L, b.p + MODEL_HEAD, (z_size_t)plen));
     if (b.oom) { free(b.p); return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path); }
 
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 16);
+    size_t tsz = strlen(path) + 4200;
+    char *tmp = malloc(tsz);
+    FILE *f = NULL;
     if (!tmp) { free(b.p); return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path); }
-    snprintf(tmp, pl + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp); free(b.p);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot create a temporary file: %s", path,
-                         strerror(e));
-    }
-    FILE *f = fdopen(fd, "wb");
-    int ok = f && fwrite(b.p, 1, b.len, f) == b.len;
-    ok = (f ? fclose(f) == 0 : (close(fd), 0)) && ok;
-    free(b.p);
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write the model: %s", path, strerror(e));
+    rc = ds_tmp_open(&f, tmp, tsz, path, err);
+    if (!rc) {
+        if (fwrite(b.p, 1, b.len, f) != b.len) {
+            int e = errno;
+            ds_tmp_abort(f, tmp);
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write the model: %s", path,
+                           strerror(e));
+        } else {
+            rc = ds_tmp_commit(f, tmp, path, err);
+        }
     }
     free(tmp);
-    return FSVC_OK;
+    free(b.p);
+    return rc;
 }
 
-static int decode(fsvc_model *M, rbuf *b, const char *path, fsvc_error *err)
+/* The payload after the fixed header fields: sizes first, checked against
+ * what is left before any allocation, then the arrays, then the names. */
+static int decode(fsvc_model *M, rbuf *b, uint32_t ver, const char *path, fsvc_error *err)
 {
-    M->dtype = get_u32(b); M->n = (int)get_u32(b);
-    M->rows = (int)get_u32(b); M->cols = (int)get_u32(b);
+    M->dtype = get_u32(b);
+    uint32_t n = get_u32(b), rows = get_u32(b), cols = get_u32(b);
     M->scale = get_u32(b); M->preprocess = get_u32(b);
     M->dist = (int)get_u32(b); M->act = (int)get_u32(b);
     M->radius = get_f64(b); M->prag = get_f64(b);
@@ -143,92 +155,111 @@ static int decode(fsvc_model *M, rbuf *b, const char *path, fsvc_error *err)
     uint64_t m = get_u64(b);
     if (b->bad)
         return fsvc_fail(err, FSVC_EINPUT, "%s: model header is truncated", path);
-    size_t es = fsvc_dtype_size(M->dtype), left = b->len - b->pos;
-    if (!es || M->n < 1 || M->n > (1 << 24) || M->dist < 0 || M->dist > 1 || M->act < 0 ||
-        M->act > 1 || M->scale > FSVC_SCALE_PM1 || M->preprocess > FSVC_PRE_DESKEW_SQRT ||
-        M->select > FSVC_SELECT_RANDOM || M->readout > FSVC_READOUT_RIDGE ||
-        !(M->radius > 0) || K > 1000000 || Kout < 1 || Kout > 1000000 ||
-        (M->regression ? Kout != 1 : Kout != K))
-        return fsvc_fail(err, FSVC_EINPUT, "%s: model header has invalid fields", path);
-    /* m must fit what is left: 8K + m(4 + n es + 8 Kout) bytes */
-    double need = 8.0 * K + (double)m * (4.0 + (double)M->n * es + 8.0 * Kout);
-    if (need != (double)left)
+    uint64_t es = fsvc_dtype_size(M->dtype), left = b->len - b->pos;
+    if (!es)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: unknown centroid type %u", path, (unsigned)M->dtype);
+    if (n < 1 || n > FSVC_MODEL_MAX_N)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: %u features (the limit is 1..%d)", path, n,
+                         FSVC_MODEL_MAX_N);
+    if (rows > (uint32_t)FSVC_MODEL_MAX_N || cols > (uint32_t)FSVC_MODEL_MAX_N ||
+        ((rows || cols) && (uint64_t)rows * cols != n))
+        return fsvc_fail(err, FSVC_EINPUT, "%s: image geometry %u x %u does not match its "
+                         "%u features", path, rows, cols, n);
+    if (K > FSVC_MODEL_MAX_K || Kout < 1 || Kout > FSVC_MODEL_MAX_K)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: %u classes and %u readout columns (the limit "
+                         "is %d)", path, K, Kout, FSVC_MODEL_MAX_K);
+    M->n = (int)n; M->rows = (int)rows; M->cols = (int)cols;
+    /* the arrays: 8K + m (4 + n es + 8 Kout) bytes, all of them present */
+    uint64_t per = 4 + (uint64_t)n * es + 8 * (uint64_t)Kout;
+    if (left < 8 * (uint64_t)K || m > (left - 8 * (uint64_t)K) / per)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: model payload size does not match its header "
+                         "(%llu centroids of %llu bytes in %llu bytes)", path,
+                         (unsigned long long)m, (unsigned long long)per,
+                         (unsigned long long)left);
+    uint64_t need = 8 * (uint64_t)K + m * per;
+    if (ver == 1 ? need != left : need + 4 > left)
         return fsvc_fail(err, FSVC_EINPUT, "%s: model payload size does not match its header",
                          path);
     M->K = (int)K; M->Kout = (int)Kout; M->m = (int64_t)m;
+    size_t total = (size_t)m * n;
     M->class_values = malloc((K ? K : 1) * sizeof *M->class_values);
     M->lab = malloc((m ? m : 1) * sizeof *M->lab);
-    M->C = malloc(m * M->n * es + 1);
+    M->C = malloc(total * es + 1);
     M->R = malloc((m ? m * Kout : 1) * sizeof *M->R);
     if (!M->class_values || !M->lab || !M->C || !M->R)
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
     for (uint32_t k = 0; k < K; k++) M->class_values[k] = get_f64(b);
-    for (uint64_t j = 0; j < m; j++) {
-        M->lab[j] = (int)get_u32(b);
-        if (M->lab[j] < 0 || (K && M->lab[j] >= (int)K))
-            return fsvc_fail(err, FSVC_EINPUT, "%s: centroid %llu has an invalid class", path,
-                             (unsigned long long)j + 1);
-    }
-    size_t total = (size_t)m * M->n;
+    for (uint64_t j = 0; j < m; j++) M->lab[j] = (int32_t)get_u32(b);
     if (M->dtype == FSVC_U8) { memcpy(M->C, b->p + b->pos, total); b->pos += total; }
     else if (M->dtype == FSVC_F32) for (size_t q = 0; q < total; q++) ((float *)M->C)[q] = get_f32(b);
     else for (size_t q = 0; q < total; q++) ((double *)M->C)[q] = get_f64(b);
     for (size_t q = 0; q < (size_t)m * Kout; q++) M->R[q] = get_f64(b);
+    if (ver >= 2) {
+        uint32_t cnt = get_u32(b);
+        if (cnt && cnt != K)
+            return fsvc_fail(err, FSVC_EINPUT, "%s: %u class names for %u classes", path, cnt, K);
+        if (cnt && !(M->class_names = calloc(K, sizeof *M->class_names)))
+            return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
+        for (uint32_t k = 0; k < cnt && !b->bad; k++) {
+            uint32_t l = get_u32(b);
+            if (b->bad || l > FSVC_MODEL_MAX_NAME || l > b->len - b->pos)
+                return fsvc_fail(err, FSVC_EINPUT, "%s: class name %u is cut or longer than "
+                                 "%d bytes", path, k + 1, FSVC_MODEL_MAX_NAME);
+            if (memchr(b->p + b->pos, 0, l))
+                return fsvc_fail(err, FSVC_EINPUT, "%s: class name %u holds a NUL byte", path, k + 1);
+            if (!(M->class_names[k] = malloc((size_t)l + 1)))
+                return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
+            memcpy(M->class_names[k], b->p + b->pos, l);
+            M->class_names[k][l] = 0;
+            b->pos += l;
+        }
+    }
     if (b->bad || b->pos != b->len)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: model payload is inconsistent", path);
-    return FSVC_OK;
+        return fsvc_fail(err, FSVC_EINPUT, "%s: model payload is inconsistent (%s)", path,
+                         b->bad ? "cut short" : "bytes left over");
+    return fsvc_model_check(M, path, err);
+}
+
+int fsvc_model_parse(fsvc_model *M, const void *buf, size_t len, const char *path,
+                     fsvc_error *err)
+{
+    memset(M, 0, sizeof *M);
+    const unsigned char *h = buf;
+    if (len < 8 || memcmp(h, MODEL_MAGIC, 8))
+        return fsvc_fail(err, FSVC_EINPUT, "%s: not an fsvc model file (bad magic)", path);
+    if (len < MODEL_HEAD + 4)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: model file is truncated (%zu bytes)", path, len);
+    uint32_t ver = 0;
+    uint64_t plen = 0;
+    for (int i = 0; i < 4; i++) ver |= (uint32_t)h[8 + i] << (8 * i);
+    for (int i = 0; i < 8; i++) plen |= (uint64_t)h[12 + i] << (8 * i);
+    if (ver > MODEL_VERSION || ver == 0)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: model format version %u; this fsvc reads "
+                         "versions 1 to %u (a newer fsvc wrote it?)", path, ver, MODEL_VERSION);
+    uint64_t have = len - (MODEL_HEAD + 4);
+    if (plen != have)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: model file is %s (%zu bytes, header says %llu)",
+                         path, plen > have ? "truncated" : "too long", len,
+                         plen > have ? (unsigned long long)plen + MODEL_HEAD + 4
+                                     : (unsigned long long)plen + MODEL_HEAD + 4);
+    uint32_t crc = 0;
+    for (int i = 0; i < 4; i++) crc |= (uint32_t)h[MODEL_HEAD + plen + i] << (8 * i);
+    if (crc != (uint32_t)crc32_z(0L, h + MODEL_HEAD, (z_size_t)plen))
+        return fsvc_fail(err, FSVC_EINPUT, "%s: model file is corrupted (CRC32 mismatch)", path);
+    rbuf b = { h + MODEL_HEAD, (size_t)plen, 0, 0 };
+    int rc = decode(M, &b, ver, path, err);
+    if (rc) fsvc_free_model(M);
+    return rc;
 }
 
 int fsvc_model_load(fsvc_model *M, const char *path, fsvc_error *err)
 {
     memset(M, 0, sizeof *M);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-    unsigned char h[20];
-    size_t got = fread(h, 1, 20, f);
-    if (got < 8 || memcmp(h, MODEL_MAGIC, 8)) {
-        fclose(f);
-        return fsvc_fail(err, FSVC_EINPUT, "%s: not an fsvc model file (bad magic)", path);
-    }
-    if (got < 20) {
-        fclose(f);
-        return fsvc_fail(err, FSVC_EINPUT, "%s: model file is truncated (%zu bytes)", path, got);
-    }
-    uint32_t ver = 0;
-    uint64_t plen = 0;
-    for (int i = 0; i < 4; i++) ver |= (uint32_t)h[8 + i] << (8 * i);
-    for (int i = 0; i < 8; i++) plen |= (uint64_t)h[12 + i] << (8 * i);
-    if (ver > MODEL_VERSION || ver == 0) {
-        fclose(f);
-        return fsvc_fail(err, FSVC_EINPUT, "%s: model format version %u, this fsvc reads "
-                         "version %u", path, ver, MODEL_VERSION);
-    }
-    if (fseek(f, 0, SEEK_END) != 0) {
-        fclose(f);
-        return fsvc_fail(err, FSVC_EINPUT, "%s: cannot seek", path);
-    }
-    long size = ftell(f);
-    if (size < 0 || (uint64_t)size != 20 + plen + 4) {
-        fclose(f);
-        return fsvc_fail(err, FSVC_EINPUT, "%s: model file is %s (%ld bytes, header says %llu)",
-                         path, size >= 0 && (uint64_t)size < 24 + plen ? "truncated" : "too long",
-                         size, (unsigned long long)(24 + plen));
-    }
-    unsigned char *p = malloc(plen + 4);
-    if (!p) { fclose(f); return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path); }
-    int ok = fseek(f, 20, SEEK_SET) == 0 && fread(p, 1, plen + 4, f) == plen + 4;
-    fclose(f);
-    if (!ok) { free(p); return fsvc_fail(err, FSVC_EINPUT, "%s: read error", path); }
-    uint32_t crc = 0;
-    for (int i = 0; i < 4; i++) crc |= (uint32_t)p[plen + i] << (8 * i);
-    if (crc != (uint32_t)crc32(0L, p, (uInt)plen)) {
-        free(p);
-        return fsvc_fail(err, FSVC_EINPUT, "%s: model file is corrupted (CRC32 mismatch)", path);
-    }
-    rbuf b = { p, (size_t)plen, 0, 0 };
-    int rc = decode(M, &b, path, err);
-    free(p);
-    if (rc) fsvc_free_model(M);
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    int rc = ds_read_file(&buf, &len, path, err);
+    if (rc) return rc;
+    rc = fsvc_model_parse(M, buf, len, path, err);
+    free(buf);
     return rc;
 }

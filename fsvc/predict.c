@@ -1,5 +1,7 @@
 /* predict.c - fsvc_predict: readout scores Y = H R through bnl_scores in
- * sample chunks, argmax (first index wins ties), or the regression value. */
+ * sample chunks, argmax (first index wins ties), or the regression value.
+ * The model is checked first (fsvc_model_check): no garbage predictions
+ * from degenerate values. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -9,7 +11,10 @@ int fsvc_predict(int *pred, double *score, const fsvc_model *model,
                  fsvc_error *err)
 {
     void *X = NULL;
-    int rc = fsvc_model_input(&X, model, d, err);
+    /* a model built in memory gets the checks a loaded one had */
+    int rc = fsvc_model_check(model, "predict: model", err);
+    if (rc) return rc;
+    rc = fsvc_model_input_threads(&X, model, d, threads, err);
     if (rc) return rc;
     bnl_ctx ctx;
     rc = bnl_ctx_open(&ctx, backend ? backend : "cpu", threads, 0, err);

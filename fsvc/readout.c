@@ -1,8 +1,13 @@
 /* readout.c - the fixed one-hot readout and online LMS of FSVC (Dogaru &
- * Dogaru 2016): W[j][k] = (lab_j == k); then `epochs` passes over the samples in file
- * order with 0/1 targets and no bias, W += eta * outer(z, T_i - z.W). */
+ * Dogaru 2016): W[j][k] = (lab_j == k); then `epochs` passes over the
+ * samples in file order with 0/1 targets and no bias,
+ * W += eta * outer(z, T_i - z.W).
+ * A learning rate too large for the data makes the error grow without
+ * bound: the pass stops at the first error that is not finite and says so
+ * (FSVC_EINPUT: lower -e), rather than leaving NaN weights behind. */
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +54,15 @@ int fsvc_readout_lms(double *R, const bnl_ctx *ctx, const bnl_op *op,
                 for (int64_t q = 0; q < cnt; q++)
                     for (int k = 0; k < K; k++)
                         e[k] -= z[q] * R[nz[q] * K + k];
+                for (int k = 0; k < K; k++)
+                    if (!isfinite(e[k])) {
+                        rc = fsvc_fail(err, FSVC_EINPUT,
+                                       "lms: the LMS readout diverged (NaN or infinite weights "
+                                       "at epoch %d, sample %lld) with learning rate %g: lower "
+                                       "the learning rate (-e)", ep + 1, (long long)(i0 + i + 1),
+                                       eta);
+                        goto done;
+                    }
                 for (int64_t q = 0; q < cnt; q++)
                     for (int k = 0; k < K; k++)
                         R[nz[q] * K + k] += eta * z[q] * e[k];
@@ -58,9 +72,9 @@ int fsvc_readout_lms(double *R, const bnl_ctx *ctx, const bnl_op *op,
                             (long long)(i0 + b), (long long)N);
         }
     }
+done:
     if (progress)
         fsvc_printf("\n");
-done:
     free(H); free(z); free(nz); free(e);
     return rc;
 }

@@ -11,15 +11,22 @@
  * non-zeros in float64. The solve is LAPACK potrf/potrs on G seen as
  * column-major lower (the same memory as row-major upper, no copy), with
  * lambda relative to the mean of diag(H^T H) (scale-free), raised 3x and
- * retried (printed) when rounding leaves the matrix not positive definite. */
+ * retried (printed) when rounding leaves the matrix not positive definite.
+ *
+ * Degenerate systems are bad input told in words (FSVC_EINPUT), never a
+ * LAPACK code: activations that are all 0 (a radius too small for the
+ * data: no centroid reaches any sample), activations or targets that are
+ * not finite, a matrix still not positive definite after the retries. */
 #include "internal.h"
 
 #include <cblas.h>
 #include <lapacke.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define RIDGE_F64_MAX_M 24000 /* G double: 24000^2 x 8 B = 4.6 GB */
+#define RIDGE_NOMEM (-1000)   /* solve(): no memory for its float copy */
 
 /* Stable order of samples by class, so chunks are class-coherent. */
 static int64_t *class_order(const int *cls, int64_t N, int K)
@@ -51,7 +58,7 @@ static lapack_int solve(void *G, double *B, int64_t m, int K, int gd)
         return info;
     }
     float *Bf = malloc((size_t)m * K * sizeof *Bf);
-    if (!Bf) return -1000;
+    if (!Bf) return RIDGE_NOMEM;
     for (size_t q = 0; q < (size_t)m * K; q++) Bf[q] = (float)B[q];
     info = LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, G, (lapack_int)m);
     if (!info)
@@ -67,6 +74,10 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
                        const double *y, int64_t N, int n, int K, double lambda,
                        int gram_f32, int progress, double *times, fsvc_error *err)
 {
+    if (m < 1 || N < 1)
+        return fsvc_fail(err, FSVC_EINPUT, "ridge: no %s to fit (m = %lld, N = %lld)",
+                         m < 1 ? "centroids" : "samples", (long long)m, (long long)N);
+    int blas_saved = bnl_blas_threads_push(ctx, 0); /* syrk, potrf: ctx->threads */
     int hd = op->dtype == FSVC_F64;          /* H and Gram block in double */
     int gd = gram_f32 < 0 ? hd || m <= RIDGE_F64_MAX_M : !gram_f32; /* G in double */
     size_t hs = hd ? sizeof(double) : sizeof(float), gs = gd ? sizeof(double) : sizeof(float);
@@ -176,6 +187,19 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
         md += dg[j];
     }
     md = m ? md / m : 0;
+    int finite = isfinite(md);
+    for (size_t q = 0; finite && q < (size_t)m * K; q++)
+        finite = isfinite(B[q]);
+    if (!finite || !(md > 0)) {
+        free(dg); free(B0);
+        rc = !finite
+           ? fsvc_fail(err, FSVC_EINPUT, "ridge: the activations or targets are not finite "
+                       "(radius %g); check the data for huge values and give a larger radius "
+                       "(-r)", op->radius)
+           : fsvc_fail(err, FSVC_EINPUT, "ridge: every activation is 0 with radius %g (no "
+                       "centroid reaches any sample); give a larger radius (-r)", op->radius);
+        goto done;
+    }
     double lam = md > 0 ? lambda * md : lambda;
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = i + 1; j < m; j++) {
@@ -211,15 +235,27 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
                        "with lambda %g; raise lambda (-l, now %g)", (int)info, lam, lambda);
         goto done;
     }
-    if (info < 0) {
-        rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: LAPACK potrf/potrs argument %d invalid",
-                       (int)-info);
+    if (info == RIDGE_NOMEM) {
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory for the solve");
+        goto done;
+    }
+    if (info < 0) { /* LAPACKE's NaN check, or a shape it refuses */
+        rc = fsvc_fail(err, FSVC_EINPUT, "ridge: the linear system cannot be solved (LAPACK "
+                       "refused argument %d: NaN or infinite values in H^T H + lambda I or "
+                       "H^T T); raise lambda (-l) or change the radius (-r)", (int)-info);
         goto done;
     }
     for (int64_t j = 0; j < m; j++)
-        for (int k = 0; k < K; k++)
+        for (int k = 0; k < K; k++) {
             R[j * K + k] = B[(size_t)k * m + j];
+            if (!isfinite(R[j * K + k])) {
+                rc = fsvc_fail(err, FSVC_EINPUT, "ridge: the solution has NaN or infinite "
+                               "weights (lambda %g); raise lambda (-l)", lambda);
+                goto done;
+            }
+        }
 done:
     free(G); free(Gb); free(H); free(Hc); free(Xc); free(B); free(act); free(on); free(ord);
+    bnl_blas_threads_pop(blas_saved);
     return rc;
 }

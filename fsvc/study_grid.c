@@ -43,6 +43,7 @@ int fsvc_param_set(fsvc_param *p, const char *name, const char *s, fsvc_error *e
 {
     double v;
     long long iv;
+    char names[128]; /* the choices of an enum, from its name table */
     int rc = FSVC_OK;
     if (!strcmp(name, "radius")) {
         size_t l = strlen(s);
@@ -96,21 +97,21 @@ int fsvc_param_set(fsvc_param *p, const char *name, const char *s, fsvc_error *e
         p->act = a;
     } else if (!strcmp(name, "select")) {
         if (fsvc_select_parse(s, &p->select))
-            return bad(name, s, "global|per-class|random|auto", err);
+            return bad(name, s, fsvc_name_list(fsvc_select_names, names, sizeof names), err);
     } else if (!strcmp(name, "preprocess")) {
         if (fsvc_preprocess_parse(s, &p->preprocess))
-            return bad(name, s, "none|deskew|sqrt|deskew+sqrt|auto", err);
+            return bad(name, s, fsvc_name_list(fsvc_preprocess_names, names, sizeof names), err);
     } else if (!strcmp(name, "readout")) {
-        if (fsvc_readout_parse(s, &p->readout)) return bad(name, s, "onehot|lms|ridge", err);
+        if (fsvc_readout_parse(s, &p->readout)) return bad(name, s, fsvc_name_list(fsvc_readout_names, names, sizeof names), err);
     } else if (!strcmp(name, "scale")) {
-        if (fsvc_scale_parse(s, &p->scale)) return bad(name, s, "01|pm1|none", err);
+        if (fsvc_scale_parse(s, &p->scale)) return bad(name, s, fsvc_name_list(fsvc_scale_names, names, sizeof names), err);
     } else if (!strcmp(name, "dtype")) {
         fsvc_dtype t;
-        if (fsvc_dtype_parse(s, &t)) return bad(name, s, "u8|f32|f64", err);
+        if (fsvc_dtype_parse(s, &t)) return bad(name, s, fsvc_name_list(fsvc_dtype_names, names, sizeof names), err);
         p->dtype = t;
     } else if (!strcmp(name, "backend")) {
         bnl_backend b;
-        if (bnl_backend_parse(s, &b)) return bad(name, s, "ref|cpu|cuda", err);
+        if (bnl_backend_parse(s, &b)) return bad(name, s, fsvc_name_list(bnl_backend_names, names, sizeof names), err);
         p->backend = s;
     } else {
         return fsvc_fail(err, FSVC_EUSAGE, "'%s' is not a setting (radius, prag, dist, kernel, "

@@ -5,6 +5,7 @@
 #include "deskew.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,6 +178,43 @@ static int radius_search(double *r_out, double *syn, const bnl_ctx *ctx, bnl_op 
     return FSVC_OK;
 }
 
+/* The class names of d (PNG class folders), when it has one per class. */
+static int copy_names(fsvc_model *M, const fsvc_dataset *d, fsvc_error *err)
+{
+    if (!d->class_names)
+        return FSVC_OK;
+    M->class_names = calloc((size_t)d->K, sizeof *M->class_names);
+    if (!M->class_names)
+        return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+    for (int k = 0; k < d->K; k++)
+        if (!d->class_names[k] || !(M->class_names[k] = strdup(d->class_names[k])))
+            return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+    return FSVC_OK;
+}
+
+/* A trained model is checked before it is returned: a readout that is not
+ * finite is reported in words with the option to change, then every
+ * invariant by fsvc_model_check. */
+static int check_result(const fsvc_model *M, const fsvc_param *p, const fsvc_dataset *d,
+                        fsvc_error *err)
+{
+    if (M->m < 1)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: no centroid was selected; change the "
+                         "radius (-r) or prag (-p)", d->source);
+    for (size_t q = 0; q < (size_t)M->m * M->Kout; q++) {
+        if (isfinite(M->R[q]))
+            continue;
+        if (M->readout == FSVC_READOUT_LMS)
+            return fsvc_fail(err, FSVC_EINPUT, "%s: the LMS readout diverged (NaN or infinite "
+                             "weights) with learning rate %g: lower the learning rate (-e)",
+                             d->source, p->eta);
+        return fsvc_fail(err, FSVC_EINPUT, "%s: the %s readout has NaN or infinite weights "
+                         "(radius %g, lambda %g): raise lambda (-l) or change the radius (-r)",
+                         d->source, fsvc_readout_name(M->readout), M->radius, p->lambda);
+    }
+    return fsvc_model_check(M, d->source, err);
+}
+
 int fsvc_train(fsvc_model *model, fsvc_train_info *info,
                const fsvc_dataset *d, const fsvc_param *p_in, fsvc_error *err)
 {
@@ -192,6 +230,8 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
     M->dtype = p->dtype >= 0 ? (fsvc_dtype)p->dtype
              : d->dtype == FSVC_U8 && p->scale == FSVC_SCALE_NONE ? FSVC_U8 : FSVC_F32;
     M->n = d->n; M->rows = d->rows; M->cols = d->cols;
+    if (M->rows < 1 || M->cols < 1 || (int64_t)M->rows * M->cols != d->n)
+        M->rows = M->cols = 0; /* no usable image geometry */
     M->scale = p->scale; M->preprocess = p->preprocess;
     if (p->preprocess == FSVC_PRE_AUTO) M->preprocess = resolve_auto(d);
     if (p->dtype < 0 && (M->preprocess & FSVC_PRE_SQRT)) M->dtype = FSVC_F32;
@@ -204,13 +244,15 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
         M->class_values = malloc((size_t)d->K * sizeof *M->class_values);
         if (!M->class_values) return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
         memcpy(M->class_values, d->class_values, (size_t)d->K * sizeof *M->class_values);
+        rc = copy_names(M, d, err);
+        if (rc) { fsvc_free_model(model); return rc; }
     }
     void *X = NULL;
     int64_t *order = NULL, *sel = NULL;
     double *yc = NULL;
     bnl_ctx ctx;
     int ctx_open = 0;
-    rc = fsvc_model_input(&X, M, d, err);
+    rc = fsvc_model_input_threads(&X, M, d, p->threads, err);
     if (rc) goto fail;
     rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err);
     if (rc) goto fail;
@@ -236,6 +278,8 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
     }
     op.radius = r;
     M->radius = r;
+    rc = fsvc_radius_check(p->act, M->dtype, r, d->source, err);
+    if (rc) goto fail;
     rc = bnl_op_check(&op, err);
     if (rc) goto fail;
     int64_t m = 0;
@@ -283,6 +327,13 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
             syn_r = (double)m * d->N * d->n * p->epochs;
         }
     }
+    if (rc == FSVC_EINPUT && err) { /* the readout's words, naming the data */
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        fsvc_fail(err, rc, "%s: %s", d->source, msg);
+    }
+    if (rc) goto fail;
+    rc = check_result(M, p, d, err);
     if (rc) goto fail;
     if (info) {
         info->radius = r;

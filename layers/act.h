@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "bnl.h"
+#include "bnl_types.h"
 
 typedef enum { BNL_V_DIST = 0, BNL_V_SQ = 1, BNL_V_DOT = 2 } bnl_vkind;
 

@@ -1,6 +1,7 @@
 /* arch.c - which CPU kernels to run: cpuid (gcc's __builtin_cpu_supports),
- * or FSVC_ARCH=ref|scalar|avx2|avx512 from the environment. Pure: nothing
- * is cached here beyond what the compiler's cpuid model holds. */
+ * or FSVC_ARCH=ref|scalar|avx2|avx512 from the environment; their names and
+ * the kernels alone for benchmarks (the public face of kernels.h). Pure:
+ * nothing is cached here beyond what the compiler's cpuid model holds. */
 #include "bnl.h"
 #include "kernels.h"
 
@@ -38,4 +39,37 @@ bnl_arch bnl_arch_detect(char *why, size_t len)
     if (why)
         snprintf(why, len, "%s (cpuid)", bnl_arch_name(best));
     return best;
+}
+
+const char *bnl_arch_kernels(bnl_arch arch)
+{
+    return arch == BNL_ARCH_REF ? "ref" : bnl_kernels_get(arch)->name;
+}
+
+int bnl_kernel_dist(bnl_arch arch, const bnl_op *op, void *D, int64_t ldd,
+                    const void *W, int64_t m, const void *X, int64_t N, int n,
+                    fsvc_error *err)
+{
+    const bnl_kernels *k = bnl_kernels_get(arch);
+    if (!op || (op->dist != BNL_L1 && !(op->dist == BNL_L2 && op->dtype == FSVC_U8)))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no distance kernel for this op "
+                         "(L1, or L2 squared on u8)");
+    if (m < 1 || N < 1 || n < 1 || n > 65536 || ldd < m)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: bad kernel shape m=%lld N=%lld n=%d",
+                         (long long)m, (long long)N, n);
+    switch (op->dtype) {
+    case FSVC_U8:
+        if (op->dist == BNL_L1)
+            k->l1_u8(D, ldd, W, m, X, N, n);
+        else
+            k->l2sq_u8(D, ldd, W, m, X, N, n);
+        return FSVC_OK;
+    case FSVC_F32:
+        k->l1_f32(D, ldd, W, m, X, N, n);
+        return FSVC_OK;
+    case FSVC_F64:
+        k->l1_f64(D, ldd, W, m, X, N, n);
+        return FSVC_OK;
+    }
+    return fsvc_fail(err, FSVC_EUSAGE, "bnl: unknown dtype %d", (int)op->dtype);
 }

@@ -1,14 +1,17 @@
 /* bnl.c - the engine's front: contexts (backend, CPU arch, threads), input
- * checks, and dispatch of forward / actsum / scores to the backends. */
+ * checks, and dispatch of forward / actsum / scores to the backends: ref.c
+ * (backend "ref", or arch ref on the CPU backend), the CPU kernels
+ * (cpu_*.c) and device backends through their bnl_device_ops table. */
 #include "backend.h"
-#include "../cuda/bnl_cuda.h"
+#include "bnl_device.h"
 
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* cuda/: the real backend (nvcc) or cuda/bnl_cuda_none.c, which says
- * "not compiled in"; both define every entry point. */
+/* The device backend of a context (the only one today: cuda/). */
+static const bnl_device_ops *dev_ops(void) { return &bnl_cuda_ops; }
 
 int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
                  fsvc_error *err)
@@ -27,7 +30,7 @@ int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
         fsvc_error e2;
         fsvc_error_clear(&e2);
         bnl_cuda *c = NULL;
-        int rc = bnl_cuda_open(&c, strict, &e2);
+        int rc = dev_ops()->open(&c, strict, &e2);
         if (rc != FSVC_OK) {
             if (strict) {
                 if (err)
@@ -48,7 +51,7 @@ void bnl_ctx_close(bnl_ctx *ctx)
     if (!ctx)
         return;
     if (ctx->cuda)
-        bnl_cuda_close(ctx->cuda);
+        dev_ops()->close(ctx->cuda);
     ctx->cuda = NULL;
 }
 
@@ -102,11 +105,13 @@ int bnl_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
         return bnl_ref_forward(op, H, ldh, W, m, X, N, n, err);
     case BNL_CUDA:
         if (op->dtype != FSVC_F64 && ctx->cuda)
-            return bnl_cuda_forward(ctx->cuda, op, H, ldh, W, m, X, N, n, err);
+            return dev_ops()->forward(ctx->cuda, op, H, ldh, W, m, X, N, n, err);
         /* f64 stays on the CPU */
         /* fall through */
     case BNL_CPU:
     default:
+        if (ctx->arch == BNL_ARCH_REF)
+            return bnl_ref_forward(op, H, ldh, W, m, X, N, n, err);
         return bnl_cpu_forward(ctx, op, H, ldh, W, m, X, N, n, err);
     }
 }
@@ -124,10 +129,12 @@ int bnl_actsum(const bnl_ctx *ctx, const bnl_op *op, double *S, const void *W, i
         return bnl_ref_actsum(op, S, W, m, X, N, n, err);
     case BNL_CUDA:
         if (op->dtype != FSVC_F64 && ctx->cuda)
-            return bnl_cuda_actsum(ctx->cuda, op, S, W, m, X, N, n, err);
+            return dev_ops()->actsum(ctx->cuda, op, S, W, m, X, N, n, err);
         /* fall through */
     case BNL_CPU:
     default:
+        if (ctx->arch == BNL_ARCH_REF)
+            return bnl_ref_actsum(op, S, W, m, X, N, n, err);
         return bnl_cpu_actsum(ctx, op, S, W, m, X, N, n, err);
     }
 }
@@ -142,8 +149,45 @@ int bnl_scores(const bnl_ctx *ctx, const bnl_op *op, double *Y, const void *W, i
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: scores need K >= 1 and R (m x K)");
     if (N == 0)
         return FSVC_OK;
-    if (ctx->backend == BNL_REF)
+    if (ctx->backend == BNL_REF || ctx->arch == BNL_ARCH_REF)
         return bnl_ref_scores(op, Y, W, m, X, N, n, R, K, err);
     /* cuda: the readout stays on the CPU (K is small); the CPU tiles H. */
     return bnl_cpu_scores(ctx, op, Y, W, m, X, N, n, R, K, err);
+}
+
+int bnl_backend_describe(bnl_backend b, char *buf, size_t len)
+{
+    if (b == BNL_CUDA)
+        return dev_ops()->describe(buf, len);
+    if (buf && len)
+        snprintf(buf, len, "%s", bnl_backend_name(b));
+    return 1;
+}
+
+int bnl_gpu_props(const bnl_ctx *ctx, bnlc_device *d, char *tune_path, size_t len)
+{
+    if (!ctx || !ctx->cuda)
+        return -1;
+    return dev_ops()->props(ctx->cuda, d, tune_path, len);
+}
+
+void bnl_gpu_device_tag(const bnl_ctx *ctx, char *buf, size_t len)
+{
+    dev_ops()->device_tag(ctx ? ctx->cuda : NULL, buf, len);
+}
+
+void bnl_gpu_limits(const bnl_ctx *ctx, bnlc_limits *get, const bnlc_limits *set)
+{
+    dev_ops()->limits(ctx ? ctx->cuda : NULL, get, ctx && ctx->cuda ? set : NULL);
+}
+
+int bnl_gpu_tune_path(char *buf, size_t len, const char *tag)
+{
+    return dev_ops()->tune_path(buf, len, tag);
+}
+
+int bnl_gpu_tune_write(const char *path, const char *device, const bnlc_limits *lim,
+                       const char *comment, fsvc_error *err)
+{
+    return dev_ops()->tune_write(path, device, lim, comment, err);
 }

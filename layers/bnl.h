@@ -38,39 +38,11 @@
 #ifndef FSVC_BNL_H
 #define FSVC_BNL_H
 
-#include "../fsvc/fsvc.h"
+#include "bnl_types.h" /* bnl_op, the enums and their names */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define BNL_TRI_SCALE 2.5066 /* paper eq. 2: support of the triangle */
-
-typedef enum { BNL_L1 = 0, BNL_L2 = 1, BNL_DOT = 2 } bnl_dist;
-typedef enum { BNL_TRI = 0, BNL_GAUSS = 1, BNL_TANH = 2, BNL_IDENT = 3 } bnl_act;
-typedef enum { BNL_REF = 0, BNL_CPU = 1, BNL_CUDA = 2 } bnl_backend;
-typedef enum { BNL_ARCH_REF = 0, BNL_ARCH_SCALAR = 1, BNL_ARCH_AVX2 = 2,
-               BNL_ARCH_AVX512 = 3 } bnl_arch;
-
-typedef struct bnl_op {
-    bnl_dist dist;
-    bnl_act act;
-    fsvc_dtype dtype;
-    double radius;   /* r > 0 for triangular and Gaussian */
-} bnl_op;
-
-typedef struct bnl_cuda bnl_cuda; /* opaque, cuda/ */
-
-/* Tile sizes picked by the planner for one call (printed by bench -v). */
-typedef struct bnl_plan {
-    int64_t tile_m;  /* neurons per tile */
-    int64_t tile_N;  /* samples per tile */
-    int64_t tiles;   /* number of tiles */
-    int threads;
-    /* additions (engine): how the tiles are computed */
-    const char *path;    /* "ref-loops", "kernels", "gemm", "cuda" */
-    const char *kernel;  /* kernel table name or "openblas-sgemm" ... */
-} bnl_plan;
 
 typedef struct bnl_ctx {
     bnl_backend backend;  /* what runs (after any fallback) */
@@ -80,36 +52,25 @@ typedef struct bnl_ctx {
     bnl_cuda *cuda;       /* device state when backend == BNL_CUDA */
     /* additions: planner overrides (0 = the planner's choice; bench, tune) */
     int64_t tile_m, tile_N;
-    int gemm_mode;        /* CPU GEMM ops: 0 per-thread tiles (OpenBLAS 1
-                             thread each), 1 row panels threaded by OpenBLAS */
     int64_t par_min_syn;  /* calls below this many synapses (m N n) run on
                              one thread; 0 = default 2^22, -1 = never (tests) */
 } bnl_ctx;
 
-const char *bnl_dist_name(bnl_dist d);
-const char *bnl_act_name(bnl_act a);
-const char *bnl_backend_name(bnl_backend b);
-const char *bnl_arch_name(bnl_arch a);
-int bnl_dist_parse(const char *s, bnl_dist *out);   /* "l1" "l2" "dot" */
-int bnl_act_parse(const char *s, bnl_act *out);     /* "tri" "gauss" "tanh" "ident" */
-int bnl_backend_parse(const char *s, bnl_backend *out); /* "ref" "cpu" "cuda" */
-
 /* Opens a context. backend "ref", "cpu" or "cuda"; threads <= 0 means all
  * cores. A "cuda" request with no usable device prints one line and falls
  * back to "cpu" unless strict, in which case it fails with FSVC_ERESOURCE.
- * FSVC_ARCH=ref|scalar|avx2|avx512 in the environment overrides cpuid.
- * Threading: the CPU backend runs OpenMP teams of ctx->threads over the
- * planner's tiles; for f32/f64 dot and L2 it calls OpenBLAS inside them,
- * setting OpenBLAS to 1 thread for the call and restoring its count after
- * (OpenBLAS's count is process-wide: do not run GEMM ops from several
- * threads of the caller at once). f64 on a "cuda" context runs on the CPU;
- * bnl_scores always reduces on the CPU. */
+ * FSVC_ARCH=ref|scalar|avx2|avx512 in the environment overrides cpuid
+ * (ref: the CPU backend runs the oracle loops of layers/ref.c).
+ * Threads: ctx->threads is the one thread count of everything fsvc runs on
+ * the context: the CPU backend's OpenMP teams (num_threads(ctx->threads),
+ * never the OpenMP default) and every OpenBLAS/LAPACK call, which the
+ * engine brackets with bnl_blas_threads_push/pop (1 thread inside a team,
+ * ctx->threads outside one). OpenBLAS's count is process-wide: do not run
+ * GEMM ops from several threads of the caller at once. f64 on a "cuda"
+ * context runs on the CPU; bnl_scores always reduces on the CPU. */
 int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
                  fsvc_error *err);
 void bnl_ctx_close(bnl_ctx *ctx);
-
-/* Checks an op (radius > 0 where needed, dist/act pairs that make sense). */
-int bnl_op_check(const bnl_op *op, fsvc_error *err);
 
 /* H = act(dist(W, X)). */
 int bnl_forward(const bnl_ctx *ctx, const bnl_op *op,
@@ -142,18 +103,50 @@ int bnl_scores(const bnl_ctx *ctx, const bnl_op *op,
 bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op,
                       int64_t m, int64_t N, int n);
 
-/* Activation of one distance value, the definition every backend follows
- * (d: L1 distance, Euclidean distance, or dot product). */
-double bnl_act_apply(bnl_act act, double d, double radius);
-
-/* ---- additions: CPU architecture selection ---- */
+/* ---- CPU architecture selection ---- */
 /* The arch cpuid gives, or FSVC_ARCH when set and runnable; why (may be
  * NULL) gets one line saying which and why. */
 bnl_arch bnl_arch_detect(char *why, size_t len);
-int bnl_arch_parse(const char *s, bnl_arch *out);  /* "ref" "scalar" "avx2" "avx512" */
 /* Sets the CPU kernels of an open context (tests, bench); FSVC_EUSAGE if
  * this CPU cannot run them. */
 int bnl_ctx_set_arch(bnl_ctx *ctx, bnl_arch arch, fsvc_error *err);
+/* What arch runs on the CPU backend: "ref" (layers/ref.c) or the name of
+ * the kernel table (an arch the CPU lacks falls back to the best below). */
+const char *bnl_arch_kernels(bnl_arch arch);
+/* The distance kernels of arch alone, single-threaded, for benchmarks:
+ * D (N x m, ldd) = dist(X rows, W rows) with op->dist L1 (any dtype) or
+ * L2 squared (u8), D float, double or int32 by dtype. FSVC_EUSAGE for
+ * another op. */
+int bnl_kernel_dist(bnl_arch arch, const bnl_op *op, void *D, int64_t ldd,
+                    const void *W, int64_t m, const void *X, int64_t N, int n,
+                    fsvc_error *err);
+
+/* ---- threads of the libraries fsvc calls ---- */
+/* Sets OpenBLAS to `threads` (<= 0: ctx->threads) and returns the count it
+ * had, for bnl_blas_threads_pop. Brackets BLAS/LAPACK calls made on a
+ * context's behalf outside the engine (fsvc/ridge.c). */
+int bnl_blas_threads_push(const bnl_ctx *ctx, int threads);
+void bnl_blas_threads_pop(int saved);
+/* The count OpenBLAS would use now, and its build configuration. */
+int bnl_blas_threads(void);
+const char *bnl_blas_config(void);
+
+/* ---- device backends: description and tuning (fsvc info, fsvc tune) ---- */
+/* One line on backend b's device, or why there is none; 1 if usable, 0 if
+ * not (ref and cpu: always 1, their name). buf always NUL-terminated. */
+int bnl_backend_describe(bnl_backend b, char *buf, size_t len);
+/* On a context whose backend is "cuda": the device properties and the
+ * tune file read at open ("" if none; -1 on any other context); the device
+ * name as a file-name tag ("none" without a device); the planner limits
+ * (get and/or set, either may be NULL; without a device set is ignored);
+ * the default tune-file path for a tag (-1 if no home folder is known);
+ * writing a tune file (folders created, temporary file then rename). */
+int bnl_gpu_props(const bnl_ctx *ctx, bnlc_device *d, char *tune_path, size_t len);
+void bnl_gpu_device_tag(const bnl_ctx *ctx, char *buf, size_t len);
+void bnl_gpu_limits(const bnl_ctx *ctx, bnlc_limits *get, const bnlc_limits *set);
+int bnl_gpu_tune_path(char *buf, size_t len, const char *tag);
+int bnl_gpu_tune_write(const char *path, const char *device, const bnlc_limits *lim,
+                       const char *comment, fsvc_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,89 +1,36 @@
-/* bnl_names.c - names and parsers of the engine's enums, op checks, and the
- * activation definition bnl_act_apply. */
-#include "bnl.h"
+/* bnl_names.c - one name table per engine enum (their _name and _parse
+ * read it) and the op check. */
+#include "bnl_types.h"
 
 #include <math.h>
 #include <string.h>
 
-const char *bnl_dist_name(bnl_dist d)
-{
-    switch (d) {
-    case BNL_L1: return "l1";
-    case BNL_L2: return "l2";
-    case BNL_DOT: return "dot";
+const fsvc_name bnl_dist_names[] = {
+    {"l1", BNL_L1}, {"l2", BNL_L2}, {"dot", BNL_DOT}, {NULL, 0}};
+const fsvc_name bnl_act_names[] = {
+    {"tri", BNL_TRI}, {"gauss", BNL_GAUSS}, {"tanh", BNL_TANH}, {"ident", BNL_IDENT}, {NULL, 0}};
+const fsvc_name bnl_backend_names[] = {
+    {"ref", BNL_REF}, {"cpu", BNL_CPU}, {"cuda", BNL_CUDA}, {NULL, 0}};
+const fsvc_name bnl_arch_names[] = {
+    {"ref", BNL_ARCH_REF}, {"scalar", BNL_ARCH_SCALAR}, {"avx2", BNL_ARCH_AVX2},
+    {"avx512", BNL_ARCH_AVX512}, {NULL, 0}};
+
+/* name and parse for enum T from its table */
+#define NAME_FNS(T)                                                             \
+    const char *T##_name(T v) { return fsvc_name_of(T##_names, (int)v); }     \
+    int T##_parse(const char *s, T *out)                                       \
+    {                                                                          \
+        int v;                                                                 \
+        if (fsvc_name_parse(T##_names, s, &v))                                 \
+            return -1;                                                         \
+        *out = (T)v;                                                           \
+        return 0;                                                              \
     }
-    return "?";
-}
 
-const char *bnl_act_name(bnl_act a)
-{
-    switch (a) {
-    case BNL_TRI: return "tri";
-    case BNL_GAUSS: return "gauss";
-    case BNL_TANH: return "tanh";
-    case BNL_IDENT: return "ident";
-    }
-    return "?";
-}
-
-const char *bnl_backend_name(bnl_backend b)
-{
-    switch (b) {
-    case BNL_REF: return "ref";
-    case BNL_CPU: return "cpu";
-    case BNL_CUDA: return "cuda";
-    }
-    return "?";
-}
-
-const char *bnl_arch_name(bnl_arch a)
-{
-    switch (a) {
-    case BNL_ARCH_REF: return "ref";
-    case BNL_ARCH_SCALAR: return "scalar";
-    case BNL_ARCH_AVX2: return "avx2";
-    case BNL_ARCH_AVX512: return "avx512";
-    }
-    return "?";
-}
-
-int bnl_dist_parse(const char *s, bnl_dist *out)
-{
-    if (!strcmp(s, "l1")) *out = BNL_L1;
-    else if (!strcmp(s, "l2")) *out = BNL_L2;
-    else if (!strcmp(s, "dot")) *out = BNL_DOT;
-    else return -1;
-    return 0;
-}
-
-int bnl_act_parse(const char *s, bnl_act *out)
-{
-    if (!strcmp(s, "tri")) *out = BNL_TRI;
-    else if (!strcmp(s, "gauss")) *out = BNL_GAUSS;
-    else if (!strcmp(s, "tanh")) *out = BNL_TANH;
-    else if (!strcmp(s, "ident")) *out = BNL_IDENT;
-    else return -1;
-    return 0;
-}
-
-int bnl_backend_parse(const char *s, bnl_backend *out)
-{
-    if (!strcmp(s, "ref")) *out = BNL_REF;
-    else if (!strcmp(s, "cpu")) *out = BNL_CPU;
-    else if (!strcmp(s, "cuda")) *out = BNL_CUDA;
-    else return -1;
-    return 0;
-}
-
-int bnl_arch_parse(const char *s, bnl_arch *out)
-{
-    if (!strcmp(s, "ref")) *out = BNL_ARCH_REF;
-    else if (!strcmp(s, "scalar")) *out = BNL_ARCH_SCALAR;
-    else if (!strcmp(s, "avx2")) *out = BNL_ARCH_AVX2;
-    else if (!strcmp(s, "avx512")) *out = BNL_ARCH_AVX512;
-    else return -1;
-    return 0;
-}
+NAME_FNS(bnl_dist)
+NAME_FNS(bnl_act)
+NAME_FNS(bnl_backend)
+NAME_FNS(bnl_arch)
 
 int bnl_op_check(const bnl_op *op, fsvc_error *err)
 {
@@ -107,21 +54,4 @@ int bnl_op_check(const bnl_op *op, fsvc_error *err)
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: tanh goes with dot (the MUL neuron), not %s",
                          bnl_dist_name(op->dist));
     return FSVC_OK;
-}
-
-double bnl_act_apply(bnl_act act, double d, double radius)
-{
-    switch (act) {
-    case BNL_TRI: {
-        double h = 1.0 - d / (BNL_TRI_SCALE * radius);
-        return h > 0.0 ? h : 0.0;
-    }
-    case BNL_GAUSS:
-        return exp(-(d * d) / (2.0 * radius * radius));
-    case BNL_TANH:
-        return tanh(d);
-    case BNL_IDENT:
-        return d;
-    }
-    return d;
 }

@@ -1,11 +1,9 @@
 /* cpu_fwd.c - the CPU backend's forward pass: OpenMP threads share out the
  * planner's tiles; each tile is distance (micro-kernels or a one-thread
- * GEMM) + activation while in cache (cpu_tile.c). gemm_mode 1 is the
- * alternative for GEMM ops: one OpenBLAS-threaded GEMM per row panel, then
- * a parallel activation pass over the panel. */
+ * GEMM, OpenBLAS at 1 thread inside the team) + activation while in cache
+ * (cpu_tile.c). */
 #include "cpu_tile.h"
 
-#include <cblas.h>
 #include <stdlib.h>
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -42,47 +40,6 @@ static int forward_tiles(const bnl_ctx *ctx, const bnl_cpu_job *job, const bnl_p
     return FSVC_OK;
 }
 
-/* gemm_mode 1: H rows [i0, i0+rows) = X_panel W^T by OpenBLAS threads, then
- * the activation over the panel's rows in parallel. */
-static int forward_panels(const bnl_ctx *ctx, const bnl_cpu_job *job, const bnl_plan *pl,
-                          void *H, int64_t ldh)
-{
-    const bnl_op *op = job->op;
-    const int64_t m = job->m, N = job->N, tN = pl->tile_N;
-    const int n = job->n, l2 = op->dist == BNL_L2, ident = op->act == BNL_IDENT;
-    for (int64_t i0 = 0; i0 < N; i0 += tN) {
-        int64_t rows = N - i0 < tN ? N - i0 : tN;
-        if (op->dtype == FSVC_F32) {
-            float *Hp = (float *)H + i0 * ldh;
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)m, n,
-                        l2 ? -2.0f : 1.0f, (const float *)job->X + i0 * n, n,
-                        (const float *)job->W, n, 0.0f, Hp, (int)ldh);
-            #pragma omp parallel for num_threads(ctx->threads) schedule(static)
-            for (int64_t i = 0; i < rows; i++) {
-                if (l2)
-                    job->epi->l2_f32(Hp + i * ldh, ldh, (const float *)job->xn + i0 + i,
-                                     (const float *)job->wn, 1, m, &job->p);
-                else if (!ident)
-                    job->epi->inplace_f32(Hp + i * ldh, ldh, 1, m, &job->p);
-            }
-        } else {
-            double *Hp = (double *)H + i0 * ldh;
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)m, n,
-                        l2 ? -2.0 : 1.0, (const double *)job->X + i0 * n, n,
-                        (const double *)job->W, n, 0.0, Hp, (int)ldh);
-            #pragma omp parallel for num_threads(ctx->threads) schedule(static)
-            for (int64_t i = 0; i < rows; i++) {
-                if (l2)
-                    bnl_epi_f64_l2(Hp + i * ldh, ldh, (const double *)job->xn + i0 + i,
-                                   (const double *)job->wn, 1, m, &job->p);
-                else if (!ident)
-                    bnl_epi_f64(Hp + i * ldh, ldh, 1, m, &job->p);
-            }
-        }
-    }
-    return FSVC_OK;
-}
-
 int bnl_cpu_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
                     const void *W, int64_t m, const void *X, int64_t N, int n,
                     fsvc_error *err)
@@ -93,15 +50,9 @@ int bnl_cpu_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
     if (rc)
         return rc;
     if (job.gemm) {
-        int saved = bnl_blas_threads_get();
-        if (ctx->gemm_mode == 1) {
-            bnl_blas_threads_set(ctx->threads);
-            rc = forward_panels(ctx, &job, &pl, H, ldh);
-        } else {
-            bnl_blas_threads_set(1);
-            rc = forward_tiles(ctx, &job, &pl, H, ldh, err);
-        }
-        bnl_blas_threads_set(saved);
+        int saved = bnl_blas_threads_push(ctx, 1); /* BLAS inside the team */
+        rc = forward_tiles(ctx, &job, &pl, H, ldh, err);
+        bnl_blas_threads_pop(saved);
     } else {
         rc = forward_tiles(ctx, &job, &pl, H, ldh, err);
     }

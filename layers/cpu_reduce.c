@@ -79,9 +79,7 @@ static int reduce(const bnl_ctx *ctx, const bnl_op *op, const reduce_spec *rs,
     const int f64 = op->dtype == FSVC_F64, u8 = op->dtype == FSVC_U8;
     const size_t es = f64 ? sizeof(double) : sizeof(float);
     const int blas1 = job.gemm || rs->Y; /* BLAS inside the threads: 1 thread */
-    int saved = blas1 ? bnl_blas_threads_get() : 0;
-    if (blas1)
-        bnl_blas_threads_set(1);
+    int saved = blas1 ? bnl_blas_threads_push(ctx, 1) : 0;
     int nomem = 0;
     #pragma omp parallel num_threads(bnl_par_threads(ctx, m, N, n))
     {
@@ -109,7 +107,7 @@ static int reduce(const bnl_ctx *ctx, const bnl_op *op, const reduce_spec *rs,
         free(scratch);
     }
     if (blas1)
-        bnl_blas_threads_set(saved);
+        bnl_blas_threads_pop(saved);
     bnl_cpu_job_free(&job);
     if (nomem)
         return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory for a %lld x %lld tile",

@@ -9,8 +9,25 @@
 int openblas_get_num_threads(void);
 void openblas_set_num_threads(int num_threads);
 
-int bnl_blas_threads_get(void) { return openblas_get_num_threads(); }
-void bnl_blas_threads_set(int t) { openblas_set_num_threads(t); }
+/* OpenBLAS thread count (the pthread build has its own pool, sized by
+ * openblas_set_num_threads, process-wide). */
+int bnl_blas_threads(void) { return openblas_get_num_threads(); }
+const char *bnl_blas_config(void) { return openblas_get_config(); }
+
+int bnl_blas_threads_push(const bnl_ctx *ctx, int threads)
+{
+    int saved = openblas_get_num_threads();
+    int want = threads > 0 ? threads : ctx && ctx->threads > 0 ? ctx->threads : 1;
+    if (want != saved)
+        openblas_set_num_threads(want);
+    return saved;
+}
+
+void bnl_blas_threads_pop(int saved)
+{
+    if (saved > 0 && saved != openblas_get_num_threads())
+        openblas_set_num_threads(saved);
+}
 
 /* out: rows squared norms of A (rows x n), summed in double. */
 static void norms_f32(float *out, const float *A, int64_t rows, int n, int threads)

@@ -42,8 +42,5 @@ static inline int bnl_par_threads(const bnl_ctx *ctx, int64_t m, int64_t N, int 
     return (double)m * (double)N * n >= lim ? ctx->threads : 1;
 }
 
-/* OpenBLAS thread count control (the pthread build has its own pool). */
-int bnl_blas_threads_get(void);
-void bnl_blas_threads_set(int t);
 
 #endif

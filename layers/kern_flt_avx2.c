@@ -10,7 +10,7 @@
  * D: N x m (ldd >= m), W: m x n, X: N x n, row-major. Finite inputs.
  */
 #include <immintrin.h>
-#include "kern_impl.h"
+#include "kern_macro.h"
 
 #define A2F_MR 6
 #define A2F_NR 16
@@ -145,33 +145,16 @@ static inline void l1_f32_avx2_tile(float *D, int64_t ldd, const float *wp,
     A2F_OUT(0) A2F_OUT(1) A2F_OUT(2) A2F_OUT(3) A2F_OUT(4) A2F_OUT(5)
 }
 
-void l1_f32_avx2_6x16(float *D, int64_t ldd, const float *W, int64_t m,
-                      const float *X, int64_t N, int n)
-{
-    _Alignas(64) float wp[A2F_KC * A2F_NR]; /* KC x NR, k-major */
-    float sx[A2F_G];                         /* row sums of the sample group */
-    for (int64_t h0 = 0; h0 < N; h0 += A2F_G) {
-        int64_t h1 = kern_min64(N, h0 + A2F_G);
-        rowsum_f32_avx2(sx, X + h0 * (int64_t)n, h1 - h0, n);
-        for (int64_t j0 = 0; j0 < m; j0 += A2F_NR) {
-            int cols = (int)kern_min64(A2F_NR, m - j0);
-            __m256i k0m = lanes32(cols), k1m = lanes32(cols - 8);
-            __m256 sw0 = _mm256_setzero_ps(), sw1 = sw0; /* Sw, complete on the last block */
-            for (int k0 = 0; k0 < n; k0 += A2F_KC) {
-                int kc = (int)kern_min64(A2F_KC, n - k0);
-                pack_f32_avx2(wp, W, m, n, j0, k0, kc, &sw0, &sw1);
-                for (int64_t i0 = h0; i0 < h1; i0 += A2F_MR) {
-                    int rows = (int)kern_min64(A2F_MR, h1 - i0);
-                    const float *xr[A2F_MR];
-                    for (int r = 0; r < A2F_MR; r++)
-                        xr[r] = X + (i0 + (r < rows ? r : rows - 1)) * (int64_t)n + k0;
-                    l1_f32_avx2_tile(D + i0 * ldd + j0, ldd, wp, xr, kc, rows, k0m, k1m,
-                                     k0 == 0, k0 + kc >= n, sx + (i0 - h0), sw0, sw1);
-                }
-            }
-        }
-    }
-}
+/* the macro-kernel's hooks (kern_macro.h) */
+#define A2F_PANEL(cols)                                                         \
+    __m256i k0m = lanes32(cols), k1m = lanes32((cols) - 8);                     \
+    __m256 sw0 = _mm256_setzero_ps(), sw1 = sw0 /* Sw, complete on the last block */
+#define A2F_PACK(wp, W, m, n, j0, k0, kc) pack_f32_avx2(wp, W, m, n, j0, k0, kc, &sw0, &sw1)
+#define A2F_TILE(Dt, ldd, wp, xr, kc, rows, cols, first, last, sxt)             \
+    l1_f32_avx2_tile(Dt, ldd, wp, xr, kc, rows, k0m, k1m, first, last, sxt, sw0, sw1)
+
+KERN_MACRO(l1_f32_avx2_6x16, float, A2F_MR, A2F_NR, A2F_KC, A2F_G, rowsum_f32_avx2,
+           A2F_PANEL, A2F_PACK, A2F_TILE)
 
 /* ---- f64 ----------------------------------------------------------------- */
 
@@ -209,23 +192,10 @@ static inline void l1_f64_avx2_tile(double *D, int64_t ldd, const double *wp,
     A2D_OUT(0) A2D_OUT(1) A2D_OUT(2) A2D_OUT(3) A2D_OUT(4) A2D_OUT(5)
 }
 
-void l1_f64_avx2_6x8(double *D, int64_t ldd, const double *W, int64_t m,
-                     const double *X, int64_t N, int n)
-{
-    _Alignas(64) double wp[A2D_KC * A2D_NR];
-    for (int64_t j0 = 0; j0 < m; j0 += A2D_NR) {
-        int cols = (int)kern_min64(A2D_NR, m - j0);
-        __m256i k0m = lanes64(cols), k1m = lanes64(cols - 4);
-        for (int k0 = 0; k0 < n; k0 += A2D_KC) {
-            int kc = (int)kern_min64(A2D_KC, n - k0);
-            kern_pack_f64(wp, W, m, n, j0, A2D_NR, k0, kc);
-            for (int64_t i0 = 0; i0 < N; i0 += A2D_MR) {
-                int rows = (int)kern_min64(A2D_MR, N - i0);
-                const double *xr[A2D_MR];
-                for (int r = 0; r < A2D_MR; r++)
-                    xr[r] = X + (i0 + (r < rows ? r : rows - 1)) * (int64_t)n + k0;
-                l1_f64_avx2_tile(D + i0 * ldd + j0, ldd, wp, xr, kc, rows, k0m, k1m, k0 == 0);
-            }
-        }
-    }
-}
+#define A2D_PANEL(cols) __m256i k0m = lanes64(cols), k1m = lanes64((cols) - 4)
+#define A2D_PACK(wp, W, m, n, j0, k0, kc) kern_pack_f64(wp, W, m, n, j0, A2D_NR, k0, kc)
+#define A2D_TILE(Dt, ldd, wp, xr, kc, rows, cols, first, last, sxt)             \
+    l1_f64_avx2_tile(Dt, ldd, wp, xr, kc, rows, k0m, k1m, first)
+
+KERN_MACRO(l1_f64_avx2_6x8, double, A2D_MR, A2D_NR, A2D_KC, 0, KERN_NO_ROWSUM,
+           A2D_PANEL, A2D_PACK, A2D_TILE)

@@ -29,11 +29,9 @@
  * D: N x m (ldd >= m), W: m x n, X: N x n, row-major. Finite inputs.
  */
 #include <immintrin.h>
-#include "kern_impl.h"
+#include "kern_macro.h"
 
-#ifndef F32_MR
-#define F32_MR 8 /* -DF32_MR=12 builds the 12 x 32 variant of the tuning note */
-#endif
+#define F32_MR 8
 #define F32_NR 32
 #define F32_KC 256 /* panel 256 x 32 floats = 32 KB, L1 */
 #define F32_G 512  /* samples / neurons per group of row sums (stack) */
@@ -131,24 +129,22 @@ static void pack_f32_avx512(float *wp, const float *W, int64_t m, int n, int64_t
 
 /* ---- f32 ----------------------------------------------------------------- */
 
-#define F32_ROW(r) F32_ROWX(r, r)
-#define F32_ROWX(r, ri)                                                         \
+#define F32_ROW(r)                                                              \
     do {                                                                        \
-        __m512 xb = _mm512_set1_ps(xr[ri][k]);                                  \
+        __m512 xb = _mm512_set1_ps(xr[r][k]);                                   \
         c##r##0 = _mm512_add_ps(c##r##0, _mm512_min_ps(w0, xb));                \
         c##r##1 = _mm512_add_ps(c##r##1, _mm512_min_ps(w1, xb));                \
     } while (0)
 
-#define F32_OUT(r) F32_OUTX(r, r)
-#define F32_OUTX(r, ri)                                                         \
-    if (rows > ri) {                                                            \
-        float *d = D + ri * ldd;                                                \
+#define F32_OUT(r)                                                              \
+    if (rows > r) {                                                             \
+        float *d = D + r * ldd;                                                 \
         if (!first) {                                                           \
             c##r##0 = _mm512_add_ps(c##r##0, _mm512_maskz_loadu_ps(m0, d));     \
             c##r##1 = _mm512_add_ps(c##r##1, _mm512_maskz_loadu_ps(m1, d + 16)); \
         }                                                                       \
         if (last) {                                                             \
-            __m512 s = _mm512_set1_ps(sx[ri]);                                  \
+            __m512 s = _mm512_set1_ps(sx[r]);                                  \
             __m512 two = _mm512_set1_ps(2.0f);                                  \
             c##r##0 = _mm512_sub_ps(_mm512_add_ps(s, sw0), _mm512_mul_ps(two, c##r##0)); \
             c##r##1 = _mm512_sub_ps(_mm512_add_ps(s, sw1), _mm512_mul_ps(two, c##r##1)); \
@@ -168,53 +164,26 @@ static inline void l1_f32_avx512_tile(float *D, int64_t ldd, const float *wp,
     __m512 c20 = c00, c21 = c00, c30 = c00, c31 = c00;
     __m512 c40 = c00, c41 = c00, c50 = c00, c51 = c00;
     __m512 c60 = c00, c61 = c00, c70 = c00, c71 = c00;
-#if F32_MR == 12
-    __m512 c80 = c00, c81 = c00, c90 = c00, c91 = c00;
-    __m512 cA0 = c00, cA1 = c00, cB0 = c00, cB1 = c00;
-#endif
     for (int k = 0; k < kc; k++) {
         __m512 w0 = _mm512_load_ps(wp + k * F32_NR);
         __m512 w1 = _mm512_load_ps(wp + k * F32_NR + 16);
         F32_ROW(0); F32_ROW(1); F32_ROW(2); F32_ROW(3);
         F32_ROW(4); F32_ROW(5); F32_ROW(6); F32_ROW(7);
-#if F32_MR == 12
-        F32_ROW(8); F32_ROW(9); F32_ROWX(A, 10); F32_ROWX(B, 11);
-#endif
     }
     F32_OUT(0) F32_OUT(1) F32_OUT(2) F32_OUT(3)
     F32_OUT(4) F32_OUT(5) F32_OUT(6) F32_OUT(7)
-#if F32_MR == 12
-    F32_OUT(8) F32_OUT(9) F32_OUTX(A, 10) F32_OUTX(B, 11)
-#endif
 }
 
-void l1_f32_avx512_8x32(float *D, int64_t ldd, const float *W, int64_t m,
-                        const float *X, int64_t N, int n)
-{
-    _Alignas(64) float wp[F32_KC * F32_NR]; /* KC x NR, k-major */
-    float sx[F32_G];                         /* row sums of the sample group */
-    for (int64_t h0 = 0; h0 < N; h0 += F32_G) {
-        int64_t h1 = kern_min64(N, h0 + F32_G);
-        rowsum_f32_avx512(sx, X + h0 * (int64_t)n, h1 - h0, n);
-        for (int64_t j0 = 0; j0 < m; j0 += F32_NR) {
-            int cols = (int)kern_min64(F32_NR, m - j0);
-            __mmask16 m0 = mask16(cols), m1 = mask16(cols - 16);
-            __m512 sw0 = _mm512_setzero_ps(), sw1 = sw0; /* Sw, complete on the last block */
-            for (int k0 = 0; k0 < n; k0 += F32_KC) {
-                int kc = (int)kern_min64(F32_KC, n - k0);
-                pack_f32_avx512(wp, W, m, n, j0, k0, kc, &sw0, &sw1);
-                for (int64_t i0 = h0; i0 < h1; i0 += F32_MR) {
-                    int rows = (int)kern_min64(F32_MR, h1 - i0);
-                    const float *xr[F32_MR];
-                    for (int r = 0; r < F32_MR; r++)
-                        xr[r] = X + (i0 + (r < rows ? r : rows - 1)) * (int64_t)n + k0;
-                    l1_f32_avx512_tile(D + i0 * ldd + j0, ldd, wp, xr, kc, rows, m0, m1,
-                                       k0 == 0, k0 + kc >= n, sx + (i0 - h0), sw0, sw1);
-                }
-            }
-        }
-    }
-}
+/* the macro-kernel's hooks (kern_macro.h) */
+#define F32_PANEL(cols)                                                         \
+    __mmask16 m0 = mask16(cols), m1 = mask16((cols) - 16);                      \
+    __m512 sw0 = _mm512_setzero_ps(), sw1 = sw0 /* Sw, complete on the last block */
+#define F32_PACK(wp, W, m, n, j0, k0, kc) pack_f32_avx512(wp, W, m, n, j0, k0, kc, &sw0, &sw1)
+#define F32_TILE(Dt, ldd, wp, xr, kc, rows, cols, first, last, sxt)             \
+    l1_f32_avx512_tile(Dt, ldd, wp, xr, kc, rows, m0, m1, first, last, sxt, sw0, sw1)
+
+KERN_MACRO(l1_f32_avx512_8x32, float, F32_MR, F32_NR, F32_KC, F32_G, rowsum_f32_avx512,
+           F32_PANEL, F32_PACK, F32_TILE)
 
 /* ---- f64 ----------------------------------------------------------------- */
 
@@ -260,24 +229,11 @@ static inline void l1_f64_avx512_tile(double *D, int64_t ldd, const double *wp,
     F64_OUT(4) F64_OUT(5) F64_OUT(6) F64_OUT(7)
 }
 
-void l1_f64_avx512_8x24(double *D, int64_t ldd, const double *W, int64_t m,
-                        const double *X, int64_t N, int n)
-{
-    _Alignas(64) double wp[F64_KC * F64_NR]; /* KC x NR, k-major */
-    for (int64_t j0 = 0; j0 < m; j0 += F64_NR) {
-        int cols = (int)kern_min64(F64_NR, m - j0);
-        __mmask8 m0 = mask8(cols), m1 = mask8(cols - 8), m2 = mask8(cols - 16);
-        for (int k0 = 0; k0 < n; k0 += F64_KC) {
-            int kc = (int)kern_min64(F64_KC, n - k0);
-            kern_pack_f64(wp, W, m, n, j0, F64_NR, k0, kc);
-            for (int64_t i0 = 0; i0 < N; i0 += F64_MR) {
-                int rows = (int)kern_min64(F64_MR, N - i0);
-                const double *xr[F64_MR];
-                for (int r = 0; r < F64_MR; r++)
-                    xr[r] = X + (i0 + (r < rows ? r : rows - 1)) * (int64_t)n + k0;
-                l1_f64_avx512_tile(D + i0 * ldd + j0, ldd, wp, xr, kc, rows, m0, m1, m2,
-                                   k0 == 0);
-            }
-        }
-    }
-}
+#define F64_PANEL(cols)                                                         \
+    __mmask8 m0 = mask8(cols), m1 = mask8((cols) - 8), m2 = mask8((cols) - 16)
+#define F64_PACK(wp, W, m, n, j0, k0, kc) kern_pack_f64(wp, W, m, n, j0, F64_NR, k0, kc)
+#define F64_TILE(Dt, ldd, wp, xr, kc, rows, cols, first, last, sxt)             \
+    l1_f64_avx512_tile(Dt, ldd, wp, xr, kc, rows, m0, m1, m2, first)
+
+KERN_MACRO(l1_f64_avx512_8x24, double, F64_MR, F64_NR, F64_KC, 0, KERN_NO_ROWSUM,
+           F64_PANEL, F64_PACK, F64_TILE)

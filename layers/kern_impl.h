@@ -6,7 +6,8 @@
  *
  * The SIMD f32 kernels sum rows (Sx, Sw) with in-register transposes in the
  * same float order as their min sums, so identical rows give exactly 0.
- * Blocking shared by the float kernels (sizes in each ISA file):
+ * Blocking shared by the float kernels (kern_macro.h, the one macro-kernel
+ * body each ISA file instantiates; sizes in each ISA file):
  *   for each neuron panel of NR rows of W:   pack W panel, k-major, KC x NR
  *     for each k block of KC:                (panel on the stack, L1 sized)
  *       for each block of MR samples:        MR x NR register tile

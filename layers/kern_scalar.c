@@ -11,7 +11,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include "kern_impl.h"
+#include "kern_macro.h"
 
 #define SC_MR 4    /* samples per register tile */
 #define SC_NR_F32 8 /* neurons per packed panel: 2 SSE vectors of f32 */
@@ -43,31 +43,19 @@
 SC_TILE(float, fabsf, SC_NR_F32)
 SC_TILE(double, fabs, SC_NR_F64)
 
-/* D: N x m; loops panel (NR neurons) > k block > MR samples. */
-#define SC_DRIVER(T, NAME, PACK, SC_NR)                                         \
-    void NAME(T *D, int64_t ldd, const T *W, int64_t m, const T *X, int64_t N,  \
-              int n)                                                            \
-    {                                                                           \
-        T wp[SC_KC * SC_NR]; /* KC x NR, k-major */                             \
-        for (int64_t j0 = 0; j0 < m; j0 += SC_NR) {                             \
-            int cols = (int)kern_min64(SC_NR, m - j0);                          \
-            for (int k0 = 0; k0 < n; k0 += SC_KC) {                             \
-                int kc = (int)kern_min64(SC_KC, n - k0);                        \
-                PACK(wp, W, m, n, j0, SC_NR, k0, kc);                           \
-                for (int64_t i0 = 0; i0 < N; i0 += SC_MR) {                     \
-                    int rows = (int)kern_min64(SC_MR, N - i0);                  \
-                    const T *xr[SC_MR];                                         \
-                    for (int r = 0; r < SC_MR; r++)                             \
-                        xr[r] = X + (i0 + (r < rows ? r : rows - 1)) * (int64_t)n + k0; \
-                    l1_##T##_scalar_tile(D + i0 * ldd + j0, ldd, wp, xr, kc,    \
-                                         rows, cols, k0 == 0);                  \
-                }                                                               \
-            }                                                                   \
-        }                                                                       \
-    }
+/* the macro-kernel's hooks (kern_macro.h): no row sums, no panel state */
+#define SC_PANEL(cols) ((void)0)
+#define SC_PACK_F32(wp, W, m, n, j0, k0, kc) kern_pack_f32(wp, W, m, n, j0, SC_NR_F32, k0, kc)
+#define SC_PACK_F64(wp, W, m, n, j0, k0, kc) kern_pack_f64(wp, W, m, n, j0, SC_NR_F64, k0, kc)
+#define SC_TILE_F32(Dt, ldd, wp, xr, kc, rows, cols, first, last, sxt)          \
+    l1_float_scalar_tile(Dt, ldd, wp, xr, kc, rows, cols, first)
+#define SC_TILE_F64(Dt, ldd, wp, xr, kc, rows, cols, first, last, sxt)          \
+    l1_double_scalar_tile(Dt, ldd, wp, xr, kc, rows, cols, first)
 
-SC_DRIVER(float, l1_f32_scalar_4x8, kern_pack_f32, SC_NR_F32)
-SC_DRIVER(double, l1_f64_scalar_4x4, kern_pack_f64, SC_NR_F64)
+KERN_MACRO(l1_f32_scalar_4x8, float, SC_MR, SC_NR_F32, SC_KC, 0, KERN_NO_ROWSUM, SC_PANEL,
+           SC_PACK_F32, SC_TILE_F32)
+KERN_MACRO(l1_f64_scalar_4x4, double, SC_MR, SC_NR_F64, SC_KC, 0, KERN_NO_ROWSUM, SC_PANEL,
+           SC_PACK_F64, SC_TILE_F64)
 
 /* u8: 2 samples x 2 neurons per pass over k, k in chunks of 16 with a
  * constant trip count so gcc -O2 (very-cheap vectoriser: no epilogues)

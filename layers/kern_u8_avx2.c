@@ -14,7 +14,7 @@
  * D: N x m (ldd >= m), W: m x n, X: N x n, row-major.
  */
 #include <immintrin.h>
-#include "kern_impl.h"
+#include "kern_macro.h"
 
 #define A2U_JG_MAX 256
 #define A2U_L1_BYTES 24576
@@ -139,25 +139,7 @@ static inline void a2u_rows(const uint8_t *wr[4], const uint8_t *B, int64_t j0, 
     for (int c = 0; c < 4; c++) wr[c] = B + (j0 + (c < cols ? c : cols - 1)) * (int64_t)n;
 }
 
-void l1_u8_avx2_4x4(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
-                    const uint8_t *X, int64_t N, int n)
-{
-    int64_t jg = a2u_group(n);
-    for (int64_t g0 = 0; g0 < m; g0 += jg) {
-        int64_t g1 = kern_min64(m, g0 + jg);
-        for (int64_t i0 = 0; i0 < N; i0 += 4) {
-            int rows = (int)kern_min64(4, N - i0);
-            const uint8_t *xr[4];
-            a2u_rows(xr, X, i0, rows, n);
-            for (int64_t j0 = g0; j0 < g1; j0 += 4) {
-                int cols = (int)kern_min64(4, g1 - j0);
-                const uint8_t *wr[4];
-                a2u_rows(wr, W, j0, cols, n);
-                l1_u8_avx2_tile(D + i0 * ldd + j0, ldd, xr, wr, n, rows, cols);
-            }
-        }
-    }
-}
+KERN_MACRO_U8(l1_u8_avx2_4x4, a2u_group, l1_u8_avx2_tile)
 
 /* sum x and sum x^2 of one row, modulo 2^32 (vectorised). */
 static void a2u_rowsums(const uint8_t *x, int n, uint32_t *s1, uint32_t *s2)

@@ -22,7 +22,7 @@
  * D: N x m (ldd >= m), W: m x n, X: N x n, row-major.
  */
 #include <immintrin.h>
-#include "kern_impl.h"
+#include "kern_macro.h"
 
 #define U8_JG_MAX 256      /* neurons per group (stack sums for l2sq) */
 #define U8_HG 256          /* samples per group of row sums (l2sq) */
@@ -145,25 +145,9 @@ static inline __m512i l1_u8_tile(const uint8_t *const xr[4], const uint8_t *cons
 
 #undef W_PREP
 
-void l1_u8_avx512_4x4(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
-                      const uint8_t *X, int64_t N, int n)
-{
-    int64_t jg = u8_group(n);
-    for (int64_t g0 = 0; g0 < m; g0 += jg) {
-        int64_t g1 = kern_min64(m, g0 + jg);
-        for (int64_t i0 = 0; i0 < N; i0 += 4) {
-            int rows = (int)kern_min64(4, N - i0);
-            const uint8_t *xr[4];
-            for (int r = 0; r < 4; r++) xr[r] = X + (i0 + (r < rows ? r : rows - 1)) * (int64_t)n;
-            for (int64_t j0 = g0; j0 < g1; j0 += 4) {
-                int cols = (int)kern_min64(4, g1 - j0);
-                const uint8_t *wr[4];
-                for (int c = 0; c < 4; c++) wr[c] = W + (j0 + (c < cols ? c : cols - 1)) * (int64_t)n;
-                u8_store4x4(D + i0 * ldd + j0, ldd, l1_u8_tile(xr, wr, n), rows, cols);
-            }
-        }
-    }
-}
+#define L1_U8_TILE(Dt, ldd, xr, wr, n, rows, cols) \
+    u8_store4x4(Dt, ldd, l1_u8_tile(xr, wr, n), rows, cols)
+KERN_MACRO_U8(l1_u8_avx512_4x4, u8_group, L1_U8_TILE)
 
 /* ---- L2 squared ------------------------------------------------------------ */
 

@@ -42,7 +42,7 @@
 #define FSVC_KERNELS_H
 
 #include <stdint.h>
-#include "bnl.h" /* bnl_arch */
+#include "bnl_types.h" /* bnl_arch */
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,10 +70,9 @@ typedef struct bnl_kernels {
 } bnl_kernels;
 
 /* Never NULL; an arch the CPU lacks or that was not built falls back to the
- * best available below it, down to scalar (BNL_ARCH_REF gives scalar too). */
+ * best available below it, down to scalar. BNL_ARCH_REF has no kernels (the
+ * engine runs ref.c for it); here it gives scalar. */
 const bnl_kernels *bnl_kernels_get(bnl_arch arch);
-/* 1 if this CPU can run it (cpuid); REF and SCALAR always 1. */
-int bnl_arch_supported(bnl_arch arch);
 
 #ifdef __cplusplus
 }

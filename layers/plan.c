@@ -47,7 +47,8 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
     if (m < 1) m = 1;
     if (N < 1) N = 1;
     if (n < 1) n = 1;
-    if (!ctx || ctx->backend == BNL_REF || ctx->backend == BNL_CUDA) {
+    if (!ctx || ctx->backend == BNL_REF || ctx->backend == BNL_CUDA ||
+        ctx->arch == BNL_ARCH_REF) {
         p.tile_m = m;
         p.tile_N = N;
         p.tiles = 1;
@@ -62,7 +63,7 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
     if (bnl_cpu_uses_gemm(op)) {
         tm = 2048;
         tN = 1024 * 4 / elem;
-        p.path = ctx->gemm_mode ? "gemm-panels" : "gemm";
+        p.path = "gemm";
         p.kernel = op->dtype == FSVC_F32 ? "openblas-sgemm" : "openblas-dgemm";
     } else {
         /* The float kernels block k internally (KC panels in L1), so a

@@ -1,7 +1,7 @@
 /*
  * test_bnl_act.c - the activation definitions of layers/act.h: bnl_expf
  * and bnl_tanhf against libm (stated bounds: exp 2e-7 relative on
- * [-87, 88], tanh 2e-7 absolute), bnl_act_apply's formulas, and every
+ * [-87, 88], tanh 2e-7 absolute), the f64 activation against bnl.h's formulas, and every
  * per-ISA epilogue copy giving the very bits of the scalar definition.
  */
 #include <setjmp.h>
@@ -56,21 +56,35 @@ static void test_tanhf(void **state)
         assert_true(bnl_tanhf(-x) == -bnl_tanhf(x));
 }
 
-static void test_act_apply(void **state)
+/* The f64 activation of act.h (what ref.c and the f64 epilogues apply)
+ * against the formulas of bnl.h, for each act and kind of v. */
+static double act_of(bnl_dist dist, bnl_act act, double r, double v)
+{
+    bnl_op op = {dist, act, FSVC_F64, r};
+    bnl_actp p = bnl_actp_make(&op);
+    return bnl_act_d(&p, v);
+}
+
+static void test_act_definition(void **state)
 {
     double r = 2.0;
-    assert_true(bnl_act_apply(BNL_TRI, 0.0, r) == 1.0);
-    assert_true(bnl_act_apply(BNL_TRI, BNL_TRI_SCALE * r, r) == 0.0);
-    assert_true(bnl_act_apply(BNL_TRI, 10.0 * r, r) == 0.0);
-    assert_true(fabs(bnl_act_apply(BNL_TRI, 0.5 * BNL_TRI_SCALE * r, r) - 0.5) < 1e-15);
-    assert_true(fabs(bnl_act_apply(BNL_GAUSS, r, r) - exp(-0.5)) < 1e-15);
-    assert_true(bnl_act_apply(BNL_TANH, 0.3, r) == tanh(0.3));
-    assert_true(bnl_act_apply(BNL_IDENT, 7.25, r) == 7.25);
-    /* the engine's f64 form agrees with the definition */
-    bnl_op op = {BNL_L1, BNL_TRI, FSVC_F64, r};
-    bnl_actp p = bnl_actp_make(&op);
-    for (double d = 0.0; d < 6.0; d += 0.37)
-        assert_true(bnl_act_d(&p, d) == bnl_act_apply(BNL_TRI, d, r));
+    assert_true(act_of(BNL_L1, BNL_TRI, r, 0.0) == 1.0);
+    assert_true(act_of(BNL_L1, BNL_TRI, r, BNL_TRI_SCALE * r) == 0.0);
+    assert_true(act_of(BNL_L1, BNL_TRI, r, 10.0 * r) == 0.0);
+    assert_true(fabs(act_of(BNL_L1, BNL_TRI, r, 0.5 * BNL_TRI_SCALE * r) - 0.5) < 1e-15);
+    assert_true(fabs(act_of(BNL_L1, BNL_GAUSS, r, r) - exp(-0.5)) < 1e-15);
+    /* L2: v is the squared distance */
+    assert_true(fabs(act_of(BNL_L2, BNL_GAUSS, r, r * r) - exp(-0.5)) < 1e-15);
+    assert_true(fabs(act_of(BNL_L2, BNL_TRI, r, 0.25 * BNL_TRI_SCALE * BNL_TRI_SCALE * r * r)
+                     - 0.5) < 1e-15);
+    assert_true(act_of(BNL_L2, BNL_IDENT, r, 9.0) == 3.0);
+    assert_true(act_of(BNL_DOT, BNL_TANH, r, 0.3) == tanh(0.3));
+    assert_true(act_of(BNL_DOT, BNL_TANH, r, -0.3) == tanh(-0.3)); /* dot may be < 0 */
+    assert_true(act_of(BNL_L1, BNL_IDENT, r, 7.25) == 7.25);
+    for (double d = 0.0; d < 6.0; d += 0.37) {
+        double h = 1.0 - d / (BNL_TRI_SCALE * r);
+        assert_true(act_of(BNL_L1, BNL_TRI, r, d) == (h > 0.0 ? h : 0.0));
+    }
 }
 
 /* Every epilogue copy (baseline, AVX2, AVX-512) = the scalar definition,
@@ -157,7 +171,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_expf),
         cmocka_unit_test(test_tanhf),
-        cmocka_unit_test(test_act_apply),
+        cmocka_unit_test(test_act_definition),
         cmocka_unit_test(test_epilogue_copies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,9 @@
  * fail without crashing, and bnl_ctx_open(..., "cuda", ...) falls back to
  * the CPU (or fails with FSVC_ERESOURCE when strict). On a machine with a
  * device the same test checks that the backend opens and describes it.
- * Also the tune file: round trip, missing file, bad lines.
+ * Also the tune file: round trip, missing file, bad lines; and the engine's
+ * public face of the backend (bnl_backend_describe, bnl_gpu_*: what `fsvc
+ * info` and `fsvc tune` use) reaching it through its bnl_cuda_ops table.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -183,6 +185,48 @@ static void test_tune_file(void **s)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The engine's entry points reach the backend through bnl_cuda_ops. */
+static void test_engine_entries(void **s)
+{
+    (void)s;
+    char a[1024], b[1024];
+    int da = bnl_cuda_describe(a, sizeof a), db = bnl_backend_describe(BNL_CUDA, b, sizeof b);
+    assert_int_equal(da, db);
+    assert_string_equal(a, b);
+    assert_int_equal(bnl_backend_describe(BNL_CPU, b, sizeof b), 1);
+    assert_string_equal(b, "cpu");
+    assert_ptr_equal(bnl_cuda_ops.forward, bnl_cuda_forward);
+    assert_ptr_equal(bnl_cuda_ops.open, bnl_cuda_open);
+    assert_string_equal(bnl_cuda_ops.name, "cuda");
+    /* the tuning entries on a context without a device */
+    bnl_ctx ctx;
+    fsvc_error err;
+    assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 0, &err), FSVC_OK);
+    bnlc_device dev;
+    assert_int_equal(bnl_gpu_props(&ctx, &dev, a, sizeof a), -1);
+    bnl_gpu_device_tag(&ctx, a, sizeof a);
+    assert_string_equal(a, "none");
+    bnlc_limits lim, def;
+    memset(&lim, 0, sizeof lim);
+    bnlc_limits_default(&def);
+    bnl_gpu_limits(&ctx, &lim, NULL);
+#ifndef FSVC_HAVE_CUDA
+    assert_memory_equal(&lim, &def, sizeof lim); /* the none backend gives the defaults */
+#endif
+    bnl_ctx_close(&ctx);
+    /* strict "cuda" without a device: the error of the backend */
+    if (!have_device()) {
+        fsvc_error_clear(&err);
+        assert_int_equal(bnl_ctx_open(&ctx, "cuda", 1, 1, &err), FSVC_ERESOURCE);
+        assert_non_null(strstr(err.msg, "cuda: "));
+    }
+    char path[512];
+    setenv("XDG_CACHE_HOME", "/tmp/fsvc-test-cache", 1);
+    assert_int_equal(bnl_gpu_tune_path(path, sizeof path, "dev"), 0);
+    assert_non_null(strstr(path, "/tmp/fsvc-test-cache"));
+    unsetenv("XDG_CACHE_HOME");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_calls_without_backend),
         cmocka_unit_test(test_ctx_fallback),
         cmocka_unit_test(test_tune_file),
+        cmocka_unit_test(test_engine_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

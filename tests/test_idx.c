@@ -10,8 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 #include "fsvc/fsvc.h"
 #include "tests/util/fixtures.h"
 
@@ -322,12 +323,71 @@ static void test_two_gzip_members(void **state)
     assert_null(a.data);
     /* a size limit refuses before allocating */
     assert_int_equal(ds_idx_parse(&a, b, len, "lim", 10, &err), FSVC_EINPUT);
-    assert_non_null(strstr(err.msg, "size limit"));
+    assert_non_null(strstr(err.msg, "more than the load limit (10 bytes)"));
     free(b);
     free(g1);
     free(g2);
     free(cat);
     (void)state;
+}
+
+/* Defect 8: bytes after the end of the gzip stream that are not another
+ * gzip member were ignored. */
+static void test_gzip_trailing_garbage(void **state)
+{
+    uint32_t dims[3] = {NI, NR, NC};
+    unsigned char *b, *g;
+    size_t len = fx_idx_bytes(&b, 0x08, 3, dims, pix), gl;
+    assert_int_equal(fx_gzip(&g, &gl, b, len), 0);
+    unsigned char *t = malloc(gl + 5);
+    memcpy(t, g, gl);
+    memcpy(t + gl, "junk!", 5);
+    ds_idx a;
+    fsvc_error err;
+    assert_int_equal(ds_idx_parse(&a, t, gl + 5, "tg", DS_MAX_BYTES, &err), FSVC_EINPUT);
+    assert_non_null(strstr(err.msg, "tg: 5 bytes of trailing garbage after the gzip stream"));
+    assert_null(a.data);
+    /* zero padding is garbage too */
+    memset(t + gl, 0, 5);
+    assert_int_equal(ds_idx_parse(&a, t, gl + 5, "tg", DS_MAX_BYTES, &err), FSVC_EINPUT);
+    /* the stream alone still loads, from a file too */
+    assert_int_equal(ds_idx_parse(&a, t, gl, "tg", DS_MAX_BYTES, &err), FSVC_OK);
+    ds_idx_free(&a);
+    char p[4096];
+    fx_join(p, sizeof p, *state, "tg-images-idx3-ubyte.gz");
+    memcpy(t + gl, "junk!", 5);
+    assert_int_equal(fx_write_file(p, t, gl + 5), 0);
+    load_bad(p, p, "trailing garbage");
+    free(b);
+    free(g);
+    free(t);
+}
+
+/* Defect 8: the loaders' limit is min(64 GiB, physical RAM), and says so. */
+static void test_load_limit_is_ram_bound(void **state)
+{
+    (void)state;
+    uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t want = ram < DS_MAX_BYTES ? ram : DS_MAX_BYTES;
+    assert_true(ds_max_bytes() == want);
+    char t[80];
+    assert_non_null(strstr(ds_limit_text(t, sizeof t, ds_max_bytes()),
+                           "= min(64 GiB, physical RAM)"));
+    /* a header claiming more than the limit but less than 64 GiB, where
+     * the machine has less: refused from the header, naming the limit */
+    uint64_t claim = want + 1;
+    if (claim < DS_MAX_BYTES && claim / 65536 < 0xfffffff0u) {
+        unsigned char h[16] = {0, 0, 8, 3};
+        uint32_t dims[3] = {(uint32_t)(claim / 65536 + 1), 256, 256};
+        for (int k = 0; k < 3; k++)
+            for (int i = 0; i < 4; i++)
+                h[4 + 4 * k + i] = (unsigned char)(dims[k] >> (24 - 8 * i));
+        char p[4096];
+        fx_join(p, sizeof p, *state, "lim-images-idx3-ubyte");
+        assert_int_equal(fx_write_file(p, h, sizeof h), 0);
+        load_bad(p, p, "more than the load limit");
+        load_bad(p, p, "min(64 GiB, physical RAM)");
+    }
 }
 
 static void test_missing_source(void **state)
@@ -353,6 +413,8 @@ int main(void)
         cmocka_unit_test(test_short_and_long_payload),
         cmocka_unit_test(test_two_gzip_members),
         cmocka_unit_test(test_missing_source),
+        cmocka_unit_test(test_gzip_trailing_garbage),
+        cmocka_unit_test(test_load_limit_is_ram_bound),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 #include "fsvc/fsvc.h"
 #include "tests/util/fixtures.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 #include "fsvc/fsvc.h"
 #include "tests/util/fixtures.h"
 
@@ -132,8 +132,61 @@ static void test_size_limit(void **state)
     fsvc_error err;
     const char *t = "1 2000000000:1\n2 1:1\n";
     assert_int_equal(ds_libsvm_parse(&d, t, strlen(t), "big", 0, 1 << 20, &err), FSVC_EINPUT);
-    assert_non_null(strstr(err.msg, "size limit"));
+    assert_non_null(strstr(err.msg, "load limit (1048576 bytes)"));
     assert_null(d.x);
+}
+
+/* Defect 8: a 15-byte file with index 1e9 asked for an 8 GB dense matrix.
+ * Above 128 MiB the dense size must be justified by the values stored. */
+static void test_index_out_of_proportion(void **state)
+{
+    (void)state;
+    fsvc_dataset d;
+    fsvc_error err;
+    const char *t = "1 1000000000:1\n";
+    assert_int_equal(ds_libsvm_parse(&d, t, strlen(t), "tiny", 0, DS_MAX_BYTES, &err),
+                     FSVC_EINPUT);
+    assert_non_null(strstr(err.msg, "tiny: dense 1 x 1000000000 matrix"));
+    assert_non_null(strstr(err.msg, "out of proportion"));
+    assert_null(d.x);
+    /* forcing such an n is refused the same way */
+    t = "1 1:1\n";
+    assert_int_equal(ds_libsvm_parse(&d, t, strlen(t), "tiny", 2000000000, DS_MAX_BYTES, &err),
+                     FSVC_EINPUT);
+    /* sparse but justified: 5000 x 4000 (160 MB) with 10 values a row */
+    size_t cap = 5000 * 10 * 12 + 5000 * 4 + 1;
+    char *big = malloc(cap), *p = big;
+    for (int i = 0; i < 5000; i++) {
+        p += sprintf(p, "%d", i % 3);
+        for (int k = 1; k <= 10; k++)
+            p += sprintf(p, " %d:1", k * 400);
+        *p++ = '\n';
+    }
+    int rc = ds_libsvm_parse(&d, big, (size_t)(p - big), "sparse", 0, DS_MAX_BYTES, &err);
+    if (rc)
+        fail_msg("%s", err.msg);
+    assert_int_equal(d.n, 4000);
+    fsvc_dataset_free(&d);
+    free(big);
+}
+
+/* Defect 8: CR-only line ends loaded as one sample; a stray CR inside a
+ * line silently ended it. LF and CRLF (also a last CR without LF) load. */
+static void test_cr_line_ends(void **state)
+{
+    (void)state;
+    fsvc_dataset d;
+    fsvc_error err;
+    assert_int_equal(parse(&d, "1 1:1\r2 1:2\r3 1:3\r", 0, &err), FSVC_EINPUT);
+    assert_non_null(strstr(err.msg, "t.txt:1: carriage return inside a line"));
+    assert_non_null(strstr(err.msg, "CR line ends are not supported"));
+    assert_null(d.x);
+    assert_int_equal(parse(&d, "1 1:1\n2 1:2\r3:4\n", 0, &err), FSVC_EINPUT);
+    assert_non_null(strstr(err.msg, "t.txt:2:"));
+    assert_int_equal(parse(&d, "1 1:1\r\n2 1:2\r\n3 2:3\r", 0, &err), FSVC_OK);
+    assert_int_equal(d.N, 3);
+    assert_int_equal(d.n, 2);
+    fsvc_dataset_free(&d);
 }
 
 /* Bit patterns of doubles that are hard to print: they must come back. */
@@ -295,6 +348,8 @@ int main(void)
         cmocka_unit_test(test_last_line_and_classes),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_size_limit),
+        cmocka_unit_test(test_index_out_of_proportion),
+        cmocka_unit_test(test_cr_line_ends),
         cmocka_unit_test(test_roundtrip_exact),
         cmocka_unit_test(test_roundtrip_u8_keeps_n),
         cmocka_unit_test(test_writer_leaves_nothing_on_error),

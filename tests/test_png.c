@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 #include "fsvc/fsvc.h"
 #include "tests/util/fixtures.h"
 
@@ -126,6 +127,45 @@ static void test_palette(void **state)
     read_expect(p, 4, 1, want);
 }
 
+static unsigned char *chunk(unsigned char *p, const char *type, const void *d, uint32_t n)
+{
+    unsigned char be[4] = {n >> 24, n >> 16 & 255, n >> 8 & 255, n & 255};
+    memcpy(p, be, 4);
+    memcpy(p + 4, type, 4);
+    memcpy(p + 8, d, n);
+    uint32_t c = (uint32_t)crc32(0, p + 4, n + 4);
+    unsigned char bc[4] = {c >> 24, c >> 16 & 255, c >> 8 & 255, c & 255};
+    memcpy(p + 8 + n, bc, 4);
+    return p + 12 + n;
+}
+
+/* Defect 8 (memory bounded by the data): a 100-byte PNG whose header
+ * claims 16384 x 16384 RGBA (1 GiB of rows) is refused from its size,
+ * before the row buffers are allocated. */
+static void test_header_claims_more_than_the_file(void **state)
+{
+    unsigned char f[256], *p = f;
+    memcpy(p, "\x89PNG\r\n\x1a\n", 8);
+    p += 8;
+    unsigned char ihdr[13] = {0, 0, 0x40, 0, 0, 0, 0x40, 0, 8, 6, 0, 0, 0};
+    p = chunk(p, "IHDR", ihdr, 13);
+    unsigned char raw[64] = {0}, z[128];
+    uLongf zl = sizeof z;
+    assert_int_equal(compress(z, &zl, raw, sizeof raw), Z_OK);
+    p = chunk(p, "IDAT", z, (uint32_t)zl);
+    p = chunk(p, "IEND", "", 0);
+    char path[4096];
+    fx_join(path, sizeof path, *state, "liar.png");
+    assert_int_equal(fx_write_file(path, f, (size_t)(p - f)), 0);
+    unsigned char *pix;
+    int r, c;
+    fsvc_error err;
+    assert_int_equal(ds_png_read_gray(&pix, &r, &c, path, &err), FSVC_EINPUT);
+    assert_non_null(strstr(err.msg, "liar.png: PNG header claims 16384x16384 pixels"));
+    assert_non_null(strstr(err.msg, "more than its"));
+    assert_null(pix);
+}
+
 static void test_not_png_and_truncated(void **state)
 {
     char p[4096];
@@ -229,6 +269,10 @@ static void test_sizes_and_resize(void **state)
     assert_non_null(strstr(err.msg, "a/2.png"));
     assert_non_null(strstr(err.msg, "8x6"));
     assert_null(strchr(err.msg, '\n'));
+    /* defect 11: the first image is named, not "(null)" */
+    assert_non_null(strstr(err.msg, "but"));
+    assert_non_null(strstr(strstr(err.msg, "but"), "a/1.png is 4x4"));
+    assert_null(strstr(err.msg, "(null)"));
     fsvc_load_opts o = {1, 0, 0};
     assert_int_equal(fsvc_dataset_load(&d, root, &o, &err), FSVC_OK);
     assert_int_equal(d.n, 16);
@@ -297,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_palette),
         cmocka_unit_test(test_single_file),
         cmocka_unit_test(test_not_png_and_truncated),
+        cmocka_unit_test(test_header_claims_more_than_the_file),
         cmocka_unit_test(test_class_folders),
         cmocka_unit_test(test_sizes_and_resize),
         cmocka_unit_test(test_unlabelled_and_errors),

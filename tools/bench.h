@@ -19,7 +19,6 @@ typedef struct bench_cfg {
     int repeats;
     int verbose;
     int64_t tile_m, tile_N;
-    int gemm_mode;
     double ref_budget;    /* synapses the ref run may take (sub-sample N) */
     int no_ref, no_gemm, no_kernel_only;
 } bench_cfg;

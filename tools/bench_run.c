@@ -4,16 +4,12 @@
  * shape, and the distance kernels alone over the planner's tiles. */
 #include "tools/bench.h"
 #include "tools/cli.h"
-#include "layers/kernels.h"
 
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-
-int openblas_get_num_threads(void);
-void openblas_set_num_threads(int num_threads);
 
 const char *bench_op_name(bench_opk k)
 {
@@ -81,7 +77,6 @@ static int cmp_d(const void *a, const void *b)
 static void kernel_pass(const bnl_ctx *ctx, const bnl_op *op, const bnl_plan *pl, void *H,
                         const void *W, int64_t m, const void *X, int64_t N, int n, int threads)
 {
-    const bnl_kernels *k = bnl_kernels_get(ctx->arch);
     const int64_t tm = pl->tile_m, tN = pl->tile_N, mt = (m + tm - 1) / tm;
     const int64_t tiles = mt * ((N + tN - 1) / tN);
     size_t es = fsvc_dtype_size(op->dtype);
@@ -97,16 +92,10 @@ static void kernel_pass(const bnl_ctx *ctx, const bnl_op *op, const bnl_plan *pl
             if (op->dtype == FSVC_U8) {
                 if (!scr)
                     continue;
-                if (op->dist == BNL_L1)
-                    k->l1_u8(scr, cols, (const uint8_t *)Wt, cols, (const uint8_t *)Xt, rows, n);
-                else
-                    k->l2sq_u8(scr, cols, (const uint8_t *)Wt, cols, (const uint8_t *)Xt, rows, n);
-            } else if (op->dtype == FSVC_F32) {
-                k->l1_f32((float *)H + i0 * m + j0, m, (const float *)Wt, cols,
-                          (const float *)Xt, rows, n);
+                bnl_kernel_dist(ctx->arch, op, scr, cols, Wt, cols, Xt, rows, n, NULL);
             } else {
-                k->l1_f64((double *)H + i0 * m + j0, m, (const double *)Wt, cols,
-                          (const double *)Xt, rows, n);
+                bnl_kernel_dist(ctx->arch, op, (char *)H + (size_t)(i0 * m + j0) * es, m, Wt,
+                                cols, Xt, rows, n, NULL);
             }
         }
         free(scr);
@@ -138,7 +127,6 @@ int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err)
         goto out;
     ctx.tile_m = c->tile_m;
     ctx.tile_N = c->tile_N;
-    ctx.gemm_mode = c->gemm_mode;
     ctx.verbose = c->verbose;
     snprintf(r->backend_used, sizeof r->backend_used, "%s", bnl_backend_name(ctx.backend));
     snprintf(r->arch, sizeof r->arch, "%s", bnl_arch_name(ctx.arch));
@@ -195,8 +183,7 @@ int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err)
     }
     /* the bare GEMM of the same shape (OpenBLAS with the same threads) */
     if (!c->no_gemm && op.dtype != FSVC_U8 && op.dist != BNL_L1 && ctx.backend != BNL_REF) {
-        int saved = openblas_get_num_threads();
-        openblas_set_num_threads(ctx.threads);
+        int saved = bnl_blas_threads_push(&ctx, 0);
         double best = 1e30, bestc = 1e30;
         for (int i = 0; i <= reps; i++) {
             double c0 = bench_cpu_seconds(), t0 = cli_now();
@@ -214,7 +201,7 @@ int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err)
         }
         r->gemm_min = best;
         r->gemm_cpu_min = bestc;
-        openblas_set_num_threads(saved);
+        bnl_blas_threads_pop(saved);
     }
     /* the distance kernels alone over the same tiles */
     if (!c->no_kernel_only && ctx.backend == BNL_CPU &&

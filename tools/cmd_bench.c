@@ -25,7 +25,6 @@ static void usage(FILE *f, const bench_cfg *d)
             "  --threads T    CPU threads, 0 = all cores (default %d)\n"
             "  -r R           repeats (default %d)\n"
             "  --tile NxM     force tile_N x tile_m (default: the planner's)\n"
-            "  --gemm-mode K  0 per-thread GEMM tiles, 1 OpenBLAS-threaded panels (default %d)\n"
             "  --no-ref       skip the ref measurement\n"
             "  -v             print the plan, the kernel-only time and 1-thread scaling\n"
             "  --paper        re-measure the paper's Table III/IV and best BNL configurations\n"
@@ -34,7 +33,7 @@ static void usage(FILE *f, const bench_cfg *d)
             "                 --targets: default results/bnl-cpu-targets.csv\n"
             "  --png FILE     (--paper) default results/bnl-cpu-tsyn-vs-n.png\n",
             bench_op_name(d->opk), fsvc_dtype_name(d->dtype), (long long)d->m, (long long)d->N,
-            d->n, d->backend, d->threads, d->repeats, d->gemm_mode);
+            d->n, d->backend, d->threads, d->repeats);
 }
 
 static void print_result(const bench_cfg *c, const bench_res *r)
@@ -142,11 +141,6 @@ int cmd_bench(int argc, char **argv)
             if (cli_parse_long(cmd, a, v, 1, 1000, &lv))
                 return FSVC_EUSAGE;
             c.repeats = (int)lv;
-            i++;
-        } else if (!strcmp(a, "--gemm-mode")) {
-            if (cli_parse_long(cmd, a, v, 0, 1, &lv))
-                return FSVC_EUSAGE;
-            c.gemm_mode = (int)lv;
             i++;
         } else if (!strcmp(a, "--tile")) {
             long long tn, tm;

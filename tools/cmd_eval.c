@@ -94,18 +94,19 @@ int cmd_eval(int argc, char **argv)
     if (unknown)
         printf("%lld samples have a label the model does not know (counted as errors)\n",
                (long long)unknown);
+    char cn[FSVC_MODEL_MAX_NAME + 1]; /* class name (PNG folders) or label value */
     printf("\n%10s %10s %10s %8s\n", "class", "precision", "recall", "support");
     for (int k = 0; k < K; k++) {
         int64_t tp = conf[(size_t)k * K + k], col = 0, row = 0;
         for (int q = 0; q < K; q++) { col += conf[(size_t)q * K + k]; row += conf[(size_t)k * K + q]; }
-        printf("%10g %9.2f%% %9.2f%% %8lld\n", m.class_values[k], col ? 100.0 * tp / col : 0.0,
-               row ? 100.0 * tp / row : 0.0, (long long)row);
+        printf("%10s %9.2f%% %9.2f%% %8lld\n", fsvc_model_class_text(&m, k, cn, sizeof cn),
+               col ? 100.0 * tp / col : 0.0, row ? 100.0 * tp / row : 0.0, (long long)row);
     }
     printf("\nconfusion matrix (rows: true class, columns: predicted)\n%8s", "");
-    for (int k = 0; k < K; k++) printf(" %6g", m.class_values[k]);
+    for (int k = 0; k < K; k++) printf(" %6s", fsvc_model_class_text(&m, k, cn, sizeof cn));
     printf("\n");
     for (int r = 0; r < K; r++) {
-        printf("%8g", m.class_values[r]);
+        printf("%8s", fsvc_model_class_text(&m, r, cn, sizeof cn));
         for (int k = 0; k < K; k++) printf(" %6lld", (long long)conf[(size_t)r * K + k]);
         printf("\n");
     }

@@ -2,15 +2,11 @@
  * CPU kernels chosen and why, backends, BLAS, OpenMP and CUDA devices. */
 #include "tools/bench.h"
 #include "tools/cli.h"
-#include "cuda/bnl_cuda.h"
-#include "layers/kernels.h"
 
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
 
-char *openblas_get_config(void);
-int openblas_get_num_threads(void);
 
 int cmd_info(int argc, char **argv)
 {
@@ -31,7 +27,7 @@ int cmd_info(int argc, char **argv)
     printf("cpu: %s, %d logical cores, %.2f GHz (/proc/cpuinfo)\n", model, omp_get_num_procs(),
            bench_cpu_ghz());
     printf("cpu features: %s\n", feat[0] ? feat : "(none of avx2/avx512/vnni/amx)");
-    printf("cpu kernels: %s -> %s, epilogue %s\n", why, bnl_kernels_get(arch)->name,
+    printf("cpu kernels: %s -> %s, epilogue %s\n", why, bnl_arch_kernels(arch),
            bnl_arch_name(arch));
     printf("backends: ref cpu%s\n",
 #ifdef FSVC_HAVE_CUDA
@@ -40,11 +36,11 @@ int cmd_info(int argc, char **argv)
            ""
 #endif
     );
-    printf("blas: %s, %d threads\n", openblas_get_config(), openblas_get_num_threads());
+    printf("blas: %s, %d threads\n", bnl_blas_config(), bnl_blas_threads());
     printf("openmp: %d threads (max), %d processors\n", omp_get_max_threads(), omp_get_num_procs());
     char dev[1024];
     dev[0] = '\0';
-    int have = bnl_cuda_describe(dev, sizeof dev);
+    int have = bnl_backend_describe(BNL_CUDA, dev, sizeof dev);
     if (!dev[0])
         snprintf(dev, sizeof dev, "cuda: no device (driver not found) — using CPU");
     /* without a usable device every backend request runs on the CPU */

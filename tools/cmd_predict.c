@@ -1,8 +1,12 @@
 /* cmd_predict.c - `fsvc predict MODEL DATA [OUT]`: batch inference.
  * OUT (temp file + rename): for a PNG folder, CSV `path,class,score` per
  * image; otherwise one predicted label (or regression value) per line.
+ * -b 1 (class probabilities, as `svm-predict -b 1`) or --decision-values
+ * (readout scores): a header `labels L1 .. LK` then `label v1 .. vK` per
+ * sample (PNG folder: CSV `path,class,L1,..,LK`), to stdout without OUT.
  * With labels, the last line is `Accuracy = X% (c/N)` (or MSE and R^2). */
 #include "tools/cli.h"
+#include "fsvc/embed.h" /* fsvc_scores_proba, shared with the Python package */
 #include "datasets/datasets.h" /* ds_tmp_*: temp file + rename */
 
 #include <cblas.h>
@@ -11,8 +15,20 @@
 #include <string.h>
 #include <unistd.h>
 
+/* One CSV field: quoted (quotes doubled) when it holds , " or a line end. */
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) { fputs(s, f); return; }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 static int write_out(const char *path, const fsvc_model *m, const fsvc_dataset *d,
-                     const int *pred, const double *score, fsvc_error *err)
+                     const int *pred, const double *score, int table, fsvc_error *err)
 {
     char tmp[4200];
     FILE *f = stdout;
@@ -21,14 +37,38 @@ static int write_out(const char *path, const fsvc_model *m, const fsvc_dataset *
         if (rc) return rc;
     }
     int K = m->Kout;
-    if (d->paths) fprintf(f, "path,class,score\n");
-    for (int64_t i = 0; i < d->N; i++) {
+    char cls[FSVC_MODEL_MAX_NAME + 1]; /* class name (PNG folders) or label value */
+    if (table) { /* -b 1 or --decision-values: one value per class */
+        fprintf(f, d->paths ? "path,class" : "labels");
+        for (int k = 0; k < m->K; k++) {
+            fputc(d->paths ? ',' : ' ', f);
+            fsvc_model_class_text(m, k, cls, sizeof cls);
+            if (d->paths) csv_field(f, cls); else fputs(cls, f);
+        }
+        fprintf(f, "\n");
+        for (int64_t i = 0; i < d->N; i++) {
+            if (d->paths) { csv_field(f, d->paths[i]); fputc(',', f); }
+            fsvc_model_class_text(m, pred[i], cls, sizeof cls);
+            if (d->paths) csv_field(f, cls); else fputs(cls, f);
+            for (int k = 0; k < K; k++) fprintf(f, d->paths ? ",%.17g" : " %.17g", score[(size_t)i * K + k]);
+            fprintf(f, "\n");
+        }
+    }
+    if (d->paths && !table) fprintf(f, "path,class,score\n");
+    for (int64_t i = 0; !table && i < d->N; i++) {
         double s = m->regression ? score[i] : score[(size_t)i * K + pred[i]];
-        if (d->paths)
-            fprintf(f, "%s,%.17g,%.6g\n", d->paths[i],
-                    m->regression ? s : m->class_values[pred[i]], s);
+        if (m->regression)
+            snprintf(cls, sizeof cls, "%.17g", s);
         else
-            fprintf(f, "%.17g\n", m->regression ? s : m->class_values[pred[i]]);
+            fsvc_model_class_text(m, pred[i], cls, sizeof cls);
+        if (d->paths) {
+            csv_field(f, d->paths[i]);
+            fputc(',', f);
+            csv_field(f, cls);
+            fprintf(f, ",%.6g\n", s);
+        } else {
+            fprintf(f, "%s\n", cls);
+        }
     }
     if (!path) return fflush(f) ? fsvc_fail(err, FSVC_ERESOURCE, "stdout: write error") : FSVC_OK;
     return ds_tmp_commit(f, tmp, path, err);
@@ -38,13 +78,15 @@ int cmd_predict(int argc, char **argv)
 {
     const char *backend = "cpu";
     long threads = 0;
-    int quiet = 0;
+    int quiet = 0, proba = 0, decision = 0;
+    long bv = 0;
     static const struct option lo[] = {
-        {"backend", 1, 0, 1}, {"threads", 1, 0, 2}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"backend", 1, 0, 1}, {"threads", 1, 0, 2}, {"decision-values", 0, 0, 3},
+        {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "qh", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qhb:", lo, NULL)) != -1) {
         switch (c) {
         case 'h':
             printf("usage: fsvc predict [options] MODEL DATA [OUT]\n\n"
@@ -53,9 +95,15 @@ int cmd_predict(int argc, char **argv)
                    "not given for a PNG folder).\n\noptions (default):\n"
                    "  --backend ref|cpu|cuda  engine backend (%s)\n"
                    "  --threads T     CPU threads (%ld, 0: all cores)\n"
+                   "  -b 0|1          1: class probabilities (softmax of the scores),\n"
+                   "                  svm-predict -b 1 style: 'labels ...' then 'label p..' (0)\n"
+                   "  --decision-values  the readout scores, in the same layout (off)\n"
                    "  -q              only the final line\n", backend, threads);
             return FSVC_OK;
         case 'q': quiet = 1; break;
+        case 'b': if (cli_parse_long("predict", "-b", optarg, 0, 1, &bv)) return FSVC_EUSAGE;
+                  proba = (int)bv; break;
+        case 3: decision = 1; break;
         case 1: backend = optarg; break;
         case 2: if (cli_parse_long("predict", "--threads", optarg, 0, 4096, &threads)) return FSVC_EUSAGE; break;
         default: return cli_usage_error("predict", "unknown option or missing value: %s", argv[optind - 1]);
@@ -65,12 +113,19 @@ int cmd_predict(int argc, char **argv)
     if (nargs < 2 || nargs > 3)
         return cli_usage_error("predict", "expected MODEL DATA [OUT]");
     const char *mpath = argv[optind], *data = argv[optind + 1];
-    if (threads > 0) openblas_set_num_threads((int)threads);
     const char *out = nargs == 3 ? argv[optind + 2] : NULL;
+    if (proba && decision)
+        return cli_usage_error("predict", "-b 1 and --decision-values: choose one");
     fsvc_error err;
     fsvc_error_clear(&err);
     fsvc_model m;
     if (fsvc_model_load(&m, mpath, &err)) return cli_report(&err);
+    if ((proba || decision) && m.regression) {
+        fsvc_free_model(&m);
+        return cli_usage_error("predict", "%s: a regression model has no class %s", mpath,
+                               proba ? "probabilities (-b 1)" : "scores (--decision-values)");
+    }
+    int table = proba || decision;
     fsvc_dataset d;
     fsvc_load_opts lopt = { 0 };
     lopt.allow_unlabelled = 1;
@@ -88,15 +143,16 @@ int cmd_predict(int argc, char **argv)
     rc = fsvc_predict(pred, score, &m, &d, backend, (int)threads, &err);
     double t1 = cli_now();
     if (rc) goto done;
-    if (out || d.paths)
-        rc = write_out(out, &m, &d, pred, score, &err);
+    if (proba) fsvc_scores_proba(score, score, d.N, m.Kout); /* in place, row by row */
+    if (out || d.paths || table)
+        rc = write_out(out, &m, &d, pred, score, table, &err);
     if (rc) goto done;
     if (!quiet)
-        fprintf(out || !d.paths ? stdout : stderr,
+        fprintf(out || !(d.paths || table) ? stdout : stderr,
                 "predicted %lld samples in %.3f s (%.1f us/sample)\n", (long long)d.N,
                 t1 - t0, d.N ? 1e6 * (t1 - t0) / d.N : 0.0);
     if (d.has_labels && d.y && d.N > 0) {
-        FILE *f = out || !d.paths ? stdout : stderr;
+        FILE *f = out || !(d.paths || table) ? stdout : stderr;
         if (m.regression) {
             double mse, r2;
             fsvc_regression_stats(&mse, &r2, d.y, score, d.N);

@@ -1,7 +1,12 @@
 /* cmd_show.c - `fsvc show MODEL --png FILE`: a montage of the model's
  * centroids (its "support vectors") for image data, one band of rows per
  * class, tiles scaled up, grey grid lines between tiles and a coloured bar
- * between classes. Written with libpng to a temporary file, renamed. */
+ * between classes. Written with libpng to a temporary file, renamed.
+ *
+ * Every size comes from the model file, so the montage is measured in
+ * 64-bit arithmetic (montage_size) and refused over SHOW_MAX_W x
+ * SHOW_MAX_H or SHOW_MAX_PIXELS before anything is allocated; the int
+ * coordinates of the drawing loops stay below those limits. */
 #include "tools/cli.h"
 
 #include <getopt.h>
@@ -21,6 +26,29 @@ typedef struct montage {
 
 #define GAP 1           /* grey grid line between tiles */
 #define BAR 6           /* coloured bar between classes */
+#define SHOW_MAX_W 20000                 /* px */
+#define SHOW_MAX_H 1000000               /* px (libpng's default row limit) */
+#define SHOW_MAX_PIXELS ((int64_t)1 << 28) /* W x H, 768 MiB of RGB */
+
+/* Montage width and height in pixels for tiles of rows x cols at zoom,
+ * per_row tiles a row, up to max_per_class tiles of each of the K classes
+ * (counts[k] centroids); no overflow for any int inputs. */
+static void montage_size(int64_t *W, int64_t *H, int64_t rows, int64_t cols, int64_t zoom,
+                         int64_t per_row, int64_t max_per_class, const int64_t *counts, int K)
+{
+    int64_t tw = cols * zoom, th = rows * zoom, band_rows = 0;
+    for (int k = 0; k < K; k++) {
+        int64_t c = counts[k] < max_per_class ? counts[k] : max_per_class;
+        band_rows += c ? (c + per_row - 1) / per_row : 1;
+    }
+    *W = GAP + per_row * (tw + GAP);
+    *H = BAR + band_rows * (th + GAP) + (int64_t)K * (BAR + GAP);
+}
+
+static int too_big(int64_t W, int64_t H)
+{
+    return W > SHOW_MAX_W || H > SHOW_MAX_H || W * H > SHOW_MAX_PIXELS;
+}
 
 /* Centroid j's pixel k as 0..255: u8 as is, floats by the model's scaling
  * (min-max over all centroids for unscaled floats). */
@@ -63,14 +91,12 @@ static void fill(montage *g, int x0, int y0, int w, int h, const uint8_t c[3])
 /* Lays out the tiles; counts[k]: centroids of class k. */
 static int build(montage *g, const fsvc_model *m, const int64_t *counts, int K)
 {
-    int tw = g->cols * g->zoom, th = g->rows * g->zoom;
-    int band_rows_total = 0;
-    for (int k = 0; k < K; k++) {
-        int64_t c = counts[k] < g->max_per_class ? counts[k] : g->max_per_class;
-        band_rows_total += c ? (int)((c + g->per_row - 1) / g->per_row) : 1;
-    }
-    g->W = GAP + g->per_row * (tw + GAP);
-    g->H = BAR + band_rows_total * (th + GAP) + K * (BAR + GAP);
+    int tw = g->cols * g->zoom, th = g->rows * g->zoom; /* within the limits */
+    int64_t W, H;
+    montage_size(&W, &H, g->rows, g->cols, g->zoom, g->per_row, g->max_per_class, counts, K);
+    if (too_big(W, H)) return -1;
+    g->W = (int)W;
+    g->H = (int)H;
     g->rgb = malloc((size_t)g->W * g->H * 3);
     if (!g->rgb) return -1;
     static const uint8_t grey[3] = {150, 150, 150};
@@ -169,8 +195,19 @@ int cmd_show(int argc, char **argv)
         g.zoom = zoom ? (int)zoom : big >= 56 ? 1 : (56 + big - 1) / big;
         g.per_row = (int)per_row;
         g.max_per_class = (int)max_per;
-        if ((double)g.per_row * g.cols * g.zoom > 20000)
-            rc = fsvc_fail(&err, FSVC_EUSAGE, "show: montage wider than 20000 px; lower --per-row or --zoom");
+        int64_t W, H, W1, H1;
+        int64_t one = 1;
+        montage_size(&W, &H, g.rows, g.cols, g.zoom, g.per_row, g.max_per_class, counts, m.K);
+        montage_size(&W1, &H1, g.rows, g.cols, 1, 1, 1, &one, 1); /* one tile, zoom 1 */
+        if (too_big(W1, H1) || (int64_t)m.K * (BAR + GAP + 1 + GAP) > SHOW_MAX_H)
+            rc = fsvc_fail(&err, FSVC_EINPUT, "%s: a montage of %d classes of %d x %d images "
+                           "exceeds the limits (%d x %d px, %lld pixels)", mpath, m.K, g.rows,
+                           g.cols, SHOW_MAX_W, SHOW_MAX_H, (long long)SHOW_MAX_PIXELS);
+        else if (too_big(W, H))
+            rc = fsvc_fail(&err, FSVC_EUSAGE, "show: the montage would be %lld x %lld px, over "
+                           "the limits (%d x %d px, %lld pixels); lower --max, --per-row or "
+                           "--zoom", (long long)W, (long long)H, SHOW_MAX_W, SHOW_MAX_H,
+                           (long long)SHOW_MAX_PIXELS);
         else if (build(&g, &m, counts, m.K))
             rc = fsvc_fail(&err, FSVC_ERESOURCE, "show: out of memory for the montage");
         else
@@ -182,9 +219,10 @@ int cmd_show(int argc, char **argv)
         printf("montage: %d classes, %lld of %lld centroids shown (%d x %d images, zoom %d), "
                "%d x %d px -> %s\n", m.K, (long long)shown, (long long)m.m, g.rows, g.cols,
                g.zoom, g.W, g.H, out);
+        char name[FSVC_MODEL_MAX_NAME + 1];
         for (int k = 0; k < m.K; k++)
-            printf("  class %d (label %g): %lld centroids\n", k, m.class_values[k],
-                   (long long)counts[k]);
+            printf("  class %d (%s %s): %lld centroids\n", k, m.class_names ? "name" : "label",
+                   fsvc_model_class_text(&m, k, name, sizeof name), (long long)counts[k]);
     }
     free(counts);
     free(g.rgb);

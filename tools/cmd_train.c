@@ -129,7 +129,6 @@ int cmd_train(int argc, char **argv)
         snprintf(model_path, sizeof model_path, "%s.fsvc", basename(tmp));
     }
     p.progress = cli_progress_wanted(quiet);
-    if (p.threads > 0) openblas_set_num_threads(p.threads); /* the ridge's BLAS */
 
     fsvc_error err;
     fsvc_error_clear(&err);

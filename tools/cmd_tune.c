@@ -10,8 +10,7 @@
  * as the paper's GPU times include the transfer of H back.
  */
 #include "tools/cli.h"
-#include "cuda/bnl_cuda.h"
-#include "cuda/tune_file.h"
+#include "layers/bnl.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -69,25 +68,25 @@ int cmd_tune(int argc, char **argv)
         return cli_usage_error("tune", "--dtype %s: u8 or f32", dts);
 
     fsvc_error err;
-    bnl_cuda *c = NULL;
-    if (bnl_cuda_open(&c, 1, &err) != FSVC_OK) {
+    bnl_ctx ctx;
+    if (bnl_ctx_open(&ctx, "cuda", 1, 1, &err) != FSVC_OK) { /* strict: no CPU fallback */
         fprintf(stderr, "fsvc tune: %s\n", err.msg);
         return FSVC_ERESOURCE;
     }
     bnlc_device dev;
     char read_from[512];
-    bnl_cuda_props(c, &dev, read_from, sizeof read_from);
+    bnl_gpu_props(&ctx, &dev, read_from, sizeof read_from);
     char tag[128];
-    bnl_cuda_device_tag(c, tag, sizeof tag);
+    bnl_gpu_device_tag(&ctx, tag, sizeof tag);
     bnlc_limits keep, lim;
-    bnl_cuda_limits(c, &keep, NULL);
+    bnl_gpu_limits(&ctx, &keep, NULL);
 
     size_t es = dt == FSVC_U8 ? 1 : 4;
     int64_t cap = max_M * 4; /* the largest side: N = 4 M at As = 4 */
     void *W = malloc((size_t)cap * n * es), *X = malloc((size_t)cap * n * es);
     float *H = malloc(sizeof(float) * (size_t)max_M * max_M);
     if (!W || !X || !H) {
-        free(W); free(X); free(H); bnl_cuda_close(c);
+        free(W); free(X); free(H); bnl_ctx_close(&ctx);
         fprintf(stderr, "fsvc tune: out of host memory for M = %ld\n", max_M);
         return FSVC_ERESOURCE;
     }
@@ -113,14 +112,14 @@ int cmd_tune(int argc, char **argv)
             lim.max_M = 0;            /* one BNL per call */
             lim.max_launch_syn = 1e30;
             lim.max_out_bytes = 0;
-            bnl_cuda_limits(c, NULL, &lim);
+            bnl_gpu_limits(&ctx, NULL, &lim);
             double t0 = cli_now();
-            int rc = bnl_cuda_forward(c, &op, H, m, W, m, X, N, (int)n, &err); /* warm-up */
+            int rc = bnl_forward(&ctx, &op, H, m, W, m, X, N, (int)n, &err); /* warm-up */
             double once = cli_now() - t0;
             int reps = once < 0.05 ? 5 : once < 0.5 ? 2 : 1;
             t0 = cli_now();
             for (int r = 0; rc == FSVC_OK && r < reps; r++)
-                rc = bnl_cuda_forward(c, &op, H, m, W, m, X, N, (int)n, &err);
+                rc = bnl_forward(&ctx, &op, H, m, W, m, X, N, (int)n, &err);
             double s = (cli_now() - t0) / reps;
             if (rc != FSVC_OK) {
                 printf("%7lld %4d %7lld %7lld %12s %10s  (%s)\n", (long long)M, As, (long long)m,
@@ -135,10 +134,10 @@ int cmd_tune(int argc, char **argv)
             if (s > 20.0)
                 stop = 1; /* long enough: stop growing M */
         }
-    bnl_cuda_limits(c, NULL, &keep);
+    bnl_gpu_limits(&ctx, NULL, &keep);
     free(W); free(X); free(H);
     if (best_M == 0) {
-        bnl_cuda_close(c);
+        bnl_ctx_close(&ctx);
         fprintf(stderr, "fsvc tune: no BNL size ran on this device\n");
         return FSVC_ERESOURCE;
     }
@@ -149,8 +148,8 @@ int cmd_tune(int argc, char **argv)
         char path[512];
         if (out)
             snprintf(path, sizeof path, "%s", out);
-        else if (bnlc_tune_path(path, sizeof path, tag) != 0) {
-            bnl_cuda_close(c);
+        else if (bnl_gpu_tune_path(path, sizeof path, tag) != 0) {
+            bnl_ctx_close(&ctx);
             fprintf(stderr, "fsvc tune: no HOME or XDG_CACHE_HOME for the tune file; use --out\n");
             return FSVC_ERESOURCE;
         }
@@ -159,12 +158,12 @@ int cmd_tune(int argc, char **argv)
         char note[256];
         snprintf(note, sizeof note, "%s %s L1, n %ld: best t_syn %.5f ns at M %lld", dev.name,
                  fsvc_dtype_name(dt), n, best, (long long)best_M);
-        rc = bnlc_tune_write(path, tag, &lim, note, &err);
+        rc = bnl_gpu_tune_write(path, tag, &lim, note, &err);
         if (rc)
             fprintf(stderr, "fsvc tune: %s\n", err.msg);
         else
             printf("wrote %s (max_M %lld)\n", path, (long long)best_M);
     }
-    bnl_cuda_close(c);
+    bnl_ctx_close(&ctx);
     return rc;
 }

@@ -1,6 +1,8 @@
 /* fsvc.c - the fsvc command: dispatches to the sub-commands in tools/. */
 #include "tools/cli.h"
+#include "datasets/datasets.h" /* ds_tmp_unlink_all */
 
+#include <signal.h>
 #include <string.h>
 
 /* One line per sub-command; each lives in tools/cmd_<name>.c. */
@@ -27,8 +29,30 @@ static void usage(FILE *f)
                "Exit codes: 0 ok, 1 bad usage, 2 bad input, 3 resource failure.\n");
 }
 
+/* SIGINT/SIGTERM/SIGHUP: remove the named temporary files of unfinished
+ * outputs, then die of the signal as if unhandled (SA_RESETHAND). */
+static void on_signal(int sig)
+{
+    ds_tmp_unlink_all();
+    raise(sig);
+}
+
+static void catch_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL); /* an ignored signal stays ignored */
+}
+
 int main(int argc, char **argv)
 {
+    catch_signals();
     if (argc < 2) {
         usage(stderr);
         return FSVC_EUSAGE;

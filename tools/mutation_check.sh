@@ -37,7 +37,7 @@ MUTANTS=(
 "M11@fsvc/novelty.c@if (cnt > 0 && !(a < prag))@if (cnt > 0 && !(a <= prag))@test_novelty@sequential novelty pass: < becomes <="
 "M12@fsvc/ridge.c@double lam = md > 0 ? lambda * md : lambda;@double lam = lambda;@test_readout@ridge: lambda not scaled by mean diag(H^T H)"
 "M13@fsvc/model_io.c@M->y_offset = get_f64(b);@M->y_offset = 0 * get_f64(b);@test_model test_model_regression@model load: regression y_offset dropped"
-"M14@fsvc/model_io.c@if (crc != (uint32_t)crc32(0L, p, (uInt)plen)) {@if (0 && crc != (uint32_t)crc32(0L, p, (uInt)plen)) {@test_model cli:test_train.sh@model load: CRC not checked"
+"M14@fsvc/model_io.c@if (crc != (uint32_t)crc32_z(0L, h + MODEL_HEAD, (z_size_t)plen))@if (0 && crc != (uint32_t)crc32_z(0L, h + MODEL_HEAD, (z_size_t)plen))@test_model test_model_bad cli:test_train.sh@model load: CRC not checked"
 "M15@fsvc/deskew.c@*alpha = cxy / vy;@*alpha = -cxy / vy;@test_deskew@deskew: shear sign flipped"
 "M16@datasets/idx.c@if (dim == 0)@if (0 && dim == 0)@test_idx test_idx_dims@IDX loader: zero-dimension check removed"
 "M17@datasets/libsvm.c@if (k == prev) {@if (0 && k == prev) {@test_libsvm@LIBSVM loader: duplicate index accepted"

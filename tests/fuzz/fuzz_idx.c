@@ -2,8 +2,10 @@
  * in memory. The first byte picks the path: even -> the rest is parsed as
  * it is (raw IDX, or gzip when it starts with 1f 8b: corrupt streams);
  * odd -> the rest is gzip-compressed first, so that the IDX parser behind
- * a valid inflate stream is explored too. Build and run: make fuzz. */
-#include "datasets/datasets.h"
+ * a valid inflate stream is explored too; with bit 1 also set, a byte of
+ * garbage follows the stream and the parse must fail. Build and run:
+ * make fuzz. */
+#include "datasets/loaders.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int rc = deflate(&z, Z_FINISH);
         len = cap - z.avail_out;
         deflateEnd(&z);
+        if (data[-1] & 2)
+            buf[len++] = 'x'; /* cap has room: compressBound + 32 */
         if (rc != Z_STREAM_END) {
             free(buf);
             return 0;
@@ -48,6 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fsvc_error err;
     fsvc_error_clear(&err);
     int rc = ds_idx_parse(&a, mode ? buf : data, len, "fuzz", FUZZ_MAX_BYTES, &err);
+    if (rc == FSVC_OK && mode && (data[-1] & 2))
+        abort(); /* trailing garbage after the gzip stream was accepted */
     if (rc == FSVC_OK) {
         /* touch every element: the claimed size must really be there */
         size_t bytes = (size_t)a.count * ds_idx_type_size(a.type);

@@ -1,7 +1,7 @@
 /* fuzz_libsvm.c - libFuzzer target for the LIBSVM text parser
  * (datasets/libsvm.c), text in memory. On success the dense matrix must be
  * N x n with finite values and sorted class values. Build and run: make fuzz. */
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,6 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fsvc_error_clear(&err);
     int rc = ds_libsvm_parse(&d, text, size, "fuzz", force, FUZZ_MAX_BYTES, &err);
     if (rc == FSVC_OK) {
+        /* only LF and CRLF line ends load (a last CR may lack its LF) */
+        for (size_t i = 0; i + 1 < size; i++)
+            if (data[i] == '\r' && data[i + 1] != '\n')
+                abort();
         const double *x = d.x;
         if (d.N < 1 || d.n < 1 || (force && d.n != force) || !d.y || d.K < 1)
             abort();

@@ -8,7 +8,7 @@
  * Inputs whose IHDR claims more than 2^20 pixels are skipped (they only
  * test malloc).
  * Build and run: make fuzz. */
-#include "datasets/datasets.h"
+#include "datasets/loaders.h"
 
 #include <stdio.h>
 #include <stdlib.h>

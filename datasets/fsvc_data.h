@@ -1,0 +1,76 @@
+/*
+ * fsvc_data.h - the public dataset API (datasets/): the dataset struct,
+ * loading any supported source, class indexing, conversion and writers.
+ * Included by fsvc.h; above it only base/fsvc_base.h.
+ */
+#ifndef FSVC_DATA_H
+#define FSVC_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../base/fsvc_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- datasets ---- */
+typedef struct fsvc_dataset {
+    int64_t N;            /* number of samples */
+    int n;                /* features per sample */
+    fsvc_dtype dtype;     /* element type of x */
+    void *x;              /* X: N x n, row-major, element type dtype */
+    int has_labels;       /* 0 for unlabelled sets (an inference folder) */
+    double *y;            /* y: N label values as read (NULL if no labels) */
+    int *cls;             /* cls: N class indices into class_values */
+    int K;                /* number of distinct labels */
+    double *class_values; /* K distinct label values, ascending */
+    char **class_names;   /* K names (PNG class folders) or NULL */
+    char **paths;         /* N source paths (PNG images) or NULL */
+    int rows, cols;       /* image geometry when known, else 0 */
+    fsvc_scale scale;     /* scaling already applied to x */
+    char source[512];     /* what it was loaded from */
+} fsvc_dataset;
+
+typedef struct fsvc_load_opts {
+    int resize;           /* PNG: resize images to the first one's size */
+    int allow_unlabelled; /* PNG folder without class sub-folders */
+    int n_features;       /* LIBSVM: force n (0 = largest index seen) */
+} fsvc_load_opts;
+
+/* Loads any supported source, detected from what it is:
+ *   - an IDX prefix (DIR/train -> DIR/train-images-idx3-ubyte[.gz] and
+ *     DIR/train-labels-idx1-ubyte[.gz]) or an IDX images file;
+ *   - a LIBSVM text file;
+ *   - a folder of PNG images (one sub-folder per class, or any folder
+ *     for inference when opts->allow_unlabelled).
+ * opts may be NULL. On failure d is left empty (safe to free). */
+int fsvc_dataset_load(fsvc_dataset *d, const char *source,
+                      const fsvc_load_opts *opts, fsvc_error *err);
+void fsvc_dataset_free(fsvc_dataset *d);
+
+/* Recomputes cls, K and class_values from y. */
+int fsvc_dataset_index_classes(fsvc_dataset *d, fsvc_error *err);
+
+/* Converts x to dtype `to`, applying scale (scaling u8 to floats only). */
+int fsvc_dataset_convert(fsvc_dataset *d, fsvc_dtype to, fsvc_scale scale,
+                         fsvc_error *err);
+
+
+/* ---- datasets: writers and extra loaders (datasets/) ---- */
+
+/* Writes d as LIBSVM text (label index:value, 1-based, shortest exact
+ * float64 text) to path, through a temporary file renamed into place. */
+int fsvc_dataset_write_libsvm(const char *path, const fsvc_dataset *d,
+                              fsvc_error *err);
+
+/* Writes an 8-bit RGB image (rgb: H x W x 3, row-major) as a PNG through a
+ * temporary file renamed into place (no half-written file on error). */
+int fsvc_png_write_rgb(const char *path, const uint8_t *rgb, int W, int H,
+                       fsvc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FSVC_DATA_H */

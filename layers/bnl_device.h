@@ -1,0 +1,59 @@
+/*
+ * bnl_device.h - the interface a device backend implements to plug in
+ * behind the engine (not installed). The engine (layers/bnl.c, gpu.c)
+ * calls a backend only through its table of entry points; the backend
+ * includes this header and bnl_types.h, never bnl.h, and the engine never
+ * includes the backend's headers: the dependency runs one way, backend ->
+ * interface.
+ *
+ * cuda/ops.c defines bnl_cuda_ops from the real backend (cuda/<x>.cu, nvcc)
+ * or from cuda/bnl_cuda_none.c (built without nvcc: every entry point says
+ * "not compiled in" and fails with FSVC_ERESOURCE, so the engine falls back
+ * to the CPU). To add a device backend: fill a bnl_device_ops, add its
+ * bnl_backend value and name, and pick it in bnl_ctx_open.
+ *
+ * Layouts as in bnl.h; all pointers are host memory.
+ */
+#ifndef FSVC_BNL_DEVICE_H
+#define FSVC_BNL_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bnl_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bnl_device_ops {
+    const char *name;
+    /* Opens the device; on failure *out is NULL and err holds one line
+     * (FSVC_ERESOURCE); strict only changes the wording. */
+    int (*open)(bnl_cuda **out, int strict, fsvc_error *err);
+    void (*close)(bnl_cuda *c);                      /* NULL is fine */
+    /* H = act(dist(W, X)), u8 and f32 (f64 stays on the CPU). */
+    int (*forward)(bnl_cuda *c, const bnl_op *op, void *H, int64_t ldh,
+                   const void *W, int64_t m, const void *X, int64_t N, int n,
+                   fsvc_error *err);
+    /* S[i] += sum_j h(x_i, w_j), float64 in increasing j. */
+    int (*actsum)(bnl_cuda *c, const bnl_op *op, double *S, const void *W,
+                  int64_t m, const void *X, int64_t N, int n, fsvc_error *err);
+    /* One line on the device (or why there is none); 1 if usable. */
+    int (*describe)(char *buf, size_t len);
+    /* The tuning hooks of bnl.h (bnl_gpu_*). */
+    void (*device_tag)(const bnl_cuda *c, char *buf, size_t len);
+    int (*props)(const bnl_cuda *c, bnlc_device *d, char *tune_path, size_t len);
+    void (*limits)(bnl_cuda *c, bnlc_limits *get, const bnlc_limits *set);
+    int (*tune_path)(char *buf, size_t len, const char *tag);
+    int (*tune_write)(const char *path, const char *device, const bnlc_limits *lim,
+                      const char *comment, fsvc_error *err);
+} bnl_device_ops;
+
+/* The CUDA backend (cuda/ops.c). */
+extern const bnl_device_ops bnl_cuda_ops;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FSVC_BNL_DEVICE_H */

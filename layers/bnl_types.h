@@ -1,0 +1,100 @@
+/*
+ * bnl_types.h - the engine's vocabulary, shared by the engine API (bnl.h)
+ * and the backends behind it (layers/ CPU kernels, cuda/): the op (distance,
+ * activation, dtype, radius), the enums with one name table each, the plan
+ * a call reports, and the GPU device/limit records of the tuning API.
+ * Above it only base/fsvc_base.h. Installed with bnl.h.
+ */
+#ifndef FSVC_BNL_TYPES_H
+#define FSVC_BNL_TYPES_H
+
+#include <stdint.h>
+
+#include "../base/fsvc_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BNL_TRI_SCALE 2.5066 /* paper eq. 2: support of the triangle */
+
+typedef enum { BNL_L1 = 0, BNL_L2 = 1, BNL_DOT = 2 } bnl_dist;
+typedef enum { BNL_TRI = 0, BNL_GAUSS = 1, BNL_TANH = 2, BNL_IDENT = 3 } bnl_act;
+typedef enum { BNL_REF = 0, BNL_CPU = 1, BNL_CUDA = 2 } bnl_backend;
+/* CPU kernels: ref runs the oracle loops of layers/ref.c on the CPU
+ * backend; scalar, avx2, avx512 the kernels of layers/kern_*.c. */
+typedef enum { BNL_ARCH_REF = 0, BNL_ARCH_SCALAR = 1, BNL_ARCH_AVX2 = 2,
+               BNL_ARCH_AVX512 = 3 } bnl_arch;
+
+/* One name table per enum (layers/bnl_names.c); _name and _parse read it. */
+extern const fsvc_name bnl_dist_names[];
+extern const fsvc_name bnl_act_names[];
+extern const fsvc_name bnl_backend_names[];
+extern const fsvc_name bnl_arch_names[];
+const char *bnl_dist_name(bnl_dist d);
+const char *bnl_act_name(bnl_act a);
+const char *bnl_backend_name(bnl_backend b);
+const char *bnl_arch_name(bnl_arch a);
+int bnl_dist_parse(const char *s, bnl_dist *out);       /* "l1" "l2" "dot" */
+int bnl_act_parse(const char *s, bnl_act *out);         /* "tri" "gauss" "tanh" "ident" */
+int bnl_backend_parse(const char *s, bnl_backend *out); /* "ref" "cpu" "cuda" */
+int bnl_arch_parse(const char *s, bnl_arch *out);       /* "ref" "scalar" "avx2" "avx512" */
+/* 1 if this CPU can run arch (cpuid); REF and SCALAR always 1. */
+int bnl_arch_supported(bnl_arch arch);
+
+typedef struct bnl_op {
+    bnl_dist dist;
+    bnl_act act;
+    fsvc_dtype dtype;
+    double radius;   /* r > 0 for triangular and Gaussian */
+} bnl_op;
+
+/* Checks an op (radius > 0 where needed, dist/act pairs that make sense). */
+int bnl_op_check(const bnl_op *op, fsvc_error *err);
+
+/* Tile sizes picked by the planner for one call (printed by bench -v). */
+typedef struct bnl_plan {
+    int64_t tile_m;  /* neurons per tile */
+    int64_t tile_N;  /* samples per tile */
+    int64_t tiles;   /* number of tiles */
+    int threads;
+    const char *path;    /* "ref-loops", "kernels", "gemm", "cuda" */
+    const char *kernel;  /* kernel table name or "openblas-sgemm" ... */
+} bnl_plan;
+
+/* The GPU backend's state (cuda/), opaque to everything else. */
+typedef struct bnl_cuda bnl_cuda;
+
+/* A GPU's properties (cuda/device.cu reads them at open). */
+typedef struct bnlc_device {
+    char name[128];
+    int cc_major, cc_minor;
+    int sms;                 /* multiprocessors */
+    int fp32_per_sm;         /* FP32 lanes per SM ("cores per multiprocessor") */
+    int int32_per_sm;        /* INT32 (dp4a) lanes per SM, 0 = no dp4a */
+    int fp64_per_sm;         /* FP64 lanes per SM */
+    double clock_ghz;        /* SM clock */
+    double mem_bw_gbs;       /* DRAM bandwidth */
+    int64_t mem_total;       /* bytes */
+    int64_t mem_free;        /* bytes, cudaMemGetInfo */
+    int64_t max_grid_x, max_grid_y;
+    int smem_per_block;      /* bytes */
+} bnlc_device;
+
+/* The GPU planner's limits (defaults, or a tune file written by fsvc tune). */
+typedef struct bnlc_limits {
+    int64_t max_M;           /* cap on tile_m and tile_N, 0 = none */
+    double max_launch_syn;   /* cap on n * tile_m * tile_N, 0 = launch_s / t_syn */
+    double launch_s;         /* target seconds per launch */
+    double mem_frac;         /* share of the free memory to use */
+    int64_t mem_reserve;     /* bytes left free (context, cuBLAS workspace) */
+    int streams;             /* >= 1; 2 overlaps transfers with compute */
+    int pow2;                /* tiles rounded down to powers of two (paper) */
+    int64_t max_out_bytes;   /* forward: H tile bytes per stream (pinned
+                                host staging), 0 = none */
+} bnlc_limits;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FSVC_BNL_TYPES_H */

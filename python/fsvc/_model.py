@@ -1,0 +1,140 @@
+"""A trained fsvc model held by libfsvc (an opaque handle), its bytes (the
+model file's bytes: what pickling stores) and training/prediction on NumPy
+arrays without copying them."""
+import ctypes
+
+import numpy as np
+
+from ._lib import PRINT_DISCARD, Error, check, lib, set_blas_threads
+
+_DTYPES = {np.dtype(np.uint8): 0, np.dtype(np.float32): 1, np.dtype(np.float64): 2}
+
+
+def engine_array(X):
+    """X as the engine takes it: a C-contiguous u8, f32 or f64 2-D array.
+    Such an array is returned as is (no copy); anything else is copied to
+    float64."""
+    X = np.asarray(X)
+    if X.dtype not in _DTYPES:
+        X = X.astype(np.float64)
+    return np.ascontiguousarray(X)
+
+
+class Model:
+    """Owns one fsvc_model (freed with the object)."""
+
+    def __init__(self):
+        self._h = lib.fsvc_model_alloc()
+        if not self._h:
+            raise MemoryError("fsvc: out of memory for a model")
+
+    def __del__(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h and lib is not None:
+            lib.fsvc_model_release(h)
+
+    # ---- construction ----
+    @classmethod
+    def train(cls, X, y, settings, regression, rows=0, cols=0, verbose=False):
+        """settings: (name, value) pairs for fsvc_param_set, applied in order."""
+        err = Error()
+        p = lib.fsvc_param_alloc(1 if regression else 0, 1 if verbose else 0)
+        if not p:
+            raise MemoryError("fsvc: out of memory for the parameters")
+        keep = []  # the backend text must outlive the parameters
+        threads = 0
+        try:
+            for name, value in settings:
+                b = str(value).encode()
+                keep.append(b)
+                check(lib.fsvc_param_set(p, name.encode(), b, ctypes.byref(err)), err)
+                if name == "threads":
+                    threads = int(value)
+            set_blas_threads(threads)
+            m = cls()
+            X = engine_array(X)
+            y = np.ascontiguousarray(y, dtype=np.float64)
+            if verbose:
+                lib.fsvc_set_print(None)
+            try:
+                rc = lib.fsvc_train_view(m._h, None, X.ctypes.data, X.shape[0], X.shape[1],
+                                         _DTYPES[X.dtype], rows, cols, y.ctypes.data, p,
+                                         ctypes.byref(err))
+            finally:
+                lib.fsvc_set_print(PRINT_DISCARD)
+            check(rc, err)
+            return m
+        finally:
+            lib.fsvc_param_release(p)
+
+    @classmethod
+    def from_bytes(cls, data, what="model bytes"):
+        m = cls()
+        err = Error()
+        data = bytes(data)
+        check(lib.fsvc_model_from_bytes(m._h, data, len(data), what.encode(),
+                                        ctypes.byref(err)), err)
+        return m
+
+    @classmethod
+    def load(cls, path):
+        m = cls()
+        err = Error()
+        check(lib.fsvc_model_load(m._h, str(path).encode(), ctypes.byref(err)), err)
+        return m
+
+    # ---- output ----
+    def to_bytes(self):
+        err = Error()
+        buf = ctypes.c_void_p()
+        n = ctypes.c_size_t()
+        check(lib.fsvc_model_to_bytes(ctypes.byref(buf), ctypes.byref(n), self._h,
+                                      ctypes.byref(err)), err)
+        try:
+            return ctypes.string_at(buf.value, n.value)
+        finally:
+            lib.fsvc_bytes_free(buf)
+
+    def save(self, path):
+        err = Error()
+        check(lib.fsvc_model_save(self._h, str(path).encode(), ctypes.byref(err)), err)
+
+    @property
+    def meta(self):
+        """dict: n, rows, cols, K, Kout, m, regression, dtype."""
+        a = (ctypes.c_int64 * 8)()
+        lib.fsvc_model_meta(a, self._h)
+        keys = ("n", "rows", "cols", "K", "Kout", "m", "regression", "dtype")
+        return dict(zip(keys, (int(v) for v in a)))
+
+    def class_values(self):
+        K = self.meta["K"]
+        if K == 0:
+            return np.zeros(0)
+        p = lib.fsvc_model_class_values(self._h)
+        return np.array(p[:K], dtype=np.float64)
+
+    def predict(self, X, backend="cpu", threads=0, scores=True, rows=0, cols=0):
+        """(pred, score): N class indices (int32) and N x Kout readout scores."""
+        X = engine_array(X)
+        meta = self.meta
+        N = X.shape[0]
+        pred = np.empty(N, dtype=np.int32)
+        score = np.empty((N, meta["Kout"]), dtype=np.float64) if scores else None
+        err = Error()
+        set_blas_threads(threads)
+        check(lib.fsvc_predict_view(pred.ctypes.data,
+                                    score.ctypes.data if scores else None, self._h,
+                                    X.ctypes.data, N, X.shape[1], _DTYPES[X.dtype], rows, cols,
+                                    str(backend).encode(), int(threads), ctypes.byref(err)),
+              err)
+        return pred, score
+
+
+def scores_proba(score):
+    """Softmax of each row of the readout scores (fsvc_scores_proba, the
+    same as `fsvc predict -b 1`)."""
+    score = np.ascontiguousarray(score, dtype=np.float64)
+    out = np.empty_like(score)
+    lib.fsvc_scores_proba(out.ctypes.data, score.ctypes.data, score.shape[0], score.shape[1])
+    return out

@@ -1,0 +1,265 @@
+"""scikit-learn estimators over libfsvc: FSVCClassifier and FSVCRegressor.
+
+Parameters mirror `fsvc train` (see `fsvc train --help`) and are applied by
+name through fsvc_param_set, the parser of the CLI's settings, so the
+values and their checks are the CLI's.
+
+Inputs: X is 2-D (N x n) or 3-D (N x rows x cols images: the geometry is
+kept for the deskew preprocessing, as the CLI keeps it for IDX and PNG
+data). A C-contiguous uint8, float32 or float64 array goes to the engine as
+it is, with no copy; any other dtype or layout is copied once to float64.
+(The engine then prepares its own input, preprocessing and scaling, the
+same as the CLI does.)
+"""
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (check_array, check_consistent_length, check_is_fitted,
+                                      column_or_1d)
+
+from ._model import Model, scores_proba
+
+__all__ = ["FSVCClassifier", "FSVCRegressor"]
+
+_ACCEPTED = (np.float64, np.float32, np.uint8)  # the first is what others become
+
+
+def _format(v):
+    if isinstance(v, (bool, np.bool_)) or v is None:
+        return str(v)  # rejected by fsvc's parser with its message
+    if isinstance(v, numbers.Integral):
+        return str(int(v))
+    if isinstance(v, numbers.Real):
+        return repr(float(v))
+    return str(v)
+
+
+class _FSVCBase(BaseEstimator):
+    _regression = False
+
+    def __init__(self, *, distance="l2", kernel="gauss", radius="0.45rms", prag=1.0,
+                 selection="auto", max_neurons=0, readout="ridge", lam=1e-5, eta=0.01,
+                 epochs=1, scale="none", dtype=None, preprocess="auto", shuffle=False,
+                 backend="cpu", threads=0, random_state=0, verbose=False):
+        self.distance = distance
+        self.kernel = kernel
+        self.radius = radius
+        self.prag = prag
+        self.selection = selection
+        self.max_neurons = max_neurons
+        self.readout = readout
+        self.lam = lam
+        self.eta = eta
+        self.epochs = epochs
+        self.scale = scale
+        self.dtype = dtype
+        self.preprocess = preprocess
+        self.shuffle = shuffle
+        self.backend = backend
+        self.threads = threads
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ---- parameters -> fsvc settings ----
+    def _settings(self):
+        rs = self.random_state
+        if rs is None:
+            seed = 0  # fsvc is deterministic: no seed means seed 0
+        elif isinstance(rs, numbers.Integral) and not isinstance(rs, (bool, np.bool_)):
+            seed = int(rs)
+        else:
+            seed = int(check_random_state(rs).randint(0, 2**31 - 1))
+        s = [("radius", _format(self.radius)), ("prag", _format(self.prag)),
+             ("dist", _format(self.distance)), ("kernel", _format(self.kernel)),
+             ("select", _format(self.selection)), ("max-neurons", _format(self.max_neurons)),
+             ("readout", _format(self.readout)), ("lambda", _format(self.lam)),
+             ("eta", _format(self.eta)), ("epochs", _format(self.epochs)),
+             ("scale", _format(self.scale)), ("preprocess", _format(self.preprocess)),
+             ("backend", _format(self.backend)), ("threads", _format(self.threads)),
+             ("shuffle", str(seed))]  # sets the seed (and the shuffle, undone below)
+        if self.dtype is not None:
+            s.append(("dtype", _format(self.dtype)))
+        if not self.shuffle:
+            s.append(("shuffle", "off"))  # keeps the seed for -s random
+        return s
+
+    # ---- input checks ----
+    def _check_X(self, X, reset):
+        """(X2d, rows, cols): X as a C-contiguous 2-D engine array."""
+        self._check_feature_names(X, reset=reset)
+        X = check_array(X, dtype=_ACCEPTED, order="C", allow_nd=True,
+                        estimator=self)
+        rows = cols = 0
+        if X.ndim == 3:
+            rows, cols = X.shape[1], X.shape[2]
+            X = X.reshape(X.shape[0], rows * cols)  # a view: C-contiguous
+        elif X.ndim != 2:
+            raise ValueError("X must be 2-D (samples x features) or 3-D (samples x rows x "
+                             "cols images), got %d dimensions" % X.ndim)
+        self._check_n_features(X, reset=reset)
+        if not reset:
+            if not rows:
+                rows, cols = self.image_shape_ or (0, 0)
+            if self._model.meta["dtype"] == 0 and X.dtype != np.uint8:
+                raise ValueError("this model has u8 centroids and needs uint8 input, got %s"
+                                 % X.dtype)
+        return X, rows, cols
+
+    def _fit(self, X, y):
+        if y is None:
+            raise ValueError("%s requires y to be passed, but the target y is None"
+                             % type(self).__name__)
+        X, rows, cols = self._check_X(X, reset=True)
+        y = column_or_1d(y, warn=True)
+        check_consistent_length(X, y)
+        if X.shape[0] < 2:
+            raise ValueError("%s needs at least 2 samples, got 1 sample" % type(self).__name__)
+        return X, y, rows, cols
+
+    def _set_model(self, model, rows, cols):
+        self._model = model
+        meta = model.meta
+        self.n_centroids_ = meta["m"]
+        self.image_shape_ = (meta["rows"], meta["cols"]) if meta["rows"] else None
+        return self
+
+    # ---- the model file (the CLI reads and writes the same) ----
+    def save_model(self, path):
+        """Writes the fitted model as an fsvc model file (`fsvc predict` reads it)."""
+        check_is_fitted(self)
+        self._model.save(path)
+
+    def model_bytes(self):
+        """The bytes of the model file."""
+        check_is_fitted(self)
+        return self._model.to_bytes()
+
+    # ---- pickling: the model travels as fsvc's own model bytes ----
+    def __getstate__(self):
+        state = super().__getstate__()
+        state = dict(state)
+        if "_model" in state:
+            state["_model"] = state["_model"].to_bytes()
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        if "_model" in state:
+            state["_model"] = Model.from_bytes(state["_model"], "pickled fsvc model")
+        super().__setstate__(state)
+
+    def _more_tags(self):
+        return {"X_types": ["2darray"], "allow_nan": False}
+
+
+class FSVCClassifier(ClassifierMixin, _FSVCBase):
+    """FSVC classifier (RBF centroids picked from the training samples, then a
+    ridge, one-hot or LMS readout). Labels may be of any type (ints,
+    strings); numeric labels are stored in the model file as they are, so
+    `fsvc predict` prints them.
+
+    Attributes after fit: classes_, n_features_in_, n_centroids_,
+    image_shape_ ((rows, cols) or None).
+
+    No sample or class weights: fsvc's trainers have none."""
+
+    def fit(self, X, y):
+        X, y, rows, cols = self._fit(X, y)
+        check_classification_targets(y)
+        classes, yi = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError("FSVCClassifier needs samples of at least 2 classes; got 1 class")
+        values = None
+        if classes.dtype.kind in "biuf":
+            values = classes.astype(np.float64)
+            if not (np.all(np.isfinite(values)) and np.all(np.diff(values) > 0)):
+                values = None
+        if values is None:  # labels the model file cannot hold: class indices
+            values = np.arange(len(classes), dtype=np.float64)
+        model = Model.train(X, values[yi], self._settings(), False, rows, cols, self.verbose)
+        if model.meta["K"] != len(classes):
+            raise RuntimeError("fsvc: the model has %d classes, expected %d"
+                               % (model.meta["K"], len(classes)))
+        self.classes_ = classes
+        return self._set_model(model, rows, cols)
+
+    def _scores(self, X):
+        check_is_fitted(self)
+        X, rows, cols = self._check_X(X, reset=False)
+        return self._model.predict(X, self.backend, self.threads, True, rows, cols)
+
+    def predict(self, X):
+        pred, _ = self._scores(X)
+        return self.classes_[pred]
+
+    def decision_function(self, X):
+        """The readout scores, N x K; for two classes, score 1 - score 0."""
+        _, score = self._scores(X)
+        if score.shape[1] == 2:
+            return score[:, 1] - score[:, 0]
+        return score
+
+    def predict_proba(self, X):
+        """Softmax of the readout scores: rows sum to 1, the argmax is the
+        prediction. Not calibrated."""
+        _, score = self._scores(X)
+        return scores_proba(score)
+
+    def predict_log_proba(self, X):
+        return np.log(self.predict_proba(X))
+
+    @classmethod
+    def from_model_file(cls, path):
+        """A fitted classifier from an fsvc model file (e.g. from `fsvc train`)."""
+        return cls._from_model(Model.load(path))
+
+    @classmethod
+    def from_model_bytes(cls, data):
+        return cls._from_model(Model.from_bytes(data))
+
+    @classmethod
+    def _from_model(cls, model):
+        meta = model.meta
+        if meta["regression"]:
+            raise ValueError("this fsvc model is a regression model: use FSVCRegressor")
+        est = cls()
+        v = model.class_values()
+        est.classes_ = v.astype(np.int64) if np.all(v == np.round(v)) else v
+        est.n_features_in_ = meta["n"]
+        return est._set_model(model, meta["rows"], meta["cols"])
+
+
+class FSVCRegressor(RegressorMixin, _FSVCBase):
+    """FSVC regression: the ridge readout on the targets as real values
+    (`fsvc train --regression`). Attributes after fit: n_features_in_,
+    n_centroids_, image_shape_. No sample weights."""
+
+    _regression = True
+
+    def fit(self, X, y):
+        X, y, rows, cols = self._fit(X, y)
+        y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
+        model = Model.train(X, y, self._settings(), True, rows, cols, self.verbose)
+        return self._set_model(model, rows, cols)
+
+    def predict(self, X):
+        check_is_fitted(self)
+        X, rows, cols = self._check_X(X, reset=False)
+        _, score = self._model.predict(X, self.backend, self.threads, True, rows, cols)
+        return score[:, 0].copy()
+
+    @classmethod
+    def from_model_file(cls, path):
+        return cls._from_model(Model.load(path))
+
+    @classmethod
+    def _from_model(cls, model):
+        meta = model.meta
+        if not meta["regression"]:
+            raise ValueError("this fsvc model is a classifier: use FSVCClassifier")
+        est = cls()
+        est.n_features_in_ = meta["n"]
+        return est._set_model(model, meta["rows"], meta["cols"])

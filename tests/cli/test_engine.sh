@@ -1,0 +1,34 @@
+# CLI checks of the engine plumbing: FSVC_ARCH=ref runs the oracle loops,
+# the removed --gemm-mode is refused, `fsvc info` and `fsvc tune` reach the
+# CUDA backend through the engine (no device here: tune fails with exit 3
+# and one line), and train/predict on one thread match all threads.
+source "$(dirname "$0")/lib.sh"
+
+expect_exit 0 "bench with FSVC_ARCH=ref" -- env FSVC_ARCH=ref "$FSVC" bench --op rbf-l1 \
+  --dtype u8 -m 64 -N 64 -n 16 -v --no-ref -r 1
+expect_match "arch=ref" "bench names arch ref" "$OUT"
+expect_match "plan: path=ref-loops kernel=ref" "FSVC_ARCH=ref runs the ref loops" "$OUT"
+expect_exit 0 "bench, cpuid arch" -- env -u FSVC_ARCH "$FSVC" bench --op rbf-l1 --dtype u8 \
+  -m 64 -N 64 -n 16 -v --no-ref -r 1
+expect_match "plan: path=kernels kernel=(scalar|avx2|avx512)" "default arch runs the kernels" "$OUT"
+expect_exit 1 "bench --gemm-mode is gone" -- "$FSVC" bench --gemm-mode 1
+expect_match "unknown option '--gemm-mode'" "bench --gemm-mode: says so" "$ERR"
+
+expect_exit 0 "info" -- env FSVC_ARCH=ref "$FSVC" info
+expect_match "^cpu kernels: ref \(FSVC_ARCH" "info: kernels ref from FSVC_ARCH" "$OUT"
+expect_match "^blas: .*, [0-9]+ threads" "info: BLAS line" "$OUT"
+expect_match "^cuda: " "info: the cuda line" "$OUT"
+
+if echo "$OUT" | grep -q "using CPU"; then
+  expect_exit 3 "tune without a device" -- "$FSVC" tune --backend cuda --dry-run
+  expect_one_line "tune without a device: one line" "$ERR"
+  expect_match "^fsvc tune: cuda: " "tune names the cause" "$ERR"
+else echo "ok - a CUDA device is present: tune not checked for failure"; fi
+
+# one thread vs all threads: same model bits (tiles do not depend on threads)
+printf '1 1:0.1 2:0.2\n2 1:0.9 2:0.8\n1 1:0.15 2:0.1\n2 1:0.8 2:0.95\n1 1:0.2 2:0.25\n2 1:0.85 2:0.9\n' \
+  > "$TMP/tiny.txt"
+expect_exit 0 "train --threads 1" -- "$FSVC" train -q --threads 1 -r 0.5 "$TMP/tiny.txt" "$TMP/t1.fsvc"
+expect_exit 0 "train --threads 0" -- "$FSVC" train -q --threads 0 -r 0.5 "$TMP/tiny.txt" "$TMP/t0.fsvc"
+if cmp -s "$TMP/t1.fsvc" "$TMP/t0.fsvc"; then ok "1 thread and all threads: same model"; else
+  fail "1 thread and all threads: models differ"; fi

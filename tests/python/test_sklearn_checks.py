@@ -1,0 +1,21 @@
+"""scikit-learn's own estimator checks (sklearn.utils.estimator_checks,
+Debian's scikit-learn 1.2) on both estimators: one pytest case per check,
+then check_estimator itself.
+
+Checks skipped: none. (check_dataframe_column_names_consistency needs
+pandas: Debian's python3-pandas, which `make deps` installs; without it
+scikit-learn skips that check, and pytest -rs lists the skip.)"""
+import pytest
+from sklearn.utils.estimator_checks import check_estimator, parametrize_with_checks
+
+import fsvc
+
+
+@parametrize_with_checks([fsvc.FSVCClassifier(), fsvc.FSVCRegressor()])
+def test_sklearn_check(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("cls", [fsvc.FSVCClassifier, fsvc.FSVCRegressor])
+def test_check_estimator(cls):
+    check_estimator(cls())
