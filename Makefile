@@ -140,10 +140,9 @@ test: all tests
 	@$(MAKE) --no-print-directory asan-test
 	@echo "make test: all passed"
 
+# Ends with "unit: N passed, M failed, K skipped" (tests/run_unit.sh).
 unit-test: tests
-	@fail=0; for t in $(TEST_BIN); do \
-	  echo "== $$t"; $$t || fail=1; done; \
-	  if [ $$fail != 0 ]; then echo "unit tests FAILED"; exit 1; fi
+	@bash tests/run_unit.sh $(TEST_BIN)
 
 cli-test: $(BIN)
 	@FSVC=$(BIN) bash tests/cli/run.sh

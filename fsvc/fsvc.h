@@ -28,10 +28,11 @@ extern "C" {
 #define FSVC_VERSION_PATCH 0
 #define FSVC_VERSION "0.1.0"
 
-/* ==== model and training (issue 4: fsvc/train.c, predict.c, model*.c) ====
+/* ==== model and training (fsvc/train.c, predict.c, model*.c) ====
  *
- * FSVC (DESIGN.md section 2): a novelty pass picks training samples as RBF
- * centroids, then a readout R (m x Kout) maps activations to scores. The
+ * FSVC (R. Dogaru and I. Dogaru, 2016): a novelty pass (or a random draw)
+ * picks training samples as RBF centroids, then a readout R (m x Kout)
+ * maps activations to scores. The
  * distance and activation fields hold bnl_dist / bnl_act values
  * (layers/bnl.h): dist 0 = L1, 1 = L2; act 0 = triangular, 1 = Gaussian. */
 
@@ -72,11 +73,13 @@ const char *fsvc_preprocess_name(fsvc_preprocess p);
 int fsvc_preprocess_parse(const char *s, fsvc_preprocess *out);
 
 typedef struct fsvc_param {
-    int dist;              /* bnl_dist: 0 L1 (default), 1 L2 */
-    int act;               /* bnl_act: 0 triangular (default), 1 Gaussian */
-    double radius;         /* r > 0; <= 0: radius_rms or the radius search */
+    int dist;              /* bnl_dist: 0 L1, 1 L2 (default) */
+    int act;               /* bnl_act: 0 triangular, 1 Gaussian (default) */
+    double radius;         /* r > 0; <= 0 (default): radius_rms or, when that
+                              is <= 0 too, the radius search */
     double radius_rms;     /* > 0 (and radius <= 0): r = radius_rms times the
-                              rms distance between training samples */
+                              rms distance between training samples
+                              (default 0.45) */
     double prag;           /* novelty threshold, accept when sum < prag */
     fsvc_select select;
     fsvc_readout readout;
@@ -90,13 +93,18 @@ typedef struct fsvc_param {
     int regression;        /* ridge on the label values as real targets */
     int shuffle;           /* 1: seeded shuffle of the pass order */
     uint64_t seed;
-    int64_t max_neurons;   /* 0: no cap; select random: the number taken */
+    int64_t max_neurons;   /* 0 (default): no cap, except select random
+                              takes 10000; > 0: the cap, or the number
+                              select random takes */
     const char *backend;   /* "ref", "cpu" (default), "cuda" */
     int threads;           /* <= 0: all cores */
     int progress;          /* progress lines through fsvc_printf */
 } fsvc_param;
 
-/* The defaults of `fsvc train` with no options. */
+/* The defaults of `fsvc train` with no options (fsvc/model.c): L2
+ * Gaussian, r = 0.45 x rms distance, select auto (random 10000 with the
+ * ridge readout), ridge readout, preprocess auto, dtype from the data, the
+ * cpu backend on all cores. */
 void fsvc_param_default(fsvc_param *p);
 
 /* ---- the settings model (fsvc/params.c) ----

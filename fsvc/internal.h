@@ -17,7 +17,7 @@ int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dat
 /* Seconds on the monotonic clock. */
 double fsvc_clock(void);
 
-/* Novelty pass (DESIGN section 2) over the rows of X taken in the order
+/* Novelty pass (fsvc/novelty.c) over the rows of X taken in the order
  * order[0..N-1] (NULL: 0..N-1). sel: the selected row indices of X, in
  * acceptance order (capacity N); *m their count. max_m > 0 stops the pass
  * once that many centroids are taken. Activation sums are float64 in

@@ -8,15 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The defaults reach the accuracy targets on MNIST and Fashion-MNIST:
- * sqrt (and deskew for slanted handwriting) of u8 images, L2 Gaussian of
- * radius 0.45 x the rms distance, 10000 centroids from a seeded shuffle,
- * ridge readout with lambda 1e-5 x mean diag(H^T H) (raised 3x on a
- * non-positive-definite factorisation). Measured on the 2-core dev machine
- * (no options): MNIST 98.70% (train 107 s, predict 4.8 s), Fashion-MNIST
- * 89.92% (train 67 s, predict 3.7 s). Recipe from the accuracy study. The published FSVC behaviour is
- * reached through options (e.g. -R onehot -d l1 -k tri -p 1 -r 7.6
- * --dtype f64 selects with the global novelty pass). */
+/* The defaults (`fsvc train` with no options): preprocess auto (sqrt of u8
+ * images, with deskew for slanted handwriting; fsvc_train decides), L2
+ * Gaussian of radius 0.45 x the rms distance between training samples,
+ * select auto, which with the ridge readout and that radius is random: the
+ * first 10000 samples of a seeded shuffle (fsvc_train), ridge readout with
+ * lambda 1e-5 x mean diag(H^T H) (raised 3x on a non-positive-definite
+ * factorisation, fsvc/ridge.c), dtype chosen from the data, the cpu
+ * backend on all cores. Accuracy and times measured with them: README.md
+ * and results/. The published FSVC behaviour is reached through options
+ * (e.g. -R onehot -d l1 -k tri -p 1 -r 7.6 --dtype f64 selects with the
+ * global novelty pass). */
 void fsvc_param_default(fsvc_param *p)
 {
     memset(p, 0, sizeof *p);

@@ -1,4 +1,4 @@
-/* novelty.c - the FSVC novelty pass (DESIGN.md section 2): one pass over
+/* novelty.c - the FSVC novelty pass (Dogaru & Dogaru 2016): one pass over
  * the samples; a sample becomes a centroid when the sum of the activations
  * of all current centroids on it is strictly below prag.
  *

@@ -1,6 +1,7 @@
-/* readout.c - the fixed one-hot readout and online LMS (DESIGN.md section
- * 2): W[j][k] = (lab_j == k); then `epochs` passes over the samples in file
- * order with 0/1 targets and no bias, W += eta * outer(z, T_i - z.W).
+/* readout.c - the fixed one-hot readout and online LMS of FSVC (Dogaru &
+ * Dogaru 2016): W[j][k] = (lab_j == k); then `epochs` passes over the
+ * samples in file order with 0/1 targets and no bias,
+ * W += eta * outer(z, T_i - z.W).
  * A learning rate too large for the data makes the error grow without
  * bound: the pass stops at the first error that is not finite and says so
  * (FSVC_EINPUT: lower -e), rather than leaving NaN weights behind. */

@@ -1,7 +1,7 @@
 /* study_lms.c - the LMS readout with a validation split: the learning-curve
  * view (validation and training error per epoch, best epoch kept). The
- * epochs are the trainer's own LMS epoch (fsvc_readout_lms, DESIGN.md
- * section 2: file order, 0/1 targets, no bias, W += eta * outer(z, e)),
+ * epochs are the trainer's own LMS epoch (fsvc_readout_lms, fsvc/readout.c:
+ * file order, 0/1 targets, no bias, W += eta * outer(z, e)),
  * run one at a time from the one-hot start. */
 #include "study.h"
 #include "internal.h"

@@ -1,11 +1,15 @@
 /*
- * act.h - the activation functions, exactly as bnl.h defines them.
+ * act.h - the activation functions, as the comment at the top of bnl.h
+ * defines them, and the epilogue tables.
  *
- * One definition shared by the reference backend, the CPU epilogues (the
- * same C compiled per ISA in epi_*.c: same IEEE operations in the same
- * order, no FMA contraction under -std=c11, hence the same bits) and the
- * tests. v is what the distance stage produced: the L1 distance, the
- * squared L2 distance, or the dot product (see bnl_vkind).
+ * bnl_act_f / bnl_act_d are the scalar definitions: the reference backend
+ * (ref.c), the f64 epilogues (epi.c) and the tests call them. The float
+ * tile epilogues (epi_body.h, included once per ISA by epi_scalar.c,
+ * epi_avx2.c, epi_avx512.c) restate the same IEEE operations in the same
+ * order as row loops (calling bnl_expf / bnl_tanhf from here); with no FMA
+ * contraction under -std=c11 they give the same bits. v is what the
+ * distance stage produced: the L1 distance, the squared L2 distance, or
+ * the dot product (see bnl_vkind).
  */
 #ifndef FSVC_ACT_H
 #define FSVC_ACT_H
@@ -21,9 +25,9 @@ typedef enum { BNL_V_DIST = 0, BNL_V_SQ = 1, BNL_V_DOT = 2 } bnl_vkind;
 typedef struct bnl_actp {
     bnl_act act;
     bnl_vkind vk;   /* what v is */
-    float a;        /* tri: (float)(1 / (2.5066 r)) */
+    float a;        /* tri: (float)(1 / (BNL_TRI_SCALE r)) */
     float g;        /* gauss: (float)(1 / (2 r^2)) */
-    double s;       /* tri, f64: 2.5066 r */
+    double s;       /* tri, f64: BNL_TRI_SCALE r (the triangle's support) */
     double g2;      /* gauss, f64: 2 r^2 */
 } bnl_actp;
 
@@ -143,7 +147,7 @@ typedef struct bnl_epi {
 
 const bnl_epi *bnl_epi_get(bnl_arch arch);
 
-/* f64 epilogues (epi_f64.c): same shapes, double, libm. */
+/* f64 epilogues (epi.c, through bnl_act_d): same shapes, double, libm. */
 void bnl_epi_f64(double *H, int64_t ldh, int64_t rows, int64_t cols,
                  const bnl_actp *p);
 void bnl_epi_f64_l2(double *H, int64_t ldh, const double *xn, const double *wn,

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/bnl_cuda.h"
 #include "layers/bnl.h"
 #include "layers/kernels.h"
 
@@ -122,13 +123,11 @@ static double radius_for(bnl_dist dist, int n, double maxv)
 /* ---- tolerance -------------------------------------------------------------- */
 typedef struct tol { double abs; int exact; } tol;
 
+/* abs is set for exact ops too (the rounding of the float or double
+ * activation alone): check_zeros compares with the exact triangle. */
 static tol tol_for(const bnl_op *op, int n, double maxv)
 {
-    tol t = {0.0, 0};
-    if (op->dtype == FSVC_U8 || (op->dtype == FSVC_F64 && op->dist == BNL_L1)) {
-        t.exact = 1;
-        return t;
-    }
+    tol t = {0.0, op->dtype == FSVC_U8 || (op->dtype == FSVC_F64 && op->dist == BNL_L1)};
     double eps = op->dtype == FSVC_F32 ? FLT_EPSILON : DBL_EPSILON;
     double dv; /* bound on the error of v (distance, squared distance, dot) */
     if (op->dist == BNL_L1)
@@ -144,7 +143,7 @@ static tol tol_for(const bnl_op *op, int n, double maxv)
     case BNL_TANH: t.abs = dv; break;
     case BNL_IDENT: t.abs = dd; break;
     }
-    double fl = op->dtype == FSVC_F32 ? 4e-7 : 1e-13;
+    double fl = op->dtype == FSVC_F64 ? 1e-13 : 4e-7; /* float H for u8 and f32 */
     t.abs += fl;
     if (op->act == BNL_IDENT)
         t.abs += fl * (op->dist == BNL_DOT ? n * maxv * maxv : n * maxv);
@@ -159,7 +158,7 @@ static double hval(const void *H, fsvc_dtype dt, int64_t at)
 /* Compares got with want (N x m, ld ldh); prints the first mismatches.
  * Returns the number of bad entries. */
 static int64_t compare_h(const char *what, const void *got, const void *want, fsvc_dtype dt,
-                         int64_t N, int64_t m, int64_t ldh, tol t, int check_zeros)
+                         int64_t N, int64_t m, int64_t ldh, tol t)
 {
     int64_t bad = 0;
     for (int64_t i = 0; i < N; i++)
@@ -173,8 +172,6 @@ static int64_t compare_h(const char *what, const void *got, const void *want, fs
                                              &((const float *)want)[i * ldh + j], 4) == 0;
             else
                 ok = fabs(a - b) <= t.abs;
-            if (ok && check_zeros && ((a == 0.0) != (b == 0.0)))
-                ok = fabs(a - b) <= t.abs; /* a boundary case within tolerance */
             if (!ok) {
                 if (bad < 5)
                     print_error("%s: H[%lld][%lld] = %.9g, want %.9g (diff %.3g, tol %s%.3g)\n",
@@ -206,6 +203,37 @@ static void *xalloc(size_t bytes)
     return p;
 }
 
+/* The triangle's zeros where the exact triangle (double distances from
+ * data_make) puts them: H = 0 only where the exact h = max(0, 1 - d/(S r))
+ * is within the error band of 0, and H within the band of 0 wherever the
+ * exact h is 0. band: tol_for's bound on |H - exact h| (for the exact
+ * dtypes, the activation's own rounding). This holds ref to the definition
+ * too, so a wrong support in the activation code that ref and the kernels
+ * share (act.h) fails here although compare_h sees them agree. */
+static void check_zeros(const char *what, const bnl_op *op, const data *d, const void *H,
+                        int64_t ldh)
+{
+    double band = tol_for(op, d->n, d->maxv).abs;
+    double s = BNL_TRI_SCALE * op->radius;
+    const double *D = op->dist == BNL_L1 ? d->dl1 : d->dl2;
+    int64_t bad = 0;
+    for (int64_t i = 0; i < d->N; i++)
+        for (int64_t j = 0; j < d->m; j++) {
+            double h = hval(H, d->dt, i * ldh + j), dist = D[i * d->m + j];
+            double exact = dist < s ? 1.0 - dist / s : 0.0;
+            if ((h == 0.0 && exact > band) || (exact == 0.0 && h > band)) {
+                if (bad++ < 5)
+                    print_error("%s: H[%lld][%lld] = %.9g where the exact triangle is %.9g "
+                                "(d = %.9g, support %.9g, band %.3g)\n", what, (long long)i,
+                                (long long)j, h, exact, dist, s, band);
+            }
+        }
+    if (bad) {
+        print_error("%s: %lld zeros of the triangle misplaced\n", what, (long long)bad);
+        fail();
+    }
+}
+
 /* Structural facts on a reference-checked H. */
 static void check_structure(const char *what, const bnl_op *op, const data *d, const void *H,
                             int64_t ldh, tol t)
@@ -234,6 +262,7 @@ static void check_structure(const char *what, const bnl_op *op, const data *d, c
         }
     if (op->act != BNL_TRI)
         return;
+    check_zeros(what, op, d, H, ldh);
     /* beyond the support (distance computed in double): exactly 0 */
     const double *D = op->dist == BNL_L1 ? d->dl1 : d->dl2;
     for (int64_t i = 0; i < d->N; i++)
@@ -325,7 +354,7 @@ static void run_shape_ops(int64_t m, int64_t N, int n, int few, int64_t tile_m,
                             print_error("%s: wrote past m in row %lld\n", what, (long long)i);
                             fail();
                         }
-                if (compare_h(what, H1, Hr, op.dtype, N, m, ldh, t, op.act == BNL_TRI))
+                if (compare_h(what, H1, Hr, op.dtype, N, m, ldh, t))
                     fail();
                 check_structure(what, &op, &d, H1, ldh, t);
             }
@@ -338,7 +367,7 @@ static void run_shape_ops(int64_t m, int64_t N, int n, int few, int64_t tile_m,
                     print_error("%s: %s\n", what, err.msg);
                     fail();
                 }
-                if (compare_h(what, H1, Hr, op.dtype, N, m, ldh, t, op.act == BNL_TRI))
+                if (compare_h(what, H1, Hr, op.dtype, N, m, ldh, t))
                     fail();
                 check_structure(what, &op, &d, H1, ldh, t);
             }
@@ -529,11 +558,29 @@ static void test_errors(void **state)
     assert_int_equal(bnl_forward(&ctx, &op, h, 1, w, 1, x, 1, 0, &err), FSVC_EUSAGE);
     /* m = 0 or N = 0 is a no-op */
     assert_int_equal(bnl_forward(&ctx, &op, h, 1, w, 0, x, 1, 4, &err), FSVC_OK);
-    /* cuda: strict fails cleanly without a device, non-strict falls back */
+    /* cuda, with the device probed on its own (bnl_cuda_describe): strict
+     * opens the device or fails with FSVC_ERESOURCE and one line naming
+     * cuda; non-strict opens the device or falls back to the CPU */
+    char desc[4096];
+    int have = bnl_cuda_describe(desc, sizeof desc);
     bnl_ctx c2;
-    int rc = bnl_ctx_open(&c2, "cuda", 1, 0, &err);
+    fsvc_error_clear(&err);
+    int rc = bnl_ctx_open(&c2, "cuda", 1, 1, &err);
+    if (have) {
+        assert_int_equal(rc, FSVC_OK);
+        assert_int_equal(c2.backend, BNL_CUDA);
+        assert_non_null(c2.cuda);
+        bnl_ctx_close(&c2);
+    } else {
+        assert_int_equal(rc, FSVC_ERESOURCE);
+        assert_int_equal(err.code, FSVC_ERESOURCE);
+        assert_non_null(strstr(err.msg, "cuda"));
+        assert_null(strchr(err.msg, '\n'));
+    }
+    rc = bnl_ctx_open(&c2, "cuda", 1, 0, &err);
     assert_int_equal(rc, FSVC_OK);
-    assert_true(c2.backend == BNL_CUDA || c2.backend == BNL_CPU);
+    assert_int_equal(c2.backend, have ? BNL_CUDA : BNL_CPU);
+    assert_true(have ? c2.cuda != NULL : c2.cuda == NULL);
     bnl_ctx_close(&c2);
     bnl_ctx_close(&ctx);
 }

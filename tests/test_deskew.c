@@ -315,10 +315,7 @@ static void mnist_matches_numpy(void **state)
     snprintf(prefix, sizeof prefix, "%s/datasets/mnist/train", dir);
     char img[700];
     snprintf(img, sizeof img, "%s-images-idx3-ubyte.gz", prefix);
-    if (!fx_exists(img)) {
-        fprintf(stderr, "[  SKIP    ] no MNIST at %s\n", prefix);
-        skip();
-    }
+    FX_REQUIRE(img);
     fsvc_dataset d;
     fsvc_error err;
     memset(&d, 0, sizeof d);

@@ -307,8 +307,7 @@ static void test_satimg(void **state)
     (void)state;
     char sh[4096], p[4200];
     snprintf(p, sizeof p, "%s/datasets/uci-dogaru/satimg.train", fx_shared(sh, sizeof sh));
-    if (!fx_exists(p))
-        skip();
+    FX_REQUIRE(p);
     fsvc_dataset d;
     fsvc_error err;
     if (fsvc_dataset_load(&d, p, NULL, &err))

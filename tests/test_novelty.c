@@ -1,8 +1,10 @@
 /* test_novelty.c - the novelty pass on synthetic data: the definition
  * (first sample always a centroid, strict <, sums over all centroids), the
  * batched pass equal to the plain sequential loop for every dtype, distance
- * and kernel and for chunk patterns from rare to frequent acceptance,
- * shuffle, per-class selection and the neuron cap. */
+ * and kernel, on ref and on cpu at every kernel set the CPU runs, and for
+ * chunk patterns from rare to frequent acceptance; ties (sums exactly equal
+ * to prag) in the batched pass, inside a chunk and across chunks; shuffle,
+ * per-class selection and the neuron cap. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "fsvc/internal.h"
+#include "tests/util/archs.h"
 
 /* X: N x n random values in 0..vmax of type t (integers, so every dtype
  * holds the same values). */
@@ -30,6 +33,8 @@ static void *rand_x(fsvc_dtype t, int64_t N, int n, int vmax, uint64_t seed)
     return X;
 }
 
+/* The batched pass on backend ("ref", or "cpu" at every kernel set the
+ * CPU runs) selects exactly what the sequential loop selects. */
 static void seq_eq_batched(fsvc_dtype t, bnl_dist dist, bnl_act act, double r, double prag,
                            int64_t N, int n, uint64_t seed, const int64_t *order,
                            int64_t cap, const char *backend)
@@ -41,11 +46,20 @@ static void seq_eq_batched(fsvc_dtype t, bnl_dist dist, bnl_act act, double r, d
     bnl_ctx ctx;
     if (bnl_ctx_open(&ctx, backend, 0, 0, &err)) fail_msg("%s", err.msg);
     assert_int_equal(fsvc_novelty_seq(a, &ma, &op, prag, cap, X, order, N, n, &err), 0);
-    assert_int_equal(fsvc_novelty_batched(b, &mb, NULL, &ctx, &op, prag, cap, 0, X, order,
-                                          N, n, &err), 0);
-    if (ma != mb) fail_msg("dtype %d dist %d act %d r %g: seq %lld vs batched %lld centroids",
-                           t, dist, act, r, (long long)ma, (long long)mb);
-    assert_memory_equal(a, b, ma * sizeof *a);
+    bnl_arch archs[3];
+    int na = ctx.backend == BNL_CPU ? fx_cpu_archs(archs) : 1;
+    assert_true(na >= 1);
+    for (int ai = 0; ai < na; ai++) {
+        if (ctx.backend == BNL_CPU)
+            assert_int_equal(bnl_ctx_set_arch(&ctx, archs[ai], &err), FSVC_OK);
+        assert_int_equal(fsvc_novelty_batched(b, &mb, NULL, &ctx, &op, prag, cap, 0, X, order,
+                                              N, n, &err), 0);
+        if (ma != mb)
+            fail_msg("%s/%s dtype %d dist %d act %d r %g: seq %lld vs batched %lld centroids",
+                     backend, bnl_arch_name(ctx.arch), t, dist, act, r, (long long)ma,
+                     (long long)mb);
+        assert_memory_equal(a, b, ma * sizeof *a);
+    }
     assert_int_equal(a[0], order ? order[0] : 0); /* the first sample always */
     if (cap) assert_true(ma <= cap);
     bnl_ctx_close(&ctx);
@@ -126,6 +140,91 @@ static void strict_threshold(void **s)
     bnl_ctx_close(&ctx);
 }
 
+/* Ties in the batched pass. N copies of one sample: every centroid's
+ * activation on a copy is exactly 1 (distance 0: tri 1 - 0, gauss exp(0)),
+ * so sample t's sum is exactly the number of centroids before it, and
+ * "accept when sum < prag" keeps exactly ceil(prag) copies for an integer
+ * prag (the sum equal to prag is refused). N = 300 spans several chunks:
+ * ties inside the first chunk (sums built in-chunk) and in later ones (sums
+ * from bnl_actsum over the earlier centroids). Every dtype, distance and
+ * kernel, on ref and on cpu at every kernel set. */
+static void ties_batched(void **s)
+{
+    (void)s;
+    enum { N = 300, n = 5 };
+    const fsvc_dtype ts[] = {FSVC_U8, FSVC_F32, FSVC_F64};
+    const double prags[] = {1, 2, 3, 2.5};
+    const int64_t want[] = {1, 2, 3, 3};
+    const char *backends[] = {"ref", "cpu"};
+    bnl_arch archs[3];
+    int ncpu = fx_cpu_archs(archs);
+    assert_true(ncpu >= 1);
+    int64_t sel[N], sq[N], m, mq;
+    fsvc_error err;
+    for (int ti = 0; ti < 3; ti++) {
+        unsigned char X[N * n * 8];
+        for (int64_t q = 0; q < N * n; q++) {
+            int v = (int)(q % n) * 3 + 1; /* the same row N times */
+            if (ts[ti] == FSVC_U8) X[q] = (unsigned char)v;
+            else if (ts[ti] == FSVC_F32) ((float *)X)[q] = (float)v / 8;
+            else ((double *)X)[q] = (double)v / 8;
+        }
+        for (int dist = 0; dist < 2; dist++)
+            for (int act = 0; act < 2; act++)
+                for (int pi = 0; pi < 4; pi++) {
+                    bnl_op op = {dist, act, ts[ti], 2.0};
+                    assert_int_equal(fsvc_novelty_seq(sq, &mq, &op, prags[pi], 0, X, NULL, N, n,
+                                                      &err), 0);
+                    assert_int_equal(mq, want[pi]);
+                    for (int bi = 0; bi < 2; bi++) {
+                        bnl_ctx ctx;
+                        assert_int_equal(bnl_ctx_open(&ctx, backends[bi], 1, 1, &err), 0);
+                        for (int ai = 0; ai < (bi ? ncpu : 1); ai++) {
+                            if (bi)
+                                assert_int_equal(bnl_ctx_set_arch(&ctx, archs[ai], &err), 0);
+                            assert_int_equal(fsvc_novelty_batched(sel, &m, NULL, &ctx, &op,
+                                                                  prags[pi], 0, 0, X, NULL, N,
+                                                                  n, &err), 0);
+                            if (m != want[pi])
+                                fail_msg("%s/%s %s dist %d act %d prag %g: %lld centroids, "
+                                         "want %lld (a sum equal to prag is refused)",
+                                         backends[bi], bi ? bnl_arch_name(archs[ai]) : "-",
+                                         fsvc_dtype_name(ts[ti]), dist, act, prags[pi],
+                                         (long long)m, (long long)want[pi]);
+                            for (int64_t j = 0; j < m; j++)
+                                assert_int_equal(sel[j], j); /* the first copies */
+                        }
+                        bnl_ctx_close(&ctx);
+                    }
+                }
+    }
+    /* a tie only in a later chunk: 100 distinct far samples (each its own
+     * centroid), then copies of sample 0 whose sums, from bnl_actsum over
+     * the earlier centroids, are exactly 1 */
+    double Y[2 * N];
+    for (int64_t i = 0; i < N; i++) {
+        Y[2 * i] = i < 100 ? 1000.0 * i : 0.0;
+        Y[2 * i + 1] = 0.0;
+    }
+    bnl_op op = {BNL_L1, BNL_TRI, FSVC_F64, 1.0};
+    for (int bi = 0; bi < 2; bi++) {
+        bnl_ctx ctx;
+        assert_int_equal(bnl_ctx_open(&ctx, backends[bi], 1, 1, &err), 0);
+        for (int ai = 0; ai < (bi ? ncpu : 1); ai++) {
+            if (bi)
+                assert_int_equal(bnl_ctx_set_arch(&ctx, archs[ai], &err), 0);
+            assert_int_equal(fsvc_novelty_batched(sel, &m, NULL, &ctx, &op, 1.0, 0, 0, Y, NULL,
+                                                  N, 2, &err), 0);
+            assert_int_equal(m, 100); /* the copies tie at 1 and are refused */
+            assert_int_equal(fsvc_novelty_batched(sel, &m, NULL, &ctx, &op, 1.5, 0, 0, Y, NULL,
+                                                  N, 2, &err), 0);
+            assert_int_equal(m, 101); /* below 1.5: the first copy is taken */
+            assert_int_equal(sel[100], 100);
+        }
+        bnl_ctx_close(&ctx);
+    }
+}
+
 /* Per-class selection through fsvc_train: each class runs the pass over
  * its own samples against its own centroids. */
 static void per_class(void **s)
@@ -204,6 +303,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(strict_threshold),
+        cmocka_unit_test(ties_batched),
         cmocka_unit_test(batched_equals_sequential),
         cmocka_unit_test(shuffled_and_capped),
         cmocka_unit_test(per_class),

@@ -222,3 +222,18 @@ const char *fx_shared(char *out, size_t sz)
     snprintf(out, sz, "%s", e && *e ? e : "../shared");
     return out;
 }
+
+const char *fx_missing(const char *path)
+{
+    static char why[4600];
+    if (fx_exists(path))
+        return NULL;
+    if (!strncmp(path, "/usr/share/datasets/", 20))
+        snprintf(why, sizeof why, "missing dataset %s: install the Debian package "
+                 "(make deps)", path);
+    else
+        snprintf(why, sizeof why, "missing dataset %s: the tests need the shared "
+                 "datasets (set FSVC_SHARED to the folder that holds datasets/; "
+                 "default ../shared)", path);
+    return why;
+}

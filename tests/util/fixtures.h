@@ -49,4 +49,18 @@ int fx_write_png(const char *path, int w, int h, int color_type, int bit_depth,
  * run from the repository root). Writes into out, returns out. */
 const char *fx_shared(char *out, size_t sz);
 
+/* Real data is never optional: a test that needs a dataset file and does
+ * not find it FAILS (it does not skip or pass silently). fx_missing
+ * returns NULL when path exists, else one line naming the path and how to
+ * provide it (FSVC_SHARED for ../shared, `make deps` for Debian's
+ * /usr/share/datasets). FX_REQUIRE fails the current cmocka test with that
+ * line (include <cmocka.h> before using it). */
+const char *fx_missing(const char *path);
+#define FX_REQUIRE(path)                                                        \
+    do {                                                                        \
+        const char *fx_why_ = fx_missing(path);                                 \
+        if (fx_why_)                                                            \
+            fail_msg("%s", fx_why_);                                            \
+    } while (0)
+
 #endif

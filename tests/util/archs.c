@@ -1,0 +1,49 @@
+/* archs.c - the CPU kernel sets a test covers (see archs.h). */
+#include "tests/util/archs.h"
+
+#include <stdlib.h>
+
+/* cpuid's answer for a set, independent of layers/kernels.c */
+static int cpu_has(bnl_arch a)
+{
+    __builtin_cpu_init();
+    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+               __builtin_cpu_supports("bmi2");
+    if (a == BNL_ARCH_AVX2)
+        return avx2;
+    if (a == BNL_ARCH_AVX512)
+        return avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+               __builtin_cpu_supports("avx512vnni");
+    return 1;
+}
+
+int fx_cpu_archs(bnl_arch out[3])
+{
+    static const bnl_arch all[3] = {BNL_ARCH_SCALAR, BNL_ARCH_AVX2, BNL_ARCH_AVX512};
+    bnl_ctx ctx;
+    if (bnl_ctx_open(&ctx, "cpu", 1, 1, NULL) != FSVC_OK)
+        return -1;
+    int k = 0;
+    for (int i = 0; i < 3; i++) {
+        int ok = bnl_ctx_set_arch(&ctx, all[i], NULL) == FSVC_OK;
+        if (!ok && cpu_has(all[i])) {
+            k = -1; /* the CPU has it, the engine will not run it */
+            break;
+        }
+        if (ok)
+            out[k++] = all[i];
+    }
+    bnl_ctx_close(&ctx);
+    return k;
+}
+
+void fx_arch_force(bnl_arch arch)
+{
+    setenv("FSVC_ARCH", bnl_arch_name(arch), 1);
+}
+
+void fx_arch_reset(void)
+{
+    unsetenv("FSVC_ARCH");
+}

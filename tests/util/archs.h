@@ -1,0 +1,20 @@
+/* archs.h - the CPU kernel sets a cross-backend test runs: every set this
+ * CPU can run (scalar, avx2, avx512), not only the one cpuid would pick, so
+ * a bug in a set the machine does not choose by default still fails. */
+#ifndef FSVC_TESTS_ARCHS_H
+#define FSVC_TESTS_ARCHS_H
+
+#include "layers/bnl.h"
+
+/* Fills out (3 entries) with the sets this CPU runs, scalar first, and
+ * returns how many; -1 when the engine refuses a set that cpuid (asked
+ * here on its own) says this CPU has, which would shrink the coverage
+ * without a word. */
+int fx_cpu_archs(bnl_arch out[3]);
+
+/* FSVC_ARCH=<arch> for the contexts the library opens itself (fsvc_train,
+ * fsvc_predict); fx_arch_reset() removes it again. */
+void fx_arch_force(bnl_arch arch);
+void fx_arch_reset(void);
+
+#endif

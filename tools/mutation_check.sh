@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# mutation_check.sh - does the test suite catch planted bugs?
+#
+# Copies the working tree (tracked and untracked, not ignored files) into a
+# temporary folder, builds it there (NO_CUDA=1), checks that the tests named
+# below pass on the unmodified copy, then for each mutant: replaces one
+# exact piece of one line (it must occur exactly once in its file), rebuilds
+# the tests it names, runs them, records which fail, and puts the line back.
+# A mutant is CAUGHT when at least one of its tests fails (an assertion, a
+# crash, a FAIL line of a CLI script). The working files are never edited.
+# Not part of `make test` (a few minutes); tests/MUTATION.md has the list
+# and the last results.
+#
+# Usage: tools/mutation_check.sh [--keep] [ID...]   (IDs: M01 M02 ...)
+# Exit: 0 every mutant run was caught; 1 a mutant survived, no longer
+# applies (its text is gone) or does not build; 2 the unmodified copy fails.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+KEEP=0
+if [ "${1:-}" = --keep ]; then KEEP=1; shift; fi
+WANT=" $* "
+export FSVC_SHARED=${FSVC_SHARED:-$(cd "$ROOT/.." && pwd)/shared}
+unset FSVC_TEST_QUICK FSVC_ARCH
+
+# ID @ file @ exact text @ replacement @ tests (unit binaries, cli:SCRIPT) @ what
+MUTANTS=(
+"M01@layers/kern_u8_avx2.c@_mm256_sad_epu8((x), (w))@_mm256_sad_epu8((x), (x))@test_novelty test_bnl_ops test_kernels@AVX2 u8 L1 kernel: SAD of x with itself"
+"M02@layers/kern_u8_avx512.c@_mm512_sad_epu8((x), (w))@_mm512_sad_epu8((x), (x))@test_novelty test_bnl_ops test_kernels@AVX-512 u8 L1 kernel: SAD of x with itself"
+"M03@layers/kern_flt_avx2.c@#define RS_ADD(k, col) (b = _mm256_add_ps(b, (col)))@#define RS_ADD(k, col) (b = _mm256_sub_ps(b, (col)))@test_novelty test_bnl_ops test_kernels@AVX2 f32 L1 kernel: row sums subtract"
+"M04@layers/kern_flt_avx512.c@c##r##0 = _mm512_add_pd(c##r##0, _mm512_abs_pd(_mm512_sub_pd(xb, w0)));@c##r##0 = _mm512_add_pd(c##r##0, _mm512_sub_pd(xb, w0));@test_novelty test_bnl_ops test_kernels@AVX-512 f64 L1 kernel: abs dropped in one lane group"
+"M05@layers/kern_scalar.c@acc[r][c] += ABS(xv - w[c]);@acc[r][c] += (xv - w[c]);@test_novelty test_bnl_ops test_kernels@scalar float L1 kernel: abs dropped"
+"M06@layers/epi_body.h@h[j] = t > 0.0f ? t : 0.0f;@h[j] = t;@test_bnl_ops@float epilogue: triangle not clamped at 0"
+"M07@layers/act.h@p.a = (float)(1.0 / (BNL_TRI_SCALE * r));@p.a = (float)(1.0 / (BNL_TRI_SCALE * r * 0.99));@test_bnl_ops@activation constant shared by ref and kernels: triangle 1% narrow"
+"M08@layers/plan.c@return op->dtype != FSVC_U8 && op->dist != BNL_L1;@return op->dtype != FSVC_U8 && op->dist == BNL_DOT;@test_bnl_ops@planner: float L2 sent to the L1 kernels"
+"M09@layers/cpu_reduce.c@s += f64 ? hd[j] : (double)hf[j];@s = f64 ? hd[j] : (double)hf[j];@test_bnl_ops test_novelty@actsum epilogue: sum replaced by the last term"
+"M10@fsvc/novelty.c@if (!(cnt == 0 || S[k] < prag))@if (!(cnt == 0 || S[k] <= prag))@test_novelty@batched novelty pass: < becomes <= (tie accepted)"
+"M11@fsvc/novelty.c@if (cnt > 0 && !(a < prag))@if (cnt > 0 && !(a <= prag))@test_novelty@sequential novelty pass: < becomes <="
+"M12@fsvc/ridge.c@double lam = md > 0 ? lambda * md : lambda;@double lam = lambda;@test_readout@ridge: lambda not scaled by mean diag(H^T H)"
+"M13@fsvc/model_io.c@M->y_offset = get_f64(b);@M->y_offset = 0 * get_f64(b);@test_model test_model_regression@model load: regression y_offset dropped"
+"M14@fsvc/model_io.c@if (crc != (uint32_t)crc32_z(0L, h + MODEL_HEAD, (z_size_t)plen))@if (0 && crc != (uint32_t)crc32_z(0L, h + MODEL_HEAD, (z_size_t)plen))@test_model test_model_bad cli:test_train.sh@model load: CRC not checked"
+"M15@fsvc/deskew.c@*alpha = cxy / vy;@*alpha = -cxy / vy;@test_deskew@deskew: shear sign flipped"
+"M16@datasets/idx.c@if (dim == 0)@if (0 && dim == 0)@test_idx test_idx_dims@IDX loader: zero-dimension check removed"
+"M17@datasets/libsvm.c@if (k == prev) {@if (0 && k == prev) {@test_libsvm@LIBSVM loader: duplicate index accepted"
+"M18@datasets/png.c@png_set_expand(png);@(void)png;@test_png@PNG loader: palette and low-bit images not expanded"
+)
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/fsvc-mutation-XXXXXX")
+if [ "$KEEP" = 1 ]; then echo "work folder: $WORK (kept)"; else trap 'rm -rf "$WORK"' EXIT; fi
+( cd "$ROOT" && git ls-files -z --cached --others --exclude-standard |
+    tar --null -T - -cf - ) | tar -C "$WORK" -xf - || { echo "mutation: cannot copy the tree"; exit 2; }
+
+build() { ( cd "$WORK" && make -s -j2 NO_CUDA=1 "$@" >"$WORK/build.log" 2>&1 ); }
+targets() { # tests -> make targets
+  local t out="build/fsvc"
+  for t in $1; do case $t in cli:*) ;; *) out="$out build/tests/$t" ;; esac; done
+  echo "$out"
+}
+# run_test T: 0 passes, 1 fails
+run_test() {
+  local t=$1 log=$WORK/run.log
+  case $t in
+    cli:*) ( cd "$WORK" && FSVC="$WORK/build/fsvc" timeout 600 bash "tests/cli/${t#cli:}" ) >"$log" 2>&1
+           [ $? -eq 0 ] && ! grep -q '^FAIL' "$log" ;;
+    *)     ( cd "$WORK" && timeout 600 "build/tests/$t" ) >"$log" 2>&1 ;;
+  esac
+}
+selected() { [ "$WANT" = "  " ] || [[ "$WANT" == *" $1 "* ]]; }
+
+# the unmodified copy: every test named must pass
+all_tests=""
+for m in "${MUTANTS[@]}"; do
+  IFS='@' read -r id _ _ _ tests _ <<<"$m"
+  selected "$id" && all_tests="$all_tests $tests"
+done
+all_tests=$(echo $all_tests | tr ' ' '\n' | sort -u | tr '\n' ' ')
+echo "mutation: building the copy (NO_CUDA=1) and running the unmodified tests"
+build $(targets "$all_tests") || { echo "mutation: the copy does not build:"; tail -5 "$WORK/build.log"; exit 2; }
+for t in $all_tests; do
+  run_test "$t" || { echo "mutation: $t fails on the unmodified copy:"; tail -5 "$WORK/run.log"; exit 2; }
+done
+
+caught=0 total=0 bad=0
+for m in "${MUTANTS[@]}"; do
+  IFS='@' read -r id file from to tests what <<<"$m"
+  selected "$id" || continue
+  total=$((total + 1))
+  f=$WORK/$file
+  cp "$f" "$f.orig"
+  n=$(python3 - "$f" "$from" "$to" <<'PY'
+import sys
+p, a, b = sys.argv[1:4]
+s = open(p).read()
+n = s.count(a)
+if n == 1:
+    open(p, "w").write(s.replace(a, b))
+print(n)
+PY
+)
+  if [ "$n" != 1 ]; then
+    printf '%s %-26s STALE (the text occurs %s times): %s\n' "$id" "$file" "$n" "$what"
+    bad=$((bad + 1)); rm -f "$f.orig"; continue
+  fi
+  if ! build $(targets "$tests"); then
+    printf '%s %-26s DOES NOT BUILD: %s\n' "$id" "$file" "$what"
+    bad=$((bad + 1))
+  else
+    by="" passed=""
+    for t in $tests; do
+      if run_test "$t"; then passed="$passed $t"; else by="$by $t"; fi
+    done
+    if [ -n "$by" ]; then
+      caught=$((caught + 1))
+      printf '%s %-26s caught by%s%s: %s\n' "$id" "$file" "$by" "${passed:+ (passed:$passed)}" "$what"
+    else
+      bad=$((bad + 1))
+      printf '%s %-26s MISSED (passed:%s): %s\n' "$id" "$file" "$passed" "$what"
+    fi
+  fi
+  mv "$f.orig" "$f"
+  touch "$f"
+done
+echo "mutation: $caught of $total mutants caught"
+[ "$bad" -eq 0 ]
