@@ -120,3 +120,13 @@ if [ -f "$MNIST/train-images-idx3-ubyte.gz" ]; then
   expect_match '^Accuracy = (9[0-9]|8[0-9])\.' "MNIST defaults with 300 centroids above 80%" "$(echo "$OUT" | tail -n 1)"
   cd - >/dev/null
 fi
+
+# -r auto and -r search are the same setting (the author's radius search)
+if [ -f "$UCI/iris.train" ]; then
+  expect_exit 0 "train -r auto" -- "$FSVC" train -r auto -R onehot -d l1 -k tri --dtype f64 "$UCI/iris.train" "$TMP/ra.fsvc"
+  expect_match '^radius search: r = ' "train -r auto runs the radius search" "$ERR"
+  expect_exit 0 "train -r search" -- "$FSVC" train -q -r search -R onehot -d l1 -k tri --dtype f64 "$UCI/iris.train" "$TMP/rs.fsvc"
+  if cmp -s "$TMP/ra.fsvc" "$TMP/rs.fsvc"; then ok "-r auto and -r search: same model"; else fail "-r auto and -r search differ"; fi
+else
+  fail "missing $UCI/iris.train (set FSVC_SHARED)"
+fi
