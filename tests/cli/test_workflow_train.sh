@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# fsvc train workflows from LIBSVM habits (issue 14 points 6, 9, 11):
+# -v K cross-validation, -q quiet, model bytes independent of --threads.
+source "$(dirname "$0")/lib.sh"
+IRIS=$UCI/iris.train
+cd "$TMP"
+
+# -v K: svm-train -v's line, no model written
+expect_exit 0 "train -v 5 runs" -- "$FSVC" train -v 5 "$IRIS"
+expect_match '^Cross Validation Accuracy = [0-9.]+%$' "train -v prints the svm-train -v line" \
+  "$(echo "$OUT" | tail -1)"
+if [ ! -e iris.train.fsvc ]; then ok "train -v writes no model"; else fail "train -v wrote iris.train.fsvc"; fi
+acc=$(echo "$OUT" | sed -n 's/^Cross Validation Accuracy = \([0-9.]*\)%$/\1/p')
+if awk -v a="$acc" 'BEGIN { exit !(a >= 85 && a <= 100) }'; then ok "train -v 5 iris accuracy $acc% in [85,100]"
+else fail "train -v 5 iris accuracy '$acc'"; fi
+expect_exit 0 "train -q -v 3" -- "$FSVC" train -q -v 3 --shuffle 7 "$IRIS"
+expect_match '^Cross Validation Accuracy = [0-9.]+%$' "train -q -v: only the result line" "$OUT"
+expect_one_line "train -q -v: one line on stdout" "$OUT"
+expect_exit 0 "train -v: the seed picks the folds, same seed same result" -- "$FSVC" train -q -v 3 --shuffle 7 "$IRIS"
+out1=$OUT
+"$FSVC" train -q -v 3 --shuffle 7 "$IRIS" >"$TMP/o2"
+if [ "$out1" = "$(cat "$TMP/o2")" ]; then ok "train -v repeatable with --shuffle 7"; else fail "train -v not repeatable"; fi
+expect_exit 1 "train -v 1: bad fold count" -- "$FSVC" train -v 1 "$IRIS"
+expect_match "train: -v: '1'" "train -v 1 names the option" "$ERR"
+expect_exit 1 "train -v x: bad fold count" -- "$FSVC" train -v x "$IRIS"
+expect_exit 1 "train -v with a MODEL: usage" -- "$FSVC" train -v 3 "$IRIS" m.fsvc
+expect_one_line "train -v with a MODEL: one line" "$(echo "$ERR" | head -1)"
+expect_exit 1 "train -v --regression: usage" -- "$FSVC" train -v 3 --regression "$IRIS"
+expect_exit 2 "train -v 5 on 3 samples: bad input" -- bash -c "head -3 '$IRIS' > small.txt; '$FSVC' train -v 5 small.txt"
+expect_match 'only 3 samples' "train -v more folds than samples: says so" "$ERR"
+expect_one_line "train -v more folds than samples: one line" "$ERR"
+
+# -q: only the result line on stdout, nothing on stderr (radius, preprocess)
+expect_exit 0 "train -q" -- "$FSVC" train -q "$IRIS" q.fsvc
+expect_match '^model written to q.fsvc$' "train -q prints the result line only" "$OUT"
+expect_one_line "train -q: one line" "$OUT"
+if [ -z "$ERR" ]; then ok "train -q: stderr empty"; else fail "train -q: stderr: $ERR"; fi
+expect_exit 0 "train -q -r auto" -- "$FSVC" train -q -r auto "$IRIS" q2.fsvc
+if [ -z "$ERR" ]; then ok "train -q -r auto: no radius search lines"; else fail "train -q -r auto: stderr: $ERR"; fi
+expect_exit 0 "train (not a terminal)" -- "$FSVC" train "$IRIS" v.fsvc
+if ! echo "$ERR" | grep -q 'radius'; then ok "train: the library's radius line only with progress"; else fail "train: stderr: $ERR"; fi
+expect_match 'preprocess none' "train: the model line names the preprocessing" "$OUT"
+
+# model bytes do not depend on --threads: novelty pass, radius search, lms.
+# Not yet for the ridge readout: OpenBLAS's multi-threaded syrk/potrf sum in
+# a thread-dependent order (optd64: the bytes differ); the ridge solve is
+# being replaced on main, the check joins this list when it holds.
+for spec in "-R lms -s global $IRIS" "-R onehot -r auto $IRIS" "-R lms -e 0.01 -E 3 $UCI/optd64.train"; do
+  # shellcheck disable=SC2086
+  "$FSVC" train -q --threads 1 $spec t1.fsvc >/dev/null 2>&1
+  # shellcheck disable=SC2086
+  "$FSVC" train -q --threads 2 $spec t2.fsvc >/dev/null 2>&1
+  if [ -s t1.fsvc ] && cmp -s t1.fsvc t2.fsvc; then ok "same model bytes with --threads 1 and 2: $spec"
+  else fail "model bytes differ with --threads 1 and 2: $spec"; fi
+  rm -f t1.fsvc t2.fsvc
+done
