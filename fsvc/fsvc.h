@@ -98,8 +98,14 @@ typedef struct fsvc_param {
                               select random takes */
     const char *backend;   /* "ref", "cpu" (default), "cuda" */
     int threads;           /* <= 0: all cores */
-    int progress;          /* progress lines through fsvc_printf */
+    int progress;          /* through fsvc_printf: 0 nothing; FSVC_PROGRESS_ALL
+                              progress lines (ETA) and messages (radius,
+                              radius search steps, preprocess auto, ridge
+                              retries); FSVC_PROGRESS_STEPS the messages only */
 } fsvc_param;
+
+#define FSVC_PROGRESS_ALL 1
+#define FSVC_PROGRESS_STEPS 2
 
 /* The defaults of `fsvc train` with no options (fsvc/model.c): L2
  * Gaussian, r = 0.45 x rms distance, select auto (random 10000 with the

@@ -269,6 +269,7 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
         fsvc_shuffle(order, d->N, p->seed);
     }
     bnl_op op = { (bnl_dist)p->dist, (bnl_act)p->act, M->dtype, p->radius };
+    int bars = p->progress == FSVC_PROGRESS_ALL; /* the progress lines */
     double t0 = fsvc_clock(), syn = 0, syn2 = 0;
     double r = p->radius;
     if (!(r > 0) && p->radius_rms > 0) {
@@ -289,7 +290,7 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
     int64_t m = 0;
     int64_t cap = p->max_neurons;
     if (p->select == FSVC_SELECT_RANDOM && cap <= 0) cap = 10000;
-    rc = select_pass(sel, &m, &syn2, &ctx, op, r, p, cap, X, order, d, p->progress, err);
+    rc = select_pass(sel, &m, &syn2, &ctx, op, r, p, cap, X, order, d, bars, err);
     if (rc) goto fail;
     syn += syn2;
     double t1 = fsvc_clock();
@@ -316,18 +317,18 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
         for (int64_t i = 0; i < d->N; i++) yc[i] = d->y[i] - mean;
         M->y_offset = mean;
         rc = fsvc_readout_ridge(M->R, &ctx, &op, M->C, m, X, NULL, yc, d->N, d->n, 1,
-                                p->lambda, -1, p->progress, info ? info->t_ridge : NULL, err);
+                                p->lambda, -1, bars, info ? info->t_ridge : NULL, err);
         syn_r = (double)m * d->N * d->n;
     } else if (p->readout == FSVC_READOUT_RIDGE) {
         rc = fsvc_readout_ridge(M->R, &ctx, &op, M->C, m, X, d->cls, NULL, d->N, d->n,
-                                M->K, p->lambda, -1, p->progress,
+                                M->K, p->lambda, -1, bars,
                                 info ? info->t_ridge : NULL, err);
         syn_r = (double)m * d->N * d->n;
     } else {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);
         if (p->readout == FSVC_READOUT_LMS && p->eta > 0 && p->epochs > 0) {
             rc = fsvc_readout_lms(M->R, &ctx, &op, M->C, m, X, d->cls, d->N, d->n, M->K,
-                                  p->eta, p->epochs, p->progress, err);
+                                  p->eta, p->epochs, bars, err);
             syn_r = (double)m * d->N * d->n * p->epochs;
         }
     }

@@ -100,6 +100,12 @@ static void test_speaks_with_progress(void **state)
     assert_non_null(strstr(train_heard(&d, specs[0], 1), "preprocess auto"));
     assert_non_null(strstr(train_heard(&d, specs[0], 1), "radius: 0.45 x rms"));
     assert_non_null(strstr(train_heard(&d, specs[1], 1), "radius search"));
+    assert_non_null(strstr(train_heard(&d, specs[1], 1), "novelty:"));
+    /* the messages alone (fsvc study): the steps, no progress lines */
+    const char *h = train_heard(&d, specs[1], FSVC_PROGRESS_STEPS);
+    assert_non_null(strstr(h, "radius search"));
+    assert_null(strstr(h, "novelty:"));
+    assert_null(strchr(h, '\r'));
     free_images(&d);
 }
 

@@ -309,7 +309,7 @@ static int run_point(const study_files *F, const study_opts *o, const fsvc_param
     study_steps_point(cvkey, search);
     if (!rc && o->folds) {
         fsvc_param pq = *p;
-        pq.progress = 0;
+        pq.progress = FSVC_PROGRESS_STEPS;
         rc = fsvc_cross_validate(&cv, tr, &pq, o->folds, o->seed, err);
     }
     study_steps_point(key, 0);
@@ -547,7 +547,7 @@ int cmd_study(int argc, char **argv)
                                   (long long)k + 1, (long long)npts, key);
             continue;
         }
-        p.progress = 0;
+        p.progress = FSVC_PROGRESS_STEPS; /* radius search steps, no progress lines */
         if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s ...\n", (long long)k + 1, (long long)npts, key);
         rc = run_point(&F, &o, &p, key, pset[k], &tr, o.test ? &te : NULL, summary,
                        sizeof summary, &err);
