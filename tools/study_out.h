@@ -11,9 +11,12 @@
 
 /* ---- the files (study_files.c) ---- */
 
-#define STUDY_NCOLUMNS 38
-/* The CSV columns; the last, "settings", is the point's settings string
- * (everything that defines its row: what --resume matches). */
+#define STUDY_NCOLUMNS 39
+/* The CSV columns; "status" is "ok", or "failed: " and the message of a
+ * point that could not be trained or measured (bad input for its settings:
+ * a solve that fails, a readout that diverges; its measurements are empty);
+ * the last, "settings", is the point's settings string (everything that
+ * defines its row: what --resume matches). */
 extern const char *const study_columns[STUDY_NCOLUMNS];
 
 typedef struct study_files {
