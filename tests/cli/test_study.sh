@@ -40,7 +40,7 @@ if [ -e "$UCI/optd64.train" ]; then
   done
   ls "$D"/*.tmp* >/dev/null 2>&1 && fail "temporary files left" || ok "no temporary files left"
   # an interrupted study: two finished rows and a half-written third
-  grep -v '^# best' "$csv" | head -n -2 > "$TMP/part.csv"
+  grep -v '^# \(best\|train it\)' "$csv" | head -n -2 > "$TMP/part.csv"
   printf 'radius=9;readout=ridge,/x,/y,80' >> "$TMP/part.csv"
   cp "$TMP/part.csv" "$csv"
   run_study "resumed study" --resume
