@@ -679,6 +679,7 @@ int cmd_study(int argc, char **argv)
                  (long long)tr.N, o.test ? ", test " : "", b2, o.folds ? ", CV on train" : "");
         int np = 0;
         rc = study_plots(F.csv, F.prefix, &o.grid, pset, title, stderr, &np, &err);
+        if (!rc) rc = study_heatmap(F.csv, F.prefix, &o.grid, pset, title, stderr, &np, &err);
         if (!rc && o.val > 0) {
             char *png = NULL;
             if (asprintf(&png, "%s-lms.png", F.prefix) < 0)

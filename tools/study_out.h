@@ -67,6 +67,15 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
                 char *const *settings, const char *title, FILE *log, int *written,
                 fsvc_error *err);
 
+/* The heat map prefix-heatmap.png of the accuracy (CV mean, else test)
+ * over two varied axes (radius x lambda, radius x max-neurons, else the
+ * first two; the best over any other axes): nothing for a grid of fewer
+ * than two axes, skipped (a line on log) with nothing to draw; *written + 1
+ * when drawn, or the first failure. */
+int study_heatmap(const char *csv, const char *prefix, const fsvc_grid *g,
+                  char *const *settings, const char *title, FILE *log, int *written,
+                  fsvc_error *err);
+
 /* The LMS learning curves in lms_csv (point,epoch,train_err,val_err) into
  * png (*written + 1), skipped when there is none; or a failure. */
 int study_plot_lms(const char *lms_csv, const char *png, const char *title, FILE *log,
