@@ -121,7 +121,8 @@ void fsvc_param_default(fsvc_param *p);
  * samples, "auto"/"search": the author's radius search), prag, dist
  * (l1|l2), kernel (tri|gauss), select, readout, lambda, eta, epochs,
  * scale, dtype (u8|f32|f64|auto), preprocess, regression (on|off),
- * shuffle (seed or off), max-neurons, backend, threads. */
+ * shuffle (on|off; a number: on + that seed), seed, max-neurons, backend,
+ * threads. */
 typedef struct fsvc_setting_info {
     const char *name;          /* the key; `fsvc train --NAME` */
     char opt;                  /* `fsvc train -X`, 0: none */

@@ -49,7 +49,8 @@ static void help(const fsvc_param *p)
            "  --vary NAME=V1,V2,...  an axis of the grid (repeatable; the first is the\n"
            "                  swept axis of the plots). NAMEs: radius (R, Xrms or auto),\n"
            "                  prag, dist, kernel, select, readout, lambda, eta, epochs,\n"
-           "                  scale, dtype, preprocess, max-neurons, shuffle, backend, threads\n"
+           "                  scale, dtype, preprocess, max-neurons, shuffle, seed, backend,\n"
+           "                  threads\n"
            "  --readout A,B   same as --vary readout=A,B (one value: a fixed setting)\n"
            "  --radius R|Xrms|auto  same as --vary radius=... (auto: the author's search:\n"
            "                  prag 1, halve r until centroids are 1-10%% of N, refine)\n"
@@ -60,7 +61,9 @@ static void help(const fsvc_param *p)
            "                  %s readout, lambda %g, eta %g, epochs %d)\n"
            "  -v K            K-fold stratified cross-validation on DATA (off); with a\n"
            "                  grid the best point by CV is reported with its test accuracy\n"
-           "  --seed S        seed of the folds and of the --val split (1)\n"
+           "  --seed S        the seed of the folds, the --val split and training\n"
+           "                  (shuffle, -s random); --vary seed=... varies training's\n"
+           "                  (folds 1, training fsvc train's seed 0)\n"
            "  --val F         LMS points: hold out a stratified fraction F of DATA,\n"
            "                  record train/validation error per epoch (off)\n"
            "  --keep best|last  LMS readout kept with --val (best)\n"
@@ -138,7 +141,9 @@ static int parse(study_opts *o, int argc, char **argv)
         case 'q': o->quiet = 1; break;
         case 'h': help(&o->base); exit(cli_finish_stdout(FSVC_OK));
         case 10: bad = cli_parse_long("study", "--seed", optarg, 0, 0x7fffffffffffffffL, &lv);
-                 o->seed = (uint64_t)lv; break;
+                 o->seed = (uint64_t)lv;
+                 o->base.seed = (uint64_t)lv; /* one seed: folds, --val split, training */
+                 break;
         case 11: bad = cli_parse_double("study", "--val", optarg, 1e-3, 0.9, &o->val); break;
         case 12:
             if (!strcmp(optarg, "best")) o->keep_best = 1;
@@ -260,7 +265,7 @@ static int point_settings(char *s, size_t cap, const study_opts *o, const study_
     NUM("N_test", "%lld", (long long)c->N_test);
     NUM("n", "%d", c->n);
     NUM("folds", "%d", o->folds);
-    NUM("seed", "%llu", (unsigned long long)o->seed);
+    NUM("cv-seed", "%llu", (unsigned long long)o->seed);
     NUM("val", "%.17g", o->val);
     NUM("keep", "%s", o->keep_best ? "best" : "last");
 #undef NUM

@@ -51,7 +51,7 @@ static void help(const fsvc_param *p)
     }
     printf("  --strict\n"
            "        --backend cuda: fail (exit 3) instead of falling back to the CPU\n"
-           "  -v K  K-fold cross-validation (K in 2..64, folds from --shuffle's seed or 1):\n"
+           "  -v K  K-fold cross-validation (K in 2..64, folds from --seed):\n"
            "        prints \"Cross Validation Accuracy = X%%\"; no model is written\n"
            "  -q    quiet: only errors and the result line (the model written, or the\n"
            "        cross-validation accuracy)\n");
@@ -188,7 +188,7 @@ static int train_cv(const fsvc_dataset *d, const fsvc_param *p, int nfold, int q
     fsvc_error err;
     fsvc_error_clear(&err);
     fsvc_cv_result res;
-    uint64_t seed = p->shuffle ? p->seed : 1;
+    uint64_t seed = p->seed;
     if (nfold > d->N) {
         fsvc_fail(&err, FSVC_EINPUT, "train: -v %d: %s has only %lld samples", nfold,
                   d->source, (long long)d->N);
@@ -208,7 +208,9 @@ static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
                      const char *model_path)
 {
     fsvc_param p = *pp;
-    p.progress = cli_progress_wanted(quiet);
+    /* progress lines on a terminal; the messages (radius, search steps,
+     * preprocess auto) unless -q */
+    p.progress = quiet ? 0 : cli_progress_wanted(quiet) ? FSVC_PROGRESS_ALL : FSVC_PROGRESS_STEPS;
 
     fsvc_error err;
     fsvc_error_clear(&err);

@@ -36,7 +36,7 @@ expect_one_line "train: missing data is one line" "$ERR"
 if [ -f "$UCI/optd64.train" ]; then
   cd "$TMP"
   expect_exit 0 "train optd64 (published FSVC options)" -- \
-    "$FSVC" train -q -R onehot -d l1 -k tri -p 1 -r 7.6 --dtype f64 "$UCI/optd64.train"
+    "$FSVC" train -R onehot -d l1 -k tri -p 1 -r 7.6 --dtype f64 "$UCI/optd64.train"
   expect_match '^centroids: 595$' "optd64: 595 centroids" "$OUT"
   [ -f optd64.train.fsvc ] && ok "model named after the data" || fail "model named after the data"
   expect_exit 0 "predict optd64" -- "$FSVC" predict optd64.train.fsvc "$UCI/optd64.test" pred.txt

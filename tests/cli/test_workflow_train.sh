@@ -38,7 +38,8 @@ if [ -z "$ERR" ]; then ok "train -q: stderr empty"; else fail "train -q: stderr:
 expect_exit 0 "train -q -r auto" -- "$FSVC" train -q -r auto "$IRIS" q2.fsvc
 if [ -z "$ERR" ]; then ok "train -q -r auto: no radius search lines"; else fail "train -q -r auto: stderr: $ERR"; fi
 expect_exit 0 "train (not a terminal)" -- "$FSVC" train "$IRIS" v.fsvc
-if ! echo "$ERR" | grep -q 'radius'; then ok "train: the library's radius line only with progress"; else fail "train: stderr: $ERR"; fi
+expect_match '^radius: 0.45 x rms distance' "train without -q: the radius message on stderr" "$ERR"
+if ! echo "$ERR" | grep -q $'\r'; then ok "train (not a terminal): no progress lines"; else fail "train: progress lines into a file"; fi
 expect_match 'preprocess none' "train: the model line names the preprocessing" "$OUT"
 
 # model bytes do not depend on --threads: novelty pass, radius search, lms.
@@ -54,3 +55,18 @@ for spec in "-R lms -s global $IRIS" "-R onehot -r auto $IRIS" "-R lms -e 0.01 -
   else fail "model bytes differ with --threads 1 and 2: $spec"; fi
   rm -f t1.fsvc t2.fsvc
 done
+
+# one name for the seed: --seed N; --shuffle N is the older form of
+# --shuffle on --seed N (same model bytes)
+"$FSVC" train -q -s global --shuffle 5 "$IRIS" s1.fsvc >/dev/null
+"$FSVC" train -q -s global --shuffle on --seed 5 "$IRIS" s2.fsvc >/dev/null
+if [ -s s1.fsvc ] && cmp -s s1.fsvc s2.fsvc; then ok "--shuffle 5 = --shuffle on --seed 5"; else fail "--shuffle 5 differs from --shuffle on --seed 5"; fi
+"$FSVC" train -q -s random --max-neurons 20 --seed 1 "$IRIS" r1.fsvc >/dev/null
+"$FSVC" train -q -s random --max-neurons 20 --seed 2 "$IRIS" r2.fsvc >/dev/null
+if [ -s r1.fsvc ] && ! cmp -s r1.fsvc r2.fsvc; then ok "--seed picks the random centroids"; else fail "--seed does not change -s random"; fi
+expect_exit 0 "train --help lists --seed" -- "$FSVC" train --help
+expect_match '^  --seed SEED' "--seed in train --help" "$OUT"
+expect_exit 1 "--seed off is refused" -- "$FSVC" train --seed off "$IRIS" x.fsvc
+expect_match "seed: 'off' is not a seed" "--seed off: says why" "$ERR"
+expect_exit 0 "train -v --seed 3" -- "$FSVC" train -q -v 3 --seed 3 "$IRIS"
+expect_match '^Cross Validation Accuracy' "train -v --seed: the result line" "$OUT"
