@@ -182,6 +182,21 @@ static void print_summary(const fsvc_model *m, const fsvc_train_info *info, doub
                info->t_ridge[1], info->t_ridge[2]);
 }
 
+/* The rms radius rule (0.45 x rms by default) suits the ridge readout; the
+ * onehot and LMS readouts need more centroids: under 1% of the samples
+ * (the low end of the radius search's target), one warning line with the
+ * fix. */
+static void warn_few_centroids(const fsvc_model *m, const fsvc_param *p, int64_t N)
+{
+    if (m->regression || m->readout == FSVC_READOUT_RIDGE || p->radius > 0 ||
+        !(p->radius_rms > 0) || (double)m->m >= 0.01 * N)
+        return;
+    fprintf(stderr, "fsvc train: warning: the %s readout got only %lld centroids for %lld "
+            "samples at r = %g x rms (the ridge readout's default radius); give -r auto (the "
+            "radius search) or a smaller radius (e.g. -r %grms)\n", fsvc_readout_name(m->readout),
+            (long long)m->m, (long long)N, p->radius_rms, p->radius_rms / 2);
+}
+
 /* -v K: the K-fold cross-validation of p on d, printed as svm-train -v. */
 static int train_cv(const fsvc_dataset *d, const fsvc_param *p, int nfold, int quiet)
 {
@@ -235,11 +250,14 @@ static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
     fsvc_model m;
     fsvc_train_info info;
     int rc = fsvc_train(&m, &info, &d, &p, &err);
+    int64_t N = d.N;
     fsvc_dataset_free(&d);
     if (rc) return cli_report(&err);
     double t2 = cli_now();
     if (!quiet)
         print_summary(&m, &info, t2 - t1);
+    if (!quiet)
+        warn_few_centroids(&m, &p, N);
     rc = fsvc_model_save(&m, model_path, &err);
     fsvc_free_model(&m);
     if (rc) return cli_report(&err);

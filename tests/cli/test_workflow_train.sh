@@ -70,3 +70,23 @@ expect_exit 1 "--seed off is refused" -- "$FSVC" train --seed off "$IRIS" x.fsvc
 expect_match "seed: 'off' is not a seed" "--seed off: says why" "$ERR"
 expect_exit 0 "train -v --seed 3" -- "$FSVC" train -q -v 3 --seed 3 "$IRIS"
 expect_match '^Cross Validation Accuracy' "train -v --seed: the result line" "$OUT"
+
+# onehot/lms with the ridge readout's default radius (0.45 x rms): too few
+# centroids; a warning names the fix, and the fix works (issue 14 point 8)
+OPT=$UCI/optd64.train
+expect_exit 0 "train -R onehot with the default radius" -- "$FSVC" train -R onehot "$OPT" oh.fsvc
+expect_match '^fsvc train: warning: the onehot readout got only [0-9]+ centroids for 3823 samples .*-r auto' \
+  "onehot, default radius: the warning with the fix" "$ERR"
+expect_exit 0 "train -R lms with the default radius" -- "$FSVC" train -R lms -E 1 "$OPT" lms.fsvc
+expect_match 'warning: the lms readout got only' "lms, default radius: the warning" "$ERR"
+expect_exit 0 "train -R onehot -r auto" -- "$FSVC" train -R onehot -r auto "$OPT" oh2.fsvc
+if echo "$ERR" | grep -q warning; then fail "-r auto still warns: $ERR"; else ok "-r auto: no warning"; fi
+expect_exit 0 "train (ridge, default radius)" -- "$FSVC" train "$IRIS" rd.fsvc
+if echo "$ERR" | grep -q warning; then fail "ridge warns: $ERR"; else ok "ridge, default radius: no warning"; fi
+expect_exit 0 "train -q -R onehot: quiet" -- "$FSVC" train -q -R onehot "$OPT" oh3.fsvc
+if [ -z "$ERR" ]; then ok "-q silences the warning"; else fail "-q: $ERR"; fi
+a1=$("$FSVC" train -q -R onehot -v 3 "$OPT" | sed -n 's/^Cross Validation Accuracy = \([0-9.]*\)%$/\1/p')
+a2=$("$FSVC" train -q -R onehot -r auto -v 3 "$OPT" | sed -n 's/^Cross Validation Accuracy = \([0-9.]*\)%$/\1/p')
+if awk -v a="$a1" -v b="$a2" 'BEGIN { exit !(b > a + 10 && b > 90) }'; then
+  ok "the fix works: onehot CV $a1% -> $a2% with -r auto"
+else fail "onehot CV $a1% -> $a2% with -r auto"; fi
