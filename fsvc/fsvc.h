@@ -242,8 +242,14 @@ int64_t fsvc_model_truth(int *truth, const fsvc_model *model, const fsvc_dataset
 /* conf: K x K counts, conf[true * K + predicted] (may be NULL); returns the
  * number of correct predictions. */
 int64_t fsvc_confusion(int64_t *conf, const int *truth, const int *pred, int64_t N, int K);
+/* mse: mean squared error; r2: the coefficient of determination
+ * 1 - SS_res / SS_tot (0 for constant y). */
 void fsvc_regression_stats(double *mse, double *r2, const double *y, const double *yhat,
                            int64_t N);
+/* The squared (Pearson) correlation coefficient of y and yhat, what
+ * svm-predict prints as "Squared correlation coefficient" (0 when either
+ * is constant). Unlike R^2 it ignores an offset or scale error. */
+double fsvc_squared_correlation(const double *y, const double *yhat, int64_t N);
 
 #ifdef __cplusplus
 }
