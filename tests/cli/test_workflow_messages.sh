@@ -28,3 +28,17 @@ expect_match '^fsvc predict: warning: .*odd.txt: 3 of [0-9]+ samples have a labe
   "predict warns about unknown labels" "$ERR"
 expect_exit 0 "predict with known labels" -- "$FSVC" predict iris.fsvc "$UCI/iris.test"
 if [ -z "$ERR" ]; then ok "no warning when the labels are the model's"; else fail "warning: $ERR"; fi
+
+# bench --paper checks its output paths before measuring (issue 14 point 15)
+touch afile
+expect_exit 3 "bench --paper, csv under a file" -- "$FSVC" bench --paper --csv afile/x.csv
+expect_match '^fsvc: afile/x.csv: afile is not a folder$' "bench --paper: names the path at once" "$ERR"
+if [ -z "$OUT" ]; then ok "bench --paper: nothing measured before the path check"; else fail "bench measured: $(echo "$OUT" | head -2)"; fi
+mkdir adir
+start=$(date +%s)
+expect_exit 3 "bench --paper, png is a folder" -- "$FSVC" bench --paper --csv new/deep/x.csv --png adir
+expect_match 'adir: is a folder, not a file' "bench --paper: png folder named" "$ERR"
+if [ -d new/deep ]; then ok "bench --paper creates the csv's folders"; else fail "new/deep not created"; fi
+if [ $(( $(date +%s) - start )) -lt 10 ] && [ -z "$OUT" ]; then ok "bench --paper fails before measuring"; else fail "bench --paper took long or measured"; fi
+expect_exit 3 "bench --targets, csv under a file" -- "$FSVC" bench --targets --csv afile/t.csv
+expect_one_line "bench --targets: one line" "$ERR"
