@@ -17,7 +17,7 @@ declare -A SKIP=(
   ["make fuzz-replay"]="part of make test"
   ["make results"]="regenerates results/: tens of minutes of CPU"
   ["make test-cuda"]="needs a GPU"
-  ["make install"]="writes into /usr/local"
+  ["make install PREFIX=/usr/local"]="writes into /usr/local"
   ["make"]="the build, done before this test runs"
   ["PYTHONPATH=python /usr/bin/python3 example.py"]="the python block is run as written by tests/python/test_interop.py"
   ["fsvc train ../shared/datasets/mnist/train"]="60000 samples x 10000 centroids: about a minute on an idle 2-core machine, minutes under load"
