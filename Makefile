@@ -92,7 +92,19 @@ BIN    := $(BUILD)/fsvc
 
 .PHONY: all lib tool tests test unit-test cli-test asan-test demo deps fuzz fuzz-replay \
         results install uninstall clean config test-cuda python-test python-install
-all: config $(BIN) $(LIB_A) $(LIB_SO)
+all: config $(BIN) $(LIB_A) $(LIB_SO) $(BUILD)/fsvc.pc
+
+# pkg-config file; a CUDA build's static link needs the CUDA libraries too.
+# Regenerated every time (cheap), replaced only when it changes, so that
+# switching NO_CUDA in one build folder updates it.
+comma := ,
+PC_CUDA_LIBS := $(if $(NVCC), -L$(CUDA_HOME)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++)
+$(BUILD)/fsvc.pc: fsvc.pc.in FORCE
+	@mkdir -p $(dir $@)
+	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_LIBS@|$(PC_CUDA_LIBS)|' \
+	  fsvc.pc.in > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
+.PHONY: FORCE
+FORCE:
 
 config:
 	@echo "fsvc $(VERSION): openblas=$(or $(HAVE_OPENBLAS),no) lapacke=$(or $(HAVE_LAPACKE),no)" \
@@ -264,8 +276,7 @@ install: all python-install
 	for h in $(PUBLIC_H); do \
 	  sed 's|^#include "\.\./[a-z]*/\([a-z_]*\.h\)"|#include "\1"|' $$h \
 	    > $(DESTDIR)$(PREFIX)/include/fsvc/$$(basename $$h) || exit 1; done
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' fsvc.pc.in \
-	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsvc.pc
+	install -m 644 $(BUILD)/fsvc.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsvc.pc
 
 python-install:
 	install -d $(DESTDIR)$(PYTHON_SITE)/fsvc

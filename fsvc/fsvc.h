@@ -98,8 +98,14 @@ typedef struct fsvc_param {
                               select random takes */
     const char *backend;   /* "ref", "cpu" (default), "cuda" */
     int threads;           /* <= 0: all cores */
-    int progress;          /* progress lines through fsvc_printf */
+    int progress;          /* through fsvc_printf: 0 nothing; FSVC_PROGRESS_ALL
+                              progress lines (ETA) and messages (radius,
+                              radius search steps, preprocess auto, ridge
+                              retries); FSVC_PROGRESS_STEPS the messages only */
 } fsvc_param;
+
+#define FSVC_PROGRESS_ALL 1
+#define FSVC_PROGRESS_STEPS 2
 
 /* The defaults of `fsvc train` with no options (fsvc/model.c): L2
  * Gaussian, r = 0.45 x rms distance, select auto (random 10000 with the
@@ -115,7 +121,8 @@ void fsvc_param_default(fsvc_param *p);
  * samples, "auto"/"search": the author's radius search), prag, dist
  * (l1|l2), kernel (tri|gauss), select, readout, lambda, eta, epochs,
  * scale, dtype (u8|f32|f64|auto), preprocess, regression (on|off),
- * shuffle (seed or off), max-neurons, backend, threads. */
+ * shuffle (on|off; a number: on + that seed), seed, max-neurons, backend,
+ * threads. */
 typedef struct fsvc_setting_info {
     const char *name;          /* the key; `fsvc train --NAME` */
     char opt;                  /* `fsvc train -X`, 0: none */
@@ -235,8 +242,14 @@ int64_t fsvc_model_truth(int *truth, const fsvc_model *model, const fsvc_dataset
 /* conf: K x K counts, conf[true * K + predicted] (may be NULL); returns the
  * number of correct predictions. */
 int64_t fsvc_confusion(int64_t *conf, const int *truth, const int *pred, int64_t N, int K);
+/* mse: mean squared error; r2: the coefficient of determination
+ * 1 - SS_res / SS_tot (0 for constant y). */
 void fsvc_regression_stats(double *mse, double *r2, const double *y, const double *yhat,
                            int64_t N);
+/* The squared (Pearson) correlation coefficient of y and yhat, what
+ * svm-predict prints as "Squared correlation coefficient" (0 when either
+ * is constant). Unlike R^2 it ignores an offset or scale error. */
+double fsvc_squared_correlation(const double *y, const double *yhat, int64_t N);
 
 #ifdef __cplusplus
 }

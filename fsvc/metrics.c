@@ -74,6 +74,18 @@ int64_t fsvc_confusion(int64_t *conf, const int *truth, const int *pred, int64_t
     return correct;
 }
 
+double fsvc_squared_correlation(const double *y, const double *yhat, int64_t N)
+{
+    double sy = 0, sp = 0, syy = 0, spp = 0, syp = 0;
+    for (int64_t i = 0; i < N; i++) {
+        sy += y[i]; sp += yhat[i];
+        syy += y[i] * y[i]; spp += yhat[i] * yhat[i]; syp += y[i] * yhat[i];
+    }
+    double num = N * syp - sy * sp;
+    double den = (N * syy - sy * sy) * (N * spp - sp * sp);
+    return den > 0 ? num * num / den : 0;
+}
+
 void fsvc_regression_stats(double *mse, double *r2, const double *y, const double *yhat,
                            int64_t N)
 {

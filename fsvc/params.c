@@ -206,22 +206,33 @@ static int set_regression(fsvc_param *p, const char *name, const char *s, fsvc_e
 static void get_regression(char *b, size_t n, const fsvc_param *p)
 { snprintf(b, n, "%s", p->regression ? "on" : "off"); }
 
+/* shuffle: on|off; a number is the older form "--shuffle SEED", kept as
+ * on + seed SEED. */
 static int set_shuffle(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
 {
     long long v;
     if (!strcmp(s, "off")) { p->shuffle = 0; return FSVC_OK; }
+    if (!strcmp(s, "on")) { p->shuffle = 1; return FSVC_OK; }
     int rc = integer(&v, name, s, 0, 0x7fffffffffffffffLL, err);
-    if (rc) return fsvc_fail(err, FSVC_EUSAGE, "%s: '%s' is not a seed (0..2^63-1) or off",
+    if (rc) return fsvc_fail(err, FSVC_EUSAGE, "%s: '%s' is not on, off or a seed (0..2^63-1)",
                              name, s);
     p->shuffle = 1;
     p->seed = (uint64_t)v;
     return FSVC_OK;
 }
 static void get_shuffle(char *b, size_t n, const fsvc_param *p)
+{ snprintf(b, n, "%s", p->shuffle ? "on" : "off"); }
+
+static int set_seed(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
 {
-    if (p->shuffle) snprintf(b, n, "%llu", (unsigned long long)p->seed);
-    else snprintf(b, n, "off");
+    long long v;
+    if (integer(&v, name, s, 0, 0x7fffffffffffffffLL, err))
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: '%s' is not a seed (0..2^63-1)", name, s);
+    p->seed = (uint64_t)v;
+    return FSVC_OK;
 }
+static void get_seed(char *b, size_t n, const fsvc_param *p)
+{ snprintf(b, n, "%llu", (unsigned long long)p->seed); }
 
 static int set_backend(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
 {
@@ -264,8 +275,12 @@ static const setting table[] = {
       "slanted)"),
     S("regression", 0, NULL, NULL, 1, regression,
       "ridge regression on the label values (on|off; the option alone: on)"),
-    S("shuffle", 0, "SEED|off", NULL, 1, shuffle,
-      "seeded shuffle of the pass order (off: file order)"),
+    S("shuffle", 0, "on|off|SEED", NULL, 1, shuffle,
+      "seeded shuffle of the pass order (off: file order; a number: on with that\n"
+      "--seed, the older form)"),
+    S("seed", 0, "SEED", NULL, 1, seed,
+      "the seed of every random choice: the shuffled pass order, -s random, the\n"
+      "folds of -v"),
     S("max-neurons", 0, "M", NULL, 1, max_neurons,
       "cap on the centroids; -s random takes M (0: no cap, 10000 for random)"),
     S("backend", 0, NULL, bnl_backend_names, 0, backend,

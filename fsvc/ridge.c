@@ -216,8 +216,9 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
                     else ((float *)G)[(size_t)i * m + j] = ((float *)G)[(size_t)j * m + i];
                 }
             memcpy(B, B0, (size_t)m * K * sizeof *B);
-            fsvc_printf("ridge: H^T H + lambda I not positive definite (at column %d) with "
-                        "lambda %g; retrying with %g\n", (int)info, lam, lam * 3);
+            if (progress)
+                fsvc_printf("ridge: H^T H + lambda I not positive definite (at column %d) with "
+                            "lambda %g; retrying with %g\n", (int)info, lam, lam * 3);
             lam *= 3;
         }
         for (int64_t j = 0; j < m; j++) {

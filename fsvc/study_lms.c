@@ -98,7 +98,7 @@ int fsvc_train_lms_val(fsvc_model *model, fsvc_train_info *info,
             curve->best_epoch = e;
             memcpy(Rbest, model->R, rbytes);
         }
-        if (p->progress)
+        if (p->progress == FSVC_PROGRESS_ALL)
             fsvc_printf("lms: epoch %d/%d, train error %.4f, validation error %.4f\n", e, E,
                         curve->train_err[e], curve->val_err[e]);
     }

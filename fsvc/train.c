@@ -80,7 +80,7 @@ static int select_pass(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx
 
 /* preprocess auto: sqrt for u8 images, deskew too when the median |skew|
  * of (up to 2000 of) the images exceeds 0.1; none for other data. */
-static fsvc_preprocess resolve_auto(const fsvc_dataset *d)
+static fsvc_preprocess resolve_auto(const fsvc_dataset *d, int progress)
 {
     if (d->dtype != FSVC_U8 || d->rows < 2 || d->cols < 2 || (int64_t)d->rows * d->cols != d->n)
         return FSVC_PRE_NONE;
@@ -94,7 +94,8 @@ static fsvc_preprocess resolve_auto(const fsvc_dataset *d)
         for (int64_t j = i; j > 0 && a[j - 1] > a[j]; j--) { double t = a[j]; a[j] = a[j - 1]; a[j - 1] = t; }
     double med = k ? a[k / 2] : 0;
     free(a);
-    fsvc_printf("preprocess auto: median |skew| %.3f -> %s\n", med, med > 0.1 ? "deskew+sqrt" : "sqrt");
+    if (progress)
+        fsvc_printf("preprocess auto: median |skew| %.3f -> %s\n", med, med > 0.1 ? "deskew+sqrt" : "sqrt");
     return med > 0.1 ? FSVC_PRE_DESKEW_SQRT : FSVC_PRE_SQRT;
 }
 
@@ -140,7 +141,8 @@ static int radius_search(double *r_out, double *syn, const bnl_ctx *ctx, bnl_op 
         int rc_ = select_pass(sel, &m, &sk_, ctx, op, (rr), p, hi + 1, X, order, d, 0, err); \
         if (rc_) return rc_; \
         s += sk_; \
-        fsvc_printf("radius search: r = %.6g -> %lld%s centroids (%.2f%% of N)\n", (rr), \
+        if (p->progress) \
+            fsvc_printf("radius search: r = %.6g -> %lld%s centroids (%.2f%% of N)\n", (rr), \
                     (long long)m, m > hi ? "+" : "", 100.0 * m / N); } while (0)
     /* halve: too few -> smaller r; in range -> remember, keep halving */
     for (int step = 0; step < 60 && !over; step++) {
@@ -172,7 +174,8 @@ static int radius_search(double *r_out, double *syn, const bnl_ctx *ctx, bnl_op 
         else over = mid;
     }
 #undef PASS
-    fsvc_printf("radius search: r = %.6g\n", best);
+    if (p->progress)
+        fsvc_printf("radius search: r = %.6g\n", best);
     *r_out = best;
     if (syn) *syn = s;
     return FSVC_OK;
@@ -233,7 +236,7 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
     if (M->rows < 1 || M->cols < 1 || (int64_t)M->rows * M->cols != d->n)
         M->rows = M->cols = 0; /* no usable image geometry */
     M->scale = p->scale; M->preprocess = p->preprocess;
-    if (p->preprocess == FSVC_PRE_AUTO) M->preprocess = resolve_auto(d);
+    if (p->preprocess == FSVC_PRE_AUTO) M->preprocess = resolve_auto(d, p->progress);
     if (p->dtype < 0 && (M->preprocess & FSVC_PRE_SQRT)) M->dtype = FSVC_F32;
     M->dist = p->dist; M->act = p->act; M->prag = p->prag;
     M->select = p->select; M->readout = p->readout; M->regression = p->regression;
@@ -266,12 +269,14 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
         fsvc_shuffle(order, d->N, p->seed);
     }
     bnl_op op = { (bnl_dist)p->dist, (bnl_act)p->act, M->dtype, p->radius };
+    int bars = p->progress == FSVC_PROGRESS_ALL; /* the progress lines */
     double t0 = fsvc_clock(), syn = 0, syn2 = 0;
     double r = p->radius;
     if (!(r > 0) && p->radius_rms > 0) {
         double rms = rms_distance(X, order, d, p->dist, M->dtype);
         r = p->radius_rms * rms;
-        fsvc_printf("radius: %g x rms distance %.6g = %.6g\n", p->radius_rms, rms, r);
+        if (p->progress)
+            fsvc_printf("radius: %g x rms distance %.6g = %.6g\n", p->radius_rms, rms, r);
     } else if (!(r > 0)) {
         rc = radius_search(&r, &syn, &ctx, op, p, X, order, d, sel, err);
         if (rc) goto fail;
@@ -285,7 +290,7 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
     int64_t m = 0;
     int64_t cap = p->max_neurons;
     if (p->select == FSVC_SELECT_RANDOM && cap <= 0) cap = 10000;
-    rc = select_pass(sel, &m, &syn2, &ctx, op, r, p, cap, X, order, d, p->progress, err);
+    rc = select_pass(sel, &m, &syn2, &ctx, op, r, p, cap, X, order, d, bars, err);
     if (rc) goto fail;
     syn += syn2;
     double t1 = fsvc_clock();
@@ -312,18 +317,18 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
         for (int64_t i = 0; i < d->N; i++) yc[i] = d->y[i] - mean;
         M->y_offset = mean;
         rc = fsvc_readout_ridge(M->R, &ctx, &op, M->C, m, X, NULL, yc, d->N, d->n, 1,
-                                p->lambda, -1, p->progress, info ? info->t_ridge : NULL, err);
+                                p->lambda, -1, bars, info ? info->t_ridge : NULL, err);
         syn_r = (double)m * d->N * d->n;
     } else if (p->readout == FSVC_READOUT_RIDGE) {
         rc = fsvc_readout_ridge(M->R, &ctx, &op, M->C, m, X, d->cls, NULL, d->N, d->n,
-                                M->K, p->lambda, -1, p->progress,
+                                M->K, p->lambda, -1, bars,
                                 info ? info->t_ridge : NULL, err);
         syn_r = (double)m * d->N * d->n;
     } else {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);
         if (p->readout == FSVC_READOUT_LMS && p->eta > 0 && p->epochs > 0) {
             rc = fsvc_readout_lms(M->R, &ctx, &op, M->C, m, X, d->cls, d->N, d->n, M->K,
-                                  p->eta, p->epochs, p->progress, err);
+                                  p->eta, p->epochs, bars, err);
             syn_r = (double)m * d->N * d->n * p->epochs;
         }
     }

@@ -274,7 +274,7 @@ static void test_settings(void **state)
         {"radius", "0.45rms"}, {"prag", "0.1"}, {"dist", "l1"}, {"kernel", "tri"},
         {"select", "per-class"}, {"readout", "lms"}, {"lambda", "3e-07"}, {"eta", "0.05"},
         {"epochs", "7"}, {"scale", "pm1"}, {"dtype", "f64"}, {"preprocess", "deskew+sqrt"},
-        {"regression", "off"}, {"max-neurons", "123"}, {"shuffle", "42"}, {"backend", "ref"},
+        {"regression", "off"}, {"max-neurons", "123"}, {"shuffle", "on"}, {"seed", "42"}, {"backend", "ref"},
         {"threads", "3"}};
     int ns = (int)(sizeof sets / sizeof sets[0]);
     for (int i = 0; i < ns; i++) {

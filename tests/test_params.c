@@ -20,7 +20,7 @@ static void round_trip_every_setting(void **state)
         {"radius", "0.3rms"}, {"prag", "2.5"}, {"dist", "l1"}, {"kernel", "tri"},
         {"select", "per-class"}, {"readout", "lms"}, {"lambda", "1e-7"}, {"eta", "0.25"},
         {"epochs", "7"}, {"scale", "pm1"}, {"dtype", "f64"}, {"preprocess", "deskew+sqrt"},
-        {"regression", "off"}, {"shuffle", "42"}, {"max-neurons", "1234"}, {"backend", "ref"},
+        {"regression", "off"}, {"shuffle", "on"}, {"seed", "42"}, {"max-neurons", "1234"}, {"backend", "ref"},
         {"threads", "2"}};
     for (size_t i = 0; i < sizeof edits / sizeof *edits; i++)
         assert_int_equal(fsvc_param_set(&p, edits[i][0], edits[i][1], &err), FSVC_OK);
@@ -46,7 +46,7 @@ static void round_trip_every_setting(void **state)
         assert_string_equal(fsvc_setting_name(n), fsvc_setting(n)->name);
         assert_non_null(fsvc_setting(n)->help);
     }
-    assert_int_equal(n, 17);
+    assert_int_equal(n, 18);
     assert_null(fsvc_setting_name(n));
     /* the options of fsvc train are unique */
     for (int i = 0; i < n; i++)

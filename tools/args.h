@@ -12,6 +12,7 @@
 typedef struct train_args {
     fsvc_param p;
     int quiet, strict;
+    int cv;                /* -v K: K-fold cross-validation, no model; 0: off */
     const char *data;
     const char *model;     /* NULL: the data's basename + ".fsvc" */
 } train_args;

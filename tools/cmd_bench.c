@@ -3,9 +3,50 @@
 #include "tools/bench.h"
 #include "tools/args.h"
 
+#include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Before measuring: the folder of the output file path exists (created
+ * with its parents, like mkdir -p) and is writable, and path is not a
+ * folder; else FSVC_ERESOURCE naming the path and the cause. */
+static int prepare_output(const char *path, fsvc_error *err)
+{
+    char *tmp = strdup(path), *dir = tmp ? strdup(dirname(tmp)) : NULL; /* dirname: maybe static */
+    free(tmp);
+    if (!dir) return fsvc_fail(err, FSVC_ERESOURCE, "bench: out of memory");
+    int rc = FSVC_OK;
+    for (char *p = dir + 1; ; p++) { /* each prefix folder in turn */
+        char c = *p;
+        if (c != '/' && c != 0) continue;
+        *p = 0;
+        struct stat st;
+        if (stat(dir, &st) != 0) {
+            if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+                rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot create the folder %s: %s", path,
+                               dir, strerror(errno));
+                break;
+            }
+        } else if (!S_ISDIR(st.st_mode)) {
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: %s is not a folder", path, dir);
+            break;
+        }
+        *p = c;
+        if (!c) break;
+    }
+    struct stat st;
+    if (!rc && access(dir, W_OK) != 0)
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot write in %s: %s", path, dir,
+                       strerror(errno));
+    else if (!rc && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: is a folder, not a file", path);
+    free(dir);
+    return rc;
+}
 
 static void usage(FILE *f, const bench_cfg *d)
 {
@@ -198,8 +239,12 @@ int cmd_bench(int argc, char **argv)
         for (int i = 0; i < argc && off < sizeof line - 2; i++)
             off += (size_t)snprintf(line + off, sizeof line - off, "%s%s", i ? " " : "fsvc ",
                                     argv[i]);
-        int rc = ba.paper ? bench_paper(&c, ba.csv, ba.png, line, &err)
-                          : bench_targets(&c, ba.tcsv, line, &err);
+        /* the output paths are checked before minutes of measuring */
+        int rc = ba.paper ? prepare_output(ba.csv, &err) : prepare_output(ba.tcsv, &err);
+        if (!rc && ba.paper) rc = prepare_output(ba.png, &err);
+        if (rc) return cli_report(&err);
+        rc = ba.paper ? bench_paper(&c, ba.csv, ba.png, line, &err)
+                      : bench_targets(&c, ba.tcsv, line, &err);
         return rc ? cli_report(&err) : FSVC_OK;
     }
     bench_res r;

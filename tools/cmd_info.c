@@ -2,6 +2,7 @@
  * CPU kernels chosen and why, backends, BLAS, OpenMP and CUDA devices. */
 #include "tools/bench.h"
 #include "tools/args.h"
+#include "tools/show.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -11,13 +12,14 @@
 int info_parse(int argc, char **argv)
 {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: fsvc info\n\nPrints the version, compiler, CPU features, the CPU "
+        printf("usage: fsvc info [MODEL]\n\nPrints the version, compiler, CPU features, the CPU "
                "kernels chosen (cpuid or FSVC_ARCH=ref|scalar|avx2|avx512), backends, BLAS, "
-               "OpenMP and CUDA devices.\n");
+               "OpenMP and CUDA devices.\nWith MODEL: the model described, as `fsvc show "
+               "MODEL`.\n");
         return FSVC_OK;
     }
-    if (argc > 1)
-        return cli_usage_error("info", "unexpected argument '%s'", argv[1]);
+    if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
+        return cli_usage_error("info", "unexpected argument '%s'", argv[argc - 1]);
     return CLI_RUN;
 }
 
@@ -26,6 +28,8 @@ int cmd_info(int argc, char **argv)
     int prc = info_parse(argc, argv);
     if (prc != CLI_RUN)
         return prc;
+    if (argc == 2)
+        return show_describe(argv[1]);
     char model[256], feat[512], why[256];
     bench_cpu_model(model, sizeof model);
     bench_cpu_features(feat, sizeof feat);

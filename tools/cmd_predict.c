@@ -133,6 +133,23 @@ int predict_parse(predict_args *a, int argc, char **argv)
     return CLI_RUN;
 }
 
+/* DATA's samples whose label is not one of the model's classes count as
+ * errors: one warning line, naming the first such label. */
+static void warn_unknown_labels(const fsvc_model *m, const fsvc_dataset *d, const int *truth,
+                                int64_t unknown)
+{
+    int64_t i = 0;
+    while (i < d->N && truth[i] >= 0) i++;
+    char first[FSVC_MODEL_MAX_NAME + 32];
+    if (d->class_names && d->cls && d->cls[i] >= 0 && d->cls[i] < d->K)
+        snprintf(first, sizeof first, "'%s'", d->class_names[d->cls[i]]);
+    else
+        snprintf(first, sizeof first, "%g", d->y[i]);
+    fprintf(stderr, "fsvc predict: warning: %s: %lld of %lld samples have a label the model "
+            "does not know (first: %s; the model has %d classes); they count as errors\n",
+            d->source, (long long)unknown, (long long)d->N, first, m->K);
+}
+
 int cmd_predict(int argc, char **argv)
 {
     predict_args a;
@@ -184,9 +201,13 @@ int cmd_predict(int argc, char **argv)
             double mse, r2;
             fsvc_regression_stats(&mse, &r2, d.y, score, d.N);
             fprintf(f, "Mean squared error = %.6g (regression)\n", mse);
-            fprintf(f, "Squared correlation coefficient R^2 = %.6g (regression)\n", r2);
+            fprintf(f, "Coefficient of determination R^2 = %.6g (regression)\n", r2);
+            fprintf(f, "Squared correlation coefficient = %.6g (regression)\n",
+                    fsvc_squared_correlation(d.y, score, d.N));
         } else {
-            fsvc_model_truth(truth, &m, &d);
+            int64_t unknown = fsvc_model_truth(truth, &m, &d);
+            if (unknown)
+                warn_unknown_labels(&m, &d, truth, unknown);
             int64_t ok = fsvc_confusion(NULL, truth, pred, d.N, m.K);
             fprintf(f, "Accuracy = %.2f%% (%lld/%lld)\n", 100.0 * ok / d.N, (long long)ok,
                     (long long)d.N);

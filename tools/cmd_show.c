@@ -1,4 +1,5 @@
-/* cmd_show.c - `fsvc show MODEL --png FILE`: a montage of the model's
+/* cmd_show.c - `fsvc show MODEL`: the model in words (show_text.c); with
+ * --png FILE a montage of the model's
  * centroids (its "support vectors") for image data, one band of rows per
  * class, tiles scaled up, grey grid lines between tiles and a coloured bar
  * between classes. Written with libpng to a temporary file, renamed.
@@ -8,6 +9,7 @@
  * SHOW_MAX_H or SHOW_MAX_PIXELS before anything is allocated; the int
  * coordinates of the drawing loops stay below those limits. */
 #include "tools/cli.h"
+#include "tools/show.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -143,11 +145,13 @@ int cmd_show(int argc, char **argv)
         int bad = 0;
         switch (c) {
         case 'h':
-            printf("usage: fsvc show MODEL --png FILE [options]\n\n"
-                   "Writes a montage of the model's centroids (image data), one band per\n"
+            printf("usage: fsvc show MODEL [--png FILE [options]]\n\n"
+                   "Describes the model: file version, settings, sizes, preprocessing,\n"
+                   "classes (names or labels) and centroids per class. With --png it\n"
+                   "writes a montage of the model's centroids (image data), one band per\n"
                    "class (a coloured bar starts each class), tiles in the model's order.\n\n"
                    "options (default):\n"
-                   "  --png FILE      the PNG to write (required)\n"
+                   "  --png FILE      the montage PNG to write\n"
                    "  --per-row T     tiles per row (%ld)\n"
                    "  --max M         centroids shown per class (%ld)\n"
                    "  --zoom Z        pixels per image pixel (0: tiles of about 56 px)\n"
@@ -168,8 +172,8 @@ int cmd_show(int argc, char **argv)
         if (bad) return FSVC_EUSAGE;
     }
     if (argc - optind != 1) return cli_usage_error("show", "expected MODEL");
-    if (!out) return cli_usage_error("show", "--png FILE is required");
     const char *mpath = argv[optind];
+    if (!out) return show_describe(mpath);
     fsvc_error err;
     fsvc_error_clear(&err);
     fsvc_model m;

@@ -49,7 +49,8 @@ static void help(const fsvc_param *p)
            "  --vary NAME=V1,V2,...  an axis of the grid (repeatable; the first is the\n"
            "                  swept axis of the plots). NAMEs: radius (R, Xrms or auto),\n"
            "                  prag, dist, kernel, select, readout, lambda, eta, epochs,\n"
-           "                  scale, dtype, preprocess, max-neurons, shuffle, backend, threads\n"
+           "                  scale, dtype, preprocess, max-neurons, shuffle, seed, backend,\n"
+           "                  threads\n"
            "  --readout A,B   same as --vary readout=A,B (one value: a fixed setting)\n"
            "  --radius R|Xrms|auto  same as --vary radius=... (auto: the author's search:\n"
            "                  prag 1, halve r until centroids are 1-10%% of N, refine)\n"
@@ -60,7 +61,9 @@ static void help(const fsvc_param *p)
            "                  %s readout, lambda %g, eta %g, epochs %d)\n"
            "  -v K            K-fold stratified cross-validation on DATA (off); with a\n"
            "                  grid the best point by CV is reported with its test accuracy\n"
-           "  --seed S        seed of the folds and of the --val split (1)\n"
+           "  --seed S        the seed of the folds, the --val split and training\n"
+           "                  (shuffle, -s random); --vary seed=... varies training's\n"
+           "                  (folds 1, training fsvc train's seed 0)\n"
            "  --val F         LMS points: hold out a stratified fraction F of DATA,\n"
            "                  record train/validation error per epoch (off)\n"
            "  --keep best|last  LMS readout kept with --val (best)\n"
@@ -138,7 +141,9 @@ static int parse(study_opts *o, int argc, char **argv)
         case 'q': o->quiet = 1; break;
         case 'h': help(&o->base); exit(cli_finish_stdout(FSVC_OK));
         case 10: bad = cli_parse_long("study", "--seed", optarg, 0, 0x7fffffffffffffffL, &lv);
-                 o->seed = (uint64_t)lv; break;
+                 o->seed = (uint64_t)lv;
+                 o->base.seed = (uint64_t)lv; /* one seed: folds, --val split, training */
+                 break;
         case 11: bad = cli_parse_double("study", "--val", optarg, 1e-3, 0.9, &o->val); break;
         case 12:
             if (!strcmp(optarg, "best")) o->keep_best = 1;
@@ -260,11 +265,44 @@ static int point_settings(char *s, size_t cap, const study_opts *o, const study_
     NUM("N_test", "%lld", (long long)c->N_test);
     NUM("n", "%d", c->n);
     NUM("folds", "%d", o->folds);
-    NUM("seed", "%llu", (unsigned long long)o->seed);
+    NUM("cv-seed", "%llu", (unsigned long long)o->seed);
     NUM("val", "%.17g", o->val);
     NUM("keep", "%s", o->keep_best ? "best" : "last");
 #undef NUM
     return bad || fsvc_param_canon(s, cap, p) ? FSVC_EUSAGE : FSVC_OK;
+}
+
+/* The row of a point that failed with bad input (its settings do not work
+ * on this data): what defines it, empty measurements, the message in the
+ * status column. */
+static int fail_row(const study_files *F, const fsvc_param *p, const char *key,
+                    const char *settings, const fsvc_dataset *tr, const fsvc_dataset *te,
+                    const char *msg, fsvc_error *err)
+{
+    static const char *const set_cols[] = {"prag", "dist", "kernel", "select", "readout",
+                                           "lambda", "eta", "epochs", "scale", "preprocess",
+                                           "dtype", "backend", "threads"};
+    fsvc_csv_out r = {0};
+    char v[96];
+    fsvc_csv_field(&r, key);
+    fsvc_csv_field(&r, tr->source);
+    fsvc_csv_field(&r, te ? te->source : "");
+    fsvc_csv_fieldf(&r, "%lld", (long long)tr->N);
+    fsvc_csv_fieldf(&r, "%lld", te ? (long long)te->N : 0LL);
+    fsvc_csv_fieldf(&r, "%d", tr->n);
+    fsvc_csv_field(&r, p->radius > 0 ? "given" : p->radius_rms > 0 ? "rms" : "auto");
+    if (p->radius > 0) fsvc_csv_fieldf(&r, "%.6g", p->radius);
+    else fsvc_csv_field(&r, "");
+    for (size_t i = 0; i < sizeof set_cols / sizeof *set_cols; i++)
+        fsvc_csv_field(&r, fsvc_param_get(p, set_cols[i], v, sizeof v) ? "" : v);
+    for (int c = 21; c < STUDY_NCOLUMNS - 2; c++) fsvc_csv_field(&r, ""); /* measurements */
+    fsvc_csv_fieldf(&r, "failed: %s", msg);
+    fsvc_csv_field(&r, settings);
+    fsvc_csv_endrow(&r);
+    int rc = r.oom ? fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory")
+                   : study_append(F->csv_fd, F->csv, r.s, r.len, err);
+    fsvc_csv_out_free(&r);
+    return rc;
 }
 
 /* One point: train (with --val for LMS), CV, test; its LMS curve rows and
@@ -309,7 +347,7 @@ static int run_point(const study_files *F, const study_opts *o, const fsvc_param
     study_steps_point(cvkey, search);
     if (!rc && o->folds) {
         fsvc_param pq = *p;
-        pq.progress = 0;
+        pq.progress = FSVC_PROGRESS_STEPS;
         rc = fsvc_cross_validate(&cv, tr, &pq, o->folds, o->seed, err);
     }
     study_steps_point(key, 0);
@@ -356,6 +394,7 @@ static int run_point(const study_files *F, const study_opts *o, const fsvc_param
     if (use_val) fsvc_csv_fieldf(&r, "%d", curve.best_epoch);
     else fsvc_csv_field(&r, "");
     csv_num(&r, maxrss_mb());
+    fsvc_csv_field(&r, "ok");
     fsvc_csv_field(&r, settings);
     fsvc_csv_endrow(&r);
     if (use_val && F->lms_fd >= 0)
@@ -390,8 +429,52 @@ static int run_point(const study_files *F, const study_opts *o, const fsvc_param
     return rc;
 }
 
-/* The best point by CV among the CSV rows of this grid: printed and
- * appended to the CSV as a '#' line. */
+/* text as one shell word: as it is when it is plain, else single-quoted. */
+static void shell_word(FILE *f, const char *text)
+{
+    if (*text && strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                              "0123456789._/+-=:,@%") == strlen(text)) {
+        fputs(text, f);
+        return;
+    }
+    fputc('\'', f);
+    for (; *text; text++)
+        if (*text == '\'') fputs("'\\''", f);
+        else fputc(*text, f);
+    fputc('\'', f);
+}
+
+/* The `fsvc train` command of point k (malloc'd, NULL when out of memory):
+ * every setting whose canonical text (the settings model) differs from
+ * fsvc train's default, then DATA. */
+static char *train_command(const study_opts *o, int64_t k)
+{
+    fsvc_param p = o->base, d;
+    fsvc_param_default(&d);
+    char key[1024];
+    if (fsvc_grid_point(&p, key, sizeof key, &o->grid, k, NULL)) return NULL;
+    char *cmd = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&cmd, &len);
+    if (!f) return NULL;
+    fputs("fsvc train", f);
+    for (int i = 0; fsvc_setting(i); i++) {
+        const fsvc_setting_info *s = fsvc_setting(i);
+        char v[96], dv[96];
+        if (fsvc_param_get(&p, s->name, v, sizeof v) ||
+            fsvc_param_get(&d, s->name, dv, sizeof dv) || !strcmp(v, dv))
+            continue;
+        if (!s->arg && !s->choices) fprintf(f, " --%s=%s", s->name, v); /* on|off */
+        else { fprintf(f, " --%s ", s->name); shell_word(f, v); }
+    }
+    fputc(' ', f);
+    shell_word(f, o->data);
+    if (ferror(f) | fclose(f)) { free(cmd); return NULL; }
+    return cmd;
+}
+
+/* The best point by CV among the CSV rows of this grid: printed with its
+ * `fsvc train` command and appended to the CSV as '#' lines. */
 static int report_best(const study_files *F, const study_opts *o, char *const *pset,
                        fsvc_error *err)
 {
@@ -400,7 +483,7 @@ static int report_best(const study_files *F, const study_opts *o, char *const *p
     if (rc) return rc;
     int cs = fsvc_csv_col(&t, "settings"), cp = fsvc_csv_col(&t, "point"),
         cm = fsvc_csv_col(&t, "cv_mean"), ca = fsvc_csv_col(&t, "acc_test");
-    int64_t best = -1;
+    int64_t best = -1, best_k = -1;
     double bv = -1;
     for (int64_t k = 0; k < fsvc_grid_size(&o->grid); k++) {
         int64_t r = study_latest_row(&t, cs, pset[k]);
@@ -408,14 +491,21 @@ static int report_best(const study_files *F, const study_opts *o, char *const *p
         if (v[0] && atof(v) > bv) {
             bv = atof(v);
             best = r;
+            best_k = k;
         }
     }
     if (best > 0) {
         const char *key = fsvc_csv_get(&t, best, cp), *cvm = fsvc_csv_get(&t, best, cm),
                    *acc = fsvc_csv_get(&t, best, ca);
+        char *cmd = train_command(o, best_k);
+        if (!cmd) {
+            fsvc_csv_free(&t);
+            return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
+        }
         fsvc_csv_out c = {0};
         fsvc_csv_comment(&c, "best by %d-fold CV: point=%s cv_mean=%s test=%s", o->folds, key,
                          cvm, acc[0] ? acc : "none");
+        fsvc_csv_comment(&c, "train it: %s", cmd);
         rc = c.oom ? fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory")
                    : study_append(F->csv_fd, F->csv, c.s, c.len, err);
         fsvc_csv_out_free(&c);
@@ -423,6 +513,8 @@ static int report_best(const study_files *F, const study_opts *o, char *const *p
             printf("best by %d-fold CV: %s, CV accuracy %s%%, test accuracy %s%s\n", o->folds,
                    key, cvm, acc[0] ? acc : "(no TEST)",
                    acc[0] ? "% (measured once, not used to choose)" : "");
+        if (!rc) printf("train it: %s\n", cmd);
+        free(cmd);
     }
     fsvc_csv_free(&t);
     return rc;
@@ -497,7 +589,7 @@ int cmd_study(int argc, char **argv)
                    o.test ? te.N : 0, tr.n};
     study_files F = {NULL, NULL, NULL, NULL, -1, -1};
     char *name = study_name(&o), *cmdline = strdup("fsvc"), *set = malloc(SETTINGS_MAX);
-    int64_t npts = fsvc_grid_size(&o.grid), ran = 0, skipped = 0;
+    int64_t npts = fsvc_grid_size(&o.grid), ran = 0, skipped = 0, failed = 0;
     char **pset = calloc((size_t)npts, sizeof *pset);
     for (int i = 0; cmdline && i < argc; i++) {
         char *t = NULL;
@@ -547,10 +639,19 @@ int cmd_study(int argc, char **argv)
                                   (long long)k + 1, (long long)npts, key);
             continue;
         }
-        p.progress = 0;
+        p.progress = FSVC_PROGRESS_STEPS; /* radius search steps, no progress lines */
         if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s ...\n", (long long)k + 1, (long long)npts, key);
         rc = run_point(&F, &o, &p, key, pset[k], &tr, o.test ? &te : NULL, summary,
                        sizeof summary, &err);
+        if (rc == FSVC_EINPUT) { /* this point's settings fail on this data: noted, go on */
+            char msg[sizeof err.msg];
+            snprintf(msg, sizeof msg, "%s", err.msg);
+            fsvc_error_clear(&err);
+            rc = fail_row(&F, &p, key, pset[k], &tr, o.test ? &te : NULL, msg, &err);
+            if (rc) break;
+            failed++;
+            snprintf(summary, sizeof summary, "failed (in the CSV, the study goes on): %.400s", msg);
+        }
         if (rc) break;
         ran++;
         if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s: %s\n", (long long)k + 1, (long long)npts,
@@ -570,7 +671,11 @@ int cmd_study(int argc, char **argv)
         rc = fsvc_fail(&err, FSVC_ERESOURCE, "%s: write error: %s", F.csv, strerror(errno));
     F.csv_fd = -1;
     if (rc) goto out;
-    printf("study: %lld points run, %lld already in %s\n", (long long)ran, (long long)skipped, F.csv);
+    printf("study: %lld points run, %lld already in %s\n", (long long)ran, (long long)skipped,
+           F.csv);
+    if (failed)
+        printf("study: %lld points failed (their status column in %s says why)\n",
+               (long long)failed, F.csv);
     if (o.plots) {
         char title[600], b1[256], b2[256] = "";
         tail2(b1, sizeof b1, o.data);
@@ -579,6 +684,7 @@ int cmd_study(int argc, char **argv)
                  (long long)tr.N, o.test ? ", test " : "", b2, o.folds ? ", CV on train" : "");
         int np = 0;
         rc = study_plots(F.csv, F.prefix, &o.grid, pset, title, stderr, &np, &err);
+        if (!rc) rc = study_heatmap(F.csv, F.prefix, &o.grid, pset, title, stderr, &np, &err);
         if (!rc && o.val > 0) {
             char *png = NULL;
             if (asprintf(&png, "%s-lms.png", F.prefix) < 0)

@@ -1,6 +1,7 @@
 /* cmd_train.c - `fsvc train [options] DATA [MODEL]`: the FSVC trainer. */
 #include "tools/args.h"
 #include "layers/bnl.h"
+#include "fsvc/study.h"
 
 #include <getopt.h>
 #include <libgen.h>
@@ -29,7 +30,9 @@ static void help(const fsvc_param *p)
     printf("usage: fsvc train [options] DATA [MODEL]\n\n"
            "Trains an FSVC classifier on DATA (IDX prefix or file, LIBSVM text, PNG\n"
            "folder with one sub-folder per class) and writes MODEL (default: the\n"
-           "data's basename + \".fsvc\" in the current folder).\n\n"
+           "data's basename + \".fsvc\" in the current folder). With -v K it runs a\n"
+           "stratified K-fold cross-validation instead (as svm-train -v) and writes\n"
+           "no model.\n\n"
            "options (default in brackets; the same names work in `fsvc study --vary`\n"
            "and as the Python estimators' parameters):\n");
     for (int i = 0; fsvc_setting(i); i++) {
@@ -48,7 +51,10 @@ static void help(const fsvc_param *p)
     }
     printf("  --strict\n"
            "        --backend cuda: fail (exit 3) instead of falling back to the CPU\n"
-           "  -q    quiet: no progress\n");
+           "  -v K  K-fold cross-validation (K in 2..64, folds from --seed):\n"
+           "        prints \"Cross Validation Accuracy = X%%\"; no model is written\n"
+           "  -q    quiet: only errors and the result line (the model written, or the\n"
+           "        cross-validation accuracy)\n");
 }
 
 enum { O_STRICT = CLI_LONG + 64, O_HELP };
@@ -59,8 +65,8 @@ int train_parse(train_args *a, int argc, char **argv)
     memset(a, 0, sizeof *a);
     fsvc_param_default(&a->p);
     struct option lo[MAX_SETTINGS + 3];
-    char so[3 * MAX_SETTINGS + 8] = ":qh";
-    size_t nso = 3;
+    char so[3 * MAX_SETTINGS + 8] = ":qhv:";
+    size_t nso = 5;
     int n = 0;
     for (; fsvc_setting(n) && n < MAX_SETTINGS; n++) {
         const fsvc_setting_info *s = fsvc_setting(n);
@@ -101,6 +107,15 @@ int train_parse(train_args *a, int argc, char **argv)
         }
         switch (c) {
         case 'q': a->quiet = 1; break;
+        case 'v': {
+            char *end;
+            long k = strtol(optarg, &end, 10);
+            if (end == optarg || *end || k < 2 || k > 64)
+                return cli_usage_error("train", "-v: '%s' is not a number of folds (2..64)",
+                                       optarg);
+            a->cv = (int)k;
+            break;
+        }
         case 'h': case O_HELP: help(&a->p); return FSVC_OK;
         case O_STRICT: a->strict = 1; break;
         default:
@@ -113,6 +128,11 @@ int train_parse(train_args *a, int argc, char **argv)
     fsvc_error err;
     if (fsvc_param_check(&a->p, &err))
         return cli_usage_error("train", "%s", err.msg);
+    if (a->cv && nargs == 2)
+        return cli_usage_error("train", "-v writes no model; give DATA only");
+    if (a->cv && a->p.regression)
+        return cli_usage_error("train", "-v: cross-validation is for classification, not "
+                               "--regression");
     a->data = argv[optind];
     a->model = nargs == 2 ? argv[optind + 1] : NULL;
     return CLI_RUN;
@@ -136,10 +156,76 @@ static char *default_model_path(const char *data)
     return out;
 }
 
-static int train_run(fsvc_param *pp, int quiet, const char *data, const char *model_path)
+/* The training summary on stdout (not with -q). */
+static void print_summary(const fsvc_model *m, const fsvc_train_info *info, double total)
+{
+    /* prag and a selection t_syn mean something only for a novelty pass */
+    char prag[48] = "", tsel[48] = "";
+    if (m->select != FSVC_SELECT_RANDOM)
+        snprintf(prag, sizeof prag, ", prag = %g", m->prag);
+    if (info->syn_select > 0)
+        snprintf(tsel, sizeof tsel, " (t_syn %.3g s)", info->t_select / info->syn_select);
+    printf("model: %s %s, %s, r = %.6g%s, %s selection, %s readout%s, preprocess %s\n",
+           bnl_dist_name((bnl_dist)m->dist), bnl_act_name((bnl_act)m->act),
+           fsvc_dtype_name(m->dtype), m->radius, prag, fsvc_select_name(m->select),
+           fsvc_readout_name(m->readout), m->regression ? " (regression)" : "",
+           fsvc_preprocess_name(m->preprocess));
+    printf("centroids: %lld\n", (long long)m->m);
+    printf("time: selection %.3f s%s, readout %.3f s, total %.3f s\n",
+           info->t_select, tsel, info->t_readout, total);
+    if (info->syn_readout > 0)
+        printf("readout: %.3g synaptic operations for H, t_syn %.3g s (incl. solve)\n",
+               info->syn_readout, info->t_readout / info->syn_readout);
+    if (m->readout == FSVC_READOUT_RIDGE)
+        printf("ridge: H %.2f s (t_syn %.3g s), H^T H and H^T T %.2f s, solve %.2f s\n",
+               info->t_ridge[0], info->t_ridge[0] > 0 ? info->t_ridge[0] / info->syn_readout : 0.0,
+               info->t_ridge[1], info->t_ridge[2]);
+}
+
+/* The rms radius rule (0.45 x rms by default) suits the ridge readout; the
+ * onehot and LMS readouts need more centroids: under 1% of the samples
+ * (the low end of the radius search's target), one warning line with the
+ * fix. */
+static void warn_few_centroids(const fsvc_model *m, const fsvc_param *p, int64_t N)
+{
+    if (m->regression || m->readout == FSVC_READOUT_RIDGE || p->radius > 0 ||
+        !(p->radius_rms > 0) || (double)m->m >= 0.01 * N)
+        return;
+    fprintf(stderr, "fsvc train: warning: the %s readout got only %lld centroids for %lld "
+            "samples at r = %g x rms (the ridge readout's default radius); give -r auto (the "
+            "radius search) or a smaller radius (e.g. -r %grms)\n", fsvc_readout_name(m->readout),
+            (long long)m->m, (long long)N, p->radius_rms, p->radius_rms / 2);
+}
+
+/* -v K: the K-fold cross-validation of p on d, printed as svm-train -v. */
+static int train_cv(const fsvc_dataset *d, const fsvc_param *p, int nfold, int quiet)
+{
+    fsvc_error err;
+    fsvc_error_clear(&err);
+    fsvc_cv_result res;
+    uint64_t seed = p->seed;
+    if (nfold > d->N) {
+        fsvc_fail(&err, FSVC_EINPUT, "train: -v %d: %s has only %lld samples", nfold,
+                  d->source, (long long)d->N);
+        return cli_report(&err);
+    }
+    if (fsvc_cross_validate(&res, d, p, nfold, seed, &err))
+        return cli_report(&err);
+    if (!quiet)
+        printf("cv: %d folds, accuracy %.2f%% +- %.2f%% over the folds, %.0f centroids per "
+               "model, %.2f s\n", nfold, 100 * res.acc_mean, 100 * res.acc_sd, res.m_mean,
+               res.t_train);
+    printf("Cross Validation Accuracy = %g%%\n", 100 * res.acc_pooled);
+    return FSVC_OK;
+}
+
+static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
+                     const char *model_path)
 {
     fsvc_param p = *pp;
-    p.progress = cli_progress_wanted(quiet);
+    /* progress lines on a terminal; the messages (radius, search steps,
+     * preprocess auto) unless -q */
+    p.progress = quiet ? 0 : cli_progress_wanted(quiet) ? FSVC_PROGRESS_ALL : FSVC_PROGRESS_STEPS;
 
     fsvc_error err;
     fsvc_error_clear(&err);
@@ -153,34 +239,25 @@ static int train_run(fsvc_param *pp, int quiet, const char *data, const char *mo
         return cli_report(&err);
     }
     double t1 = cli_now();
-    printf("data: %s, %lld x %d %s, %d classes (%.2f s)\n", d.source, (long long)d.N, d.n,
+    if (!quiet)
+        printf("data: %s, %lld x %d %s, %d classes (%.2f s)\n", d.source, (long long)d.N, d.n,
            fsvc_dtype_name(d.dtype), d.K, t1 - t0);
+    if (cv) {
+        int rc = train_cv(&d, &p, cv, quiet);
+        fsvc_dataset_free(&d);
+        return rc;
+    }
     fsvc_model m;
     fsvc_train_info info;
     int rc = fsvc_train(&m, &info, &d, &p, &err);
+    int64_t N = d.N;
     fsvc_dataset_free(&d);
     if (rc) return cli_report(&err);
     double t2 = cli_now();
-    /* prag and a selection t_syn mean something only for a novelty pass */
-    char prag[48] = "", tsel[48] = "";
-    if (m.select != FSVC_SELECT_RANDOM)
-        snprintf(prag, sizeof prag, ", prag = %g", m.prag);
-    if (info.syn_select > 0)
-        snprintf(tsel, sizeof tsel, " (t_syn %.3g s)", info.t_select / info.syn_select);
-    printf("model: %s %s, %s, r = %.6g%s, %s selection, %s readout%s\n",
-           bnl_dist_name((bnl_dist)m.dist), bnl_act_name((bnl_act)m.act),
-           fsvc_dtype_name(m.dtype), m.radius, prag, fsvc_select_name(m.select),
-           fsvc_readout_name(m.readout), m.regression ? " (regression)" : "");
-    printf("centroids: %lld\n", (long long)m.m);
-    printf("time: selection %.3f s%s, readout %.3f s, total %.3f s\n",
-           info.t_select, tsel, info.t_readout, t2 - t1);
-    if (info.syn_readout > 0)
-        printf("readout: %.3g synaptic operations for H, t_syn %.3g s (incl. solve)\n",
-               info.syn_readout, info.t_readout / info.syn_readout);
-    if (m.readout == FSVC_READOUT_RIDGE)
-        printf("ridge: H %.2f s (t_syn %.3g s), H^T H and H^T T %.2f s, solve %.2f s\n",
-               info.t_ridge[0], info.t_ridge[0] > 0 ? info.t_ridge[0] / info.syn_readout : 0.0,
-               info.t_ridge[1], info.t_ridge[2]);
+    if (!quiet)
+        print_summary(&m, &info, t2 - t1);
+    if (!quiet)
+        warn_few_centroids(&m, &p, N);
     rc = fsvc_model_save(&m, model_path, &err);
     fsvc_free_model(&m);
     if (rc) return cli_report(&err);
@@ -205,7 +282,7 @@ int cmd_train(int argc, char **argv)
         fsvc_fail(&err, FSVC_ERESOURCE, "train: out of memory");
         return cli_report(&err);
     }
-    rc = train_run(&p, a.quiet, data, a.model ? a.model : model_path);
+    rc = train_run(&p, a.quiet, a.cv, data, a.model ? a.model : model_path);
     free(model_path);
     return rc;
 }

@@ -316,21 +316,16 @@ int plot_png_check(const unsigned char *b, size_t len, char *why, size_t whylen)
     return bad ? -1 : 0;
 }
 
-int plot_png(const char *path, const plot_spec *spec, const plot_series *s,
-             int ns, fsvc_error *err)
+/* Runs the gnuplot program written by emit(g, ctx), checks the PNG and
+ * writes it to path through ds_tmp_*. */
+static int render(const char *path, void (*emit)(FILE *, const void *), const void *ctx,
+                  fsvc_error *err)
 {
-    int any = 0;
-    for (int k = 0; k < ns; k++)
-        for (int i = 0; i < s[k].n; i++) any |= drawable(spec, s[k].x[i], s[k].y[i]);
-    if (!any) {
-        fsvc_fail(err, FSVC_OK, "%s: no data to plot", path);
-        return PLOT_EMPTY;
-    }
     char *prog = NULL, *png = NULL, emsg[240], why[80];
     size_t plen = 0, pnglen = 0;
     FILE *g = open_memstream(&prog, &plen);
     if (!g) return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
-    program(g, spec, s, ns);
+    emit(g, ctx);
     if (ferror(g) | fclose(g)) {
         free(prog);
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
@@ -358,6 +353,81 @@ int plot_png(const char *path, const plot_spec *spec, const plot_series *s,
     free(tmp);
     free(png);
     return rc;
+}
+
+
+struct xy_args { const plot_spec *spec; const plot_series *s; int ns; };
+
+static void emit_xy(FILE *g, const void *ctx)
+{
+    const struct xy_args *a = ctx;
+    program(g, a->spec, a->s, a->ns);
+}
+
+int plot_png(const char *path, const plot_spec *spec, const plot_series *s,
+             int ns, fsvc_error *err)
+{
+    int any = 0;
+    for (int k = 0; k < ns; k++)
+        for (int i = 0; i < s[k].n; i++) any |= drawable(spec, s[k].x[i], s[k].y[i]);
+    if (!any) {
+        fsvc_fail(err, FSVC_OK, "%s: no data to plot", path);
+        return PLOT_EMPTY;
+    }
+    struct xy_args xa = {spec, s, ns};
+    return render(path, emit_xy, &xa, err);
+}
+
+/* The tics of one heat map axis: the labels at 0, 1, ... */
+static void heat_tics(FILE *g, const char *axis, const char *const *lab, int n)
+{
+    fprintf(g, "set %stics (", axis);
+    for (int i = 0; i < n; i++) {
+        if (i) fputs(", ", g);
+        plot_gp_string(g, lab[i]);
+        fprintf(g, " %d", i);
+    }
+    fprintf(g, ")\nset %srange [-0.5:%g]\n", axis, n - 0.5);
+}
+
+static void emit_heat(FILE *g, const void *ctx)
+{
+    const plot_heat *h = ctx;
+    fprintf(g, "set terminal pngcairo size %d,%d noenhanced font 'sans,11'\nset output\n",
+            h->nx > 12 ? 60 * h->nx + 200 : 900, h->ny > 10 ? 50 * h->ny + 150 : 600);
+    fputs("set title ", g); plot_gp_string(g, h->title); fputc('\n', g);
+    fputs("set xlabel ", g); plot_gp_string(g, h->xlabel); fputc('\n', g);
+    fputs("set ylabel ", g); plot_gp_string(g, h->ylabel); fputc('\n', g);
+    fputs("set cblabel ", g); plot_gp_string(g, h->zlabel); fputc('\n', g);
+    heat_tics(g, "x", h->xtics, h->nx);
+    heat_tics(g, "y", h->ytics, h->ny);
+    fputs("set palette rgbformulae 22,13,10\nunset key\n"
+          "plot '-' using 1:2:(0.5):(0.5):3 with boxxyerror fill solid 1.0 noborder "
+          "fc palette, '-' using 1:2:3 with labels\n", g);
+    for (int j = 0; j < h->ny; j++)
+        for (int i = 0; i < h->nx; i++)
+            if (isfinite(h->z[(size_t)j * h->nx + i]))
+                fprintf(g, "%d %d %.10g\n", i, j, h->z[(size_t)j * h->nx + i]);
+    fputs("e\n", g);
+    for (int j = 0; j < h->ny; j++)
+        for (int i = 0; i < h->nx; i++) {
+            double z = h->z[(size_t)j * h->nx + i];
+            if (isfinite(z)) fprintf(g, "%d %d \"%.2f\"\n", i, j, z);
+            else if (h->failed && h->failed[(size_t)j * h->nx + i])
+                fprintf(g, "%d %d \"failed\"\n", i, j);
+        }
+    fputs("e\nunset output\n", g);
+}
+
+int plot_heatmap(const char *path, const plot_heat *h, fsvc_error *err)
+{
+    int any = 0;
+    for (size_t q = 0; q < (size_t)h->nx * h->ny; q++) any |= isfinite(h->z[q]);
+    if (!any || h->nx < 1 || h->ny < 1) {
+        fsvc_fail(err, FSVC_OK, "%s: no data to plot", path);
+        return PLOT_EMPTY;
+    }
+    return render(path, emit_heat, h, err);
 }
 
 int plot_pareto(int *front, const double *x, const double *y, int n)

@@ -54,6 +54,20 @@ int plot_available(void);
 int plot_png(const char *path, const plot_spec *spec, const plot_series *s,
              int ns, fsvc_error *err);
 
+/* A heat map: z over the cells of an nx x ny grid of category axes. */
+typedef struct plot_heat {
+    const char *title, *xlabel, *ylabel, *zlabel;  /* any text */
+    int nx, ny;
+    const char *const *xtics, *const *ytics;       /* nx, ny labels (any text) */
+    const double *z;       /* ny x nx, row j = ytics[j]; not finite: no value */
+    const int *failed;     /* ny x nx or NULL: 1 marks a cell "failed" */
+} plot_heat;
+
+/* Draws the heat map into the PNG at path (each cell coloured by z and
+ * labelled with it), as plot_png does: FSVC_OK, PLOT_EMPTY when no cell has
+ * a value, or FSVC_ERESOURCE naming path. */
+int plot_heatmap(const char *path, const plot_heat *h, fsvc_error *err);
+
 /* Writes text as a gnuplot string expression: single-quoted parts joined
  * by ."\n". for a line break and ."'". for a quote (constant double-quoted
  * strings), control characters dropped, bytes that are not UTF-8 as '?'. */

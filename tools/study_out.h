@@ -11,9 +11,12 @@
 
 /* ---- the files (study_files.c) ---- */
 
-#define STUDY_NCOLUMNS 38
-/* The CSV columns; the last, "settings", is the point's settings string
- * (everything that defines its row: what --resume matches). */
+#define STUDY_NCOLUMNS 39
+/* The CSV columns; "status" is "ok", or "failed: " and the message of a
+ * point that could not be trained or measured (bad input for its settings:
+ * a solve that fails, a readout that diverges; its measurements are empty);
+ * the last, "settings", is the point's settings string (everything that
+ * defines its row: what --resume matches). */
 extern const char *const study_columns[STUDY_NCOLUMNS];
 
 typedef struct study_files {
@@ -63,6 +66,15 @@ void sysinfo_compiler(char *out, size_t len);
 int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
                 char *const *settings, const char *title, FILE *log, int *written,
                 fsvc_error *err);
+
+/* The heat map prefix-heatmap.png of the accuracy (CV mean, else test)
+ * over two varied axes (radius x lambda, radius x max-neurons, else the
+ * first two; the best over any other axes): nothing for a grid of fewer
+ * than two axes, skipped (a line on log) with nothing to draw; *written + 1
+ * when drawn, or the first failure. */
+int study_heatmap(const char *csv, const char *prefix, const fsvc_grid *g,
+                  char *const *settings, const char *title, FILE *log, int *written,
+                  fsvc_error *err);
 
 /* The LMS learning curves in lms_csv (point,epoch,train_err,val_err) into
  * png (*written + 1), skipped when there is none; or a failure. */
