@@ -178,12 +178,13 @@ static int ds_open(dstream *d, bnl_cuda *c, const bnl_op *op, const void *W, int
             HALLOC(err, d->hT[b], d->Xc * K * 8);
         }
     }
-    /* W once, through the first X staging buffer's space when it fits */
-    uint32_t *hW = NULL;
-    HALLOC(err, hW, m * d->ldk * 4);
+    /* W once (pageable: one copy does not pay for pinning) */
+    uint32_t *hW = (uint32_t *)malloc((size_t)(m * d->ldk * 4));
+    if (!hW)
+        return fsvc_fail(err, FSVC_ERESOURCE, "cuda: out of memory");
     bnlc_pack_rows(hW, d->ldk, W, 0, m, n, d->k.es);
     cudaError_t e = cudaMemcpy(d->dW, hW, (size_t)(m * d->ldk * 4), cudaMemcpyHostToDevice);
-    cudaFreeHost(hW);
+    free(hW);
     CUDA_CHECK(err, e);
     if (gemm)
         CUDA_CHECK(err, bnlc_launch_norms(d->dwn, (const float *)d->dW, m, d->ldk, n, d->s));
