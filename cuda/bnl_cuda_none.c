@@ -62,6 +62,20 @@ int bnl_cuda_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_
 
 void bnl_cuda_normal_close(bnl_normal *s) { (void)s; }
 
+int bnl_cuda_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                        const void *X, int64_t N, int n, const int *cls, const double *y,
+                        int K, double *B, double *sumsq, fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
+int bnl_cuda_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                          const void *X, int64_t N, int n, const double *V, int K, double *Y,
+                          fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
 int bnl_cuda_time_forward(bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
                           const void *X, int64_t N, int n, int reps, double *sec,
                           fsvc_error *err)

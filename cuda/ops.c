@@ -15,6 +15,8 @@ const bnl_device_ops bnl_cuda_ops = {
     bnl_cuda_normal_accum,
     bnl_cuda_normal_solve,
     bnl_cuda_normal_close,
+    bnl_cuda_normal_rhs,
+    bnl_cuda_normal_apply,
     bnl_cuda_time_forward,
     bnl_cuda_describe,
     bnl_cuda_device_tag,

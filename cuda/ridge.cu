@@ -1,7 +1,8 @@
 /*
  * ridge.cu - the readout's work resident on the device: the ridge normal
  * equations (G = H^T H, B = H^T T, then the Cholesky solve) and the
- * scores Y = H R. H is computed tile by tile on the device and consumed
+ * scores Y = H R, and the block products of an iterative solver (B = H^T T
+ * with the trace of H^T H, Y = H^T (H V)). H is computed tile by tile on the device and consumed
  * there; nothing of size N x m crosses PCIe:
  *   up:   W once (packed as the forward kernels read it), X once (u8 stays
  *         u8) or, when it does not fit, in chunks through two pinned
@@ -383,6 +384,106 @@ extern "C" int bnl_cuda_normal_solve(bnl_normal *s, double lam, double *R, int *
     CUDA_CHECK(err, cudaMemcpy(info, s->dinfo, sizeof(int), cudaMemcpyDeviceToHost));
     CUDA_CHECK(err, cudaMemcpy(R, s->dB, (size_t)(m * s->K * 8), cudaMemcpyDeviceToHost));
     return FSVC_OK;
+}
+
+/* ---- block products for an iterative solver (PCG): one pass each ---- */
+struct apply_u {
+    const double *dV;
+    double *dY, *dZ, *dB, sumsq;
+    int rhs;
+};
+
+static int apply_tile(void *u, dstream *d, int b, int64_t i0, int64_t t0, int64_t nt,
+                      fsvc_error *err)
+{
+    apply_u *q = (apply_u *)u;
+    const double one = 1.0, zero = 0.0;
+    cublasHandle_t h = d->c->blas;
+    CUBLAS_CHECK(err, cublasSetStream(h, d->s));
+    if (q->rhs) { /* B += H^T T, sumsq += sum H^2 */
+        double ss = 0;
+        CUBLAS_CHECK(err, cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, (int)d->m, d->K, (int)nt,
+                                      &one, d->dHd, (int)d->m, d->dT[b] + t0 * d->K, d->K,
+                                      &one, q->dB, (int)d->m));
+        CUBLAS_CHECK(err, cublasDdot(h, (int)(d->m * nt), d->dHd, 1, d->dHd, 1, &ss));
+        q->sumsq += ss;
+        return FSVC_OK;
+    }
+    /* Z (nt x K) = H V; Y += H^T Z */
+    CUBLAS_CHECK(err, cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)nt, d->K, (int)d->m, &one,
+                                  d->dHd, (int)d->m, q->dV, (int)d->m, &zero, q->dZ, (int)nt));
+    CUBLAS_CHECK(err, cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)d->m, d->K, (int)nt, &one,
+                                  d->dHd, (int)d->m, q->dZ, (int)nt, &one, q->dY, (int)d->m));
+    return FSVC_OK;
+}
+
+/* rhs: B = H^T T and *sumsq = sum H^2; else Y = H^T (H V). */
+static int products(bnl_normal *s, const bnl_op *op, const void *W, int64_t m, const void *X,
+                    int64_t N, int n, const int *cls, const double *y, const double *V, int K,
+                    double *out, double *sumsq, fsvc_error *err)
+{
+    if (!s)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: normal equations not open");
+    if (m < 1 || N < 1 || n < 1 || K < 1 || (sumsq && ((!cls && !y) || (y && K != 1))))
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: bad block-product shape (m %lld, N %lld, "
+                         "n %d, K %d)", (long long)m, (long long)N, n, K);
+    apply_u q;
+    memset(&q, 0, sizeof q);
+    q.rhs = sumsq != NULL;
+    double *dV = NULL;
+    dstream d;
+    memset(&d, 0, sizeof d);
+    size_t vb = (size_t)m * K * 8;
+    int rc = FSVC_OK;
+    cudaError_t e = cudaSetDevice(s->c->dev);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&q.dY, vb);
+    if (e == cudaSuccess) e = cudaMemset(q.dY, 0, vb);
+    if (e == cudaSuccess && !q.rhs) e = cudaMalloc((void **)&dV, vb);
+    if (e == cudaSuccess && !q.rhs) e = cudaMemcpy(dV, V, vb, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess)
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: block products: %s", cudaGetErrorString(e));
+    if (!rc)
+        rc = ds_open(&d, s->c, op, W, m, N, n, K, q.rhs, 0, q.rhs ? 0 : K * 8.0, err);
+    if (!rc && !q.rhs) {
+        e = cudaMalloc((void **)&q.dZ, (size_t)d.Nt * K * 8);
+        if (e != cudaSuccess)
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: block products: %s",
+                           cudaGetErrorString(e));
+    }
+    q.dV = dV;
+    q.dB = q.dY;
+    if (!rc)
+        rc = ds_run(&d, X, N, cls, y, apply_tile, NULL, &q, err);
+    if (!rc) {
+        e = cudaMemcpy(out, q.dY, vb, cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess)
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: block products: %s",
+                           cudaGetErrorString(e));
+    }
+    if (!rc && sumsq)
+        *sumsq = q.sumsq;
+    ds_free(&d);
+    cudaFree(q.dY); cudaFree(q.dZ); cudaFree(dV);
+    cudaGetLastError();
+    return rc;
+}
+
+extern "C" int bnl_cuda_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                                   const void *X, int64_t N, int n, const int *cls,
+                                   const double *y, int K, double *B, double *sumsq,
+                                   fsvc_error *err)
+{
+    double ss = 0;
+    return products(s, op, W, m, X, N, n, cls, y, NULL, K, B, sumsq ? sumsq : &ss, err);
+}
+
+extern "C" int bnl_cuda_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                                     const void *X, int64_t N, int n, const double *V, int K,
+                                     double *Y, fsvc_error *err)
+{
+    if (!V)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: block product without V");
+    return products(s, op, W, m, X, N, n, NULL, NULL, V, K, Y, NULL, err);
 }
 
 /* ---- scores ---- */

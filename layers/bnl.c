@@ -216,6 +216,26 @@ int bnl_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error
     return dev_ops()->normal_solve(s, lam, R, info, err);
 }
 
+int bnl_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                   const void *X, int64_t N, int n, const int *cls, const double *y,
+                   int K, double *B, double *sumsq, fsvc_error *err)
+{
+    int rc = bnl_op_check(op, err);
+    if (rc)
+        return rc;
+    return dev_ops()->normal_rhs(s, op, W, m, X, N, n, cls, y, K, B, sumsq, err);
+}
+
+int bnl_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                     const void *X, int64_t N, int n, const double *V, int K, double *Y,
+                     fsvc_error *err)
+{
+    int rc = bnl_op_check(op, err);
+    if (rc)
+        return rc;
+    return dev_ops()->normal_apply(s, op, W, m, X, N, n, V, K, Y, err);
+}
+
 void bnl_normal_close(bnl_normal *s)
 {
     if (s)

@@ -117,6 +117,16 @@ int bnl_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                      int K, double *diag, double *B, fsvc_error *err);
 int bnl_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err);
 void bnl_normal_close(bnl_normal *s); /* NULL is fine */
+/* The block products of an iterative solver (the PCG of the issue "a
+ * readout that scales") on the device, one pass over the samples each,
+ * nothing N x m back: B = H^T T (m x K column-major, T as in accum) with
+ * *sumsq = trace(H^T H); Y = H^T (H V) (V, Y: m x K column-major). */
+int bnl_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                   const void *X, int64_t N, int n, const int *cls, const double *y,
+                   int K, double *B, double *sumsq, fsvc_error *err);
+int bnl_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                     const void *X, int64_t N, int n, const double *V, int K, double *Y,
+                     fsvc_error *err);
 
 /* The tiling the planner would use for this call on ctx. */
 bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op,

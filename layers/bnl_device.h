@@ -54,6 +54,15 @@ typedef struct bnl_device_ops {
                         int K, double *diag, double *B, fsvc_error *err);
     int (*normal_solve)(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err);
     void (*normal_close)(bnl_normal *s);                 /* NULL is fine */
+    /* Block products of an iterative solver on an open handle, one pass
+     * over the samples each (V, Y, B: m x K column-major): B = H^T T and
+     * *sumsq = sum of H_ij^2; Y = H^T (H V). */
+    int (*normal_rhs)(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                      const void *X, int64_t N, int n, const int *cls, const double *y,
+                      int K, double *B, double *sumsq, fsvc_error *err);
+    int (*normal_apply)(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                        const void *X, int64_t N, int n, const double *V, int K, double *Y,
+                        fsvc_error *err);
     /* Kernel-only seconds of H = act(dist(W, X)) with W, X and H resident
      * (the best of reps runs, CUDA events). */
     int (*time_forward)(bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,

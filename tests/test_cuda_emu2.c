@@ -10,8 +10,9 @@
  * and tile partial. Checked against the CPU path: diag(H^T H) and H^T T
  * against sums of the engine's own H, the ridge weights against
  * fsvc_readout_ridge on a cpu context, a retry after a failed
- * factorisation against a fresh solve (bit for bit), and the scores
- * against bnl_scores on a cpu context. No GPU and no nvcc needed.
+ * factorisation against a fresh solve (bit for bit), the scores against
+ * bnl_scores on a cpu context, and the block products of an iterative
+ * solver (H^T (H V), H^T T, sum H^2) against float64 sums of the CPU's H. No GPU and no nvcc needed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -400,6 +401,85 @@ static void test_scores(void **s)
     check_scores(l2, 45, 100, 13, 3, 32, 64);
 }
 
+/* The block products of an iterative solver (bnl_cuda_normal_apply /
+ * _rhs): Y = H^T (H V) and B = H^T T with sum H^2, tile by tile. */
+struct apply_u { const double *V; double *Y, *Z, *B, sumsq; };
+
+static void apply_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
+{
+    (void)i0;
+    struct apply_u *q = u;
+    /* cublasDgemm(T, N, nt, K, m, 1, Hd, m, V, m, 0, Z, nt);
+     * cublasDgemm(N, N, m, K, nt, 1, Hd, m, Z, nt, 1, Y, m);
+     * rhs: cublasDgemm(N, T, m, K, nt, 1, Hd, m, T, K, 1, B, m), cublasDdot */
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)nt, e->K, (int)e->m, 1.0, Hd,
+                (int)e->m, q->V, (int)e->m, 0.0, q->Z, (int)nt);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)e->m, e->K, (int)nt, 1.0, Hd,
+                (int)e->m, q->Z, (int)nt, 1.0, q->Y, (int)e->m);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)e->m, e->K, (int)nt, 1.0, Hd,
+                (int)e->m, T, e->K, 1.0, q->B, (int)e->m);
+    q->sumsq += cblas_ddot((int)(e->m * nt), Hd, 1, Hd, 1);
+}
+
+static void check_apply(bnl_op op, int64_t m, int64_t N, int n, int K, int64_t Nt, int64_t Xc)
+{
+    void *X = rand_data(op.dtype, N, n), *W = rand_data(op.dtype, m, n);
+    double *V = malloc(sizeof(double) * (size_t)(m * K)), *Y = calloc((size_t)(m * K), 8);
+    double *B = calloc((size_t)(m * K), 8), *Z = malloc(sizeof(double) * (size_t)(Nt * K));
+    int *cls = malloc(sizeof(int) * (size_t)N);
+    float *H = malloc(sizeof(float) * (size_t)(N * m));
+    assert_non_null(V); assert_non_null(Y); assert_non_null(B); assert_non_null(Z);
+    assert_non_null(cls); assert_non_null(H);
+    for (int64_t q = 0; q < m * K; q++) V[q] = (double)((int)(rnd() % 2001) - 1000) / 1000.0;
+    for (int64_t i = 0; i < N; i++) cls[i] = (int)(rnd() % (unsigned)K);
+    emu e;
+    emu_init(&e, op, W, m, N, n, K, Nt, Xc);
+    struct apply_u u = {V, Y, Z, B, 0};
+    emu_run(&e, X, cls, NULL, apply_fn, &u);
+    bnl_ctx ctx;
+    fsvc_error err;
+    assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 1, &err), FSVC_OK);
+    assert_int_equal(bnl_forward(&ctx, &op, H, m, W, m, X, N, n, &err), FSVC_OK);
+    double tol = op.dtype == FSVC_U8 ? 1e-12 : 1e-5, ss = 0, ymax = 1;
+    double *Yr = calloc((size_t)(m * K), 8), *Br = calloc((size_t)(m * K), 8);
+    assert_non_null(Yr); assert_non_null(Br);
+    for (int64_t i = 0; i < N; i++)
+        for (int k = 0; k < K; k++) {
+            double z = 0;
+            for (int64_t j = 0; j < m; j++) z += (double)H[i * m + j] * V[j + (int64_t)k * m];
+            for (int64_t j = 0; j < m; j++) Yr[j + (int64_t)k * m] += (double)H[i * m + j] * z;
+        }
+    for (int64_t i = 0; i < N; i++)
+        for (int64_t j = 0; j < m; j++) {
+            ss += (double)H[i * m + j] * H[i * m + j];
+            Br[j + (int64_t)cls[i] * m] += H[i * m + j];
+        }
+    for (int64_t q = 0; q < m * K; q++) ymax = fmax(ymax, fabs(Yr[q]));
+    int bad = 0;
+    for (int64_t q = 0; q < m * K; q++) {
+        if (rel(Y[q], Yr[q], ymax) > tol && bad++ < 5)
+            print_message("Y[%lld] = %.17g, want %.17g\n", (long long)q, Y[q], Yr[q]);
+        if (rel(B[q], Br[q], fmax(1, fabs(Br[q]))) > tol && bad++ < 5)
+            print_message("B[%lld] = %.17g, want %.17g\n", (long long)q, B[q], Br[q]);
+    }
+    if (rel(u.sumsq, ss, ss) > tol && bad++ < 5)
+        print_message("sum H^2 = %.17g, want %.17g\n", u.sumsq, ss);
+    assert_int_equal(bad, 0);
+    bnl_ctx_close(&ctx);
+    emu_free(&e);
+    free(X); free(W); free(V); free(Y); free(B); free(Z); free(cls); free(H); free(Yr); free(Br);
+}
+
+static void test_block_products(void **s)
+{
+    (void)s;
+    bnl_op u8 = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0};
+    check_apply(u8, 133, 301, 50, 3, 128, 256);
+    check_apply(u8, 1, 1, 4, 1, 128, 128);
+    bnl_op l2 = {BNL_L2, BNL_GAUSS, FSVC_F32, 2.0};
+    check_apply(l2, 61, 150, 17, 2, 48, 96);
+}
+
 /* The targets body: one-hot rows, or the regression value. */
 static void test_targets(void **s)
 {
@@ -441,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_ridge_f32_l2_gemm),
         cmocka_unit_test(test_retry_restores_G),
         cmocka_unit_test(test_scores),
+        cmocka_unit_test(test_block_products),
         cmocka_unit_test(test_no_device_cpu_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -177,10 +177,7 @@ static int train_run(fsvc_param *pp, int quiet, const char *data, const char *mo
     if (info.syn_readout > 0)
         printf("readout: %.3g synaptic operations for H, t_syn %.3g s (incl. solve)\n",
                info.syn_readout, info.t_readout / info.syn_readout);
-    if (m.readout == FSVC_READOUT_RIDGE && info.t_ridge[0] == 0 && info.t_ridge[1] > 0)
-        printf("ridge: H, H^T H and H^T T on the device %.2f s, solve %.2f s\n",
-               info.t_ridge[1], info.t_ridge[2]);
-    else if (m.readout == FSVC_READOUT_RIDGE)
+    if (m.readout == FSVC_READOUT_RIDGE)
         printf("ridge: H %.2f s (t_syn %.3g s), H^T H and H^T T %.2f s, solve %.2f s\n",
                info.t_ridge[0], info.t_ridge[0] > 0 ? info.t_ridge[0] / info.syn_readout : 0.0,
                info.t_ridge[1], info.t_ridge[2]);
