@@ -80,7 +80,7 @@ CPPFLAGS    += -DFSVC_HAVE_CUDA=1 -I$(CUDA_HOME)/include
 CUDA_ARCHS  ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
                -gencode arch=compute_90,code=compute_90
 NVCCFLAGS   ?= -O3 -std=c++17 -Xcompiler -fPIC -I. $(CUDA_ARCHS) --resource-usage
-LDLIBS      += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
+LDLIBS      += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcublas -lcudart -lstdc++
 endif
 
 # Installed flat into include/fsvc/ (their "../dir/x.h" includes become "x.h").

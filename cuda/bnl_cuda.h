@@ -56,6 +56,25 @@ int bnl_cuda_actsum(bnl_cuda *c, const bnl_op *op,
                     const void *X, int64_t N, int n,  /* N x n */
                     fsvc_error *err);
 
+/* Device-resident readout work (cuda/ridge.cu); see layers/bnl_device.h. */
+int bnl_cuda_scores(bnl_cuda *c, const bnl_op *op, double *Y, const void *W, int64_t m,
+                    const void *X, int64_t N, int n, const double *R, int K, fsvc_error *err);
+int bnl_cuda_normal_open(bnl_cuda *c, bnl_normal **out, fsvc_error *err);
+int bnl_cuda_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                          const void *X, int64_t N, int n, const int *cls, const double *y,
+                          int K, double *diag, double *B, fsvc_error *err);
+int bnl_cuda_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err);
+void bnl_cuda_normal_close(bnl_normal *s);
+int bnl_cuda_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                        const void *X, int64_t N, int n, const int *cls, const double *y,
+                        int K, double *B, double *sumsq, fsvc_error *err);
+int bnl_cuda_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                          const void *X, int64_t N, int n, const double *V, int K, double *Y,
+                          fsvc_error *err);
+int bnl_cuda_time_forward(bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
+                          const void *X, int64_t N, int n, int reps, double *sec,
+                          fsvc_error *err);
+
 /* Device properties as in the paper's Fig. 4 (name, compute capability,
  * SMs, cores per SM, memory, bandwidth), or the one no-device line.
  * Returns 1 if a device is usable, else 0. buf always NUL-terminated. */

@@ -35,6 +35,54 @@ int bnl_cuda_actsum(bnl_cuda *c, const bnl_op *op, double *S, const void *W,
     return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
 }
 
+int bnl_cuda_scores(bnl_cuda *c, const bnl_op *op, double *Y, const void *W, int64_t m,
+                    const void *X, int64_t N, int n, const double *R, int K, fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
+int bnl_cuda_normal_open(bnl_cuda *c, bnl_normal **out, fsvc_error *err)
+{
+    if (out)
+        *out = NULL;
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
+int bnl_cuda_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                          const void *X, int64_t N, int n, const int *cls, const double *y,
+                          int K, double *diag, double *B, fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
+int bnl_cuda_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
+void bnl_cuda_normal_close(bnl_normal *s) { (void)s; }
+
+int bnl_cuda_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                        const void *X, int64_t N, int n, const int *cls, const double *y,
+                        int K, double *B, double *sumsq, fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
+int bnl_cuda_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                          const void *X, int64_t N, int n, const double *V, int K, double *Y,
+                          fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
+int bnl_cuda_time_forward(bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
+                          const void *X, int64_t N, int n, int reps, double *sec,
+                          fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
 int bnl_cuda_describe(char *buf, size_t len)
 {
     if (buf && len)

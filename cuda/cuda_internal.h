@@ -61,6 +61,22 @@ struct bnl_cuda {
     char tune_path[512]; /* the tune file read at open, or "" */
 };
 
+/* What a layer runs as on the device. */
+typedef struct job_kind {
+    int tile_op;  /* BNLC_* of the tile kernel, or -1 for the GEMM path */
+    int l2;       /* GEMM path: L2 (else dot) */
+    int es;       /* bytes per element */
+} job_kind;
+
+/* forward.cu: the kind of op (FSVC_EUSAGE for f64 or a u8 L2/dot over
+ * int32 range), its activation parameters, and the packing of rows r0 ..
+ * r0 + rows - 1 of a matrix of n elements of es bytes into rows x ldk
+ * zero-padded words. */
+int bnlc_kind_of(const bnl_op *op, int n, job_kind *k, fsvc_error *err);
+bnlc_actp bnlc_actp_of(const bnl_op *op);
+void bnlc_pack_rows(uint32_t *dst, int64_t ldk, const void *src, int64_t r0, int64_t rows,
+                    int n, int es);
+
 /* device.cu */
 int bnlc_query(int dev, bnlc_device *d, fsvc_error *err);
 

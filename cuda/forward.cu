@@ -43,7 +43,7 @@ static int reserve_host(void **p, size_t *cap, size_t need, fsvc_error *err)
 static int64_t r4(int64_t v) { return (v + 3) / 4 * 4; }
 
 /* dst: rows x ldk words; src rows r0.. of a matrix with n elements of es bytes */
-static void pack_rows(uint32_t *dst, int64_t ldk, const void *src, int64_t r0, int64_t rows,
+void bnlc_pack_rows(uint32_t *dst, int64_t ldk, const void *src, int64_t r0, int64_t rows,
                       int n, int es)
 {
     size_t bytes = (size_t)n * es, row = (size_t)ldk * 4;
@@ -54,13 +54,7 @@ static void pack_rows(uint32_t *dst, int64_t ldk, const void *src, int64_t r0, i
     }
 }
 
-typedef struct job_kind {
-    int tile_op;  /* BNLC_* of the tile kernel, or -1 for the GEMM path */
-    int l2;       /* GEMM path: L2 (else dot) */
-    int es;       /* bytes per element */
-} job_kind;
-
-static int kind_of(const bnl_op *op, int n, job_kind *k, fsvc_error *err)
+int bnlc_kind_of(const bnl_op *op, int n, job_kind *k, fsvc_error *err)
 {
     if (op->dtype == FSVC_U8) {
         k->es = 1;
@@ -82,7 +76,7 @@ static int kind_of(const bnl_op *op, int n, job_kind *k, fsvc_error *err)
                      fsvc_dtype_name(op->dtype));
 }
 
-static bnlc_actp actp_of(const bnl_op *op)
+bnlc_actp bnlc_actp_of(const bnl_op *op)
 {
     bnl_actp a = bnl_actp_make(op);
     bnlc_actp p = {(int)a.act, (int)a.vk, a.a, a.g};
@@ -104,7 +98,7 @@ static int plan_now(bnl_cuda *c, const bnl_op *op, int actsum, int64_t m, int64_
     bnlc_device d = c->props;
     d.mem_free = (int64_t)(fr + held);
     job_kind k;
-    int rc = kind_of(op, n, &k, err);
+    int rc = bnlc_kind_of(op, n, &k, err);
     if (rc)
         return rc;
     bnlc_limits lim = c->lim;
@@ -177,7 +171,7 @@ static int upload(struct bnlc_stream *s, int is_w, const void *A, int64_t r0, in
     uint32_t *h = is_w ? s->hW : s->hX, *d = is_w ? s->dW : s->dX;
     /* the pinned buffer may still feed an earlier copy on this stream */
     CUDA_CHECK(err, cudaStreamSynchronize(s->s));
-    pack_rows(h, ldk, A, r0, rows, n, k->es);
+    bnlc_pack_rows(h, ldk, A, r0, rows, n, k->es);
     CUDA_CHECK(err, cudaMemcpyAsync(d, h, (size_t)(rows * ldk * 4), cudaMemcpyHostToDevice, s->s));
     if (gemm)
         CUDA_CHECK(err, bnlc_launch_norms(is_w ? s->dwn : s->dxn, (const float *)d, rows, ldk, n,
@@ -228,10 +222,10 @@ static int forward_tiles(bnl_cuda *c, const bnl_op *op, float *H, int64_t ldh, c
     bnlc_plan p;
     job_kind k;
     int rc;
-    if ((rc = kind_of(op, n, &k, err)) || (rc = plan_now(c, op, 0, m, N, n, &p, err)) ||
+    if ((rc = bnlc_kind_of(op, n, &k, err)) || (rc = plan_now(c, op, 0, m, N, n, &p, err)) ||
         (rc = reserve_all(c, &p, 0, k.tile_op < 0, err)))
         return rc;
-    bnlc_actp ap = actp_of(op);
+    bnlc_actp ap = bnlc_actp_of(op);
     int gemm = k.tile_op < 0;
     bnlc_jobs it;
     bnlc_job j;
@@ -259,10 +253,10 @@ static int actsum_tiles(bnl_cuda *c, const bnl_op *op, double *S, const void *W,
     bnlc_plan p;
     job_kind k;
     int rc;
-    if ((rc = kind_of(op, n, &k, err)) || (rc = plan_now(c, op, 1, m, N, n, &p, err)) ||
+    if ((rc = bnlc_kind_of(op, n, &k, err)) || (rc = plan_now(c, op, 1, m, N, n, &p, err)) ||
         (rc = reserve_all(c, &p, 1, k.tile_op < 0, err)))
         return rc;
-    bnlc_actp ap = actp_of(op);
+    bnlc_actp ap = bnlc_actp_of(op);
     int gemm = k.tile_op < 0;
     bnlc_jobs it;
     bnlc_job j;

@@ -418,4 +418,60 @@ FSVC_HD void bnlc_actsum_body(double *S, const float *Ht, int64_t ldo, int64_t m
     S[i] = s;
 }
 
+/* ---- device-resident ridge and scores (cuda/ridge.cu) ----
+ * H tiles (samples x ldh floats, from the tile kernel or the GEMM epilogue)
+ * are widened to float64 (samples x m, column-major m x samples for cuBLAS)
+ * before the f64 Gram G += H^T H (Dsyrk) and B += H^T T / Y = H R (Dgemm):
+ * an f32 Gram of MNIST at m = 10000 is not positive definite at lambda
+ * 1e-5, so every product that feeds the solve is float64. */
+
+/* Hd[r * ldd + c] = (double)H[r * ldh + c] for one element (r < rows,
+ * c < cols = m: the tile kernel's padding columns m .. ldh - 1 are never
+ * read). */
+FSVC_HD void bnlc_widen_body(double *Hd, int64_t ldd, const float *H, int64_t ldh, int64_t r,
+                             int64_t c)
+{
+    Hd[r * ldd + c] = (double)H[r * ldh + c];
+}
+
+/* G: m x m column-major; Dsyrk fills the lower triangle (i >= j at
+ * G[i + j * m]). Element (i, j) with i > j: to_upper = 1 copies the lower
+ * value to its mirror G[j + i * m] (kept as the pristine copy: potrf
+ * overwrites only the lower triangle and the diagonal); to_upper = 0
+ * restores the lower from that mirror before a retry. Diagonal and upper
+ * elements (i <= j) are left alone. */
+FSVC_HD void bnlc_mirror_body(double *G, int64_t m, int64_t i, int64_t j, int to_upper)
+{
+    if (i <= j)
+        return;
+    if (to_upper)
+        G[j + i * m] = G[i + j * m];
+    else
+        G[i + j * m] = G[j + i * m];
+}
+
+/* G[j + j * m] = dg[j] + lam: the diagonal of H^T H plus the ridge. */
+FSVC_HD void bnlc_diag_body(double *G, int64_t m, const double *dg, double lam, int64_t j)
+{
+    G[j + j * m] = dg[j] + lam;
+}
+
+/* dg[j] = G[j + j * m]: the diagonal of H^T H before any ridge. */
+FSVC_HD void bnlc_getdiag_body(double *dg, const double *G, int64_t m, int64_t j)
+{
+    dg[j] = G[j + j * m];
+}
+
+/* One row of the targets T (rows x K, row-major float64): one-hot of
+ * cls[r] (0 <= cls[r] < K) or, with y != NULL, the single value y[r]. */
+FSVC_HD void bnlc_target_body(double *T, int K, const int *cls, const double *y, int64_t r)
+{
+    if (y) {
+        T[r] = y[r];
+        return;
+    }
+    for (int k = 0; k < K; k++)
+        T[r * K + k] = k == cls[r] ? 1.0 : 0.0;
+}
+
 #endif /* FSVC_CUDA_KERNELS_HD_H */

@@ -1,5 +1,6 @@
 /* predict.c - fsvc_predict: readout scores Y = H R through bnl_scores in
- * sample chunks, argmax (first index wins ties), or the regression value.
+ * sample chunks (one call on a device, which keeps H there), argmax
+ * (first index wins ties), or the regression value.
  * The model is checked first (fsvc_model_check): no garbage predictions
  * from degenerate values. */
 #include "internal.h"
@@ -22,7 +23,8 @@ int fsvc_predict(int *pred, double *score, const fsvc_model *model,
     bnl_op op = { (bnl_dist)model->dist, (bnl_act)model->act, model->dtype, model->radius };
     int K = model->Kout;
     size_t row = (size_t)model->n * fsvc_dtype_size(model->dtype);
-    int64_t Nc = 8192;
+    /* on a device one call: W and R go up once, only Y comes back */
+    int64_t Nc = ctx.backend == BNL_CUDA ? (d->N > 0 ? d->N : 1) : 8192;
     double *Y = malloc((size_t)Nc * K * sizeof *Y); /* Y: Nc x K */
     if (!Y) { rc = fsvc_fail(err, FSVC_ERESOURCE, "predict: out of memory"); goto done; }
     for (int64_t i0 = 0; i0 < d->N; i0 += Nc) {

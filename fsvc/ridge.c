@@ -13,6 +13,13 @@
  * lambda relative to the mean of diag(H^T H) (scale-free), raised 3x and
  * retried (printed) when rounding leaves the matrix not positive definite.
  *
+ * One pipeline, two implementations of the normal equations: on a context
+ * whose backend is a device (bnl_normal_open gives a handle) H^T H and
+ * H^T T are accumulated there in float64 and the solve is the device's
+ * Cholesky (cuda/ridge.cu: nothing N x m crosses PCIe); otherwise the CPU
+ * code below. Both hand back diag(H^T H) and H^T T, and solve for a given
+ * lambda; the checks, the lambda rule, the retries and R are shared here.
+ *
  * Degenerate systems are bad input told in words (FSVC_EINPUT), never a
  * LAPACK code: activations that are all 0 (a radius too small for the
  * data: no centroid reaches any sample), activations or targets that are
@@ -69,15 +76,19 @@ static lapack_int solve(void *G, double *B, int64_t m, int K, int gd)
     return info;
 }
 
-int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
-                       const void *C, int64_t m, const void *X, const int *cls,
-                       const double *y, int64_t N, int n, int K, double lambda,
-                       int gram_f32, int progress, double *times, fsvc_error *err)
+/* The CPU normal equations: G (m x m, row-major upper = column-major
+ * lower, double or float), filled by cpu_accum, which also gives diag(G)
+ * and B and keeps a mirror of G in its row-major lower triangle. */
+typedef struct ridge_cpu {
+    void *G;
+    int gd;
+} ridge_cpu;
+
+static int cpu_accum(ridge_cpu *rs, const bnl_ctx *ctx, const bnl_op *op, const void *C,
+                     int64_t m, const void *X, const int *cls, const double *y, int64_t N,
+                     int n, int K, int gram_f32, int progress, double *dg, double *B,
+                     double *t_h_out, double *t_g_out, fsvc_error *err)
 {
-    if (m < 1 || N < 1)
-        return fsvc_fail(err, FSVC_EINPUT, "ridge: no %s to fit (m = %lld, N = %lld)",
-                         m < 1 ? "centroids" : "samples", (long long)m, (long long)N);
-    int blas_saved = bnl_blas_threads_push(ctx, 0); /* syrk, potrf: ctx->threads */
     int hd = op->dtype == FSVC_F64;          /* H and Gram block in double */
     int gd = gram_f32 < 0 ? hd || m <= RIDGE_F64_MAX_M : !gram_f32; /* G in double */
     size_t hs = hd ? sizeof(double) : sizeof(float), gs = gd ? sizeof(double) : sizeof(float);
@@ -91,13 +102,14 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
     void *H = malloc((size_t)Nc * m * hs);         /* H: Nc x m */
     void *Hc = malloc((size_t)Nc * m * hs);        /* compacted: Nc x ma */
     char *Xc = malloc((size_t)Nc * row);           /* chunk inputs: Nc x n */
-    double *B = calloc((size_t)m * K, sizeof *B);  /* H^T T, column-major m x K */
     int64_t *act = malloc((size_t)m * sizeof *act);
     unsigned char *on = malloc((size_t)m);
     int64_t *ord = class_order(y ? NULL : cls, N, K);
     int rc = FSVC_OK;
     double t0 = fsvc_clock(), t_h = 0, t_g = 0;
-    if (!G || !Gb || !H || !Hc || !Xc || !B || !act || !on || !ord) {
+    rs->G = G;
+    rs->gd = gd;
+    if (!G || !Gb || !H || !Hc || !Xc || !act || !on || !ord) {
         rc = fsvc_fail(err, FSVC_ERESOURCE,
                        "ridge: out of memory for %lld centroids (%.1f GB)", (long long)m,
                        (double)m * m * (gs + hs) / 1e9);
@@ -172,26 +184,89 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
     }
     if (progress)
         fsvc_printf("\n");
-    /* lambda is relative to the mean of diag(H^T H); keep a mirror of G in
-     * its unused triangle (row-major lower) and the diagonal, so a failed
-     * factorisation can retry with a larger lambda */
-    double md = 0, *dg = malloc((size_t)m * sizeof *dg), *B0 = malloc((size_t)m * K * sizeof *B0);
-    if (!dg || !B0) {
-        free(dg); free(B0);
+    for (int64_t j = 0; j < m; j++)
+        dg[j] = gd ? ((double *)G)[(size_t)j * m + j] : ((float *)G)[(size_t)j * m + j];
+    for (int64_t i = 0; i < m; i++) /* the mirror, for retries */
+        for (int64_t j = i + 1; j < m; j++) {
+            if (gd) ((double *)G)[(size_t)j * m + i] = ((double *)G)[(size_t)i * m + j];
+            else ((float *)G)[(size_t)j * m + i] = ((float *)G)[(size_t)i * m + j];
+        }
+done:
+    free(Gb); free(H); free(Hc); free(Xc); free(act); free(on); free(ord);
+    *t_h_out = t_h;
+    *t_g_out = t_g;
+    return rc;
+}
+
+/* R (column-major m x K) from (G + lam I) R = B: restores G's upper
+ * triangle from the mirror, sets the diagonal; LAPACK info. */
+static lapack_int cpu_solve(ridge_cpu *rs, int64_t m, int K, const double *dg, double lam,
+                            double *R)
+{
+    void *G = rs->G;
+    int gd = rs->gd;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = i + 1; j < m; j++) {
+            if (gd) ((double *)G)[(size_t)i * m + j] = ((double *)G)[(size_t)j * m + i];
+            else ((float *)G)[(size_t)i * m + j] = ((float *)G)[(size_t)j * m + i];
+        }
+    for (int64_t j = 0; j < m; j++) {
+        if (gd) ((double *)G)[(size_t)j * m + j] = dg[j] + lam;
+        else ((float *)G)[(size_t)j * m + j] = (float)(dg[j] + lam);
+    }
+    return solve(G, R, m, K, gd);
+}
+
+int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
+                       const void *C, int64_t m, const void *X, const int *cls,
+                       const double *y, int64_t N, int n, int K, double lambda,
+                       int gram_f32, int progress, double *times, fsvc_error *err)
+{
+    if (m < 1 || N < 1)
+        return fsvc_fail(err, FSVC_EINPUT, "ridge: no %s to fit (m = %lld, N = %lld)",
+                         m < 1 ? "centroids" : "samples", (long long)m, (long long)N);
+    int blas_saved = bnl_blas_threads_push(ctx, 0); /* syrk, potrf: ctx->threads */
+    ridge_cpu cpu = {NULL, 0};
+    bnl_normal *dev = NULL;
+    double *dg = malloc((size_t)m * sizeof *dg);
+    double *B0 = calloc((size_t)m * K, sizeof *B0); /* H^T T, column-major m x K */
+    double *B = malloc((size_t)m * K * sizeof *B);
+    double t_h = 0, t_g = 0;
+    int rc = FSVC_OK;
+    if (!dg || !B0 || !B) {
         rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory");
         goto done;
     }
-    memcpy(B0, B, (size_t)m * K * sizeof *B);
-    for (int64_t j = 0; j < m; j++) {
-        dg[j] = gd ? ((double *)G)[(size_t)j * m + j] : ((float *)G)[(size_t)j * m + j];
-        md += dg[j];
+    rc = bnl_normal_open(ctx, op, &dev, err);
+    if (!rc && dev) {
+        double ta = fsvc_clock();
+        rc = bnl_normal_accum(dev, op, C, m, X, N, n, y ? NULL : cls, y, K, dg, B0, err);
+        t_g = fsvc_clock() - ta; /* H and its products, fused on the device */
     }
+    if (rc == FSVC_ERESOURCE) { /* the device could not: the CPU can */
+        fsvc_printf("ridge: %s; computing on the CPU\n", err ? err->msg : "device failed");
+        bnl_normal_close(dev);
+        dev = NULL;
+        rc = FSVC_OK;
+    }
+    if (rc)
+        goto done;
+    if (!dev) {
+        memset(B0, 0, (size_t)m * K * sizeof *B0);
+        rc = cpu_accum(&cpu, ctx, op, C, m, X, cls, y, N, n, K, gram_f32, progress, dg, B0,
+                       &t_h, &t_g, err);
+        if (rc)
+            goto done;
+    }
+    /* lambda is relative to the mean of diag(H^T H) */
+    double md = 0;
+    for (int64_t j = 0; j < m; j++)
+        md += dg[j];
     md = m ? md / m : 0;
     int finite = isfinite(md);
     for (size_t q = 0; finite && q < (size_t)m * K; q++)
-        finite = isfinite(B[q]);
+        finite = isfinite(B0[q]);
     if (!finite || !(md > 0)) {
-        free(dg); free(B0);
         rc = !finite
            ? fsvc_fail(err, FSVC_EINPUT, "ridge: the activations or targets are not finite "
                        "(radius %g); check the data for huge values and give a larger radius "
@@ -201,34 +276,27 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
         goto done;
     }
     double lam = md > 0 ? lambda * md : lambda;
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t j = i + 1; j < m; j++) {
-            if (gd) ((double *)G)[(size_t)j * m + i] = ((double *)G)[(size_t)i * m + j];
-            else ((float *)G)[(size_t)j * m + i] = ((float *)G)[(size_t)i * m + j];
-        }
     lapack_int info = 0;
     double tc = fsvc_clock();
     for (int attempt = 0; attempt < 6; attempt++) {
-        if (attempt) { /* restore G's upper triangle, diagonal and H^T T */
-            for (int64_t i = 0; i < m; i++)
-                for (int64_t j = i + 1; j < m; j++) {
-                    if (gd) ((double *)G)[(size_t)i * m + j] = ((double *)G)[(size_t)j * m + i];
-                    else ((float *)G)[(size_t)i * m + j] = ((float *)G)[(size_t)j * m + i];
-                }
-            memcpy(B, B0, (size_t)m * K * sizeof *B);
+        if (attempt) {
             if (progress)
                 fsvc_printf("ridge: H^T H + lambda I not positive definite (at column %d) with "
                             "lambda %g; retrying with %g\n", (int)info, lam, lam * 3);
             lam *= 3;
         }
-        for (int64_t j = 0; j < m; j++) {
-            if (gd) ((double *)G)[(size_t)j * m + j] = dg[j] + lam;
-            else ((float *)G)[(size_t)j * m + j] = (float)(dg[j] + lam);
+        memcpy(B, B0, (size_t)m * K * sizeof *B);
+        if (dev) {
+            int dinfo = 0;
+            rc = bnl_normal_solve(dev, lam, B, &dinfo, err);
+            if (rc)
+                goto done;
+            info = dinfo;
+        } else {
+            info = cpu_solve(&cpu, m, K, dg, lam, B);
         }
-        info = solve(G, B, m, K, gd);
         if (info <= 0) break;
     }
-    free(dg); free(B0);
     if (times) { times[0] = t_h; times[1] = t_g; times[2] = fsvc_clock() - tc; }
     if (info > 0) {
         rc = fsvc_fail(err, FSVC_EINPUT,
@@ -256,7 +324,8 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
             }
         }
 done:
-    free(G); free(Gb); free(H); free(Hc); free(Xc); free(B); free(act); free(on); free(ord);
+    bnl_normal_close(dev);
+    free(cpu.G); free(dg); free(B0); free(B);
     bnl_blas_threads_pop(blas_saved);
     return rc;
 }

@@ -151,7 +151,8 @@ int bnl_scores(const bnl_ctx *ctx, const bnl_op *op, double *Y, const void *W, i
         return FSVC_OK;
     if (ctx->backend == BNL_REF || ctx->arch == BNL_ARCH_REF)
         return bnl_ref_scores(op, Y, W, m, X, N, n, R, K, err);
-    /* cuda: the readout stays on the CPU (K is small); the CPU tiles H. */
+    if (op->dtype != FSVC_F64 && ctx->cuda) /* H and Y = H R on the device */
+        return dev_ops()->scores(ctx->cuda, op, Y, W, m, X, N, n, R, K, err);
     return bnl_cpu_scores(ctx, op, Y, W, m, X, N, n, R, K, err);
 }
 
@@ -190,4 +191,66 @@ int bnl_gpu_tune_write(const char *path, const char *device, const bnlc_limits *
                        const char *comment, fsvc_error *err)
 {
     return dev_ops()->tune_write(path, device, lim, comment, err);
+}
+
+int bnl_normal_open(const bnl_ctx *ctx, const bnl_op *op, bnl_normal **out, fsvc_error *err)
+{
+    *out = NULL;
+    if (!ctx || !op || !ctx->cuda || op->dtype == FSVC_F64)
+        return FSVC_OK;
+    return dev_ops()->normal_open(ctx->cuda, out, err);
+}
+
+int bnl_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                     const void *X, int64_t N, int n, const int *cls, const double *y,
+                     int K, double *diag, double *B, fsvc_error *err)
+{
+    int rc = bnl_op_check(op, err);
+    if (rc)
+        return rc;
+    return dev_ops()->normal_accum(s, op, W, m, X, N, n, cls, y, K, diag, B, err);
+}
+
+int bnl_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err)
+{
+    return dev_ops()->normal_solve(s, lam, R, info, err);
+}
+
+int bnl_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                   const void *X, int64_t N, int n, const int *cls, const double *y,
+                   int K, double *B, double *sumsq, fsvc_error *err)
+{
+    int rc = bnl_op_check(op, err);
+    if (rc)
+        return rc;
+    return dev_ops()->normal_rhs(s, op, W, m, X, N, n, cls, y, K, B, sumsq, err);
+}
+
+int bnl_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                     const void *X, int64_t N, int n, const double *V, int K, double *Y,
+                     fsvc_error *err)
+{
+    int rc = bnl_op_check(op, err);
+    if (rc)
+        return rc;
+    return dev_ops()->normal_apply(s, op, W, m, X, N, n, V, K, Y, err);
+}
+
+void bnl_normal_close(bnl_normal *s)
+{
+    if (s)
+        dev_ops()->normal_close(s);
+}
+
+int bnl_gpu_time_forward(const bnl_ctx *ctx, const bnl_op *op, const void *W, int64_t m,
+                         const void *X, int64_t N, int n, int reps, double *sec,
+                         fsvc_error *err)
+{
+    if (!ctx || !ctx->cuda || !op || op->dtype == FSVC_F64)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: kernel-only timing needs a device and a u8 or "
+                         "f32 layer");
+    int rc = bnl_op_check(op, err);
+    if (rc)
+        return rc;
+    return dev_ops()->time_forward(ctx->cuda, op, W, m, X, N, n, reps, sec, err);
 }

@@ -67,7 +67,8 @@ typedef struct bnl_ctx {
  * engine brackets with bnl_blas_threads_push/pop (1 thread inside a team,
  * ctx->threads outside one). OpenBLAS's count is process-wide: do not run
  * GEMM ops from several threads of the caller at once. f64 on a "cuda"
- * context runs on the CPU; bnl_scores always reduces on the CPU. */
+ * context runs on the CPU; on a device bnl_scores computes H and Y = H R
+ * there (only Y comes back). */
 int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
                  fsvc_error *err);
 void bnl_ctx_close(bnl_ctx *ctx);
@@ -98,6 +99,34 @@ int bnl_scores(const bnl_ctx *ctx, const bnl_op *op,
                const void *X, int64_t N, int n,
                const double *R, int K,               /* m x K */
                fsvc_error *err);
+
+/* ---- the ridge readout's normal equations, resident on a device ----
+ * (H^T H + lam I) R = H^T T with H computed and consumed on the device
+ * (f64 products, Cholesky by the device's solver); only diag(H^T H), H^T T
+ * and R come back. fsvc/ridge.c runs the same steps on the CPU otherwise.
+ * open: *out NULL and FSVC_OK when the context computes on the CPU (ref,
+ * cpu, f64 layers, or no device). accum: G = H^T H and B = H^T T over
+ * all samples, T one-hot of cls (K columns) or y (K = 1); diag: m, B: m x K
+ * column-major. solve: R (m x K column-major) from G + lam I; *info > 0
+ * when not positive definite at that column (then call again with a
+ * larger lam: G is kept). */
+int bnl_normal_open(const bnl_ctx *ctx, const bnl_op *op, bnl_normal **out,
+                    fsvc_error *err);
+int bnl_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                     const void *X, int64_t N, int n, const int *cls, const double *y,
+                     int K, double *diag, double *B, fsvc_error *err);
+int bnl_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err);
+void bnl_normal_close(bnl_normal *s); /* NULL is fine */
+/* The block products of an iterative solver (the PCG of the issue "a
+ * readout that scales") on the device, one pass over the samples each,
+ * nothing N x m back: B = H^T T (m x K column-major, T as in accum) with
+ * *sumsq = trace(H^T H); Y = H^T (H V) (V, Y: m x K column-major). */
+int bnl_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                   const void *X, int64_t N, int n, const int *cls, const double *y,
+                   int K, double *B, double *sumsq, fsvc_error *err);
+int bnl_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                     const void *X, int64_t N, int n, const double *V, int K, double *Y,
+                     fsvc_error *err);
 
 /* The tiling the planner would use for this call on ctx. */
 bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op,
@@ -145,6 +174,12 @@ int bnl_gpu_props(const bnl_ctx *ctx, bnlc_device *d, char *tune_path, size_t le
 void bnl_gpu_device_tag(const bnl_ctx *ctx, char *buf, size_t len);
 void bnl_gpu_limits(const bnl_ctx *ctx, bnlc_limits *get, const bnlc_limits *set);
 int bnl_gpu_tune_path(char *buf, size_t len, const char *tag);
+/* Kernel-only seconds of bnl_forward on the device with W, X and H
+ * resident (best of reps, device events); FSVC_EUSAGE without a device or
+ * for f64. */
+int bnl_gpu_time_forward(const bnl_ctx *ctx, const bnl_op *op, const void *W, int64_t m,
+                         const void *X, int64_t N, int n, int reps, double *sec,
+                         fsvc_error *err);
 int bnl_gpu_tune_write(const char *path, const char *device, const bnlc_limits *lim,
                        const char *comment, fsvc_error *err);
 

@@ -39,6 +39,35 @@ typedef struct bnl_device_ops {
     /* S[i] += sum_j h(x_i, w_j), float64 in increasing j. */
     int (*actsum)(bnl_cuda *c, const bnl_op *op, double *S, const void *W,
                   int64_t m, const void *X, int64_t N, int n, fsvc_error *err);
+    /* Y = H R (N x K, float64) with H computed and consumed on the device:
+     * only Y comes back. u8 and f32. */
+    int (*scores)(bnl_cuda *c, const bnl_op *op, double *Y, const void *W, int64_t m,
+                  const void *X, int64_t N, int n, const double *R, int K, fsvc_error *err);
+    /* The ridge normal equations resident on the device (bnl.h
+     * bnl_normal_*): open; accumulate G = H^T H and B = H^T T over all
+     * samples (T one-hot of cls, or y), returning diag(G) (m) and B
+     * (m x K column-major); solve (G + lam I) R = B (info > 0: not
+     * positive definite at that column; G is kept for a retry); close. */
+    int (*normal_open)(bnl_cuda *c, bnl_normal **out, fsvc_error *err);
+    int (*normal_accum)(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                        const void *X, int64_t N, int n, const int *cls, const double *y,
+                        int K, double *diag, double *B, fsvc_error *err);
+    int (*normal_solve)(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err);
+    void (*normal_close)(bnl_normal *s);                 /* NULL is fine */
+    /* Block products of an iterative solver on an open handle, one pass
+     * over the samples each (V, Y, B: m x K column-major): B = H^T T and
+     * *sumsq = sum of H_ij^2; Y = H^T (H V). */
+    int (*normal_rhs)(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                      const void *X, int64_t N, int n, const int *cls, const double *y,
+                      int K, double *B, double *sumsq, fsvc_error *err);
+    int (*normal_apply)(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                        const void *X, int64_t N, int n, const double *V, int K, double *Y,
+                        fsvc_error *err);
+    /* Kernel-only seconds of H = act(dist(W, X)) with W, X and H resident
+     * (the best of reps runs, CUDA events). */
+    int (*time_forward)(bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
+                        const void *X, int64_t N, int n, int reps, double *sec,
+                        fsvc_error *err);
     /* One line on the device (or why there is none); 1 if usable. */
     int (*describe)(char *buf, size_t len);
     /* The tuning hooks of bnl.h (bnl_gpu_*). */

@@ -64,6 +64,8 @@ typedef struct bnl_plan {
 
 /* The GPU backend's state (cuda/), opaque to everything else. */
 typedef struct bnl_cuda bnl_cuda;
+/* The ridge normal equations held on a device (bnl.h bnl_normal_*). */
+typedef struct bnl_normal bnl_normal;
 
 /* A GPU's properties (cuda/device.cu reads them at open). */
 typedef struct bnlc_device {

@@ -41,6 +41,13 @@ typedef struct bench_res {
     double gemm_cpu_min;  /* its process CPU seconds */
     double kern_min;      /* kernel-only pass over the same tiles (0 if not) */
     double kern1_min;     /* the same with one thread (verbose) */
+    /* backend cuda (u8, f32): the device's own peak model and the
+     * kernel-only time with W, X and H resident (CUDA events) */
+    double gpu_peak;      /* synapses / s, 0 when the layer ran on the CPU */
+    double gpu_kern_min;  /* seconds, 0 if not measured */
+    double gpu_kern_syn;  /* ns, kernel-only t_syn */
+    double gpu_kern_frac; /* kernel-only fraction of the device's peak */
+    const char *gpu_model;
     bnl_plan plan;
     char backend_used[16];
     char arch[16];
@@ -65,6 +72,11 @@ double bench_cpu_ghz(void);
  * (model printed by bench_peak_model). */
 double bench_peak(fsvc_dtype dt, int threads, bnl_arch arch);
 const char *bench_peak_model(void);
+/* Peak synapses/s of the GPU d for a layer the cuda backend runs (u8 on the
+ * dp4a tile kernel, f32 L1 on the tile kernel, f32 L2 / dot through cuBLAS
+ * Sgemm), from its own lanes and clock; the model in words. */
+double bench_gpu_peak(const bnlc_device *d, const bnl_op *op);
+const char *bench_gpu_peak_model(void);
 const char *bench_compiler_flags(void);
 
 /* --paper: the paper's configurations -> CSV + PNG. */

@@ -167,6 +167,23 @@ int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err)
     r->t_syn_cpu = r->cpu_min / (ctx.backend == BNL_REF ? 1 : ctx.threads) / syn * 1e9;
     r->gsyn = syn / r->t_min / 1e9;
     r->peak_frac = syn / r->t_min / bench_peak(op.dtype, ctx.threads, ctx.arch);
+    bnlc_device dev;
+    if (ctx.backend == BNL_CUDA && op.dtype != FSVC_F64 &&
+        bnl_gpu_props(&ctx, &dev, NULL, 0) == 0) {
+        /* the layer ran on the device: its own model, and the kernels with
+         * the data resident beside the end-to-end time above */
+        r->gpu_peak = bench_gpu_peak(&dev, &op);
+        r->gpu_model = bench_gpu_peak_model();
+        r->peak_frac = r->gpu_peak > 0 ? syn / r->t_min / r->gpu_peak : 0;
+        double ks = 0;
+        if (!c->no_kernel_only &&
+            bnl_gpu_time_forward(&ctx, &op, W, m, X, N, n, reps, &ks, err) == FSVC_OK &&
+            ks > 0) {
+            r->gpu_kern_min = ks;
+            r->gpu_kern_syn = ks / syn * 1e9;
+            r->gpu_kern_frac = r->gpu_peak > 0 ? syn / ks / r->gpu_peak : 0;
+        }
+    }
 
     /* ref on a sub-sample of N (and of m when one row is already too much) */
     if (!c->no_ref && ctx.backend != BNL_REF) {

@@ -92,8 +92,19 @@ static void print_result(const bench_cfg *c, const bench_res *r)
                (long long)r->plan.tiles, r->plan.threads);
     printf("  time: min %.6f s, median %.6f s (%d repeats)\n", r->t_min, r->t_med,
            c->repeats);
-    printf("  t_syn = %.5f ns, %.2f G synapses/s, %.1f%% of peak\n", r->t_syn, r->gsyn,
-           100.0 * r->peak_frac);
+    if (r->gpu_peak > 0) {
+        printf("  end to end (host data: packing, H2D, kernels, D2H): t_syn = %.5f ns, %.2f G "
+               "synapses/s, %.1f%% of the GPU's peak\n", r->t_syn, r->gsyn,
+               100.0 * r->peak_frac);
+        if (r->gpu_kern_min > 0)
+            printf("  kernel only (W, X, H resident; CUDA events): %.6f s, t_syn = %.5f ns, "
+                   "%.1f%% of the GPU's peak; end to end / kernel = %.2fx\n", r->gpu_kern_min,
+                   r->gpu_kern_syn, 100.0 * r->gpu_kern_frac, r->t_min / r->gpu_kern_min);
+        printf("  GPU peak: %.4g G synapses/s (%s)\n", r->gpu_peak / 1e9, r->gpu_model);
+    } else {
+        printf("  t_syn = %.5f ns, %.2f G synapses/s, %.1f%% of peak\n", r->t_syn, r->gsyn,
+               100.0 * r->peak_frac);
+    }
     printf("  CPU-time t_syn = %.5f ns (CPU seconds / threads / synapses; load average %.1f "
            "on %s)\n", r->t_syn_cpu, r->load1, "this machine");
     if (r->ref_t_syn > 0)
@@ -110,7 +121,7 @@ static void print_result(const bench_cfg *c, const bench_res *r)
     if (r->kern1_min > 0)
         printf("  kernels only, 1 thread: %.6f s; %d threads scale %.2fx\n", r->kern1_min,
                r->plan.threads, r->kern1_min / r->kern_min);
-    if (c->verbose)
+    if (c->verbose && !(r->gpu_peak > 0))
         printf("  peak model: %s\n", bench_peak_model());
 }
 

@@ -13,13 +13,19 @@
  * 2. kernel-only timing (CUDA events around the tile kernel on device
  *    buffers) for BNLs M x M, n = 784: time per BNL and t_syn;
  * 3. end-to-end timing of bnl_cuda_forward (pinned staging, streams,
- *    transfers included, as the paper's GPU times include the D2H of H).
+ *    transfers included, as the paper's GPU times include the D2H of H);
+ * 4. the device-resident readout (cuda/ridge.cu): bnl_cuda_scores against
+ *    bnl_scores on a cpu context, the normal equations (diag(H^T H),
+ *    H^T T) against float64 sums of the CPU's H and the device solve
+ *    against LAPACK on those sums, resident and, with the memory budget
+ *    forced small, with X streamed in chunks.
  * Exit 0 all correct, 1 a mismatch, 3 no usable device (one line says why).
  */
 #include "cuda/cuda_internal.h"
 #include "cuda/tune_file.h"
 #include "layers/bnl.h"
 
+#include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +163,115 @@ static int correctness(bnl_cuda *c, int quick)
     return fails;
 }
 
+/* The device readout at one shape against the CPU; returns mismatches. */
+static int check_readout(bnl_cuda *c, bnl_ctx *cpu, const bnl_op *op, int64_t m, int64_t N,
+                         int n, int K)
+{
+    void *W = fill(m * n, op->dtype), *X = fill(N * n, op->dtype);
+    float *H = (float *)malloc(sizeof(float) * N * m);
+    double *R = (double *)malloc(8 * m * K), *Y = (double *)malloc(8 * N * K);
+    double *Yc = (double *)malloc(8 * N * K), *dg = (double *)malloc(8 * m);
+    double *B = (double *)malloc(8 * m * K), *Rd = (double *)malloc(8 * m * K);
+    double *G = (double *)calloc((size_t)(m * m), 8), *Bc = (double *)calloc((size_t)(m * K), 8);
+    int *cls = (int *)malloc(sizeof(int) * N);
+    for (int64_t q = 0; q < m * K; q++) R[q] = (double)((int)(rnd() % 2001) - 1000) / 1000.0;
+    for (int64_t i = 0; i < N; i++) cls[i] = (int)(rnd() % (unsigned)K);
+    fsvc_error err;
+    int bad = 0;
+    bnl_normal *nq = NULL;
+    int info = -1;
+    if (bnl_cuda_scores(c, op, Y, W, m, X, N, n, R, K, &err) ||
+        bnl_scores(cpu, op, Yc, W, m, X, N, n, R, K, &err) ||
+        bnl_forward(cpu, op, H, m, W, m, X, N, n, &err) ||
+        bnl_cuda_normal_open(c, &nq, &err) ||
+        bnl_cuda_normal_accum(nq, op, W, m, X, N, n, cls, NULL, K, dg, B, &err)) {
+        printf("  ERROR %s\n", err.msg);
+        bnl_cuda_normal_close(nq);
+        return 1;
+    }
+    double ftol = op->dtype == FSVC_U8 ? 1e-9 : 1e-4;
+    for (int64_t q = 0; q < N * K; q++)
+        if (!(fabs(Y[q] - Yc[q]) <= ftol * (double)m)) {
+            if (bad++ < 4) printf("  Y[%lld] gpu %.17g cpu %.17g\n", (long long)q, Y[q], Yc[q]);
+        }
+    for (int64_t i = 0; i < N; i++) { /* float64 sums of the CPU's H */
+        const float *h = H + i * m;
+        for (int64_t a = 0; a < m; a++) {
+            if (h[a] == 0) continue;
+            Bc[a + (int64_t)cls[i] * m] += h[a];
+            for (int64_t b = 0; b <= a; b++) G[a + b * m] += (double)h[a] * h[b];
+        }
+    }
+    double md = 0;
+    for (int64_t j = 0; j < m; j++) {
+        md += G[j + j * m];
+        if (!(fabs(dg[j] - G[j + j * m]) <= ftol * (1 + G[j + j * m])) && bad++ < 8)
+            printf("  diag[%lld] gpu %.17g cpu %.17g\n", (long long)j, dg[j], G[j + j * m]);
+    }
+    for (int64_t q = 0; q < m * K; q++)
+        if (!(fabs(B[q] - Bc[q]) <= ftol * (1 + fabs(Bc[q]))) && bad++ < 8)
+            printf("  B[%lld] gpu %.17g cpu %.17g\n", (long long)q, B[q], Bc[q]);
+    double lam = 1e-3 * md / (double)m;
+    if (bnl_cuda_normal_solve(nq, 0.0 * lam, Rd, &info, &err) ||   /* may fail: a retry */
+        bnl_cuda_normal_solve(nq, lam, Rd, &info, &err) || info != 0) {
+        printf("  ERROR solve info %d: %s\n", info, err.msg);
+        bad++;
+    } else {
+        for (int64_t j = 0; j < m; j++) G[j + j * m] += lam;
+        LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (int)m, G, (int)m);
+        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (int)m, K, G, (int)m, Bc, (int)m);
+        double rmax = 0;
+        for (int64_t q = 0; q < m * K; q++) rmax = fmax(rmax, fabs(Bc[q]));
+        for (int64_t q = 0; q < m * K; q++)
+            if (!(fabs(Rd[q] - Bc[q]) <= (op->dtype == FSVC_U8 ? 1e-8 : 1e-3) * rmax) &&
+                bad++ < 12)
+                printf("  R[%lld] gpu %.17g cpu %.17g\n", (long long)q, Rd[q], Bc[q]);
+    }
+    bnl_cuda_normal_close(nq);
+    free(W); free(X); free(H); free(R); free(Y); free(Yc); free(dg); free(B); free(Rd);
+    free(G); free(Bc); free(cls);
+    return bad;
+}
+
+static int readout(bnl_cuda *c, int quick)
+{
+    bnl_ctx cpu;
+    fsvc_error err;
+    if (bnl_ctx_open(&cpu, "cpu", 0, 1, &err)) { printf("%s\n", err.msg); return 1; }
+    const struct { bnl_dist d; bnl_act a; fsvc_dtype t; double r; } ops[] = {
+        {BNL_L1, BNL_GAUSS, FSVC_U8, 3000.0}, {BNL_L1, BNL_TRI, FSVC_U8, 20000.0},
+        {BNL_L1, BNL_GAUSS, FSVC_F32, 60.0}, {BNL_L2, BNL_GAUSS, FSVC_F32, 6.0}};
+    const int shapes[][3] = {{1, 1, 3}, {133, 301, 50}, {1000, 5000, 784}};
+    int fails = 0;
+    printf("\ndevice readout (scores, H^T H, H^T T, solve) vs cpu:\n");
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+        for (int s = 0; s < (quick ? 2 : 3); s++) {
+            bnl_op op = {ops[o].d, ops[o].a, ops[o].t, ops[o].r};
+            int bad = check_readout(c, &cpu, &op, shapes[s][0], shapes[s][1], shapes[s][2], 10);
+            printf("%-4s %-3s %-5s m %5d N %5d n %5d: %s\n", fsvc_dtype_name(op.dtype),
+                   bnl_dist_name(op.dist), bnl_act_name(op.act), shapes[s][0], shapes[s][1],
+                   shapes[s][2], bad ? "MISMATCH" : "ok");
+            fails += bad != 0;
+        }
+    /* streamed: leave the readout ~48 MB so that X (40000 x 800 B) comes in chunks */
+    size_t fr = 0, tot = 0;
+    CK(cudaMemGetInfo(&fr, &tot));
+    bnlc_limits lim, small;
+    bnl_cuda_limits(c, &lim, NULL);
+    small = lim;
+    small.mem_frac = 0.9;
+    small.mem_reserve = (int64_t)(0.9 * (double)fr) - (48 << 20);
+    bnl_cuda_limits(c, NULL, &small);
+    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 3000.0};
+    int bad = check_readout(c, &cpu, &op, 300, 40000, 784, 10);
+    printf("u8   l1  gauss m   300 N 40000 n   784, X streamed in chunks: %s\n",
+           bad ? "MISMATCH" : "ok");
+    fails += bad != 0;
+    bnl_cuda_limits(c, NULL, &lim);
+    bnl_ctx_close(&cpu);
+    return fails;
+}
+
 /* kernel-only time of one M x M BNL (device buffers, CUDA events) */
 static double time_kernel(int op, int64_t M, int n, int reps)
 {
@@ -206,6 +321,7 @@ int main(int argc, char **argv)
     fsvc_error err;
     if (bnl_cuda_open(&c, 1, &err)) { printf("%s\n", err.msg); return 3; }
     int fails = correctness(c, quick);
+    fails += readout(c, quick);
 
     FILE *out = csv ? fopen(csv, "w") : NULL;
     if (out) fprintf(out, "what,dtype,M,n,seconds_per_bnl,t_syn_ns\n");

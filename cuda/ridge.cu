@@ -1,0 +1,615 @@
+/*
+ * ridge.cu - the readout's work resident on the device: the ridge normal
+ * equations (G = H^T H, B = H^T T, then the Cholesky solve) and the
+ * scores Y = H R, and the block products of an iterative solver (B = H^T T
+ * with the trace of H^T H, Y = H^T (H V)). H is computed tile by tile on the device and consumed
+ * there; nothing of size N x m crosses PCIe:
+ *   up:   W once (packed as the forward kernels read it), X once (u8 stays
+ *         u8) or, when it does not fit, in chunks through two pinned
+ *         buffers on a copy stream, the packing and H2D of chunk c + 1
+ *         overlapping the compute of chunk c; the targets T (N x K).
+ *   down: diag(G) and B (m and m x K) after the accumulation, R (m x K)
+ *         after the solve; Y (N x K) for the scores.
+ * Per sample tile (Nt rows) on the compute stream: the tile kernel or
+ * cuBLAS Sgemm + GEMM epilogue (as forward.cu) -> H (Nt x ldo, float) ->
+ * widened to float64 (bnlc_widen_body) -> Dsyrk G += H^T H (lower) and
+ * Dgemm B += H^T T, or Dgemm Y = H R. Float64 products because an f32
+ * Gram of MNIST at m = 10000 is not positive definite at lambda 1e-5.
+ * The solve: cuSOLVER Dpotrf / Dpotrs on G's lower triangle; the upper
+ * triangle keeps a pristine mirror (bnlc_mirror_body), so a retry with a
+ * larger lambda (fsvc/ridge.c) restores G on the device.
+ * The memory budget comes from cudaMemGetInfo at the call.
+ */
+#include "cuda_internal.h"
+
+#include <cusolverDn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CUSOLVER_CHECK(err, call)                                                      \
+    do {                                                                               \
+        cusolverStatus_t s_ = (call);                                                  \
+        if (s_ != CUSOLVER_STATUS_SUCCESS)                                             \
+            return fsvc_fail((err), FSVC_ERESOURCE, "cusolver: %s:%d: %s: status %d",  \
+                             __FILE__, __LINE__, #call, (int)s_);                      \
+    } while (0)
+
+struct bnl_normal {
+    bnl_cuda *c;
+    cusolverDnHandle_t sol;
+    int64_t m;
+    int K;
+    double *dG, *dB, *dB0, *ddg, *dwork;
+    int *dinfo;
+    int lwork;
+};
+
+/* ---- kernels: the bodies are in kernels_hd.h ---- */
+__global__ void widen_kernel(double *Hd, int64_t ldd, const float *H, int64_t ldh, int64_t rows,
+                             int64_t cols)
+{
+    int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= cols)
+        return;
+    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y)
+        bnlc_widen_body(Hd, ldd, H, ldh, r, c);
+}
+
+__global__ void mirror_kernel(double *G, int64_t m, int to_upper)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m)
+        return;
+    for (int64_t j = blockIdx.y; j < m; j += gridDim.y)
+        bnlc_mirror_body(G, m, i, j, to_upper);
+}
+
+__global__ void diag_kernel(double *G, int64_t m, const double *dg, double lam, int get)
+{
+    int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= m)
+        return;
+    if (get)
+        bnlc_getdiag_body((double *)dg, G, m, j);
+    else
+        bnlc_diag_body(G, m, dg, lam, j);
+}
+
+static dim3 grid2(int64_t cols, int64_t rows)
+{
+    return dim3((unsigned)((cols + 255) / 256), (unsigned)(rows < 65535 ? (rows > 0 ? rows : 1) : 65535));
+}
+
+/* ---- the sample stream: W resident, X resident or chunked ---- */
+typedef struct dstream {
+    bnl_cuda *c;
+    job_kind k;
+    bnlc_actp ap;
+    int64_t m, ldk, ldo, Nt, Xc;
+    int n, nb, K;          /* nb: 1 (X resident) or 2 (chunks) */
+    uint32_t *dW, *dX[2], *hX[2];
+    double *dT[2], *hT[2]; /* ridge: targets of the chunk */
+    float *dwn, *dxn, *dH;
+    double *dHd;
+    cudaStream_t s, cs;
+    cudaEvent_t up[2], used[2];
+    int events;
+} dstream;
+
+static int64_t r4(int64_t v) { return (v + 3) / 4 * 4; }
+
+static void ds_free(dstream *d)
+{
+    if (d->s) cudaStreamSynchronize(d->s);
+    if (d->cs) cudaStreamSynchronize(d->cs);
+    cudaFree(d->dW); cudaFree(d->dwn); cudaFree(d->dxn); cudaFree(d->dH); cudaFree(d->dHd);
+    for (int b = 0; b < 2; b++) {
+        cudaFree(d->dX[b]); cudaFree(d->dT[b]);
+        cudaFreeHost(d->hX[b]); cudaFreeHost(d->hT[b]);
+        if (d->events) { cudaEventDestroy(d->up[b]); cudaEventDestroy(d->used[b]); }
+    }
+    if (d->s) cudaStreamDestroy(d->s);
+    if (d->cs) cudaStreamDestroy(d->cs);
+    cudaGetLastError();
+    memset(d, 0, sizeof *d);
+}
+
+#define DALLOC(err, p, bytes) CUDA_CHECK(err, cudaMalloc((void **)&(p), (size_t)(bytes) ? (size_t)(bytes) : 8))
+#define HALLOC(err, p, bytes) CUDA_CHECK(err, cudaMallocHost((void **)&(p), (size_t)(bytes) ? (size_t)(bytes) : 8))
+
+/* Plans and allocates: fixed = device bytes the caller holds besides. */
+static int ds_open(dstream *d, bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
+                   int64_t N, int n, int K, int targets, size_t fixed, double extra_row,
+                   fsvc_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->c = c; d->m = m; d->n = n; d->K = K;
+    int rc = bnlc_kind_of(op, n, &d->k, err);
+    if (rc)
+        return rc;
+    if (m > 2147483647 || N > 2147483647)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: cuBLAS sizes over int range");
+    d->ap = bnlc_actp_of(op);
+    d->ldk = bnlc_ldk(n, d->k.es);
+    d->ldo = r4(m);
+    int gemm = d->k.tile_op < 0;
+    size_t fr = 0, tot = 0;
+    CUDA_CHECK(err, cudaSetDevice(c->dev));
+    CUDA_CHECK(err, cudaMemGetInfo(&fr, &tot));
+    double budget = (double)fr * (c->lim.mem_frac > 0 ? c->lim.mem_frac : 0.9) -
+                    (double)(c->lim.mem_reserve > 0 ? c->lim.mem_reserve : (256 << 20)) -
+                    (double)fixed;
+    double wbytes = (double)m * d->ldk * 4 + (gemm ? m * 4.0 : 0);
+    double rowx = (double)d->ldk * 4 + (targets ? K * 8.0 : 0) + (gemm ? 4 : 0) + extra_row;
+    budget -= wbytes;
+    /* the H tile: float (ldo) + float64 (m) per sample */
+    d->Nt = N < 4096 ? N : 4096;
+    while (d->Nt > 128 && (double)d->Nt * (d->ldo * 4.0 + m * 8.0) > budget / 3)
+        d->Nt /= 2;
+    budget -= (double)d->Nt * (d->ldo * 4.0 + m * 8.0);
+    if (budget < (double)d->Nt * rowx)
+        return fsvc_fail(err, FSVC_ERESOURCE, "cuda: not enough device memory for %lld "
+                         "centroids (%.2f GB free)", (long long)m, (double)fr / 1e9);
+    if ((double)N * rowx <= budget) {
+        d->nb = 1; d->Xc = N;
+    } else {
+        d->nb = 2;
+        d->Xc = (int64_t)(budget / (2 * rowx)) / d->Nt * d->Nt;
+        if (d->Xc < d->Nt) d->Xc = d->Nt;
+    }
+    CUDA_CHECK(err, cudaStreamCreateWithFlags(&d->s, cudaStreamNonBlocking));
+    CUDA_CHECK(err, cudaStreamCreateWithFlags(&d->cs, cudaStreamNonBlocking));
+    for (int b = 0; b < 2; b++) {
+        CUDA_CHECK(err, cudaEventCreateWithFlags(&d->up[b], cudaEventDisableTiming));
+        CUDA_CHECK(err, cudaEventCreateWithFlags(&d->used[b], cudaEventDisableTiming));
+    }
+    d->events = 1;
+    DALLOC(err, d->dW, m * d->ldk * 4);
+    DALLOC(err, d->dH, d->Nt * d->ldo * 4);
+    DALLOC(err, d->dHd, d->Nt * m * 8);
+    if (gemm) {
+        DALLOC(err, d->dwn, m * 4);
+        DALLOC(err, d->dxn, d->Xc * 4);
+    }
+    for (int b = 0; b < d->nb; b++) {
+        DALLOC(err, d->dX[b], d->Xc * d->ldk * 4);
+        HALLOC(err, d->hX[b], d->Xc * d->ldk * 4);
+        if (targets) {
+            DALLOC(err, d->dT[b], d->Xc * K * 8);
+            HALLOC(err, d->hT[b], d->Xc * K * 8);
+        }
+    }
+    /* W once (pageable: one copy does not pay for pinning) */
+    uint32_t *hW = (uint32_t *)malloc((size_t)(m * d->ldk * 4));
+    if (!hW)
+        return fsvc_fail(err, FSVC_ERESOURCE, "cuda: out of memory");
+    bnlc_pack_rows(hW, d->ldk, W, 0, m, n, d->k.es);
+    cudaError_t e = cudaMemcpy(d->dW, hW, (size_t)(m * d->ldk * 4), cudaMemcpyHostToDevice);
+    free(hW);
+    CUDA_CHECK(err, e);
+    if (gemm)
+        CUDA_CHECK(err, bnlc_launch_norms(d->dwn, (const float *)d->dW, m, d->ldk, n, d->s));
+    return FSVC_OK;
+}
+
+/* H of samples t0 .. t0 + nt - 1 of the chunk in buffer b, widened into
+ * dHd (column-major m x nt). */
+static int ds_tile(dstream *d, int b, int64_t t0, int64_t nt, fsvc_error *err)
+{
+    const uint32_t *X = d->dX[b] + t0 * d->ldk;
+    if (d->k.tile_op >= 0) {
+        CUDA_CHECK(err, bnlc_launch_tile(d->k.tile_op, d->ap, d->dH, d->ldo, 0, d->dW, d->m, X,
+                                         nt, d->ldk, d->s));
+    } else {
+        const float alpha = d->k.l2 ? -2.0f : 1.0f, beta = 0.0f;
+        CUBLAS_CHECK(err, cublasSetStream(d->c->blas, d->s));
+        CUBLAS_CHECK(err, cublasSgemm(d->c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)d->m, (int)nt,
+                                      d->n, &alpha, (const float *)d->dW, (int)d->ldk,
+                                      (const float *)X, (int)d->ldk, &beta, d->dH, (int)d->ldo));
+        CUDA_CHECK(err, bnlc_launch_gemm_epi(d->dH, d->ldo, nt, d->m, 0, d->dxn + t0, d->dwn,
+                                             d->k.l2, d->ap, d->s));
+    }
+    widen_kernel<<<grid2(d->m, nt), 256, 0, d->s>>>(d->dHd, d->m, d->dH, d->ldo, nt, d->m);
+    CUDA_CHECK(err, cudaGetLastError());
+    return FSVC_OK;
+}
+
+/* What a tile feeds. */
+typedef int (*tile_fn)(void *u, dstream *d, int b, int64_t i0, int64_t t0, int64_t nt,
+                       fsvc_error *err);
+typedef int (*chunk_fn)(void *u, dstream *d, int64_t i0, int64_t rows, fsvc_error *err);
+
+/* Streams every sample through ds_tile and fn; done(u) after each chunk's
+ * tiles are queued (scores: copy Y back). */
+static int ds_run(dstream *d, const void *X, int64_t N, const int *cls, const double *y,
+                  tile_fn fn, chunk_fn done, void *u, fsvc_error *err)
+{
+    int gemm = d->k.tile_op < 0;
+    int rc;
+    for (int64_t i0 = 0, ch = 0; i0 < N; i0 += d->Xc, ch++) {
+        int b = (int)(ch % d->nb);
+        int64_t rows = N - i0 < d->Xc ? N - i0 : d->Xc;
+        if (ch >= d->nb) /* the compute is done with buffer b (and so its copy) */
+            CUDA_CHECK(err, cudaEventSynchronize(d->used[b]));
+        bnlc_pack_rows(d->hX[b], d->ldk, X, i0, rows, d->n, d->k.es);
+        CUDA_CHECK(err, cudaMemcpyAsync(d->dX[b], d->hX[b], (size_t)(rows * d->ldk * 4),
+                                        cudaMemcpyHostToDevice, d->cs));
+        if (d->hT[b]) {
+            for (int64_t r = 0; r < rows; r++)
+                bnlc_target_body(d->hT[b], d->K, cls ? cls + i0 : NULL, y ? y + i0 : NULL, r);
+            CUDA_CHECK(err, cudaMemcpyAsync(d->dT[b], d->hT[b], (size_t)(rows * d->K * 8),
+                                            cudaMemcpyHostToDevice, d->cs));
+        }
+        CUDA_CHECK(err, cudaEventRecord(d->up[b], d->cs));
+        CUDA_CHECK(err, cudaStreamWaitEvent(d->s, d->up[b], 0));
+        if (gemm)
+            CUDA_CHECK(err, bnlc_launch_norms(d->dxn, (const float *)d->dX[b], rows, d->ldk,
+                                              d->n, d->s));
+        for (int64_t t0 = 0; t0 < rows; t0 += d->Nt) {
+            int64_t nt = rows - t0 < d->Nt ? rows - t0 : d->Nt;
+            if ((rc = ds_tile(d, b, t0, nt, err)) || (rc = fn(u, d, b, i0, t0, nt, err)))
+                return rc;
+        }
+        CUDA_CHECK(err, cudaEventRecord(d->used[b], d->s));
+        if (done && (rc = done(u, d, i0, rows, err)))
+            return rc;
+    }
+    CUDA_CHECK(err, cudaStreamSynchronize(d->s));
+    return FSVC_OK;
+}
+
+/* ---- the normal equations ---- */
+extern "C" int bnl_cuda_normal_open(bnl_cuda *c, bnl_normal **out, fsvc_error *err)
+{
+    *out = NULL;
+    if (!c)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: backend not open");
+    bnl_normal *s = (bnl_normal *)calloc(1, sizeof *s);
+    if (!s)
+        return fsvc_fail(err, FSVC_ERESOURCE, "cuda: out of memory");
+    s->c = c;
+    if (cusolverDnCreate(&s->sol) != CUSOLVER_STATUS_SUCCESS) {
+        free(s);
+        return fsvc_fail(err, FSVC_ERESOURCE, "cusolver: cannot create a handle");
+    }
+    *out = s;
+    return FSVC_OK;
+}
+
+extern "C" void bnl_cuda_normal_close(bnl_normal *s)
+{
+    if (!s)
+        return;
+    cudaDeviceSynchronize();
+    cudaFree(s->dG); cudaFree(s->dB); cudaFree(s->dB0); cudaFree(s->ddg); cudaFree(s->dwork);
+    cudaFree(s->dinfo);
+    cusolverDnDestroy(s->sol);
+    cudaGetLastError();
+    free(s);
+}
+
+struct ridge_u {
+    bnl_normal *s;
+};
+
+static int ridge_tile(void *u, dstream *d, int b, int64_t i0, int64_t t0, int64_t nt,
+                      fsvc_error *err)
+{
+    bnl_normal *s = ((ridge_u *)u)->s;
+    const double one = 1.0;
+    cublasHandle_t h = d->c->blas;
+    CUBLAS_CHECK(err, cublasSetStream(h, d->s));
+    CUBLAS_CHECK(err, cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, (int)d->m, (int)nt,
+                                  &one, d->dHd, (int)d->m, &one, s->dG, (int)d->m));
+    CUBLAS_CHECK(err, cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, (int)d->m, d->K, (int)nt, &one,
+                                  d->dHd, (int)d->m, d->dT[b] + t0 * d->K, d->K, &one, s->dB,
+                                  (int)d->m));
+    return FSVC_OK;
+}
+
+static int normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                        const void *X, int64_t N, int n, const int *cls, const double *y,
+                        int K, double *diag, double *B, dstream *d, fsvc_error *err)
+{
+    cudaFree(s->dG); cudaFree(s->dB); cudaFree(s->dB0); cudaFree(s->ddg); cudaFree(s->dwork);
+    cudaFree(s->dinfo);
+    s->dG = s->dB = s->dB0 = s->ddg = s->dwork = NULL;
+    s->dinfo = NULL;
+    s->m = m; s->K = K;
+    CUDA_CHECK(err, cudaSetDevice(s->c->dev));
+    DALLOC(err, s->dG, m * m * 8);
+    DALLOC(err, s->dB, m * K * 8);
+    DALLOC(err, s->dB0, m * K * 8);
+    DALLOC(err, s->ddg, m * 8);
+    DALLOC(err, s->dinfo, sizeof(int));
+    CUSOLVER_CHECK(err, cusolverDnDpotrf_bufferSize(s->sol, CUBLAS_FILL_MODE_LOWER, (int)m, s->dG,
+                                                    (int)m, &s->lwork));
+    DALLOC(err, s->dwork, (size_t)s->lwork * 8);
+    CUDA_CHECK(err, cudaMemset(s->dG, 0, (size_t)(m * m * 8)));
+    CUDA_CHECK(err, cudaMemset(s->dB, 0, (size_t)(m * K * 8)));
+    int rc = ds_open(d, s->c, op, W, m, N, n, K, 1, 0, 0, err);
+    if (rc)
+        return rc;
+    ridge_u u = {s};
+    if ((rc = ds_run(d, X, N, cls, y, ridge_tile, NULL, &u, err)))
+        return rc;
+    unsigned gm = (unsigned)((m + 255) / 256);
+    diag_kernel<<<gm, 256, 0, d->s>>>(s->dG, m, s->ddg, 0.0, 1);
+    mirror_kernel<<<grid2(m, m), 256, 0, d->s>>>(s->dG, m, 1);
+    CUDA_CHECK(err, cudaGetLastError());
+    CUDA_CHECK(err, cudaMemcpyAsync(s->dB0, s->dB, (size_t)(m * K * 8), cudaMemcpyDeviceToDevice,
+                                    d->s));
+    CUDA_CHECK(err, cudaStreamSynchronize(d->s));
+    CUDA_CHECK(err, cudaMemcpy(diag, s->ddg, (size_t)(m * 8), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(err, cudaMemcpy(B, s->dB0, (size_t)(m * K * 8), cudaMemcpyDeviceToHost));
+    return FSVC_OK;
+}
+
+extern "C" int bnl_cuda_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                                     const void *X, int64_t N, int n, const int *cls,
+                                     const double *y, int K, double *diag, double *B,
+                                     fsvc_error *err)
+{
+    if (!s)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: normal equations not open");
+    if (m < 1 || N < 1 || n < 1 || K < 1 || (!cls && !y) || (y && K != 1))
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: bad normal-equation shape (m %lld, N %lld, "
+                         "n %d, K %d)", (long long)m, (long long)N, n, K);
+    dstream d;
+    memset(&d, 0, sizeof d);
+    int rc = normal_accum(s, op, W, m, X, N, n, cls, y, K, diag, B, &d, err);
+    ds_free(&d);
+    return rc;
+}
+
+extern "C" int bnl_cuda_normal_solve(bnl_normal *s, double lam, double *R, int *info,
+                                     fsvc_error *err)
+{
+    if (!s || !s->dG)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: normal equations not accumulated");
+    int64_t m = s->m;
+    unsigned gm = (unsigned)((m + 255) / 256);
+    CUSOLVER_CHECK(err, cusolverDnSetStream(s->sol, 0));
+    mirror_kernel<<<grid2(m, m), 256>>>(s->dG, m, 0);
+    diag_kernel<<<gm, 256>>>(s->dG, m, s->ddg, lam, 0);
+    CUDA_CHECK(err, cudaGetLastError());
+    CUDA_CHECK(err, cudaMemcpy(s->dB, s->dB0, (size_t)(m * s->K * 8), cudaMemcpyDeviceToDevice));
+    CUSOLVER_CHECK(err, cusolverDnDpotrf(s->sol, CUBLAS_FILL_MODE_LOWER, (int)m, s->dG, (int)m,
+                                         s->dwork, s->lwork, s->dinfo));
+    CUDA_CHECK(err, cudaMemcpy(info, s->dinfo, sizeof(int), cudaMemcpyDeviceToHost));
+    if (*info != 0)
+        return FSVC_OK;
+    CUSOLVER_CHECK(err, cusolverDnDpotrs(s->sol, CUBLAS_FILL_MODE_LOWER, (int)m, s->K, s->dG,
+                                         (int)m, s->dB, (int)m, s->dinfo));
+    CUDA_CHECK(err, cudaMemcpy(info, s->dinfo, sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(err, cudaMemcpy(R, s->dB, (size_t)(m * s->K * 8), cudaMemcpyDeviceToHost));
+    return FSVC_OK;
+}
+
+/* ---- block products for an iterative solver (PCG): one pass each ---- */
+struct apply_u {
+    const double *dV;
+    double *dY, *dZ, *dB, sumsq;
+    int rhs;
+};
+
+static int apply_tile(void *u, dstream *d, int b, int64_t i0, int64_t t0, int64_t nt,
+                      fsvc_error *err)
+{
+    apply_u *q = (apply_u *)u;
+    const double one = 1.0, zero = 0.0;
+    cublasHandle_t h = d->c->blas;
+    CUBLAS_CHECK(err, cublasSetStream(h, d->s));
+    if (q->rhs) { /* B += H^T T, sumsq += sum H^2 */
+        double ss = 0;
+        CUBLAS_CHECK(err, cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, (int)d->m, d->K, (int)nt,
+                                      &one, d->dHd, (int)d->m, d->dT[b] + t0 * d->K, d->K,
+                                      &one, q->dB, (int)d->m));
+        CUBLAS_CHECK(err, cublasDdot(h, (int)(d->m * nt), d->dHd, 1, d->dHd, 1, &ss));
+        q->sumsq += ss;
+        return FSVC_OK;
+    }
+    /* Z (nt x K) = H V; Y += H^T Z */
+    CUBLAS_CHECK(err, cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)nt, d->K, (int)d->m, &one,
+                                  d->dHd, (int)d->m, q->dV, (int)d->m, &zero, q->dZ, (int)nt));
+    CUBLAS_CHECK(err, cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)d->m, d->K, (int)nt, &one,
+                                  d->dHd, (int)d->m, q->dZ, (int)nt, &one, q->dY, (int)d->m));
+    return FSVC_OK;
+}
+
+/* rhs: B = H^T T and *sumsq = sum H^2; else Y = H^T (H V). */
+static int products(bnl_normal *s, const bnl_op *op, const void *W, int64_t m, const void *X,
+                    int64_t N, int n, const int *cls, const double *y, const double *V, int K,
+                    double *out, double *sumsq, fsvc_error *err)
+{
+    if (!s)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: normal equations not open");
+    if (m < 1 || N < 1 || n < 1 || K < 1 || (sumsq && ((!cls && !y) || (y && K != 1))))
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: bad block-product shape (m %lld, N %lld, "
+                         "n %d, K %d)", (long long)m, (long long)N, n, K);
+    apply_u q;
+    memset(&q, 0, sizeof q);
+    q.rhs = sumsq != NULL;
+    double *dV = NULL;
+    dstream d;
+    memset(&d, 0, sizeof d);
+    size_t vb = (size_t)m * K * 8;
+    int rc = FSVC_OK;
+    cudaError_t e = cudaSetDevice(s->c->dev);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&q.dY, vb);
+    if (e == cudaSuccess) e = cudaMemset(q.dY, 0, vb);
+    if (e == cudaSuccess && !q.rhs) e = cudaMalloc((void **)&dV, vb);
+    if (e == cudaSuccess && !q.rhs) e = cudaMemcpy(dV, V, vb, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess)
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: block products: %s", cudaGetErrorString(e));
+    if (!rc)
+        rc = ds_open(&d, s->c, op, W, m, N, n, K, q.rhs, 0, q.rhs ? 0 : K * 8.0, err);
+    if (!rc && !q.rhs) {
+        e = cudaMalloc((void **)&q.dZ, (size_t)d.Nt * K * 8);
+        if (e != cudaSuccess)
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: block products: %s",
+                           cudaGetErrorString(e));
+    }
+    q.dV = dV;
+    q.dB = q.dY;
+    if (!rc)
+        rc = ds_run(&d, X, N, cls, y, apply_tile, NULL, &q, err);
+    if (!rc) {
+        e = cudaMemcpy(out, q.dY, vb, cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess)
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: block products: %s",
+                           cudaGetErrorString(e));
+    }
+    if (!rc && sumsq)
+        *sumsq = q.sumsq;
+    ds_free(&d);
+    cudaFree(q.dY); cudaFree(q.dZ); cudaFree(dV);
+    cudaGetLastError();
+    return rc;
+}
+
+extern "C" int bnl_cuda_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                                   const void *X, int64_t N, int n, const int *cls,
+                                   const double *y, int K, double *B, double *sumsq,
+                                   fsvc_error *err)
+{
+    double ss = 0;
+    return products(s, op, W, m, X, N, n, cls, y, NULL, K, B, sumsq ? sumsq : &ss, err);
+}
+
+extern "C" int bnl_cuda_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                                     const void *X, int64_t N, int n, const double *V, int K,
+                                     double *Y, fsvc_error *err)
+{
+    if (!V)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: block product without V");
+    return products(s, op, W, m, X, N, n, NULL, NULL, V, K, Y, NULL, err);
+}
+
+/* ---- scores ---- */
+struct scores_u {
+    double *dR, *dY, *Y;
+};
+
+static int scores_tile(void *u, dstream *d, int b, int64_t i0, int64_t t0, int64_t nt,
+                       fsvc_error *err)
+{
+    scores_u *q = (scores_u *)u;
+    const double one = 1.0, zero = 0.0;
+    CUBLAS_CHECK(err, cublasSetStream(d->c->blas, d->s));
+    /* column-major K x nt = R^T (K x m, R row-major m x K) times H^T (m x nt) */
+    CUBLAS_CHECK(err, cublasDgemm(d->c->blas, CUBLAS_OP_N, CUBLAS_OP_N, d->K, (int)nt, (int)d->m,
+                                  &one, q->dR, d->K, d->dHd, (int)d->m, &zero,
+                                  q->dY + t0 * d->K, d->K));
+    return FSVC_OK;
+}
+
+static int scores_done(void *u, dstream *d, int64_t i0, int64_t rows, fsvc_error *err)
+{
+    scores_u *q = (scores_u *)u;
+    CUDA_CHECK(err, cudaStreamSynchronize(d->s));
+    CUDA_CHECK(err, cudaMemcpy(q->Y + i0 * d->K, q->dY, (size_t)(rows * d->K * 8),
+                               cudaMemcpyDeviceToHost));
+    return FSVC_OK;
+}
+
+extern "C" int bnl_cuda_scores(bnl_cuda *c, const bnl_op *op, double *Y, const void *W,
+                               int64_t m, const void *X, int64_t N, int n, const double *R, int K,
+                               fsvc_error *err)
+{
+    if (!c)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: backend not open");
+    if (m < 1 || N < 1 || n < 1 || K < 1)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: empty scores (m %lld, N %lld, n %d, K %d)",
+                         (long long)m, (long long)N, n, K);
+    dstream d;
+    scores_u q = {NULL, NULL, Y};
+    int rc = ds_open(&d, c, op, W, m, N, n, K, 0, (size_t)m * K * 8, K * 8.0, err);
+    if (!rc) {
+        cudaError_t e = cudaMalloc((void **)&q.dR, (size_t)m * K * 8);
+        if (e == cudaSuccess)
+            e = cudaMalloc((void **)&q.dY, (size_t)d.Xc * K * 8);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(q.dR, R, (size_t)m * K * 8, cudaMemcpyHostToDevice);
+        if (e != cudaSuccess)
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: scores: %s", cudaGetErrorString(e));
+    }
+    if (!rc)
+        rc = ds_run(&d, X, N, NULL, NULL, scores_tile, scores_done, &q, err);
+    ds_free(&d);
+    cudaFree(q.dR);
+    cudaFree(q.dY);
+    cudaGetLastError();
+    return rc;
+}
+
+/* ---- kernel-only timing (fsvc bench) ---- */
+static int time_fwd(dstream *d, const void *X, int64_t N, int reps, double *sec,
+                    fsvc_error *err)
+{
+    if (d->nb != 1)
+        return fsvc_fail(err, FSVC_ERESOURCE, "cuda: the layer does not fit the device memory "
+                         "for a resident timing");
+    int gemm = d->k.tile_op < 0;
+    bnlc_pack_rows(d->hX[0], d->ldk, X, 0, N, d->n, d->k.es);
+    CUDA_CHECK(err, cudaMemcpy(d->dX[0], d->hX[0], (size_t)(N * d->ldk * 4),
+                               cudaMemcpyHostToDevice));
+    float *dHall = NULL;
+    CUDA_CHECK(err, cudaMalloc((void **)&dHall, (size_t)(N * d->ldo * 4)));
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    double best = 1e300;
+    int rc = FSVC_OK;
+    for (int r = 0; r < reps + 1 && !rc; r++) { /* the first run warms up */
+        cudaEventRecord(a, d->s);
+        if (!gemm) {
+            cudaError_t e = bnlc_launch_tile(d->k.tile_op, d->ap, dHall, d->ldo, 0, d->dW, d->m,
+                                             d->dX[0], N, d->ldk, d->s);
+            if (e != cudaSuccess)
+                rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: %s", cudaGetErrorString(e));
+        } else {
+            const float alpha = d->k.l2 ? -2.0f : 1.0f, beta = 0.0f;
+            cublasSetStream(d->c->blas, d->s);
+            bnlc_launch_norms(d->dxn, (const float *)d->dX[0], N, d->ldk, d->n, d->s);
+            if (cublasSgemm(d->c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)d->m, (int)N, d->n,
+                            &alpha, (const float *)d->dW, (int)d->ldk,
+                            (const float *)d->dX[0], (int)d->ldk, &beta, dHall,
+                            (int)d->ldo) != CUBLAS_STATUS_SUCCESS)
+                rc = fsvc_fail(err, FSVC_ERESOURCE, "cublas: Sgemm failed");
+            bnlc_launch_gemm_epi(dHall, d->ldo, N, d->m, 0, d->dxn, d->dwn, d->k.l2, d->ap,
+                                 d->s);
+        }
+        cudaEventRecord(b, d->s);
+        cudaEventSynchronize(b);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, a, b);
+        if (r > 0 && ms / 1e3 < best)
+            best = ms / 1e3;
+    }
+    cudaError_t e = cudaGetLastError();
+    if (!rc && e != cudaSuccess)
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: %s", cudaGetErrorString(e));
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    cudaFree(dHall);
+    *sec = best;
+    return rc;
+}
+
+extern "C" int bnl_cuda_time_forward(bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
+                                     const void *X, int64_t N, int n, int reps, double *sec,
+                                     fsvc_error *err)
+{
+    if (!c)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: backend not open");
+    if (m < 1 || N < 1 || n < 1)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: empty layer");
+    dstream d;
+    /* the whole H (N x ldo floats) besides the stream's buffers */
+    int rc = ds_open(&d, c, op, W, m, N, n, 1, 0, (size_t)N * r4(m) * 4, 0, err);
+    if (!rc)
+        rc = time_fwd(&d, X, N, reps < 1 ? 1 : reps, sec, err);
+    ds_free(&d);
+    return rc;
+}

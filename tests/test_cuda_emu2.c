@@ -1,0 +1,528 @@
+/*
+ * test_cuda_emu2.c - the device-resident readout of cuda/ridge.cu run on
+ * the host: every kernel body it launches (kernels_hd.h: the tile kernel,
+ * the GEMM epilogue and row norms, bnlc_widen_body, bnlc_target_body,
+ * bnlc_getdiag_body, bnlc_mirror_body, bnlc_diag_body) over its emulated
+ * grid, and each cuBLAS / cuSOLVER call replaced by the CBLAS / LAPACKE
+ * call with the same arguments (column-major, the same leading dimensions
+ * and triangles), in the driver's chunk (Xc samples) and tile (Nt samples)
+ * loops, with edge tiles: m not a multiple of 4 or of 128, the last chunk
+ * and tile partial. Checked against the CPU path: diag(H^T H) and H^T T
+ * against sums of the engine's own H, the ridge weights against
+ * fsvc_readout_ridge on a cpu context, a retry after a failed
+ * factorisation against a fresh solve (bit for bit), the scores against
+ * bnl_scores on a cpu context, and the block products of an iterative
+ * solver (H^T (H V), H^T T, sum H^2) against float64 sums of the CPU's H. No GPU and no nvcc needed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include <cmocka.h>
+#include <cblas.h>
+#include <lapacke.h>
+
+#include "cuda/kernels_hd.h"
+#include "layers/act.h"
+#include "fsvc/internal.h"
+
+#include "cuda_emu_grid.h"
+
+static uint64_t rng_state = 0x2545f4914f6cdd1dull;
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 16);
+}
+
+/* One emulated device job: the layer, the tiling, the state on "device". */
+typedef struct emu {
+    bnl_op op;
+    int tile_op, l2, es; /* tile_op < 0: the GEMM path */
+    int64_t m, N, ldk, ldo, Nt, Xc;
+    int n, K;
+    uint32_t *Wp;        /* m x ldk */
+    float *wn;
+    double *G, *dg, *B0; /* m x m, m, m x K (column-major) */
+} emu;
+
+static void emu_init(emu *e, bnl_op op, const void *W, int64_t m, int64_t N, int n, int K,
+                     int64_t Nt, int64_t Xc)
+{
+    memset(e, 0, sizeof *e);
+    e->op = op; e->m = m; e->N = N; e->n = n; e->K = K; e->Nt = Nt; e->Xc = Xc;
+    e->es = op.dtype == FSVC_U8 ? 1 : 4;
+    e->tile_op = op.dtype == FSVC_U8 ? (op.dist == BNL_L1 ? BNLC_U8_L1 : op.dist == BNL_L2
+                                        ? BNLC_U8_L2 : BNLC_U8_DOT)
+                                     : (op.dist == BNL_L1 ? BNLC_F32_L1 : -1);
+    e->l2 = op.dist == BNL_L2;
+    e->ldo = (m + 3) / 4 * 4;
+    e->Wp = pack(W, m, n, e->es, &e->ldk);
+    e->wn = malloc(sizeof(float) * (size_t)m);
+    assert_non_null(e->wn);
+    for (int64_t j = 0; j < m; j++)
+        e->wn[j] = e->tile_op < 0 ? bnlc_rownorm((const float *)e->Wp, e->ldk, n, j) : 0.0f;
+}
+
+static void emu_free(emu *e)
+{
+    free(e->Wp); free(e->wn); free(e->G); free(e->dg); free(e->B0);
+}
+
+/* H (nt x ldo, NaN beyond what the kernels write) of chunk rows Xp, then
+ * widened into Hd (column-major m x nt), as ds_tile. */
+static void emu_tile(const emu *e, const uint32_t *Xp, const float *xn, int64_t nt, float *H,
+                     double *Hd)
+{
+    bnl_actp a = bnl_actp_make(&e->op);
+    bnlc_actp p = {(int)a.act, (int)a.vk, a.a, a.g};
+    for (int64_t q = 0; q < e->Nt * e->ldo; q++) H[q] = NAN;
+    for (int64_t q = 0; q < e->Nt * e->m; q++) Hd[q] = NAN;
+    if (e->tile_op >= 0) {
+        emulate_tile(e->tile_op, &p, H, e->ldo, 0, e->Wp, e->m, Xp, nt, e->ldk);
+    } else {
+        cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)e->m, (int)nt, e->n,
+                    e->l2 ? -2.0f : 1.0f, (const float *)e->Wp, (int)e->ldk,
+                    (const float *)Xp, (int)e->ldk, 0.0f, H, (int)e->ldo);
+        for (int64_t r = 0; r < nt; r++)   /* bnl_gemm_epi_kernel's grid */
+            for (int64_t c = 0; c < e->m; c++)
+                H[r * e->ldo + c] = bnlc_gemm_epi(H[r * e->ldo + c], e->l2 ? xn[r] : 0.0f,
+                                                  e->l2 ? e->wn[c] : 0.0f, e->l2, &p);
+    }
+    for (int64_t r = 0; r < nt; r++)       /* widen_kernel's grid */
+        for (int64_t c = 0; c < e->m; c++)
+            bnlc_widen_body(Hd, e->m, H, e->ldo, r, c);
+}
+
+typedef void (*emu_fn)(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt,
+                       void *u);
+
+/* ds_run: chunks of Xc samples, tiles of Nt, targets per chunk. */
+static void emu_run(emu *e, const void *X, const int *cls, const double *y, emu_fn fn, void *u)
+{
+    float *H = malloc(sizeof(float) * (size_t)(e->Nt * e->ldo));
+    double *Hd = malloc(sizeof(double) * (size_t)(e->Nt * e->m));
+    double *T = malloc(sizeof(double) * (size_t)(e->Xc * e->K));
+    float *xn = malloc(sizeof(float) * (size_t)e->Xc);
+    assert_non_null(H); assert_non_null(Hd); assert_non_null(T); assert_non_null(xn);
+    for (int64_t i0 = 0; i0 < e->N; i0 += e->Xc) {
+        int64_t rows = e->N - i0 < e->Xc ? e->N - i0 : e->Xc, ldk;
+        uint32_t *Xp = pack((const char *)X + (size_t)i0 * e->n * e->es, rows, e->n, e->es, &ldk);
+        for (int64_t r = 0; r < rows; r++) {
+            if (cls || y)
+                bnlc_target_body(T, e->K, cls ? cls + i0 : NULL, y ? y + i0 : NULL, r);
+            xn[r] = e->tile_op < 0 ? bnlc_rownorm((const float *)Xp, ldk, e->n, r) : 0.0f;
+        }
+        for (int64_t t0 = 0; t0 < rows; t0 += e->Nt) {
+            int64_t nt = rows - t0 < e->Nt ? rows - t0 : e->Nt;
+            emu_tile(e, Xp + t0 * ldk, xn + t0, nt, H, Hd);
+            fn(e, Hd, T + t0 * e->K, i0 + t0, nt, u);
+        }
+        free(Xp);
+    }
+    free(H); free(Hd); free(T); free(xn);
+}
+
+static void ridge_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
+{
+    (void)i0; (void)u;
+    /* cublasDsyrk(LOWER, N, m, nt, 1, Hd, m, 1, G, m);
+     * cublasDgemm(N, T, m, K, nt, 1, Hd, m, T, K, 1, B, m) */
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)e->m, (int)nt, 1.0, Hd,
+                (int)e->m, 1.0, e->G, (int)e->m);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)e->m, e->K, (int)nt, 1.0, Hd,
+                (int)e->m, T, e->K, 1.0, e->B0, (int)e->m);
+}
+
+/* bnl_cuda_normal_accum */
+static void emu_accum(emu *e, const void *X, const int *cls, const double *y)
+{
+    int64_t m = e->m;
+    e->G = calloc((size_t)(m * m), sizeof(double));
+    e->dg = malloc(sizeof(double) * (size_t)m);
+    e->B0 = calloc((size_t)(m * e->K), sizeof(double));
+    assert_non_null(e->G); assert_non_null(e->dg); assert_non_null(e->B0);
+    emu_run(e, X, cls, y, ridge_fn, NULL);
+    for (int64_t j = 0; j < m; j++)
+        bnlc_getdiag_body(e->dg, e->G, m, j);
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t i = 0; i < m; i++)
+            bnlc_mirror_body(e->G, m, i, j, 1);
+}
+
+/* bnl_cuda_normal_solve: R column-major m x K; the potrf info. */
+static int emu_solve(emu *e, double lam, double *R)
+{
+    int64_t m = e->m;
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t i = 0; i < m; i++)
+            bnlc_mirror_body(e->G, m, i, j, 0);
+    for (int64_t j = 0; j < m; j++)
+        bnlc_diag_body(e->G, m, e->dg, lam, j);
+    memcpy(R, e->B0, sizeof(double) * (size_t)(m * e->K));
+    int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (int)m, e->G, (int)m);
+    if (info)
+        return info;
+    return LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (int)m, e->K, e->G, (int)m, R, (int)m);
+}
+
+static void *rand_data(fsvc_dtype t, int64_t rows, int n)
+{
+    size_t cnt = (size_t)(rows * n);
+    if (t == FSVC_U8) {
+        uint8_t *A = malloc(cnt ? cnt : 1);
+        assert_non_null(A);
+        for (size_t q = 0; q < cnt; q++) A[q] = (uint8_t)(rnd() % 200);
+        return A;
+    }
+    float *A = malloc(sizeof(float) * (cnt ? cnt : 1));
+    assert_non_null(A);
+    for (size_t q = 0; q < cnt; q++) A[q] = (float)(rnd() % 1000) / 1000.0f;
+    return A;
+}
+
+static double rel(double a, double b, double scale)
+{
+    return fabs(a - b) / (scale > 0 ? scale : 1);
+}
+
+/* One shape: the emulated device ridge against the CPU. */
+static void check_ridge(bnl_op op, int64_t m, int64_t N, int n, int K, int regress,
+                        int64_t Nt, int64_t Xc)
+{
+    void *X = rand_data(op.dtype, N, n);
+    /* centroids: the first m samples (as the novelty pass picks them) */
+    void *W = malloc((size_t)(m * n) * (op.dtype == FSVC_U8 ? 1 : 4));
+    assert_non_null(W);
+    memcpy(W, X, (size_t)(m * n) * (op.dtype == FSVC_U8 ? 1 : 4));
+    int *cls = malloc(sizeof(int) * (size_t)N);
+    double *y = malloc(sizeof(double) * (size_t)N);
+    assert_non_null(cls); assert_non_null(y);
+    for (int64_t i = 0; i < N; i++) {
+        cls[i] = (int)(rnd() % (unsigned)K);
+        y[i] = (double)(rnd() % 100) / 10.0 - 5.0;
+    }
+    int Ke = regress ? 1 : K;
+    emu e;
+    emu_init(&e, op, W, m, N, n, Ke, Nt, Xc);
+    emu_accum(&e, X, regress ? NULL : cls, regress ? y : NULL);
+
+    /* diag(H^T H), H^T T and the lower G against the engine's H */
+    bnl_ctx ctx;
+    fsvc_error err;
+    assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 1, &err), FSVC_OK);
+    float *H = malloc(sizeof(float) * (size_t)(N * m));
+    assert_non_null(H);
+    assert_int_equal(bnl_forward(&ctx, &op, H, m, W, m, X, N, n, &err), FSVC_OK);
+    double gmax = 0;
+    for (int64_t j = 0; j < m; j++) gmax = fmax(gmax, e.dg[j]);
+    double *Gr = calloc((size_t)(m * m), sizeof(double)), *Br = calloc((size_t)(m * Ke), sizeof(double));
+    assert_non_null(Gr); assert_non_null(Br);
+    int bad = 0;
+    for (int64_t a = 0; a < m; a++) {
+        for (int64_t b = 0; b <= a; b++) {
+            double g = 0;
+            for (int64_t i = 0; i < N; i++) g += (double)H[i * m + a] * H[i * m + b];
+            Gr[a + b * m] = g;
+            double got = e.G[a + b * m], mir = e.G[b + a * m];
+            if (rel(got, g, gmax) > 1e-6 || memcmp(&got, &mir, sizeof got)) {
+                if (bad++ < 5)
+                    print_message("G[%lld][%lld] = %.17g (mirror %.17g), want %.17g\n",
+                                  (long long)a, (long long)b, got, mir, g);
+            }
+        }
+        for (int k = 0; k < Ke; k++) {
+            double t = 0;
+            for (int64_t i = 0; i < N; i++)
+                t += (double)H[i * m + a] * (regress ? y[i] : cls[i] == k ? 1.0 : 0.0);
+            Br[a + (int64_t)k * m] = t;
+            if (rel(e.B0[a + (int64_t)k * m], t, fmax(gmax, 1) * 10) > 1e-6 && bad++ < 5)
+                print_message("B[%lld][%d] = %.17g, want %.17g\n", (long long)a, k,
+                              e.B0[a + (int64_t)k * m], t);
+        }
+    }
+    assert_int_equal(bad, 0);
+
+    /* the weights: against a float64 reference solve of the sums above
+     * (tight: both are float64 products), and against the CPU trainer,
+     * whose chunk Gram blocks are float32 products (ssyrk of float H, summed
+     * into a float64 G): there the difference is that rounding times the
+     * condition number (~1/lambda), so only layout errors (O(1)) fail it */
+    double lambda = 1e-3, md = 0;
+    for (int64_t j = 0; j < m; j++) md += e.dg[j];
+    md /= (double)m;
+    double *Rc = malloc(sizeof(double) * (size_t)(m * Ke));
+    double *Re = malloc(sizeof(double) * (size_t)(m * Ke));
+    assert_non_null(Rc); assert_non_null(Re);
+    assert_int_equal(fsvc_readout_ridge(Rc, &ctx, &op, W, m, X, regress ? NULL : cls,
+                                        regress ? y : NULL, N, n, Ke, lambda, 0, 0, NULL, &err),
+                     FSVC_OK);
+    assert_int_equal(emu_solve(&e, lambda * md, Re), 0);
+    for (int64_t j = 0; j < m; j++) Gr[j + j * m] += lambda * md;
+    assert_int_equal(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (int)m, Gr, (int)m), 0);
+    assert_int_equal(LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (int)m, Ke, Gr, (int)m, Br, (int)m), 0);
+    double rmax = 0;
+    for (int64_t q = 0; q < m * Ke; q++) rmax = fmax(rmax, fabs(Rc[q]));
+    /* u8: the device's H is the engine's H bit for bit, so only the order
+     * of the float64 sums differs; f32: the distances differ by float
+     * rounding (n 2^-24 relative), times the condition number */
+    double tol = op.dtype == FSVC_U8 ? 1e-8 : 1e-3;
+    for (int64_t j = 0; j < m; j++)
+        for (int k = 0; k < Ke; k++) {
+            double got = Re[j + (int64_t)k * m];
+            if (rel(got, Br[j + (int64_t)k * m], rmax) > tol && bad++ < 5)
+                print_message("R[%lld][%d] = %.17g, float64 reference %.17g\n", (long long)j,
+                              k, got, Br[j + (int64_t)k * m]);
+            if (rel(got, Rc[j * Ke + k], rmax) > 2e-2 && bad++ < 5)
+                print_message("R[%lld][%d] = %.17g, cpu %.17g\n", (long long)j, k, got,
+                              Rc[j * Ke + k]);
+        }
+    assert_int_equal(bad, 0);
+    free(Gr); free(Br);
+
+    /* a second solve on the same G (a retry) gives the same bits */
+    double *R2 = malloc(sizeof(double) * (size_t)(m * Ke));
+    assert_non_null(R2);
+    assert_int_equal(emu_solve(&e, lambda * md * 3, R2), 0);
+    assert_int_equal(emu_solve(&e, lambda * md, R2), 0);
+    assert_memory_equal(R2, Re, sizeof(double) * (size_t)(m * Ke));
+
+    bnl_ctx_close(&ctx);
+    emu_free(&e);
+    free(X); free(W); free(cls); free(y); free(H); free(Rc); free(Re); free(R2);
+}
+
+static void test_ridge_u8_l1(void **s)
+{
+    (void)s;
+    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0};
+    check_ridge(op, 133, 301, 50, 3, 0, 128, 256);  /* 2 block rows, ldo 136, chunks 256 + 45 */
+    check_ridge(op, 1, 1, 5, 2, 0, 128, 128);        /* one of everything */
+    check_ridge(op, 37, 90, 9, 1, 1, 32, 64);        /* regression: y, K = 1 */
+}
+
+static void test_ridge_u8_tri(void **s)
+{
+    (void)s;
+    bnl_op op = {BNL_L1, BNL_TRI, FSVC_U8, 2500.0};  /* exact zeros in H */
+    check_ridge(op, 70, 200, 33, 4, 0, 64, 200);     /* one resident chunk, tiles 64 + .. + 8 */
+}
+
+static void test_ridge_f32_l1(void **s)
+{
+    (void)s;
+    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_F32, 8.0};
+    check_ridge(op, 130, 257, 21, 3, 0, 128, 160);
+}
+
+static void test_ridge_f32_l2_gemm(void **s)
+{
+    (void)s;
+    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F32, 2.0};  /* the cuBLAS + epilogue path */
+    check_ridge(op, 61, 150, 17, 3, 0, 48, 96);
+}
+
+/* A failed factorisation (lam = 0, fewer samples than centroids: H^T H is
+ * singular), then the retry with a ridge: the same bits as a fresh solve. */
+static void test_retry_restores_G(void **s)
+{
+    (void)s;
+    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0};
+    int64_t m = 40, N = 12;
+    int n = 16, K = 2;
+    uint8_t *X = rand_data(FSVC_U8, N + m, n);
+    int cls[12];
+    for (int i = 0; i < 12; i++) cls[i] = i % K;
+    emu a, b;
+    emu_init(&a, op, X + N * n, m, N, n, K, 8, 8);
+    emu_init(&b, op, X + N * n, m, N, n, K, 8, 8);
+    emu_accum(&a, X, cls, NULL);
+    emu_accum(&b, X, cls, NULL);
+    double Ra[80], Rb[80];
+    assert_true(emu_solve(&a, 0.0, Ra) > 0);         /* not positive definite */
+    assert_int_equal(emu_solve(&a, 1e-2, Ra), 0);
+    assert_int_equal(emu_solve(&b, 1e-2, Rb), 0);
+    assert_memory_equal(Ra, Rb, sizeof Ra);
+    emu_free(&a); emu_free(&b);
+    free(X);
+}
+
+struct scores_u { double *R, *Y; };
+
+static void scores_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
+{
+    (void)T;
+    struct scores_u *q = u;
+    /* cublasDgemm(N, N, K, nt, m, 1, R, K, Hd, m, 0, Y, K) */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, e->K, (int)nt, (int)e->m, 1.0, q->R,
+                e->K, Hd, (int)e->m, 0.0, q->Y + i0 * e->K, e->K);
+}
+
+static void check_scores(bnl_op op, int64_t m, int64_t N, int n, int K, int64_t Nt, int64_t Xc)
+{
+    void *X = rand_data(op.dtype, N, n), *W = rand_data(op.dtype, m, n);
+    double *R = malloc(sizeof(double) * (size_t)(m * K));
+    double *Y = malloc(sizeof(double) * (size_t)(N * K)), *Yc = malloc(sizeof(double) * (size_t)(N * K));
+    assert_non_null(R); assert_non_null(Y); assert_non_null(Yc);
+    for (int64_t q = 0; q < m * K; q++) R[q] = (double)((int)(rnd() % 2001) - 1000) / 1000.0;
+    for (int64_t q = 0; q < N * K; q++) Y[q] = NAN;
+    emu e;
+    emu_init(&e, op, W, m, N, n, K, Nt, Xc);
+    struct scores_u u = {R, Y};
+    emu_run(&e, X, NULL, NULL, scores_fn, &u);
+    bnl_ctx ctx;
+    fsvc_error err;
+    assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 1, &err), FSVC_OK);
+    assert_int_equal(bnl_scores(&ctx, &op, Yc, W, m, X, N, n, R, K, &err), FSVC_OK);
+    int bad = 0;
+    for (int64_t q = 0; q < N * K; q++)
+        if (!(rel(Y[q], Yc[q], (double)m) < 1e-6) && bad++ < 5)
+            print_message("Y[%lld] = %.17g, cpu %.17g\n", (long long)q, Y[q], Yc[q]);
+    assert_int_equal(bad, 0);
+    bnl_ctx_close(&ctx);
+    emu_free(&e);
+    free(X); free(W); free(R); free(Y); free(Yc);
+}
+
+static void test_scores(void **s)
+{
+    (void)s;
+    bnl_op u8 = {BNL_L1, BNL_TRI, FSVC_U8, 2000.0};
+    check_scores(u8, 131, 270, 40, 10, 128, 256);
+    check_scores(u8, 1, 1, 3, 1, 128, 128);
+    bnl_op l2 = {BNL_L2, BNL_GAUSS, FSVC_F32, 2.0};
+    check_scores(l2, 45, 100, 13, 3, 32, 64);
+}
+
+/* The block products of an iterative solver (bnl_cuda_normal_apply /
+ * _rhs): Y = H^T (H V) and B = H^T T with sum H^2, tile by tile. */
+struct apply_u { const double *V; double *Y, *Z, *B, sumsq; };
+
+static void apply_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
+{
+    (void)i0;
+    struct apply_u *q = u;
+    /* cublasDgemm(T, N, nt, K, m, 1, Hd, m, V, m, 0, Z, nt);
+     * cublasDgemm(N, N, m, K, nt, 1, Hd, m, Z, nt, 1, Y, m);
+     * rhs: cublasDgemm(N, T, m, K, nt, 1, Hd, m, T, K, 1, B, m), cublasDdot */
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)nt, e->K, (int)e->m, 1.0, Hd,
+                (int)e->m, q->V, (int)e->m, 0.0, q->Z, (int)nt);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)e->m, e->K, (int)nt, 1.0, Hd,
+                (int)e->m, q->Z, (int)nt, 1.0, q->Y, (int)e->m);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)e->m, e->K, (int)nt, 1.0, Hd,
+                (int)e->m, T, e->K, 1.0, q->B, (int)e->m);
+    q->sumsq += cblas_ddot((int)(e->m * nt), Hd, 1, Hd, 1);
+}
+
+static void check_apply(bnl_op op, int64_t m, int64_t N, int n, int K, int64_t Nt, int64_t Xc)
+{
+    void *X = rand_data(op.dtype, N, n), *W = rand_data(op.dtype, m, n);
+    double *V = malloc(sizeof(double) * (size_t)(m * K)), *Y = calloc((size_t)(m * K), 8);
+    double *B = calloc((size_t)(m * K), 8), *Z = malloc(sizeof(double) * (size_t)(Nt * K));
+    int *cls = malloc(sizeof(int) * (size_t)N);
+    float *H = malloc(sizeof(float) * (size_t)(N * m));
+    assert_non_null(V); assert_non_null(Y); assert_non_null(B); assert_non_null(Z);
+    assert_non_null(cls); assert_non_null(H);
+    for (int64_t q = 0; q < m * K; q++) V[q] = (double)((int)(rnd() % 2001) - 1000) / 1000.0;
+    for (int64_t i = 0; i < N; i++) cls[i] = (int)(rnd() % (unsigned)K);
+    emu e;
+    emu_init(&e, op, W, m, N, n, K, Nt, Xc);
+    struct apply_u u = {V, Y, Z, B, 0};
+    emu_run(&e, X, cls, NULL, apply_fn, &u);
+    bnl_ctx ctx;
+    fsvc_error err;
+    assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 1, &err), FSVC_OK);
+    assert_int_equal(bnl_forward(&ctx, &op, H, m, W, m, X, N, n, &err), FSVC_OK);
+    double tol = op.dtype == FSVC_U8 ? 1e-12 : 1e-5, ss = 0, ymax = 1;
+    double *Yr = calloc((size_t)(m * K), 8), *Br = calloc((size_t)(m * K), 8);
+    assert_non_null(Yr); assert_non_null(Br);
+    for (int64_t i = 0; i < N; i++)
+        for (int k = 0; k < K; k++) {
+            double z = 0;
+            for (int64_t j = 0; j < m; j++) z += (double)H[i * m + j] * V[j + (int64_t)k * m];
+            for (int64_t j = 0; j < m; j++) Yr[j + (int64_t)k * m] += (double)H[i * m + j] * z;
+        }
+    for (int64_t i = 0; i < N; i++)
+        for (int64_t j = 0; j < m; j++) {
+            ss += (double)H[i * m + j] * H[i * m + j];
+            Br[j + (int64_t)cls[i] * m] += H[i * m + j];
+        }
+    for (int64_t q = 0; q < m * K; q++) ymax = fmax(ymax, fabs(Yr[q]));
+    int bad = 0;
+    for (int64_t q = 0; q < m * K; q++) {
+        if (rel(Y[q], Yr[q], ymax) > tol && bad++ < 5)
+            print_message("Y[%lld] = %.17g, want %.17g\n", (long long)q, Y[q], Yr[q]);
+        if (rel(B[q], Br[q], fmax(1, fabs(Br[q]))) > tol && bad++ < 5)
+            print_message("B[%lld] = %.17g, want %.17g\n", (long long)q, B[q], Br[q]);
+    }
+    if (rel(u.sumsq, ss, ss) > tol && bad++ < 5)
+        print_message("sum H^2 = %.17g, want %.17g\n", u.sumsq, ss);
+    assert_int_equal(bad, 0);
+    bnl_ctx_close(&ctx);
+    emu_free(&e);
+    free(X); free(W); free(V); free(Y); free(B); free(Z); free(cls); free(H); free(Yr); free(Br);
+}
+
+static void test_block_products(void **s)
+{
+    (void)s;
+    bnl_op u8 = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0};
+    check_apply(u8, 133, 301, 50, 3, 128, 256);
+    check_apply(u8, 1, 1, 4, 1, 128, 128);
+    bnl_op l2 = {BNL_L2, BNL_GAUSS, FSVC_F32, 2.0};
+    check_apply(l2, 61, 150, 17, 2, 48, 96);
+}
+
+/* The targets body: one-hot rows, or the regression value. */
+static void test_targets(void **s)
+{
+    (void)s;
+    int cls[3] = {2, 0, 1};
+    double T[9], y[3] = {1.5, -2, 0}, Ty[3];
+    for (int r = 0; r < 3; r++) bnlc_target_body(T, 3, cls, NULL, r);
+    const double want[9] = {0, 0, 1, 1, 0, 0, 0, 1, 0};
+    assert_memory_equal(T, want, sizeof T);
+    for (int r = 0; r < 3; r++) bnlc_target_body(Ty, 1, NULL, y, r);
+    assert_memory_equal(Ty, y, sizeof y);
+}
+
+/* Without a device the engine keeps the normal equations on the CPU. */
+static void test_no_device_cpu_path(void **s)
+{
+    (void)s;
+    bnl_ctx ctx;
+    fsvc_error err;
+    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0};
+    bnl_normal *nq = (bnl_normal *)&ctx;
+    assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 1, &err), FSVC_OK);
+    assert_int_equal(bnl_normal_open(&ctx, &op, &nq, &err), FSVC_OK);
+    assert_null(nq);
+    double t = -1;
+    uint8_t w = 1;
+    assert_int_equal(bnl_gpu_time_forward(&ctx, &op, &w, 1, &w, 1, 1, 1, &t, &err),
+                     FSVC_EUSAGE);
+    bnl_ctx_close(&ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_targets),
+        cmocka_unit_test(test_ridge_u8_l1),
+        cmocka_unit_test(test_ridge_u8_tri),
+        cmocka_unit_test(test_ridge_f32_l1),
+        cmocka_unit_test(test_ridge_f32_l2_gemm),
+        cmocka_unit_test(test_retry_restores_G),
+        cmocka_unit_test(test_scores),
+        cmocka_unit_test(test_block_products),
+        cmocka_unit_test(test_no_device_cpu_path),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
