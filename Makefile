@@ -80,7 +80,8 @@ CPPFLAGS    += -DFSVC_HAVE_CUDA=1 -I$(CUDA_HOME)/include
 CUDA_ARCHS  ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
                -gencode arch=compute_90,code=compute_90
 NVCCFLAGS   ?= -O3 -std=c++17 -Xcompiler -fPIC -I. $(CUDA_ARCHS) --resource-usage
-LDLIBS      += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcublas -lcudart -lstdc++
+CUDA_LIBS   := -lcusolver -lcublas -lcudart -lstdc++
+LDLIBS      += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 $(CUDA_LIBS)
 endif
 
 # Installed flat into include/fsvc/ (their "../dir/x.h" includes become "x.h").
@@ -98,7 +99,7 @@ all: config $(BIN) $(LIB_A) $(LIB_SO) $(BUILD)/fsvc.pc
 # Regenerated every time (cheap), replaced only when it changes, so that
 # switching NO_CUDA in one build folder updates it.
 comma := ,
-PC_CUDA_LIBS := $(if $(NVCC), -L$(CUDA_HOME)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++)
+PC_CUDA_LIBS := $(if $(NVCC), -L$(CUDA_HOME)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA_HOME)/lib64 $(CUDA_LIBS))
 $(BUILD)/fsvc.pc: fsvc.pc.in FORCE
 	@mkdir -p $(dir $@)
 	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_LIBS@|$(PC_CUDA_LIBS)|' \

@@ -11,6 +11,9 @@ libs=$(PKG_CONFIG_PATH=$B pkg-config --static --libs fsvc)
 expect_match '-lfsvc .*-lopenblas .*-llapacke .*-lpng16' "static libs: BLAS, LAPACKE, libpng" "$libs"
 if nm "$B/libfsvc.a" 2>/dev/null | grep -q ' U cublas'; then
   expect_match '-lcublas' "CUDA build: -lcublas" "$libs"
+  if nm "$B/libfsvc.a" 2>/dev/null | grep -q ' U cusolver'; then
+    expect_match '-lcusolver' "CUDA build: -lcusolver" "$libs"
+  fi
   expect_match '-lcudart' "CUDA build: -lcudart" "$libs"
   expect_match '-lstdc\+\+' "CUDA build: -lstdc++" "$libs"
 else
