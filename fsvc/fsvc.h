@@ -48,6 +48,26 @@ typedef enum {
     FSVC_READOUT_LMS = 1,    /* online LMS from the one-hot start */
     FSVC_READOUT_RIDGE = 2   /* (H^T H + lambda I) W = H^T T */
 } fsvc_readout;
+/* How the ridge readout solves (H^T H + lambda I) W = H^T T (fsvc/solver.c):
+ * direct (H^T H by syrk, Cholesky), pcg (conjugate gradient on products
+ * H^T (H V) over sample blocks, preconditioned by the centroids' own
+ * kernel matrix, FALKON-style), auto (pcg from FSVC_PCG_AUTO_M centroids
+ * on the CPU: its cost grows as N m K per iteration, the direct one as
+ * N m^2; direct on a cuda context, where it runs whole on the device). */
+typedef enum {
+    FSVC_SOLVER_DIRECT = 0, FSVC_SOLVER_PCG = 1, FSVC_SOLVER_AUTO = 2
+} fsvc_solver;
+#define FSVC_PCG_AUTO_M 3000
+/* Virtual samples for the ridge readout (pcg): every training image also
+ * enters H^T H and H^T T shifted and/or mirrored, each variant generated
+ * per block of samples and never stored (fsvc/hblock.c). shift1: the 4
+ * 1-pixel shifts (N x 5); shift2: every shift with |dx| + |dy| <= 2
+ * (N x 13); mirror: the left-right mirror (N x 2); mirror+shift1: both
+ * (N x 10). Vacated pixels are 0. Image data only (rows x cols known). */
+typedef enum {
+    FSVC_AUG_NONE = 0, FSVC_AUG_SHIFT1 = 1, FSVC_AUG_SHIFT2 = 2, FSVC_AUG_MIRROR = 3,
+    FSVC_AUG_MIRROR_SHIFT1 = 4
+} fsvc_augment;
 /* Input preprocessing stored in the model and applied before scaling.
  * To add a step: a value here, its name in fsvc_preprocess_names
  * (fsvc/model.c) and its call in fsvc_model_input (fsvc/model_input.c).
@@ -65,6 +85,12 @@ typedef enum {
 extern const fsvc_name fsvc_select_names[];
 extern const fsvc_name fsvc_readout_names[];
 extern const fsvc_name fsvc_preprocess_names[];
+extern const fsvc_name fsvc_solver_names[];
+extern const fsvc_name fsvc_augment_names[];
+const char *fsvc_augment_name(fsvc_augment a);
+int fsvc_augment_parse(const char *s, fsvc_augment *out);     /* 0 ok, -1 */
+const char *fsvc_solver_name(fsvc_solver s);
+int fsvc_solver_parse(const char *s, fsvc_solver *out);       /* 0 ok, -1 */
 const char *fsvc_select_name(fsvc_select s);
 int fsvc_select_parse(const char *s, fsvc_select *out);       /* 0 ok, -1 */
 const char *fsvc_readout_name(fsvc_readout r);
@@ -84,6 +110,10 @@ typedef struct fsvc_param {
     fsvc_select select;
     fsvc_readout readout;
     double lambda;         /* ridge: lambda times the mean of diag(H^T H) */
+    fsvc_solver solver;    /* ridge: direct, pcg or auto */
+    double cg_tol;         /* pcg: stop at this relative residual
+                              ||H^T T - A W|| / ||H^T T|| (every column) */
+    fsvc_augment augment;  /* ridge (pcg): virtual samples, images only */
     double eta;            /* lms learning rate */
     int epochs;            /* lms epochs */
     fsvc_scale scale;      /* applied to u8 input */
@@ -121,8 +151,9 @@ void fsvc_param_default(fsvc_param *p);
  * samples, "auto"/"search": the author's radius search), prag, dist
  * (l1|l2), kernel (tri|gauss), select, readout, lambda, eta, epochs,
  * scale, dtype (u8|f32|f64|auto), preprocess, regression (on|off),
- * shuffle (on|off; a number: on + that seed), seed, max-neurons, backend,
- * threads. */
+ * shuffle (on|off; a number: on + that seed), seed, max-neurons, solver
+ * (direct|pcg|auto), cg-tol, augment (none|shift1|shift2|mirror|
+ * mirror+shift1), backend, threads. */
 typedef struct fsvc_setting_info {
     const char *name;          /* the key; `fsvc train --NAME` */
     char opt;                  /* `fsvc train -X`, 0: none */
@@ -187,7 +218,14 @@ typedef struct fsvc_train_info {
     double t_readout;      /* seconds: readout */
     double syn_select;     /* synaptic operations n*m*N done by the pass */
     double syn_readout;    /* ... by the readout */
-    double t_ridge[3];     /* ridge seconds: H, H^T H and H^T T, solve */
+    double t_ridge[3];     /* ridge seconds: H, H^T H and H^T T, solve
+                              (pcg: H, the block products, the
+                              preconditioner: K_mm, its factor, its solves) */
+    fsvc_solver solver;    /* ridge: the solver that ran (direct or pcg) */
+    int cg_iter;           /* pcg: iterations done */
+    double cg_res;         /* pcg: achieved relative residual (the largest
+                              over the columns, recomputed from W) */
+    int cg_converged;      /* pcg: 1 when cg_res <= cg_tol */
 } fsvc_train_info;
 
 /* Trains on d (labels required). info may be NULL. */

@@ -30,6 +30,8 @@ void fsvc_param_default(fsvc_param *p)
     p->select = FSVC_SELECT_AUTO;
     p->readout = FSVC_READOUT_RIDGE;
     p->lambda = 1e-5;
+    p->solver = FSVC_SOLVER_AUTO;
+    p->cg_tol = 1e-4;
     p->eta = 0.01;
     p->epochs = 1;
     p->scale = FSVC_SCALE_NONE;
@@ -205,6 +207,12 @@ const fsvc_name fsvc_readout_names[] = {
 const fsvc_name fsvc_preprocess_names[] = {
     {"none", FSVC_PRE_NONE}, {"deskew", FSVC_PRE_DESKEW}, {"sqrt", FSVC_PRE_SQRT},
     {"deskew+sqrt", FSVC_PRE_DESKEW_SQRT}, {"auto", FSVC_PRE_AUTO}, {NULL, 0}};
+const fsvc_name fsvc_solver_names[] = {
+    {"direct", FSVC_SOLVER_DIRECT}, {"pcg", FSVC_SOLVER_PCG}, {"auto", FSVC_SOLVER_AUTO},
+    {NULL, 0}};
+const fsvc_name fsvc_augment_names[] = {
+    {"none", FSVC_AUG_NONE}, {"shift1", FSVC_AUG_SHIFT1}, {"shift2", FSVC_AUG_SHIFT2},
+    {"mirror", FSVC_AUG_MIRROR}, {"mirror+shift1", FSVC_AUG_MIRROR_SHIFT1}, {NULL, 0}};
 
 /* name and parse for enum fsvc_T from its table */
 #define NAME_FNS(T)                                                             \
@@ -221,3 +229,5 @@ const fsvc_name fsvc_preprocess_names[] = {
 NAME_FNS(select)
 NAME_FNS(readout)
 NAME_FNS(preprocess)
+NAME_FNS(solver)
+NAME_FNS(augment)

@@ -120,6 +120,7 @@ static void get_radius(char *b, size_t n, const fsvc_param *p)
     { shortest(b, n, p->field); }
 POSITIVE(prag)
 POSITIVE(lambda)
+POSITIVE(cg_tol)
 
 /* eta = 0 is allowed: the LMS readout then keeps its one-hot start */
 static int set_eta(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
@@ -182,6 +183,8 @@ ENUM(select, select, fsvc_select, fsvc_select_names)
 ENUM(readout, readout, fsvc_readout, fsvc_readout_names)
 ENUM(scale, scale, fsvc_scale, fsvc_scale_names)
 ENUM(preprocess, preprocess, fsvc_preprocess, fsvc_preprocess_names)
+ENUM(solver, solver, fsvc_solver, fsvc_solver_names)
+ENUM(augment, augment, fsvc_augment, fsvc_augment_names)
 
 static int set_dtype(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
 {
@@ -265,6 +268,17 @@ static const setting table[] = {
     S("readout", 'R', NULL, fsvc_readout_names, 1, readout, "readout"),
     S("lambda", 'l', "LAMBDA", NULL, 1, lambda,
       "ridge regularisation, times the mean of diag(H^T H)"),
+    S("solver", 0, NULL, fsvc_solver_names, 1, solver,
+      "ridge solve: direct (H^T H, Cholesky), pcg (preconditioned conjugate\n"
+      "gradient over sample blocks, memory m^2 instead of 2 m^2, time N m per\n"
+      "iteration), auto: pcg from 3000 centroids (says which)"),
+    S("augment", 0, NULL, fsvc_augment_names, 1, augment,
+      "virtual samples for the ridge readout, made per block, not stored:\n"
+      "1-pixel shifts (N x 5), shifts up to 2 pixels (N x 13), the mirror (N x 2),\n"
+      "mirror+shift1 (N x 10); images only, solved by pcg"),
+    S("cg-tol", 0, "TOL", NULL, 1, cg_tol,
+      "pcg: relative residual to reach; not reached: a warning up to 100 x TOL\n"
+      "(or 1e-2, the larger), beyond it an error (exit 2)"),
     S("eta", 'e', "ETA", NULL, 1, eta, "lms learning rate"),
     S("epochs", 'E', "EPOCHS", NULL, 1, epochs, "lms epochs"),
     S("scale", 0, NULL, fsvc_scale_names, 1, scale, "scaling of u8 input"),

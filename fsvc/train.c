@@ -3,6 +3,7 @@
  * readout. */
 #include "internal.h"
 #include "deskew.h"
+#include "solver.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,8 +22,24 @@ static int check_param(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *e
         return fsvc_fail(err, FSVC_EUSAGE, "train: kernel must be tri or gauss");
     if (!(p->prag > 0) || !isfinite(p->prag) || !isfinite(p->radius))
         return fsvc_fail(err, FSVC_EUSAGE, "train: prag must be > 0 and radius finite");
-    if (p->readout == FSVC_READOUT_RIDGE && !(p->lambda > 0))
-        return fsvc_fail(err, FSVC_EUSAGE, "train: ridge needs lambda > 0");
+    if (p->readout == FSVC_READOUT_RIDGE && !(p->lambda > 0 && isfinite(p->lambda)))
+        return fsvc_fail(err, FSVC_EUSAGE, "train: ridge needs a finite lambda > 0");
+    if (p->readout == FSVC_READOUT_RIDGE && p->solver != FSVC_SOLVER_DIRECT &&
+        !(p->cg_tol > 0 && p->cg_tol < 1))
+        return fsvc_fail(err, FSVC_EUSAGE, "train: the pcg tolerance must be in (0, 1)");
+    if (p->augment != FSVC_AUG_NONE && p->readout != FSVC_READOUT_RIDGE)
+        return fsvc_fail(err, FSVC_EUSAGE, "train: --augment needs the ridge readout");
+    if (p->augment != FSVC_AUG_NONE && p->solver == FSVC_SOLVER_DIRECT)
+        return fsvc_fail(err, FSVC_EUSAGE, "train: --augment needs --solver pcg (or auto)");
+    if ((unsigned)p->augment > FSVC_AUG_MIRROR_SHIFT1)
+        return fsvc_fail(err, FSVC_EUSAGE, "train: unknown augmentation");
+    if (p->augment != FSVC_AUG_NONE &&
+        (d->rows < 1 || d->cols < 1 || (int64_t)d->rows * d->cols != d->n))
+        return fsvc_fail(err, FSVC_EINPUT, "%s: --augment %s needs images (rows x cols); "
+                         "these samples of %d values have no image geometry", d->source,
+                         fsvc_augment_name(p->augment), d->n);
+    if ((unsigned)p->solver > FSVC_SOLVER_AUTO)
+        return fsvc_fail(err, FSVC_EUSAGE, "train: solver must be direct, pcg or auto");
     if (p->readout == FSVC_READOUT_LMS && (!(p->eta >= 0) || p->epochs < 0))
         return fsvc_fail(err, FSVC_EUSAGE, "train: lms needs eta >= 0 and epochs >= 0");
     if (p->select == FSVC_SELECT_RANDOM && !(p->radius > 0) && !(p->radius_rms > 0))
@@ -316,13 +333,14 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
         mean /= d->N;
         for (int64_t i = 0; i < d->N; i++) yc[i] = d->y[i] - mean;
         M->y_offset = mean;
-        rc = fsvc_readout_ridge(M->R, &ctx, &op, M->C, m, X, NULL, yc, d->N, d->n, 1,
-                                p->lambda, -1, bars, info ? info->t_ridge : NULL, err);
+        rc = fsvc_readout_solve(M->R, &ctx, &op, M->C, m, X, NULL, yc, d->N, d->n, 1,
+                                p->lambda, p->solver, p->cg_tol, p->augment, M->rows, M->cols, 0,
+                                p->progress, info, err);
         syn_r = (double)m * d->N * d->n;
     } else if (p->readout == FSVC_READOUT_RIDGE) {
-        rc = fsvc_readout_ridge(M->R, &ctx, &op, M->C, m, X, d->cls, NULL, d->N, d->n,
-                                M->K, p->lambda, -1, bars,
-                                info ? info->t_ridge : NULL, err);
+        rc = fsvc_readout_solve(M->R, &ctx, &op, M->C, m, X, d->cls, NULL, d->N, d->n,
+                                M->K, p->lambda, p->solver, p->cg_tol, p->augment, M->rows,
+                                M->cols, 0, p->progress, info, err);
         syn_r = (double)m * d->N * d->n;
     } else {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);

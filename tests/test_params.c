@@ -21,7 +21,7 @@ static void round_trip_every_setting(void **state)
         {"select", "per-class"}, {"readout", "lms"}, {"lambda", "1e-7"}, {"eta", "0.25"},
         {"epochs", "7"}, {"scale", "pm1"}, {"dtype", "f64"}, {"preprocess", "deskew+sqrt"},
         {"regression", "off"}, {"shuffle", "on"}, {"seed", "42"}, {"max-neurons", "1234"}, {"backend", "ref"},
-        {"threads", "2"}};
+        {"threads", "2"}, {"solver", "pcg"}, {"cg-tol", "1e-05"}, {"augment", "shift2"}};
     for (size_t i = 0; i < sizeof edits / sizeof *edits; i++)
         assert_int_equal(fsvc_param_set(&p, edits[i][0], edits[i][1], &err), FSVC_OK);
     char a[1024] = "", b[1024] = "";
@@ -46,7 +46,10 @@ static void round_trip_every_setting(void **state)
         assert_string_equal(fsvc_setting_name(n), fsvc_setting(n)->name);
         assert_non_null(fsvc_setting(n)->help);
     }
-    assert_int_equal(n, 18);
+    assert_int_equal(q.solver, FSVC_SOLVER_PCG);
+    assert_true(q.cg_tol == 1e-5);
+    assert_int_equal(q.augment, FSVC_AUG_SHIFT2);
+    assert_int_equal(n, 21);
     assert_null(fsvc_setting_name(n));
     /* the options of fsvc train are unique */
     for (int i = 0; i < n; i++)

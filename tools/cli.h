@@ -81,4 +81,13 @@ int cli_progress_wanted(int quiet);
 /* Wall-clock seconds (monotonic). */
 double cli_now(void);
 
+/* OpenBLAS's core type (tools/blas_core.c): re-executes the program once
+ * with OPENBLAS_CORETYPE set when OpenBLAS chose a core weaker than the
+ * CPU (never over a user's OPENBLAS_CORETYPE); call first in main. The
+ * status says what was chosen and why; gemm_ok: 1 when a small sgemm and
+ * dgemm match a plain loop. */
+void cli_blas_core_fix(char **argv);
+const char *cli_blas_core_status(void);
+int cli_blas_gemm_ok(void);
+
 #endif

@@ -4,6 +4,7 @@
 #include "tools/args.h"
 #include "tools/show.h"
 
+#include <cblas.h>
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +50,8 @@ int cmd_info(int argc, char **argv)
 #endif
     );
     printf("blas: %s, %d threads\n", bnl_blas_config(), bnl_blas_threads());
+    printf("blas core: %s (%s); GEMM check %s\n", openblas_get_corename(),
+           cli_blas_core_status(), cli_blas_gemm_ok() ? "ok" : "FAILED");
     printf("openmp: %d threads (max), %d processors\n", omp_get_max_threads(), omp_get_num_procs());
     char dev[1024];
     dev[0] = '\0';

@@ -157,7 +157,8 @@ static char *default_model_path(const char *data)
 }
 
 /* The training summary on stdout (not with -q). */
-static void print_summary(const fsvc_model *m, const fsvc_train_info *info, double total)
+static void print_summary(const fsvc_model *m, const fsvc_train_info *info,
+                          const fsvc_param *p, double total)
 {
     /* prag and a selection t_syn mean something only for a novelty pass */
     char prag[48] = "", tsel[48] = "";
@@ -176,8 +177,18 @@ static void print_summary(const fsvc_model *m, const fsvc_train_info *info, doub
     if (info->syn_readout > 0)
         printf("readout: %.3g synaptic operations for H, t_syn %.3g s (incl. solve)\n",
                info->syn_readout, info->t_readout / info->syn_readout);
-    if (m->readout == FSVC_READOUT_RIDGE)
-        printf("ridge: H %.2f s (t_syn %.3g s), H^T H and H^T T %.2f s, solve %.2f s\n",
+    if (p->augment != FSVC_AUG_NONE)
+        printf("augment: %s (virtual samples made per block of samples, not stored)\n",
+               fsvc_augment_name(p->augment));
+    if (m->readout == FSVC_READOUT_RIDGE && p->solver == FSVC_SOLVER_AUTO)
+        fprintf(stderr, "fsvc train: solver auto chose %s (%lld centroids; pcg from %d)\n",
+                fsvc_solver_name(info->solver), (long long)m->m, FSVC_PCG_AUTO_M);
+    if (m->readout == FSVC_READOUT_RIDGE && info->solver == FSVC_SOLVER_PCG)
+        printf("ridge: pcg, H %.2f s, products %.2f s, preconditioner %.2f s; %d "
+               "iterations, relative residual %.3g\n", info->t_ridge[0], info->t_ridge[1],
+               info->t_ridge[2], info->cg_iter, info->cg_res);
+    else if (m->readout == FSVC_READOUT_RIDGE)
+        printf("ridge: direct, H %.2f s (t_syn %.3g s), H^T H and H^T T %.2f s, solve %.2f s\n",
                info->t_ridge[0], info->t_ridge[0] > 0 ? info->t_ridge[0] / info->syn_readout : 0.0,
                info->t_ridge[1], info->t_ridge[2]);
 }
@@ -255,7 +266,7 @@ static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
     if (rc) return cli_report(&err);
     double t2 = cli_now();
     if (!quiet)
-        print_summary(&m, &info, t2 - t1);
+        print_summary(&m, &info, &p, t2 - t1);
     if (!quiet)
         warn_few_centroids(&m, &p, N);
     rc = fsvc_model_save(&m, model_path, &err);

@@ -74,6 +74,8 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* before any BLAS work: OpenBLAS's core type (may re-execute once) */
+    cli_blas_core_fix(argv);
     /* output that could not be written is a failure, not a silent exit 0 */
     return cli_finish_stdout(run(argc, argv));
 }

@@ -43,7 +43,8 @@ class _FSVCBase(BaseEstimator):
     def __init__(self, *, distance="l2", kernel="gauss", radius="0.45rms", prag=1.0,
                  selection="auto", max_neurons=0, readout="ridge", lam=1e-5, eta=0.01,
                  epochs=1, scale="none", dtype=None, preprocess="auto", shuffle=False,
-                 backend="cpu", threads=0, random_state=0, verbose=False):
+                 backend="cpu", threads=0, random_state=0, verbose=False, solver="auto",
+                 cg_tol=1e-4, augment="none"):
         self.distance = distance
         self.kernel = kernel
         self.radius = radius
@@ -62,6 +63,9 @@ class _FSVCBase(BaseEstimator):
         self.threads = threads
         self.random_state = random_state
         self.verbose = verbose
+        self.solver = solver
+        self.cg_tol = cg_tol
+        self.augment = augment
 
     # ---- parameters -> fsvc settings ----
     def _settings(self):
@@ -79,6 +83,8 @@ class _FSVCBase(BaseEstimator):
              ("eta", _format(self.eta)), ("epochs", _format(self.epochs)),
              ("scale", _format(self.scale)), ("preprocess", _format(self.preprocess)),
              ("backend", _format(self.backend)), ("threads", _format(self.threads)),
+             ("solver", _format(self.solver)), ("cg-tol", _format(self.cg_tol)),
+             ("augment", _format(self.augment)),
              ("shuffle", str(seed))]  # sets the seed (and the shuffle, undone below)
         if self.dtype is not None:
             s.append(("dtype", _format(self.dtype)))

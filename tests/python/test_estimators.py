@@ -78,6 +78,9 @@ def test_parameters_reach_the_engine(blobs):
     ("backend", "tpu", "backend: unknown value 'tpu'"),
     ("threads", -2, "threads"),
     ("max_neurons", "many", "max-neurons"),
+    ("solver", "qr", "solver: unknown value 'qr'"),
+    ("cg_tol", 0, "cg-tol"),
+    ("augment", "rotate", "augment: unknown value 'rotate'"),
 ])
 def test_bad_parameter_raises_fsvc_message(blobs, param, value, words):
     X, y = blobs

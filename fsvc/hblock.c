@@ -1,0 +1,290 @@
+/* hblock.c - the CPU block products of the PCG ridge solve (solver.h).
+ *
+ * H (N x m) is produced in chunks of samples by bnl_forward (float for
+ * u8/f32 inputs, double for f64) and used at once: U = H_c V (GEMM, b x K)
+ * then Y += H_c^T U, in cache-sized row blocks (chunk_apply). With `cache` the chunks are kept (all of H, N x m)
+ * after the first pass, which then costs one read of H per product
+ * instead of a new engine pass. Float products are summed per chunk in
+ * float and across chunks in double. */
+#include "solver.h"
+
+#include <cblas.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- virtual samples ---- */
+
+static const int off1[5][2] = {{0, 0}, {0, 1}, {0, -1}, {1, 0}, {-1, 0}};
+static const int off2[13][2] = {{0, 0}, {0, 1}, {0, -1}, {1, 0}, {-1, 0}, {0, 2}, {0, -2},
+                                {2, 0}, {-2, 0}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
+
+/* offsets (dy, dx) and mirror count of an augmentation */
+static const int (*aug_offsets(fsvc_augment a, int *no, int *nf))[2]
+{
+    *nf = a == FSVC_AUG_MIRROR || a == FSVC_AUG_MIRROR_SHIFT1 ? 2 : 1;
+    *no = a == FSVC_AUG_SHIFT1 || a == FSVC_AUG_MIRROR_SHIFT1 ? 5 : a == FSVC_AUG_SHIFT2 ? 13 : 1;
+    return *no == 13 ? off2 : off1;
+}
+
+int fsvc_augment_count(fsvc_augment a)
+{
+    int no, nf;
+    aug_offsets(a, &no, &nf);
+    return no * nf;
+}
+
+void fsvc_augment_apply(void *dst, const void *src, int rows, int cols, size_t es,
+                        fsvc_augment a, int v)
+{
+    int no, nf;
+    const int (*off)[2] = aug_offsets(a, &no, &nf);
+    int flip = v / no, dy = off[v % no][0], dx = off[v % no][1];
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            int sr = r - dy, sc = c - dx; /* the pixel that lands on (r, c) */
+            if (flip) sc = cols - 1 - sc;
+            char *d = (char *)dst + ((size_t)r * cols + c) * es;
+            if (sr < 0 || sr >= rows || sc < 0 || sc >= cols) memset(d, 0, es);
+            else memcpy(d, (const char *)src + ((size_t)sr * cols + sc) * es, es);
+        }
+}
+
+typedef struct cpu_src {
+    const bnl_ctx *ctx;
+    const bnl_op *op;
+    const void *C, *X;
+    const int *cls;
+    const double *y;
+    fsvc_augment aug;
+    int nv, rows, cols;    /* variants per sample (1: none), image geometry */
+    char *Xc;              /* the chunk's virtual samples, Nc x n */
+    int64_t m, N, Nc;      /* N: virtual samples (samples x nv) */
+    int n, K, hd;          /* hd: H in double */
+    void *H;               /* chunk buffer Nc x m, or the cache N x m */
+    int cache, cached;     /* cached: H holds all of H */
+    void *U, *Vs, *Ys;     /* per thread HB_ROWS x K; K x m (V^T in H's
+                              precision); per thread K x m */
+    fsvc_hsrc *src;
+} cpu_src;
+
+/* The H rows of samples i0 .. i0+b-1: a pointer into the cache, or a new
+ * engine pass into the chunk buffer. */
+static int chunk(cpu_src *s, int64_t i0, int64_t b, void **Hc, fsvc_error *err)
+{
+    size_t hs = s->hd ? sizeof(double) : sizeof(float);
+    size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
+    void *dst = s->cache ? (char *)s->H + (size_t)i0 * s->m * hs : s->H;
+    *Hc = dst;
+    if (s->cached) return FSVC_OK;
+    double t = fsvc_clock();
+    const char *Xs = (const char *)s->X + (size_t)i0 * row;
+    if (s->nv > 1) { /* virtual sample v: variant v % nv of sample v / nv */
+        size_t es = fsvc_dtype_size(s->op->dtype);
+        for (int64_t v = i0; v < i0 + b; v++)
+            fsvc_augment_apply(s->Xc + (size_t)(v - i0) * row,
+                               (const char *)s->X + (size_t)(v / s->nv) * row, s->rows,
+                               s->cols, es, s->aug, (int)(v % s->nv));
+        Xs = s->Xc;
+    }
+    int rc = bnl_forward(s->ctx, s->op, dst, s->m, s->C, s->m, Xs, b, s->n, err);
+    s->src->t_h += fsvc_clock() - t;
+    return rc;
+}
+
+static void pass_done(cpu_src *s)
+{
+    if (s->cache) s->cached = 1;
+}
+
+/* B = H^T T by chunks: B^T (K x m) += T_c^T H_c (GEMM, T_c the chunk's
+ * b x K targets in H's precision), the trace by dot products summed in
+ * double (dsdot for float H). */
+static int cpu_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
+{
+    cpu_src *s = self;
+    int64_t m = s->m;
+    int K = s->K;
+    size_t mk = (size_t)m * K;
+    double ss = 0;
+    memset(B, 0, mk * sizeof *B);
+    void *Tc = calloc((size_t)s->Nc * K, s->hd ? sizeof(double) : sizeof(float));
+    if (!Tc) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
+    for (int64_t i0 = 0; i0 < s->N; i0 += s->Nc) {
+        int64_t b = s->N - i0 < s->Nc ? s->N - i0 : s->Nc;
+        void *Hc;
+        int rc = chunk(s, i0, b, &Hc, err);
+        if (rc) { free(Tc); return rc; }
+        double t = fsvc_clock();
+        for (int64_t i = 0; i < b; i++)
+            for (int k = 0; k < K; k++) {
+                int64_t o = (i0 + i) / s->nv; /* the original sample */
+                double v = s->y ? s->y[o] : s->cls[o] == k;
+                if (s->hd) ((double *)Tc)[i * K + k] = v;
+                else ((float *)Tc)[i * K + k] = (float)v;
+            }
+        if (s->hd) {
+            ss += cblas_ddot((int)(b * m), Hc, 1, Hc, 1);
+            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, (int)b, 1.0, Tc, K,
+                        Hc, (int)m, 0.0, s->Ys, (int)m);
+            for (size_t q = 0; q < mk; q++) B[q] += ((double *)s->Ys)[q];
+        } else {
+            ss += cblas_dsdot((int)(b * m), Hc, 1, Hc, 1);
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, (int)b, 1.0f, Tc, K,
+                        Hc, (int)m, 0.0f, s->Ys, (int)m);
+            for (size_t q = 0; q < mk; q++) B[q] += ((float *)s->Ys)[q];
+        }
+        s->src->t_prod += fsvc_clock() - t;
+    }
+    free(Tc);
+    pass_done(s);
+    *sumsq = ss;
+    return FSVC_OK;
+}
+
+/* One chunk's H_c^T (H_c V) into Y (double): an OpenMP team over blocks
+ * of HB_ROWS samples (block and accumulator stay in cache, so H is read
+ * once per product), one-thread GEMMs inside, a private accumulator per
+ * thread summed into Y in double after the chunk. */
+#define HB_ROWS 32
+static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b)
+{
+    int64_t m = s->m;
+    int K = s->K, T = s->ctx->threads > 0 ? s->ctx->threads : 1;
+    size_t mk = (size_t)m * K, hs = s->hd ? sizeof(double) : sizeof(float);
+    int saved = bnl_blas_threads_push(s->ctx, 1);
+#pragma omp parallel num_threads(T)
+    {
+        int t = omp_get_thread_num();
+        void *Yt = (char *)s->Ys + (size_t)t * mk * hs;
+        void *Ut = (char *)s->U + (size_t)t * HB_ROWS * K * hs;
+        memset(Yt, 0, mk * hs);
+#pragma omp for schedule(static)
+        for (int64_t r0 = 0; r0 < b; r0 += HB_ROWS) {
+            int rb = (int)(b - r0 < HB_ROWS ? b - r0 : HB_ROWS);
+            const char *Hb = (const char *)Hc + (size_t)r0 * m * hs;
+            if (s->hd) {
+                cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rb, K, (int)m, 1.0,
+                            (const double *)Hb, (int)m, s->Vs, (int)m, 0.0, Ut, K);
+                cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, rb, 1.0, Ut, K,
+                            (const double *)Hb, (int)m, 1.0, Yt, (int)m);
+            } else {
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rb, K, (int)m, 1.0f,
+                            (const float *)Hb, (int)m, s->Vs, (int)m, 0.0f, Ut, K);
+                cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, rb, 1.0f, Ut, K,
+                            (const float *)Hb, (int)m, 1.0f, Yt, (int)m);
+            }
+        }
+    }
+    bnl_blas_threads_pop(saved);
+    for (int t = 0; t < T; t++)
+        for (size_t q = 0; q < mk; q++)
+            Y[q] += s->hd ? ((double *)s->Ys)[(size_t)t * mk + q]
+                          : ((float *)s->Ys)[(size_t)t * mk + q];
+}
+
+static int cpu_gram_apply(void *self, double *Y, const double *V, fsvc_error *err)
+{
+    cpu_src *s = self;
+    size_t mk = (size_t)s->m * s->K;
+    /* V column-major m x K is V^T row-major K x m */
+    if (s->hd) memcpy(s->Vs, V, mk * sizeof *V);
+    else for (size_t q = 0; q < mk; q++) ((float *)s->Vs)[q] = (float)V[q];
+    memset(Y, 0, mk * sizeof *Y);
+    for (int64_t i0 = 0; i0 < s->N; i0 += s->Nc) {
+        int64_t b = s->N - i0 < s->Nc ? s->N - i0 : s->Nc;
+        void *Hc;
+        int rc = chunk(s, i0, b, &Hc, err);
+        if (rc) return rc;
+        double t = fsvc_clock();
+        chunk_apply(s, Y, Hc, b);
+        s->src->t_prod += fsvc_clock() - t;
+    }
+    pass_done(s);
+    return FSVC_OK;
+}
+
+static int cpu_kmm(void *self, void *Kmm, int f32, fsvc_error *err)
+{
+    cpu_src *s = self;
+    int64_t m = s->m;
+    double t = fsvc_clock();
+    int rc;
+    if (f32 == !s->hd) { /* the engine's own precision: straight in */
+        rc = bnl_forward(s->ctx, s->op, Kmm, m, s->C, m, s->C, m, s->n, err);
+    } else { /* row blocks through the chunk buffer when not cached, else a temporary */
+        size_t hs = s->hd ? sizeof(double) : sizeof(float);
+        size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
+        int64_t bc = s->cached ? 256 : s->Nc;
+        void *T = s->cached ? malloc((size_t)bc * m * hs) : s->H;
+        if (!T) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for K_mm");
+        rc = FSVC_OK;
+        for (int64_t j0 = 0; j0 < m && !rc; j0 += bc) {
+            int64_t b = m - j0 < bc ? m - j0 : bc;
+            rc = bnl_forward(s->ctx, s->op, T, m, s->C, m, (const char *)s->C + (size_t)j0 * row,
+                             b, s->n, err);
+            for (size_t q = 0; !rc && q < (size_t)b * m; q++) {
+                double v = s->hd ? ((double *)T)[q] : ((float *)T)[q];
+                if (f32) ((float *)Kmm)[(size_t)j0 * m + q] = (float)v;
+                else ((double *)Kmm)[(size_t)j0 * m + q] = v;
+            }
+        }
+        if (s->cached) free(T);
+    }
+    s->src->t_h += fsvc_clock() - t;
+    return rc;
+}
+
+static void cpu_close(void *self)
+{
+    cpu_src *s = self;
+    if (!s) return;
+    free(s->H); free(s->U); free(s->Vs); free(s->Ys); free(s->Xc);
+    free(s);
+}
+
+static const fsvc_hops cpu_ops = {cpu_rhs, cpu_gram_apply, cpu_kmm, cpu_close};
+
+int fsvc_hsrc_cpu(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const void *C,
+                  int64_t m, const void *X, const int *cls, const double *y, int64_t N,
+                  int n, int K, fsvc_augment aug, int rows, int cols, int cache,
+                  fsvc_error *err)
+{
+    memset(src, 0, sizeof *src);
+    int nv = fsvc_augment_count(aug);
+    if (nv > 1 && (rows < 1 || cols < 1 || (int64_t)rows * cols != n))
+        return fsvc_fail(err, FSVC_EINPUT, "--augment %s needs images (rows x cols); these "
+                         "samples of %d values have no image geometry", fsvc_augment_name(aug), n);
+    cpu_src *s = calloc(1, sizeof *s);
+    if (!s) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
+    N *= nv;
+    *s = (cpu_src){ctx, op, C, X, cls, y, aug, nv, rows, cols, NULL, m, N, 0, n, K,
+                   op->dtype == FSVC_F64, NULL, cache, 0, NULL, NULL, NULL, src};
+    size_t hs = s->hd ? sizeof(double) : sizeof(float);
+    int64_t Nc = (int64_t)((1 << 25) / ((size_t)m * hs)); /* ~32 MB chunks */
+    if (Nc < 64) Nc = 64;
+    if (Nc > 4096) Nc = 4096;
+    if (Nc > N) Nc = N;
+    s->Nc = Nc;
+    s->H = malloc((size_t)(cache ? N : Nc) * m * hs);
+    size_t T = ctx->threads > 0 ? (size_t)ctx->threads : 1;
+    s->U = malloc(T * HB_ROWS * K * hs);
+    s->Vs = malloc((size_t)m * K * hs);
+    s->Ys = malloc(T * m * K * hs);
+    if (nv > 1) s->Xc = malloc((size_t)Nc * n * fsvc_dtype_size(op->dtype));
+    if (!s->H || !s->U || !s->Vs || !s->Ys || (nv > 1 && !s->Xc)) {
+        cpu_close(s);
+        return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for %s (%lld x %lld)",
+                         cache ? "the cached H" : "the sample chunks",
+                         (long long)(cache ? N : Nc), (long long)m);
+    }
+    *src = (fsvc_hsrc){&cpu_ops, s, m, N, K, 0, 0};
+    s->src = src;
+    return FSVC_OK;
+}
+
+void fsvc_hsrc_close(fsvc_hsrc *src)
+{
+    if (src && src->ops && src->ops->close) src->ops->close(src->self);
+    if (src) src->self = NULL;
+}

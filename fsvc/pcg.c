@@ -1,0 +1,263 @@
+/* pcg.c - the ridge readout by preconditioned conjugate gradient.
+ *
+ * The system is the direct solve's (ridge.c): A W = B with A = H^T H +
+ * lam I, lam = lambda x mean(diag(H^T H)), B = H^T T, W m x K: the same
+ * weights, so the two solvers can be compared. H is seen only through the
+ * block products of solver.h (H^T (H V) in one pass over the samples).
+ *
+ * Preconditioner (FALKON, Rudi et al. 2017, adapted to this objective):
+ * the centroids are samples, so the Nystrom estimate of H^T H =
+ * sum_i h(x_i) h(x_i)^T from the centroids alone is (N/m) K_mm^2, K_mm the
+ * centroids' own kernel matrix. FALKON's objective carries lam K_mm, which
+ * factors out of (N/m) K_mm^2 + lam K_mm; ours carries lam I, which does
+ * not, so we take
+ *     P = (N/m) (K_mm + s I)^2,  s = sqrt(lam m / N),
+ * one Cholesky factor L L^T = K_mm + s I, applied as two potrs. For every
+ * eigenvalue k of K_mm, P / ((N/m) k^2 + lam) = (k + s)^2 / (k^2 + s^2),
+ * between 1 and 2: P is within a factor 2 of the Nystrom estimate of A,
+ * so the preconditioned spectrum is as tight as the Nystrom estimate is
+ * good (for random centroids, a few tens of iterations). The factor is in
+ * H's precision (float for u8/f32 inputs); a factorisation that fails in
+ * rounding retries with s x 10 (a worse but still valid preconditioner).
+ *
+ * All K columns run together: each column has its own CG scalars, the
+ * products are one GEMM-shaped pass for all of them, and a column that
+ * reaches tol is frozen. Stops when every column's relative residual
+ * ||B_k - A W_k|| / ||B_k|| <= tol, after max_iter iterations, or when the
+ * largest residual has not fallen by 10 % in 30 iterations (rounding
+ * floor); the residual reported is recomputed from W at the end. */
+#include "solver.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pre {
+    void *L;       /* factor of K_mm + s I, column-major lower, m x m */
+    int f32;
+    int64_t m;
+    double scale;  /* m / N */
+    float *tmp;    /* m x K float scratch */
+} pre;
+
+static int pre_build(pre *P, fsvc_hsrc *src, double lam, int f32, fsvc_error *err)
+{
+    int64_t m = src->m;
+    size_t es = f32 ? sizeof(float) : sizeof(double);
+    P->f32 = f32;
+    P->m = m;
+    P->scale = (double)m / (double)src->N;
+    P->L = malloc((size_t)m * m * es);
+    P->tmp = f32 ? malloc((size_t)m * src->K * sizeof(float)) : NULL;
+    if (!P->L || (f32 && !P->tmp))
+        return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for the %lld x %lld "
+                         "preconditioner (%.1f GB)", (long long)m, (long long)m,
+                         (double)m * m * es / 1e9);
+    int rc = src->ops->kmm(src->self, P->L, f32, err);
+    if (rc) return rc;
+    double s = sqrt(lam * (double)m / (double)src->N);
+    double *dg = malloc((size_t)m * sizeof *dg);
+    if (!dg) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
+    for (int64_t j = 0; j < m; j++)
+        dg[j] = f32 ? ((float *)P->L)[(size_t)j * m + j] : ((double *)P->L)[(size_t)j * m + j];
+    lapack_int info = 1;
+    for (int attempt = 0; attempt < 8 && info > 0; attempt++, s *= 10) {
+        if (attempt) /* restore the lower triangle (row-major upper, untouched) */
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t j = i + 1; j < m; j++) {
+                    if (f32) ((float *)P->L)[(size_t)i * m + j] = ((float *)P->L)[(size_t)j * m + i];
+                    else ((double *)P->L)[(size_t)i * m + j] = ((double *)P->L)[(size_t)j * m + i];
+                }
+        for (int64_t j = 0; j < m; j++) {
+            if (f32) ((float *)P->L)[(size_t)j * m + j] = (float)(dg[j] + s);
+            else ((double *)P->L)[(size_t)j * m + j] = dg[j] + s;
+        }
+        /* row-major upper == column-major lower: potrf 'L' reads the
+         * upper triangle of the row-major matrix and overwrites it */
+        info = f32 ? LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, P->L, (lapack_int)m)
+                   : LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, P->L, (lapack_int)m);
+    }
+    free(dg);
+    if (info)
+        return fsvc_fail(err, FSVC_EINPUT, "pcg: the centroids' kernel matrix cannot be "
+                         "factored (LAPACK %d; NaN or infinite values?); use --solver direct",
+                         (int)info);
+    return FSVC_OK;
+}
+
+/* Z = P^{-1} R = (m/N) (K + sI)^{-1} (K + sI)^{-1} R, R and Z m x K. */
+static void pre_apply(pre *P, double *Z, const double *R, int K)
+{
+    size_t mk = (size_t)P->m * K;
+    lapack_int m = (lapack_int)P->m;
+    if (P->f32) {
+        for (size_t q = 0; q < mk; q++) P->tmp[q] = (float)R[q];
+        LAPACKE_spotrs(LAPACK_COL_MAJOR, 'L', m, K, P->L, m, P->tmp, m);
+        LAPACKE_spotrs(LAPACK_COL_MAJOR, 'L', m, K, P->L, m, P->tmp, m);
+        for (size_t q = 0; q < mk; q++) Z[q] = P->scale * P->tmp[q];
+    } else {
+        memcpy(Z, R, mk * sizeof *Z);
+        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', m, K, P->L, m, Z, m);
+        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', m, K, P->L, m, Z, m);
+        for (size_t q = 0; q < mk; q++) Z[q] *= P->scale;
+    }
+}
+
+static double dot(const double *a, const double *b, int64_t m)
+{
+    double s = 0;
+    for (int64_t j = 0; j < m; j++) s += a[j] * b[j];
+    return s;
+}
+
+/* Y = A V = H^T H V + lam V */
+static int apply_a(fsvc_hsrc *src, double *Y, const double *V, double lam, fsvc_error *err)
+{
+    int rc = src->ops->gram_apply(src->self, Y, V, err);
+    for (size_t q = 0; !rc && q < (size_t)src->m * src->K; q++) Y[q] += lam * V[q];
+    return rc;
+}
+
+int fsvc_pcg_solve(double *W, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_opt *opt,
+                   fsvc_pcg_out *out, fsvc_error *err)
+{
+    int64_t m = src->m;
+    int K = src->K;
+    size_t mk = (size_t)m * K;
+    memset(out, 0, sizeof *out);
+    pre P = {0};
+    double *B = malloc(mk * sizeof *B), *Rr = malloc(mk * sizeof *Rr);
+    double *Z = malloc(mk * sizeof *Z), *D = malloc(mk * sizeof *D), *Q = malloc(mk * sizeof *Q);
+    double *bn = malloc((size_t)K * sizeof *bn), *rz = malloc((size_t)K * sizeof *rz);
+    unsigned char *done = calloc((size_t)K, 1);
+    int rc = FSVC_OK;
+    if (!B || !Rr || !Z || !D || !Q || !bn || !rz || !done) {
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory (m = %lld)", (long long)m);
+        goto end;
+    }
+    double sumsq;
+    rc = src->ops->rhs(src->self, B, &sumsq, err);
+    if (rc) goto end;
+    double md = sumsq / (double)m;
+    int finite = isfinite(md);
+    for (size_t q = 0; finite && q < mk; q++) finite = isfinite(B[q]);
+    if (!finite || !(md > 0)) {
+        rc = !finite
+           ? fsvc_fail(err, FSVC_EINPUT, "ridge: the activations or targets are not finite "
+                       "(radius %g); check the data for huge values and give a larger radius "
+                       "(-r)", op->radius)
+           : fsvc_fail(err, FSVC_EINPUT, "ridge: every activation is 0 with radius %g (no "
+                       "centroid reaches any sample); give a larger radius (-r)", op->radius);
+        goto end;
+    }
+    double lam = opt->lambda * md;
+    double tp = fsvc_clock();
+    rc = pre_build(&P, src, lam, op->dtype != FSVC_F64, err);
+    out->t_pre += fsvc_clock() - tp;
+    if (rc) goto end;
+    if (!opt->warm) memset(W, 0, mk * sizeof *W);
+    /* R = B - A W */
+    if (opt->warm) {
+        rc = apply_a(src, Q, W, lam, err);
+        if (rc) goto end;
+        for (size_t q = 0; q < mk; q++) Rr[q] = B[q] - Q[q];
+    } else {
+        memcpy(Rr, B, mk * sizeof *Rr);
+    }
+    double rmax = 0;
+    for (int k = 0; k < K; k++) {
+        bn[k] = sqrt(dot(B + (size_t)k * m, B + (size_t)k * m, m));
+        double r = bn[k] > 0 ? sqrt(dot(Rr + (size_t)k * m, Rr + (size_t)k * m, m)) / bn[k] : 0;
+        if (bn[k] == 0) memset(W + (size_t)k * m, 0, (size_t)m * sizeof *W);
+        done[k] = r <= opt->tol;
+        if (r > rmax) rmax = r;
+    }
+    tp = fsvc_clock();
+    pre_apply(&P, Z, Rr, K);
+    out->t_pre += fsvc_clock() - tp;
+    memcpy(D, Z, mk * sizeof *D);
+    for (int k = 0; k < K; k++) rz[k] = dot(Rr + (size_t)k * m, Z + (size_t)k * m, m);
+    double best = rmax;
+    int best_it = 0, it = 0;
+    while (rmax > opt->tol && it < opt->max_iter) {
+        for (int k = 0; k < K; k++) /* frozen columns: no direction */
+            if (done[k]) memset(D + (size_t)k * m, 0, (size_t)m * sizeof *D);
+        rc = apply_a(src, Q, D, lam, err);
+        if (rc) goto end;
+        it++;
+        rmax = 0;
+        for (int k = 0; k < K; k++) {
+            if (done[k]) continue;
+            double *w = W + (size_t)k * m, *r = Rr + (size_t)k * m;
+            const double *d = D + (size_t)k * m, *q = Q + (size_t)k * m;
+            double dq = dot(d, q, m), a = dq > 0 ? rz[k] / dq : 0;
+            for (int64_t j = 0; j < m; j++) { w[j] += a * d[j]; r[j] -= a * q[j]; }
+            double res = sqrt(dot(r, r, m)) / bn[k];
+            if (res <= opt->tol || !(dq > 0)) done[k] = 1;
+            if (res > rmax) rmax = res;
+        }
+        tp = fsvc_clock();
+        pre_apply(&P, Z, Rr, K);
+        out->t_pre += fsvc_clock() - tp;
+        for (int k = 0; k < K; k++) {
+            if (done[k]) continue;
+            double *d = D + (size_t)k * m;
+            const double *z = Z + (size_t)k * m;
+            double rzn = dot(Rr + (size_t)k * m, z, m), beta = rz[k] > 0 ? rzn / rz[k] : 0;
+            rz[k] = rzn;
+            for (int64_t j = 0; j < m; j++) d[j] = z[j] + beta * d[j];
+        }
+        if (opt->progress)
+            fsvc_printf("\rpcg: iteration %d, relative residual %.3g   ", it, rmax);
+        if (!isfinite(rmax)) break;
+        if (rmax < 0.9 * best) { best = rmax; best_it = it; }
+        else if (it - best_it >= 30) break; /* stagnated at the rounding floor */
+    }
+    if (opt->progress) fsvc_printf("\n");
+    /* the residual the caller gets: recomputed from W, not the recursion */
+    rc = apply_a(src, Q, W, lam, err);
+    if (rc) goto end;
+    out->res = 0;
+    for (int k = 0; k < K; k++) {
+        if (!(bn[k] > 0)) continue;
+        double s = 0;
+        for (int64_t j = 0; j < m; j++) {
+            double e = B[(size_t)k * m + j] - Q[(size_t)k * m + j];
+            s += e * e;
+        }
+        double res = sqrt(s) / bn[k];
+        if (!(res <= out->res)) out->res = res; /* NaN sticks */
+    }
+    out->iter = it;
+    out->converged = out->res <= opt->tol;
+    for (size_t q = 0; q < mk; q++)
+        if (!isfinite(W[q])) {
+            rc = fsvc_fail(err, FSVC_EINPUT, "ridge (pcg): the solution has NaN or infinite "
+                           "weights (lambda %g); raise lambda (-l)", opt->lambda);
+            break;
+        }
+end:
+    free(P.L); free(P.tmp);
+    free(B); free(Rr); free(Z); free(D); free(Q); free(bn); free(rz); free(done);
+    return rc;
+}
+
+int fsvc_pcg_verdict(const fsvc_pcg_out *out, double tol, int *warn, char *warn_msg,
+                     size_t len, fsvc_error *err)
+{
+    *warn = 0;
+    if (out->converged) return FSVC_OK;
+    double lim = 100 * tol > 1e-2 ? 100 * tol : 1e-2;
+    if (out->res <= lim) {
+        snprintf(warn_msg, len, "warning: pcg stopped at relative residual %.3g after %d "
+                 "iterations, short of --cg-tol %g (kept: within %g)", out->res, out->iter,
+                 tol, lim);
+        *warn = 1;
+        return FSVC_OK;
+    }
+    return fsvc_fail(err, FSVC_EINPUT, "ridge (pcg): no convergence: relative residual %.3g "
+                     "after %d iterations (--cg-tol %g, error beyond %g); raise lambda (-l), "
+                     "raise --cg-tol or use --solver direct", out->res, out->iter, tol, lim);
+}
