@@ -149,3 +149,30 @@ int fsvc_dataset_convert(fsvc_dataset *d, fsvc_dtype to, fsvc_scale scale,
     d->scale = scale;
     return FSVC_OK;
 }
+
+int fsvc_dataset_set_shape(fsvc_dataset *d, int rows, int cols, fsvc_error *err)
+{
+    if (rows < 1 || cols < 1 || (int64_t)rows * cols != d->n)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: image shape %d x %d is %lld values, the "
+                         "data has %d features", d->source, rows, cols,
+                         (long long)rows * cols, d->n);
+    d->rows = rows;
+    d->cols = cols;
+    if (d->dtype == FSVC_U8)
+        return FSVC_OK;
+    size_t count = (size_t)d->N * (size_t)d->n;
+    for (size_t i = 0; i < count; i++) {
+        double v = get(d->x, d->dtype, i);
+        if (!(v >= 0 && v <= 255 && v == (double)(int)v))
+            return FSVC_OK; /* not 8-bit pixels: the values stay as they are */
+    }
+    unsigned char *u = malloc(count ? count : 1);
+    if (!u)
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", d->source);
+    for (size_t i = 0; i < count; i++)
+        u[i] = (unsigned char)get(d->x, d->dtype, i);
+    free(d->x);
+    d->x = u;
+    d->dtype = FSVC_U8;
+    return FSVC_OK;
+}

@@ -50,6 +50,13 @@ int fsvc_dataset_load(fsvc_dataset *d, const char *source,
                       const fsvc_load_opts *opts, fsvc_error *err);
 void fsvc_dataset_free(fsvc_dataset *d);
 
+/* Gives d (a source without an image shape: LIBSVM text of images; load
+ * it with n_features = rows x cols) the image shape rows x cols, which must
+ * be d->n, else FSVC_EINPUT naming the source and both sizes. Float values
+ * that are all integers in 0..255 become u8, so that images given as text
+ * are the same data as the same images read from IDX or PNG. */
+int fsvc_dataset_set_shape(fsvc_dataset *d, int rows, int cols, fsvc_error *err);
+
 /* Recomputes cls, K and class_values from y. */
 int fsvc_dataset_index_classes(fsvc_dataset *d, fsvc_error *err);
 

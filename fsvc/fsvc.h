@@ -120,6 +120,8 @@ typedef struct fsvc_param {
     int dtype;             /* fsvc_dtype of the centroids, -1: u8 for u8 data
                               with no scaling, else f32 */
     fsvc_preprocess preprocess;
+    int rows, cols;        /* image shape for data that has none (LIBSVM text
+                              of images), 0 x 0: none; rows x cols must be n */
     int regression;        /* ridge on the label values as real targets */
     int shuffle;           /* 1: seeded shuffle of the pass order */
     uint64_t seed;
@@ -150,7 +152,8 @@ void fsvc_param_default(fsvc_param *p);
  * Names: radius (R > 0, "Xrms": X times the rms distance between training
  * samples, "auto"/"search": the author's radius search), prag, dist
  * (l1|l2), kernel (tri|gauss), select, readout, lambda, eta, epochs,
- * scale, dtype (u8|f32|f64|auto), preprocess, regression (on|off),
+ * scale, dtype (u8|f32|f64|auto), preprocess, shape (ROWSxCOLS|none),
+ * regression (on|off),
  * shuffle (on|off; a number: on + that seed), seed, max-neurons, solver
  * (direct|pcg|auto), cg-tol, augment (none|shift1|shift2|mirror|
  * mirror+shift1), backend, threads. */

@@ -104,6 +104,12 @@ int cmd_eval(int argc, char **argv)
     fsvc_load_opts lopt = { 0 };
     lopt.n_features = m.n;
     if (fsvc_dataset_load(&d, a.data, &lopt, &err)) { fsvc_free_model(&m); return cli_report(&err); }
+    if (m.rows > 0 && d.rows == 0 && d.n == m.n && /* images given as text */
+        fsvc_dataset_set_shape(&d, m.rows, m.cols, &err)) {
+        fsvc_dataset_free(&d);
+        fsvc_free_model(&m);
+        return cli_report(&err);
+    }
     int K = m.K, rc = FSVC_OK;
     int64_t N = d.N;
     int *pred = malloc((size_t)(N ? N : 1) * sizeof *pred);

@@ -175,6 +175,12 @@ int cmd_predict(int argc, char **argv)
     lopt.allow_unlabelled = 1;
     lopt.n_features = m.n;
     if (fsvc_dataset_load(&d, data, &lopt, &err)) { fsvc_free_model(&m); return cli_report(&err); }
+    if (m.rows > 0 && d.rows == 0 && d.n == m.n && /* images given as text */
+        fsvc_dataset_set_shape(&d, m.rows, m.cols, &err)) {
+        fsvc_dataset_free(&d);
+        fsvc_free_model(&m);
+        return cli_report(&err);
+    }
     int *pred = malloc((size_t)(d.N ? d.N : 1) * sizeof *pred);
     double *score = malloc((size_t)(d.N ? d.N : 1) * m.Kout * sizeof *score);
     int *truth = malloc((size_t)(d.N ? d.N : 1) * sizeof *truth);

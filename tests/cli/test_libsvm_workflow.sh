@@ -25,3 +25,65 @@ expect_match "cut.gz" "truncated gzipped LIBSVM: names the file" "$ERR"
 printf '1 1:0.5\n2 1:x\n' | gzip > "$TMP/badv.gz"
 expect_exit 2 "gzipped LIBSVM with a bad value: exit 2" -- "$FSVC" data "$TMP/badv.gz"
 expect_match "badv.gz:2: value is not a number" "gzipped LIBSVM bad value: file and line" "$ERR"
+
+# ---- point 4: preprocessing does not depend on the file format ----
+if [ -e "$MNIST/train-images-idx3-ubyte.gz" ]; then
+  # the first 400 MNIST training images as IDX and as LIBSVM text (zeros
+  # left out, as LIBSVM files do: the largest index is below 784)
+  python3 - "$MNIST" "$TMP" <<'PY'
+import gzip, struct, sys
+src, out = sys.argv[1], sys.argv[2]
+img = gzip.open(src + "/train-images-idx3-ubyte.gz").read()
+lab = gzip.open(src + "/train-labels-idx1-ubyte.gz").read()
+def write(start, n, pfx):
+    p = out + "/" + pfx
+    open(p + "-images-idx3-ubyte", "wb").write(
+        struct.pack(">IIII", 0x803, n, 28, 28) + img[16 + start * 784:16 + (start + n) * 784])
+    open(p + "-labels-idx1-ubyte", "wb").write(
+        struct.pack(">II", 0x801, n) + lab[8 + start:8 + start + n])
+    with open(p + ".libsvm", "w") as f:
+        for i in range(start, start + n):
+            px = img[16 + i * 784:16 + (i + 1) * 784]
+            f.write(str(lab[8 + i]) + "".join(" %d:%d" % (k + 1, v)
+                                              for k, v in enumerate(px) if v) + "\n")
+write(0, 300, "mtr")
+write(300, 100, "mte")
+PY
+  expect_exit 0 "train MNIST 300 from IDX" -- "$FSVC" train "$TMP/mtr" "$TMP/idx.fsvc"
+  expect_match "deskew\+sqrt" "IDX: auto preprocessing deskew+sqrt" "$ERR"
+  expect_exit 0 "train MNIST 300 from LIBSVM --shape 28x28" -- \
+    "$FSVC" train --shape 28x28 "$TMP/mtr.libsvm" "$TMP/txt.fsvc"
+  expect_match "300 x 784 u8" "LIBSVM --shape 28x28: 784 features as u8 pixels" "$OUT"
+  expect_match "deskew\+sqrt" "LIBSVM --shape: the same auto preprocessing as IDX" "$ERR"
+  if cmp -s "$TMP/idx.fsvc" "$TMP/txt.fsvc"; then ok "IDX and LIBSVM --shape: same model bytes"
+  else fail "IDX and LIBSVM --shape: models differ"; fi
+  expect_exit 0 "predict IDX test set" -- "$FSVC" predict "$TMP/idx.fsvc" "$TMP/mte" "$TMP/p_idx"
+  expect_exit 0 "predict LIBSVM test set with the LIBSVM model" -- \
+    "$FSVC" predict "$TMP/txt.fsvc" "$TMP/mte.libsvm" "$TMP/p_txt"
+  expect_exit 0 "predict LIBSVM test set with the IDX model" -- \
+    "$FSVC" predict "$TMP/idx.fsvc" "$TMP/mte.libsvm" "$TMP/p_mix"
+  if cmp -s "$TMP/p_idx" "$TMP/p_txt" && cmp -s "$TMP/p_idx" "$TMP/p_mix"; then
+    ok "MNIST as IDX and as LIBSVM: same predictions"
+  else fail "MNIST as IDX and as LIBSVM: predictions differ"; fi
+  expect_exit 0 "eval LIBSVM test set with the IDX model" -- \
+    "$FSVC" eval "$TMP/idx.fsvc" "$TMP/mte.libsvm"
+  # deskew without a shape: one line naming --shape
+  expect_exit 2 "deskew on LIBSVM without a shape: exit 2" -- \
+    "$FSVC" train --preprocess deskew "$TMP/mtr.libsvm" "$TMP/x.fsvc"
+  expect_one_line "deskew without a shape: one line" "$ERR"
+  expect_match "mtr.libsvm: deskew needs the image shape.*--shape ROWSxCOLS" \
+    "deskew without a shape: names the file and --shape" "$ERR"
+  [ ! -e "$TMP/x.fsvc" ] && ok "deskew without a shape: no model written" || fail "deskew without a shape: model written"
+  expect_exit 2 "--shape that does not match n: exit 2" -- \
+    "$FSVC" train --shape 20x20 "$TMP/mtr.libsvm" "$TMP/x.fsvc"
+  expect_match "index above the forced n = 400" "--shape 20x20 on 28x28 data: says why" "$ERR"
+else
+  ok "SKIP MNIST IDX vs LIBSVM (no $MNIST)"
+fi
+expect_exit 1 "--shape 28 is bad usage" -- "$FSVC" train --shape 28 "$TMP/iris.train" "$TMP/x.fsvc"
+expect_match "^fsvc train: --shape: '28' is not ROWSxCOLS" "--shape 28: names the option" "$ERR"
+expect_exit 2 "--shape 1x3 on 4 features: exit 2" -- \
+  "$FSVC" train --shape 1x3 "$TMP/iris.train" "$TMP/x.fsvc"
+expect_match "index above the forced n = 3" "--shape 1x3 on 4 features: says why" "$ERR"
+expect_exit 0 "--shape 2x2 on iris (not pixels): trains" -- \
+  "$FSVC" train -q --shape 2x2 "$TMP/iris.train" "$TMP/x.fsvc"
