@@ -57,6 +57,15 @@ void fsvc_dataset_free(fsvc_dataset *d);
  * are the same data as the same images read from IDX or PNG. */
 int fsvc_dataset_set_shape(fsvc_dataset *d, int rows, int cols, fsvc_error *err);
 
+/* Makes d have exactly n features as LIBSVM reads a test file against a
+ * model: features missing from the data are 0, features beyond n are
+ * dropped. *dropped (may be NULL) gets how many nonzero values were
+ * dropped and *first_extra (may be NULL) the lowest 1-based feature index
+ * holding one (0 when none). Refused (FSVC_EINPUT) for images (d->rows >
+ * 0), whose pixels cannot be padded or cut. */
+int fsvc_dataset_fit_features(fsvc_dataset *d, int n, int64_t *dropped, int *first_extra,
+                              fsvc_error *err);
+
 /* Recomputes cls, K and class_values from y. */
 int fsvc_dataset_index_classes(fsvc_dataset *d, fsvc_error *err);
 

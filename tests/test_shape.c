@@ -67,6 +67,38 @@ static void wrong_shape_refused(void **state)
     fsvc_dataset_free(&d);
 }
 
+/* Test data against a model's n: pad with zeros, drop (and count) extras. */
+static void fit_features_pads_and_drops(void **state)
+{
+    (void)state;
+    const char text[] = "1 1:1 2:2 5:5\n2 3:3\n3 4:0 6:6 7:7\n";
+    fsvc_dataset d;
+    fsvc_error err;
+    int64_t dropped = -1;
+    int first = -1;
+    assert_int_equal(ds_libsvm_parse(&d, text, strlen(text), "t", 0, ds_max_bytes(), &err),
+                     FSVC_OK);
+    assert_int_equal(d.n, 7);
+    assert_int_equal(fsvc_dataset_fit_features(&d, 3, &dropped, &first, &err), FSVC_OK);
+    assert_int_equal(d.n, 3);
+    assert_int_equal(dropped, 3);   /* 5:5, 6:6, 7:7; 4:0 is no value */
+    assert_int_equal(first, 5);
+    const double want[9] = {1, 2, 0, 0, 0, 3, 0, 0, 0};
+    assert_memory_equal(d.x, want, sizeof want);
+    assert_int_equal(fsvc_dataset_fit_features(&d, 5, &dropped, &first, &err), FSVC_OK);
+    assert_int_equal(d.n, 5);
+    assert_int_equal(dropped, 0);
+    assert_int_equal(first, 0);
+    const double want5[15] = {1, 2, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0};
+    assert_memory_equal(d.x, want5, sizeof want5);
+    /* images cannot be padded or cut */
+    d.rows = 1;
+    d.cols = 5;
+    assert_int_equal(fsvc_dataset_fit_features(&d, 6, NULL, NULL, &err), FSVC_EINPUT);
+    assert_int_equal(d.n, 5);
+    fsvc_dataset_free(&d);
+}
+
 /* A gzipped LIBSVM file loads to the same dataset as the plain one. */
 static void gzip_text_loads(void **state)
 {
@@ -108,6 +140,7 @@ int main(void)
         cmocka_unit_test(other_values_stay),
         cmocka_unit_test(wrong_shape_refused),
         cmocka_unit_test(gzip_text_loads),
+        cmocka_unit_test(fit_features_pads_and_drops),
     };
     return cmocka_run_group_tests(tests, 0, NULL);
 }

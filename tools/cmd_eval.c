@@ -101,12 +101,7 @@ int cmd_eval(int argc, char **argv)
         return cli_report(&err);
     }
     fsvc_dataset d;
-    fsvc_load_opts lopt = { 0 };
-    lopt.n_features = m.n;
-    if (fsvc_dataset_load(&d, a.data, &lopt, &err)) { fsvc_free_model(&m); return cli_report(&err); }
-    if (m.rows > 0 && d.rows == 0 && d.n == m.n && /* images given as text */
-        fsvc_dataset_set_shape(&d, m.rows, m.cols, &err)) {
-        fsvc_dataset_free(&d);
+    if (cli_load_data(&d, a.data, &m, 0, "eval", &err)) {
         fsvc_free_model(&m);
         return cli_report(&err);
     }

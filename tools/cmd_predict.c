@@ -171,13 +171,7 @@ int cmd_predict(int argc, char **argv)
     }
     int table = proba || decision;
     fsvc_dataset d;
-    fsvc_load_opts lopt = { 0 };
-    lopt.allow_unlabelled = 1;
-    lopt.n_features = m.n;
-    if (fsvc_dataset_load(&d, data, &lopt, &err)) { fsvc_free_model(&m); return cli_report(&err); }
-    if (m.rows > 0 && d.rows == 0 && d.n == m.n && /* images given as text */
-        fsvc_dataset_set_shape(&d, m.rows, m.cols, &err)) {
-        fsvc_dataset_free(&d);
+    if (cli_load_data(&d, data, &m, 1, "predict", &err)) {
         fsvc_free_model(&m);
         return cli_report(&err);
     }

@@ -87,3 +87,32 @@ expect_exit 2 "--shape 1x3 on 4 features: exit 2" -- \
 expect_match "index above the forced n = 3" "--shape 1x3 on 4 features: says why" "$ERR"
 expect_exit 0 "--shape 2x2 on iris (not pixels): trains" -- \
   "$FSVC" train -q --shape 2x2 "$TMP/iris.train" "$TMP/x.fsvc"
+
+# ---- point 1: test files with more or fewer features than the model ----
+expect_exit 0 "predict iris as given" -- "$FSVC" predict "$TMP/plain.fsvc" "$UCI/iris.test" "$TMP/p_ref"
+REF_ACC=$(echo "$OUT" | grep '^Accuracy')
+# extra features (indices 5 and 9, never seen in training) on every line
+awk '{ print $0 " 5:0.75 9:-2" }' "$UCI/iris.test" > "$TMP/extra.test"
+expect_exit 0 "predict with features beyond the model's: exit 0" -- \
+  "$FSVC" predict "$TMP/plain.fsvc" "$TMP/extra.test" "$TMP/p_extra"
+if cmp -s "$TMP/p_ref" "$TMP/p_extra"; then ok "extra features ignored: same predictions"
+else fail "extra features ignored: predictions differ"; fi
+echo "$OUT" | grep -qxF "$REF_ACC" && ok "extra features: same accuracy" || fail "extra features: accuracy: $OUT"
+n=$(printf '%s\n' "$ERR" | grep -c 'warning')
+[ "$n" -eq 1 ] && ok "extra features: warned once" || fail "extra features: $n warnings: $ERR"
+expect_match "extra.test: 100 values at features 5 and above ignored: the model has 4 features" \
+  "extra features: the warning names the file, the count and the model's n" "$ERR"
+expect_exit 0 "eval with features beyond the model's: exit 0" -- \
+  "$FSVC" eval "$TMP/plain.fsvc" "$TMP/extra.test"
+echo "$OUT" | grep -qxF "$REF_ACC" && ok "eval extra features: same accuracy" || fail "eval extra features: accuracy: $OUT"
+expect_match "fsvc eval: warning: .*extra.test" "eval extra features: warns" "$ERR"
+# feature 4 missing on every line (as if always 0): padded, no warning
+awk '{ $NF = ""; print }' "$UCI/iris.test" > "$TMP/fewer.test"
+awk '{ $NF = ""; print $0 " 4:0" }' "$UCI/iris.test" > "$TMP/zero4.test"
+expect_exit 0 "predict with fewer features: exit 0" -- \
+  "$FSVC" predict "$TMP/plain.fsvc" "$TMP/fewer.test" "$TMP/p_fewer"
+[ -z "$ERR" ] && ok "fewer features: no warning" || fail "fewer features: stderr: $ERR"
+expect_exit 0 "predict with feature 4 = 0 written out" -- \
+  "$FSVC" predict "$TMP/plain.fsvc" "$TMP/zero4.test" "$TMP/p_zero4"
+if cmp -s "$TMP/p_fewer" "$TMP/p_zero4"; then ok "missing features read as 0"
+else fail "missing features: predictions differ from explicit zeros"; fi
