@@ -264,6 +264,17 @@ static void get_shape(char *b, size_t n, const fsvc_param *p)
     else snprintf(b, n, "none");
 }
 
+static int set_scale_features(fsvc_param *p, const char *name, const char *s,
+                              fsvc_error *err)
+{
+    if (!strcmp(s, "none")) p->scale_features = 0;
+    else if (!strcmp(s, "range")) p->scale_features = 1;
+    else return bad(name, s, "none|range", err);
+    return FSVC_OK;
+}
+static void get_scale_features(char *b, size_t n, const fsvc_param *p)
+{ snprintf(b, n, "%s", p->scale_features ? "range" : "none"); }
+
 static int set_backend(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
 {
     bnl_backend v;
@@ -309,6 +320,9 @@ static const setting table[] = {
     S("eta", 'e', "ETA", NULL, 1, eta, "lms learning rate"),
     S("epochs", 'E', "EPOCHS", NULL, 1, epochs, "lms epochs"),
     S("scale", 0, NULL, fsvc_scale_names, 1, scale, "scaling of u8 input"),
+    S("scale-features", 0, "none|range", NULL, 1, scale_features,
+      "range: map each feature to [-1, 1] by its min and max on the training\n"
+      "set (as svm-scale), stored in the model and applied at predict"),
     S("dtype", 0, "u8|f32|f64|auto", NULL, 1, dtype,
       "centroid type (auto: u8 for unscaled u8 data, else f32)"),
     S("preprocess", 0, NULL, fsvc_preprocess_names, 1, preprocess,

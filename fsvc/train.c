@@ -198,6 +198,30 @@ static int radius_search(double *r_out, double *syn, const bnl_ctx *ctx, bnl_op 
     return FSVC_OK;
 }
 
+/* Feature scaling: the min and max of each feature of d (svm-scale's
+ * range, absent values counting as the zeros they are). */
+static int learn_range(fsvc_model *M, const fsvc_dataset *d, fsvc_error *err)
+{
+    M->feat_min = malloc((size_t)d->n * sizeof *M->feat_min);
+    M->feat_max = malloc((size_t)d->n * sizeof *M->feat_max);
+    if (!M->feat_min || !M->feat_max)
+        return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+    size_t es = fsvc_dtype_size(d->dtype);
+    for (int k = 0; k < d->n; k++) {
+        double lo = 0, hi = 0;
+        for (int64_t i = 0; i < d->N; i++) {
+            const char *v = (const char *)d->x + ((size_t)i * d->n + k) * es;
+            double x = d->dtype == FSVC_U8 ? *(const uint8_t *)v
+                     : d->dtype == FSVC_F32 ? *(const float *)v : *(const double *)v;
+            if (i == 0 || x < lo) lo = x;
+            if (i == 0 || x > hi) hi = x;
+        }
+        M->feat_min[k] = lo;
+        M->feat_max[k] = hi;
+    }
+    return FSVC_OK;
+}
+
 /* The class names of d (PNG class folders), when it has one per class. */
 static int copy_names(fsvc_model *M, const fsvc_dataset *d, fsvc_error *err)
 {
@@ -269,8 +293,23 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
                          d->n);
     }
     M->scale = p->scale; M->preprocess = p->preprocess;
-    if (p->preprocess == FSVC_PRE_AUTO)
+    if (p->scale_features) { /* on the raw values: nothing else transforms them */
+        if (p->preprocess != FSVC_PRE_NONE && p->preprocess != FSVC_PRE_AUTO)
+            return fsvc_fail(err, FSVC_EUSAGE, "train: --scale-features range works on the "
+                             "raw features; it does not combine with --preprocess %s",
+                             fsvc_preprocess_name(p->preprocess));
+        if (p->scale != FSVC_SCALE_NONE)
+            return fsvc_fail(err, FSVC_EUSAGE, "train: --scale-features range does not "
+                             "combine with --scale %s", fsvc_scale_name(p->scale));
+        if (p->dtype == FSVC_U8)
+            return fsvc_fail(err, FSVC_EUSAGE, "train: --scale-features range needs float "
+                             "centroids (--dtype f32 or f64)");
+        M->preprocess = FSVC_PRE_NONE;
+        if (p->dtype < 0) M->dtype = FSVC_F32;
+        if ((rc = learn_range(M, d, err))) { fsvc_free_model(model); return rc; }
+    } else if (p->preprocess == FSVC_PRE_AUTO) {
         M->preprocess = resolve_auto(d, M->rows, M->cols, p->progress);
+    }
     if (p->dtype < 0 && (M->preprocess & FSVC_PRE_SQRT)) M->dtype = FSVC_F32;
     M->dist = p->dist; M->act = p->act; M->prag = p->prag;
     M->select = p->select; M->readout = p->readout; M->regression = p->regression;

@@ -116,3 +116,46 @@ expect_exit 0 "predict with feature 4 = 0 written out" -- \
   "$FSVC" predict "$TMP/plain.fsvc" "$TMP/zero4.test" "$TMP/p_zero4"
 if cmp -s "$TMP/p_fewer" "$TMP/p_zero4"; then ok "missing features read as 0"
 else fail "missing features: predictions differ from explicit zeros"; fi
+
+# ---- point 1: the svm-scale workflow and the built-in feature scaling ----
+# satimg (1000 + 500 rows) with each feature put on its own raw scale
+raw() { awk '{ printf "%s", $1; for (i = 2; i <= NF; i++) { split($i, a, ":"); k = a[1];
+               printf " %d:%.6g", k, a[2] * (k * 10 + 3) + k * 7 - 50 } print "" }'; }
+head -1000 "$UCI/satimg.train" | raw > "$TMP/s.train"
+head -500 "$UCI/satimg.test" | raw > "$TMP/s.test"
+if command -v svm-scale >/dev/null; then
+  svm-scale -s "$TMP/range" "$TMP/s.train" > "$TMP/s.train.scale"
+  svm-scale -r "$TMP/range" "$TMP/s.test" > "$TMP/s.test.scale"
+  expect_exit 0 "train on svm-scale output" -- "$FSVC" train -q "$TMP/s.train.scale" "$TMP/ss.fsvc"
+  expect_exit 0 "predict svm-scale test output" -- \
+    "$FSVC" predict "$TMP/ss.fsvc" "$TMP/s.test.scale" "$TMP/p_ss"
+  ACC_SS=$(echo "$OUT" | grep '^Accuracy')
+  expect_exit 0 "train --scale-features range on the raw data" -- \
+    "$FSVC" train -q --scale-features range "$TMP/s.train" "$TMP/fs.fsvc"
+  expect_exit 0 "predict the raw test data with the scaling model" -- \
+    "$FSVC" predict "$TMP/fs.fsvc" "$TMP/s.test" "$TMP/p_fs"
+  echo "$OUT" | grep -qxF "$ACC_SS" && ok "svm-scale and --scale-features: same accuracy" ||
+    fail "svm-scale and --scale-features: $ACC_SS vs $OUT"
+  if cmp -s "$TMP/p_ss" "$TMP/p_fs"; then ok "svm-scale and --scale-features: same predictions"
+  else fail "svm-scale and --scale-features: predictions differ"; fi
+else
+  ok "SKIP svm-scale round trip (svm-scale not installed)"
+fi
+expect_exit 0 "train without scaling on the raw data" -- \
+  "$FSVC" train -q "$TMP/s.train" "$TMP/noscale.fsvc"
+if cmp -s "$TMP/noscale.fsvc" "$TMP/fs.fsvc"; then fail "--scale-features changes the model: no"
+else ok "--scale-features range changes the model"; fi
+expect_exit 0 "eval the raw test data with the scaling model" -- \
+  "$FSVC" eval "$TMP/fs.fsvc" "$TMP/s.test"
+expect_exit 1 "--scale-features with --preprocess sqrt: bad usage" -- \
+  "$FSVC" train --scale-features range --preprocess sqrt "$TMP/s.train" "$TMP/x.fsvc"
+expect_match "does not combine with --preprocess sqrt" "--scale-features + sqrt: says why" "$ERR"
+expect_exit 1 "--scale-features bogus: bad usage" -- \
+  "$FSVC" train --scale-features bogus "$TMP/s.train" "$TMP/x.fsvc"
+expect_match "^fsvc train: --scale-features: unknown value 'bogus' \(none\|range\)" \
+  "--scale-features bogus: names the option and the values" "$ERR"
+# the model file: version 3; a version 1 file still loads
+ver=$(od -An -tu4 -j8 -N4 "$TMP/fs.fsvc" | tr -d ' ')
+[ "$ver" = 3 ] && ok "model file version 3" || fail "model file version $ver"
+expect_exit 0 "a version 1 model still predicts" -- \
+  "$FSVC" predict "$(dirname "$0")/model_v1_iris.fsvc" "$UCI/iris.test"
