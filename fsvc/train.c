@@ -207,18 +207,14 @@ static int learn_range(fsvc_model *M, const fsvc_dataset *d, fsvc_error *err)
     if (!M->feat_min || !M->feat_max)
         return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
     size_t es = fsvc_dtype_size(d->dtype);
-    for (int k = 0; k < d->n; k++) {
-        double lo = 0, hi = 0;
-        for (int64_t i = 0; i < d->N; i++) {
+    for (int64_t i = 0; i < d->N; i++) /* row by row: the data's order */
+        for (int k = 0; k < d->n; k++) {
             const char *v = (const char *)d->x + ((size_t)i * d->n + k) * es;
             double x = d->dtype == FSVC_U8 ? *(const uint8_t *)v
                      : d->dtype == FSVC_F32 ? *(const float *)v : *(const double *)v;
-            if (i == 0 || x < lo) lo = x;
-            if (i == 0 || x > hi) hi = x;
+            if (i == 0 || x < M->feat_min[k]) M->feat_min[k] = x;
+            if (i == 0 || x > M->feat_max[k]) M->feat_max[k] = x;
         }
-        M->feat_min[k] = lo;
-        M->feat_max[k] = hi;
-    }
     return FSVC_OK;
 }
 

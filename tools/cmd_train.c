@@ -251,7 +251,8 @@ static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
         return cli_report(&err);
     }
     if (d.n > CLI_MAX_FEATURES) {
-        fsvc_fail(&err, FSVC_EINPUT, "%s: %d features; fsvc trains on at most %d", d.source,
+        fsvc_fail(&err, FSVC_EINPUT, "%s: %d features; fsvc trains on at most %d (features are "
+                  "stored dense: reduce them, e.g. by feature selection or hashing)", d.source,
                   d.n, CLI_MAX_FEATURES);
         fsvc_dataset_free(&d);
         return cli_report(&err);
