@@ -78,7 +78,7 @@ PY
     "$FSVC" train --shape 20x20 "$TMP/mtr.libsvm" "$TMP/x.fsvc"
   expect_match "index above the forced n = 400" "--shape 20x20 on 28x28 data: says why" "$ERR"
 else
-  ok "SKIP MNIST IDX vs LIBSVM (no $MNIST)"
+  fail "missing dataset $MNIST/train-images-idx3-ubyte.gz (set FSVC_SHARED)"
 fi
 expect_exit 1 "--shape 28 is bad usage" -- "$FSVC" train --shape 28 "$TMP/iris.train" "$TMP/x.fsvc"
 expect_match "^fsvc train: --shape: '28' is not ROWSxCOLS" "--shape 28: names the option" "$ERR"
@@ -139,7 +139,7 @@ if command -v svm-scale >/dev/null; then
   if cmp -s "$TMP/p_ss" "$TMP/p_fs"; then ok "svm-scale and --scale-features: same predictions"
   else fail "svm-scale and --scale-features: predictions differ"; fi
 else
-  ok "SKIP svm-scale round trip (svm-scale not installed)"
+  fail "svm-scale not found: install libsvm-tools (Debian) for the svm-scale round trip"
 fi
 expect_exit 0 "train without scaling on the raw data" -- \
   "$FSVC" train -q "$TMP/s.train" "$TMP/noscale.fsvc"
