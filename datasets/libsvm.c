@@ -302,6 +302,27 @@ static int inflate_all(unsigned char **out, size_t *outlen, const unsigned char 
     return FSVC_OK;
 }
 
+int ds_libsvm_parse_file(fsvc_dataset *d, const unsigned char *buf, size_t len,
+                         const char *path, int n_features, uint64_t max_bytes,
+                         fsvc_error *err)
+{
+    ds_dataset_init(d, path);
+    unsigned char *text = NULL;
+    int rc;
+    if (ds_is_gzip(buf, len)) { /* gzipped LIBSVM text, as gzipped IDX */
+        if ((rc = inflate_all(&text, &len, buf, len, path, max_bytes, err)))
+            return rc;
+        buf = text;
+    }
+    if (memchr(buf, 0, len))
+        rc = fsvc_fail(err, FSVC_EINPUT, "%s: binary data (a NUL byte), not LIBSVM text "
+                       "nor IDX nor a PNG folder", path);
+    else
+        rc = ds_libsvm_parse(d, (const char *)buf, len, path, n_features, max_bytes, err);
+    free(text);
+    return rc;
+}
+
 int ds_libsvm_load(fsvc_dataset *d, const char *path, int n_features,
                    fsvc_error *err)
 {
@@ -311,20 +332,7 @@ int ds_libsvm_load(fsvc_dataset *d, const char *path, int n_features,
     int rc = ds_read_file(&buf, &len, path, err);
     if (rc)
         return rc;
-    if (ds_is_gzip(buf, len)) { /* gzipped LIBSVM text, as gzipped IDX */
-        unsigned char *text;
-        rc = inflate_all(&text, &len, buf, len, path, ds_max_bytes(), err);
-        free(buf);
-        if (rc)
-            return rc;
-        buf = text;
-    }
-    if (memchr(buf, 0, len)) {
-        free(buf);
-        return fsvc_fail(err, FSVC_EINPUT, "%s: binary data (a NUL byte), not LIBSVM text "
-                         "nor IDX nor a PNG folder", path);
-    }
-    rc = ds_libsvm_parse(d, (const char *)buf, len, path, n_features, ds_max_bytes(), err);
+    rc = ds_libsvm_parse_file(d, buf, len, path, n_features, ds_max_bytes(), err);
     free(buf);
     return rc;
 }

@@ -133,6 +133,51 @@ static void gzip_text_loads(void **state)
     remove(dir);
 }
 
+/* Gzipped text: inflated up to the limit and no further (a bomb of 8 MiB
+ * of text in a few KB against a 2 MiB limit), a cut stream and NUL bytes
+ * are refused with the file's name. */
+static void gzip_text_limits(void **state)
+{
+    (void)state;
+    size_t big = (size_t)8 << 20;
+    char *text = malloc(big);
+    assert_non_null(text);
+    for (size_t i = 0; i < big; i += 8) memcpy(text + i, "1 1:0.5\n", 8);
+    uLongf zlen = compressBound(big);
+    unsigned char *z = malloc(zlen + 18);
+    assert_non_null(z);
+    /* a gzip member: deflate with a gzip wrapper */
+    z_stream s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(deflateInit2(&s, 9, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    s.next_in = (unsigned char *)text;
+    s.avail_in = (uInt)big;
+    s.next_out = z;
+    s.avail_out = (uInt)(zlen + 18);
+    assert_int_equal(deflate(&s, Z_FINISH), Z_STREAM_END);
+    size_t zl = s.total_out;
+    deflateEnd(&s);
+    assert_true(zl < big / 100);
+    fsvc_dataset d;
+    fsvc_error err;
+    assert_int_equal(ds_libsvm_parse_file(&d, z, zl, "bomb.gz", 0, (uint64_t)2 << 20, &err),
+                     FSVC_EINPUT);
+    assert_non_null(strstr(err.msg, "bomb.gz: inflated text exceeds the load limit"));
+    assert_null(d.x);
+    /* the same stream under a limit it fits: 1 M samples */
+    assert_int_equal(ds_libsvm_parse_file(&d, z, zl, "ok.gz", 0, (uint64_t)64 << 20, &err),
+                     FSVC_OK);
+    assert_int_equal(d.N, (int64_t)(big / 8));
+    fsvc_dataset_free(&d);
+    /* cut short */
+    assert_int_equal(ds_libsvm_parse_file(&d, z, zl / 2, "cut.gz", 0, (uint64_t)64 << 20,
+                                          &err), FSVC_EINPUT);
+    assert_non_null(strstr(err.msg, "cut.gz"));
+    assert_null(d.x);
+    free(z);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -141,6 +186,7 @@ int main(void)
         cmocka_unit_test(wrong_shape_refused),
         cmocka_unit_test(gzip_text_loads),
         cmocka_unit_test(fit_features_pads_and_drops),
+        cmocka_unit_test(gzip_text_limits),
     };
     return cmocka_run_group_tests(tests, 0, NULL);
 }
