@@ -55,6 +55,9 @@ PY
     "$FSVC" train --shape 28x28 "$TMP/mtr.libsvm" "$TMP/txt.fsvc"
   expect_match "300 x 784 u8" "LIBSVM --shape 28x28: 784 features as u8 pixels" "$OUT"
   expect_match "deskew\+sqrt" "LIBSVM --shape: the same auto preprocessing as IDX" "$ERR"
+  expect_exit 0 "show the LIBSVM --shape model" -- "$FSVC" show "$TMP/txt.fsvc"
+  expect_match "^input: 784 features \(28 x 28 images\), preprocessing deskew\+sqrt" \
+    "LIBSVM --shape model: 28 x 28 images, deskew+sqrt" "$OUT"
   if cmp -s "$TMP/idx.fsvc" "$TMP/txt.fsvc"; then ok "IDX and LIBSVM --shape: same model bytes"
   else fail "IDX and LIBSVM --shape: models differ"; fi
   expect_exit 0 "predict IDX test set" -- "$FSVC" predict "$TMP/idx.fsvc" "$TMP/mte" "$TMP/p_idx"
@@ -145,6 +148,9 @@ expect_exit 0 "train without scaling on the raw data" -- \
   "$FSVC" train -q "$TMP/s.train" "$TMP/noscale.fsvc"
 if cmp -s "$TMP/noscale.fsvc" "$TMP/fs.fsvc"; then fail "--scale-features changes the model: no"
 else ok "--scale-features range changes the model"; fi
+expect_exit 0 "show the scaling model" -- "$FSVC" show "$TMP/fs.fsvc"
+expect_match "^settings: .* --scale-features range" "show: settings name --scale-features range" "$OUT"
+expect_match "^feature scaling: range" "show: the feature scaling line" "$OUT"
 expect_exit 0 "eval the raw test data with the scaling model" -- \
   "$FSVC" eval "$TMP/fs.fsvc" "$TMP/s.test"
 expect_exit 1 "--scale-features with --preprocess sqrt: bad usage" -- \
