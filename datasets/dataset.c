@@ -149,3 +149,63 @@ int fsvc_dataset_convert(fsvc_dataset *d, fsvc_dtype to, fsvc_scale scale,
     d->scale = scale;
     return FSVC_OK;
 }
+
+int fsvc_dataset_set_shape(fsvc_dataset *d, int rows, int cols, fsvc_error *err)
+{
+    if (rows < 1 || cols < 1 || (int64_t)rows * cols != d->n)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: image shape %d x %d is %lld values, the "
+                         "data has %d features", d->source, rows, cols,
+                         (long long)rows * cols, d->n);
+    d->rows = rows;
+    d->cols = cols;
+    if (d->dtype == FSVC_U8)
+        return FSVC_OK;
+    size_t count = (size_t)d->N * (size_t)d->n;
+    for (size_t i = 0; i < count; i++) {
+        double v = get(d->x, d->dtype, i);
+        if (!(v >= 0 && v <= 255 && v == (double)(int)v))
+            return FSVC_OK; /* not 8-bit pixels: the values stay as they are */
+    }
+    unsigned char *u = malloc(count ? count : 1);
+    if (!u)
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", d->source);
+    for (size_t i = 0; i < count; i++)
+        u[i] = (unsigned char)get(d->x, d->dtype, i);
+    free(d->x);
+    d->x = u;
+    d->dtype = FSVC_U8;
+    return FSVC_OK;
+}
+
+int fsvc_dataset_fit_features(fsvc_dataset *d, int n, int64_t *dropped, int *first_extra,
+                              fsvc_error *err)
+{
+    int64_t drop = 0;
+    int first = 0;
+    if (dropped) *dropped = 0;
+    if (first_extra) *first_extra = 0;
+    if (d->n == n)
+        return FSVC_OK;
+    if (n < 1 || d->rows > 0)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: %d features, %d expected (%d x %d images "
+                         "cannot be padded or cut)", d->source, d->n, n, d->rows, d->cols);
+    size_t es = fsvc_dtype_size(d->dtype), keep = (size_t)(n < d->n ? n : d->n);
+    unsigned char *x = calloc((size_t)d->N * (size_t)n + 1, es);
+    if (!x)
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", d->source);
+    for (int64_t i = 0; i < d->N; i++) {
+        const unsigned char *row = (const unsigned char *)d->x + (size_t)i * d->n * es;
+        memcpy(x + (size_t)i * n * es, row, keep * es);
+        for (int k = n; k < d->n; k++)
+            if (get(row, d->dtype, (size_t)k) != 0) {
+                drop++;
+                if (!first || k + 1 < first) first = k + 1;
+            }
+    }
+    free(d->x);
+    d->x = x;
+    d->n = n;
+    if (dropped) *dropped = drop;
+    if (first_extra) *first_extra = first;
+    return FSVC_OK;
+}

@@ -50,6 +50,22 @@ int fsvc_dataset_load(fsvc_dataset *d, const char *source,
                       const fsvc_load_opts *opts, fsvc_error *err);
 void fsvc_dataset_free(fsvc_dataset *d);
 
+/* Gives d (a source without an image shape: LIBSVM text of images; load
+ * it with n_features = rows x cols) the image shape rows x cols, which must
+ * be d->n, else FSVC_EINPUT naming the source and both sizes. Float values
+ * that are all integers in 0..255 become u8, so that images given as text
+ * are the same data as the same images read from IDX or PNG. */
+int fsvc_dataset_set_shape(fsvc_dataset *d, int rows, int cols, fsvc_error *err);
+
+/* Makes d have exactly n features as LIBSVM reads a test file against a
+ * model: features missing from the data are 0, features beyond n are
+ * dropped. *dropped (may be NULL) gets how many nonzero values were
+ * dropped and *first_extra (may be NULL) the lowest 1-based feature index
+ * holding one (0 when none). Refused (FSVC_EINPUT) for images (d->rows >
+ * 0), whose pixels cannot be padded or cut. */
+int fsvc_dataset_fit_features(fsvc_dataset *d, int n, int64_t *dropped, int *first_extra,
+                              fsvc_error *err);
+
 /* Recomputes cls, K and class_values from y. */
 int fsvc_dataset_index_classes(fsvc_dataset *d, fsvc_error *err);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 static int is_file(const char *p)
 {
@@ -47,6 +48,18 @@ static void find_labels(char *labels, size_t sz, const char *images)
         snprintf(labels, sz, "%s", cand);
 }
 
+/* The first (up to) 4 bytes that the gzip file at path inflates to; *bad
+ * when the stream cannot be read at all. */
+static size_t peek_gz(unsigned char m[4], const char *path, int *bad)
+{
+    gzFile g = gzopen(path, "rb");
+    int got = g ? gzread(g, m, 4) : -1;
+    if (g)
+        gzclose(g);
+    *bad = got < 0;
+    return got < 0 ? 0 : (size_t)got;
+}
+
 int ds_idx_resolve(char *images, char *labels, size_t sz, const char *source)
 {
     images[0] = labels[0] = 0;
@@ -62,14 +75,19 @@ int ds_idx_resolve(char *images, char *labels, size_t sz, const char *source)
     const char *base = strrchr(source, '/');
     base = base ? base + 1 : source;
     size_t bl = strlen(base);
-    int by_name = strstr(base, "-ubyte") || strstr(base, ".idx") ||
-                  (bl > 3 && !strcmp(base + bl - 3, ".gz"));
+    (void)bl;
+    int by_name = strstr(base, "-ubyte") || strstr(base, ".idx");
     FILE *f;
     if (is_file(source) && strlen(source) < sz && ds_open_input(&f, source, NULL) == 0) {
         unsigned char m[4] = {0xff, 0xff, 0xff, 0xff};
         size_t got = fread(m, 1, 4, f);
         fclose(f);
-        if (by_name || (got >= 2 && ds_is_gzip(m, got)) ||
+        /* a gzip file is IDX when what it inflates to starts like IDX (else
+         * gzipped LIBSVM text); an unreadable stream stays IDX's to report */
+        int gz_bad = 0;
+        if (got >= 2 && ds_is_gzip(m, got))
+            got = peek_gz(m, source, &gz_bad);
+        if (by_name || gz_bad ||
             (got == 4 && m[0] == 0 && m[1] == 0 && ds_idx_type_size(m[2]) && m[3] >= 1 &&
              m[3] <= 4)) {
             snprintf(images, sz, "%s", source);

@@ -254,6 +254,75 @@ oom:
                      (long long)ps.line);
 }
 
+/* The text of a gzip file: inflated whole into *out (NUL-terminated), the
+ * buffer growing with the data (from 1 MiB, doubling) up to max_bytes, so
+ * a small bomb costs what it inflates to, never more than the limit. */
+static int inflate_all(unsigned char **out, size_t *outlen, const unsigned char *buf,
+                       size_t len, const char *path, uint64_t max_bytes, fsvc_error *err)
+{
+    ds_src s;
+    int rc = ds_src_open(&s, buf, len, path, err);
+    if (rc)
+        return rc;
+    size_t cap = (size_t)1 << 20, have = 0;
+    unsigned char *t = malloc(cap + 1);
+    for (;;) {
+        if (!t) {
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for %zu bytes of "
+                           "inflated text", path, cap);
+            break;
+        }
+        size_t got;
+        if ((rc = ds_src_read(&s, t + have, cap - have, &got, err)))
+            break;
+        have += got;
+        if (have < cap)
+            break;
+        if ((uint64_t)cap >= max_bytes) {
+            char lim[80];
+            rc = fsvc_fail(err, FSVC_EINPUT, "%s: inflated text exceeds the load limit (%s)",
+                           path, ds_limit_text(lim, sizeof lim, max_bytes));
+            break;
+        }
+        size_t nc = (uint64_t)cap * 2 < max_bytes ? cap * 2 : (size_t)max_bytes;
+        unsigned char *p = realloc(t, nc + 1);
+        if (!p)
+            free(t);
+        t = p;
+        cap = nc;
+    }
+    ds_src_close(&s);
+    if (rc) {
+        free(t);
+        return rc;
+    }
+    t[have] = 0;
+    *out = t;
+    *outlen = have;
+    return FSVC_OK;
+}
+
+int ds_libsvm_parse_file(fsvc_dataset *d, const unsigned char *buf, size_t len,
+                         const char *path, int n_features, uint64_t max_bytes,
+                         fsvc_error *err)
+{
+    ds_dataset_init(d, path);
+    unsigned char *text = NULL;
+    int rc;
+    if (ds_is_gzip(buf, len)) { /* gzipped LIBSVM text, as gzipped IDX */
+        if ((rc = inflate_all(&text, &len, buf, len, path, max_bytes, err)))
+            return rc;
+        buf = text;
+    }
+    if (memchr(buf, 0, len))
+        rc = fsvc_fail(err, FSVC_EINPUT, "%s: binary data (a NUL byte), not LIBSVM text "
+                       "nor IDX nor a PNG folder", path);
+    else
+        rc = ds_libsvm_parse(d, (const char *)buf, len, path, n_features, max_bytes, err);
+    free(text);
+    return rc;
+}
+
 int ds_libsvm_load(fsvc_dataset *d, const char *path, int n_features,
                    fsvc_error *err)
 {
@@ -263,12 +332,7 @@ int ds_libsvm_load(fsvc_dataset *d, const char *path, int n_features,
     int rc = ds_read_file(&buf, &len, path, err);
     if (rc)
         return rc;
-    if (memchr(buf, 0, len)) {
-        free(buf);
-        return fsvc_fail(err, FSVC_EINPUT, "%s: binary data (a NUL byte), not LIBSVM text "
-                         "nor IDX nor a PNG folder", path);
-    }
-    rc = ds_libsvm_parse(d, (const char *)buf, len, path, n_features, ds_max_bytes(), err);
+    rc = ds_libsvm_parse_file(d, buf, len, path, n_features, ds_max_bytes(), err);
     free(buf);
     return rc;
 }

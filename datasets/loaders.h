@@ -44,6 +44,12 @@ int ds_idx_resolve(char *images, char *labels, size_t sz, const char *source);
 int ds_libsvm_parse(fsvc_dataset *d, const char *text, size_t len,
                     const char *name, int n_features, uint64_t max_bytes,
                     fsvc_error *err);
+/* The bytes of a whole LIBSVM file, plain or gzip (inflated with memory
+ * growing with the data, refused above max_bytes of text); a NUL byte is
+ * refused as binary data. */
+int ds_libsvm_parse_file(fsvc_dataset *d, const unsigned char *buf, size_t len,
+                         const char *path, int n_features, uint64_t max_bytes,
+                         fsvc_error *err);
 int ds_libsvm_load(fsvc_dataset *d, const char *path, int n_features,
                    fsvc_error *err);
 

@@ -120,6 +120,12 @@ typedef struct fsvc_param {
     int dtype;             /* fsvc_dtype of the centroids, -1: u8 for u8 data
                               with no scaling, else f32 */
     fsvc_preprocess preprocess;
+    int rows, cols;        /* image shape for data that has none (LIBSVM text
+                              of images), 0 x 0: none; rows x cols must be n */
+    int scale_features;    /* 1 (range): learn each feature's min and max on
+                              the training set and map it to [-1, 1] as
+                              svm-scale does, stored in the model and
+                              applied at predict; 0 (none): as given */
     int regression;        /* ridge on the label values as real targets */
     int shuffle;           /* 1: seeded shuffle of the pass order */
     uint64_t seed;
@@ -150,7 +156,8 @@ void fsvc_param_default(fsvc_param *p);
  * Names: radius (R > 0, "Xrms": X times the rms distance between training
  * samples, "auto"/"search": the author's radius search), prag, dist
  * (l1|l2), kernel (tri|gauss), select, readout, lambda, eta, epochs,
- * scale, dtype (u8|f32|f64|auto), preprocess, regression (on|off),
+ * scale, dtype (u8|f32|f64|auto), preprocess, shape (ROWSxCOLS|none),
+ * scale-features (none|range), regression (on|off),
  * shuffle (on|off; a number: on + that seed), seed, max-neurons, solver
  * (direct|pcg|auto), cg-tol, augment (none|shift1|shift2|mirror|
  * mirror+shift1), backend, threads. */
@@ -209,6 +216,10 @@ typedef struct fsvc_model {
     int Kout;              /* readout columns: K, or 1 for regression */
     double *R;             /* R: m x Kout */
     double y_offset;       /* regression: added to the score */
+    double *feat_min;      /* feature scaling (svm-scale -l -1 -u 1): n minima */
+    double *feat_max;      /* and n maxima of the training set, or both NULL;
+                              v -> -1 + 2 (v - min) / (max - min), 0 where
+                              max = min; applied to the raw values first */
 } fsvc_model;
 
 typedef struct fsvc_train_info {
@@ -251,7 +262,8 @@ int fsvc_model_parse(fsvc_model *model, const void *buf, size_t len,
 /* Checks a model's invariants: enums in range, 1 <= n <= FSVC_MODEL_MAX_N,
  * rows x cols = n (or both 0), m >= 1, K and Kout consistent, centroid
  * classes in [0, K), class values finite and strictly ascending, class
- * names (when present) non-empty, printable and distinct, a radius the
+ * names (when present) non-empty, printable and distinct, feature scaling
+ * (when present) finite with min <= max and no preprocessing, a radius the
  * kernel can use, finite centroids, readout, prag and y_offset.
  * FSVC_EINPUT naming `name` and the first problem found. */
 int fsvc_model_check(const fsvc_model *model, const char *name, fsvc_error *err);

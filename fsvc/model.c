@@ -53,6 +53,8 @@ void fsvc_free_model(fsvc_model *model)
     free(model->C);
     free(model->lab);
     free(model->R);
+    free(model->feat_min);
+    free(model->feat_max);
     memset(model, 0, sizeof *model);
 }
 
@@ -163,6 +165,15 @@ int fsvc_model_check(const fsvc_model *M, const char *name, fsvc_error *err)
     }
     if (M->class_names && (rc = check_names(M, name, err)))
         return rc;
+    if (!M->feat_min != !M->feat_max) BAD("%s: feature scaling has minima or maxima only", name);
+    if (M->feat_min && (M->preprocess != FSVC_PRE_NONE || M->scale != FSVC_SCALE_NONE ||
+                        M->dtype == FSVC_U8))
+        BAD("%s: feature scaling with preprocessing, u8 scaling or u8 centroids", name);
+    for (int k = 0; M->feat_min && k < M->n; k++)
+        if (!isfinite(M->feat_min[k]) || !isfinite(M->feat_max[k]) ||
+            !(M->feat_min[k] <= M->feat_max[k]))
+            BAD("%s: feature %d scales from a bad range [%g, %g]", name, k + 1,
+                M->feat_min[k], M->feat_max[k]);
     for (int64_t j = 0; j < M->m; j++)
         if (M->lab[j] < 0 || (M->regression ? M->lab[j] != 0 : M->lab[j] >= M->K))
             BAD("%s: centroid %lld has an invalid class %d", name, (long long)j + 1, M->lab[j]);

@@ -100,11 +100,23 @@ int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dat
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for %zu input values",
                          d->source, total);
     }
-    if (model->dtype == st && s == FSVC_SCALE_NONE && !sq) {
+    const double *lo = model->feat_min, *hi = model->feat_max;
+    if (lo && (!hi || pre)) {
+        free(pre);
+        free(x);
+        return fsvc_fail(err, FSVC_EINPUT, "%s: feature scaling needs the raw features",
+                         d->source);
+    }
+    if (model->dtype == st && s == FSVC_SCALE_NONE && !sq && !lo) {
         memcpy(x, src, total * es);
     } else {
         for (size_t k = 0; k < total; k++) {
-            double v = scaled(get(src, st, (int64_t)k), s);
+            double v = get(src, st, (int64_t)k);
+            if (lo) { /* svm-scale to [-1, 1]; a constant feature becomes 0 */
+                size_t f = k % (size_t)d->n;
+                v = hi[f] > lo[f] ? -1.0 + 2.0 * (v - lo[f]) / (hi[f] - lo[f]) : 0.0;
+            }
+            v = scaled(v, s);
             if (sq) v = sqrt(v > 0 ? v : 0);
             if (!isfinite(v)) {
                 free(x);

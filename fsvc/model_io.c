@@ -8,7 +8,9 @@
  * y_offset; u64 m; f64 class_values[K]; i32 lab[m]; centroids C[m*n] in
  * dtype (u8 bytes, IEEE f32/f64 bits); f64 R[m*Kout]. Version 2 appends
  * the class names: u32 count (0 or K), then per class u32 bytes + the
- * bytes (no NUL). Version 1 files (no names) still load.
+ * bytes (no NUL). Version 3 appends the feature scaling: u32 kind (0 none,
+ * 1 range), then for range f64 min[n] and f64 max[n]. Version 1 files (no
+ * names) and version 2 files (no scaling) still load.
  *
  * The reader parses from memory (fsvc_model_parse, also the fuzz target's
  * entry): every size read from the file is checked in 64-bit arithmetic
@@ -25,7 +27,7 @@
 #include <zlib.h>
 
 #define MODEL_MAGIC "FSVCMODL"
-#define MODEL_VERSION 2u /* 2: class names; 1: none */
+#define MODEL_VERSION 3u /* 3: feature scaling; 2: class names; 1: neither */
 #define MODEL_HEAD 20    /* magic, version, payload length */
 
 typedef struct { unsigned char *p; size_t len, cap; int oom; } wbuf;
@@ -103,6 +105,9 @@ static void encode(wbuf *b, const fsvc_model *M)
         put_u32(b, (uint32_t)l);
         put(b, M->class_names[k], l);
     }
+    put_u32(b, M->feat_min ? 1 : 0);
+    for (int k = 0; M->feat_min && k < M->n; k++) put_f64(b, M->feat_min[k]);
+    for (int k = 0; M->feat_min && k < M->n; k++) put_f64(b, M->feat_max[k]);
 }
 
 int fsvc_model_save(const fsvc_model *M, const char *path, fsvc_error *err)
@@ -212,6 +217,24 @@ static int decode(fsvc_model *M, rbuf *b, uint32_t ver, const char *path, fsvc_e
             memcpy(M->class_names[k], b->p + b->pos, l);
             M->class_names[k][l] = 0;
             b->pos += l;
+        }
+    }
+    if (ver >= 3) {
+        uint32_t kind = get_u32(b);
+        if (b->bad || kind > 1)
+            return fsvc_fail(err, FSVC_EINPUT, "%s: %s feature scaling", path,
+                             b->bad ? "cut before its" : "unknown kind of");
+        /* 2 n f64 values, all present, checked before allocating */
+        if (kind && (uint64_t)(b->len - b->pos) < 16 * (uint64_t)n)
+            return fsvc_fail(err, FSVC_EINPUT, "%s: feature scaling for %u features is cut "
+                             "(%llu bytes left)", path, n, (unsigned long long)(b->len - b->pos));
+        if (kind) {
+            M->feat_min = malloc((size_t)n * sizeof *M->feat_min);
+            M->feat_max = malloc((size_t)n * sizeof *M->feat_max);
+            if (!M->feat_min || !M->feat_max)
+                return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
+            for (uint32_t k = 0; k < n; k++) M->feat_min[k] = get_f64(b);
+            for (uint32_t k = 0; k < n; k++) M->feat_max[k] = get_f64(b);
         }
     }
     if (b->bad || b->pos != b->len)

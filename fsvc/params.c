@@ -237,6 +237,44 @@ static int set_seed(fsvc_param *p, const char *name, const char *s, fsvc_error *
 static void get_seed(char *b, size_t n, const fsvc_param *p)
 { snprintf(b, n, "%llu", (unsigned long long)p->seed); }
 
+/* shape: ROWSxCOLS (each 1..65536) or none */
+static int set_shape(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
+{
+    if (!strcmp(s, "none")) { p->rows = p->cols = 0; return FSVC_OK; }
+    char *x;
+    errno = 0;
+    long r = strtol(s, &x, 10), c = 0;
+    int ok = !errno && x != s && (*x == 'x' || *x == 'X') && r >= 1 && r <= 65536 &&
+             s[0] >= '0' && s[0] <= '9';
+    if (ok) {
+        const char *cs = x + 1;
+        c = strtol(cs, &x, 10);
+        ok = !errno && x != cs && !*x && cs[0] >= '0' && cs[0] <= '9' && c >= 1 && c <= 65536;
+    }
+    if (!ok)
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: '%s' is not ROWSxCOLS (each 1..65536, e.g. "
+                         "28x28) or none", name, s);
+    p->rows = (int)r;
+    p->cols = (int)c;
+    return FSVC_OK;
+}
+static void get_shape(char *b, size_t n, const fsvc_param *p)
+{
+    if (p->rows > 0 && p->cols > 0) snprintf(b, n, "%dx%d", p->rows, p->cols);
+    else snprintf(b, n, "none");
+}
+
+static int set_scale_features(fsvc_param *p, const char *name, const char *s,
+                              fsvc_error *err)
+{
+    if (!strcmp(s, "none")) p->scale_features = 0;
+    else if (!strcmp(s, "range")) p->scale_features = 1;
+    else return bad(name, s, "none|range", err);
+    return FSVC_OK;
+}
+static void get_scale_features(char *b, size_t n, const fsvc_param *p)
+{ snprintf(b, n, "%s", p->scale_features ? "range" : "none"); }
+
 static int set_backend(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
 {
     bnl_backend v;
@@ -282,11 +320,17 @@ static const setting table[] = {
     S("eta", 'e', "ETA", NULL, 1, eta, "lms learning rate"),
     S("epochs", 'E', "EPOCHS", NULL, 1, epochs, "lms epochs"),
     S("scale", 0, NULL, fsvc_scale_names, 1, scale, "scaling of u8 input"),
+    S("scale-features", 0, "none|range", NULL, 1, scale_features,
+      "range: map each feature to [-1, 1] by its min and max on the training\n"
+      "set (as svm-scale), stored in the model and applied at predict"),
     S("dtype", 0, "u8|f32|f64|auto", NULL, 1, dtype,
       "centroid type (auto: u8 for unscaled u8 data, else f32)"),
     S("preprocess", 0, NULL, fsvc_preprocess_names, 1, preprocess,
       "input preprocessing (auto: sqrt for u8 images, deskew+sqrt when they are\n"
       "slanted)"),
+    S("shape", 0, "ROWSxCOLS|none", NULL, 1, shape,
+      "image shape of data that has none (LIBSVM text of images): such data\n"
+      "then gets the preprocessing of IDX images (auto, deskew)"),
     S("regression", 0, NULL, NULL, 1, regression,
       "ridge regression on the label values (on|off; the option alone: on)"),
     S("shuffle", 0, "on|off|SEED", NULL, 1, shuffle,

@@ -97,15 +97,15 @@ static int select_pass(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx
 
 /* preprocess auto: sqrt for u8 images, deskew too when the median |skew|
  * of (up to 2000 of) the images exceeds 0.1; none for other data. */
-static fsvc_preprocess resolve_auto(const fsvc_dataset *d, int progress)
+static fsvc_preprocess resolve_auto(const fsvc_dataset *d, int rows, int cols, int progress)
 {
-    if (d->dtype != FSVC_U8 || d->rows < 2 || d->cols < 2 || (int64_t)d->rows * d->cols != d->n)
+    if (d->dtype != FSVC_U8 || rows < 2 || cols < 2 || (int64_t)rows * cols != d->n)
         return FSVC_PRE_NONE;
     int64_t k = d->N < 2000 ? d->N : 2000;
     double *a = malloc((size_t)(k ? k : 1) * sizeof *a);
     if (!a) return FSVC_PRE_SQRT;
     for (int64_t i = 0; i < k; i++)
-        a[i] = fabs(fsvc_deskew_alpha_u8((const uint8_t *)d->x + (size_t)i * d->n, d->rows, d->cols));
+        a[i] = fabs(fsvc_deskew_alpha_u8((const uint8_t *)d->x + (size_t)i * d->n, rows, cols));
     /* median by insertion sort of a small array */
     for (int64_t i = 1; i < k; i++)
         for (int64_t j = i; j > 0 && a[j - 1] > a[j]; j--) { double t = a[j]; a[j] = a[j - 1]; a[j - 1] = t; }
@@ -198,6 +198,26 @@ static int radius_search(double *r_out, double *syn, const bnl_ctx *ctx, bnl_op 
     return FSVC_OK;
 }
 
+/* Feature scaling: the min and max of each feature of d (svm-scale's
+ * range, absent values counting as the zeros they are). */
+static int learn_range(fsvc_model *M, const fsvc_dataset *d, fsvc_error *err)
+{
+    M->feat_min = malloc((size_t)d->n * sizeof *M->feat_min);
+    M->feat_max = malloc((size_t)d->n * sizeof *M->feat_max);
+    if (!M->feat_min || !M->feat_max)
+        return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+    size_t es = fsvc_dtype_size(d->dtype);
+    for (int64_t i = 0; i < d->N; i++) /* row by row: the data's order */
+        for (int k = 0; k < d->n; k++) {
+            const char *v = (const char *)d->x + ((size_t)i * d->n + k) * es;
+            double x = d->dtype == FSVC_U8 ? *(const uint8_t *)v
+                     : d->dtype == FSVC_F32 ? *(const float *)v : *(const double *)v;
+            if (i == 0 || x < M->feat_min[k]) M->feat_min[k] = x;
+            if (i == 0 || x > M->feat_max[k]) M->feat_max[k] = x;
+        }
+    return FSVC_OK;
+}
+
 /* The class names of d (PNG class folders), when it has one per class. */
 static int copy_names(fsvc_model *M, const fsvc_dataset *d, fsvc_error *err)
 {
@@ -250,10 +270,42 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
     M->dtype = p->dtype >= 0 ? (fsvc_dtype)p->dtype
              : d->dtype == FSVC_U8 && p->scale == FSVC_SCALE_NONE ? FSVC_U8 : FSVC_F32;
     M->n = d->n; M->rows = d->rows; M->cols = d->cols;
+    if (p->rows > 0 && p->cols > 0 && M->rows < 1) { /* the given shape */
+        if ((int64_t)p->rows * p->cols != d->n) {
+            fsvc_free_model(model);
+            return fsvc_fail(err, FSVC_EINPUT, "%s: shape %dx%d is %lld values, the data "
+                             "has %d features", d->source, p->rows, p->cols,
+                             (long long)p->rows * p->cols, d->n);
+        }
+        M->rows = p->rows; M->cols = p->cols;
+    }
     if (M->rows < 1 || M->cols < 1 || (int64_t)M->rows * M->cols != d->n)
         M->rows = M->cols = 0; /* no usable image geometry */
+    if ((p->preprocess == FSVC_PRE_DESKEW || p->preprocess == FSVC_PRE_DESKEW_SQRT) &&
+        M->rows < 1) {
+        fsvc_free_model(model);
+        return fsvc_fail(err, FSVC_EINPUT, "%s: deskew needs the image shape, and the data "
+                         "(%d features) has none: give it with --shape ROWSxCOLS", d->source,
+                         d->n);
+    }
     M->scale = p->scale; M->preprocess = p->preprocess;
-    if (p->preprocess == FSVC_PRE_AUTO) M->preprocess = resolve_auto(d, p->progress);
+    if (p->scale_features) { /* on the raw values: nothing else transforms them */
+        if (p->preprocess != FSVC_PRE_NONE && p->preprocess != FSVC_PRE_AUTO)
+            return fsvc_fail(err, FSVC_EUSAGE, "train: --scale-features range works on the "
+                             "raw features; it does not combine with --preprocess %s",
+                             fsvc_preprocess_name(p->preprocess));
+        if (p->scale != FSVC_SCALE_NONE)
+            return fsvc_fail(err, FSVC_EUSAGE, "train: --scale-features range does not "
+                             "combine with --scale %s", fsvc_scale_name(p->scale));
+        if (p->dtype == FSVC_U8)
+            return fsvc_fail(err, FSVC_EUSAGE, "train: --scale-features range needs float "
+                             "centroids (--dtype f32 or f64)");
+        M->preprocess = FSVC_PRE_NONE;
+        if (p->dtype < 0) M->dtype = FSVC_F32;
+        if ((rc = learn_range(M, d, err))) { fsvc_free_model(model); return rc; }
+    } else if (p->preprocess == FSVC_PRE_AUTO) {
+        M->preprocess = resolve_auto(d, M->rows, M->cols, p->progress);
+    }
     if (p->dtype < 0 && (M->preprocess & FSVC_PRE_SQRT)) M->dtype = FSVC_F32;
     M->dist = p->dist; M->act = p->act; M->prag = p->prag;
     M->select = p->select; M->readout = p->readout; M->regression = p->regression;

@@ -21,7 +21,9 @@ static void round_trip_every_setting(void **state)
         {"select", "per-class"}, {"readout", "lms"}, {"lambda", "1e-7"}, {"eta", "0.25"},
         {"epochs", "7"}, {"scale", "pm1"}, {"dtype", "f64"}, {"preprocess", "deskew+sqrt"},
         {"regression", "off"}, {"shuffle", "on"}, {"seed", "42"}, {"max-neurons", "1234"}, {"backend", "ref"},
-        {"threads", "2"}, {"solver", "pcg"}, {"cg-tol", "1e-05"}, {"augment", "shift2"}};
+        {"threads", "2"}, {"solver", "pcg"}, {"cg-tol", "1e-05"}, {"augment", "shift2"},
+        {"shape", "28x14"},
+        {"scale-features", "range"}};
     for (size_t i = 0; i < sizeof edits / sizeof *edits; i++)
         assert_int_equal(fsvc_param_set(&p, edits[i][0], edits[i][1], &err), FSVC_OK);
     char a[1024] = "", b[1024] = "";
@@ -38,6 +40,9 @@ static void round_trip_every_setting(void **state)
     assert_int_equal(q.shuffle, 1);
     assert_int_equal(q.max_neurons, 1234);
     assert_string_equal(q.backend, "ref");
+    assert_int_equal(q.rows, 28);
+    assert_int_equal(q.cols, 14);
+    assert_int_equal(q.scale_features, 1);
     /* every table entry appears in the canonical string once */
     int n = 0;
     for (; fsvc_setting(n); n++) {
@@ -49,7 +54,7 @@ static void round_trip_every_setting(void **state)
     assert_int_equal(q.solver, FSVC_SOLVER_PCG);
     assert_true(q.cg_tol == 1e-5);
     assert_int_equal(q.augment, FSVC_AUG_SHIFT2);
-    assert_int_equal(n, 21);
+    assert_int_equal(n, 23);
     assert_null(fsvc_setting_name(n));
     /* the options of fsvc train are unique */
     for (int i = 0; i < n; i++)
@@ -93,6 +98,7 @@ static void bad_values_refused(void **state)
         {"epochs", "-1"}, {"epochs", "1.5"}, {"threads", "5000"}, {"dist", "dot"},
         {"kernel", "tanh"}, {"select", "best"}, {"readout", "svm"}, {"scale", "255"},
         {"dtype", "i8"}, {"preprocess", "blur"}, {"regression", "maybe"},
+        {"shape", "28"}, {"shape", "0x5"}, {"shape", "3x"}, {"shape", "-2x2"}, {"scale-features", "minmax"},
         {"shuffle", "-3"}, {"max-neurons", "1e3"}, {"backend", "gpu"}, {"nosuch", "1"},
         {"radius", ""}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -92,6 +92,31 @@ static int is_idx_prefix(const char *prefix)
     return found;
 }
 
+int cli_load_data(fsvc_dataset *d, const char *data, const fsvc_model *m,
+                  int allow_unlabelled, const char *cmd, fsvc_error *err)
+{
+    fsvc_load_opts lopt = { 0 };
+    lopt.allow_unlabelled = allow_unlabelled;
+    int rc = fsvc_dataset_load(d, data, &lopt, err);
+    if (rc)
+        return rc;
+    int64_t dropped = 0;
+    int first = 0;
+    if (d->rows == 0 && d->n != m->n &&
+        (rc = fsvc_dataset_fit_features(d, m->n, &dropped, &first, err)))
+        goto fail;
+    if (dropped)
+        fprintf(stderr, "fsvc %s: warning: %s: %lld values at features %d and above "
+                "ignored: the model has %d features and never saw them\n", cmd, d->source,
+                (long long)dropped, first, m->n);
+    if (m->rows > 0 && d->rows == 0 && (rc = fsvc_dataset_set_shape(d, m->rows, m->cols, err)))
+        goto fail;
+    return FSVC_OK;
+fail:
+    fsvc_dataset_free(d);
+    return rc;
+}
+
 int cli_load_model(fsvc_model *m, const char *mpath, const char *data, fsvc_error *err)
 {
     int rc = fsvc_model_load(m, mpath, err);

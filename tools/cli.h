@@ -63,6 +63,14 @@ int cli_backend_check(const char *backend, int strict, fsvc_error *err);
  * arguments look swapped. */
 int cli_load_model(fsvc_model *m, const char *mpath, const char *data, fsvc_error *err);
 
+/* Loads the DATA of `fsvc predict|eval` for model m, as LIBSVM tools do:
+ * text data (no image shape) with fewer features than the model is padded
+ * with zeros, values at features beyond the model's are ignored, with one
+ * warning on stderr naming cmd, the file and the count; text of images
+ * gets the model's image shape (fsvc_dataset_set_shape). */
+int cli_load_data(fsvc_dataset *d, const char *data, const fsvc_model *m,
+                  int allow_unlabelled, const char *cmd, fsvc_error *err);
+
 /* At exit (main): flushes and closes stdout; a write error (a full disk,
  * /dev/full, a closed pipe) that the command has not reported yet becomes
  * "fsvc: write error on standard output: <reason>" and exit code 3. */

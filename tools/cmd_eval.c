@@ -101,9 +101,10 @@ int cmd_eval(int argc, char **argv)
         return cli_report(&err);
     }
     fsvc_dataset d;
-    fsvc_load_opts lopt = { 0 };
-    lopt.n_features = m.n;
-    if (fsvc_dataset_load(&d, a.data, &lopt, &err)) { fsvc_free_model(&m); return cli_report(&err); }
+    if (cli_load_data(&d, a.data, &m, 0, "eval", &err)) {
+        fsvc_free_model(&m);
+        return cli_report(&err);
+    }
     int K = m.K, rc = FSVC_OK;
     int64_t N = d.N;
     int *pred = malloc((size_t)(N ? N : 1) * sizeof *pred);

@@ -171,10 +171,10 @@ int cmd_predict(int argc, char **argv)
     }
     int table = proba || decision;
     fsvc_dataset d;
-    fsvc_load_opts lopt = { 0 };
-    lopt.allow_unlabelled = 1;
-    lopt.n_features = m.n;
-    if (fsvc_dataset_load(&d, data, &lopt, &err)) { fsvc_free_model(&m); return cli_report(&err); }
+    if (cli_load_data(&d, data, &m, 1, "predict", &err)) {
+        fsvc_free_model(&m);
+        return cli_report(&err);
+    }
     int *pred = malloc((size_t)(d.N ? d.N : 1) * sizeof *pred);
     double *score = malloc((size_t)(d.N ? d.N : 1) * m.Kout * sizeof *score);
     int *truth = malloc((size_t)(d.N ? d.N : 1) * sizeof *truth);

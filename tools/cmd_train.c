@@ -242,9 +242,17 @@ static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
     fsvc_error_clear(&err);
     fsvc_dataset d;
     double t0 = cli_now();
-    if (fsvc_dataset_load(&d, data, NULL, &err)) return cli_report(&err);
+    fsvc_load_opts lopt = { 0 };
+    if (p.rows > 0) /* --shape: LIBSVM text of images has rows x cols features */
+        lopt.n_features = p.rows * p.cols;
+    if (fsvc_dataset_load(&d, data, &lopt, &err)) return cli_report(&err);
+    if (p.rows > 0 && d.rows == 0 && fsvc_dataset_set_shape(&d, p.rows, p.cols, &err)) {
+        fsvc_dataset_free(&d);
+        return cli_report(&err);
+    }
     if (d.n > CLI_MAX_FEATURES) {
-        fsvc_fail(&err, FSVC_EINPUT, "%s: %d features; fsvc trains on at most %d", d.source,
+        fsvc_fail(&err, FSVC_EINPUT, "%s: %d features; fsvc trains on at most %d (features are "
+                  "stored dense: reduce them, e.g. by feature selection or hashing)", d.source,
                   d.n, CLI_MAX_FEATURES);
         fsvc_dataset_free(&d);
         return cli_report(&err);

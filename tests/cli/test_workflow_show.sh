@@ -5,7 +5,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$TMP"
 "$FSVC" train -q -r 0.7 -s global -R onehot "$UCI/iris.train" iris.fsvc >/dev/null
 expect_exit 0 "show MODEL without --png" -- "$FSVC" show iris.fsvc
-expect_match '^file: fsvc model format version 2, [0-9]+ bytes$' "show: file version and size" "$OUT"
+expect_match '^file: fsvc model format version 3, [0-9]+ bytes$' "show: file version and size" "$OUT"
 expect_match '^task: classification$' "show: the task" "$OUT"
 expect_match '^settings: --dist l2 --kernel gauss --radius 0.7 --prag 1 --select global --readout onehot ' \
   "show: the settings as train options" "$OUT"
