@@ -20,6 +20,8 @@ int cli_dist_agree(int rc, fsvc_error *err);
 /* Collective, the last call of a command: rc (the worst over the ranks);
  * rank 0 prints the error of the lowest failing rank, once. */
 int cli_dist_end(int rc, const fsvc_error *err);
+/* The MPI library compiled in, e.g. "Open MPI v4.1.4", or "not compiled in". */
+const char *cli_dist_library(void);
 /* The end of the process (MPI_Finalize). */
 void cli_dist_finalize(void);
 

@@ -134,3 +134,12 @@ void cli_dist_finalize(void)
     if (g_on) MPI_Finalize();
     g_on = 0;
 }
+
+const char *cli_dist_library(void)
+{
+    static char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    if (MPI_Get_library_version(v, &len) != MPI_SUCCESS) return "MPI";
+    v[strcspn(v, ",\n")] = 0; /* "Open MPI v4.1.4" */
+    return v;
+}

@@ -7,3 +7,4 @@ const fsvc_dist *cli_dist(void) { return fsvc_dist_one(); }
 int cli_dist_agree(int rc, fsvc_error *err) { return rc; }
 int cli_dist_end(int rc, const fsvc_error *err) { return rc ? cli_report(err) : FSVC_OK; }
 void cli_dist_finalize(void) {}
+const char *cli_dist_library(void) { return "not compiled in"; }
