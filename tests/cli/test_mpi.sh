@@ -6,6 +6,7 @@
 # every rank with one message, a non-zero exit and no output file.
 # mpirun must exist (make deps installs openmpi-bin): no silent skip.
 source "$(dirname "$0")/lib.sh"
+README=$(cd "$(dirname "$0")/../.." && pwd)/README.md
 
 if ! command -v mpirun >/dev/null; then
   fail "mpirun not found: install openmpi-bin libopenmpi-dev (make deps)"; exit 1
@@ -91,3 +92,15 @@ expect_exit 1 "global selection refused across processes" -- "${MPIRUN[@]}" -np 
 expect_match 'only random selection' "global selection: says what is distributed" "$ERR"
 # without mpirun the MPI-built fsvc is one process, as before
 expect_exit 0 "no mpirun: one process" -- "$FSVC" train -q -r 1rms "$UCI/iris.train" y.fsvc
+
+# the README's mpirun example runs as written (paths from the repository root)
+mkdir -p readme/build && ln -sf "$FSVC" readme/build/fsvc && ln -sfn "$SHARED" shared
+n=0
+while read -r line; do
+  n=$((n + 1))
+  cmd=${line#mpirun }
+  (cd readme && eval "${MPIRUN[*]} $cmd") </dev/null >readme.out 2>&1 \
+    && ok "README mpirun line $n runs" || fail "README mpirun line $n: $(tail -c 300 readme.out)"
+done < <(sed -n '/<!-- mpi-example/,/mpi-example:end/p' "$README" | grep '^mpirun ')
+[ "$n" -eq 2 ] && ok "README: two mpirun lines" || fail "README: $n mpirun lines, wanted 2"
+grep -q '^Accuracy = ' readme.out && ok "README example prints the accuracy" || fail "README example prints the accuracy"
