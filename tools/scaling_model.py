@@ -58,17 +58,19 @@ def main():
         t_h, t_g, ri, rr, ts, mem = model(r, N, m, n, P)
         print('| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.1f |' % (
             P, t_h, t_g, ri, rr, ts, t_h + t_g + ri + ts, t_h + t_g + rr + ts, mem / 1e9))
-    # where communication starts to dominate the local work (H + G)
-    for name, idx in (('as built', 2), ('ring', 3)):
-        cross = None
+    # where communication starts to dominate the local work (H + G), and
+    # where the (unscaled) solve does
+    def first(pred):
         for P in range(2, 100001):
-            t = model(r, N, m, n, P)
-            if t[idx] > t[0] + t[1]:
-                cross = P
-                break
-        print('\nThe reduction (%s) exceeds the local H + H^T H work from P = %s nodes.'
-              % (name, cross if cross else '> 100000'))
-
+            if pred(model(r, N, m, n, P)):
+                return 'P = %d nodes' % P
+        return 'no P up to 100000'
+    print()
+    print('- The reduction as built exceeds the local H + H^T H work from %s.'
+          % first(lambda t: t[2] > t[0] + t[1]))
+    print('- A ring reduction would exceed it from %s.' % first(lambda t: t[3] > t[0] + t[1]))
+    print('- The Cholesky solve (the same on every rank) exceeds the local work from %s.'
+          % first(lambda t: t[4] > t[0] + t[1]))
 
 if __name__ == '__main__':
     main()
