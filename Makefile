@@ -221,7 +221,7 @@ FUZZ_SECONDS  ?= 60
 FUZZ_CC       ?= clang
 FUZZ_SRC      := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES    := $(FUZZ_SRC:tests/fuzz/%.c=%)
-CLI_OBJ       := $(filter-out $(BUILD)/obj/tools/fsvc.o $(BUILD)/obj/tools/dist_%.o,$(TOOL_OBJ)) \
+CLI_OBJ       := $(filter-out $(BUILD)/obj/tools/fsvc.o $(BUILD)/obj/tools/dist_mpi.o $(BUILD)/obj/tools/dist_one.o,$(TOOL_OBJ)) \
                  $(BUILD)/obj/tools/dist_one.o
 CLI_A         := $(BUILD)/libfsvc-cli.a
 FUZZ_OBJ      := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC) \
