@@ -35,7 +35,7 @@ typedef struct {
     pthread_barrier_t bar;
     int K;
     int st[MAXK];
-    unsigned char slot[MAXK][SLOT];
+    double slot[MAXK][SLOT / sizeof(double)]; /* aligned for any element */
     struct { int rc; int64_t m; char msg[1024]; double R[MAXR]; unsigned char C[MAXR * n_ * 8];
              int lab[MAXR]; } out[MAXK];
 } team;
@@ -68,7 +68,8 @@ static int t_bor(void *self, void *buf, size_t bytes)
     memcpy(T->slot[me->rank], buf, bytes);
     pthread_barrier_wait(&T->bar);
     for (int r = 0; r < T->K; r++)
-        for (size_t i = 0; i < bytes; i++) ((unsigned char *)buf)[i] |= T->slot[r][i];
+        for (size_t i = 0; i < bytes; i++)
+            ((unsigned char *)buf)[i] |= ((const unsigned char *)T->slot[r])[i];
     pthread_barrier_wait(&T->bar);
     return 0;
 }
