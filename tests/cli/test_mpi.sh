@@ -33,7 +33,7 @@ same_preds() {
 
 for set in iris optd64 phoneme satimg; do
   [ -f "$UCI/$set.train" ] || { fail "$UCI/$set.train missing"; continue; }
-  same_preds "$set" "$UCI/$set.train" "$UCI/$set.test" -r 1rms
+  same_preds "$set" "$UCI/$set.train" "$UCI/$set.test" -r 1rms --solver direct
 done
 
 # MNIST: the first 5000 training images as an IDX pair (header count patched)
@@ -44,7 +44,7 @@ idx_head() { # idx_head IN OUT HEADER_BYTES RECORD_BYTES COUNT
 }
 idx_head "$MNIST/train-images-idx3-ubyte.gz" mn/train-images-idx3-ubyte 16 784 5000
 idx_head "$MNIST/train-labels-idx1-ubyte.gz" mn/train-labels-idx1-ubyte 8 1 5000
-same_preds "mnist 5000" mn/train "$MNIST/t10k-images-idx3-ubyte.gz" -r 1rms --max-neurons 1000
+same_preds "mnist 5000" mn/train "$MNIST/t10k-images-idx3-ubyte.gz" -r 1rms --max-neurons 1000 --solver direct
 
 # the reduction order is fixed: the same K twice gives the same bytes
 "${MPIRUN[@]}" -np 3 "$FSVC" train -q -r 1rms "$UCI/optd64.train" a.fsvc >/dev/null 2>&1
@@ -90,6 +90,8 @@ fi
 expect_exit 1 "study refuses several processes" -- "${MPIRUN[@]}" -np 2 "$FSVC" study --help
 expect_exit 1 "global selection refused across processes" -- "${MPIRUN[@]}" -np 2 "$FSVC" train -q -s global -r 1rms "$UCI/iris.train" x.fsvc
 expect_match 'only random selection' "global selection: says what is distributed" "$ERR"
+expect_exit 1 "pcg refused across processes" -- "${MPIRUN[@]}" -np 2 "$FSVC" train -q --solver pcg -r 1rms "$UCI/iris.train" x.fsvc
+expect_match 'direct solve' "pcg: says the direct solve is distributed" "$ERR"
 # without mpirun the MPI-built fsvc is one process, as before
 expect_exit 0 "no mpirun: one process" -- "$FSVC" train -q -r 1rms "$UCI/iris.train" y.fsvc
 
