@@ -21,12 +21,12 @@ for K in $(seq 1 "$cores"); do
   best=
   for rep in 1 2 3; do
     t0=$(date +%s.%N)
-    out=$("${MPIRUN[@]}" -np "$K" "$FSVC" train -q --threads "$T" -r 0.45rms --max-neurons "$M" "$tmp/train" "$tmp/m.fsvc" 2>/dev/null)
+    out=$("${MPIRUN[@]}" -np "$K" "$FSVC" train --threads "$T" --solver direct -r 0.45rms --max-neurons "$M" "$tmp/train" "$tmp/m.fsvc" 2>/dev/null)
     t1=$(date +%s.%N)
     w=$(echo "$t1 - $t0" | bc -l)
     if [ -z "$best" ] || [ "$(echo "$w < $best" | bc -l)" = 1 ]; then best=$w; line=$out; fi
   done
-  r=$(echo "$line" | sed -n 's/^ridge: H \([0-9.]*\) s .*H^T T \([0-9.]*\) s, solve \([0-9.]*\) s$/\1,\2,\3/p')
+  r=$(echo "$line" | sed -n 's/^ridge: direct, H \([0-9.]*\) s .*H^T T \([0-9.]*\) s, solve \([0-9.]*\) s$/\1,\2,\3/p')
   echo "$K,$T,$best,$r" >> "$root/results/scaling.csv"
 done
 # rates for the model, from the one-rank run (all cores)
