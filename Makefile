@@ -10,7 +10,8 @@
 #   make install    PREFIX=/usr/local (also the Python package, python/fsvc)
 #   make python-test  the Python package's tests (pytest, $(PYTHON))
 #
-# Switches: NO_CUDA=1 (skip CUDA even when nvcc exists), SAN=1 (sanitizers),
+# Switches: NO_CUDA=1 (skip CUDA even when nvcc exists), NO_MPI=1 (fsvc
+# without Open MPI even when mpicc exists), SAN=1 (sanitizers),
 # BUILD=dir (output folder), OPT=... (optimisation flags).
 
 BUILD   ?= build
@@ -37,6 +38,13 @@ NVCC          := $(shell command -v nvcc 2>/dev/null || ( test -x $(CUDA_HOME)/b
 ifneq ($(NO_CUDA),)
 NVCC :=
 endif
+# Open MPI (mpirun -np K build/fsvc ...): only tools/dist_mpi.c sees it.
+MPICC    ?= $(shell command -v mpicc 2>/dev/null)
+ifneq ($(NO_MPI),)
+MPICC :=
+endif
+MPI_CFLAGS := $(if $(MPICC),$(shell $(MPICC) --showme:compile 2>/dev/null))
+MPI_LIBS   := $(if $(MPICC),$(shell $(MPICC) --showme:link 2>/dev/null))
 
 VERSION := $(shell sed -n 's/^\#define FSVC_VERSION "\(.*\)"/\1/p' fsvc/fsvc.h)
 SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
@@ -65,7 +73,9 @@ isa_flags = $(if $(findstring _avx512,$(1)),$(AVX512_FLAGS),$(if $(findstring _a
 
 # ---- sources ----------------------------------------------------------------
 LIB_SRC   := $(wildcard base/*.c fsvc/*.c layers/*.c datasets/*.c cuda/*.c)
-TOOL_SRC  := $(wildcard tools/*.c)
+# tools/dist_mpi.c (Open MPI) or tools/dist_one.c (one process) in the fsvc binary
+TOOL_SRC  := $(filter-out tools/dist_mpi.c tools/dist_one.c,$(wildcard tools/*.c)) \
+             tools/dist_$(if $(MPI_LIBS),mpi,one).c
 TEST_SRC  := $(wildcard tests/test_*.c)
 TESTUTIL  := $(wildcard tests/util/*.c)
 CU_SRC    := $(if $(NVCC),$(wildcard cuda/*.cu))
@@ -110,13 +120,17 @@ FORCE:
 config:
 	@echo "fsvc $(VERSION): openblas=$(or $(HAVE_OPENBLAS),no) lapacke=$(or $(HAVE_LAPACKE),no)" \
 	  "zlib=$(or $(HAVE_ZLIB),no) libpng=$(or $(HAVE_PNG),no) cmocka=$(or $(HAVE_CMOCKA),no)" \
-	  "openmp=$(or $(HAVE_OPENMP),no) nvcc=$(or $(NVCC),no)$(if $(SAN), sanitizers=on)"
+	  "openmp=$(or $(HAVE_OPENMP),no) nvcc=$(or $(NVCC),no) mpi=$(if $(MPI_LIBS),yes,no)$(if $(SAN), sanitizers=on)"
 	@missing="$(if $(HAVE_OPENBLAS),,libopenblas-dev )$(if $(HAVE_LAPACKE),,liblapacke-dev )$(if $(HAVE_ZLIB),,zlib1g-dev )$(if $(HAVE_PNG),,libpng-dev )"; \
 	  if [ -n "$$missing" ]; then echo "fsvc: missing packages: $$missing(run 'make deps')"; exit 1; fi
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(call isa_flags,$<) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/tools/dist_mpi.o: tools/dist_mpi.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/%.cu.o: %.cu
 	@mkdir -p $(dir $@) results
@@ -132,7 +146,7 @@ $(LIB_SO): $(LIB_OBJ)
 	ln -sf libfsvc.so.$(SOMAJOR) $(BUILD)/libfsvc.so
 
 $(BIN): $(TOOL_OBJ) $(LIB_A)
-	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIB_A) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIB_A) $(LDLIBS) $(MPI_LIBS)
 
 $(BUILD)/tests/%: tests/%.c $(TUTIL_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -179,7 +193,7 @@ test-cuda: all
 DEBIAN_PKGS := build-essential pkg-config libopenblas-dev liblapacke-dev zlib1g-dev \
                libpng-dev libcmocka-dev dataset-fashion-mnist gnuplot-nox libsvm-tools \
                clang libclang-rt-14-dev libomp-dev python3-numpy python3-sklearn python3-pytest \
-               python3-pandas python3-matplotlib
+               python3-pandas python3-matplotlib openmpi-bin libopenmpi-dev
 deps:
 	@missing=""; for p in $(DEBIAN_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -207,9 +221,11 @@ FUZZ_SECONDS  ?= 60
 FUZZ_CC       ?= clang
 FUZZ_SRC      := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES    := $(FUZZ_SRC:tests/fuzz/%.c=%)
-CLI_OBJ       := $(filter-out $(BUILD)/obj/tools/fsvc.o,$(TOOL_OBJ))
+CLI_OBJ       := $(filter-out $(BUILD)/obj/tools/fsvc.o $(BUILD)/obj/tools/dist_mpi.o $(BUILD)/obj/tools/dist_one.o,$(TOOL_OBJ)) \
+                 $(BUILD)/obj/tools/dist_one.o
 CLI_A         := $(BUILD)/libfsvc-cli.a
-FUZZ_OBJ      := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC) $(filter-out tools/fsvc.c,$(TOOL_SRC)))
+FUZZ_OBJ      := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC) \
+                 $(filter-out tools/fsvc.c tools/dist_mpi.c,$(TOOL_SRC)) tools/dist_one.c)
 FUZZ_FLAGS    := -std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                  -fno-sanitize-recover=undefined -fopenmp
 FUZZ_CPPFLAGS := -I. -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

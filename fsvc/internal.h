@@ -60,5 +60,12 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
                        const void *C, int64_t m, const void *X, const int *cls,
                        const double *y, int64_t N, int n, int K, double lambda,
                        int gram_f32, int progress, double *times, fsvc_error *err);
+struct fsvc_dist;
+/* The same with the partial sums reduced across dist's processes. */
+int fsvc_readout_ridge_dist(double *R, const struct fsvc_dist *dist, const bnl_ctx *ctx,
+                            const bnl_op *op, const void *C, int64_t m, const void *X,
+                            const int *cls, const double *y, int64_t N, int n, int K,
+                            double lambda, int gram_f32, int progress, double *times,
+                            fsvc_error *err);
 
 #endif

@@ -5,8 +5,12 @@
  * chunk touches few centroids. Only the chunk's active columns (any non-zero
  * entry; the triangular kernel is exactly 0 beyond its support) go through
  * BLAS syrk into a compact Gram block, which is added into G's upper
- * triangle (or, when the chunk is dense and G has H's precision, syrk
- * straight into G). G = H^T H is float64 up to RIDGE_F64_MAX_M centroids
+ * triangle (or, when the chunk is dense, syrk straight into G). With a
+ * double G, float chunks of H are widened to double before the syrk: the
+ * sum then rounds like double whatever the grouping of the samples, which
+ * keeps the readout of K processes (fsvc/dist.h: each rank's partial G and
+ * H^T T added in rank order, then the same solve on every rank) that of
+ * one process to double rounding. G = H^T H is float64 up to RIDGE_F64_MAX_M centroids
  * and float32 beyond (30000^2 x 4 B = 3.6 GB, plus the Gram block). H^T T is summed over the
  * non-zeros in float64. The solve is LAPACK potrf/potrs on G seen as
  * column-major lower (the same memory as row-major upper, no copy), with
@@ -25,6 +29,7 @@
  * data: no centroid reaches any sample), activations or targets that are
  * not finite, a matrix still not positive definite after the retries. */
 #include "internal.h"
+#include "dist.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -91,16 +96,18 @@ static int cpu_accum(ridge_cpu *rs, const bnl_ctx *ctx, const bnl_op *op, const 
 {
     int hd = op->dtype == FSVC_F64;          /* H and Gram block in double */
     int gd = gram_f32 < 0 ? hd || m <= RIDGE_F64_MAX_M : !gram_f32; /* G in double */
+    int db = gd && !hd; /* float H widened to double for the syrk */
     size_t hs = hd ? sizeof(double) : sizeof(float), gs = gd ? sizeof(double) : sizeof(float);
+    size_t bs = db ? sizeof(double) : hs; /* Gram block and compacted H */
     size_t row = (size_t)n * fsvc_dtype_size(op->dtype);
     int64_t Nc = (int64_t)((1 << 27) / ((size_t)m * hs));
     if (Nc < 64) Nc = 64;
     if (Nc > 4096) Nc = 4096;
     if (Nc > N) Nc = N > 0 ? N : 1;
     void *G = calloc((size_t)m * m, gs);           /* G: m x m, upper */
-    void *Gb = malloc((size_t)m * m * hs);         /* Gram block: ma x ma */
+    void *Gb = malloc((size_t)m * m * bs);         /* Gram block: ma x ma */
     void *H = malloc((size_t)Nc * m * hs);         /* H: Nc x m */
-    void *Hc = malloc((size_t)Nc * m * hs);        /* compacted: Nc x ma */
+    void *Hc = malloc((size_t)Nc * m * bs);        /* compacted: Nc x ma */
     char *Xc = malloc((size_t)Nc * row);           /* chunk inputs: Nc x n */
     int64_t *act = malloc((size_t)m * sizeof *act);
     unsigned char *on = malloc((size_t)m);
@@ -151,15 +158,21 @@ static int cpu_accum(ridge_cpu *rs, const bnl_ctx *ctx, const bnl_op *op, const 
             goto progress;
         }
         void *Hs = H; /* the chunk's active columns: Nc x ma */
-        if (ma < m) {
+        if (ma < m || db) {
             Hs = Hc;
             for (int64_t i = 0; i < b; i++)
                 for (int64_t a = 0; a < ma; a++) {
                     if (hd) ((double *)Hc)[i * ma + a] = ((double *)H)[i * m + act[a]];
+                    else if (db) ((double *)Hc)[i * ma + a] = ((float *)H)[i * m + act[a]];
                     else ((float *)Hc)[i * ma + a] = ((float *)H)[i * m + act[a]];
                 }
         }
-        if (hd)
+        if (db && ma == m) { /* dense: straight into G, in double */
+            cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)m, (int)b, 1.0,
+                        Hc, (int)m, 1.0, G, (int)m);
+            goto progress;
+        }
+        if (hd || db)
             cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)ma, (int)b, 1.0,
                         Hs, (int)ma, 0.0, Gb, (int)ma);
         else
@@ -168,7 +181,7 @@ static int cpu_accum(ridge_cpu *rs, const bnl_ctx *ctx, const bnl_op *op, const 
         for (int64_t a = 0; a < ma; a++) {
             size_t g = (size_t)act[a] * m;
             for (int64_t c = a; c < ma; c++) {
-                double v = hd ? ((double *)Gb)[a * ma + c] : ((float *)Gb)[a * ma + c];
+                double v = hd || db ? ((double *)Gb)[a * ma + c] : ((float *)Gb)[a * ma + c];
                 if (gd) ((double *)G)[g + act[c]] += v;
                 else ((float *)G)[g + act[c]] += (float)v;
             }
@@ -217,10 +230,33 @@ static lapack_int cpu_solve(ridge_cpu *rs, int64_t m, int K, const double *dg, d
     return solve(G, R, m, K, gd);
 }
 
+/* Across processes: the partial G (both triangles) and H^T T summed in
+ * rank order (dist->sum), then diag(G) again. */
+static int cpu_reduce(ridge_cpu *rs, int64_t m, int K, double *dg, double *B,
+                      const fsvc_dist *dist, fsvc_error *err)
+{
+    if (dist->sum(dist->self, rs->G, (size_t)m * m, rs->gd ? FSVC_F64 : FSVC_F32) ||
+        dist->sum(dist->self, B, (size_t)m * K, FSVC_F64))
+        return fsvc_fail(err, FSVC_ERESOURCE, "ridge: the sum of H^T H over the processes failed");
+    for (int64_t j = 0; j < m; j++)
+        dg[j] = rs->gd ? ((double *)rs->G)[(size_t)j * m + j] : ((float *)rs->G)[(size_t)j * m + j];
+    return FSVC_OK;
+}
+
 int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
                        const void *C, int64_t m, const void *X, const int *cls,
                        const double *y, int64_t N, int n, int K, double lambda,
                        int gram_f32, int progress, double *times, fsvc_error *err)
+{
+    return fsvc_readout_ridge_dist(R, fsvc_dist_one(), ctx, op, C, m, X, cls, y, N, n, K,
+                                   lambda, gram_f32, progress, times, err);
+}
+
+int fsvc_readout_ridge_dist(double *R, const fsvc_dist *dist, const bnl_ctx *ctx,
+                            const bnl_op *op, const void *C, int64_t m, const void *X,
+                            const int *cls, const double *y, int64_t N, int n, int K,
+                            double lambda, int gram_f32, int progress, double *times,
+                            fsvc_error *err)
 {
     if (m < 1 || N < 1)
         return fsvc_fail(err, FSVC_EINPUT, "ridge: no %s to fit (m = %lld, N = %lld)",
@@ -233,11 +269,11 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
     double *B = malloc((size_t)m * K * sizeof *B);
     double t_h = 0, t_g = 0;
     int rc = FSVC_OK;
-    if (!dg || !B0 || !B) {
+    if (!dg || !B0 || !B)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory");
-        goto done;
-    }
-    rc = bnl_normal_open(ctx, op, &dev, err);
+    /* across processes the partial sums meet on the host: no device pipeline */
+    if (!rc && dist->size <= 1)
+        rc = bnl_normal_open(ctx, op, &dev, err);
     if (!rc && dev) {
         double ta = fsvc_clock();
         rc = bnl_normal_accum(dev, op, C, m, X, N, n, y ? NULL : cls, y, K, dg, B0, err);
@@ -249,15 +285,18 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
         dev = NULL;
         rc = FSVC_OK;
     }
-    if (rc)
-        goto done;
-    if (!dev) {
+    if (!rc && !dev) {
         memset(B0, 0, (size_t)m * K * sizeof *B0);
         rc = cpu_accum(&cpu, ctx, op, C, m, X, cls, y, N, n, K, gram_f32, progress, dg, B0,
                        &t_h, &t_g, err);
-        if (rc)
-            goto done;
     }
+    if (dist->size > 1) { /* a failed rank stops every rank */
+        int any = dist->agree(dist->self, rc);
+        if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+        if (!rc) rc = cpu_reduce(&cpu, m, K, dg, B0, dist, err);
+    }
+    if (rc)
+        goto done;
     /* lambda is relative to the mean of diag(H^T H) */
     double md = 0;
     for (int64_t j = 0; j < m; j++)

@@ -5,7 +5,8 @@
  *
  * Memory model (bytes, beyond the model and the data):
  *   direct: G (m^2, double up to 24000 centroids or for f64 inputs, else
- *           float) + its Gram block (m^2 in H's precision) + 2 chunks;
+ *           float) + its Gram block (m^2, double with a double G, else
+ *           float) + 2 chunks;
  *   pcg:    the preconditioner factor (m^2 in H's precision) + 1 chunk +
  *           ~8 m x K double vectors. H (N x m) is cached for the
  *           iterations only when it fits in half of what is left. */
@@ -31,7 +32,8 @@ double fsvc_solver_bytes(fsvc_solver s, int64_t m, int64_t N, int K, size_t hs)
     (void)N;
     if (s == FSVC_SOLVER_DIRECT) {
         double gs = hs == 8 || m <= SOLVER_F64_MAX_M ? 8 : 4;
-        return mm * (gs + hs) + 2.0 * SOLVER_CHUNK + 2.0 * m * K * 8;
+        double bs = gs == 8 ? 8 : hs; /* a double G takes its Gram block in double (ridge.c) */
+        return mm * (gs + bs) + 2.0 * SOLVER_CHUNK + 2.0 * m * K * 8;
     }
     return mm * hs + SOLVER_CHUNK / 4 + 8.0 * m * K * 8;
 }

@@ -4,6 +4,7 @@
 #include "internal.h"
 #include "deskew.h"
 #include "solver.h"
+#include "dist.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -97,15 +98,15 @@ static int select_pass(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx
 
 /* preprocess auto: sqrt for u8 images, deskew too when the median |skew|
  * of (up to 2000 of) the images exceeds 0.1; none for other data. */
-static fsvc_preprocess resolve_auto(const fsvc_dataset *d, int rows, int cols, int progress)
+static fsvc_preprocess resolve_auto(const fsvc_dataset *d, const uint8_t *x, int64_t k,
+                                    int rows, int cols, int progress)
 {
     if (d->dtype != FSVC_U8 || rows < 2 || cols < 2 || (int64_t)rows * cols != d->n)
         return FSVC_PRE_NONE;
-    int64_t k = d->N < 2000 ? d->N : 2000;
     double *a = malloc((size_t)(k ? k : 1) * sizeof *a);
     if (!a) return FSVC_PRE_SQRT;
     for (int64_t i = 0; i < k; i++)
-        a[i] = fabs(fsvc_deskew_alpha_u8((const uint8_t *)d->x + (size_t)i * d->n, rows, cols));
+        a[i] = fabs(fsvc_deskew_alpha_u8(x + (size_t)i * d->n, rows, cols));
     /* median by insertion sort of a small array */
     for (int64_t i = 1; i < k; i++)
         for (int64_t j = i; j > 0 && a[j - 1] > a[j]; j--) { double t = a[j]; a[j] = a[j - 1]; a[j - 1] = t; }
@@ -118,10 +119,9 @@ static fsvc_preprocess resolve_auto(const fsvc_dataset *d, int rows, int cols, i
 
 /* sqrt of the mean squared distance over the pairs of (up to 800) rows
  * taken in the pass order. */
-static double rms_distance(const void *X, const int64_t *order, const fsvc_dataset *d,
+static double rms_distance(const void *X, const int64_t *order, int64_t k, const fsvc_dataset *d,
                            int dist, fsvc_dtype t)
 {
-    int64_t k = d->N < 800 ? d->N : 800;
     size_t row = (size_t)d->n * fsvc_dtype_size(t);
     double s = 0, cnt = 0;
     for (int64_t a = 0; a < k; a++)
@@ -256,7 +256,38 @@ static int check_result(const fsvc_model *M, const fsvc_param *p, const fsvc_dat
 }
 
 int fsvc_train(fsvc_model *model, fsvc_train_info *info,
-               const fsvc_dataset *d, const fsvc_param *p_in, fsvc_error *err)
+               const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err)
+{
+    return fsvc_train_dist(model, info, d, d->N, 0, p, fsvc_dist_one(), err);
+}
+
+/* Under several processes: random selection and the ridge readout only,
+ * a radius given (-r R or -r Xrms), slices that cover N_total. */
+static int check_dist(const fsvc_dataset *d, int64_t N_total, int64_t first,
+                      const fsvc_param *p, const fsvc_dist *dist, fsvc_error *err)
+{
+    if (first < 0 || d->N < 0 || first + d->N > N_total)
+        return fsvc_fail(err, FSVC_EUSAGE, "train: slice [%lld, %lld) outside %lld samples",
+                         (long long)first, (long long)(first + d->N), (long long)N_total);
+    if (dist->size <= 1)
+        return FSVC_OK;
+    if (p->select != FSVC_SELECT_RANDOM || p->readout != FSVC_READOUT_RIDGE)
+        return fsvc_fail(err, FSVC_EUSAGE, "train: across processes only random selection with "
+                         "the ridge readout is distributed (-s random -R ridge with -r); run "
+                         "other settings as one process");
+    if (p->scale_features)
+        return fsvc_fail(err, FSVC_EUSAGE, "train: --scale-features range runs as one "
+                         "process (the range of every slice would differ)");
+    if (p->solver == FSVC_SOLVER_PCG || p->augment != FSVC_AUG_NONE)
+        return fsvc_fail(err, FSVC_EUSAGE, "train: across processes the ridge readout is the "
+                         "direct solve (--solver direct, no --augment); run --solver pcg as "
+                         "one process");
+    return FSVC_OK;
+}
+
+int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset *d,
+                    int64_t N_total, int64_t first, const fsvc_param *p_in,
+                    const fsvc_dist *dist, fsvc_error *err)
 {
     fsvc_param pr = *p_in, *p = &pr;
     if (p->select == FSVC_SELECT_AUTO)
@@ -265,7 +296,9 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
     memset(model, 0, sizeof *model);
     if (info) memset(info, 0, sizeof *info);
     int rc = check_param(d, p, err);
+    if (!rc) rc = check_dist(d, N_total, first, p, dist, err);
     if (rc) return rc;
+    int64_t N = N_total;
     fsvc_model *M = model;
     M->dtype = p->dtype >= 0 ? (fsvc_dtype)p->dtype
              : d->dtype == FSVC_U8 && p->scale == FSVC_SCALE_NONE ? FSVC_U8 : FSVC_F32;
@@ -303,8 +336,19 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
         M->preprocess = FSVC_PRE_NONE;
         if (p->dtype < 0) M->dtype = FSVC_F32;
         if ((rc = learn_range(M, d, err))) { fsvc_free_model(model); return rc; }
-    } else if (p->preprocess == FSVC_PRE_AUTO) {
-        M->preprocess = resolve_auto(d, M->rows, M->cols, p->progress);
+    } else if (p->preprocess == FSVC_PRE_AUTO) { /* the first (up to) 2000 global samples */
+        int64_t k = N < 2000 ? N : 2000, *idx = malloc((size_t)(k ? k : 1) * sizeof *idx);
+        uint8_t *x0 = malloc((size_t)(k ? k : 1) * d->n);
+        if (!idx || !x0) {
+            free(idx); free(x0);
+            return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+        }
+        for (int64_t i = 0; i < k; i++) idx[i] = i;
+        rc = d->dtype == FSVC_U8 ? fsvc_dist_rows(x0, d->x, (size_t)d->n, idx, k, first, d->N,
+                                                  dist, err) : FSVC_OK;
+        if (!rc) M->preprocess = resolve_auto(d, x0, k, M->rows, M->cols, p->progress);
+        free(idx); free(x0);
+        if (rc) return rc;
     }
     if (p->dtype < 0 && (M->preprocess & FSVC_PRE_SQRT)) M->dtype = FSVC_F32;
     M->dist = p->dist; M->act = p->act; M->prag = p->prag;
@@ -325,24 +369,41 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
     bnl_ctx ctx;
     int ctx_open = 0;
     rc = fsvc_model_input_threads(&X, M, d, p->threads, err);
-    if (rc) goto fail;
-    rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err);
-    if (rc) goto fail;
-    ctx_open = 1;
-    sel = malloc((size_t)d->N * sizeof *sel);
-    if (!sel) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto fail; }
-    if (p->shuffle || p->select == FSVC_SELECT_RANDOM) {
-        order = malloc((size_t)d->N * sizeof *order);
-        if (!order) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto fail; }
-        for (int64_t i = 0; i < d->N; i++) order[i] = i;
-        fsvc_shuffle(order, d->N, p->seed);
+    if (!rc) {
+        rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err);
+        ctx_open = !rc;
     }
+    if (!rc) {
+        sel = malloc((size_t)N * sizeof *sel);
+        if (!sel) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+    }
+    if (!rc && (p->shuffle || p->select == FSVC_SELECT_RANDOM)) {
+        order = malloc((size_t)N * sizeof *order); /* the global sample order */
+        if (!order) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+        for (int64_t i = 0; !rc && i < N; i++) order[i] = i;
+        if (!rc) fsvc_shuffle(order, N, p->seed);
+    }
+    int any = dist->agree(dist->self, rc);
+    if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+    if (rc) goto fail;
     bnl_op op = { (bnl_dist)p->dist, (bnl_act)p->act, M->dtype, p->radius };
     int bars = p->progress == FSVC_PROGRESS_ALL; /* the progress lines */
     double t0 = fsvc_clock(), syn = 0, syn2 = 0;
     double r = p->radius;
     if (!(r > 0) && p->radius_rms > 0) {
-        double rms = rms_distance(X, order, d, p->dist, M->dtype);
+        int64_t k = N < 800 ? N : 800;
+        double rms = 1.0;
+        if (dist->size > 1) { /* the same (up to) 800 global rows on every rank */
+            size_t row = (size_t)d->n * fsvc_dtype_size(M->dtype);
+            void *R8 = malloc((size_t)(k ? k : 1) * row);
+            if (!R8) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto fail; }
+            rc = fsvc_dist_rows(R8, X, row, order, k, first, d->N, dist, err);
+            if (!rc) rms = rms_distance(R8, NULL, k, d, p->dist, M->dtype);
+            free(R8);
+            if (rc) goto fail;
+        } else {
+            rms = rms_distance(X, order, k, d, p->dist, M->dtype);
+        }
         r = p->radius_rms * rms;
         if (p->progress)
             fsvc_printf("radius: %g x rms distance %.6g = %.6g\n", p->radius_rms, rms, r);
@@ -359,7 +420,10 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
     int64_t m = 0;
     int64_t cap = p->max_neurons;
     if (p->select == FSVC_SELECT_RANDOM && cap <= 0) cap = 10000;
-    rc = select_pass(sel, &m, &syn2, &ctx, op, r, p, cap, X, order, d, bars, err);
+    fsvc_dataset dg = *d; /* select_pass sees the global count (random selection) */
+    dg.N = N;
+    rc = select_pass(sel, &m, &syn2, &ctx, op, r, p, cap, X, order, dist->size > 1 ? &dg : d,
+                     bars, err);
     if (rc) goto fail;
     syn += syn2;
     double t1 = fsvc_clock();
@@ -368,29 +432,42 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
     M->C = malloc((size_t)m * row);
     M->lab = calloc((size_t)m, sizeof *M->lab);
     M->R = calloc((size_t)m * M->Kout, sizeof *M->R);
-    if (!M->C || !M->lab || !M->R) {
+    if (!M->C || !M->lab || !M->R)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory for %lld centroids", (long long)m);
-        goto fail;
-    }
-    for (int64_t j = 0; j < m; j++) {
-        memcpy((char *)M->C + (size_t)j * row, (const char *)X + (size_t)sel[j] * row, row);
-        M->lab[j] = p->regression ? 0 : d->cls[sel[j]];
-    }
+    any = dist->agree(dist->self, rc);
+    if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+    if (rc) goto fail;
+    /* the centroid rows and labels: from the rank holding each */
+    rc = fsvc_dist_rows(M->C, X, row, sel, m, first, d->N, dist, err);
+    if (!rc && !p->regression)
+        rc = fsvc_dist_rows(M->lab, d->cls, sizeof *d->cls, sel, m, first, d->N, dist, err);
+    if (rc) goto fail;
     double syn_r = 0;
     if (p->regression) {
         double mean = 0;
         yc = malloc((size_t)d->N * sizeof *yc);
         if (!yc) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto fail; }
         for (int64_t i = 0; i < d->N; i++) mean += d->y[i];
-        mean /= d->N;
+        if (dist->size > 1 && dist->sum(dist->self, &mean, 1, FSVC_F64)) {
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "train: the sum of the targets failed");
+            goto fail;
+        }
+        mean /= N;
         for (int64_t i = 0; i < d->N; i++) yc[i] = d->y[i] - mean;
         M->y_offset = mean;
-        rc = fsvc_readout_solve(M->R, &ctx, &op, M->C, m, X, NULL, yc, d->N, d->n, 1,
+        rc = dist->size > 1
+           ? fsvc_readout_ridge_dist(M->R, dist, &ctx, &op, M->C, m, X, NULL, yc, d->N, d->n, 1,
+                                     p->lambda, -1, bars, info ? info->t_ridge : NULL, err)
+           : fsvc_readout_solve(M->R, &ctx, &op, M->C, m, X, NULL, yc, d->N, d->n, 1,
                                 p->lambda, p->solver, p->cg_tol, p->augment, M->rows, M->cols, 0,
                                 p->progress, info, err);
         syn_r = (double)m * d->N * d->n;
     } else if (p->readout == FSVC_READOUT_RIDGE) {
-        rc = fsvc_readout_solve(M->R, &ctx, &op, M->C, m, X, d->cls, NULL, d->N, d->n,
+        rc = dist->size > 1 /* across processes: the direct solve (check_dist) */
+           ? fsvc_readout_ridge_dist(M->R, dist, &ctx, &op, M->C, m, X, d->cls, NULL, d->N,
+                                     d->n, M->K, p->lambda, -1, bars,
+                                     info ? info->t_ridge : NULL, err)
+           : fsvc_readout_solve(M->R, &ctx, &op, M->C, m, X, d->cls, NULL, d->N, d->n,
                                 M->K, p->lambda, p->solver, p->cg_tol, p->augment, M->rows,
                                 M->cols, 0, p->progress, info, err);
         syn_r = (double)m * d->N * d->n;

@@ -2,6 +2,7 @@
  * precision and recall, the confusion matrix as text and, with --png, as a
  * heat-map image (libpng; written to a temp file, then renamed). */
 #include "tools/args.h"
+#include "tools/dist.h"
 #include "layers/bnl.h"
 
 #include <getopt.h>
@@ -93,28 +94,33 @@ int cmd_eval(int argc, char **argv)
     fsvc_error_clear(&err);
     if (cli_backend_check(backend, a.strict, &err)) return cli_report(&err);
     fsvc_model m;
-    if (cli_load_model(&m, a.model, a.data, &err)) return cli_report(&err);
-    if (m.regression) {
-        fsvc_free_model(&m);
-        fsvc_fail(&err, FSVC_EINPUT, "%s: a regression model; eval needs a classifier "
-                  "(fsvc predict reports MSE and R^2)", a.model);
-        return cli_report(&err);
-    }
     fsvc_dataset d;
-    if (cli_load_data(&d, a.data, &m, 0, "eval", &err)) {
-        fsvc_free_model(&m);
-        return cli_report(&err);
+    int rc = cli_load_model(&m, a.model, a.data, &err), have_m = !rc, have_d = 0;
+    if (!rc && m.regression)
+        rc = fsvc_fail(&err, FSVC_EINPUT, "%s: a regression model; eval needs a classifier "
+                       "(fsvc predict reports MSE and R^2)", a.model);
+    if (!rc) {
+        rc = cli_load_data(&d, a.data, &m, 0, "eval", &err);
+        have_d = !rc;
     }
-    int K = m.K, rc = FSVC_OK;
+    rc = cli_dist_agree(rc, &err); /* every rank, or none, goes on */
+    if (rc) {
+        if (have_d) fsvc_dataset_free(&d);
+        if (have_m) fsvc_free_model(&m);
+        return cli_dist_end(rc, &err);
+    }
+    int K = m.K;
     int64_t N = d.N;
     int *pred = malloc((size_t)(N ? N : 1) * sizeof *pred);
     int *truth = malloc((size_t)(N ? N : 1) * sizeof *truth);
     int64_t *conf = calloc((size_t)K * K, sizeof *conf);
-    if (!pred || !truth || !conf) { rc = fsvc_fail(&err, FSVC_ERESOURCE, "eval: out of memory"); goto done; }
-    if (!d.has_labels || !d.y) { rc = fsvc_fail(&err, FSVC_EINPUT, "%s: no labels to evaluate", d.source); goto done; }
-    double t0 = cli_now();
-    rc = fsvc_predict(pred, NULL, &m, &d, backend, (int)threads, &err);
+    if (!pred || !truth || !conf) rc = fsvc_fail(&err, FSVC_ERESOURCE, "eval: out of memory");
+    else if (!d.has_labels || !d.y) rc = fsvc_fail(&err, FSVC_EINPUT, "%s: no labels to evaluate", d.source);
+    rc = cli_dist_agree(rc, &err);
     if (rc) goto done;
+    double t0 = cli_now();
+    rc = cli_dist_predict(pred, NULL, &m, &d, backend, (int)threads, &err);
+    if (rc || cli_dist()->rank > 0) goto done; /* rank 0 reports */
     double t1 = cli_now();
     int64_t unknown = fsvc_model_truth(truth, &m, &d);
     int64_t ok = fsvc_confusion(conf, truth, pred, N, K);
@@ -148,5 +154,5 @@ done:
     free(pred); free(truth); free(conf);
     fsvc_dataset_free(&d);
     fsvc_free_model(&m);
-    return rc ? cli_report(&err) : FSVC_OK;
+    return cli_dist_end(rc, &err);
 }

@@ -3,6 +3,7 @@
 #include "tools/bench.h"
 #include "tools/args.h"
 #include "tools/show.h"
+#include "tools/dist.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -52,6 +53,8 @@ int cmd_info(int argc, char **argv)
     printf("blas: %s, %d threads\n", bnl_blas_config(), bnl_blas_threads());
     printf("blas core: %s (%s); GEMM check %s\n", openblas_get_corename(),
            cli_blas_core_status(), cli_blas_gemm_ok() ? "ok" : "FAILED");
+    printf("mpi: %s (mpirun -np K fsvc train|predict|eval; %d process%s now)\n",
+           cli_dist_library(), cli_dist()->size, cli_dist()->size > 1 ? "es" : "");
     printf("openmp: %d threads (max), %d processors\n", omp_get_max_threads(), omp_get_num_procs());
     char dev[1024];
     dev[0] = '\0';

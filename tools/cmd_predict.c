@@ -6,6 +6,7 @@
  * sample (PNG folder: CSV `path,class,L1,..,LK`), to stdout without OUT.
  * With labels, the last line is `Accuracy = X% (c/N)` (or MSE and R^2). */
 #include "tools/args.h"
+#include "tools/dist.h"
 #include "fsvc/embed.h" /* fsvc_scores_proba, shared with the Python package */
 #include "layers/bnl.h"
 #include "datasets/datasets.h" /* ds_tmp_*: temp file + rename */
@@ -163,30 +164,33 @@ int cmd_predict(int argc, char **argv)
     fsvc_error_clear(&err);
     if (cli_backend_check(backend, a.strict, &err)) return cli_report(&err);
     fsvc_model m;
-    if (cli_load_model(&m, mpath, data, &err)) return cli_report(&err);
-    if ((proba || decision) && m.regression) {
-        fsvc_free_model(&m);
-        return cli_usage_error("predict", "%s: a regression model has no class %s", mpath,
-                               proba ? "probabilities (-b 1)" : "scores (--decision-values)");
-    }
     int table = proba || decision;
     fsvc_dataset d;
-    if (cli_load_data(&d, data, &m, 1, "predict", &err)) {
-        fsvc_free_model(&m);
-        return cli_report(&err);
+    int rc = cli_load_model(&m, mpath, data, &err), have_m = !rc, have_d = 0;
+    if (!rc && table && m.regression)
+        rc = fsvc_fail(&err, FSVC_EUSAGE, "predict: %s: a regression model has no class %s",
+                       mpath, proba ? "probabilities (-b 1)" : "scores (--decision-values)");
+    if (!rc) {
+        rc = cli_load_data(&d, data, &m, 1, "predict", &err);
+        have_d = !rc;
+    }
+    rc = cli_dist_agree(rc, &err); /* every rank, or none, goes on */
+    if (rc) {
+        if (have_d) fsvc_dataset_free(&d);
+        if (have_m) fsvc_free_model(&m);
+        return cli_dist_end(rc, &err);
     }
     int *pred = malloc((size_t)(d.N ? d.N : 1) * sizeof *pred);
     double *score = malloc((size_t)(d.N ? d.N : 1) * m.Kout * sizeof *score);
     int *truth = malloc((size_t)(d.N ? d.N : 1) * sizeof *truth);
-    int rc = FSVC_OK;
-    if (!pred || !score || !truth) {
+    if (!pred || !score || !truth)
         rc = fsvc_fail(&err, FSVC_ERESOURCE, "predict: out of memory");
-        goto done;
-    }
-    double t0 = cli_now();
-    rc = fsvc_predict(pred, score, &m, &d, backend, (int)threads, &err);
-    double t1 = cli_now();
+    rc = cli_dist_agree(rc, &err);
     if (rc) goto done;
+    double t0 = cli_now();
+    rc = cli_dist_predict(pred, score, &m, &d, backend, (int)threads, &err);
+    double t1 = cli_now();
+    if (rc || cli_dist()->rank > 0) goto done; /* rank 0 writes */
     if (proba) fsvc_scores_proba(score, score, d.N, m.Kout); /* in place, row by row */
     if (out || d.paths || table)
         rc = write_out(out, &m, &d, pred, score, table, &err);
@@ -217,5 +221,5 @@ done:
     free(pred); free(score); free(truth);
     fsvc_dataset_free(&d);
     fsvc_free_model(&m);
-    return rc ? cli_report(&err) : FSVC_OK;
+    return cli_dist_end(rc, &err);
 }

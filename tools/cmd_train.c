@@ -1,5 +1,6 @@
 /* cmd_train.c - `fsvc train [options] DATA [MODEL]`: the FSVC trainer. */
 #include "tools/args.h"
+#include "tools/dist.h"
 #include "layers/bnl.h"
 #include "fsvc/study.h"
 
@@ -241,47 +242,64 @@ static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
     fsvc_error err;
     fsvc_error_clear(&err);
     fsvc_dataset d;
+    const fsvc_dist *D = cli_dist();
     double t0 = cli_now();
     fsvc_load_opts lopt = { 0 };
     if (p.rows > 0) /* --shape: LIBSVM text of images has rows x cols features */
         lopt.n_features = p.rows * p.cols;
-    if (fsvc_dataset_load(&d, data, &lopt, &err)) return cli_report(&err);
-    if (p.rows > 0 && d.rows == 0 && fsvc_dataset_set_shape(&d, p.rows, p.cols, &err)) {
-        fsvc_dataset_free(&d);
-        return cli_report(&err);
-    }
-    if (d.n > CLI_MAX_FEATURES) {
-        fsvc_fail(&err, FSVC_EINPUT, "%s: %d features; fsvc trains on at most %d (features are "
-                  "stored dense: reduce them, e.g. by feature selection or hashing)", d.source,
-                  d.n, CLI_MAX_FEATURES);
-        fsvc_dataset_free(&d);
-        return cli_report(&err);
+    int rc = fsvc_dataset_load(&d, data, &lopt, &err), loaded = !rc;
+    if (!rc && p.rows > 0 && d.rows == 0)
+        rc = fsvc_dataset_set_shape(&d, p.rows, p.cols, &err);
+    if (!rc && d.n > CLI_MAX_FEATURES)
+        rc = fsvc_fail(&err, FSVC_EINPUT, "%s: %d features; fsvc trains on at most %d (features "
+                       "are stored dense: reduce them, e.g. by feature selection or hashing)",
+                       d.source, d.n, CLI_MAX_FEATURES);
+    if (!rc && d.N < D->size)
+        rc = fsvc_fail(&err, FSVC_EUSAGE, "%s: %lld samples for %d processes", d.source,
+                       (long long)d.N, D->size);
+    rc = cli_dist_agree(rc, &err);
+    if (rc) {
+        if (loaded) fsvc_dataset_free(&d);
+        return cli_dist_end(rc, &err);
     }
     double t1 = cli_now();
     if (!quiet)
         printf("data: %s, %lld x %d %s, %d classes (%.2f s)\n", d.source, (long long)d.N, d.n,
            fsvc_dtype_name(d.dtype), d.K, t1 - t0);
-    if (cv) {
-        int rc = train_cv(&d, &p, cv, quiet);
+    if (cv) { /* cross-validation: one process */
+        if (D->size > 1) {
+            fsvc_dataset_free(&d);
+            rc = fsvc_fail(&err, FSVC_EUSAGE, "train --cv runs as one process, not across %d "
+                           "processes", D->size);
+            return cli_dist_end(rc, &err);
+        }
+        rc = train_cv(&d, &p, cv, quiet);
         fsvc_dataset_free(&d);
         return rc;
     }
+    if (D->size > 1 && !quiet)
+        printf("processes: %d, about %lld samples each\n", D->size, (long long)(d.N / D->size));
     fsvc_model m;
     fsvc_train_info info;
-    int rc = fsvc_train(&m, &info, &d, &p, &err);
+    int64_t s_lo, s_hi;
+    cli_dist_slice(d.N, D->rank, D->size, &s_lo, &s_hi);
+    fsvc_dataset v;
+    cli_dataset_view(&v, &d, s_lo, s_hi);
+    rc = fsvc_train_dist(&m, &info, &v, d.N, s_lo, &p, D, &err);
     int64_t N = d.N;
     fsvc_dataset_free(&d);
-    if (rc) return cli_report(&err);
+    rc = cli_dist_agree(rc, &err);
+    if (rc) return cli_dist_end(rc, &err);
     double t2 = cli_now();
     if (!quiet)
         print_summary(&m, &info, &p, t2 - t1);
     if (!quiet)
         warn_few_centroids(&m, &p, N);
-    rc = fsvc_model_save(&m, model_path, &err);
+    if (D->rank == 0) /* one writer; the others wait for its status */
+        rc = fsvc_model_save(&m, model_path, &err);
     fsvc_free_model(&m);
-    if (rc) return cli_report(&err);
-    printf("model written to %s\n", model_path);
-    return FSVC_OK;
+    if (!rc) printf("model written to %s\n", model_path);
+    return cli_dist_end(rc, &err);
 }
 
 int cmd_train(int argc, char **argv)

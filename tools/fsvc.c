@@ -1,5 +1,6 @@
 /* fsvc.c - the fsvc command: dispatches to the sub-commands in tools/. */
 #include "tools/cli.h"
+#include "tools/dist.h"
 #include "datasets/datasets.h" /* ds_tmp_unlink_all */
 
 #include <signal.h>
@@ -50,6 +51,12 @@ static void catch_signals(void)
             sigaction(sigs[i], &sa, NULL); /* an ignored signal stays ignored */
 }
 
+/* Sub-commands that run across mpirun's processes; the others refuse. */
+static int distributed(const char *name)
+{
+    return !strcmp(name, "train") || !strcmp(name, "predict") || !strcmp(name, "eval");
+}
+
 static int run(int argc, char **argv)
 {
     catch_signals();
@@ -66,8 +73,12 @@ static int run(int argc, char **argv)
         return FSVC_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (!strcmp(argv[1], commands[i].name))
+        if (!strcmp(argv[1], commands[i].name)) {
+            if (cli_dist()->size > 1 && !distributed(argv[1]))
+                return cli_usage_error(argv[1], "does not run across processes (mpirun -np "
+                                       "%d); run it as one process", cli_dist()->size);
             return commands[i].run(argc - 1, argv + 1);
+        }
     fprintf(stderr, "fsvc: '%s' is not a command; see 'fsvc --help'\n", argv[1]);
     return FSVC_EUSAGE;
 }
@@ -76,6 +87,10 @@ int main(int argc, char **argv)
 {
     /* before any BLAS work: OpenBLAS's core type (may re-execute once) */
     cli_blas_core_fix(argv);
+    int rc = cli_dist_init(&argc, &argv); /* MPI only under mpirun */
+    if (rc) return rc;
+    rc = run(argc, argv);
+    cli_dist_finalize();
     /* output that could not be written is a failure, not a silent exit 0 */
-    return cli_finish_stdout(run(argc, argv));
+    return cli_finish_stdout(rc);
 }

@@ -1,0 +1,53 @@
+/* dist.h - partial reductions across processes, without MPI.
+ *
+ * The library trains on one slice of the samples when it is given a
+ * fsvc_dist: rank r of size processes holds the global samples
+ * [first, first + N) of N_total. The operations are supplied by the caller
+ * (tools/dist_mpi.c implements them with Open MPI); fsvc_dist_one() is the
+ * one-process table, where every operation is the identity. Every
+ * operation is collective: all ranks call it in the same order. */
+#ifndef FSVC_DIST_H
+#define FSVC_DIST_H
+
+#include "fsvc.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fsvc_dist {
+    int rank, size;
+    void *self;
+    /* buf (n values of type t, FSVC_F32 or FSVC_F64) becomes the sum over
+     * the ranks, added in rank order (0 + 1 + ... + size-1), the same bytes
+     * on every rank and in every run with the same size. */
+    int (*sum)(void *self, void *buf, size_t n, fsvc_dtype t);
+    /* buf (bytes) becomes the bitwise OR over the ranks: rows that one rank
+     * owns and the others leave zero arrive exactly everywhere. */
+    int (*bor)(void *self, void *buf, size_t bytes);
+    /* The worst (largest) status over the ranks; a rank whose own status
+     * is 0 sees another rank's failure. */
+    int (*agree)(void *self, int status);
+} fsvc_dist;
+
+/* The one-process table (rank 0 of 1). */
+const fsvc_dist *fsvc_dist_one(void);
+
+/* The message of a rank that stopped because another rank failed. */
+#define FSVC_DIST_ELSEWHERE "stopped: another process failed"
+
+/* fsvc_train on the slice d = global samples [first, first + d->N) of
+ * N_total (d's labels indexed into the same classes on every rank). Only
+ * random selection with the ridge readout is distributed when dist->size
+ * > 1 (other settings: FSVC_EUSAGE); the centroids are the global samples
+ * one process picks with the same seed, and every rank returns the same
+ * model. With fsvc_dist_one() it is fsvc_train. */
+int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset *d,
+                    int64_t N_total, int64_t first, const fsvc_param *p,
+                    const fsvc_dist *dist, fsvc_error *err);
+
+/* Rows idx[0..cnt) (global indices) of the slice X (rows [first, first +
+ * N) of row bytes each) into out (cnt x row), on every rank. */
+int fsvc_dist_rows(void *out, const void *X, size_t row, const int64_t *idx, int64_t cnt,
+                   int64_t first, int64_t N, const fsvc_dist *dist, fsvc_error *err);
+
+#endif

@@ -1,0 +1,52 @@
+/* dist.h (tools) - the processes of one fsvc run: one process, or the
+ * ranks of `mpirun -np K fsvc ...` (tools/dist_mpi.c, built when Open MPI
+ * is found; tools/dist_one.c otherwise). Without mpirun no MPI is
+ * started: fsvc runs as one process exactly as before.
+ *
+ * Ranks other than 0 print nothing: their stdout and stderr go to
+ * /dev/null, and an error is told once, by rank 0, through cli_dist_end. */
+#ifndef FSVC_TOOLS_DIST_H
+#define FSVC_TOOLS_DIST_H
+
+#include "fsvc/dist.h"
+
+/* Starts MPI when run by mpirun; returns 0, or an exit code after one line. */
+int cli_dist_init(int *argc, char ***argv);
+/* The process table for the library (fsvc_dist_one() for one process). */
+const fsvc_dist *cli_dist(void);
+/* Collective: the worst status over the ranks (0: all fine); a rank
+ * whose own status is 0 gets err set to FSVC_DIST_ELSEWHERE. */
+int cli_dist_agree(int rc, fsvc_error *err);
+/* Collective, the last call of a command: rc (the worst over the ranks);
+ * rank 0 prints the error of the lowest failing rank, once. */
+int cli_dist_end(int rc, const fsvc_error *err);
+/* The MPI library compiled in, e.g. "Open MPI v4.1.4", or "not compiled in". */
+const char *cli_dist_library(void);
+/* The end of the process (MPI_Finalize). */
+void cli_dist_finalize(void);
+
+/* The rows [lo, hi) of N that rank r of K holds. */
+static inline void cli_dist_slice(int64_t N, int r, int K, int64_t *lo, int64_t *hi)
+{
+    *lo = N * r / K;
+    *hi = N * (r + 1) / K;
+}
+
+/* fsvc_predict with the samples split across the processes; pred and
+ * score (as fsvc_predict's) complete on every rank. Collective. */
+int cli_dist_predict(int *pred, double *score, const fsvc_model *m, const fsvc_dataset *d,
+                     const char *backend, int threads, fsvc_error *err);
+
+/* v: the rows [lo, hi) of d, sharing d's memory (labels, classes, names). */
+static inline void cli_dataset_view(fsvc_dataset *v, const fsvc_dataset *d, int64_t lo,
+                                    int64_t hi)
+{
+    *v = *d;
+    v->N = hi - lo;
+    v->x = (char *)d->x + (size_t)lo * d->n * fsvc_dtype_size(d->dtype);
+    if (d->y) v->y = d->y + lo;
+    if (d->cls) v->cls = d->cls + lo;
+    if (d->paths) v->paths = d->paths + lo;
+}
+
+#endif
