@@ -269,7 +269,7 @@ static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
     if (cv) { /* cross-validation: one process */
         if (D->size > 1) {
             fsvc_dataset_free(&d);
-            rc = fsvc_fail(&err, FSVC_EUSAGE, "train --cv runs as one process, not across %d "
+            rc = fsvc_fail(&err, FSVC_EUSAGE, "train -v K (cross-validation) runs as one process, not across %d "
                            "processes", D->size);
             return cli_dist_end(rc, &err);
         }
