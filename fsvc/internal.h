@@ -56,6 +56,9 @@ int fsvc_readout_lms(double *R, const bnl_ctx *ctx, const bnl_op *op,
  * when y != NULL, the single column y (K must be 1). gram_f32: -1 picks
  * the precision of H^T H from m, 0 forces float64, 1 float32. times (3 or
  * NULL): seconds spent on H, on H^T H and H^T T, and on the solve. */
+/* mean diag(H^T H) and H^T T usable for a ridge solve (fsvc/ridge.c). */
+int fsvc_ridge_check_normal(double md, const double *B, size_t n, double radius,
+                            fsvc_error *err);
 int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
                        const void *C, int64_t m, const void *X, const int *cls,
                        const double *y, int64_t N, int n, int K, double lambda,

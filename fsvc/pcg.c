@@ -141,17 +141,8 @@ int fsvc_pcg_solve(double *W, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_o
     rc = src->ops->rhs(src->self, B, &sumsq, err);
     if (rc) goto end;
     double md = sumsq / (double)m;
-    int finite = isfinite(md);
-    for (size_t q = 0; finite && q < mk; q++) finite = isfinite(B[q]);
-    if (!finite || !(md > 0)) {
-        rc = !finite
-           ? fsvc_fail(err, FSVC_EINPUT, "ridge: the activations or targets are not finite "
-                       "(radius %g); check the data for huge values and give a larger radius "
-                       "(-r)", op->radius)
-           : fsvc_fail(err, FSVC_EINPUT, "ridge: every activation is 0 with radius %g (no "
-                       "centroid reaches any sample); give a larger radius (-r)", op->radius);
+    if ((rc = fsvc_ridge_check_normal(md, B, mk, op->radius, err)))
         goto end;
-    }
     double lam = opt->lambda * md;
     double tp = fsvc_clock();
     rc = pre_build(&P, src, lam, op->dtype != FSVC_F64, err);

@@ -211,6 +211,24 @@ done:
     return rc;
 }
 
+/* The normal equations are usable: mean diag(H^T H) md > 0 and finite,
+ * every entry of H^T T (B, n values) finite; else the reason in words. */
+int fsvc_ridge_check_normal(double md, const double *B, size_t n, double radius,
+                            fsvc_error *err)
+{
+    int finite = isfinite(md);
+    for (size_t q = 0; finite && q < n; q++)
+        finite = isfinite(B[q]);
+    if (!finite)
+        return fsvc_fail(err, FSVC_EINPUT, "ridge: the activations or targets are not finite "
+                         "(radius %g); check the data for huge values and give a larger radius "
+                         "(-r)", radius);
+    if (!(md > 0))
+        return fsvc_fail(err, FSVC_EINPUT, "ridge: every activation is 0 with radius %g (no "
+                         "centroid reaches any sample); give a larger radius (-r)", radius);
+    return FSVC_OK;
+}
+
 /* R (column-major m x K) from (G + lam I) R = B: restores G's upper
  * triangle from the mirror, sets the diagonal; LAPACK info. */
 static lapack_int cpu_solve(ridge_cpu *rs, int64_t m, int K, const double *dg, double lam,
@@ -302,18 +320,8 @@ int fsvc_readout_ridge_dist(double *R, const fsvc_dist *dist, const bnl_ctx *ctx
     for (int64_t j = 0; j < m; j++)
         md += dg[j];
     md = m ? md / m : 0;
-    int finite = isfinite(md);
-    for (size_t q = 0; finite && q < (size_t)m * K; q++)
-        finite = isfinite(B0[q]);
-    if (!finite || !(md > 0)) {
-        rc = !finite
-           ? fsvc_fail(err, FSVC_EINPUT, "ridge: the activations or targets are not finite "
-                       "(radius %g); check the data for huge values and give a larger radius "
-                       "(-r)", op->radius)
-           : fsvc_fail(err, FSVC_EINPUT, "ridge: every activation is 0 with radius %g (no "
-                       "centroid reaches any sample); give a larger radius (-r)", op->radius);
+    if ((rc = fsvc_ridge_check_normal(md, B0, (size_t)m * K, op->radius, err)))
         goto done;
-    }
     double lam = md > 0 ? lambda * md : lambda;
     lapack_int info = 0;
     double tc = fsvc_clock();
