@@ -14,7 +14,9 @@ fi
 if ! "$FSVC" info 2>/dev/null | grep -q '^mpi: Open MPI'; then
   fail "$FSVC was built without Open MPI (mpicc missing at build time)"; exit 1
 fi
-MPIRUN=(mpirun -q --bind-to none --oversubscribe --allow-run-as-root)
+# every run is bounded: a hang (a rank stuck in a collective) fails the check
+# instead of stopping the test run
+MPIRUN=(timeout -k 5 120 mpirun -q --bind-to none --oversubscribe --allow-run-as-root)
 cd "$TMP"
 
 # same_preds NAME DATA TEST TRAIN-OPTIONS...: one-process model vs K ranks
