@@ -98,4 +98,15 @@ void cli_blas_core_fix(char **argv);
 const char *cli_blas_core_status(void);
 int cli_blas_gemm_ok(void);
 
+/* OpenBLAS's work buffers for `threads` threads calling BLAS at once,
+ * taken now so that no later BLAS call allocates (tools/blas_reserve.c:
+ * OpenBLAS hangs when that allocation fails). FSVC_ERESOURCE when the
+ * address space has no room for them. Cheap after the first call. */
+int cli_blas_reserve(int threads, fsvc_error *err);
+/* 1 after cli_blas_reserve found no room: end the process with _exit. */
+int cli_blas_reserve_failed(void);
+/* The thread count a run uses without --threads (OpenMP's, at least the
+ * processors'). */
+int cli_blas_threads_default(void);
+
 #endif

@@ -95,7 +95,11 @@ int cmd_eval(int argc, char **argv)
     if (cli_backend_check(backend, a.strict, &err)) return cli_report(&err);
     fsvc_model m;
     fsvc_dataset d;
-    int rc = cli_load_model(&m, a.model, a.data, &err), have_m = !rc, have_d = 0;
+    int rc = cli_blas_reserve((int)threads, &err), have_m = 0, have_d = 0;
+    if (!rc) {
+        rc = cli_load_model(&m, a.model, a.data, &err);
+        have_m = !rc;
+    }
     if (!rc && m.regression)
         rc = fsvc_fail(&err, FSVC_EINPUT, "%s: a regression model; eval needs a classifier "
                        "(fsvc predict reports MSE and R^2)", a.model);

@@ -166,7 +166,11 @@ int cmd_predict(int argc, char **argv)
     fsvc_model m;
     int table = proba || decision;
     fsvc_dataset d;
-    int rc = cli_load_model(&m, mpath, data, &err), have_m = !rc, have_d = 0;
+    int rc = cli_blas_reserve((int)threads, &err), have_m = 0, have_d = 0;
+    if (!rc) {
+        rc = cli_load_model(&m, mpath, data, &err);
+        have_m = !rc;
+    }
     if (!rc && table && m.regression)
         rc = fsvc_fail(&err, FSVC_EUSAGE, "predict: %s: a regression model has no class %s",
                        mpath, proba ? "probabilities (-b 1)" : "scores (--decision-values)");

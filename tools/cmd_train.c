@@ -247,7 +247,11 @@ static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
     fsvc_load_opts lopt = { 0 };
     if (p.rows > 0) /* --shape: LIBSVM text of images has rows x cols features */
         lopt.n_features = p.rows * p.cols;
-    int rc = fsvc_dataset_load(&d, data, &lopt, &err), loaded = !rc;
+    int rc = cli_blas_reserve(p.threads, &err), loaded = 0;
+    if (!rc) {
+        rc = fsvc_dataset_load(&d, data, &lopt, &err);
+        loaded = !rc;
+    }
     if (!rc && p.rows > 0 && d.rows == 0)
         rc = fsvc_dataset_set_shape(&d, p.rows, p.cols, &err);
     if (!rc && d.n > CLI_MAX_FEATURES)

@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 /* One line per sub-command; each lives in tools/cmd_<name>.c. */
 static const cli_command commands[] = {
@@ -77,6 +78,11 @@ static int run(int argc, char **argv)
             if (cli_dist()->size > 1 && !distributed(argv[1]))
                 return cli_usage_error(argv[1], "does not run across processes (mpirun -np "
                                        "%d); run it as one process", cli_dist()->size);
+            /* before any work: every rank, or none, goes on */
+            fsvc_error err;
+            fsvc_error_clear(&err);
+            int rc = cli_dist_agree(cli_blas_reserve(cli_blas_threads_default(), &err), &err);
+            if (rc) return cli_dist_end(rc, &err);
             return commands[i].run(argc - 1, argv + 1);
         }
     fprintf(stderr, "fsvc: '%s' is not a command; see 'fsvc --help'\n", argv[1]);
@@ -92,5 +98,10 @@ int main(int argc, char **argv)
     rc = run(argc, argv);
     cli_dist_finalize();
     /* output that could not be written is a failure, not a silent exit 0 */
-    return cli_finish_stdout(rc);
+    rc = cli_finish_stdout(rc);
+    if (cli_blas_reserve_failed()) { /* OpenBLAS's exit handler would hang */
+        fflush(NULL);
+        _exit(rc);
+    }
+    return rc;
 }

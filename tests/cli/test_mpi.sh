@@ -74,18 +74,26 @@ done
 rm -f x.fsvc
 expect_exit 2 "missing data on 3 ranks: exit 2" -- "${MPIRUN[@]}" -np 3 "$FSVC" train -r 1rms nonexist x.fsvc
 expect_one_line "missing data on 3 ranks: one line" "$ERR"
-# the address space fsvc needs just to start (a CUDA build maps ~1.3 GB of
-# libraries, a CPU build ~0.2 GB), found by bisection; rank 1 gets 100 MB more
-vm_lo=0; vm_hi=16000000
-while [ $((vm_hi - vm_lo)) -gt 20000 ]; do
+# rank 1 out of memory: its address-space limit is what one rank needs to
+# train iris (found by bisection, each step bounded), plus 40 MB; satimg's
+# direct solve then fails on its own allocations (H 28 MB, then G 83 MB)
+# while MPI keeps room for its messages (a rank AT its limit can lose one
+# inside Open MPI and hang: no test of that). One BLAS thread each, so the
+# need does not grow with the machine's cores.
+OB1=(env OPENBLAS_NUM_THREADS=1)
+vm_lo=0; vm_hi=4000000
+while [ $((vm_hi - vm_lo)) -gt 16000 ]; do
   vm_mid=$(((vm_lo + vm_hi) / 2))
-  if timeout 5 bash -c "ulimit -v $vm_mid; exec \"\$0\" --version" "$FSVC" >/dev/null 2>&1
+  if "${OB1[@]}" timeout -k 5 20 mpirun -q --bind-to none --oversubscribe --allow-run-as-root \
+       -x OPENBLAS_NUM_THREADS -np 1 sh -c 'ulimit -v '"$vm_mid"'; exec "$0" train -q --threads 1 -r 1rms --solver direct "$1" y.fsvc' \
+       "$FSVC" "$UCI/iris.train" </dev/null >/dev/null 2>&1
   then vm_hi=$vm_mid; else vm_lo=$vm_mid; fi
 done
-VM_LIMIT=$((vm_hi + 100000))
-expect_exit 3 "rank 1 out of memory: every rank stops, exit 3" -- "${MPIRUN[@]}" -np 2 sh -c \
-  'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then ulimit -v '"$VM_LIMIT"'; fi; exec "$0" train -q -r 1rms "$1" x.fsvc' \
-  "$FSVC" "$UCI/satimg.train"
+VM_LIMIT=$((vm_hi + 40000))
+expect_exit 3 "rank 1 out of memory: every rank stops, exit 3" -- "${OB1[@]}" "${MPIRUN[@]}" \
+  -x OPENBLAS_NUM_THREADS -np 2 sh -c \
+  'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then ulimit -v '"$VM_LIMIT"'; fi; exec "$0" train -q --threads 1 -r 1rms --solver direct "$1" x.fsvc' \
+  "$FSVC" "$UCI/satimg.train" </dev/null
 expect_one_line "rank 1 out of memory: one error line" "$(grep '^fsvc' <<< "$ERR")"
 expect_match '^fsvc: rank 1 of 2: .*out of memory' "rank 1 out of memory: names the rank" "$ERR"
 [ ! -e x.fsvc ] && ok "rank 1 out of memory: no model file" || fail "rank 1 out of memory: no model file"

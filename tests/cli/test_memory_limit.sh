@@ -1,0 +1,45 @@
+# CLI tests: a run short of address space (ulimit -v) ends, with exit 0 or
+# with exit 3 and one line, never hangs. OpenBLAS's buffer allocator retries
+# forever when malloc fails, and its workers take their buffers while main
+# runs; fsvc takes every buffer it will need before any work
+# (tools/blas_reserve.c). Before that, train hung at 150-300 MB above the
+# start-up need (a CI run stopped at its time limit on this).
+source "$(dirname "$0")/lib.sh"
+cd "$TMP"
+
+# the address space fsvc needs to start (a CUDA build maps ~1.3 GB of
+# libraries, a CPU build ~0.2 GB), found by bisection
+vm_lo=0; vm_hi=16000000
+while [ $((vm_hi - vm_lo)) -gt 20000 ]; do
+  vm_mid=$(((vm_lo + vm_hi) / 2))
+  if timeout 5 bash -c "ulimit -v $vm_mid; exec \"\$0\" --version" "$FSVC" >/dev/null 2>&1
+  then vm_hi=$vm_mid; else vm_lo=$vm_mid; fi
+done
+
+hung=0; clean=1; both=""
+for add in 0 100000 150000 200000 250000 300000 350000 400000 600000 900000; do
+  for cmd in train predict; do
+    rm -f x.fsvc x.txt
+    if [ $cmd = train ]; then
+      args=(train -q -r 1rms "$UCI/satimg.train" x.fsvc)
+    else
+      [ -s m.fsvc ] || "$FSVC" train -q -r 1rms "$UCI/satimg.train" m.fsvc >/dev/null 2>&1
+      args=(predict -q m.fsvc "$UCI/satimg.test" x.txt)
+    fi
+    timeout -k 5 60 bash -c "ulimit -v $((vm_hi + add)); exec \"\$0\" \"\$@\"" "$FSVC" "${args[@]}" \
+      </dev/null >out 2>err; rc=$?
+    case $rc in
+      0) both="$both $cmd:ok" ;;
+      3) both="$both $cmd:3"
+         [ "$(grep -c '' err)" -eq 1 ] && grep -q '^fsvc: .*out of memory' err || {
+           clean=0; fail "$cmd at +$((add / 1000)) MB: exit 3 with $(head -c 200 err)"; }
+         { [ ! -e x.fsvc ] && [ ! -e x.txt ]; } || { clean=0; fail "$cmd at +$((add / 1000)) MB: left an output file"; } ;;
+      124|137) hung=$((hung + 1)); fail "$cmd at +$((add / 1000)) MB above the start-up need: hung (killed after 60 s)" ;;
+      *) clean=0; fail "$cmd at +$((add / 1000)) MB: exit $rc: $(head -c 200 err)" ;;
+    esac
+  done
+done
+[ $hung -eq 0 ] && ok "train and predict short of address space: no hang at 10 limits"
+[ $clean -eq 1 ] && ok "short of address space: exit 0, or exit 3 with one 'out of memory' line and no output"
+case "$both" in *ok*) ok "the largest limits run to the end ($both)" ;; *) fail "no limit ran to the end: $both" ;; esac
+case "$both" in *:3*) ok "the smallest limits stop with exit 3" ;; *) fail "no limit stopped with exit 3: $both" ;; esac
