@@ -50,6 +50,41 @@ int fsvc_dataset_load(fsvc_dataset *d, const char *source,
                       const fsvc_load_opts *opts, fsvc_error *err);
 void fsvc_dataset_free(fsvc_dataset *d);
 
+/* ---- slices: one process of several reads only its part ----
+ *
+ * Rank r of size processes loads the global samples [first, first + N) with
+ * first = N_total * r / size (the slice one process would cut for the
+ * global index). An IDX file is read only there (a seek; .gz: inflated up
+ * to the slice, only the slice kept), a LIBSVM file is split by byte ranges
+ * at line starts (each rank counts the lines of its range, the counts are
+ * exchanged, each rank parses its own lines; messages name the global line),
+ * a PNG folder is listed on every rank and each rank decodes its files. The
+ * class list is the union over the ranks (sorted as one process sorts it),
+ * LIBSVM's n the largest index over the ranks. The exchange is the caller's
+ * (datasets/ knows no MPI): comm->allgather gives every rank each rank's
+ * bytes in rank order. Collective: every rank calls it; a rank that fails
+ * makes every rank fail, the others with FSVC_SLICE_ELSEWHERE. */
+typedef struct fsvc_slice_comm {
+    int rank, size;
+    void *self;
+    /* mine (bytes, the same on every rank) of every rank, in rank order,
+     * into all (size x bytes). */
+    int (*allgather)(void *self, const void *mine, size_t bytes, void *all);
+} fsvc_slice_comm;
+
+/* The message of a rank that stopped because another failed (the text of
+ * FSVC_DIST_ELSEWHERE in fsvc/dist.h). */
+#define FSVC_SLICE_ELSEWHERE "stopped: another process failed"
+
+int fsvc_dataset_load_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total,
+                            const char *source, const fsvc_load_opts *opts,
+                            const fsvc_slice_comm *comm, fsvc_error *err);
+
+/* fsvc_dataset_set_shape on a slice: the u8 decision (every value of
+ * every rank an integer in 0..255) is taken over all ranks. Collective. */
+int fsvc_dataset_set_shape_slice(fsvc_dataset *d, int rows, int cols,
+                                 const fsvc_slice_comm *comm, fsvc_error *err);
+
 /* Gives d (a source without an image shape: LIBSVM text of images; load
  * it with n_features = rows x cols) the image shape rows x cols, which must
  * be d->n, else FSVC_EINPUT naming the source and both sizes. Float values

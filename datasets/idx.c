@@ -28,7 +28,7 @@ void ds_idx_free(ds_idx *a)
 }
 
 /* Big-endian elements of size sz to host order, in place. */
-static void to_host(unsigned char *p, int64_t count, size_t sz)
+void ds_idx_to_host(unsigned char *p, int64_t count, size_t sz)
 {
     const unsigned one = 1;
     if (sz == 1 || *(const unsigned char *)&one == 0)
@@ -55,7 +55,7 @@ static int read_exact(ds_src *s, void *dst, size_t n, const char *what,
     return FSVC_OK;
 }
 
-static int check_finite(const ds_idx *a, const char *name, fsvc_error *err)
+int ds_idx_check_finite(const ds_idx *a, const char *name, int64_t first, fsvc_error *err)
 {
     int64_t bad = -1;
     if (a->type == 0x0D) {
@@ -69,9 +69,9 @@ static int check_finite(const ds_idx *a, const char *name, fsvc_error *err)
     }
     if (bad >= 0)
         return fsvc_fail(err, FSVC_EINPUT, "%s: NaN or Inf at element %lld "
-                         "(byte offset %llu of the data)", name, (long long)bad,
+                         "(byte offset %llu of the data)", name, (long long)(first + bad),
                          (unsigned long long)(4 + 4 * a->rank +
-                                              bad * ds_idx_type_size(a->type)));
+                                              (first + bad) * ds_idx_type_size(a->type)));
     return FSVC_OK;
 }
 
@@ -151,8 +151,8 @@ static int parse_src(ds_idx *a, ds_src *s, const char *name, uint64_t max_bytes,
     if (got)
         return fsvc_fail(err, FSVC_EINPUT, "%s: data goes on after the %llu bytes the "
                          "IDX header says", name, (unsigned long long)bytes);
-    to_host(a->data, a->count, sz);
-    return check_finite(a, name, err);
+    ds_idx_to_host(a->data, a->count, sz);
+    return ds_idx_check_finite(a, name, 0, err);
 }
 
 int ds_idx_parse(ds_idx *a, const unsigned char *buf, size_t len,

@@ -99,7 +99,7 @@ int ds_idx_resolve(char *images, char *labels, size_t sz, const char *source)
 }
 
 /* Converts IDX elements to dtype `to` (u8 copies, else f32/f64). */
-static void *convert_items(const ds_idx *a, fsvc_dtype to)
+void *ds_idx_convert(const ds_idx *a, fsvc_dtype to)
 {
     if (a->type == 0x08 && to == FSVC_U8) {
         void *x = a->data;
@@ -164,7 +164,7 @@ int ds_idx_load_pair(fsvc_dataset *d, const char *images, const char *labels,
     }
     fsvc_dtype to = a.type == 0x08 ? FSVC_U8
                   : (a.type == 0x0C || a.type == 0x0E) ? FSVC_F64 : FSVC_F32;
-    void *x = convert_items(&a, to);
+    void *x = ds_idx_convert(&a, to);
     if (!x) {
         ds_idx_free(&a);
         ds_idx_free(&l);
@@ -182,7 +182,7 @@ int ds_idx_load_pair(fsvc_dataset *d, const char *images, const char *labels,
     }
     ds_idx_free(&a);
     if (l.data) {
-        d->y = convert_items(&l, FSVC_F64); /* N values */
+        d->y = ds_idx_convert(&l, FSVC_F64); /* N values */
         ds_idx_free(&l);
         if (!d->y) {
             fsvc_dataset_free(d);

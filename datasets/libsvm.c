@@ -119,8 +119,15 @@ int ds_libsvm_parse(fsvc_dataset *d, const char *text, size_t len,
                     const char *name, int n_features, uint64_t max_bytes,
                     fsvc_error *err)
 {
+    return ds_libsvm_parse_from(d, text, len, name, n_features, 0, max_bytes, err);
+}
+
+int ds_libsvm_parse_from(fsvc_dataset *d, const char *text, size_t len,
+                         const char *name, int n_features, int64_t line0,
+                         uint64_t max_bytes, fsvc_error *err)
+{
     ds_dataset_init(d, name);
-    parser ps = {name, 0, err};
+    parser ps = {name, line0, err};
     growth ys = {0, 0, 0, sizeof(double)};   /* N labels */
     growth rows = {0, 0, 0, sizeof(size_t)}; /* N+1 entry offsets */
     growth idx = {0, 0, 0, sizeof(int)};     /* entries: index - 1 */

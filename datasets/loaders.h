@@ -28,7 +28,15 @@ int ds_idx_parse(ds_idx *a, const unsigned char *buf, size_t len,
 int ds_idx_read(ds_idx *a, const char *path, fsvc_error *err);
 void ds_idx_free(ds_idx *a);
 size_t ds_idx_type_size(int type);     /* 0 for an unknown type */
+/* count big-endian elements of size sz to host order, in place. */
+void ds_idx_to_host(unsigned char *p, int64_t count, size_t sz);
+/* NaN/Inf in a (its a->count elements are elements first.. of the file):
+ * FSVC_EINPUT naming the element and its byte offset in the file. */
+int ds_idx_check_finite(const ds_idx *a, const char *name, int64_t first, fsvc_error *err);
 
+/* The elements of a as dtype `to` (u8 -> u8 takes a->data over: the
+ * result is a->data), malloc'd; NULL when out of memory. */
+void *ds_idx_convert(const ds_idx *a, fsvc_dtype to);
 /* Loads images (+ labels when labels != NULL) into d. */
 int ds_idx_load_pair(fsvc_dataset *d, const char *images, const char *labels,
                      fsvc_error *err);
@@ -44,6 +52,11 @@ int ds_idx_resolve(char *images, char *labels, size_t sz, const char *source);
 int ds_libsvm_parse(fsvc_dataset *d, const char *text, size_t len,
                     const char *name, int n_features, uint64_t max_bytes,
                     fsvc_error *err);
+/* The same for text that starts after line line0 of the file (messages
+ * name line line0 + k for its k-th line). */
+int ds_libsvm_parse_from(fsvc_dataset *d, const char *text, size_t len,
+                         const char *name, int n_features, int64_t line0,
+                         uint64_t max_bytes, fsvc_error *err);
 /* The bytes of a whole LIBSVM file, plain or gzip (inflated with memory
  * growing with the data, refused above max_bytes of text); a NUL byte is
  * refused as binary data. */
@@ -66,6 +79,41 @@ void ds_resize_bilinear_u8(unsigned char *dst, int dr, int dc,
                            const unsigned char *src, int sr, int sc);
 int ds_png_load_dir(fsvc_dataset *d, const char *dir,
                     const fsvc_load_opts *opts, fsvc_error *err);
+/* The images [N_total * rank / size, N_total * (rank + 1) / size) of the
+ * sorted list only (every image checked against the first one's size), the
+ * classes those of the whole folder; *first and *N_total set. */
+int ds_png_load_dir_slice(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts,
+                          int rank, int size, int64_t *first, int64_t *N_total,
+                          fsvc_error *err);
+
+/* ---- stream.c: a file read from the start, plain or gzip ---- */
+typedef struct ds_stream {
+    void *g;           /* gzFile */
+    int gz;            /* gzip data (else plain, read as is) */
+    uint64_t fsize;    /* bytes of the file */
+    uint64_t pos;      /* decompressed bytes delivered or skipped */
+    const char *name;  /* for messages (not copied) */
+} ds_stream;
+/* Opens the regular file at path (a .gz name must hold gzip data). */
+int ds_stream_open(ds_stream *s, const char *path, fsvc_error *err);
+void ds_stream_close(ds_stream *s);
+/* Up to n bytes into dst (NULL: dropped); *got < n only at the end. */
+int ds_stream_read(ds_stream *s, void *dst, uint64_t n, uint64_t *got, fsvc_error *err);
+/* Forward to decompressed offset off (a plain file seeks). */
+int ds_stream_skip(ds_stream *s, uint64_t off, fsvc_error *err);
+
+/* ---- slice.c (idx_slice.c, libsvm_slice.c): per-rank slices ---- */
+/* The collective exchange of slice.c: every rank's status (worst returned;
+ * a rank fine itself gets err = FSVC_SLICE_ELSEWHERE) and bytes (may be 0)
+ * in rank order into all (size x bytes; may be NULL when bytes is 0). */
+int ds_slice_exchange(const fsvc_slice_comm *c, int rc, const void *mine, size_t bytes,
+                      void *all, fsvc_error *err);
+int ds_idx_load_pair_slice(fsvc_dataset *d, const char *images, const char *labels,
+                           const fsvc_slice_comm *c, int64_t *first, int64_t *N_total,
+                           fsvc_error *err);
+int ds_libsvm_load_slice(fsvc_dataset *d, const char *path, int n_features,
+                         const fsvc_slice_comm *c, int64_t *first, int64_t *N_total,
+                         fsvc_error *err);
 /* One PNG file as a dataset of one unlabelled image. */
 int ds_png_load_file(fsvc_dataset *d, const char *path, fsvc_error *err);
 /* 1 if the file at path starts with the PNG signature. */

@@ -114,16 +114,19 @@ static int walk(strlist *files, const char *dir, int depth, fsvc_error *err)
     return rc;
 }
 
-/* Reads the images into d->x (N x rows*cols u8), d->paths. */
-static int read_images(fsvc_dataset *d, strlist *files, const fsvc_load_opts *opts,
-                       fsvc_error *err)
+/* Reads the images [lo, hi) of files into d->x ((hi - lo) x rows*cols u8),
+ * d->paths; every image must have the size of files->s[0]. */
+static int read_images(fsvc_dataset *d, strlist *files, size_t lo, size_t hi,
+                       const fsvc_load_opts *opts, fsvc_error *err)
 {
-    d->paths = calloc(files->n, sizeof *d->paths);
+    size_t cnt = hi - lo;
+    d->paths = calloc(cnt ? cnt : 1, sizeof *d->paths);
     if (!d->paths)
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", d->source);
-    d->N = (int64_t)files->n;
+    d->N = (int64_t)cnt;
+    const char *ref = files->s[0]; /* the first image sets the size */
     unsigned char *x = NULL;
-    for (size_t i = 0; i < files->n; i++) {
+    for (size_t i = lo > 0 ? 0 : lo; i < hi; i = i < lo ? lo : i + 1) {
         unsigned char *pix;
         int r, c;
         int rc = ds_png_read_gray(&pix, &r, &c, files->s[i], err);
@@ -133,23 +136,27 @@ static int read_images(fsvc_dataset *d, strlist *files, const fsvc_load_opts *op
             d->rows = r;
             d->cols = c;
             d->n = r * c; /* sides <= 16384: fits */
-            uint64_t need = (uint64_t)files->n * (uint64_t)d->n, max = ds_max_bytes();
+            uint64_t need = (uint64_t)cnt * (uint64_t)d->n, max = ds_max_bytes();
             if (need > max) {
                 char lim[80];
                 free(pix);
                 return fsvc_fail(err, FSVC_EINPUT, "%s: %zu images of %dx%d need %llu bytes, "
-                                 "more than the load limit (%s)", d->source, files->n, c, r,
+                                 "more than the load limit (%s)", d->source, cnt, c, r,
                                  (unsigned long long)need, ds_limit_text(lim, sizeof lim, max));
             }
-            x = malloc(files->n * (size_t)d->n);
+            x = malloc(cnt ? cnt * (size_t)d->n : 1);
             if (!x) {
                 free(pix);
                 return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for %zu images",
-                                 d->source, files->n);
+                                 d->source, cnt);
             }
             d->x = x;
+            if (i < lo) { /* only the size of the first image */
+                free(pix);
+                continue;
+            }
         }
-        unsigned char *dst = x + i * (size_t)d->n;
+        unsigned char *dst = x + (i - lo) * (size_t)d->n;
         if (r == d->rows && c == d->cols) {
             memcpy(dst, pix, (size_t)d->n);
         } else if (opts->resize) {
@@ -158,17 +165,19 @@ static int read_images(fsvc_dataset *d, strlist *files, const fsvc_load_opts *op
             free(pix);
             return fsvc_fail(err, FSVC_EINPUT, "%s: image is %dx%d (cols x rows) but %s is "
                              "%dx%d; all images must have one size (or ask for resizing)",
-                             files->s[i], c, r, d->paths[0], d->cols, d->rows);
+                             files->s[i], c, r, ref, d->cols, d->rows);
         }
         free(pix);
-        d->paths[i] = files->s[i]; /* taken over */
+        d->paths[i - lo] = files->s[i]; /* taken over */
         files->s[i] = NULL;
     }
     return FSVC_OK;
 }
 
-int ds_png_load_dir(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts,
-                    fsvc_error *err)
+/* The folder's images [N * rank / size, N * (rank + 1) / size); size 1:
+ * all of them, classes indexed from the labels read. */
+static int load_dir(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts, int rank,
+                    int size, int64_t *first, int64_t *N_total, fsvc_error *err)
 {
     ds_dataset_init(d, dir);
     strlist classes = {0}, top = {0}, files = {0};
@@ -206,23 +215,46 @@ int ds_png_load_dir(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts
         if (rc == FSVC_OK && files.n == 0)
             rc = fsvc_fail(err, FSVC_EINPUT, "%s: no PNG images in this folder or below", dir);
     }
+    size_t lo = 0, hi = files.n;
+    if (size > 1) {
+        lo = (size_t)((uint64_t)files.n * (uint64_t)rank / (uint64_t)size);
+        hi = (size_t)((uint64_t)files.n * (uint64_t)(rank + 1) / (uint64_t)size);
+    }
+    if (first) *first = (int64_t)lo;
+    if (N_total) *N_total = (int64_t)files.n;
     if (rc == FSVC_OK)
-        rc = read_images(d, &files, opts, err);
-    if (rc == FSVC_OK && labelled) {
+        rc = read_images(d, &files, lo, hi, opts, err);
+    if (rc == FSVC_OK && labelled && size > 1) {
+        /* a slice: every class folder holds images, so the classes are
+         * 0..K-1, as one process indexes them from all the labels */
+        d->y = malloc((hi > lo ? hi - lo : 1) * sizeof *d->y);
+        d->cls = malloc((hi > lo ? hi - lo : 1) * sizeof *d->cls);
+        d->class_values = malloc(classes.n * sizeof *d->class_values);
+        if (!d->y || !d->cls || !d->class_values)
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", dir);
+        for (size_t i = lo; rc == FSVC_OK && i < hi; i++) {
+            d->y[i - lo] = y[i];
+            d->cls[i - lo] = (int)y[i];
+        }
+        for (size_t k = 0; rc == FSVC_OK && k < classes.n; k++)
+            d->class_values[k] = (double)k;
+        d->K = (int)classes.n;
+        d->has_labels = 1;
+    } else if (rc == FSVC_OK && labelled) {
         d->y = y;
         y = NULL;
         d->has_labels = 1;
         rc = fsvc_dataset_index_classes(d, err);
-        if (rc == FSVC_OK) {
-            d->class_names = calloc(classes.n, sizeof *d->class_names);
-            if (!d->class_names)
+    }
+    if (rc == FSVC_OK && labelled) {
+        d->class_names = calloc(classes.n, sizeof *d->class_names);
+        if (!d->class_names)
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", dir);
+        for (size_t k = 0; rc == FSVC_OK && k < classes.n; k++) {
+            const char *base = strrchr(classes.s[k], '/');
+            d->class_names[k] = strdup(base ? base + 1 : classes.s[k]);
+            if (!d->class_names[k])
                 rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", dir);
-            for (size_t k = 0; rc == FSVC_OK && k < classes.n; k++) {
-                const char *base = strrchr(classes.s[k], '/');
-                d->class_names[k] = strdup(base ? base + 1 : classes.s[k]);
-                if (!d->class_names[k])
-                    rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", dir);
-            }
         }
     }
     free(y);
@@ -234,6 +266,19 @@ int ds_png_load_dir(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts
     return rc;
 }
 
+int ds_png_load_dir(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts,
+                    fsvc_error *err)
+{
+    return load_dir(d, dir, opts, 0, 1, NULL, NULL, err);
+}
+
+int ds_png_load_dir_slice(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts,
+                          int rank, int size, int64_t *first, int64_t *N_total,
+                          fsvc_error *err)
+{
+    return load_dir(d, dir, opts, rank, size, first, N_total, err);
+}
+
 int ds_png_load_file(fsvc_dataset *d, const char *path, fsvc_error *err)
 {
     ds_dataset_init(d, path);
@@ -241,7 +286,7 @@ int ds_png_load_file(fsvc_dataset *d, const char *path, fsvc_error *err)
     if (push(&one, path))
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
     static const fsvc_load_opts opts = {0, 1, 0};
-    int rc = read_images(d, &one, &opts, err);
+    int rc = read_images(d, &one, 0, one.n, &opts, err);
     strlist_free(&one);
     if (rc)
         fsvc_dataset_free(d);

@@ -8,10 +8,16 @@
 static int one_sum(void *self, void *buf, size_t n, fsvc_dtype t) { return FSVC_OK; }
 static int one_bor(void *self, void *buf, size_t bytes) { return FSVC_OK; }
 static int one_agree(void *self, int status) { return status; }
+static int one_allgather(void *self, const void *mine, size_t bytes, void *all)
+{
+    memmove(all, mine, bytes);
+    return FSVC_OK;
+}
 
 const fsvc_dist *fsvc_dist_one(void)
 {
-    static const fsvc_dist one = { 0, 1, NULL, one_sum, one_bor, one_agree };
+    static const fsvc_dist one = { 0, 1, NULL, one_sum, one_bor, one_agree,
+                                      one_allgather };
     return &one;
 }
 

@@ -27,6 +27,9 @@ typedef struct fsvc_dist {
     /* The worst (largest) status over the ranks; a rank whose own status
      * is 0 sees another rank's failure. */
     int (*agree)(void *self, int status);
+    /* mine (bytes, the same count on every rank) of every rank, in rank
+     * order, into all (size x bytes) on every rank. */
+    int (*allgather)(void *self, const void *mine, size_t bytes, void *all);
 } fsvc_dist;
 
 /* The one-process table (rank 0 of 1). */

@@ -248,19 +248,31 @@ static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
     if (p.rows > 0) /* --shape: LIBSVM text of images has rows x cols features */
         lopt.n_features = p.rows * p.cols;
     int rc = cli_blas_reserve(p.threads, &err), loaded = 0;
+    /* several processes: each reads only its slice of the samples, and
+     * d holds the global samples [first, first + d.N) of N_total; the
+     * slice load is collective, so every rank goes on or none does */
+    rc = cli_dist_agree(rc, &err);
+    int64_t first = 0, N_total = 0;
+    fsvc_slice_comm comm = cli_slice_comm(D);
     if (!rc) {
-        rc = fsvc_dataset_load(&d, data, &lopt, &err);
+        rc = D->size > 1 ? fsvc_dataset_load_slice(&d, &first, &N_total, data, &lopt, &comm, &err)
+                         : fsvc_dataset_load(&d, data, &lopt, &err);
         loaded = !rc;
     }
+    if (!rc && D->size <= 1)
+        N_total = d.N;
+    /* a failed slice load failed on every rank, and every rank has the
+     * same kind of source: all ranks take the same branch here */
     if (!rc && p.rows > 0 && d.rows == 0)
-        rc = fsvc_dataset_set_shape(&d, p.rows, p.cols, &err);
+        rc = D->size > 1 ? fsvc_dataset_set_shape_slice(&d, p.rows, p.cols, &comm, &err)
+                         : fsvc_dataset_set_shape(&d, p.rows, p.cols, &err);
     if (!rc && d.n > CLI_MAX_FEATURES)
         rc = fsvc_fail(&err, FSVC_EINPUT, "%s: %d features; fsvc trains on at most %d (features "
                        "are stored dense: reduce them, e.g. by feature selection or hashing)",
                        d.source, d.n, CLI_MAX_FEATURES);
-    if (!rc && d.N < D->size)
+    if (!rc && N_total < D->size)
         rc = fsvc_fail(&err, FSVC_EUSAGE, "%s: %lld samples for %d processes", d.source,
-                       (long long)d.N, D->size);
+                       (long long)N_total, D->size);
     rc = cli_dist_agree(rc, &err);
     if (rc) {
         if (loaded) fsvc_dataset_free(&d);
@@ -268,7 +280,7 @@ static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
     }
     double t1 = cli_now();
     if (!quiet)
-        printf("data: %s, %lld x %d %s, %d classes (%.2f s)\n", d.source, (long long)d.N, d.n,
+        printf("data: %s, %lld x %d %s, %d classes (%.2f s)\n", d.source, (long long)N_total, d.n,
            fsvc_dtype_name(d.dtype), d.K, t1 - t0);
     if (cv) { /* cross-validation: one process */
         if (D->size > 1) {
@@ -282,15 +294,12 @@ static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
         return rc;
     }
     if (D->size > 1 && !quiet)
-        printf("processes: %d, about %lld samples each\n", D->size, (long long)(d.N / D->size));
+        printf("processes: %d, about %lld samples each, each read only its slice\n", D->size,
+               (long long)(N_total / D->size));
     fsvc_model m;
     fsvc_train_info info;
-    int64_t s_lo, s_hi;
-    cli_dist_slice(d.N, D->rank, D->size, &s_lo, &s_hi);
-    fsvc_dataset v;
-    cli_dataset_view(&v, &d, s_lo, s_hi);
-    rc = fsvc_train_dist(&m, &info, &v, d.N, s_lo, &p, D, &err);
-    int64_t N = d.N;
+    rc = fsvc_train_dist(&m, &info, &d, N_total, first, &p, D, &err);
+    int64_t N = N_total;
     fsvc_dataset_free(&d);
     rc = cli_dist_agree(rc, &err);
     if (rc) return cli_dist_end(rc, &err);

@@ -32,6 +32,19 @@ static inline void cli_dist_slice(int64_t N, int r, int K, int64_t *lo, int64_t 
     *hi = N * (r + 1) / K;
 }
 
+/* The exchange of the slice loaders (fsvc_dataset_load_slice) over the
+ * processes: c's allgather is D's. */
+static inline int cli_slice_allgather(void *self, const void *mine, size_t bytes, void *all)
+{
+    const fsvc_dist *D = self;
+    return D->allgather(D->self, mine, bytes, all);
+}
+static inline fsvc_slice_comm cli_slice_comm(const fsvc_dist *D)
+{
+    fsvc_slice_comm c = { D->rank, D->size, (void *)D, cli_slice_allgather };
+    return c;
+}
+
 /* fsvc_predict with the samples split across the processes; pred and
  * score (as fsvc_predict's) complete on every rank. Collective. */
 int cli_dist_predict(int *pred, double *score, const fsvc_model *m, const fsvc_dataset *d,

@@ -17,7 +17,7 @@
 #define SUM_CHUNK ((size_t)1 << 20) /* values per gather: K x 8 MB at rank 0 */
 
 static int g_on;          /* MPI started */
-static fsvc_dist g_dist = { 0, 1, NULL, NULL, NULL, NULL };
+static fsvc_dist g_dist = { 0, 1, NULL, NULL, NULL, NULL, NULL };
 
 static int mpi_sum(void *self, void *buf, size_t n, fsvc_dtype t)
 {
@@ -69,6 +69,13 @@ static int mpi_agree(void *self, int status)
     return worst;
 }
 
+static int mpi_allgather(void *self, const void *mine, size_t bytes, void *all)
+{
+    if (bytes > (size_t)1 << 30) return FSVC_ERESOURCE; /* small records only */
+    return MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE,
+                         MPI_COMM_WORLD) == MPI_SUCCESS ? FSVC_OK : FSVC_ERESOURCE;
+}
+
 int cli_dist_init(int *argc, char ***argv)
 {
     if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK"))
@@ -83,6 +90,7 @@ int cli_dist_init(int *argc, char ***argv)
     g_dist.sum = mpi_sum;
     g_dist.bor = mpi_bor;
     g_dist.agree = mpi_agree;
+    g_dist.allgather = mpi_allgather;
     if (g_dist.rank > 0) { /* one voice: rank 0 */
         if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
             return FSVC_ERESOURCE;
