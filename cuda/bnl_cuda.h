@@ -75,6 +75,14 @@ int bnl_cuda_time_forward(bnl_cuda *c, const bnl_op *op, const void *W, int64_t 
                           const void *X, int64_t N, int n, int reps, double *sec,
                           fsvc_error *err);
 
+/* The device of this process among count: FSVC_CUDA_DEVICE's value
+ * (fsvc_device, when set and not empty) if it is a number in 0..count-1,
+ * else -1 (refused); otherwise, under mpirun, the node-local rank
+ * (local_rank: OMPI_COMM_WORLD_LOCAL_RANK) modulo count, so the ranks of
+ * one node spread over its devices; otherwise device 0. -1 when count < 1.
+ * Pure: no CUDA call (cuda/device_pick.c, built with or without nvcc). */
+int bnl_cuda_pick_device(int count, const char *fsvc_device, const char *local_rank);
+
 /* Device properties as in the paper's Fig. 4 (name, compute capability,
  * SMs, cores per SM, memory, bandwidth), or the one no-device line.
  * Returns 1 if a device is usable, else 0. buf always NUL-terminated. */

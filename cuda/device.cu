@@ -141,17 +141,13 @@ extern "C" int bnl_cuda_open(bnl_cuda **out, int strict, fsvc_error *err)
     *out = NULL;
     if (no_device(why, sizeof why, &count))
         return fsvc_fail(err, FSVC_ERESOURCE, "%s%s", why, tail);
-    int dev = 0;
+    /* FSVC_CUDA_DEVICE, else the mpirun local rank modulo the devices */
     const char *e = getenv("FSVC_CUDA_DEVICE");
-    if (e && *e) {
-        char *end;
-        long v = strtol(e, &end, 10);
-        if (*end || v < 0 || v >= count)
-            return fsvc_fail(err, FSVC_ERESOURCE,
-                             "cuda: FSVC_CUDA_DEVICE=%s: no such device (%d present)%s", e,
-                             count, tail);
-        dev = (int)v;
-    }
+    int dev = bnl_cuda_pick_device(count, e, getenv("OMPI_COMM_WORLD_LOCAL_RANK"));
+    if (dev < 0)
+        return fsvc_fail(err, FSVC_ERESOURCE,
+                         "cuda: FSVC_CUDA_DEVICE=%s: no such device (%d present)%s", e ? e : "",
+                         count, tail);
     bnl_cuda *c = (bnl_cuda *)calloc(1, sizeof *c);
     if (!c)
         return fsvc_fail(err, FSVC_ERESOURCE, "cuda: out of host memory");

@@ -123,3 +123,22 @@ expect_exit 2 "corrupt line in rank 2's part: exit 2" -- "${MPIRUN[@]}" -np 3 "$
 expect_one_line "corrupt line: one line" "$ERR"
 expect_match "bad.txt:$line: value is not a number" "corrupt line: names the file and the global line" "$ERR"
 [ ! -e bad.fsvc ] && ok "corrupt line: no model file" || fail "corrupt line: no model file"
+
+# --backend cuda on 3 ranks (each rank takes device local_rank % count:
+# tests/test_cuda_pick.c): without a usable device one fallback line (rank
+# 0 speaks for all), --strict exits 3 with one line and no model
+IRIS=(-q -r 1rms --max-neurons 50 --solver direct "$UCI/iris.train")
+if "$FSVC" info 2>/dev/null | grep -q -- '—\? *using CPU\|no device\|not compiled in'; then
+  expect_exit 0 "--backend cuda on 3 ranks without a device: the CPU" -- \
+    "${MPIRUN[@]}" -np 3 "$FSVC" train --backend cuda "${IRIS[@]}" c.fsvc
+  [ "$(grep -c 'using CPU' <<< "$ERR")" -eq 1 ] && ok "--backend cuda on 3 ranks: one fallback line" \
+    || fail "--backend cuda on 3 ranks: one fallback line: $ERR"
+  rm -f s.fsvc
+  expect_exit 3 "--backend cuda --strict on 3 ranks without a device: exit 3" -- \
+    "${MPIRUN[@]}" -np 3 "$FSVC" train --backend cuda --strict "${IRIS[@]}" s.fsvc
+  expect_one_line "--backend cuda --strict on 3 ranks: one line" "$ERR"
+  [ ! -e s.fsvc ] && ok "--strict on 3 ranks: no model" || fail "--strict on 3 ranks: no model"
+else
+  expect_exit 0 "--backend cuda --strict on 2 ranks on a GPU" -- \
+    "${MPIRUN[@]}" -np 2 "$FSVC" train --backend cuda --strict "${IRIS[@]}" c.fsvc
+fi
