@@ -95,6 +95,7 @@ int cmd_eval(int argc, char **argv)
     if (cli_backend_check(backend, a.strict, &err)) return cli_report(&err);
     fsvc_model m;
     fsvc_dataset d;
+    int64_t first = 0, N = 0; /* this rank's slice [first, first + d.N) of N */
     int rc = cli_blas_reserve((int)threads, &err), have_m = 0, have_d = 0;
     if (!rc) {
         rc = cli_load_model(&m, a.model, a.data, &err);
@@ -103,8 +104,9 @@ int cmd_eval(int argc, char **argv)
     if (!rc && m.regression)
         rc = fsvc_fail(&err, FSVC_EINPUT, "%s: a regression model; eval needs a classifier "
                        "(fsvc predict reports MSE and R^2)", a.model);
+    rc = cli_dist_agree(rc, &err); /* the load below is collective */
     if (!rc) {
-        rc = cli_load_data(&d, a.data, &m, 0, "eval", &err);
+        rc = cli_load_data_slice(&d, &first, &N, a.data, &m, 0, "eval", &err);
         have_d = !rc;
     }
     rc = cli_dist_agree(rc, &err); /* every rank, or none, goes on */
@@ -114,7 +116,6 @@ int cmd_eval(int argc, char **argv)
         return cli_dist_end(rc, &err);
     }
     int K = m.K;
-    int64_t N = d.N;
     int *pred = malloc((size_t)(N ? N : 1) * sizeof *pred);
     int *truth = malloc((size_t)(N ? N : 1) * sizeof *truth);
     int64_t *conf = calloc((size_t)K * K, sizeof *conf);
@@ -123,7 +124,13 @@ int cmd_eval(int argc, char **argv)
     rc = cli_dist_agree(rc, &err);
     if (rc) goto done;
     double t0 = cli_now();
-    rc = cli_dist_predict(pred, NULL, &m, &d, backend, (int)threads, &err);
+    rc = cli_dist_predict_at(pred, NULL, &m, &d, first, N, backend, (int)threads, &err);
+    if (!rc && cli_dist()->size > 1) { /* the labels of the whole set */
+        fsvc_dataset g;
+        rc = cli_dist_gather_meta(&g, &d, first, N, &err);
+        fsvc_dataset_free(&d);
+        if (!rc) d = g;
+    }
     if (rc || cli_dist()->rank > 0) goto done; /* rank 0 reports */
     double t1 = cli_now();
     int64_t unknown = fsvc_model_truth(truth, &m, &d);

@@ -166,6 +166,7 @@ int cmd_predict(int argc, char **argv)
     fsvc_model m;
     int table = proba || decision;
     fsvc_dataset d;
+    int64_t first = 0, N = 0; /* this rank's slice [first, first + d.N) of N */
     int rc = cli_blas_reserve((int)threads, &err), have_m = 0, have_d = 0;
     if (!rc) {
         rc = cli_load_model(&m, mpath, data, &err);
@@ -174,8 +175,9 @@ int cmd_predict(int argc, char **argv)
     if (!rc && table && m.regression)
         rc = fsvc_fail(&err, FSVC_EUSAGE, "predict: %s: a regression model has no class %s",
                        mpath, proba ? "probabilities (-b 1)" : "scores (--decision-values)");
+    rc = cli_dist_agree(rc, &err); /* the load below is collective */
     if (!rc) {
-        rc = cli_load_data(&d, data, &m, 1, "predict", &err);
+        rc = cli_load_data_slice(&d, &first, &N, data, &m, 1, "predict", &err);
         have_d = !rc;
     }
     rc = cli_dist_agree(rc, &err); /* every rank, or none, goes on */
@@ -184,16 +186,22 @@ int cmd_predict(int argc, char **argv)
         if (have_m) fsvc_free_model(&m);
         return cli_dist_end(rc, &err);
     }
-    int *pred = malloc((size_t)(d.N ? d.N : 1) * sizeof *pred);
-    double *score = malloc((size_t)(d.N ? d.N : 1) * m.Kout * sizeof *score);
-    int *truth = malloc((size_t)(d.N ? d.N : 1) * sizeof *truth);
+    int *pred = malloc((size_t)(N ? N : 1) * sizeof *pred);
+    double *score = malloc((size_t)(N ? N : 1) * m.Kout * sizeof *score);
+    int *truth = malloc((size_t)(N ? N : 1) * sizeof *truth);
     if (!pred || !score || !truth)
         rc = fsvc_fail(&err, FSVC_ERESOURCE, "predict: out of memory");
     rc = cli_dist_agree(rc, &err);
     if (rc) goto done;
     double t0 = cli_now();
-    rc = cli_dist_predict(pred, score, &m, &d, backend, (int)threads, &err);
+    rc = cli_dist_predict_at(pred, score, &m, &d, first, N, backend, (int)threads, &err);
     double t1 = cli_now();
+    if (!rc && cli_dist()->size > 1) { /* the labels and paths of the whole set */
+        fsvc_dataset g;
+        rc = cli_dist_gather_meta(&g, &d, first, N, &err);
+        fsvc_dataset_free(&d);
+        if (!rc) d = g;
+    }
     if (rc || cli_dist()->rank > 0) goto done; /* rank 0 writes */
     if (proba) fsvc_scores_proba(score, score, d.N, m.Kout); /* in place, row by row */
     if (out || d.paths || table)

@@ -45,6 +45,25 @@ static inline fsvc_slice_comm cli_slice_comm(const fsvc_dist *D)
     return c;
 }
 
+/* fsvc_predict across the processes, d the slice [first, first + d->N) of
+ * N_total samples that this rank holds: pred and score (N_total rows, as
+ * fsvc_predict's) complete on every rank. Collective. */
+int cli_dist_predict_at(int *pred, double *score, const fsvc_model *m, const fsvc_dataset *d,
+                        int64_t first, int64_t N_total, const char *backend, int threads,
+                        fsvc_error *err);
+
+/* cli_load_data across the processes (tools/dist_load.c): each rank loads
+ * only its slice [*first, *first + d->N) of *N_total samples (one process:
+ * all of them), fitted to the model. Collective. */
+int cli_load_data_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total, const char *data,
+                        const fsvc_model *m, int allow_unlabelled, const char *cmd,
+                        fsvc_error *err);
+/* g: the whole set's labels (y, cls), classes and paths in input order,
+ * gathered from every rank's slice d, without the samples (g->x NULL).
+ * Collective. */
+int cli_dist_gather_meta(fsvc_dataset *g, const fsvc_dataset *d, int64_t first,
+                         int64_t N_total, fsvc_error *err);
+
 /* fsvc_predict with the samples split across the processes; pred and
  * score (as fsvc_predict's) complete on every rank. Collective. */
 int cli_dist_predict(int *pred, double *score, const fsvc_model *m, const fsvc_dataset *d,
