@@ -102,8 +102,9 @@ int ds_stream_read(ds_stream *s, void *dst, uint64_t n, uint64_t *got, fsvc_erro
 /* Forward to decompressed offset off (a plain file seeks). */
 int ds_stream_skip(ds_stream *s, uint64_t off, fsvc_error *err);
 
-/* ---- slice.c (idx_slice.c, libsvm_slice.c): per-rank slices ---- */
-/* The collective exchange of slice.c: every rank's status (worst returned;
+/* ---- per-rank slices (slice_comm.c, idx_slice.c, libsvm_slice.c; above
+ * them slice.c) ---- */
+/* The collective exchange of the slice loaders: every rank's status (worst returned;
  * a rank fine itself gets err = FSVC_SLICE_ELSEWHERE) and bytes (may be 0)
  * in rank order into all (size x bytes; may be NULL when bytes is 0). */
 int ds_slice_exchange(const fsvc_slice_comm *c, int rc, const void *mine, size_t bytes,

@@ -20,30 +20,6 @@ static int one_allgather(void *self, const void *mine, size_t bytes, void *all)
 
 static const fsvc_slice_comm one_comm = { 0, 1, NULL, one_allgather };
 
-int ds_slice_exchange(const fsvc_slice_comm *c, int rc, const void *mine, size_t bytes,
-                      void *all, fsvc_error *err)
-{
-    /* the statuses first (the same 8 bytes on every rank), then the
-     * payload only when every rank is fine (so no rank sends a payload
-     * that another could not receive) */
-    int64_t own = rc, stack[256], *st = c->size <= 256 ? stack
-                                      : malloc((size_t)c->size * sizeof *st);
-    if (!st)
-        return fsvc_fail(err, FSVC_ERESOURCE, "out of memory for the exchange of the slices");
-    int bad = c->allgather(c->self, &own, sizeof own, st);
-    int worst = 0;
-    for (int r = 0; !bad && r < c->size; r++)
-        if (st[r] > worst) worst = (int)st[r];
-    if (st != stack) free(st);
-    if (bad)
-        return rc ? rc : fsvc_fail(err, FSVC_ERESOURCE, "the exchange of the slices failed");
-    if (worst)
-        return rc ? rc : fsvc_fail(err, worst, FSVC_SLICE_ELSEWHERE);
-    if (bytes && c->allgather(c->self, mine, bytes, all))
-        return fsvc_fail(err, FSVC_ERESOURCE, "the exchange of the slices failed");
-    return FSVC_OK;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -21,8 +21,8 @@
 # (the engine reaches a backend only through its interface: kernels.h,
 # act.h, bnl_device.h; cuda/ops.c fills the device table at link time)
 #   ds_core     datasets/fsvc_data.h datasets.h io.c dataset.c *_write.c   base
-#   ds_loaders  datasets/loaders.h idx* libsvm.c png.c pngdir.c   ds_core base
-#   ds_load     datasets/load.c                             ds_loaders ds_core base
+#   ds_loaders  datasets/loaders.h idx* libsvm*.c png.c pngdir.c stream.c slice_comm.c  ds_core base
+#   ds_load     datasets/load.c slice.c                     ds_loaders ds_core base
 #   fsvc        fsvc/                                       engine* types ds_core base
 #   tools       tools/                                      fsvc engine* types ds_core base
 # engine*: the public engine header layers/bnl.h only (and bnl_types.h);
@@ -39,9 +39,9 @@ layer_of() { # path relative to ROOT -> layer name, or "" when unplaced
     layers/*) echo engine ;;
     datasets/fsvc_data.h | datasets/datasets.h | datasets/io.c | datasets/dataset.c | \
         datasets/*_write.c) echo ds_core ;;
-    datasets/loaders.h | datasets/idx*.c | datasets/libsvm.c | datasets/png.c | \
-        datasets/pngdir.c) echo ds_loaders ;;
-    datasets/load.c) echo ds_load ;;
+    datasets/loaders.h | datasets/idx*.c | datasets/libsvm.c | datasets/libsvm_slice.c | \
+        datasets/png.c | datasets/pngdir.c | datasets/stream.c | datasets/slice_comm.c) echo ds_loaders ;;
+    datasets/load.c | datasets/slice.c) echo ds_load ;;
     fsvc/*) echo fsvc ;;
     tools/*) echo tools ;;
     *) echo "" ;;
