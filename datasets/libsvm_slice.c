@@ -204,6 +204,7 @@ static int read_text(char **text, size_t *len, int64_t *line0, ds_stream *s,
         *len = 0;
         return rc;
     }
+    if (t) t[*len] = 0; /* the parser's strtod reads up to a NUL */
     *text = t;
     return FSVC_OK;
 }
