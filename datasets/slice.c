@@ -75,6 +75,10 @@ static int union_classes(fsvc_dataset *d, const fsvc_slice_comm *c, fsvc_error *
         }
         d->cls[i] = (int)lo;
     }
+    if (!d->cls && !(d->cls = malloc(sizeof *d->cls))) { /* an empty slice: as the others */
+        free(all);
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", d->source);
+    }
     free(d->class_values);
     d->class_values = all;
     d->K = (int)u;
@@ -101,10 +105,17 @@ int fsvc_dataset_load_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total,
         rc = ds_slice_exchange(comm, rc, NULL, 0, NULL, err);
         labelled = 0; /* classes from the folder names, already global */
     } else if (found && S_ISREG(st.st_mode) && ds_png_is_png(source)) {
-        rc = comm->size > 1 ? fsvc_fail(err, FSVC_EUSAGE, "%s: one image cannot be split "
-                                        "across %d processes", source, comm->size)
-                            : ds_png_load_file(d, source, err);
-        if (!rc) *N_total = d->N;
+        /* one image: every rank reads it, the last keeps it (its slice) */
+        rc = ds_png_load_file(d, source, err);
+        if (!rc) {
+            *N_total = 1;
+            *first = 0; /* 1 * r / size */
+        }
+        if (!rc && comm->rank < comm->size - 1) {
+            free(d->paths[0]);
+            d->paths[0] = NULL;
+            d->N = 0;
+        }
         rc = ds_slice_exchange(comm, rc, NULL, 0, NULL, err);
         labelled = 0;
     } else if (ds_idx_resolve(images, labels, sizeof images, source)) {

@@ -140,6 +140,19 @@ for set in "pm.fsvc png" "om.fsvc og.txt" "k4-idx.fsvc g/mn"; do
   [ -n "$want" ] && [ "$(grep '^Accuracy = ' <<< "$OUT")" = "$want" ] \
     && ok "eval $data on 3 ranks: the one-process accuracy" || fail "eval $data on 3 ranks: $want vs $OUT"
 done
+# more ranks than samples (empty slices), and one PNG image on 3 ranks
+printf '1 1:1 2:3\n2 1:2\n1 2:5 4:1\n' > tiny.txt
+"$FSVC" train -q -r 1rms tiny.txt tiny.fsvc >/dev/null 2>&1
+"$FSVC" predict tiny.fsvc tiny.txt one.out >/dev/null 2>&1
+rm -f k.out
+expect_exit 0 "predict 3 samples on 5 ranks" -- "${MPIRUN[@]}" -np 5 "$FSVC" predict tiny.fsvc tiny.txt k.out
+[ -s one.out ] && cmp -s one.out k.out && ok "predict 3 samples on 5 ranks: the one-process file" \
+  || fail "predict 3 samples on 5 ranks: the one-process file"
+img=$(ls png/one/*.png | head -n 1)
+want=$("$FSVC" predict pm.fsvc "$img" 2>/dev/null | cut -d, -f1-2)
+expect_exit 0 "predict one PNG on 3 ranks" -- "${MPIRUN[@]}" -np 3 "$FSVC" predict pm.fsvc "$img"
+[ -n "$want" ] && [ "$(cut -d, -f1-2 <<< "$OUT")" = "$want" ] && ok "predict one PNG on 3 ranks: one row, as one process" \
+  || fail "predict one PNG on 3 ranks: $OUT"
 # predict on 4 ranks: each peaks well below one process on the 78 MB set
 /usr/bin/time -f %M -o prss.one "$FSVC" predict b1.fsvc big p1.txt >/dev/null 2>&1
 "${MPIRUN[@]}" -np 4 sh -c '/usr/bin/time -f %M -o prss.$OMPI_COMM_WORLD_RANK "$0" "$@"' \
