@@ -88,7 +88,7 @@ int ds_png_load_dir_slice(fsvc_dataset *d, const char *dir, const fsvc_load_opts
 
 /* ---- stream.c: a file read from the start, plain or gzip ---- */
 typedef struct ds_stream {
-    void *g;           /* gzFile */
+    void *g;           /* the open file and inflate state (stream.c) */
     int gz;            /* gzip data (else plain, read as is) */
     uint64_t fsize;    /* bytes of the file */
     uint64_t pos;      /* decompressed bytes delivered or skipped */

@@ -5,7 +5,9 @@
  * global classes and n) for LIBSVM (plain and gzip, with comments, blank
  * lines and CRLF, classes missing from some slices), IDX pairs (plain and
  * gzip) and PNG folders; a bad line stops every rank, the owner naming the
- * global line; NaN in an IDX slice is named by its global element; the
+ * global line; NaN in an IDX slice is named by its global element; a
+ * truncated or garbage-tailed gzip file and a NUL byte give the one-process
+ * message; the
  * pixel decision of --shape is taken over all ranks. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -224,6 +226,68 @@ static void test_libsvm_bad_line_stops_every_rank(void **state)
     assert_non_null(strstr(err.msg, "bad.txt:9: value is not a number"));
 }
 
+/* source fails to load; on K ranks every rank fails, and the lowest rank
+ * with an error of its own (the one the CLI reports) has the one-process
+ * message. */
+static void same_error(const char *source)
+{
+    fsvc_dataset w;
+    fsvc_error err;
+    assert_int_not_equal(fsvc_dataset_load(&w, source, NULL, &err), FSVC_OK);
+    for (int K = 1; K <= MAXK; K++) {
+        member ms[MAXK];
+        load_k(ms, K, source, NULL, 0);
+        int r0 = -1;
+        for (int r = 0; r < K; r++) {
+            assert_int_not_equal(ms[r].rc, FSVC_OK);
+            if (r0 < 0 && strcmp(ms[r].err.msg, FSVC_SLICE_ELSEWHERE) != 0) r0 = r;
+        }
+        assert_true(r0 >= 0);
+        assert_string_equal(ms[r0].err.msg, err.msg);
+    }
+}
+
+static void test_gzip_faults_as_one_process(void **state)
+{
+    enum { N = 40, R = 4, C = 4 };
+    uint8_t pix[N * R * C], lab[N];
+    for (int i = 0; i < N * R * C; i++) pix[i] = (uint8_t)(i * 13 + 1);
+    for (int i = 0; i < N; i++) lab[i] = (uint8_t)(i % 4);
+    assert_int_equal(fx_write_mnist_pair(*state, "z", 1, N, R, C, pix, lab), 0);
+    char img[4096], p[4096];
+    fx_join(img, sizeof img, *state, "z-images-idx3-ubyte.gz");
+    FILE *f = fopen(img, "rb");
+    assert_non_null(f);
+    unsigned char buf[8192];
+    size_t len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    /* truncated in the middle of the compressed stream */
+    assert_int_equal(fx_write_file(img, buf, len * 2 / 3), 0);
+    same_error(fx_join(p, sizeof p, *state, "z"));
+    /* trailing garbage after the gzip member */
+    memcpy(buf + len, "garbage", 7);
+    assert_int_equal(fx_write_file(img, buf, len + 7), 0);
+    same_error(p);
+    /* a NUL byte in LIBSVM text, in the last part */
+    static const char text[] = "1 1:1\n2 1:2\n1 1:3\n2 1:4\n1 1:5\n2 1:\0006\n";
+    fx_join(p, sizeof p, *state, "nul.txt");
+    assert_int_equal(fx_write_file(p, text, sizeof text - 1), 0);
+    same_error(p);
+    /* gzipped LIBSVM with garbage after it */
+    unsigned char *gz;
+    size_t gl;
+    assert_int_equal(fx_gzip(&gz, &gl, TEXT, strlen(TEXT)), 0);
+    unsigned char *g2 = malloc(gl + 3);
+    assert_non_null(g2);
+    memcpy(g2, gz, gl);
+    memcpy(g2 + gl, "xyz", 3);
+    fx_join(p, sizeof p, *state, "tg.txt");
+    assert_int_equal(fx_write_file(p, g2, gl + 3), 0);
+    same_error(p);
+    free(gz);
+    free(g2);
+}
+
 static void test_idx_pairs(void **state)
 {
     enum { N = 23, R = 3, C = 2 };
@@ -297,6 +361,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_libsvm_many_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_libsvm_bad_line_stops_every_rank, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idx_pairs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gzip_faults_as_one_process, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idx_nan_named_globally, setup, teardown),
         cmocka_unit_test_setup_teardown(test_png_folder, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shape_decided_over_ranks, setup, teardown),
