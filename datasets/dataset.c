@@ -33,6 +33,7 @@ void fsvc_dataset_free(fsvc_dataset *d)
     free(d->y);
     free(d->cls);
     free(d->class_values);
+    fsvc_csr_free(d->csr);
     ds_dataset_init(d, NULL);
 }
 
@@ -116,6 +117,9 @@ int fsvc_dataset_convert(fsvc_dataset *d, fsvc_dtype to, fsvc_scale scale,
                          fsvc_dtype_name(to));
     if (to == d->dtype)
         return FSVC_OK;
+    if (d->csr)
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: sparse data holds float32 values; it does "
+                         "not convert to %s (read it --dense)", d->source, fsvc_dtype_name(to));
     size_t count = (size_t)d->N * (size_t)d->n;
     if (to == FSVC_U8) { /* floats back to u8: only integers 0..255 */
         for (size_t i = 0; i < count; i++) {
@@ -156,6 +160,9 @@ int fsvc_dataset_set_shape(fsvc_dataset *d, int rows, int cols, fsvc_error *err)
         return fsvc_fail(err, FSVC_EINPUT, "%s: image shape %d x %d is %lld values, the "
                          "data has %d features", d->source, rows, cols,
                          (long long)rows * cols, d->n);
+    if (d->csr)
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: sparse data has no image shape (read it "
+                         "--dense)", d->source);
     d->rows = rows;
     d->cols = cols;
     if (d->dtype == FSVC_U8)
@@ -186,6 +193,8 @@ int fsvc_dataset_fit_features(fsvc_dataset *d, int n, int64_t *dropped, int *fir
     if (first_extra) *first_extra = 0;
     if (d->n == n)
         return FSVC_OK;
+    if (d->csr)
+        return ds_csr_fit_features(d, n, dropped, first_extra, err);
     if (n < 1 || d->rows > 0)
         return fsvc_fail(err, FSVC_EINPUT, "%s: %d features, %d expected (%d x %d images "
                          "cannot be padded or cut)", d->source, d->n, n, d->rows, d->cols);

@@ -92,6 +92,12 @@ void ds_tmp_unlink_all(void);
 /* Shortest decimal text that strtod reads back as exactly v (out: >= 32). */
 void ds_format_double(char *out, size_t outsz, double v);
 
+/* ---- csr.c ---- */
+/* fsvc_dataset_fit_features for sparse d (d->csr): features at n and
+ * beyond are dropped (counted as fsvc_dataset_fit_features says). */
+int ds_csr_fit_features(fsvc_dataset *d, int n, int64_t *dropped, int *first_extra,
+                        fsvc_error *err);
+
 /* ---- dataset.c ---- */
 /* Empties d (no memory owned) and records source. */
 void ds_dataset_init(fsvc_dataset *d, const char *source);

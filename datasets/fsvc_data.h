@@ -16,6 +16,22 @@ extern "C" {
 #endif
 
 /* ---- datasets ---- */
+
+/* A sparse matrix of `rows` rows in CSR form: row i holds the entries
+ * row_ptr[i] .. row_ptr[i+1]-1, col (0-based feature, strictly ascending
+ * within a row) and val (float, finite). Memory: 8 (rows + 1) + 8 nnz
+ * bytes, whatever the number of features. */
+typedef struct fsvc_csr {
+    int64_t rows;
+    int64_t nnz;
+    int64_t *row_ptr;     /* rows + 1 offsets, row_ptr[0] = 0 */
+    int32_t *col;         /* nnz feature indices */
+    float *val;           /* nnz values */
+} fsvc_csr;
+
+/* The most features of sparse data (the model limit FSVC_MODEL_MAX_N). */
+#define FSVC_CSR_MAX_N (1 << 24)
+
 typedef struct fsvc_dataset {
     int64_t N;            /* number of samples */
     int n;                /* features per sample */
@@ -31,12 +47,30 @@ typedef struct fsvc_dataset {
     int rows, cols;       /* image geometry when known, else 0 */
     fsvc_scale scale;     /* scaling already applied to x */
     char source[512];     /* what it was loaded from */
+    fsvc_csr *csr;        /* sparse data (LIBSVM read sparse): the N rows
+                             in CSR form, x NULL, dtype FSVC_F32; NULL for
+                             dense data (x holds it) */
 } fsvc_dataset;
+
+/* How a LIBSVM file is stored (fsvc_load_opts.storage). */
+#define FSVC_STORE_DENSE 0  /* dense x (the default: every loader's form) */
+#define FSVC_STORE_SPARSE 1 /* CSR (d->csr) */
+#define FSVC_STORE_AUTO 2   /* CSR when the file has more than
+                               FSVC_SPARSE_AUTO_N features, or when under
+                               10% of the N x n cells hold a value and the
+                               dense matrix would take more than
+                               FSVC_SPARSE_AUTO_CELLS cells; else dense */
+#define FSVC_SPARSE_AUTO_N 65536
+#define FSVC_SPARSE_AUTO_CELLS ((int64_t)1 << 25)
 
 typedef struct fsvc_load_opts {
     int resize;           /* PNG: resize images to the first one's size */
     int allow_unlabelled; /* PNG folder without class sub-folders */
     int n_features;       /* LIBSVM: force n (0 = largest index seen) */
+    int storage;          /* LIBSVM: FSVC_STORE_DENSE (0), _SPARSE, _AUTO;
+                             other sources are always dense */
+    int dense_max_n;      /* > 0: dense LIBSVM data with more features is
+                             refused before the dense matrix is made */
 } fsvc_load_opts;
 
 /* Loads any supported source, detected from what it is:
@@ -100,6 +134,20 @@ int fsvc_dataset_set_shape(fsvc_dataset *d, int rows, int cols, fsvc_error *err)
  * 0), whose pixels cannot be padded or cut. */
 int fsvc_dataset_fit_features(fsvc_dataset *d, int n, int64_t *dropped, int *first_extra,
                               fsvc_error *err);
+
+/* ---- sparse data (datasets/csr.c) ---- */
+
+/* Frees a CSR matrix made by the loaders or below (NULL is fine). */
+void fsvc_csr_free(fsvc_csr *a);
+/* Makes d sparse (CSR of its nonzero values as float) when it is dense,
+ * freeing x; for images (d->rows > 0) FSVC_EINPUT. Already sparse: OK. */
+int fsvc_dataset_to_sparse(fsvc_dataset *d, fsvc_error *err);
+/* Makes d dense (N x n float32) when it is sparse, after checking the
+ * N x n matrix against the load limit (FSVC_EINPUT naming it). */
+int fsvc_dataset_to_dense(fsvc_dataset *d, fsvc_error *err);
+/* The rows idx[0..cnt-1] of a into *out (a new CSR of cnt rows). */
+int fsvc_csr_rows(fsvc_csr **out, const fsvc_csr *a, const int64_t *idx, int64_t cnt,
+                  fsvc_error *err);
 
 /* Recomputes cls, K and class_values from y. */
 int fsvc_dataset_index_classes(fsvc_dataset *d, fsvc_error *err);

@@ -3,11 +3,16 @@
  * Indices are 1-based and strictly ascending; labels and values are any
  * finite numbers read with strtod, so float64 values round-trip exactly.
  * Blank lines and lines starting with '#' are skipped; a '#' token ends a
- * line. The output is dense: X: N x n f64 with n = the largest index seen
- * (or the forced n_features), missing entries 0; y: N labels. */
+ * line. The output is dense, X: N x n f64 with n = the largest index seen
+ * (or the forced n_features), missing entries 0; or sparse (storage
+ * sparse, or auto on sparse data: see FSVC_STORE_AUTO), d->csr with the
+ * nonzero values as float (explicit zeros dropped); y: N labels. Sparse
+ * storage refuses, at their line, indices above FSVC_CSR_MAX_N and values
+ * beyond the float range. */
 #include "datasets/loaders.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +120,46 @@ static int check_dense(const char *name, uint64_t N, int n, int nmax, uint64_t v
     return FSVC_OK;
 }
 
+/* Sparse storage for N samples of n features holding nnz values? */
+static int want_sparse(int storage, uint64_t N, int n, uint64_t nnz)
+{
+    if (storage != FSVC_STORE_AUTO)
+        return storage == FSVC_STORE_SPARSE;
+    uint64_t cells = N * (uint64_t)n;
+    return n > FSVC_SPARSE_AUTO_N ||
+           (cells > (uint64_t)FSVC_SPARSE_AUTO_CELLS && nnz < cells / 10);
+}
+
+/* The parsed entries as d->csr (nonzero values only, as float). */
+static int make_csr(fsvc_dataset *d, size_t N, const size_t *r, const int *ix,
+                    const double *vv)
+{
+    fsvc_csr *a = calloc(1, sizeof *a);
+    size_t nnz = 0;
+    for (size_t e = 0; e < r[N]; e++)
+        nnz += vv[e] != 0;
+    if (!a || !(a->row_ptr = malloc((N + 1) * sizeof *a->row_ptr)) ||
+        !(a->col = malloc((nnz ? nnz : 1) * sizeof *a->col)) ||
+        !(a->val = malloc((nnz ? nnz : 1) * sizeof *a->val))) {
+        fsvc_csr_free(a);
+        return -1;
+    }
+    size_t q = 0;
+    for (size_t i = 0; i < N; i++) {
+        a->row_ptr[i] = (int64_t)q;
+        for (size_t e = r[i]; e < r[i + 1]; e++)
+            if (vv[e] != 0) {
+                a->col[q] = ix[e];
+                a->val[q++] = (float)vv[e];
+            }
+    }
+    a->row_ptr[N] = (int64_t)q;
+    a->rows = (int64_t)N;
+    a->nnz = (int64_t)q;
+    d->csr = a;
+    return 0;
+}
+
 int ds_libsvm_parse(fsvc_dataset *d, const char *text, size_t len,
                     const char *name, int n_features, uint64_t max_bytes,
                     fsvc_error *err)
@@ -122,10 +167,31 @@ int ds_libsvm_parse(fsvc_dataset *d, const char *text, size_t len,
     return ds_libsvm_parse_from(d, text, len, name, n_features, 0, max_bytes, err);
 }
 
+static int parse_core(fsvc_dataset *d, const char *text, size_t len, const char *name,
+                      const fsvc_load_opts *o, int64_t line0, uint64_t max_bytes,
+                      fsvc_error *err);
+
 int ds_libsvm_parse_from(fsvc_dataset *d, const char *text, size_t len,
                          const char *name, int n_features, int64_t line0,
                          uint64_t max_bytes, fsvc_error *err)
 {
+    fsvc_load_opts o = {0};
+    o.n_features = n_features;
+    return parse_core(d, text, len, name, &o, line0, max_bytes, err);
+}
+
+int ds_libsvm_parse_opt(fsvc_dataset *d, const char *text, size_t len,
+                        const char *name, const fsvc_load_opts *o, uint64_t max_bytes,
+                        fsvc_error *err)
+{
+    return parse_core(d, text, len, name, o, 0, max_bytes, err);
+}
+
+static int parse_core(fsvc_dataset *d, const char *text, size_t len, const char *name,
+                      const fsvc_load_opts *o, int64_t line0, uint64_t max_bytes,
+                      fsvc_error *err)
+{
+    int n_features = o->n_features, storage = o->storage;
     ds_dataset_init(d, name);
     parser ps = {name, line0, err};
     growth ys = {0, 0, 0, sizeof(double)};   /* N labels */
@@ -197,6 +263,13 @@ int ds_libsvm_parse_from(fsvc_dataset *d, const char *text, size_t len,
                 rc = bad(&ps, msg, tok);
                 break;
             }
+            if (storage != FSVC_STORE_DENSE && k > FSVC_CSR_MAX_N) {
+                char msg[120];
+                snprintf(msg, sizeof msg, "index above the limit of sparse data (%d "
+                         "features) in", FSVC_CSR_MAX_N);
+                rc = bad(&ps, msg, tok);
+                break;
+            }
             if (n_features > 0 && k > n_features) {
                 char msg[80];
                 snprintf(msg, sizeof msg, "index above the forced n = %d in", n_features);
@@ -206,6 +279,11 @@ int ds_libsvm_parse_from(fsvc_dataset *d, const char *text, size_t len,
             double v;
             if ((rc = number(&ps, &v, p + 1, &p, "value")))
                 break;
+            if (storage != FSVC_STORE_DENSE && fabs(v) > FLT_MAX) {
+                rc = bad(&ps, "value beyond the float range of sparse data (read it "
+                         "--dense) in", tok);
+                break;
+            }
             if (grow(&idx, 1) || grow(&val, 1))
                 goto oom;
             ((int *)idx.p)[idx.len++] = (int)(k - 1);
@@ -220,10 +298,24 @@ int ds_libsvm_parse_from(fsvc_dataset *d, const char *text, size_t len,
         rc = fsvc_fail(err, FSVC_EINPUT, "%s: no samples (empty file)", name);
     if (rc == FSVC_OK) {
         int n = n_features > 0 ? n_features : nmax;
+        int sparse = want_sparse(storage, (uint64_t)ys.len, n, (uint64_t)idx.len);
         if (n == 0)
             rc = fsvc_fail(err, FSVC_EINPUT, "%s: no features on any line", name);
-        else if ((rc = check_dense(name, (uint64_t)ys.len, n, nmax, (uint64_t)idx.len,
-                                   max_bytes, err)) == FSVC_OK) {
+        else if (!sparse && o->dense_max_n > 0 && n > o->dense_max_n)
+            rc = fsvc_fail(err, FSVC_EINPUT, "%s: %d features; dense data holds at most %d "
+                           "(read it sparse: --sparse)", name, n, o->dense_max_n);
+        else if (sparse) {
+            ((size_t *)rows.p)[rows.len] = idx.len;
+            if (make_csr(d, ys.len, rows.p, idx.p, val.p))
+                goto oom;
+            d->N = (int64_t)ys.len;
+            d->n = n;
+            d->dtype = FSVC_F32;
+            d->y = ys.p;
+            ys.p = NULL;
+            d->has_labels = 1;
+        } else if ((rc = check_dense(name, (uint64_t)ys.len, n, nmax, (uint64_t)idx.len,
+                                     max_bytes, err)) == FSVC_OK) {
             double *x = calloc(ys.len * (size_t)n, sizeof *x);
             if (!x)
                 goto oom;
@@ -313,6 +405,15 @@ int ds_libsvm_parse_file(fsvc_dataset *d, const unsigned char *buf, size_t len,
                          const char *path, int n_features, uint64_t max_bytes,
                          fsvc_error *err)
 {
+    fsvc_load_opts o = {0};
+    o.n_features = n_features;
+    return ds_libsvm_parse_file_opt(d, buf, len, path, &o, max_bytes, err);
+}
+
+int ds_libsvm_parse_file_opt(fsvc_dataset *d, const unsigned char *buf, size_t len,
+                             const char *path, const fsvc_load_opts *o, uint64_t max_bytes,
+                             fsvc_error *err)
+{
     ds_dataset_init(d, path);
     unsigned char *text = NULL;
     int rc;
@@ -325,12 +426,12 @@ int ds_libsvm_parse_file(fsvc_dataset *d, const unsigned char *buf, size_t len,
         rc = fsvc_fail(err, FSVC_EINPUT, "%s: binary data (a NUL byte), not LIBSVM text "
                        "nor IDX nor a PNG folder", path);
     else
-        rc = ds_libsvm_parse(d, (const char *)buf, len, path, n_features, max_bytes, err);
+        rc = ds_libsvm_parse_opt(d, (const char *)buf, len, path, o, max_bytes, err);
     free(text);
     return rc;
 }
 
-int ds_libsvm_load(fsvc_dataset *d, const char *path, int n_features,
+int ds_libsvm_load(fsvc_dataset *d, const char *path, const fsvc_load_opts *o,
                    fsvc_error *err)
 {
     ds_dataset_init(d, path);
@@ -339,7 +440,7 @@ int ds_libsvm_load(fsvc_dataset *d, const char *path, int n_features,
     int rc = ds_read_file(&buf, &len, path, err);
     if (rc)
         return rc;
-    rc = ds_libsvm_parse_file(d, buf, len, path, n_features, ds_max_bytes(), err);
+    rc = ds_libsvm_parse_file_opt(d, buf, len, path, o, ds_max_bytes(), err);
     free(buf);
     return rc;
 }

@@ -12,7 +12,7 @@
 int fsvc_dataset_load(fsvc_dataset *d, const char *source,
                       const fsvc_load_opts *opts, fsvc_error *err)
 {
-    static const fsvc_load_opts none = {0, 0, 0};
+    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0};
     if (!opts)
         opts = &none;
     ds_dataset_init(d, source);
@@ -27,7 +27,7 @@ int fsvc_dataset_load(fsvc_dataset *d, const char *source,
     } else if (ds_idx_resolve(images, labels, sizeof images, source)) {
         rc = ds_idx_load_pair(d, images, labels[0] ? labels : NULL, err);
     } else if (stat(source, &st) == 0) {
-        rc = ds_libsvm_load(d, source, opts->n_features, err);
+        rc = ds_libsvm_load(d, source, opts, err);
     } else if (errno != ENOENT) {
         return fsvc_fail(err, FSVC_EINPUT, "%s: cannot open: %s", source, strerror(errno));
     } else {

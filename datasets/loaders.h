@@ -63,7 +63,14 @@ int ds_libsvm_parse_from(fsvc_dataset *d, const char *text, size_t len,
 int ds_libsvm_parse_file(fsvc_dataset *d, const unsigned char *buf, size_t len,
                          const char *path, int n_features, uint64_t max_bytes,
                          fsvc_error *err);
-int ds_libsvm_load(fsvc_dataset *d, const char *path, int n_features,
+/* The same with the load options (n_features, storage, dense_max_n). */
+int ds_libsvm_parse_opt(fsvc_dataset *d, const char *text, size_t len,
+                        const char *name, const fsvc_load_opts *o, uint64_t max_bytes,
+                        fsvc_error *err);
+int ds_libsvm_parse_file_opt(fsvc_dataset *d, const unsigned char *buf, size_t len,
+                             const char *path, const fsvc_load_opts *o, uint64_t max_bytes,
+                             fsvc_error *err);
+int ds_libsvm_load(fsvc_dataset *d, const char *path, const fsvc_load_opts *o,
                    fsvc_error *err);
 
 /* ---- png.c / pngdir.c ---- */
