@@ -211,7 +211,9 @@ typedef struct fsvc_model {
     char **class_names;    /* K class names (PNG class folders) or NULL:
                               predictions print them, truth matches by them */
     int64_t m;             /* centroids */
-    void *C;               /* C: m x n, dtype */
+    void *C;               /* C: m x n, dtype; NULL for a sparse model */
+    fsvc_csr *Cs;          /* sparse model (trained on sparse data): the m
+                              centroids as CSR (dtype f32), else NULL */
     int *lab;              /* lab: m class indices (0 for regression) */
     int Kout;              /* readout columns: K, or 1 for regression */
     double *R;             /* R: m x Kout */
@@ -239,11 +241,20 @@ typedef struct fsvc_train_info {
     int cg_converged;      /* pcg: 1 when cg_res <= cg_tol */
 } fsvc_train_info;
 
-/* Trains on d (labels required). info may be NULL. */
+/* Trains on d (labels required). info may be NULL. Sparse d (d->csr,
+ * fsvc/sparse.c) gives a sparse model (centroids kept as CSR, memory
+ * growing with the nonzeros, not N x n): L1 or L2 distance, triangular or
+ * Gaussian kernel, random selection (select auto with the ridge readout
+ * and a radius), the onehot or ridge readout (direct or pcg), the radius
+ * given or Xrms; the novelty selection, the radius search, the LMS
+ * readout, preprocessing, feature scaling, augmentation and several
+ * processes are refused (FSVC_EUSAGE) naming --dense. */
 int fsvc_train(fsvc_model *model, fsvc_train_info *info,
                const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err);
 /* pred: N class indices (argmax, first wins) or NULL; score: N x Kout or
- * NULL (regression: score = predicted value). */
+ * NULL (regression: score = predicted value). A sparse model predicts
+ * sparse or dense d (made sparse on the fly), a dense model sparse d
+ * (made dense when it fits the load limit). */
 int fsvc_predict(int *pred, double *score, const fsvc_model *model,
                  const fsvc_dataset *d, const char *backend, int threads,
                  fsvc_error *err);

@@ -1,6 +1,7 @@
 /* model.c - training parameters, their names and defaults, and freeing a
  * model. */
 #include "internal.h"
+#include "sparse.h"
 
 #include <float.h>
 #include <math.h>
@@ -51,6 +52,7 @@ void fsvc_free_model(fsvc_model *model)
     free(model->class_names);
     free(model->class_values);
     free(model->C);
+    fsvc_csr_free(model->Cs);
     free(model->lab);
     free(model->R);
     free(model->feat_min);
@@ -155,8 +157,15 @@ int fsvc_model_check(const fsvc_model *M, const char *name, fsvc_error *err)
     if (!(M->prag > 0) || !isfinite(M->prag)) BAD("%s: prag %g is not finite and > 0", name, M->prag);
     if (!isfinite(M->y_offset)) BAD("%s: the regression offset is not finite", name);
     if (M->m < 1) BAD("%s: the model has no centroids (m = %lld)", name, (long long)M->m);
-    if (!M->C || !M->lab || !M->R || (M->K && !M->class_values))
+    if (!(M->C || M->Cs) || !M->lab || !M->R || (M->K && !M->class_values))
         BAD("%s: the model has missing arrays", name);
+    if (M->Cs && (M->C || M->dtype != FSVC_F32 || M->preprocess != FSVC_PRE_NONE ||
+                  M->scale != FSVC_SCALE_NONE || M->feat_min || M->rows || M->Cs->rows != M->m))
+        BAD("%s: a sparse model with dense centroids, %s values, preprocessing, scaling, an "
+            "image shape or %lld rows for %lld centroids", name, fsvc_dtype_name(M->dtype),
+            (long long)M->Cs->rows, (long long)M->m);
+    if (M->Cs && (rc = fsvc_csr_check(M->Cs, M->n, name, err)))
+        return rc;
     for (int k = 0; k < M->K; k++) {
         if (!isfinite(M->class_values[k]))
             BAD("%s: class value %d is not finite", name, k + 1);
@@ -178,7 +187,7 @@ int fsvc_model_check(const fsvc_model *M, const char *name, fsvc_error *err)
         if (M->lab[j] < 0 || (M->regression ? M->lab[j] != 0 : M->lab[j] >= M->K))
             BAD("%s: centroid %lld has an invalid class %d", name, (long long)j + 1, M->lab[j]);
     size_t total = (size_t)M->m * (size_t)M->n;
-    if (M->dtype != FSVC_U8)
+    if (M->dtype != FSVC_U8 && M->C)
         for (size_t q = 0; q < total; q++) {
             double v = M->dtype == FSVC_F32 ? ((const float *)M->C)[q] : ((const double *)M->C)[q];
             if (!isfinite(v))

@@ -9,8 +9,12 @@
  * dtype (u8 bytes, IEEE f32/f64 bits); f64 R[m*Kout]. Version 2 appends
  * the class names: u32 count (0 or K), then per class u32 bytes + the
  * bytes (no NUL). Version 3 appends the feature scaling: u32 kind (0 none,
- * 1 range), then for range f64 min[n] and f64 max[n]. Version 1 files (no
- * names) and version 2 files (no scaling) still load.
+ * 1 range), then for range f64 min[n] and f64 max[n]. Version 4 (written
+ * for sparse models only; dense models are still written as version 3)
+ * adds after m: u32 storage (0 dense, 1 sparse) and, when sparse, u64 nnz;
+ * a sparse model's centroids are then u64 row_ptr[m+1], u32 col[nnz] and
+ * f32 val[nnz] (CSR, 8 bytes a nonzero) in place of C. Version 1 files (no
+ * names), 2 (no scaling) and 3 (dense only) still load.
  *
  * The reader parses from memory (fsvc_model_parse, also the fuzz target's
  * entry): every size read from the file is checked in 64-bit arithmetic
@@ -27,7 +31,9 @@
 #include <zlib.h>
 
 #define MODEL_MAGIC "FSVCMODL"
-#define MODEL_VERSION 3u /* 3: feature scaling; 2: class names; 1: neither */
+#define MODEL_VERSION 4u /* 4: sparse centroids; 3: feature scaling; 2: class
+                            names; 1: neither */
+#define MODEL_VERSION_DENSE 3u /* what a dense model is written as */
 #define MODEL_HEAD 20    /* magic, version, payload length */
 
 typedef struct { unsigned char *p; size_t len, cap; int oom; } wbuf;
@@ -92,10 +98,15 @@ static void encode(wbuf *b, const fsvc_model *M)
     put_u32(b, (uint32_t)M->K); put_u32(b, (uint32_t)M->Kout);
     put_f64(b, M->y_offset);
     put_u64(b, (uint64_t)M->m);
+    if (M->Cs) { put_u32(b, 1); put_u64(b, (uint64_t)M->Cs->nnz); }
     for (int k = 0; k < M->K; k++) put_f64(b, M->class_values[k]);
     for (int64_t j = 0; j < M->m; j++) put_u32(b, (uint32_t)M->lab[j]);
     size_t total = (size_t)M->m * M->n;
-    if (M->dtype == FSVC_U8) put(b, M->C, total);
+    if (M->Cs) {
+        for (int64_t j = 0; j <= M->m; j++) put_u64(b, (uint64_t)M->Cs->row_ptr[j]);
+        for (int64_t q = 0; q < M->Cs->nnz; q++) put_u32(b, (uint32_t)M->Cs->col[q]);
+        for (int64_t q = 0; q < M->Cs->nnz; q++) put_f32(b, M->Cs->val[q]);
+    } else if (M->dtype == FSVC_U8) put(b, M->C, total);
     else if (M->dtype == FSVC_F32) for (size_t q = 0; q < total; q++) put_f32(b, ((float *)M->C)[q]);
     else for (size_t q = 0; q < total; q++) put_f64(b, ((double *)M->C)[q]);
     for (size_t q = 0; q < (size_t)M->m * M->Kout; q++) put_f64(b, M->R[q]);
@@ -116,7 +127,7 @@ int fsvc_model_save(const fsvc_model *M, const char *path, fsvc_error *err)
     if (rc) return rc;
     wbuf b = {0};
     put(&b, MODEL_MAGIC, 8);
-    put_u32(&b, MODEL_VERSION);
+    put_u32(&b, M->Cs ? MODEL_VERSION : MODEL_VERSION_DENSE);
     put_u64(&b, 0); /* payload length, patched below */
     encode(&b, M);
     if (b.oom) { free(b.p); return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path); }
@@ -145,6 +156,56 @@ int fsvc_model_save(const fsvc_model *M, const char *path, fsvc_error *err)
     return rc;
 }
 
+static int decode_tail(fsvc_model *M, rbuf *b, uint32_t ver, uint32_t n, const char *path,
+                       fsvc_error *err);
+
+/* A sparse model's arrays (version 4): sizes checked against what is left
+ * before any allocation. */
+static int decode_sparse(fsvc_model *M, rbuf *b, uint64_t m, uint64_t nnz, uint32_t K,
+                         uint32_t Kout, const char *path, fsvc_error *err)
+{
+    uint64_t left = b->len - b->pos;
+    if (M->dtype != FSVC_F32)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: sparse centroids of type %s", path,
+                         fsvc_dtype_name(M->dtype));
+    /* 8K + m (4 + 8 + 8 Kout) + 8 + 8 nnz + 4 (the names count) */
+    uint64_t per = 12 + 8 * (uint64_t)Kout;
+    if (left < 8 * (uint64_t)K + 12 || m > (left - 8 * (uint64_t)K - 12) / per ||
+        nnz > (left - 8 * (uint64_t)K - 12 - m * per) / 8)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: model payload size does not match its header "
+                         "(%llu sparse centroids, %llu nonzeros in %llu bytes)", path,
+                         (unsigned long long)m, (unsigned long long)nnz,
+                         (unsigned long long)left);
+    M->K = (int)K; M->Kout = (int)Kout; M->m = (int64_t)m;
+    M->class_values = malloc((K ? K : 1) * sizeof *M->class_values);
+    M->lab = malloc((m ? m : 1) * sizeof *M->lab);
+    M->R = malloc((m ? m * Kout : 1) * sizeof *M->R);
+    fsvc_csr *a = M->Cs = calloc(1, sizeof *a);
+    if (a) {
+        a->row_ptr = malloc((m + 1) * sizeof *a->row_ptr);
+        a->col = malloc((nnz ? nnz : 1) * sizeof *a->col);
+        a->val = malloc((nnz ? nnz : 1) * sizeof *a->val);
+    }
+    if (!M->class_values || !M->lab || !M->R || !a || !a->row_ptr || !a->col || !a->val)
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
+    a->rows = (int64_t)m;
+    a->nnz = (int64_t)nnz;
+    for (uint32_t k = 0; k < K; k++) M->class_values[k] = get_f64(b);
+    for (uint64_t j = 0; j < m; j++) M->lab[j] = (int32_t)get_u32(b);
+    for (uint64_t j = 0; j <= m; j++) {
+        uint64_t v = get_u64(b);
+        if (v > nnz || (j == 0 && v) || (j == m && v != nnz) ||
+            (j && v < (uint64_t)a->row_ptr[j - 1]))
+            return fsvc_fail(err, FSVC_EINPUT, "%s: sparse centroid offsets are not ascending "
+                             "from 0 to %llu", path, (unsigned long long)nnz);
+        a->row_ptr[j] = (int64_t)v;
+    }
+    for (uint64_t q = 0; q < nnz; q++) a->col[q] = (int32_t)get_u32(b);
+    for (uint64_t q = 0; q < nnz; q++) a->val[q] = get_f32(b);
+    for (size_t q = 0; q < (size_t)m * Kout; q++) M->R[q] = get_f64(b);
+    return decode_tail(M, b, 4, (uint32_t)M->n, path, err);
+}
+
 /* The payload after the fixed header fields: sizes first, checked against
  * what is left before any allocation, then the arrays, then the names. */
 static int decode(fsvc_model *M, rbuf *b, uint32_t ver, const char *path, fsvc_error *err)
@@ -157,7 +218,9 @@ static int decode(fsvc_model *M, rbuf *b, uint32_t ver, const char *path, fsvc_e
     M->select = get_u32(b); M->readout = get_u32(b); M->regression = (int)get_u32(b);
     uint32_t K = get_u32(b), Kout = get_u32(b);
     M->y_offset = get_f64(b);
-    uint64_t m = get_u64(b);
+    uint64_t m = get_u64(b), nnz = 0;
+    uint32_t storage = ver >= 4 ? get_u32(b) : 0;
+    if (storage == 1) nnz = get_u64(b);
     if (b->bad)
         return fsvc_fail(err, FSVC_EINPUT, "%s: model header is truncated", path);
     uint64_t es = fsvc_dtype_size(M->dtype), left = b->len - b->pos;
@@ -174,6 +237,10 @@ static int decode(fsvc_model *M, rbuf *b, uint32_t ver, const char *path, fsvc_e
         return fsvc_fail(err, FSVC_EINPUT, "%s: %u classes and %u readout columns (the limit "
                          "is %d)", path, K, Kout, FSVC_MODEL_MAX_K);
     M->n = (int)n; M->rows = (int)rows; M->cols = (int)cols;
+    if (storage > 1)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: unknown centroid storage %u", path, storage);
+    if (storage == 1)
+        return decode_sparse(M, b, m, nnz, K, Kout, path, err);
     /* the arrays: 8K + m (4 + n es + 8 Kout) bytes, all of them present */
     uint64_t per = 4 + (uint64_t)n * es + 8 * (uint64_t)Kout;
     if (left < 8 * (uint64_t)K || m > (left - 8 * (uint64_t)K) / per)
@@ -199,6 +266,14 @@ static int decode(fsvc_model *M, rbuf *b, uint32_t ver, const char *path, fsvc_e
     else if (M->dtype == FSVC_F32) for (size_t q = 0; q < total; q++) ((float *)M->C)[q] = get_f32(b);
     else for (size_t q = 0; q < total; q++) ((double *)M->C)[q] = get_f64(b);
     for (size_t q = 0; q < (size_t)m * Kout; q++) M->R[q] = get_f64(b);
+    return decode_tail(M, b, ver, n, path, err);
+}
+
+/* The class names (version 2 on), the feature scaling (3 on), the end. */
+static int decode_tail(fsvc_model *M, rbuf *b, uint32_t ver, uint32_t n, const char *path,
+                       fsvc_error *err)
+{
+    uint32_t K = (uint32_t)M->K;
     if (ver >= 2) {
         uint32_t cnt = get_u32(b);
         if (cnt && cnt != K)

@@ -4,6 +4,7 @@
  * The model is checked first (fsvc_model_check): no garbage predictions
  * from degenerate values. */
 #include "internal.h"
+#include "sparse.h"
 
 #include <stdlib.h>
 
@@ -15,6 +16,8 @@ int fsvc_predict(int *pred, double *score, const fsvc_model *model,
     /* a model built in memory gets the checks a loaded one had */
     int rc = fsvc_model_check(model, "predict: model", err);
     if (rc) return rc;
+    if (model->Cs || d->csr) /* sparse model or data: fsvc/sparse_train.c */
+        return fsvc_predict_sparse(pred, score, model, d, threads, err);
     rc = fsvc_model_input_threads(&X, model, d, threads, err);
     if (rc) return rc;
     bnl_ctx ctx;

@@ -5,6 +5,7 @@
 #include "deskew.h"
 #include "solver.h"
 #include "dist.h"
+#include "sparse.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -298,6 +299,8 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
     int rc = check_param(d, p, err);
     if (!rc) rc = check_dist(d, N_total, first, p, dist, err);
     if (rc) return rc;
+    if (d->csr) /* sparse data: a sparse model (fsvc/sparse_train.c) */
+        return fsvc_train_sparse(model, info, d, p, dist, err);
     int64_t N = N_total;
     fsvc_model *M = model;
     M->dtype = p->dtype >= 0 ? (fsvc_dtype)p->dtype

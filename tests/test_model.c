@@ -151,11 +151,12 @@ static void refused(void **s)
         expect_refused(bad, "CRC32");
         b[off] ^= 0x10;
     }
-    /* a future format version (this fsvc writes version 3) */
+    /* a future format version (this fsvc writes version 3 for dense
+     * models, 4 for sparse ones) */
     assert_int_equal(b[8], 3);
-    b[8] = 4;
+    b[8] = 5;
     assert_int_equal(fx_write_file(bad, b, len), 0);
-    expect_refused(bad, "version 4");
+    expect_refused(bad, "version 5");
     b[8] = 3;
     /* trailing garbage */
     unsigned char *longer = malloc(len + 3);

@@ -1,0 +1,43 @@
+/* sparse.h - training and prediction on sparse data (internal to fsvc/).
+ *
+ * Sparse data (fsvc_dataset.csr) trains a sparse model (fsvc_model.Cs):
+ * the centroids are training rows and stay CSR, every hidden layer is the
+ * sparse layer of layers/sparse.h (Gustavson over the centroids by
+ * feature), so memory grows with the nonzeros and with N x m (H chunks),
+ * never with N x n. */
+#ifndef FSVC_SPARSE_H
+#define FSVC_SPARSE_H
+
+#include "internal.h"
+#include "solver.h"
+#include "dist.h"
+#include "../layers/sparse.h"
+
+/* A layer view of rows [i0, i0 + b) of a. */
+bnl_csr fsvc_csr_view(const fsvc_csr *a, int64_t i0, int64_t b);
+
+/* fsvc_model_check's test of sparse centroids: m rows, columns ascending
+ * in [0, n), values finite (FSVC_EINPUT naming name). */
+int fsvc_csr_check(const fsvc_csr *a, int n, const char *name, fsvc_error *err);
+
+/* fsvc_train_dist for sparse d (fsvc/sparse_train.c). */
+int fsvc_train_sparse(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset *d,
+                      const fsvc_param *p, const fsvc_dist *dist, fsvc_error *err);
+/* fsvc_predict when the model or d is sparse. */
+int fsvc_predict_sparse(int *pred, double *score, const fsvc_model *model,
+                        const fsvc_dataset *d, int threads, fsvc_error *err);
+
+/* The ridge readout on sparse rows (fsvc/sparse_ridge.c): R (m x K
+ * row-major) from (H^T H + lambda mean(diag) I) R = H^T T, H =
+ * act(dist(C, X)) by the sparse layer; T one-hot of cls or y (K = 1).
+ * Solver direct (G = H^T H in double, Cholesky, lambda raised 3x on a
+ * matrix not positive definite, as fsvc/ridge.c) or pcg (fsvc_pcg_solve
+ * over sparse block products); auto as fsvc_readout_solve. The memory
+ * the solve needs is checked first (FSVC_ERESOURCE naming the largest m
+ * that fits). info: solver, cg_*, t_ridge filled. */
+int fsvc_sparse_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc *Ct,
+                      const fsvc_csr *C, const fsvc_csr *X, const int *cls, const double *y,
+                      int K, double lambda, fsvc_solver s, double tol, int progress,
+                      fsvc_train_info *info, fsvc_error *err);
+
+#endif

@@ -1,0 +1,262 @@
+/* sparse_train.c - fsvc_train and fsvc_predict on sparse data (sparse.h):
+ * the radius (given, or X times the rms distance), random selection (the
+ * first max-neurons of the seeded shuffle, as on dense data, so both
+ * forms pick the same centroids), the centroids kept as CSR rows, then
+ * the onehot or ridge readout. What the sparse form does not run is
+ * refused before any work, naming --dense. */
+#include "sparse.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bnl_csr fsvc_csr_view(const fsvc_csr *a, int64_t i0, int64_t b)
+{
+    bnl_csr v = {b, a->row_ptr + i0, a->col, a->val};
+    return v;
+}
+
+int fsvc_csr_check(const fsvc_csr *a, int n, const char *name, fsvc_error *err)
+{
+    if (!a->row_ptr || !a->col || !a->val || a->nnz < 0 || a->row_ptr[0] != 0 ||
+        a->row_ptr[a->rows] != a->nnz)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: sparse centroids with bad offsets", name);
+    bnl_csr v = fsvc_csr_view(a, 0, a->rows);
+    return bnl_csr_check(&v, n, name, err);
+}
+
+/* What the sparse form runs; the rest refused with the option to change. */
+static int check_sparse(const fsvc_dataset *d, const fsvc_param *p, const fsvc_dist *dist,
+                        fsvc_error *err)
+{
+    const char *what = NULL;
+    if (dist->size > 1) what = "training across processes";
+    else if (p->select != FSVC_SELECT_RANDOM)
+        what = p->readout == FSVC_READOUT_RIDGE && !(p->radius > 0) && !(p->radius_rms > 0)
+             ? "the radius search (-r auto)" : "the novelty selection (-s global/per-class; "
+               "use -s random)";
+    else if (p->readout == FSVC_READOUT_LMS) what = "the LMS readout (-R lms)";
+    else if (p->scale_features) what = "--scale-features (it would make every zero nonzero)";
+    else if (p->preprocess != FSVC_PRE_NONE && p->preprocess != FSVC_PRE_AUTO)
+        what = "preprocessing";
+    else if (p->scale != FSVC_SCALE_NONE) what = "--scale (for u8 pixels)";
+    else if (p->augment != FSVC_AUG_NONE) what = "--augment";
+    else if (p->dtype >= 0 && p->dtype != FSVC_F32) what = "centroids other than f32";
+    else if (p->rows > 0) what = "--shape";
+    if (what)
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: sparse data does not support %s; read the "
+                         "data --dense", d->source, what);
+    return FSVC_OK;
+}
+
+/* sqrt of the mean squared distance over the pairs of the rows sel[0..k-1]. */
+static int rms_distance(double *out, const bnl_ctx *ctx, const fsvc_csr *X, const int64_t *sel,
+                        int64_t k, int n, int dist, fsvc_error *err)
+{
+    fsvc_csr *S = NULL;
+    bnl_csc T = {0};
+    float *D = malloc((size_t)(k ? k : 1) * (k ? k : 1) * sizeof *D);
+    bnl_op op = {(bnl_dist)dist, BNL_IDENT, FSVC_F32, 1.0};
+    int rc = D ? fsvc_csr_rows(&S, X, sel, k, err)
+               : fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+    if (!rc) {
+        bnl_csr v = fsvc_csr_view(S, 0, k);
+        rc = bnl_csc_make(&T, &v, n, (bnl_dist)dist, err);
+        if (!rc) rc = bnl_sparse_forward(ctx, &op, D, k, &T, &v, err);
+    }
+    double s = 0, cnt = 0;
+    for (int64_t a = 0; !rc && a < k; a++)
+        for (int64_t b = a + 1; b < k; b++, cnt++)
+            s += (double)D[a * k + b] * D[a * k + b];
+    *out = cnt > 0 && s > 0 ? sqrt(s / cnt) : 1.0;
+    free(D);
+    fsvc_csr_free(S);
+    bnl_csc_free(&T);
+    return rc;
+}
+
+int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *d,
+                      const fsvc_param *p, const fsvc_dist *dist, fsvc_error *err)
+{
+    int rc = check_sparse(d, p, dist, err);
+    if (rc) return rc;
+    int64_t N = d->N;
+    M->dtype = FSVC_F32;
+    M->n = d->n;
+    M->scale = FSVC_SCALE_NONE;
+    M->preprocess = FSVC_PRE_NONE;
+    M->dist = p->dist; M->act = p->act; M->prag = p->prag;
+    M->select = p->select; M->readout = p->readout; M->regression = p->regression;
+    M->K = p->regression ? 0 : d->K;
+    M->Kout = p->regression ? 1 : d->K;
+    if (!p->regression) {
+        M->class_values = malloc((size_t)d->K * sizeof *M->class_values);
+        if (!M->class_values) return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+        memcpy(M->class_values, d->class_values, (size_t)d->K * sizeof *M->class_values);
+    }
+    bnl_ctx ctx;
+    if ((rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err)))
+        return rc;
+    int64_t *order = malloc((size_t)N * sizeof *order);
+    double *yc = NULL;
+    bnl_csc Ct = {0};
+    if (!order) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto done; }
+    for (int64_t i = 0; i < N; i++) order[i] = i;
+    fsvc_shuffle(order, N, p->seed); /* random selection: the seeded shuffle */
+    double t0 = fsvc_clock(), r = p->radius;
+    if (!(r > 0)) {
+        double rms;
+        if ((rc = rms_distance(&rms, &ctx, d->csr, order, N < 800 ? N : 800, d->n, p->dist,
+                               err)))
+            goto done;
+        r = p->radius_rms * rms;
+        if (p->progress)
+            fsvc_printf("radius: %g x rms distance %.6g = %.6g\n", p->radius_rms, rms, r);
+    }
+    M->radius = r;
+    if ((rc = fsvc_radius_check(p->act, FSVC_F32, r, d->source, err))) goto done;
+    int64_t m = p->max_neurons > 0 ? p->max_neurons : 10000;
+    if (m > N) m = N;
+    M->m = m;
+    M->lab = calloc((size_t)m, sizeof *M->lab);
+    M->R = calloc((size_t)m * M->Kout, sizeof *M->R);
+    if (!M->lab || !M->R) {
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory for %lld centroids",
+                       (long long)m);
+        goto done;
+    }
+    if ((rc = fsvc_csr_rows(&M->Cs, d->csr, order, m, err))) goto done;
+    for (int64_t j = 0; j < m && !p->regression; j++) M->lab[j] = d->cls[order[j]];
+    double t1 = fsvc_clock();
+    bnl_op op = {(bnl_dist)p->dist, (bnl_act)p->act, FSVC_F32, r};
+    if (p->readout == FSVC_READOUT_ONEHOT) {
+        fsvc_readout_onehot(M->R, M->lab, m, M->K);
+    } else {
+        bnl_csr cv = fsvc_csr_view(M->Cs, 0, m);
+        if ((rc = bnl_csc_make(&Ct, &cv, d->n, op.dist, err))) goto done;
+        if (p->regression) {
+            double mean = 0;
+            if (!(yc = malloc((size_t)N * sizeof *yc))) {
+                rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+                goto done;
+            }
+            for (int64_t i = 0; i < N; i++) mean += d->y[i];
+            mean /= N;
+            for (int64_t i = 0; i < N; i++) yc[i] = d->y[i] - mean;
+            M->y_offset = mean;
+        }
+        rc = fsvc_sparse_ridge(M->R, &ctx, &op, &Ct, M->Cs, d->csr, d->cls, yc, M->Kout,
+                               p->lambda, p->solver, p->cg_tol, p->progress, info, err);
+        if (rc == FSVC_EINPUT && err) { /* the readout's words, naming the data */
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            fsvc_fail(err, rc, "%s: %s", d->source, msg);
+        }
+        if (rc) goto done;
+    }
+    if ((rc = fsvc_model_check(M, d->source, err))) goto done;
+    if (info) {
+        info->radius = r;
+        info->m = m;
+        info->t_select = t1 - t0;
+        info->t_readout = fsvc_clock() - t1;
+        info->syn_select = 0;
+        info->syn_readout = p->readout == FSVC_READOUT_RIDGE ? (double)m * N * d->n : 0;
+    }
+done:
+    free(order); free(yc);
+    bnl_csc_free(&Ct);
+    bnl_ctx_close(&ctx);
+    if (rc) fsvc_free_model(M);
+    return rc;
+}
+
+/* d's rows as CSR without changing d (a copy for dense d). */
+static int csr_of(fsvc_csr **out, int *owned, const fsvc_dataset *d, fsvc_error *err)
+{
+    if (d->csr) { *out = d->csr; *owned = 0; return FSVC_OK; }
+    fsvc_dataset t = *d; /* a shallow copy whose x is converted */
+    size_t count = (size_t)d->N * (size_t)d->n, es = fsvc_dtype_size(d->dtype);
+    t.x = malloc(count ? count * es : 1);
+    if (!t.x) return fsvc_fail(err, FSVC_ERESOURCE, "predict: out of memory");
+    memcpy(t.x, d->x, count * es);
+    t.rows = t.cols = 0;
+    t.csr = NULL;
+    int rc = fsvc_dataset_to_sparse(&t, err);
+    if (rc) { free(t.x); return rc; }
+    *out = t.csr;
+    *owned = 1;
+    return FSVC_OK;
+}
+
+int fsvc_predict_sparse(int *pred, double *score, const fsvc_model *model,
+                        const fsvc_dataset *d, int threads, fsvc_error *err)
+{
+    if (d->n != model->n)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: %d features, the model expects %d", d->source,
+                         d->n, model->n);
+    if (!model->Cs) { /* a dense model: sparse d made dense (a copy) */
+        int64_t *all = malloc((size_t)(d->N ? d->N : 1) * sizeof *all);
+        if (!all) return fsvc_fail(err, FSVC_ERESOURCE, "predict: out of memory");
+        for (int64_t i = 0; i < d->N; i++) all[i] = i;
+        fsvc_dataset t = *d; /* shallow: only x (made here) is freed */
+        t.csr = NULL;
+        int rc = fsvc_csr_rows(&t.csr, d->csr, all, d->N, err);
+        free(all);
+        if (!rc) rc = fsvc_dataset_to_dense(&t, err);
+        if (!rc) rc = fsvc_predict(pred, score, model, &t, "cpu", threads, err);
+        fsvc_csr_free(t.csr);
+        free(t.x);
+        return rc;
+    }
+    fsvc_csr *X = NULL;
+    int owned = 0;
+    int rc = csr_of(&X, &owned, d, err);
+    if (rc) return rc;
+    bnl_ctx ctx;
+    if ((rc = bnl_ctx_open(&ctx, "cpu", threads, 0, err))) {
+        if (owned) fsvc_csr_free(X);
+        return rc;
+    }
+    int64_t m = model->m;
+    int K = model->Kout;
+    int64_t Nc = (int64_t)((1 << 25) / ((size_t)m * sizeof(float)));
+    if (Nc < 16) Nc = 16;
+    if (Nc > 4096) Nc = 4096;
+    bnl_op op = {(bnl_dist)model->dist, (bnl_act)model->act, FSVC_F32, model->radius};
+    bnl_csc Ct = {0};
+    bnl_csr cv = fsvc_csr_view(model->Cs, 0, m);
+    float *H = malloc((size_t)Nc * m * sizeof *H);
+    double *Hd = malloc((size_t)Nc * m * sizeof *Hd), *Y = malloc((size_t)Nc * K * sizeof *Y);
+    if (!H || !Hd || !Y) rc = fsvc_fail(err, FSVC_ERESOURCE, "predict: out of memory");
+    if (!rc) rc = bnl_csc_make(&Ct, &cv, model->n, op.dist, err);
+    int saved = bnl_blas_threads_push(&ctx, 0);
+    for (int64_t i0 = 0; !rc && i0 < d->N; i0 += Nc) {
+        int64_t b = d->N - i0 < Nc ? d->N - i0 : Nc;
+        bnl_csr v = fsvc_csr_view(X, i0, b);
+        if ((rc = bnl_sparse_forward(&ctx, &op, H, m, &Ct, &v, err))) break;
+        for (size_t q = 0; q < (size_t)b * m; q++) Hd[q] = H[q];
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b, K, (int)m, 1.0, Hd,
+                    (int)m, model->R, K, 0.0, Y, K);
+        for (int64_t i = 0; i < b; i++) {
+            const double *y = Y + (size_t)i * K;
+            if (model->regression) {
+                if (pred) pred[i0 + i] = 0;
+                if (score) score[i0 + i] = y[0] + model->y_offset;
+                continue;
+            }
+            int best = 0;
+            for (int k = 1; k < K; k++)
+                if (y[k] > y[best]) best = k;
+            if (pred) pred[i0 + i] = best;
+            if (score) memcpy(score + (size_t)(i0 + i) * K, y, (size_t)K * sizeof *y);
+        }
+    }
+    bnl_blas_threads_pop(saved);
+    free(H); free(Hd); free(Y);
+    bnl_csc_free(&Ct);
+    bnl_ctx_close(&ctx);
+    if (owned) fsvc_csr_free(X);
+    return rc;
+}
