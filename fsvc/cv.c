@@ -62,12 +62,17 @@ int fsvc_dataset_subset(fsvc_dataset *out, const fsvc_dataset *d,
     out->scale = d->scale;
     snprintf(out->source, sizeof out->source, "%.400s (%lld of %lld rows)", d->source,
              (long long)cnt, (long long)d->N);
-    out->x = malloc(cnt ? (size_t)cnt * row : 1);
+    if (d->csr) { /* sparse data: the rows' nonzeros */
+        int rc = fsvc_csr_rows(&out->csr, d->csr, idx, cnt, err);
+        if (rc) { fsvc_dataset_free(out); return rc; }
+    } else {
+        out->x = malloc(cnt ? (size_t)cnt * row : 1);
+    }
     if (d->y) out->y = malloc((size_t)(cnt ? cnt : 1) * sizeof *out->y);
     if (d->cls) out->cls = malloc((size_t)(cnt ? cnt : 1) * sizeof *out->cls);
     if (d->class_values && d->K > 0)
         out->class_values = malloc((size_t)d->K * sizeof *out->class_values);
-    if (!out->x || (d->y && !out->y) || (d->cls && !out->cls) ||
+    if ((!out->x && !out->csr) || (d->y && !out->y) || (d->cls && !out->cls) ||
         (d->class_values && d->K > 0 && !out->class_values)) {
         fsvc_dataset_free(out);
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for a subset of %lld rows",
@@ -75,7 +80,8 @@ int fsvc_dataset_subset(fsvc_dataset *out, const fsvc_dataset *d,
     }
     for (int64_t t = 0; t < cnt; t++) {
         int64_t i = idx[t];
-        memcpy((char *)out->x + (size_t)t * row, (const char *)d->x + (size_t)i * row, row);
+        if (out->x)
+            memcpy((char *)out->x + (size_t)t * row, (const char *)d->x + (size_t)i * row, row);
         if (out->y) out->y[t] = d->y[i];
         if (out->cls) out->cls[t] = d->cls[i];
     }

@@ -13,6 +13,8 @@ typedef struct train_args {
     fsvc_param p;
     int quiet, strict;
     int cv;                /* -v K: K-fold cross-validation, no model; 0: off */
+    int storage;           /* LIBSVM data: FSVC_STORE_AUTO (default), --sparse,
+                              --dense */
     const char *data;
     const char *model;     /* NULL: the data's basename + ".fsvc" */
 } train_args;

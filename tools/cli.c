@@ -97,6 +97,8 @@ int cli_load_data(fsvc_dataset *d, const char *data, const fsvc_model *m,
 {
     fsvc_load_opts lopt = { 0 };
     lopt.allow_unlabelled = allow_unlabelled;
+    if (m->Cs) /* a sparse model reads LIBSVM data sparse */
+        lopt.storage = FSVC_STORE_SPARSE;
     int rc = fsvc_dataset_load(d, data, &lopt, err);
     if (rc)
         return rc;
@@ -120,7 +122,7 @@ fail:
 int cli_load_model(fsvc_model *m, const char *mpath, const char *data, fsvc_error *err)
 {
     int rc = fsvc_model_load(m, mpath, err);
-    if (rc == FSVC_OK && m->n > CLI_MAX_FEATURES) {
+    if (rc == FSVC_OK && m->n > CLI_MAX_FEATURES && !m->Cs) {
         int n = m->n;
         fsvc_free_model(m);
         return fsvc_fail(err, FSVC_EINPUT, "%s: the model has %d features; fsvc handles at "

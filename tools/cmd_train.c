@@ -55,17 +55,22 @@ static void help(const fsvc_param *p)
            "  -v K  K-fold cross-validation (K in 2..64, folds from --seed):\n"
            "        prints \"Cross Validation Accuracy = X%%\"; no model is written\n"
            "  -q    quiet: only errors and the result line (the model written, or the\n"
-           "        cross-validation accuracy)\n");
+           "        cross-validation accuracy)\n"
+           "  --sparse, --dense\n"
+           "        store LIBSVM data sparse (CSR: memory grows with the nonzero values;\n"
+           "        random selection, onehot or ridge readout) or dense [auto: sparse\n"
+           "        above %d features, or under 10%% nonzero with more than %lld\n"
+           "        cells]\n", FSVC_SPARSE_AUTO_N, (long long)FSVC_SPARSE_AUTO_CELLS);
 }
 
-enum { O_STRICT = CLI_LONG + 64, O_HELP };
+enum { O_STRICT = CLI_LONG + 64, O_HELP, O_SPARSE, O_DENSE };
 #define MAX_SETTINGS 64
 
 int train_parse(train_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
     fsvc_param_default(&a->p);
-    struct option lo[MAX_SETTINGS + 3];
+    struct option lo[MAX_SETTINGS + 5];
     char so[3 * MAX_SETTINGS + 8] = ":qhv:";
     size_t nso = 5;
     int n = 0;
@@ -79,7 +84,10 @@ int train_parse(train_args *a, int argc, char **argv)
     so[nso] = 0;
     lo[n] = (struct option){"strict", no_argument, 0, O_STRICT};
     lo[n + 1] = (struct option){"help", no_argument, 0, O_HELP};
-    lo[n + 2] = (struct option){0, 0, 0, 0};
+    lo[n + 2] = (struct option){"sparse", no_argument, 0, O_SPARSE};
+    lo[n + 3] = (struct option){"dense", no_argument, 0, O_DENSE};
+    lo[n + 4] = (struct option){0, 0, 0, 0};
+    a->storage = FSVC_STORE_AUTO;
     optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
     int c;
@@ -119,6 +127,8 @@ int train_parse(train_args *a, int argc, char **argv)
         }
         case 'h': case O_HELP: help(&a->p); return FSVC_OK;
         case O_STRICT: a->strict = 1; break;
+        case O_SPARSE: a->storage = FSVC_STORE_SPARSE; break;
+        case O_DENSE: a->storage = FSVC_STORE_DENSE; break;
         default:
             return cli_option_error("train", c, argv);
         }
@@ -231,7 +241,7 @@ static int train_cv(const fsvc_dataset *d, const fsvc_param *p, int nfold, int q
     return FSVC_OK;
 }
 
-static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
+static int train_run(fsvc_param *pp, int quiet, int cv, int storage, const char *data,
                      const char *model_path)
 {
     fsvc_param p = *pp;
@@ -247,7 +257,15 @@ static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
     fsvc_load_opts lopt = { 0 };
     if (p.rows > 0) /* --shape: LIBSVM text of images has rows x cols features */
         lopt.n_features = p.rows * p.cols;
+    /* LIBSVM text: sparse or dense by the data (or --sparse/--dense); images
+     * (--shape) and several processes dense; dense data over the engine's
+     * limit refused before the dense matrix is made */
+    lopt.storage = p.rows > 0 || D->size > 1 ? FSVC_STORE_DENSE : storage;
+    lopt.dense_max_n = CLI_MAX_FEATURES;
     int rc = cli_blas_reserve(p.threads, &err), loaded = 0;
+    if (!rc && storage == FSVC_STORE_SPARSE && (p.rows > 0 || D->size > 1))
+        rc = fsvc_fail(&err, FSVC_EUSAGE, "train: --sparse does not combine with %s",
+                       p.rows > 0 ? "--shape (images are dense)" : "several processes");
     /* several processes: each reads only its slice of the samples, and
      * d holds the global samples [first, first + d.N) of N_total; the
      * slice load is collective, so every rank goes on or none does */
@@ -266,9 +284,9 @@ static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
     if (!rc && p.rows > 0 && d.rows == 0)
         rc = D->size > 1 ? fsvc_dataset_set_shape_slice(&d, p.rows, p.cols, &comm, &err)
                          : fsvc_dataset_set_shape(&d, p.rows, p.cols, &err);
-    if (!rc && d.n > CLI_MAX_FEATURES)
-        rc = fsvc_fail(&err, FSVC_EINPUT, "%s: %d features; fsvc trains on at most %d (features "
-                       "are stored dense: reduce them, e.g. by feature selection or hashing)",
+    if (!rc && !d.csr && d.n > CLI_MAX_FEATURES)
+        rc = fsvc_fail(&err, FSVC_EINPUT, "%s: %d features; fsvc trains dense data on at most "
+                       "%d (LIBSVM text: read it sparse with --sparse, or reduce the features)",
                        d.source, d.n, CLI_MAX_FEATURES);
     if (!rc && N_total < D->size)
         rc = fsvc_fail(&err, FSVC_EUSAGE, "%s: %lld samples for %d processes", d.source,
@@ -279,7 +297,11 @@ static int train_run(fsvc_param *pp, int quiet, int cv, const char *data,
         return cli_dist_end(rc, &err);
     }
     double t1 = cli_now();
-    if (!quiet)
+    if (!quiet && d.csr)
+        printf("data: %s, %lld x %d sparse (%lld nonzero values, %.3g%%), %d classes "
+               "(%.2f s)\n", d.source, (long long)N_total, d.n, (long long)d.csr->nnz,
+               100.0 * (double)d.csr->nnz / ((double)d.N * d.n), d.K, t1 - t0);
+    else if (!quiet)
         printf("data: %s, %lld x %d %s, %d classes (%.2f s)\n", d.source, (long long)N_total, d.n,
            fsvc_dtype_name(d.dtype), d.K, t1 - t0);
     if (cv) { /* cross-validation: one process */
@@ -332,7 +354,7 @@ int cmd_train(int argc, char **argv)
         fsvc_fail(&err, FSVC_ERESOURCE, "train: out of memory");
         return cli_report(&err);
     }
-    rc = train_run(&p, a.quiet, a.cv, data, a.model ? a.model : model_path);
+    rc = train_run(&p, a.quiet, a.cv, a.storage, data, a.model ? a.model : model_path);
     free(model_path);
     return rc;
 }

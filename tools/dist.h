@@ -75,7 +75,7 @@ static inline void cli_dataset_view(fsvc_dataset *v, const fsvc_dataset *d, int6
 {
     *v = *d;
     v->N = hi - lo;
-    v->x = (char *)d->x + (size_t)lo * d->n * fsvc_dtype_size(d->dtype);
+    if (d->x) v->x = (char *)d->x + (size_t)lo * d->n * fsvc_dtype_size(d->dtype);
     if (d->y) v->y = d->y + lo;
     if (d->cls) v->cls = d->cls + lo;
     if (d->paths) v->paths = d->paths + lo;

@@ -36,5 +36,13 @@ int cli_dist_predict(int *pred, double *score, const fsvc_model *m, const fsvc_d
     cli_dist_slice(d->N, D->rank, D->size, &lo, &hi);
     fsvc_dataset v;
     cli_dataset_view(&v, d, lo, hi);
+    fsvc_csr part; /* sparse data: the slice's rows (offsets stay absolute) */
+    if (d->csr) {
+        part = *d->csr;
+        part.rows = hi - lo;
+        part.row_ptr = d->csr->row_ptr + lo;
+        part.nnz = part.row_ptr[part.rows] - part.row_ptr[0];
+        v.csr = &part;
+    }
     return cli_dist_predict_at(pred, score, m, &v, lo, d->N, backend, threads, err);
 }
