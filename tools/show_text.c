@@ -57,6 +57,10 @@ int show_describe(const char *path)
                "(as svm-scale)\n");
     printf("centroids: %lld (%s), readout %lld x %d\n", (long long)m.m, fsvc_dtype_name(m.dtype),
            (long long)m.m, m.Kout);
+    if (m.Cs)
+        printf("centroid storage: sparse, %lld nonzero values (%.3g%% of %lld x %d)\n",
+               (long long)m.Cs->nnz, 100.0 * (double)m.Cs->nnz / ((double)m.m * m.n),
+               (long long)m.m, m.n);
     if (m.regression) {
         printf("output offset: %.9g (the training targets' mean)\n", m.y_offset);
     } else {
