@@ -3,6 +3,7 @@
  * The LIBSVM reader (libsvm.c) makes d->csr; nothing here parses. */
 #include "datasets/datasets.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +55,6 @@ int fsvc_dataset_to_sparse(fsvc_dataset *d, fsvc_error *err)
     size_t count = (size_t)d->N * (size_t)d->n, nnz = 0;
     for (size_t i = 0; i < count; i++) {
         double v = get(d->x, d->dtype, i);
-        if (v != 0 && !isfinite((float)v))
-            return fsvc_fail(err, FSVC_EINPUT, "%s: value %g (sample %zu, feature %zu) is "
-                             "beyond the float range of sparse data", d->source, v,
-                             i / (size_t)d->n + 1, i % (size_t)d->n + 1);
         nnz += v != 0;
     }
     fsvc_csr *a = csr_alloc(d->N, (int64_t)nnz);
@@ -68,9 +65,9 @@ int fsvc_dataset_to_sparse(fsvc_dataset *d, fsvc_error *err)
     for (int64_t i = 0; i < d->N; i++) {
         for (int k = 0; k < d->n; k++) {
             double v = get(d->x, d->dtype, (size_t)i * d->n + k);
-            if (v != 0) {
+            if (v != 0) { /* beyond the float range: +-Inf, as a float conversion */
                 a->col[q] = k;
-                a->val[q++] = (float)v;
+                a->val[q++] = v > FLT_MAX ? INFINITY : v < -FLT_MAX ? -INFINITY : (float)v;
             }
         }
         a->row_ptr[i + 1] = (int64_t)q;

@@ -6,9 +6,10 @@
  * line. The output is dense, X: N x n f64 with n = the largest index seen
  * (or the forced n_features), missing entries 0; or sparse (storage
  * sparse, or auto on sparse data: see FSVC_STORE_AUTO), d->csr with the
- * nonzero values as float (explicit zeros dropped); y: N labels. Sparse
- * storage refuses, at their line, indices above FSVC_CSR_MAX_N and values
- * beyond the float range. */
+ * nonzero values as float (explicit zeros dropped; values beyond the
+ * float range become +-Inf, as the float conversion of dense data makes
+ * them); y: N labels. Sparse storage refuses, at their line, indices above
+ * FSVC_CSR_MAX_N. */
 #include "datasets/loaders.h"
 
 #include <errno.h>
@@ -150,7 +151,8 @@ static int make_csr(fsvc_dataset *d, size_t N, const size_t *r, const int *ix,
         for (size_t e = r[i]; e < r[i + 1]; e++)
             if (vv[e] != 0) {
                 a->col[q] = ix[e];
-                a->val[q++] = (float)vv[e];
+                a->val[q++] = vv[e] > FLT_MAX ? INFINITY : vv[e] < -FLT_MAX ? -INFINITY
+                                                                            : (float)vv[e];
             }
     }
     a->row_ptr[N] = (int64_t)q;
@@ -279,11 +281,6 @@ static int parse_core(fsvc_dataset *d, const char *text, size_t len, const char 
             double v;
             if ((rc = number(&ps, &v, p + 1, &p, "value")))
                 break;
-            if (storage != FSVC_STORE_DENSE && fabs(v) > FLT_MAX) {
-                rc = bad(&ps, "value beyond the float range of sparse data (read it "
-                         "--dense) in", tok);
-                break;
-            }
             if (grow(&idx, 1) || grow(&val, 1))
                 goto oom;
             ((int *)idx.p)[idx.len++] = (int)(k - 1);

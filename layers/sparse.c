@@ -156,6 +156,8 @@ static void row_fast(const bnl_actp *p, bnl_dist dist, float *h, double *acc,
     for (int64_t j = 0; j < W->m; j++) {
         double v = dist == BNL_L2 ? xn + W->norm[j] - 2 * acc[j]
                  : dist == BNL_L1 ? xn + W->norm[j] + acc[j] : acc[j];
+        if (v != v && dist != BNL_DOT) /* Inf - Inf of an infinite value: as far as it gets */
+            v = INFINITY;
         h[j] = bnl_act_f(p, (float)v);
         acc[j] = 0;
     }

@@ -9,7 +9,9 @@
  *   L1:  v = |x|_1 + |w|_1 + sum over shared features of
  *            (|x_f - w_f| - |x_f| - |w_f|)
  *   dot: v = x.w
- * then H = bnl_act_f(v) as the dense float layers (layers/act.h), H float
+ * (an infinite value gives an infinite distance, never NaN: Inf - Inf in
+ * the fast path counts as Inf), then H = bnl_act_f(v) as the dense float
+ * layers (layers/act.h), H float
  * N x m (ldh). Two implementations, tested against each other:
  *   bnl_sparse_forward_ref: each (x, w) pair by merging the two sorted
  *     rows, the distance summed over the union of their features;

@@ -101,7 +101,6 @@ static void test_reader_bad(void **state)
     expect_refused("1 1:1\n1 16777217:1\n", FSVC_STORE_SPARSE, msg);
     expect_refused("1 1:1\n1 16777217:1\n", FSVC_STORE_AUTO, msg);
     expect_refused("1 99999999999:1\n", FSVC_STORE_SPARSE, "t.txt:1: index too large");
-    expect_refused("1 1:1e300\n", FSVC_STORE_SPARSE, "t.txt:1: value beyond the float range");
     expect_refused("1 1:x\n", FSVC_STORE_SPARSE, "t.txt:1: value is not a number");
     /* the largest index allowed is fine */
     fsvc_dataset d;
@@ -312,6 +311,37 @@ static void test_layer_check(void **state)
     assert_int_equal(bnl_csr_check(&a, 5, "W", &err), FSVC_EINPUT);
     col[1] = 4;
     assert_int_equal(bnl_csr_check(&a, 5, "W", &err), FSVC_OK);
+}
+
+/* A value beyond the float range is read as +-Inf (what the float
+ * conversion of dense data makes of it): its sample is infinitely far
+ * from every centroid, activation 0 on both paths, never NaN. */
+static void test_inf(void **state)
+{
+    (void)state;
+    fsvc_dataset d;
+    fsvc_error err;
+    assert_int_equal(parse(&d, "1 1:1e300 2:-1e300 3:1\n2 1:2 3:1\n", FSVC_STORE_SPARSE,
+                           &err), FSVC_OK);
+    assert_true(isinf(d.csr->val[0]) && d.csr->val[0] > 0);
+    assert_true(isinf(d.csr->val[1]) && d.csr->val[1] < 0);
+    bnl_csr x = fsvc_csr_view(d.csr, 0, 2), w = fsvc_csr_view(d.csr, 1, 1);
+    bnl_ctx cpu;
+    assert_int_equal(bnl_ctx_open(&cpu, "cpu", 1, 0, &err), FSVC_OK);
+    for (int dist = BNL_L1; dist <= BNL_L2; dist++)
+        for (int act = BNL_TRI; act <= BNL_GAUSS; act++) {
+            bnl_op op = {(bnl_dist)dist, (bnl_act)act, FSVC_F32, 3.0};
+            float h0[2], h1[2];
+            bnl_csc T;
+            assert_int_equal(bnl_csc_make(&T, &w, 3, op.dist, &err), FSVC_OK);
+            assert_int_equal(bnl_sparse_forward(&cpu, &op, h1, 1, &T, &x, &err), FSVC_OK);
+            assert_int_equal(bnl_sparse_forward_ref(&op, h0, 1, &w, &x, &err), FSVC_OK);
+            assert_true(h0[0] == 0 && h1[0] == 0); /* the infinite sample */
+            assert_true(h0[1] == 1 && h1[1] == 1); /* the centroid itself */
+            bnl_csc_free(&T);
+        }
+    bnl_ctx_close(&cpu);
+    fsvc_dataset_free(&d);
 }
 
 /* ---- training and prediction ---- */
@@ -526,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_fit_convert),
         cmocka_unit_test(test_layer_shapes),
         cmocka_unit_test(test_layer_check),
+        cmocka_unit_test(test_inf),
         cmocka_unit_test(test_sparse_vs_dense),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test_setup_teardown(test_model_file, setup, teardown),
