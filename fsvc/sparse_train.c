@@ -162,7 +162,8 @@ int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *
         info->t_select = t1 - t0;
         info->t_readout = fsvc_clock() - t1;
         info->syn_select = 0;
-        info->syn_readout = p->readout == FSVC_READOUT_RIDGE ? (double)m * N * d->n : 0;
+        /* sparse: each stored value of a sample meets each centroid once */
+        info->syn_readout = p->readout == FSVC_READOUT_RIDGE ? (double)m * d->csr->nnz : 0;
     }
 done:
     free(order); free(yc);
