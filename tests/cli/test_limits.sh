@@ -12,8 +12,8 @@ limit() { # limit CODE REGEX NAME -- CMD...
 
 # features: at most 65536 (the engine), bad input for train
 printf '1 70000:1\n0 3:1\n' > wide.libsvm
-limit 2 'wide.libsvm: 70000 features; fsvc trains on at most 65536' "train on 70000 features" -- \
-  "$FSVC" train -q wide.libsvm wide.fsvc
+limit 2 'wide.libsvm: 70000 features; dense data holds at most 65536 \(read it sparse: --sparse\)' \
+  "train --dense on 70000 features" -- "$FSVC" train -q --dense wide.libsvm wide.fsvc
 expect_one_line "train on 70000 features: one line" "$ERR"
 [ -e wide.fsvc ] && fail "no model for 70000 features" || ok "no model for 70000 features"
 
