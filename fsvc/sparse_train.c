@@ -1,9 +1,10 @@
 /* sparse_train.c - fsvc_train and fsvc_predict on sparse data (sparse.h):
- * the radius (given, or X times the rms distance), random selection (the
- * first max-neurons of the seeded shuffle, as on dense data, so both
- * forms pick the same centroids), the centroids kept as CSR rows, then
- * the onehot or ridge readout. What the sparse form does not run is
- * refused before any work, naming --dense. */
+ * the radius (given, or X times the rms distance), the selection (random:
+ * the first max-neurons of the seeded shuffle, as on dense data, so both
+ * forms pick the same centroids; global or per-class: the novelty pass of
+ * sparse_novelty.c), the centroids kept as CSR rows, then the onehot or
+ * ridge readout. What the sparse form does not run (the radius search,
+ * LMS, ...) is refused before any work, naming --dense. */
 #include "sparse.h"
 
 #include <cblas.h>
@@ -32,10 +33,8 @@ static int check_sparse(const fsvc_dataset *d, const fsvc_param *p, const fsvc_d
 {
     const char *what = NULL;
     if (dist->size > 1) what = "training across processes";
-    else if (p->select != FSVC_SELECT_RANDOM)
-        what = p->readout == FSVC_READOUT_RIDGE && !(p->radius > 0) && !(p->radius_rms > 0)
-             ? "the radius search (-r auto)" : "the novelty selection (-s global/per-class; "
-               "use -s random)";
+    else if (!(p->radius > 0) && !(p->radius_rms > 0))
+        what = "the radius search (-r auto; give -r R or -r Xrms)";
     else if (p->readout == FSVC_READOUT_LMS) what = "the LMS readout (-R lms)";
     else if (p->scale_features) what = "--scale-features (it would make every zero nonzero)";
     else if (p->preprocess != FSVC_PRE_NONE && p->preprocess != FSVC_PRE_AUTO)
@@ -98,12 +97,13 @@ int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *
     bnl_ctx ctx;
     if ((rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err)))
         return rc;
-    int64_t *order = malloc((size_t)N * sizeof *order);
-    double *yc = NULL;
+    int64_t *order = malloc((size_t)N * sizeof *order), *sel = malloc((size_t)N * sizeof *sel);
+    double *yc = NULL, syn = 0;
     bnl_csc Ct = {0};
-    if (!order) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto done; }
+    if (!order || !sel) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto done; }
     for (int64_t i = 0; i < N; i++) order[i] = i;
-    fsvc_shuffle(order, N, p->seed); /* random selection: the seeded shuffle */
+    if (p->shuffle || p->select == FSVC_SELECT_RANDOM) /* the seeded shuffle, as dense */
+        fsvc_shuffle(order, N, p->seed);
     double t0 = fsvc_clock(), r = p->radius;
     if (!(r > 0)) {
         double rms;
@@ -116,8 +116,32 @@ int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *
     }
     M->radius = r;
     if ((rc = fsvc_radius_check(p->act, FSVC_F32, r, d->source, err))) goto done;
-    int64_t m = p->max_neurons > 0 ? p->max_neurons : 10000;
-    if (m > N) m = N;
+    bnl_op op = {(bnl_dist)p->dist, (bnl_act)p->act, FSVC_F32, r};
+    int64_t m = 0, cap = p->max_neurons;
+    if (p->select == FSVC_SELECT_RANDOM) { /* the first cap of the shuffled order */
+        m = cap > 0 ? cap : 10000;
+        if (m > N) m = N;
+        memcpy(sel, order, (size_t)m * sizeof *sel);
+    } else if (p->select == FSVC_SELECT_GLOBAL || p->regression) {
+        rc = fsvc_sparse_novelty(sel, &m, &syn, &ctx, &op, p->prag, cap, d->csr, d->n, order, N,
+                                 err);
+    } else { /* per class: the same pass inside each class, class after class */
+        int64_t *sub = malloc((size_t)N * sizeof *sub);
+        if (!sub) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+        for (int k = 0; !rc && k < d->K && (cap <= 0 || m < cap); k++) {
+            int64_t cnt = 0, mk = 0;
+            double sk = 0;
+            for (int64_t t = 0; t < N; t++)
+                if (d->cls[order[t]] == k) sub[cnt++] = order[t];
+            if (!cnt) continue;
+            rc = fsvc_sparse_novelty(sel + m, &mk, &sk, &ctx, &op, p->prag,
+                                     cap > 0 ? cap - m : 0, d->csr, d->n, sub, cnt, err);
+            m += mk;
+            syn += sk;
+        }
+        free(sub);
+    }
+    if (rc) goto done;
     M->m = m;
     M->lab = calloc((size_t)m, sizeof *M->lab);
     M->R = calloc((size_t)m * M->Kout, sizeof *M->R);
@@ -126,10 +150,9 @@ int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *
                        (long long)m);
         goto done;
     }
-    if ((rc = fsvc_csr_rows(&M->Cs, d->csr, order, m, err))) goto done;
-    for (int64_t j = 0; j < m && !p->regression; j++) M->lab[j] = d->cls[order[j]];
+    if ((rc = fsvc_csr_rows(&M->Cs, d->csr, sel, m, err))) goto done;
+    for (int64_t j = 0; j < m && !p->regression; j++) M->lab[j] = d->cls[sel[j]];
     double t1 = fsvc_clock();
-    bnl_op op = {(bnl_dist)p->dist, (bnl_act)p->act, FSVC_F32, r};
     if (p->readout == FSVC_READOUT_ONEHOT) {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);
     } else {
@@ -161,12 +184,12 @@ int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *
         info->m = m;
         info->t_select = t1 - t0;
         info->t_readout = fsvc_clock() - t1;
-        info->syn_select = 0;
+        info->syn_select = syn;
         /* sparse: each stored value of a sample meets each centroid once */
         info->syn_readout = p->readout == FSVC_READOUT_RIDGE ? (double)m * d->csr->nnz : 0;
     }
 done:
-    free(order); free(yc);
+    free(order); free(sel); free(yc);
     bnl_csc_free(&Ct);
     bnl_ctx_close(&ctx);
     if (rc) fsvc_free_model(M);

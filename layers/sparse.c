@@ -139,6 +139,41 @@ int bnl_sparse_forward_ref(const bnl_op *op, float *H, int64_t ldh, const bnl_cs
     return FSVC_OK;
 }
 
+/* v from the norms and the shared-feature sum, as both fast entries do. */
+static inline double finish_v(bnl_dist dist, double xn, double wn, double acc)
+{
+    double v = dist == BNL_L2 ? xn + wn - 2 * acc : dist == BNL_L1 ? xn + wn + acc : acc;
+    if (v != v && dist != BNL_DOT) /* Inf - Inf of an infinite value: as far as it gets */
+        v = INFINITY;
+    return v;
+}
+
+float bnl_sparse_pair(const bnl_op *op, const bnl_csr *X, int64_t i, const bnl_csr *W,
+                      int64_t j)
+{
+    bnl_actp p = bnl_actp_make(op);
+    bnl_dist dist = op->dist;
+    int64_t a = X->ptr[i], ae = X->ptr[i + 1], b = W->ptr[j], be = W->ptr[j + 1];
+    double xn = 0, wn = 0, acc = 0;
+    for (int64_t e = a; e < ae; e++) {
+        double xv = X->val[e];
+        xn += dist == BNL_L2 ? xv * xv : dist == BNL_L1 ? fabs(xv) : 0;
+    }
+    for (int64_t e = b; e < be; e++) {
+        double wv = W->val[e];
+        wn += dist == BNL_L2 ? wv * wv : dist == BNL_L1 ? fabs(wv) : 0;
+    }
+    while (a < ae && b < be) { /* the shared features, ascending */
+        if (X->col[a] < W->col[b]) a++;
+        else if (W->col[b] < X->col[a]) b++;
+        else {
+            double xv = X->val[a++], wv = W->val[b++];
+            acc += dist == BNL_L1 ? fabs(xv - wv) - fabs(xv) - fabs(wv) : xv * wv;
+        }
+    }
+    return bnl_act_f(&p, (float)finish_v(dist, xn, wn, acc));
+}
+
 /* One sample: acc (m doubles, zero on entry and on return) -> H row. */
 static void row_fast(const bnl_actp *p, bnl_dist dist, float *h, double *acc,
                      const bnl_csc *W, const bnl_csr *X, int64_t i)
@@ -154,11 +189,7 @@ static void row_fast(const bnl_actp *p, bnl_dist dist, float *h, double *acc,
         }
     }
     for (int64_t j = 0; j < W->m; j++) {
-        double v = dist == BNL_L2 ? xn + W->norm[j] - 2 * acc[j]
-                 : dist == BNL_L1 ? xn + W->norm[j] + acc[j] : acc[j];
-        if (v != v && dist != BNL_DOT) /* Inf - Inf of an infinite value: as far as it gets */
-            v = INFINITY;
-        h[j] = bnl_act_f(p, (float)v);
+        h[j] = bnl_act_f(p, (float)finish_v(dist, xn, W->norm[j], acc[j]));
         acc[j] = 0;
     }
 }

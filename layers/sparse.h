@@ -66,4 +66,10 @@ int bnl_sparse_forward_ref(const bnl_op *op, float *H, int64_t ldh, const bnl_cs
 int bnl_sparse_forward(const bnl_ctx *ctx, const bnl_op *op, float *H, int64_t ldh,
                        const bnl_csc *W, const bnl_csr *X, fsvc_error *err);
 
+/* The activation of one pair (row i of X, row j of W) exactly as
+ * bnl_sparse_forward computes it (the same sums in the same order, so the
+ * same bits): the novelty pass's in-chunk updates. */
+float bnl_sparse_pair(const bnl_op *op, const bnl_csr *X, int64_t i, const bnl_csr *W,
+                      int64_t j);
+
 #endif

@@ -429,6 +429,83 @@ static void test_sparse_vs_dense(void **state)
     fsvc_dataset_free(&td); fsvc_dataset_free(&ts);
 }
 
+/* The batched sparse novelty pass selects exactly what the plain
+ * definition selects: a random sparse set (empty and full rows
+ * included) under several orders, kernels and caps, and optd64. */
+static void test_novelty_exact(void **state)
+{
+    (void)state;
+    rnd r = {7};
+    int n = 300;
+    int64_t N = 700;
+    float *dense = malloc((size_t)N * n * sizeof *dense);
+    fsvc_csr *X = random_csr(dense, N, n, 0.03, &r);
+    int64_t *order = malloc((size_t)N * sizeof *order);
+    int64_t *s0 = malloc((size_t)N * sizeof *s0), *s1 = malloc((size_t)N * sizeof *s1);
+    bnl_ctx cpu;
+    fsvc_error err;
+    assert_int_equal(bnl_ctx_open(&cpu, "cpu", 2, 0, &err), FSVC_OK);
+    static const int ops[][2] = {{BNL_L2, BNL_GAUSS}, {BNL_L1, BNL_TRI}, {BNL_L2, BNL_TRI}};
+    static const double radii[] = {0.5, 2.0, 6.0};
+    static const double prags[] = {0.25, 1.0, 4.0};
+    int64_t total = 0;
+    for (size_t o = 0; o < 3; o++)
+        for (size_t q = 0; q < 3; q++) {
+            for (int64_t i = 0; i < N; i++) order[i] = i;
+            if (q) fsvc_shuffle(order, N, q);
+            bnl_op op = {(bnl_dist)ops[o][0], (bnl_act)ops[o][1], FSVC_F32, radii[q]};
+            int64_t m0, m1, cap = q == 2 ? 50 : 0;
+            double syn;
+            fsvc_sparse_novelty_seq(s0, &m0, &op, prags[q], cap, X, q ? order : NULL, N);
+            assert_int_equal(fsvc_sparse_novelty(s1, &m1, &syn, &cpu, &op, prags[q], cap, X, n,
+                                                 q ? order : NULL, N, &err), FSVC_OK);
+            if (m0 != m1 || memcmp(s0, s1, (size_t)m0 * sizeof *s0))
+                fail_msg("op %zu case %zu: batched %lld centroids, definition %lld", o, q,
+                         (long long)m1, (long long)m0);
+            assert_true(m0 > 1 && m0 < N);
+            total += m0;
+        }
+    assert_true(total > 100);
+    fsvc_csr_free(X);
+    free(dense); free(order); free(s0); free(s1);
+    bnl_ctx_close(&cpu);
+}
+
+/* The published FSVC results on optd64 (DESIGN.md), read sparse: L1
+ * triangular r = 7.6, prag 1: 595 centroids, 1755/1797; L2 Gaussian
+ * r = 1, prag 0.25: 1720 centroids, 1773/1797. */
+static void test_published_sparse(void **state)
+{
+    (void)state;
+    fsvc_dataset tr, te;
+    if (load_uci(&tr, "optd64.train", FSVC_STORE_SPARSE)) { skip(); return; }
+    assert_int_equal(load_uci(&te, "optd64.test", FSVC_STORE_SPARSE), 0);
+    fsvc_dataset_fit_features(&te, tr.n, NULL, NULL, NULL);
+    static const struct { int dist, act; double r, prag; int64_t m, right; } pub[] = {
+        {BNL_L1, BNL_TRI, 7.6, 1, 595, 1755}, {BNL_L2, BNL_GAUSS, 1, 0.25, 1720, 1773}};
+    for (int c = 0; c < 2; c++) {
+        fsvc_param p;
+        fsvc_param_default(&p);
+        p.dist = pub[c].dist; p.act = pub[c].act; p.radius = pub[c].r; p.prag = pub[c].prag;
+        p.select = FSVC_SELECT_GLOBAL;
+        p.readout = FSVC_READOUT_ONEHOT;
+        p.threads = 2;
+        fsvc_model m;
+        fsvc_error err;
+        if (fsvc_train(&m, NULL, &tr, &p, &err)) fail_msg("%s", err.msg);
+        assert_int_equal(m.m, pub[c].m);
+        int *pred = malloc((size_t)te.N * sizeof *pred);
+        assert_int_equal(fsvc_predict(pred, NULL, &m, &te, "cpu", 2, &err), FSVC_OK);
+        int64_t right = 0;
+        for (int64_t i = 0; i < te.N; i++) right += m.class_values[pred[i]] == te.y[i];
+        assert_int_equal(right, pub[c].right);
+        free(pred);
+        fsvc_free_model(&m);
+    }
+    fsvc_dataset_free(&tr);
+    fsvc_dataset_free(&te);
+}
+
 /* What sparse training does not run is refused naming --dense. */
 static void test_refusals(void **state)
 {
@@ -439,15 +516,11 @@ static void test_refusals(void **state)
     fsvc_param p;
     fsvc_param_default(&p);
     fsvc_model m;
-    p.select = FSVC_SELECT_GLOBAL;
-    assert_int_equal(fsvc_train(&m, NULL, &d, &p, &err), FSVC_EUSAGE);
-    assert_non_null(strstr(err.msg, "novelty selection"));
-    assert_non_null(strstr(err.msg, "--dense"));
-    fsvc_param_default(&p);
     p.readout = FSVC_READOUT_LMS;
     p.select = FSVC_SELECT_RANDOM;
     assert_int_equal(fsvc_train(&m, NULL, &d, &p, &err), FSVC_EUSAGE);
     assert_non_null(strstr(err.msg, "LMS"));
+    assert_non_null(strstr(err.msg, "--dense"));
     fsvc_param_default(&p);
     p.radius_rms = 0; /* the radius search */
     assert_int_equal(fsvc_train(&m, NULL, &d, &p, &err), FSVC_EUSAGE);
@@ -558,6 +631,8 @@ int main(void)
         cmocka_unit_test(test_layer_check),
         cmocka_unit_test(test_inf),
         cmocka_unit_test(test_sparse_vs_dense),
+        cmocka_unit_test(test_novelty_exact),
+        cmocka_unit_test(test_published_sparse),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test_setup_teardown(test_model_file, setup, teardown),
     };

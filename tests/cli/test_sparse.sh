@@ -79,7 +79,7 @@ expect_match "100000 features; dense data holds at most 65536 \(read it sparse: 
 [ -e "$TMP/d.fsvc" ] && fail "--dense refused: no model file" || ok "--dense refused: no model file"
 
 # ---- the settings sparse data does not run: exit 1, one line naming --dense ----
-for opt in "-s global" "-s per-class" "-r auto" "-R lms -s random" "--scale-features range"; do
+for opt in "-r auto" "-R lms -s random" "--scale-features range" "--preprocess sqrt"; do
   # shellcheck disable=SC2086
   expect_exit 1 "sparse: $opt refused (exit 1)" -- "$FSVC" train $opt "$TMP/text.train" "$TMP/x.fsvc"
   expect_one_line "sparse: $opt refused in one line" "$ERR"
@@ -91,6 +91,9 @@ expect_exit 0 "sparse: -d l1 -k tri trains" -- "$FSVC" train -q -d l1 -k tri "$T
 expect_exit 0 "sparse: l1 tri model predicts" -- "$FSVC" predict "$TMP/l1.fsvc" "$TMP/text.test" "$TMP/p1.txt"
 expect_exit 0 "sparse: --solver pcg trains" -- "$FSVC" train -q --solver pcg "$TMP/text.train" "$TMP/pcg.fsvc"
 expect_exit 0 "sparse: -R onehot -s random trains" -- "$FSVC" train -q -R onehot -s random "$TMP/text.train" "$TMP/oh.fsvc"
+expect_exit 0 "sparse: -R onehot (the novelty pass) trains" -- "$FSVC" train -R onehot "$TMP/text.train" "$TMP/nov.fsvc"
+expect_match "global selection, onehot readout" "sparse: the global novelty selection ran" "$OUT"
+expect_exit 0 "sparse: -s per-class trains" -- "$FSVC" train -q -s per-class "$TMP/text.train" "$TMP/pc.fsvc"
 expect_exit 0 "sparse: -v 3 cross-validation" -- "$FSVC" train -v 3 "$TMP/text.train"
 expect_match "^Cross Validation Accuracy = " "sparse: cross-validation accuracy line" "$OUT"
 
@@ -124,6 +127,12 @@ if [ -e "$UCI/satimg.train" ]; then
   want=$(( 2 * $(grep -c . "$UCI/satimg.test") ))
   if [ "$lines" -eq "$want" ] && [ "$diffs" -le 1 ]; then ok "satimg: sparse and dense predictions agree ($diffs of $((want / 2)) differ; $acc_sparse vs $acc_dense)"
   else fail "satimg: $diffs predictions differ ($acc_sparse vs $acc_dense)"; fi
+  # the published FSVC result (DESIGN.md), read sparse: optd64, L1 tri
+  expect_exit 0 "optd64 --sparse: the published FSVC run" -- "$FSVC" train --sparse -d l1 -k tri -p 1 \
+    -r 7.6 -R onehot "$UCI/optd64.train" "$TMP/o.fsvc"
+  expect_match "^centroids: 595$" "optd64 --sparse: 595 centroids as published" "$OUT"
+  expect_exit 0 "optd64 --sparse: predict" -- "$FSVC" predict "$TMP/o.fsvc" "$UCI/optd64.test"
+  expect_match "Accuracy = 97.66% \(1755/1797\)" "optd64 --sparse: 1755/1797 as published" "$OUT"
   expect_exit 0 "show: the dense satimg model is format 3" -- "$FSVC" show "$TMP/sat-dense.fsvc"
   expect_match "format version 3" "dense models keep format version 3" "$OUT"
 else
