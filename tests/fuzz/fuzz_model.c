@@ -41,11 +41,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (fsvc_model_check(&m, "fuzz", &e2) != FSVC_OK)
             abort();
         /* touch every value: the claimed sizes must really be there */
-        size_t bytes = (size_t)m.m * m.n * fsvc_dtype_size(m.dtype);
+        size_t bytes = m.C ? (size_t)m.m * m.n * fsvc_dtype_size(m.dtype) : 0;
         unsigned sum = 0;
         for (size_t i = 0; i < bytes; i++)
             sum += ((const unsigned char *)m.C)[i];
         double s = 0;
+        for (int64_t q = 0; m.Cs && q < m.Cs->nnz; q++) /* a sparse model's centroids */
+            s += m.Cs->col[q] + (double)m.Cs->val[q];
         for (size_t q = 0; q < (size_t)m.m * m.Kout; q++)
             s += m.R[q];
         for (int64_t j = 0; j < m.m; j++)
@@ -57,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         volatile unsigned sink = sum;
         (void)sink_s; (void)sink;
         fsvc_free_model(&m);
-    } else if (err.msg[0] == 0 || strchr(err.msg, '\n') || m.C || m.R || m.lab ||
+    } else if (err.msg[0] == 0 || strchr(err.msg, '\n') || m.C || m.Cs || m.R || m.lab ||
                m.class_values || m.class_names) {
         abort(); /* every failure leaves one line and an empty model */
     }
