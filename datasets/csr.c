@@ -45,6 +45,12 @@ static double get(const void *x, fsvc_dtype t, size_t i)
     }
 }
 
+/* v as float: beyond the float range +-Inf, as a float conversion makes it. */
+static float to_float(double v)
+{
+    return v > FLT_MAX ? INFINITY : v < -FLT_MAX ? -INFINITY : (float)v;
+}
+
 int fsvc_dataset_to_sparse(fsvc_dataset *d, fsvc_error *err)
 {
     if (d->csr)
@@ -54,8 +60,7 @@ int fsvc_dataset_to_sparse(fsvc_dataset *d, fsvc_error *err)
                          d->source, d->rows, d->cols);
     size_t count = (size_t)d->N * (size_t)d->n, nnz = 0;
     for (size_t i = 0; i < count; i++) {
-        double v = get(d->x, d->dtype, i);
-        nnz += v != 0;
+        nnz += to_float(get(d->x, d->dtype, i)) != 0;
     }
     fsvc_csr *a = csr_alloc(d->N, (int64_t)nnz);
     if (!a)
@@ -64,10 +69,10 @@ int fsvc_dataset_to_sparse(fsvc_dataset *d, fsvc_error *err)
     size_t q = 0;
     for (int64_t i = 0; i < d->N; i++) {
         for (int k = 0; k < d->n; k++) {
-            double v = get(d->x, d->dtype, (size_t)i * d->n + k);
-            if (v != 0) { /* beyond the float range: +-Inf, as a float conversion */
+            float v = to_float(get(d->x, d->dtype, (size_t)i * d->n + k));
+            if (v != 0) {
                 a->col[q] = k;
-                a->val[q++] = v > FLT_MAX ? INFINITY : v < -FLT_MAX ? -INFINITY : (float)v;
+                a->val[q++] = v;
             }
         }
         a->row_ptr[i + 1] = (int64_t)q;

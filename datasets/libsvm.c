@@ -6,9 +6,9 @@
  * line. The output is dense, X: N x n f64 with n = the largest index seen
  * (or the forced n_features), missing entries 0; or sparse (storage
  * sparse, or auto on sparse data: see FSVC_STORE_AUTO), d->csr with the
- * nonzero values as float (explicit zeros dropped; values beyond the
- * float range become +-Inf, as the float conversion of dense data makes
- * them); y: N labels. Sparse storage refuses, at their line, indices above
+ * nonzero values as float (explicit zeros and values below the float
+ * range dropped; values beyond it become +-Inf, as the float conversion
+ * of dense data makes them); y: N labels. Sparse storage refuses, at their line, indices above
  * FSVC_CSR_MAX_N. */
 #include "datasets/loaders.h"
 
@@ -131,14 +131,21 @@ static int want_sparse(int storage, uint64_t N, int n, uint64_t nnz)
            (cells > (uint64_t)FSVC_SPARSE_AUTO_CELLS && nnz < cells / 10);
 }
 
-/* The parsed entries as d->csr (nonzero values only, as float). */
+/* v as float: beyond the float range +-Inf (as a float conversion makes
+ * it), below it 0. */
+static float to_float(double v)
+{
+    return v > FLT_MAX ? INFINITY : v < -FLT_MAX ? -INFINITY : (float)v;
+}
+
+/* The parsed entries as d->csr (the values nonzero as float only). */
 static int make_csr(fsvc_dataset *d, size_t N, const size_t *r, const int *ix,
                     const double *vv)
 {
     fsvc_csr *a = calloc(1, sizeof *a);
     size_t nnz = 0;
     for (size_t e = 0; e < r[N]; e++)
-        nnz += vv[e] != 0;
+        nnz += to_float(vv[e]) != 0;
     if (!a || !(a->row_ptr = malloc((N + 1) * sizeof *a->row_ptr)) ||
         !(a->col = malloc((nnz ? nnz : 1) * sizeof *a->col)) ||
         !(a->val = malloc((nnz ? nnz : 1) * sizeof *a->val))) {
@@ -149,10 +156,9 @@ static int make_csr(fsvc_dataset *d, size_t N, const size_t *r, const int *ix,
     for (size_t i = 0; i < N; i++) {
         a->row_ptr[i] = (int64_t)q;
         for (size_t e = r[i]; e < r[i + 1]; e++)
-            if (vv[e] != 0) {
+            if (to_float(vv[e]) != 0) {
                 a->col[q] = ix[e];
-                a->val[q++] = vv[e] > FLT_MAX ? INFINITY : vv[e] < -FLT_MAX ? -INFINITY
-                                                                            : (float)vv[e];
+                a->val[q++] = to_float(vv[e]);
             }
     }
     a->row_ptr[N] = (int64_t)q;

@@ -76,6 +76,11 @@ static void test_reader(void **state)
     assert_memory_equal(a->val, val, sizeof val);
     assert_int_equal(d.K, 2);
     fsvc_dataset_free(&d);
+    /* a value that is 0 as a float is not stored (found by fuzz_csr) */
+    assert_int_equal(parse(&d, "1 1:1e-300 2:1\n", FSVC_STORE_SPARSE, &err), FSVC_OK);
+    assert_int_equal(d.csr->nnz, 1);
+    assert_int_equal(d.csr->col[0], 1);
+    fsvc_dataset_free(&d);
 }
 
 static void expect_refused(const char *text, int storage, const char *want)
