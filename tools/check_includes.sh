@@ -20,12 +20,13 @@
 #   engine      layers/ (the rest: bnl.h, bnl.c, cpu_*, ...)  backif types base
 # (the engine reaches a backend only through its interface: kernels.h,
 # act.h, bnl_device.h; cuda/ops.c fills the device table at link time)
-#   ds_core     datasets/fsvc_data.h datasets.h io.c dataset.c *_write.c   base
+#   ds_core     datasets/fsvc_data.h datasets.h io.c dataset.c csr.c *_write.c   base
 #   ds_loaders  datasets/loaders.h idx* libsvm*.c png.c pngdir.c stream.c slice_comm.c  ds_core base
 #   ds_load     datasets/load.c slice.c                     ds_loaders ds_core base
 #   fsvc        fsvc/                                       engine* types ds_core base
 #   tools       tools/                                      fsvc engine* types ds_core base
-# engine*: the public engine header layers/bnl.h only (and bnl_types.h);
+# engine*: the public engine headers layers/bnl.h and layers/sparse.h (the
+# sparse layer) only (and bnl_types.h);
 # tools may include fsvc/ headers but not fsvc/internal.h.
 set -u
 
@@ -38,7 +39,7 @@ layer_of() { # path relative to ROOT -> layer name, or "" when unplaced
         layers/epi_body.h | cuda/*) echo backend ;;
     layers/*) echo engine ;;
     datasets/fsvc_data.h | datasets/datasets.h | datasets/io.c | datasets/dataset.c | \
-        datasets/*_write.c) echo ds_core ;;
+        datasets/csr.c | datasets/*_write.c) echo ds_core ;;
     datasets/loaders.h | datasets/idx*.c | datasets/libsvm.c | datasets/libsvm_slice.c | \
         datasets/png.c | datasets/pngdir.c | datasets/stream.c | datasets/slice_comm.c) echo ds_loaders ;;
     datasets/load.c | datasets/slice.c) echo ds_load ;;
@@ -57,7 +58,7 @@ may_use() { # src-layer dst-layer dst-path -> 0 if allowed
         fsvc:types | fsvc:ds_core | tools:types | tools:ds_core | tools:fsvc)
         ;;
     fsvc:engine | tools:engine)
-        [ "$p" = layers/bnl.h ] || return 1 ;;
+        [ "$p" = layers/bnl.h ] || [ "$p" = layers/sparse.h ] || return 1 ;;
     *) return 1 ;;
     esac
     [ "$s" = tools ] && [ "$p" = fsvc/internal.h ] && return 1
