@@ -246,9 +246,9 @@ typedef struct fsvc_train_info {
  * growing with the nonzeros, not N x n): L1 or L2 distance, triangular or
  * Gaussian kernel, random, global or per-class selection (the novelty pass
  * on sparse rows selects as the dense one does), the onehot or ridge
- * readout (direct or pcg), the radius given or Xrms; the radius search,
- * the LMS readout, preprocessing, feature scaling, augmentation and
- * several processes are refused (FSVC_EUSAGE) naming --dense. */
+ * readout (direct or pcg), the radius given, Xrms or searched; the LMS
+ * readout, preprocessing, feature scaling, augmentation and several
+ * processes are refused (FSVC_EUSAGE) naming --dense. */
 int fsvc_train(fsvc_model *model, fsvc_train_info *info,
                const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err);
 /* pred: N class indices (argmax, first wins) or NULL; score: N x Kout or

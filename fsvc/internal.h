@@ -34,6 +34,13 @@ int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
                          const int64_t *order, int64_t N, int n,
                          fsvc_error *err);
 
+/* The radius search (fsvc/train.c): the author's recipe from r0 over
+ * selections run by pass (r, stop past cap centroids -> *m, *syn). */
+typedef int (*fsvc_pass_fn)(void *self, double r, int64_t cap, int64_t *m, double *syn,
+                            fsvc_error *err);
+int fsvc_radius_search(double *r_out, double *syn, double r0, int64_t N, const fsvc_param *p,
+                       const char *source, fsvc_pass_fn pass, void *self, fsvc_error *err);
+
 /* Distance of one pair (L1, or Euclidean for L2), summed in double. */
 double fsvc_pair_dist(int dist, fsvc_dtype t, const void *x, const void *c, int n);
 

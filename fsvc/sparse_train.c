@@ -1,10 +1,11 @@
 /* sparse_train.c - fsvc_train and fsvc_predict on sparse data (sparse.h):
- * the radius (given, or X times the rms distance), the selection (random:
+ * the radius (given, X times the rms distance, or searched by
+ * fsvc_radius_search over the selections below), the selection (random:
  * the first max-neurons of the seeded shuffle, as on dense data, so both
  * forms pick the same centroids; global or per-class: the novelty pass of
  * sparse_novelty.c), the centroids kept as CSR rows, then the onehot or
- * ridge readout. What the sparse form does not run (the radius search,
- * LMS, ...) is refused before any work, naming --dense. */
+ * ridge readout. What the sparse form does not run (LMS, ...) is refused
+ * before any work, naming --dense. */
 #include "sparse.h"
 
 #include <cblas.h>
@@ -33,8 +34,6 @@ static int check_sparse(const fsvc_dataset *d, const fsvc_param *p, const fsvc_d
 {
     const char *what = NULL;
     if (dist->size > 1) what = "training across processes";
-    else if (!(p->radius > 0) && !(p->radius_rms > 0))
-        what = "the radius search (-r auto; give -r R or -r Xrms)";
     else if (p->readout == FSVC_READOUT_LMS) what = "the LMS readout (-R lms)";
     else if (p->scale_features) what = "--scale-features (it would make every zero nonzero)";
     else if (p->preprocess != FSVC_PRE_NONE && p->preprocess != FSVC_PRE_AUTO)
@@ -75,6 +74,86 @@ static int rms_distance(double *out, const bnl_ctx *ctx, const fsvc_csr *X, cons
     return rc;
 }
 
+/* One selection with radius op.radius: random (the first cap of the
+ * shuffled order, 10000 when cap <= 0), global or per class (the novelty
+ * pass), stopping past cap centroids; sel (capacity N), *m, *syn. */
+static int select_sparse(int64_t *sel, int64_t *m_out, double *syn, const bnl_ctx *ctx,
+                         bnl_op op, const fsvc_param *p, int64_t cap, const fsvc_dataset *d,
+                         const int64_t *order, fsvc_error *err)
+{
+    int64_t N = d->N, m = 0;
+    int rc = FSVC_OK;
+    *syn = 0;
+    if (p->select == FSVC_SELECT_RANDOM) {
+        m = cap > 0 ? cap : 10000;
+        if (m > N) m = N;
+        memcpy(sel, order, (size_t)m * sizeof *sel);
+    } else if (p->select == FSVC_SELECT_GLOBAL || p->regression) {
+        rc = fsvc_sparse_novelty(sel, &m, syn, ctx, &op, p->prag, cap, d->csr, d->n, order, N,
+                                 err);
+    } else { /* per class: the same pass inside each class, class after class */
+        int64_t *sub = malloc((size_t)N * sizeof *sub);
+        if (!sub) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+        for (int k = 0; !rc && k < d->K && (cap <= 0 || m < cap); k++) {
+            int64_t cnt = 0, mk = 0;
+            double sk = 0;
+            for (int64_t t = 0; t < N; t++)
+                if (d->cls[order[t]] == k) sub[cnt++] = order[t];
+            if (!cnt) continue;
+            rc = fsvc_sparse_novelty(sel + m, &mk, &sk, ctx, &op, p->prag,
+                                     cap > 0 ? cap - m : 0, d->csr, d->n, sub, cnt, err);
+            m += mk;
+            *syn += sk;
+        }
+        free(sub);
+    }
+    *m_out = m;
+    return rc;
+}
+
+/* select_sparse as a pass of the radius search (fsvc_radius_search). */
+typedef struct sparse_pass {
+    const bnl_ctx *ctx;
+    bnl_op op;
+    const fsvc_param *p;
+    const fsvc_dataset *d;
+    const int64_t *order;
+    int64_t *sel;
+} sparse_pass;
+
+static int sparse_pass_fn(void *self, double r, int64_t cap, int64_t *m, double *syn,
+                          fsvc_error *err)
+{
+    sparse_pass *sp = self;
+    bnl_op op = sp->op;
+    op.radius = r;
+    return select_sparse(sp->sel, m, syn, sp->ctx, op, sp->p, cap, sp->d, sp->order, err);
+}
+
+/* The radius search's start: the largest distance from the first sample
+ * to up to 1000 others (as on dense data). */
+static int search_start(double *r0, const bnl_ctx *ctx, const fsvc_dataset *d, int dist,
+                        fsvc_error *err)
+{
+    int64_t k = d->N - 1 < 1000 ? d->N - 1 : 1000;
+    *r0 = 0;
+    if (k < 1) return FSVC_OK;
+    bnl_csr first = fsvc_csr_view(d->csr, 0, 1), rest = fsvc_csr_view(d->csr, 1, k);
+    bnl_op op = {(bnl_dist)dist, BNL_IDENT, FSVC_F32, 1.0};
+    bnl_csc T;
+    float *D = malloc((size_t)k * sizeof *D);
+    if (!D) return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+    int rc = bnl_csc_make(&T, &first, d->n, op.dist, err);
+    if (!rc) {
+        rc = bnl_sparse_forward(ctx, &op, D, 1, &T, &rest, err);
+        bnl_csc_free(&T);
+    }
+    for (int64_t i = 0; !rc && i < k; i++)
+        if (D[i] > *r0) *r0 = D[i];
+    free(D);
+    return rc;
+}
+
 int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *d,
                       const fsvc_param *p, const fsvc_dist *dist, fsvc_error *err)
 {
@@ -98,14 +177,21 @@ int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *
     if ((rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err)))
         return rc;
     int64_t *order = malloc((size_t)N * sizeof *order), *sel = malloc((size_t)N * sizeof *sel);
-    double *yc = NULL, syn = 0;
+    double *yc = NULL, syn = 0, syn2 = 0;
     bnl_csc Ct = {0};
     if (!order || !sel) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto done; }
     for (int64_t i = 0; i < N; i++) order[i] = i;
     if (p->shuffle || p->select == FSVC_SELECT_RANDOM) /* the seeded shuffle, as dense */
         fsvc_shuffle(order, N, p->seed);
     double t0 = fsvc_clock(), r = p->radius;
-    if (!(r > 0)) {
+    bnl_op op = {(bnl_dist)p->dist, (bnl_act)p->act, FSVC_F32, r};
+    if (!(r > 0) && !(p->radius_rms > 0)) { /* the author's radius search */
+        double r0;
+        sparse_pass sp = {&ctx, op, p, d, order, sel};
+        if ((rc = search_start(&r0, &ctx, d, p->dist, err)) ||
+            (rc = fsvc_radius_search(&r, &syn, r0, N, p, d->source, sparse_pass_fn, &sp, err)))
+            goto done;
+    } else if (!(r > 0)) {
         double rms;
         if ((rc = rms_distance(&rms, &ctx, d->csr, order, N < 800 ? N : 800, d->n, p->dist,
                                err)))
@@ -116,31 +202,10 @@ int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *
     }
     M->radius = r;
     if ((rc = fsvc_radius_check(p->act, FSVC_F32, r, d->source, err))) goto done;
-    bnl_op op = {(bnl_dist)p->dist, (bnl_act)p->act, FSVC_F32, r};
-    int64_t m = 0, cap = p->max_neurons;
-    if (p->select == FSVC_SELECT_RANDOM) { /* the first cap of the shuffled order */
-        m = cap > 0 ? cap : 10000;
-        if (m > N) m = N;
-        memcpy(sel, order, (size_t)m * sizeof *sel);
-    } else if (p->select == FSVC_SELECT_GLOBAL || p->regression) {
-        rc = fsvc_sparse_novelty(sel, &m, &syn, &ctx, &op, p->prag, cap, d->csr, d->n, order, N,
-                                 err);
-    } else { /* per class: the same pass inside each class, class after class */
-        int64_t *sub = malloc((size_t)N * sizeof *sub);
-        if (!sub) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
-        for (int k = 0; !rc && k < d->K && (cap <= 0 || m < cap); k++) {
-            int64_t cnt = 0, mk = 0;
-            double sk = 0;
-            for (int64_t t = 0; t < N; t++)
-                if (d->cls[order[t]] == k) sub[cnt++] = order[t];
-            if (!cnt) continue;
-            rc = fsvc_sparse_novelty(sel + m, &mk, &sk, &ctx, &op, p->prag,
-                                     cap > 0 ? cap - m : 0, d->csr, d->n, sub, cnt, err);
-            m += mk;
-            syn += sk;
-        }
-        free(sub);
-    }
+    op.radius = r;
+    int64_t m = 0;
+    rc = select_sparse(sel, &m, &syn2, &ctx, op, p, p->max_neurons, d, order, err);
+    syn += syn2;
     if (rc) goto done;
     M->m = m;
     M->lab = calloc((size_t)m, sizeof *M->lab);

@@ -136,27 +136,22 @@ static double rms_distance(const void *X, const int64_t *order, int64_t k, const
     return cnt > 0 ? sqrt(s / cnt) : 1.0;
 }
 
-/* Author's recipe: prag as given, start large, halve r until the centroids
- * are 1-10% of N, then refine towards the most centroids within 10%. */
-static int radius_search(double *r_out, double *syn, const bnl_ctx *ctx, bnl_op op,
-                         const fsvc_param *p, const void *X, const int64_t *order,
-                         const fsvc_dataset *d, int64_t *sel, fsvc_error *err)
+/* Author's recipe: prag as given, start large (r0), halve r until the
+ * centroids are 1-10% of N, then refine towards the most centroids within
+ * 10%. pass(self, r, cap, &m, &syn, err) runs one selection with radius r
+ * stopping past cap centroids (dense: select_pass; sparse data:
+ * fsvc/sparse_train.c). */
+int fsvc_radius_search(double *r_out, double *syn, double r0, int64_t N, const fsvc_param *p,
+                       const char *source, fsvc_pass_fn pass, void *self, fsvc_error *err)
 {
-    int64_t N = d->N, lo = (int64_t)ceil(0.01 * N), hi = (int64_t)floor(0.10 * N);
+    int64_t lo = (int64_t)ceil(0.01 * N), hi = (int64_t)floor(0.10 * N);
     if (lo < 1) lo = 1;
     if (hi < lo) hi = lo;
-    /* start: the largest distance from the first sample to up to 1000 others */
-    double r = 0;
-    size_t row = (size_t)d->n * fsvc_dtype_size(op.dtype);
-    for (int64_t i = 1; i < N && i <= 1000; i++) {
-        double dd = fsvc_pair_dist(op.dist, op.dtype, X, (const char *)X + (size_t)i * row, d->n);
-        if (dd > r) r = dd;
-    }
-    if (!(r > 0)) r = 1;
+    double r = r0 > 0 ? r0 : 1;
     double best = 0, over = 0, under = 0, s = 0;
     int64_t m = 0;
 #define PASS(rr) do { double sk_ = 0; \
-        int rc_ = select_pass(sel, &m, &sk_, ctx, op, (rr), p, hi + 1, X, order, d, 0, err); \
+        int rc_ = pass(self, (rr), hi + 1, &m, &sk_, err); \
         if (rc_) return rc_; \
         s += sk_; \
         if (p->progress) \
@@ -172,7 +167,7 @@ static int radius_search(double *r_out, double *syn, const bnl_ctx *ctx, bnl_op 
     }
     if (!over)
         return fsvc_fail(err, FSVC_EINPUT, "%s: radius search did not converge; give -r",
-                         d->source);
+                         source);
     /* jumped over the range: bisect (geometrically) between under and over */
     for (int step = 0; step < 20 && best == 0 && under > 0; step++) {
         double mid = sqrt(under * over);
@@ -183,7 +178,7 @@ static int radius_search(double *r_out, double *syn, const bnl_ctx *ctx, bnl_op 
     }
     if (best == 0)
         return fsvc_fail(err, FSVC_EINPUT, "%s: radius search found no radius giving 1-10%% "
-                         "centroids; give -r", d->source);
+                         "centroids; give -r", source);
     /* refine towards the most centroids within 10% */
     for (int step = 0; step < 3; step++) {
         double mid = sqrt(best * over);
@@ -197,6 +192,40 @@ static int radius_search(double *r_out, double *syn, const bnl_ctx *ctx, bnl_op 
     *r_out = best;
     if (syn) *syn = s;
     return FSVC_OK;
+}
+
+/* The dense selection as a pass of the radius search. */
+typedef struct dense_pass {
+    const bnl_ctx *ctx;
+    bnl_op op;
+    const fsvc_param *p;
+    const void *X;
+    const int64_t *order;
+    const fsvc_dataset *d;
+    int64_t *sel;
+} dense_pass;
+
+static int dense_pass_fn(void *self, double r, int64_t cap, int64_t *m, double *syn,
+                         fsvc_error *err)
+{
+    dense_pass *dp = self;
+    return select_pass(dp->sel, m, syn, dp->ctx, dp->op, r, dp->p, cap, dp->X, dp->order,
+                       dp->d, 0, err);
+}
+
+static int radius_search(double *r_out, double *syn, const bnl_ctx *ctx, bnl_op op,
+                         const fsvc_param *p, const void *X, const int64_t *order,
+                         const fsvc_dataset *d, int64_t *sel, fsvc_error *err)
+{
+    /* start: the largest distance from the first sample to up to 1000 others */
+    double r = 0;
+    size_t row = (size_t)d->n * fsvc_dtype_size(op.dtype);
+    for (int64_t i = 1; i < d->N && i <= 1000; i++) {
+        double dd = fsvc_pair_dist(op.dist, op.dtype, X, (const char *)X + (size_t)i * row, d->n);
+        if (dd > r) r = dd;
+    }
+    dense_pass dp = {ctx, op, p, X, order, d, sel};
+    return fsvc_radius_search(r_out, syn, r, d->N, p, d->source, dense_pass_fn, &dp, err);
 }
 
 /* Feature scaling: the min and max of each feature of d (svm-scale's

@@ -511,6 +511,42 @@ static void test_published_sparse(void **state)
     fsvc_dataset_free(&te);
 }
 
+/* The radius search (-r auto) on sparse data finds the radius and the
+ * centroids it finds on the same data read dense (optd64, L2 Gaussian
+ * and L1 triangular, onehot). */
+static void test_search_sparse(void **state)
+{
+    (void)state;
+    fsvc_dataset dd, ds;
+    if (load_uci(&dd, "optd64.train", FSVC_STORE_DENSE)) { skip(); return; }
+    assert_int_equal(load_uci(&ds, "optd64.train", FSVC_STORE_SPARSE), 0);
+    for (int c = 0; c < 2; c++) {
+        fsvc_param p;
+        fsvc_param_default(&p);
+        p.radius = 0;
+        p.radius_rms = 0; /* the search */
+        p.readout = FSVC_READOUT_ONEHOT;
+        p.select = FSVC_SELECT_GLOBAL;
+        p.dist = c ? BNL_L1 : BNL_L2;
+        p.act = c ? BNL_TRI : BNL_GAUSS;
+        p.preprocess = FSVC_PRE_NONE;
+        p.dtype = FSVC_F32;
+        p.threads = 2;
+        fsvc_model md, ms;
+        fsvc_error err;
+        if (fsvc_train(&md, NULL, &dd, &p, &err)) fail_msg("dense: %s", err.msg);
+        if (fsvc_train(&ms, NULL, &ds, &p, &err)) fail_msg("sparse: %s", err.msg);
+        if (fabs(md.radius - ms.radius) > 1e-6 * md.radius || md.m != ms.m)
+            fail_msg("kernel %d: dense r = %.9g, %lld centroids; sparse r = %.9g, %lld", c,
+                     md.radius, (long long)md.m, ms.radius, (long long)ms.m);
+        assert_true(ms.m >= dd.N / 100 && ms.m <= dd.N / 10);
+        fsvc_free_model(&md);
+        fsvc_free_model(&ms);
+    }
+    fsvc_dataset_free(&dd);
+    fsvc_dataset_free(&ds);
+}
+
 /* What sparse training does not run is refused naming --dense. */
 static void test_refusals(void **state)
 {
@@ -526,10 +562,6 @@ static void test_refusals(void **state)
     assert_int_equal(fsvc_train(&m, NULL, &d, &p, &err), FSVC_EUSAGE);
     assert_non_null(strstr(err.msg, "LMS"));
     assert_non_null(strstr(err.msg, "--dense"));
-    fsvc_param_default(&p);
-    p.radius_rms = 0; /* the radius search */
-    assert_int_equal(fsvc_train(&m, NULL, &d, &p, &err), FSVC_EUSAGE);
-    assert_non_null(strstr(err.msg, "radius search"));
     fsvc_param_default(&p);
     p.scale_features = 1;
     assert_int_equal(fsvc_train(&m, NULL, &d, &p, &err), FSVC_EUSAGE);
@@ -638,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_sparse_vs_dense),
         cmocka_unit_test(test_novelty_exact),
         cmocka_unit_test(test_published_sparse),
+        cmocka_unit_test(test_search_sparse),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test_setup_teardown(test_model_file, setup, teardown),
     };

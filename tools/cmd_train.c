@@ -58,7 +58,7 @@ static void help(const fsvc_param *p)
            "        cross-validation accuracy)\n"
            "  --sparse, --dense\n"
            "        store LIBSVM data sparse (CSR: memory grows with the nonzero values;\n"
-           "        onehot or ridge readout; no -r auto, no LMS) or dense [auto: sparse\n"
+           "        onehot or ridge readout, no LMS) or dense [auto: sparse\n"
            "        above %d features, or under 10%% nonzero with more than %lld\n"
            "        cells]\n", FSVC_SPARSE_AUTO_N, (long long)FSVC_SPARSE_AUTO_CELLS);
 }

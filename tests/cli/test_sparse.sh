@@ -79,7 +79,7 @@ expect_match "100000 features; dense data holds at most 65536 \(read it sparse: 
 [ -e "$TMP/d.fsvc" ] && fail "--dense refused: no model file" || ok "--dense refused: no model file"
 
 # ---- the settings sparse data does not run: exit 1, one line naming --dense ----
-for opt in "-r auto" "-R lms -s random" "--scale-features range" "--preprocess sqrt"; do
+for opt in "-R lms -s random" "--scale-features range" "--preprocess sqrt"; do
   # shellcheck disable=SC2086
   expect_exit 1 "sparse: $opt refused (exit 1)" -- "$FSVC" train $opt "$TMP/text.train" "$TMP/x.fsvc"
   expect_one_line "sparse: $opt refused in one line" "$ERR"
@@ -94,6 +94,8 @@ expect_exit 0 "sparse: -R onehot -s random trains" -- "$FSVC" train -q -R onehot
 expect_exit 0 "sparse: -R onehot (the novelty pass) trains" -- "$FSVC" train -R onehot "$TMP/text.train" "$TMP/nov.fsvc"
 expect_match "global selection, onehot readout" "sparse: the global novelty selection ran" "$OUT"
 expect_exit 0 "sparse: -s per-class trains" -- "$FSVC" train -q -s per-class "$TMP/text.train" "$TMP/pc.fsvc"
+expect_exit 0 "sparse: -r auto (the radius search) trains" -- "$FSVC" train -r auto -R onehot "$TMP/text.train" "$TMP/rs.fsvc"
+expect_match "^radius search: r = [0-9.]+$" "sparse: the radius search ran and chose a radius" "$OUT$ERR"
 expect_exit 0 "sparse: -v 3 cross-validation" -- "$FSVC" train -v 3 "$TMP/text.train"
 expect_match "^Cross Validation Accuracy = " "sparse: cross-validation accuracy line" "$OUT"
 
