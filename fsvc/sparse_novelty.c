@@ -43,8 +43,10 @@ static int rows_add(rows *r, const fsvc_csr *X, int64_t i)
         r->vcap = c;
     }
     if (r->cnt == 0) r->ptr[0] = 0;
-    memcpy(r->col + r->nnz, X->col + s, (size_t)(e - s) * sizeof *r->col);
-    memcpy(r->val + r->nnz, X->val + s, (size_t)(e - s) * sizeof *r->val);
+    if (e > s) { /* an empty row copies nothing (and the arrays may not exist yet) */
+        memcpy(r->col + r->nnz, X->col + s, (size_t)(e - s) * sizeof *r->col);
+        memcpy(r->val + r->nnz, X->val + s, (size_t)(e - s) * sizeof *r->val);
+    }
     r->nnz += e - s;
     r->ptr[++r->cnt] = r->nnz;
     return 0;
