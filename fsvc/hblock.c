@@ -64,7 +64,8 @@ typedef struct cpu_src {
     void *H;               /* chunk buffer Nc x m, or the cache N x m */
     int cache, cached;     /* cached: H holds all of H */
     void *U, *Vs, *Ys;     /* per thread HB_ROWS x K; K x m (V^T in H's
-                              precision); per thread K x m */
+                              precision); per slot K x m */
+    int slots;             /* accumulators of chunk_apply (from m, K only) */
     fsvc_hsrc *src;
 } cpu_src;
 
@@ -116,6 +117,7 @@ static int cpu_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
         int rc = chunk(s, i0, b, &Hc, err);
         if (rc) { free(Tc); return rc; }
         double t = fsvc_clock();
+        int saved = bnl_blas_threads_push(s->ctx, 1); /* the same sums for any --threads */
         for (int64_t i = 0; i < b; i++)
             for (int k = 0; k < K; k++) {
                 int64_t o = (i0 + i) / s->nv; /* the original sample */
@@ -134,6 +136,7 @@ static int cpu_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
                         Hc, (int)m, 0.0f, s->Ys, (int)m);
             for (size_t q = 0; q < mk; q++) B[q] += ((float *)s->Ys)[q];
         }
+        bnl_blas_threads_pop(saved);
         s->src->t_prod += fsvc_clock() - t;
     }
     free(Tc);
@@ -142,45 +145,54 @@ static int cpu_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
     return FSVC_OK;
 }
 
-/* One chunk's H_c^T (H_c V) into Y (double): an OpenMP team over blocks
- * of HB_ROWS samples (block and accumulator stay in cache, so H is read
- * once per product), one-thread GEMMs inside, a private accumulator per
- * thread summed into Y in double after the chunk. */
+/* One chunk's H_c^T (H_c V) into Y (double): the chunk's blocks of
+ * HB_ROWS samples go to s->slots accumulators in fixed contiguous ranges
+ * (the number of slots depends on m and K, never on the thread count), an
+ * OpenMP team takes whole slots, one-thread GEMMs inside (block and
+ * accumulator stay in cache, so H is read once per product), and the slots
+ * are summed into Y in double in slot order after the chunk: the same bits
+ * for any --threads. */
 #define HB_ROWS 32
+#define HB_SLOTS 32                  /* accumulators of a product */
+#define HB_SLOT_BYTES ((size_t)1 << 28) /* at most 256 MB of them */
 static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b)
 {
-    int64_t m = s->m;
-    int K = s->K, T = s->ctx->threads > 0 ? s->ctx->threads : 1;
+    int64_t m = s->m, nb = (b + HB_ROWS - 1) / HB_ROWS;
+    int K = s->K, T = s->ctx->threads > 0 ? s->ctx->threads : 1, S = s->slots;
     size_t mk = (size_t)m * K, hs = s->hd ? sizeof(double) : sizeof(float);
     int saved = bnl_blas_threads_push(s->ctx, 1);
 #pragma omp parallel num_threads(T)
     {
         int t = omp_get_thread_num();
-        void *Yt = (char *)s->Ys + (size_t)t * mk * hs;
         void *Ut = (char *)s->U + (size_t)t * HB_ROWS * K * hs;
-        memset(Yt, 0, mk * hs);
-#pragma omp for schedule(static)
-        for (int64_t r0 = 0; r0 < b; r0 += HB_ROWS) {
-            int rb = (int)(b - r0 < HB_ROWS ? b - r0 : HB_ROWS);
-            const char *Hb = (const char *)Hc + (size_t)r0 * m * hs;
-            if (s->hd) {
-                cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rb, K, (int)m, 1.0,
-                            (const double *)Hb, (int)m, s->Vs, (int)m, 0.0, Ut, K);
-                cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, rb, 1.0, Ut, K,
-                            (const double *)Hb, (int)m, 1.0, Yt, (int)m);
-            } else {
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rb, K, (int)m, 1.0f,
-                            (const float *)Hb, (int)m, s->Vs, (int)m, 0.0f, Ut, K);
-                cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, rb, 1.0f, Ut, K,
-                            (const float *)Hb, (int)m, 1.0f, Yt, (int)m);
+#pragma omp for schedule(dynamic, 1)
+        for (int sl = 0; sl < S; sl++) {
+            void *Yt = (char *)s->Ys + (size_t)sl * mk * hs;
+            if (nb * sl / S == nb * (sl + 1) / S) continue; /* no block */
+            memset(Yt, 0, mk * hs);
+            for (int64_t q = nb * sl / S; q < nb * (sl + 1) / S; q++) {
+                int64_t r0 = q * HB_ROWS;
+                int rb = (int)(b - r0 < HB_ROWS ? b - r0 : HB_ROWS);
+                const char *Hb = (const char *)Hc + (size_t)r0 * m * hs;
+                if (s->hd) {
+                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rb, K, (int)m, 1.0,
+                                (const double *)Hb, (int)m, s->Vs, (int)m, 0.0, Ut, K);
+                    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, rb, 1.0, Ut,
+                                K, (const double *)Hb, (int)m, 1.0, Yt, (int)m);
+                } else {
+                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rb, K, (int)m, 1.0f,
+                                (const float *)Hb, (int)m, s->Vs, (int)m, 0.0f, Ut, K);
+                    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, rb, 1.0f, Ut,
+                                K, (const float *)Hb, (int)m, 1.0f, Yt, (int)m);
+                }
             }
         }
     }
     bnl_blas_threads_pop(saved);
-    for (int t = 0; t < T; t++)
-        for (size_t q = 0; q < mk; q++)
-            Y[q] += s->hd ? ((double *)s->Ys)[(size_t)t * mk + q]
-                          : ((float *)s->Ys)[(size_t)t * mk + q];
+    for (int sl = 0; sl < S; sl++)
+        for (size_t q = 0; q < mk && nb * sl / S < nb * (sl + 1) / S; q++)
+            Y[q] += s->hd ? ((double *)s->Ys)[(size_t)sl * mk + q]
+                          : ((float *)s->Ys)[(size_t)sl * mk + q];
 }
 
 static int cpu_gram_apply(void *self, double *Y, const double *V, fsvc_error *err)
@@ -259,7 +271,7 @@ int fsvc_hsrc_cpu(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const vo
     if (!s) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
     N *= nv;
     *s = (cpu_src){ctx, op, C, X, cls, y, aug, nv, rows, cols, NULL, m, N, 0, n, K,
-                   op->dtype == FSVC_F64, NULL, cache, 0, NULL, NULL, NULL, src};
+                   op->dtype == FSVC_F64, NULL, cache, 0, NULL, NULL, NULL, 0, src};
     size_t hs = s->hd ? sizeof(double) : sizeof(float);
     int64_t Nc = (int64_t)((1 << 25) / ((size_t)m * hs)); /* ~32 MB chunks */
     if (Nc < 64) Nc = 64;
@@ -270,7 +282,12 @@ int fsvc_hsrc_cpu(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const vo
     size_t T = ctx->threads > 0 ? (size_t)ctx->threads : 1;
     s->U = malloc(T * HB_ROWS * K * hs);
     s->Vs = malloc((size_t)m * K * hs);
-    s->Ys = malloc(T * m * K * hs);
+    /* HB_SLOTS accumulators, fewer when they would pass HB_SLOT_BYTES, at
+     * least 1 and never fewer than needed for the rhs' K x m product */
+    size_t mkb = (size_t)m * K * hs;
+    s->slots = HB_SLOTS;
+    while (s->slots > 1 && (size_t)s->slots * mkb > HB_SLOT_BYTES) s->slots /= 2;
+    s->Ys = malloc((size_t)s->slots * mkb);
     if (nv > 1) s->Xc = malloc((size_t)Nc * n * fsvc_dtype_size(op->dtype));
     if (!s->H || !s->U || !s->Vs || !s->Ys || (nv > 1 && !s->Xc)) {
         cpu_close(s);
@@ -278,7 +295,7 @@ int fsvc_hsrc_cpu(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const vo
                          cache ? "the cached H" : "the sample chunks",
                          (long long)(cache ? N : Nc), (long long)m);
     }
-    *src = (fsvc_hsrc){&cpu_ops, s, m, N, K, 0, 0};
+    *src = (fsvc_hsrc){&cpu_ops, s, m, N, K, 0, 0, ctx};
     s->src = src;
     return FSVC_OK;
 }

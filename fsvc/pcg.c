@@ -17,7 +17,8 @@
  * between 1 and 2: P is within a factor 2 of the Nystrom estimate of A,
  * so the preconditioned spectrum is as tight as the Nystrom estimate is
  * good (for random centroids, a few tens of iterations). The factor is in
- * H's precision (float for u8/f32 inputs); a factorisation that fails in
+ * H's precision (float for u8/f32 inputs), blocked (chol.h: the same bits
+ * for any thread count, progress per panel); a factorisation that fails in
  * rounding retries with s x 10 (a worse but still valid preconditioner).
  *
  * All K columns run together: each column has its own CG scalars, the
@@ -27,6 +28,7 @@
  * largest residual has not fallen by 10 % in 30 iterations (rounding
  * floor); the residual reported is recomputed from W at the end. */
 #include "solver.h"
+#include "chol.h"
 
 #include <lapacke.h>
 #include <math.h>
@@ -40,10 +42,14 @@ typedef struct pre {
     int64_t m;
     double scale;  /* m / N */
     float *tmp;    /* m x K float scratch */
+    const bnl_ctx *ctx;
 } pre;
 
-static int pre_build(pre *P, fsvc_hsrc *src, double lam, int f32, fsvc_error *err)
+static int pre_build(pre *P, fsvc_hsrc *src, double lam, int f32, int progress,
+                     fsvc_error *err)
 {
+    fsvc_chol_progress pr = {"pcg preconditioner"};
+    P->ctx = src->ctx;
     int64_t m = src->m;
     size_t es = f32 ? sizeof(float) : sizeof(double);
     P->f32 = f32;
@@ -76,8 +82,7 @@ static int pre_build(pre *P, fsvc_hsrc *src, double lam, int f32, fsvc_error *er
         }
         /* row-major upper == column-major lower: potrf 'L' reads the
          * upper triangle of the row-major matrix and overwrites it */
-        info = f32 ? LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, P->L, (lapack_int)m)
-                   : LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, P->L, (lapack_int)m);
+        info = fsvc_chol(P->ctx, P->L, m, m, f32, progress ? &pr : NULL);
     }
     free(dg);
     if (info)
@@ -94,13 +99,13 @@ static void pre_apply(pre *P, double *Z, const double *R, int K)
     lapack_int m = (lapack_int)P->m;
     if (P->f32) {
         for (size_t q = 0; q < mk; q++) P->tmp[q] = (float)R[q];
-        LAPACKE_spotrs(LAPACK_COL_MAJOR, 'L', m, K, P->L, m, P->tmp, m);
-        LAPACKE_spotrs(LAPACK_COL_MAJOR, 'L', m, K, P->L, m, P->tmp, m);
+        fsvc_chol_solve(P->ctx, P->L, m, m, 1, P->tmp, K, m);
+        fsvc_chol_solve(P->ctx, P->L, m, m, 1, P->tmp, K, m);
         for (size_t q = 0; q < mk; q++) Z[q] = P->scale * P->tmp[q];
     } else {
         memcpy(Z, R, mk * sizeof *Z);
-        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', m, K, P->L, m, Z, m);
-        LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', m, K, P->L, m, Z, m);
+        fsvc_chol_solve(P->ctx, P->L, m, m, 0, Z, K, m);
+        fsvc_chol_solve(P->ctx, P->L, m, m, 0, Z, K, m);
         for (size_t q = 0; q < mk; q++) Z[q] *= P->scale;
     }
 }
@@ -145,7 +150,7 @@ int fsvc_pcg_solve(double *W, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_o
         goto end;
     double lam = opt->lambda * md;
     double tp = fsvc_clock();
-    rc = pre_build(&P, src, lam, op->dtype != FSVC_F64, err);
+    rc = pre_build(&P, src, lam, op->dtype != FSVC_F64, opt->progress, err);
     out->t_pre += fsvc_clock() - tp;
     if (rc) goto end;
     if (!opt->warm) memset(W, 0, mk * sizeof *W);

@@ -12,7 +12,10 @@
  * H^T T added in rank order, then the same solve on every rank) that of
  * one process to double rounding. G = H^T H is float64 up to RIDGE_F64_MAX_M centroids
  * and float32 beyond (30000^2 x 4 B = 3.6 GB, plus the Gram block). H^T T is summed over the
- * non-zeros in float64. The solve is LAPACK potrf/potrs on G seen as
+ * non-zeros in float64. The syrk and the solve (a blocked Cholesky and its
+ * potrs, fsvc/chol.h) run on fixed blocks of columns, one single-threaded
+ * BLAS call each, so the model's bytes do not depend on --threads; the
+ * factorisation prints its progress per panel. G is seen as
  * column-major lower (the same memory as row-major upper, no copy), with
  * lambda relative to the mean of diag(H^T H) (scale-free), raised 3x and
  * retried (printed) when rounding leaves the matrix not positive definite.
@@ -30,6 +33,7 @@
  * not finite, a matrix still not positive definite after the retries. */
 #include "internal.h"
 #include "dist.h"
+#include "chol.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -58,24 +62,19 @@ static int64_t *class_order(const int *cls, int64_t N, int K)
 }
 
 /* Cholesky solve of G (m x m, column-major lower = row-major upper) with
- * B (column-major m x K) in place; LAPACK info. */
-static lapack_int solve(void *G, double *B, int64_t m, int K, int gd)
+ * B (column-major m x K) in place, by fixed blocks (chol.h: the same bits
+ * for any thread count, progress per panel); LAPACK info. */
+static lapack_int solve(const bnl_ctx *ctx, void *G, double *B, int64_t m, int K, int gd,
+                        int progress)
 {
-    lapack_int info;
-    if (gd) {
-        info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, G, (lapack_int)m);
-        if (!info)
-            info = LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, K, G, (lapack_int)m,
-                                  B, (lapack_int)m);
-        return info;
-    }
+    fsvc_chol_progress pr = {"ridge"};
+    lapack_int info = fsvc_chol(ctx, G, m, m, !gd, progress ? &pr : NULL);
+    if (info) return info;
+    if (gd) return fsvc_chol_solve(ctx, G, m, m, 0, B, K, m);
     float *Bf = malloc((size_t)m * K * sizeof *Bf);
     if (!Bf) return RIDGE_NOMEM;
     for (size_t q = 0; q < (size_t)m * K; q++) Bf[q] = (float)B[q];
-    info = LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, G, (lapack_int)m);
-    if (!info)
-        info = LAPACKE_spotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, K, G, (lapack_int)m,
-                              Bf, (lapack_int)m);
+    info = fsvc_chol_solve(ctx, G, m, m, 1, Bf, K, m);
     for (size_t q = 0; q < (size_t)m * K; q++) B[q] = Bf[q];
     free(Bf);
     return info;
@@ -149,12 +148,7 @@ static int cpu_accum(ridge_cpu *rs, const bnl_ctx *ctx, const bnl_op *op, const 
             if (on[j]) act[ma++] = j;
         if (ma == 0) { t_g += fsvc_clock() - tb; continue; }
         if (ma == m && hd == gd) { /* dense, same precision: straight into G */
-            if (hd)
-                cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)m, (int)b, 1.0,
-                            H, (int)m, 1.0, G, (int)m);
-            else
-                cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)m, (int)b, 1.0f,
-                            H, (int)m, 1.0f, G, (int)m);
+            fsvc_syrk_acc(ctx, G, m, H, m, m, b, 1.0, !hd);
             goto progress;
         }
         void *Hs = H; /* the chunk's active columns: Nc x ma */
@@ -168,16 +162,10 @@ static int cpu_accum(ridge_cpu *rs, const bnl_ctx *ctx, const bnl_op *op, const 
                 }
         }
         if (db && ma == m) { /* dense: straight into G, in double */
-            cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)m, (int)b, 1.0,
-                        Hc, (int)m, 1.0, G, (int)m);
+            fsvc_syrk_acc(ctx, G, m, Hc, m, m, b, 1.0, 0);
             goto progress;
         }
-        if (hd || db)
-            cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)ma, (int)b, 1.0,
-                        Hs, (int)ma, 0.0, Gb, (int)ma);
-        else
-            cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)ma, (int)b, 1.0f,
-                        Hs, (int)ma, 0.0f, Gb, (int)ma);
+        fsvc_syrk_acc(ctx, Gb, ma, Hs, ma, ma, b, 0.0, !(hd || db));
         for (int64_t a = 0; a < ma; a++) {
             size_t g = (size_t)act[a] * m;
             for (int64_t c = a; c < ma; c++) {
@@ -231,8 +219,8 @@ int fsvc_ridge_check_normal(double md, const double *B, size_t n, double radius,
 
 /* R (column-major m x K) from (G + lam I) R = B: restores G's upper
  * triangle from the mirror, sets the diagonal; LAPACK info. */
-static lapack_int cpu_solve(ridge_cpu *rs, int64_t m, int K, const double *dg, double lam,
-                            double *R)
+static lapack_int cpu_solve(const bnl_ctx *ctx, ridge_cpu *rs, int64_t m, int K,
+                            const double *dg, double lam, double *R, int progress)
 {
     void *G = rs->G;
     int gd = rs->gd;
@@ -245,7 +233,7 @@ static lapack_int cpu_solve(ridge_cpu *rs, int64_t m, int K, const double *dg, d
         if (gd) ((double *)G)[(size_t)j * m + j] = dg[j] + lam;
         else ((float *)G)[(size_t)j * m + j] = (float)(dg[j] + lam);
     }
-    return solve(G, R, m, K, gd);
+    return solve(ctx, G, R, m, K, gd, progress);
 }
 
 /* Across processes: the partial G (both triangles) and H^T T summed in
@@ -340,7 +328,7 @@ int fsvc_readout_ridge_dist(double *R, const fsvc_dist *dist, const bnl_ctx *ctx
                 goto done;
             info = dinfo;
         } else {
-            info = cpu_solve(&cpu, m, K, dg, lam, B);
+            info = cpu_solve(ctx, &cpu, m, K, dg, lam, B, progress);
         }
         if (info <= 0) break;
     }

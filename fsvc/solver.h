@@ -32,6 +32,7 @@ typedef struct fsvc_hsrc {
     int64_t m, N;
     int K;
     double t_h, t_prod;   /* seconds in the engine (H) and in the products */
+    const bnl_ctx *ctx;   /* threads of the preconditioner's factor and solves */
 } fsvc_hsrc;
 
 /* The CPU products: H chunks from bnl_forward, GEMM on the chunk. cache:

@@ -1,0 +1,146 @@
+/* chol.c - blocked Cholesky, its solve and syrk with fixed blocks and one
+ * thread per BLAS call (chol.h): the same bits for any thread count. */
+#include "chol.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <omp.h>
+
+#define NB FSVC_CHOL_NB
+
+static int team(const bnl_ctx *ctx)
+{
+    return ctx && ctx->threads > 0 ? ctx->threads : 1;
+}
+
+/* element (i, j) of a column-major matrix */
+static void *at(void *A, int64_t lda, int64_t i, int64_t j, int f32)
+{
+    size_t es = f32 ? sizeof(float) : sizeof(double);
+    return (char *)A + ((size_t)j * (size_t)lda + (size_t)i) * es;
+}
+
+/* C (r x c) += alpha A B^T, A r x k, B c x k (column-major) */
+static void gemm_nt(int f32, int64_t r, int64_t c, int64_t k, double alpha, const void *A,
+                    int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc)
+{
+    if (r < 1 || c < 1) return;
+    if (f32)
+        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)r, (int)c, (int)k,
+                    (float)alpha, A, (int)lda, B, (int)ldb, (float)beta, C, (int)ldc);
+    else
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)r, (int)c, (int)k, alpha,
+                    A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
+}
+
+/* C (c x c, lower) = beta C + alpha A A^T, A c x k */
+static void syrk_n(int f32, int64_t c, int64_t k, double alpha, const void *A, int64_t lda,
+                   double beta, void *C, int64_t ldc)
+{
+    if (f32)
+        cblas_ssyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)c, (int)k, (float)alpha, A,
+                    (int)lda, (float)beta, C, (int)ldc);
+    else
+        cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)c, (int)k, alpha, A,
+                    (int)lda, beta, C, (int)ldc);
+}
+
+/* Column block [j0, j0 + jb) of C (lower) := beta C + alpha A A^T, A the
+ * rows j0.. of an ma x k matrix: the diagonal block by syrk, the rows
+ * below it by one gemm. */
+static void col_update(int f32, void *C, int64_t ldc, const void *A, int64_t lda, int64_t ma,
+                       int64_t k, int64_t j0, int64_t jb, double alpha, double beta)
+{
+    syrk_n(f32, jb, k, alpha, at((void *)A, lda, j0, 0, f32), lda, beta, at(C, ldc, j0, j0, f32),
+           ldc);
+    gemm_nt(f32, ma - j0 - jb, jb, k, alpha, at((void *)A, lda, j0 + jb, 0, f32), lda,
+            at((void *)A, lda, j0, 0, f32), lda, beta, at(C, ldc, j0 + jb, j0, f32), ldc);
+}
+
+void fsvc_syrk_acc(const bnl_ctx *ctx, void *G, int64_t ldg, const void *Ht, int64_t ldh,
+                   int64_t ma, int64_t b, double beta, int f32)
+{
+    int64_t nt = (ma + NB - 1) / NB;
+    int saved = bnl_blas_threads_push(ctx, 1);
+    /* the tallest column blocks first: the largest tasks start early */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team(ctx))
+    for (int64_t t = 0; t < nt; t++) {
+        int64_t j0 = t * NB, jb = ma - j0 < NB ? ma - j0 : NB;
+        col_update(f32, G, ldg, Ht, ldh, ma, b, j0, jb, 1.0, beta);
+    }
+    bnl_blas_threads_pop(saved);
+}
+
+/* the share of the factorisation's flops done when the first c of m
+ * columns are factored */
+static double share(int64_t c, int64_t m)
+{
+    double r = (double)(m - c) / (double)m;
+    return 1.0 - r * r * r;
+}
+
+int fsvc_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
+              const fsvc_chol_progress *pr)
+{
+    int T = team(ctx), info = 0, shown = 0;
+    int saved = bnl_blas_threads_push(ctx, 1);
+    double t0 = fsvc_clock(), last = t0;
+    for (int64_t k0 = 0; k0 < m && !info; k0 += NB) {
+        int64_t kb = m - k0 < NB ? m - k0 : NB, r0 = k0 + kb, rest = m - r0;
+        void *Akk = at(A, lda, k0, k0, f32);
+        info = f32 ? LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)kb, Akk, (lapack_int)lda)
+                   : LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)kb, Akk, (lapack_int)lda);
+        if (info > 0) info += (int)k0;
+        if (info || !rest) break;
+        int64_t nr = (rest + NB - 1) / NB;
+        /* the panel below the diagonal block: A_ik := A_ik L_kk^-T */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
+        for (int64_t t = 0; t < nr; t++) {
+            int64_t i0 = r0 + t * NB, ib = m - i0 < NB ? m - i0 : NB;
+            if (f32)
+                cblas_strsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit,
+                            (int)ib, (int)kb, 1.0f, Akk, (int)lda, at(A, lda, i0, k0, f32),
+                            (int)lda);
+            else
+                cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit,
+                            (int)ib, (int)kb, 1.0, Akk, (int)lda, at(A, lda, i0, k0, f32),
+                            (int)lda);
+        }
+        /* the trailing columns: A_22 -= A_21 A_21^T, one task per column block */
+        void *P = at(A, lda, r0, k0, f32), *A22 = at(A, lda, r0, r0, f32);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
+        for (int64_t t = 0; t < nr; t++) {
+            int64_t j0 = t * NB, jb = rest - j0 < NB ? rest - j0 : NB;
+            col_update(f32, A22, lda, P, lda, rest, kb, j0, jb, -1.0, 1.0);
+        }
+        double now = fsvc_clock();
+        if (pr && now - t0 > 0.5 && (now - last > 0.25 || r0 + NB >= m)) {
+            double s = share(r0, m);
+            fsvc_printf("\r%s: Cholesky %3.0f%% of %lld columns, ETA %.0f s   ", pr->label,
+                        100 * s, (long long)m, (now - t0) / s * (1 - s));
+            shown = 1;
+            last = now;
+        }
+    }
+    if (shown) fsvc_printf("\r%s: Cholesky done in %.1f s%30s\n", pr->label, fsvc_clock() - t0, "");
+    bnl_blas_threads_pop(saved);
+    return info;
+}
+
+int fsvc_chol_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda, int f32,
+                    void *B, int K, int64_t ldb)
+{
+    int info = 0;
+    int saved = bnl_blas_threads_push(ctx, 1);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team(ctx)) reduction(min : info)
+    for (int k = 0; k < K; k++) {
+        void *Bk = at(B, ldb, 0, k, f32);
+        int r = f32 ? LAPACKE_spotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, 1, L,
+                                     (lapack_int)lda, Bk, (lapack_int)ldb)
+                    : LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, 1, L,
+                                     (lapack_int)lda, Bk, (lapack_int)ldb);
+        if (r < info) info = r;
+    }
+    bnl_blas_threads_pop(saved);
+    return info;
+}
