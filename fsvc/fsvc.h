@@ -98,6 +98,7 @@ int fsvc_readout_parse(const char *s, fsvc_readout *out);     /* 0 ok, -1 */
 const char *fsvc_preprocess_name(fsvc_preprocess p);
 int fsvc_preprocess_parse(const char *s, fsvc_preprocess *out);
 
+#define FSVC_CLASS_WEIGHT_MAX 256
 typedef struct fsvc_param {
     int dist;              /* bnl_dist: 0 L1, 1 L2 (default) */
     int act;               /* bnl_act: 0 triangular, 1 Gaussian (default) */
@@ -127,6 +128,13 @@ typedef struct fsvc_param {
                               svm-scale does, stored in the model and
                               applied at predict; 0 (none): as given */
     int regression;        /* ridge on the label values as real targets */
+    char class_weight[FSVC_CLASS_WEIGHT_MAX]; /* ridge classification: "" or
+                              "none" (every class 1), "balanced" (class k:
+                              N / (K N_k), as scikit-learn), or
+                              "LABEL:W,LABEL:W..." (the classes named, by
+                              label value or PNG class name; others 1): the
+                              ridge minimises sum_i w_{y_i} ||h_i W - t_i||^2
+                              + lambda ||W||^2 */
     int shuffle;           /* 1: seeded shuffle of the pass order */
     uint64_t seed;
     int64_t max_neurons;   /* 0 (default): no cap, except select random
@@ -157,7 +165,8 @@ void fsvc_param_default(fsvc_param *p);
  * samples, "auto"/"search": the author's radius search), prag, dist
  * (l1|l2), kernel (tri|gauss), select, readout, lambda, eta, epochs,
  * scale, dtype (u8|f32|f64|auto), preprocess, shape (ROWSxCOLS|none),
- * scale-features (none|range), regression (on|off),
+ * scale-features (none|range), regression (on|off), class-weight
+ * (none|balanced|LABEL:W,...),
  * shuffle (on|off; a number: on + that seed), seed, max-neurons, solver
  * (direct|pcg|auto), cg-tol, augment (none|shift1|shift2|mirror|
  * mirror+shift1), backend, threads. */

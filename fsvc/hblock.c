@@ -9,6 +9,7 @@
 #include "solver.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,7 @@ typedef struct cpu_src {
     void *U, *Vs, *Ys;     /* per thread HB_ROWS x K; K x m (V^T in H's
                               precision); per slot K x m */
     int slots;             /* accumulators of chunk_apply (from m, K only) */
+    const double *cw;      /* class weights (K) or NULL */
     fsvc_hsrc *src;
 } cpu_src;
 
@@ -89,6 +91,13 @@ static int chunk(cpu_src *s, int64_t i0, int64_t b, void **Hc, fsvc_error *err)
         Xs = s->Xc;
     }
     int rc = bnl_forward(s->ctx, s->op, dst, s->m, s->C, s->m, Xs, b, s->n, err);
+    for (int64_t v = 0; !rc && s->cw && v < b; v++) { /* rows by sqrt(class weight) */
+        double sw = sqrt(s->cw[s->cls[(i0 + v) / s->nv]]);
+        for (int64_t j = 0; j < s->m; j++) {
+            if (s->hd) ((double *)dst)[v * s->m + j] *= sw;
+            else ((float *)dst)[v * s->m + j] = (float)(((float *)dst)[v * s->m + j] * sw);
+        }
+    }
     s->src->t_h += fsvc_clock() - t;
     return rc;
 }
@@ -122,6 +131,7 @@ static int cpu_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
             for (int k = 0; k < K; k++) {
                 int64_t o = (i0 + i) / s->nv; /* the original sample */
                 double v = s->y ? s->y[o] : s->cls[o] == k;
+                if (s->cw) v *= sqrt(s->cw[s->cls[o]]);
                 if (s->hd) ((double *)Tc)[i * K + k] = v;
                 else ((float *)Tc)[i * K + k] = (float)v;
             }
@@ -271,7 +281,7 @@ int fsvc_hsrc_cpu(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const vo
     if (!s) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
     N *= nv;
     *s = (cpu_src){ctx, op, C, X, cls, y, aug, nv, rows, cols, NULL, m, N, 0, n, K,
-                   op->dtype == FSVC_F64, NULL, cache, 0, NULL, NULL, NULL, 0, src};
+                   op->dtype == FSVC_F64, NULL, cache, 0, NULL, NULL, NULL, 0, NULL, src};
     size_t hs = s->hd ? sizeof(double) : sizeof(float);
     int64_t Nc = (int64_t)((1 << 25) / ((size_t)m * hs)); /* ~32 MB chunks */
     if (Nc < 64) Nc = 64;
@@ -298,6 +308,12 @@ int fsvc_hsrc_cpu(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const vo
     *src = (fsvc_hsrc){&cpu_ops, s, m, N, K, 0, 0, ctx};
     s->src = src;
     return FSVC_OK;
+}
+
+void fsvc_hsrc_weights(fsvc_hsrc *src, const double *cw)
+{
+    cpu_src *s = src->self;
+    if (s && src->ops == &cpu_ops) s->cw = s->y ? NULL : cw;
 }
 
 void fsvc_hsrc_close(fsvc_hsrc *src)

@@ -71,11 +71,20 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
                        const double *y, int64_t N, int n, int K, double lambda,
                        int gram_f32, int progress, double *times, fsvc_error *err);
 struct fsvc_dist;
-/* The same with the partial sums reduced across dist's processes. */
+/* The same with the partial sums reduced across dist's processes, and
+ * class weights cw (K values, or NULL: all 1; classification only): the
+ * rows of H and T of a sample of class k scaled by sqrt(cw[k]), i.e.
+ * H^T D H and H^T D T with D = diag(cw[cls_i]). With weights the normal
+ * equations are summed on the CPU (the device pipeline has none). */
 int fsvc_readout_ridge_dist(double *R, const struct fsvc_dist *dist, const bnl_ctx *ctx,
                             const bnl_op *op, const void *C, int64_t m, const void *X,
-                            const int *cls, const double *y, int64_t N, int n, int K,
-                            double lambda, int gram_f32, int progress, double *times,
-                            fsvc_error *err);
+                            const int *cls, const double *y, const double *cw, int64_t N,
+                            int n, int K, double lambda, int gram_f32, int progress,
+                            double *times, fsvc_error *err);
+/* One LABEL:W item of a class-weight list at *pos (fsvc/params.c): the
+ * label into label (cap bytes), W > 0 into *w, *pos moved on; *got = 0 at
+ * the end of the list. FSVC_EUSAGE naming a bad item. */
+int fsvc_class_weight_next(const char **pos, char *label, size_t cap, double *w, int *got,
+                           fsvc_error *err);
 
 #endif

@@ -209,6 +209,62 @@ static int set_regression(fsvc_param *p, const char *name, const char *s, fsvc_e
 static void get_regression(char *b, size_t n, const fsvc_param *p)
 { snprintf(b, n, "%s", p->regression ? "on" : "off"); }
 
+/* class-weight: none | balanced | LABEL:W[,LABEL:W...]; one item of the
+ * list at *pos (the label before the item's last ':', W a finite number
+ * > 0), *pos moved past it; *got = 0 at the end of the list. */
+int fsvc_class_weight_next(const char **pos, char *label, size_t cap, double *w, int *got,
+                           fsvc_error *err)
+{
+    const char *s = *pos;
+    *got = 0;
+    if (!*s) return FSVC_OK;
+    size_t l = strcspn(s, ",");
+    const char *colon = NULL;
+    for (const char *c = s; c < s + l; c++)
+        if (*c == ':') colon = c;
+    if (!colon || colon == s || colon == s + l - 1)
+        return fsvc_fail(err, FSVC_EUSAGE, "class-weight: '%.*s' is not LABEL:WEIGHT (or use "
+                         "none or balanced)", (int)l, s);
+    size_t ll = (size_t)(colon - s), wl = l - ll - 1;
+    char num[64];
+    if (ll >= cap || wl >= sizeof num)
+        return fsvc_fail(err, FSVC_EUSAGE, "class-weight: '%.*s' is too long", (int)l, s);
+    memcpy(label, s, ll);
+    label[ll] = 0;
+    memcpy(num, colon + 1, wl);
+    num[wl] = 0;
+    char what[FSVC_CLASS_WEIGHT_MAX + 32];
+    snprintf(what, sizeof what, "class-weight: the weight of class '%s'", label);
+    int rc = positive(w, what, num, err);
+    if (rc) return rc;
+    *pos = s + l + (s[l] == ',');
+    if (s[l] == ',' && !s[l + 1])
+        return fsvc_fail(err, FSVC_EUSAGE, "class-weight: '%s' ends with ','", s);
+    *got = 1;
+    return FSVC_OK;
+}
+
+static int set_class_weight(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
+{
+    (void)name;
+    if (strlen(s) >= sizeof p->class_weight)
+        return fsvc_fail(err, FSVC_EUSAGE, "class-weight: the list is too long (at most %d "
+                         "characters)", (int)sizeof p->class_weight - 1);
+    if (strcmp(s, "none") && strcmp(s, "balanced")) {
+        const char *pos = s;
+        char label[FSVC_CLASS_WEIGHT_MAX];
+        double w;
+        int got = 1, rc;
+        while (got)
+            if ((rc = fsvc_class_weight_next(&pos, label, sizeof label, &w, &got, err)))
+                return rc;
+    }
+    snprintf(p->class_weight, sizeof p->class_weight, "%s", strcmp(s, "none") ? s : "");
+    return FSVC_OK;
+}
+static void get_class_weight(char *b, size_t n, const fsvc_param *p)
+{ snprintf(b, n, "%s", p->class_weight[0] ? p->class_weight : "none"); }
+
 /* shuffle: on|off; a number is the older form "--shuffle SEED", kept as
  * on + seed SEED. */
 static int set_shuffle(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
@@ -333,6 +389,10 @@ static const setting table[] = {
       "then gets the preprocessing of IDX images (auto, deskew)"),
     S("regression", 0, NULL, NULL, 1, regression,
       "ridge regression on the label values (on|off; the option alone: on)"),
+    S("class-weight", 0, "none|balanced|LABEL:W,...", NULL, 1, class_weight,
+      "ridge classification: weight of each class's samples in the fit (as\n"
+      "svm-train -w); balanced: N / (K x N_k); or a list of LABEL:WEIGHT, other\n"
+      "classes 1 (-w LABEL WEIGHT adds one, repeatable)"),
     S("shuffle", 0, "on|off|SEED", NULL, 1, shuffle,
       "seeded shuffle of the pass order (off: file order; a number: on with that\n"
       "--seed, the older form)"),
@@ -388,7 +448,7 @@ int fsvc_param_set(fsvc_param *p, const char *name, const char *value, fsvc_erro
 int fsvc_param_get(const fsvc_param *p, const char *name, char *out, size_t len)
 {
     const setting *s = find(name);
-    char v[96];
+    char v[FSVC_CLASS_WEIGHT_MAX + 64];
     if (!s) return -1;
     s->get(v, sizeof v, p);
     return (size_t)snprintf(out, len, "%s", v) < len ? 0 : -1;
@@ -421,7 +481,7 @@ int fsvc_param_parse(fsvc_param *p, const char *spec, fsvc_error *err)
 
 int fsvc_param_check(const fsvc_param *p, fsvc_error *err)
 {
-    char v[96];
+    char v[FSVC_CLASS_WEIGHT_MAX + 64];
     fsvc_param q;
     /* every setting must print to a text its own parser takes back */
     for (int i = 0; i < NSET; i++) {
@@ -431,6 +491,12 @@ int fsvc_param_check(const fsvc_param *p, fsvc_error *err)
     }
     if (p->regression && p->readout != FSVC_READOUT_RIDGE)
         return fsvc_fail(err, FSVC_EUSAGE, "regression needs the ridge readout (-R ridge)");
+    if (p->class_weight[0] && p->readout != FSVC_READOUT_RIDGE)
+        return fsvc_fail(err, FSVC_EUSAGE, "class weights need the ridge readout (-R ridge); "
+                         "the %s readout cannot weight classes", fsvc_readout_name(p->readout));
+    if (p->class_weight[0] && p->regression)
+        return fsvc_fail(err, FSVC_EUSAGE, "class weights are for classification, not "
+                         "regression");
     return FSVC_OK;
 }
 
@@ -476,7 +542,7 @@ const char *fsvc_settings_find(const char *s, const char *key, size_t *vlen)
 
 int fsvc_param_canon(char *s, size_t cap, const fsvc_param *p)
 {
-    char v[96];
+    char v[FSVC_CLASS_WEIGHT_MAX + 64];
     for (int i = 0; i < NSET; i++) {
         table[i].get(v, sizeof v, p);
         if (fsvc_settings_add(s, cap, table[i].info.name, v)) return FSVC_EUSAGE;

@@ -89,7 +89,8 @@ typedef struct ridge_cpu {
 } ridge_cpu;
 
 static int cpu_accum(ridge_cpu *rs, const bnl_ctx *ctx, const bnl_op *op, const void *C,
-                     int64_t m, const void *X, const int *cls, const double *y, int64_t N,
+                     int64_t m, const void *X, const int *cls, const double *y,
+                     const double *cw, int64_t N,
                      int n, int K, int gram_f32, int progress, double *dg, double *B,
                      double *t_h_out, double *t_g_out, fsvc_error *err)
 {
@@ -130,16 +131,23 @@ static int cpu_accum(ridge_cpu *rs, const bnl_ctx *ctx, const bnl_op *op, const 
         if (rc) goto done;
         double tb = fsvc_clock();
         t_h += tb - ta;
-        /* active columns and H^T T */
+        /* active columns and H^T T; with class weights the rows of H and
+         * T scaled by sqrt(w): H^T D H and H^T D T */
         memset(on, 0, (size_t)m);
         for (int64_t i = 0; i < b; i++) {
             int64_t s = ord[i0 + i];
+            double sw = cw ? sqrt(cw[cls[s]]) : 1.0;
+            if (cw)
+                for (int64_t j = 0; j < m; j++) {
+                    if (hd) ((double *)H)[i * m + j] *= sw;
+                    else ((float *)H)[i * m + j] = (float)(((float *)H)[i * m + j] * sw);
+                }
             for (int64_t j = 0; j < m; j++) {
                 double h = hd ? ((double *)H)[i * m + j] : ((float *)H)[i * m + j];
                 if (h != 0) {
                     on[j] = 1;
                     if (y) B[j] += h * y[s];
-                    else B[(size_t)cls[s] * m + j] += h;
+                    else B[(size_t)cls[s] * m + j] += cw ? h * sw : h;
                 }
             }
         }
@@ -254,15 +262,15 @@ int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
                        const double *y, int64_t N, int n, int K, double lambda,
                        int gram_f32, int progress, double *times, fsvc_error *err)
 {
-    return fsvc_readout_ridge_dist(R, fsvc_dist_one(), ctx, op, C, m, X, cls, y, N, n, K,
-                                   lambda, gram_f32, progress, times, err);
+    return fsvc_readout_ridge_dist(R, fsvc_dist_one(), ctx, op, C, m, X, cls, y, NULL, N, n,
+                                   K, lambda, gram_f32, progress, times, err);
 }
 
 int fsvc_readout_ridge_dist(double *R, const fsvc_dist *dist, const bnl_ctx *ctx,
                             const bnl_op *op, const void *C, int64_t m, const void *X,
-                            const int *cls, const double *y, int64_t N, int n, int K,
-                            double lambda, int gram_f32, int progress, double *times,
-                            fsvc_error *err)
+                            const int *cls, const double *y, const double *cw, int64_t N,
+                            int n, int K, double lambda, int gram_f32, int progress,
+                            double *times, fsvc_error *err)
 {
     if (m < 1 || N < 1)
         return fsvc_fail(err, FSVC_EINPUT, "ridge: no %s to fit (m = %lld, N = %lld)",
@@ -278,7 +286,8 @@ int fsvc_readout_ridge_dist(double *R, const fsvc_dist *dist, const bnl_ctx *ctx
     if (!dg || !B0 || !B)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory");
     /* across processes the partial sums meet on the host: no device pipeline */
-    if (!rc && dist->size <= 1)
+    if (y) cw = NULL; /* weights are per class */
+    if (!rc && dist->size <= 1 && !cw) /* the device pipeline has no weights */
         rc = bnl_normal_open(ctx, op, &dev, err);
     if (!rc && dev) {
         double ta = fsvc_clock();
@@ -293,8 +302,8 @@ int fsvc_readout_ridge_dist(double *R, const fsvc_dist *dist, const bnl_ctx *ctx
     }
     if (!rc && !dev) {
         memset(B0, 0, (size_t)m * K * sizeof *B0);
-        rc = cpu_accum(&cpu, ctx, op, C, m, X, cls, y, N, n, K, gram_f32, progress, dg, B0,
-                       &t_h, &t_g, err);
+        rc = cpu_accum(&cpu, ctx, op, C, m, X, cls, y, cw, N, n, K, gram_f32, progress, dg,
+                       B0, &t_h, &t_g, err);
     }
     if (dist->size > 1) { /* a failed rank stops every rank */
         int any = dist->agree(dist->self, rc);

@@ -11,6 +11,7 @@
  *           ~8 m x K double vectors. H (N x m) is cached for the
  *           iterations only when it fits in half of what is left. */
 #include "solver.h"
+#include "dist.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -56,6 +57,16 @@ int fsvc_readout_solve(double *R, const bnl_ctx *ctx, const bnl_op *op, const vo
                        fsvc_augment aug, int rows, int cols, double ram, int progress,
                        fsvc_train_info *info, fsvc_error *err)
 {
+    return fsvc_readout_solve_w(R, ctx, op, C, m, X, cls, y, NULL, N, n, K, lambda, s, tol,
+                                aug, rows, cols, ram, progress, info, err);
+}
+
+int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const void *C,
+                         int64_t m, const void *X, const int *cls, const double *y,
+                         const double *cw, int64_t N, int n, int K, double lambda,
+                         fsvc_solver s, double tol, fsvc_augment aug, int rows, int cols,
+                         double ram, int progress, fsvc_train_info *info, fsvc_error *err)
+{
     if (!(lambda > 0) || lambda > 1e300)
         return fsvc_fail(err, FSVC_EUSAGE, "ridge: lambda must be a finite number > 0");
     if (!(tol > 0) || tol >= 1)
@@ -98,8 +109,9 @@ int fsvc_readout_solve(double *R, const bnl_ctx *ctx, const bnl_op *op, const vo
     }
     int bars = progress == FSVC_PROGRESS_ALL; /* progress lines; any progress: messages */
     if (s == FSVC_SOLVER_DIRECT)
-        return fsvc_readout_ridge(R, ctx, op, C, m, X, cls, y, N, n, K, lambda, -1, bars,
-                                  info ? info->t_ridge : NULL, err);
+        return fsvc_readout_ridge_dist(R, fsvc_dist_one(), ctx, op, C, m, X, cls, y, cw, N,
+                                       n, K, lambda, -1, bars, info ? info->t_ridge : NULL,
+                                       err);
 
     int blas_saved = bnl_blas_threads_push(ctx, 0); /* GEMM, potrf: ctx->threads */
     int cache = ram > 0 && (double)N * nv * m * hs <= (budget - need) / 2;
@@ -107,6 +119,7 @@ int fsvc_readout_solve(double *R, const bnl_ctx *ctx, const bnl_op *op, const vo
     int rc = fsvc_hsrc_cpu(&src, ctx, op, C, m, X, cls, y, N, n, K, aug, rows, cols, cache,
                            err);
     if (rc) { bnl_blas_threads_pop(blas_saved); return rc; }
+    fsvc_hsrc_weights(&src, y ? NULL : cw);
     double *W = malloc((size_t)m * K * sizeof *W);
     fsvc_pcg_opt opt = {lambda, tol, PCG_MAX_ITER, 0, bars};
     fsvc_pcg_out out = {0};

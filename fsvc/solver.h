@@ -53,6 +53,10 @@ int fsvc_hsrc_cpu(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const vo
 int fsvc_augment_count(fsvc_augment a);
 void fsvc_augment_apply(void *dst, const void *src, int rows, int cols, size_t es,
                         fsvc_augment a, int v);
+/* Class weights for the CPU products (K values, kept by pointer, or NULL:
+ * all 1): H's and T's rows of a sample of class k scaled by sqrt(cw[k]) as
+ * they are made. Set before the first product. */
+void fsvc_hsrc_weights(fsvc_hsrc *src, const double *cw);
 void fsvc_hsrc_close(fsvc_hsrc *src);
 
 /* PCG settings and outcome. */
@@ -102,5 +106,12 @@ int fsvc_readout_solve(double *R, const bnl_ctx *ctx, const bnl_op *op, const vo
                        int64_t N, int n, int K, double lambda, fsvc_solver s, double tol,
                        fsvc_augment aug, int rows, int cols, double ram, int progress,
                        fsvc_train_info *info, fsvc_error *err);
+/* The same with class weights cw (K values or NULL: all 1), both solvers
+ * (fsvc_readout_ridge_dist, fsvc_hsrc_weights). */
+int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const void *C,
+                         int64_t m, const void *X, const int *cls, const double *y,
+                         const double *cw, int64_t N, int n, int K, double lambda,
+                         fsvc_solver s, double tol, fsvc_augment aug, int rows, int cols,
+                         double ram, int progress, fsvc_train_info *info, fsvc_error *err);
 
 #endif

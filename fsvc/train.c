@@ -262,6 +262,79 @@ static int copy_names(fsvc_model *M, const fsvc_dataset *d, fsvc_error *err)
     return FSVC_OK;
 }
 
+/* The class weights of p->class_weight for d's K classes (*out, malloc'd;
+ * NULL for none): balanced N / (K N_k) from the class counts (summed over
+ * dist's processes), or the LABEL:W list matched to the class names (PNG
+ * class folders) or the label values, classes not named 1. A label that
+ * is not a class of d, or named twice, is a usage error. */
+static int class_weights(double **out, const fsvc_dataset *d, const fsvc_param *p,
+                         int64_t N_total, const fsvc_dist *dist, fsvc_error *err)
+{
+    *out = NULL;
+    if (!p->class_weight[0] || p->regression)
+        return FSVC_OK;
+    int K = d->K, rc = FSVC_OK;
+    double *w = malloc((size_t)K * sizeof *w);
+    unsigned char *named = calloc((size_t)K, 1);
+    if (!w || !named)
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+    int balanced = !strcmp(p->class_weight, "balanced");
+    if (!rc && balanced) {
+        for (int k = 0; k < K; k++) w[k] = 0;
+        for (int64_t i = 0; i < d->N; i++) w[d->cls[i]] += 1;
+    }
+    int any = dist->agree(dist->self, rc);
+    if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+    if (!rc && balanced && dist->size > 1 && dist->sum(dist->self, w, (size_t)K, FSVC_F64))
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "train: the sum of the class counts failed");
+    if (!rc && balanced) {
+        for (int k = 0; k < K; k++) /* a class with no sample has no term to weight */
+            w[k] = w[k] > 0 ? (double)N_total / ((double)K * w[k]) : 1.0;
+    } else if (!rc) {
+        for (int k = 0; k < K; k++) w[k] = 1.0;
+        const char *pos = p->class_weight;
+        char label[FSVC_CLASS_WEIGHT_MAX];
+        double v;
+        int got = 1;
+        while (!rc && got) {
+            rc = fsvc_class_weight_next(&pos, label, sizeof label, &v, &got, err);
+            if (rc || !got) break;
+            int k = -1;
+            char *end;
+            double lv = strtod(label, &end);
+            for (int c = 0; c < K && k < 0; c++)
+                if (d->class_names ? d->class_names[c] && !strcmp(d->class_names[c], label)
+                                   : *end == 0 && end != label && lv == d->class_values[c])
+                    k = c;
+            if (k < 0) {
+                char list[256];
+                size_t o = 0;
+                for (int c = 0; c < K && o < sizeof list - 8; c++) {
+                    if (d->class_names)
+                        o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", c ? " " : "",
+                                              d->class_names[c]);
+                    else
+                        o += (size_t)snprintf(list + o, sizeof list - o, "%s%g", c ? " " : "",
+                                              d->class_values[c]);
+                }
+                rc = fsvc_fail(err, FSVC_EUSAGE, "%s: class weight for '%s': no such class "
+                               "(the classes are: %s%s)", d->source, label, list,
+                               o >= sizeof list - 8 ? " ..." : "");
+            } else if (named[k]) {
+                rc = fsvc_fail(err, FSVC_EUSAGE, "class weight: class '%s' is given twice",
+                               label);
+            } else {
+                named[k] = 1;
+                w[k] = v;
+            }
+        }
+    }
+    free(named);
+    if (rc) { free(w); return rc; }
+    *out = w;
+    return FSVC_OK;
+}
+
 /* A trained model is checked before it is returned: a readout that is not
  * finite is reported in words with the option to change, then every
  * invariant by fsvc_model_check. */
@@ -395,6 +468,9 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
         rc = copy_names(M, d, err);
         if (rc) { fsvc_free_model(model); return rc; }
     }
+    double *cw = NULL; /* class weights, NULL: none */
+    rc = class_weights(&cw, d, p, N_total, dist, err);
+    if (rc) { fsvc_free_model(model); return rc; }
     void *X = NULL;
     int64_t *order = NULL, *sel = NULL;
     double *yc = NULL;
@@ -488,7 +564,8 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
         for (int64_t i = 0; i < d->N; i++) yc[i] = d->y[i] - mean;
         M->y_offset = mean;
         rc = dist->size > 1
-           ? fsvc_readout_ridge_dist(M->R, dist, &ctx, &op, M->C, m, X, NULL, yc, d->N, d->n, 1,
+           ? fsvc_readout_ridge_dist(M->R, dist, &ctx, &op, M->C, m, X, NULL, yc, NULL, d->N,
+                                     d->n, 1,
                                      p->lambda, -1, bars, info ? info->t_ridge : NULL, err)
            : fsvc_readout_solve(M->R, &ctx, &op, M->C, m, X, NULL, yc, d->N, d->n, 1,
                                 p->lambda, p->solver, p->cg_tol, p->augment, M->rows, M->cols, 0,
@@ -496,12 +573,12 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
         syn_r = (double)m * d->N * d->n;
     } else if (p->readout == FSVC_READOUT_RIDGE) {
         rc = dist->size > 1 /* across processes: the direct solve (check_dist) */
-           ? fsvc_readout_ridge_dist(M->R, dist, &ctx, &op, M->C, m, X, d->cls, NULL, d->N,
-                                     d->n, M->K, p->lambda, -1, bars,
+           ? fsvc_readout_ridge_dist(M->R, dist, &ctx, &op, M->C, m, X, d->cls, NULL, cw,
+                                     d->N, d->n, M->K, p->lambda, -1, bars,
                                      info ? info->t_ridge : NULL, err)
-           : fsvc_readout_solve(M->R, &ctx, &op, M->C, m, X, d->cls, NULL, d->N, d->n,
-                                M->K, p->lambda, p->solver, p->cg_tol, p->augment, M->rows,
-                                M->cols, 0, p->progress, info, err);
+           : fsvc_readout_solve_w(M->R, &ctx, &op, M->C, m, X, d->cls, NULL, cw, d->N, d->n,
+                                  M->K, p->lambda, p->solver, p->cg_tol, p->augment, M->rows,
+                                  M->cols, 0, p->progress, info, err);
         syn_r = (double)m * d->N * d->n;
     } else {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);
@@ -527,11 +604,11 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
         info->syn_select = syn;
         info->syn_readout = syn_r;
     }
-    free(X); free(order); free(sel); free(yc);
+    free(X); free(order); free(sel); free(yc); free(cw);
     bnl_ctx_close(&ctx);
     return FSVC_OK;
 fail:
-    free(X); free(order); free(sel); free(yc);
+    free(X); free(order); free(sel); free(yc); free(cw);
     if (ctx_open) bnl_ctx_close(&ctx);
     fsvc_free_model(model);
     return rc;

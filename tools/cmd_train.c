@@ -52,6 +52,10 @@ static void help(const fsvc_param *p)
     }
     printf("  --strict\n"
            "        --backend cuda: fail (exit 3) instead of falling back to the CPU\n"
+           "  -w LABEL WEIGHT\n"
+           "        weight of the class LABEL (its label value, or its folder name for PNG\n"
+           "        folders) in the ridge fit, as svm-train -w; repeatable; adds to\n"
+           "        --class-weight\n"
            "  -v K  K-fold cross-validation (K in 2..64, folds from --seed):\n"
            "        prints \"Cross Validation Accuracy = X%%\"; no model is written\n"
            "  -q    quiet: only errors and the result line (the model written, or the\n"
@@ -71,8 +75,8 @@ int train_parse(train_args *a, int argc, char **argv)
     memset(a, 0, sizeof *a);
     fsvc_param_default(&a->p);
     struct option lo[MAX_SETTINGS + 5];
-    char so[3 * MAX_SETTINGS + 8] = ":qhv:";
-    size_t nso = 5;
+    char so[3 * MAX_SETTINGS + 8] = ":qhv:w:";
+    size_t nso = 7;
     int n = 0;
     for (; fsvc_setting(n) && n < MAX_SETTINGS; n++) {
         const fsvc_setting_info *s = fsvc_setting(n);
@@ -123,6 +127,27 @@ int train_parse(train_args *a, int argc, char **argv)
                 return cli_usage_error("train", "-v: '%s' is not a number of folds (2..64)",
                                        optarg);
             a->cv = (int)k;
+            break;
+        }
+        case 'w': { /* -w LABEL WEIGHT: one more item of the class-weight list */
+            if (optind >= argc)
+                return cli_usage_error("train", "-w %s: expected -w LABEL WEIGHT", optarg);
+            const char *wv = argv[optind++];
+            if (!strcmp(a->p.class_weight, "balanced"))
+                return cli_usage_error("train", "-w and --class-weight balanced: choose one");
+            char list[FSVC_CLASS_WEIGHT_MAX + 8];
+            int l = snprintf(list, sizeof list, "%s%s%s:%s", a->p.class_weight,
+                             a->p.class_weight[0] ? "," : "", optarg, wv);
+            if (l < 0 || (size_t)l >= sizeof list)
+                return cli_usage_error("train", "-w: the class weights are too long (at most "
+                                       "%d characters in all)", FSVC_CLASS_WEIGHT_MAX - 1);
+            if (strchr(optarg, ',') || !optarg[0])
+                return cli_usage_error("train", "-w: '%s' is not a label (no ',')", optarg);
+            fsvc_error err;
+            if (fsvc_param_set(&a->p, "class-weight", list, &err))
+                return cli_usage_error("train", "-w %s %s: %s", optarg, wv,
+                                       !strncmp(err.msg, "class-weight: ", 14) ? err.msg + 14
+                                                                             : err.msg);
             break;
         }
         case 'h': case O_HELP: help(&a->p); return FSVC_OK;
