@@ -114,7 +114,7 @@ int fsvc_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
             col_update(f32, A22, lda, P, lda, rest, kb, j0, jb, -1.0, 1.0);
         }
         double now = fsvc_clock();
-        if (pr && now - t0 > 0.5 && (now - last > 0.25 || r0 + NB >= m)) {
+        if (pr && now - t0 >= pr->after && (!shown || now - last > 0.25 || r0 + NB >= m)) {
             double s = share(r0, m);
             fsvc_printf("\r%s: Cholesky %3.0f%% of %lld columns, ETA %.0f s   ", pr->label,
                         100 * s, (long long)m, (now - t0) / s * (1 - s));

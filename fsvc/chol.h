@@ -22,10 +22,12 @@
 #define FSVC_CHOL_NB 256
 
 /* Progress of a factorisation, printed through fsvc_printf when non-NULL
- * and the factorisation has run for more than half a second:
- * "\r<label>: Cholesky NN%, ETA S s". */
+ * and the factorisation has run for more than `after` seconds (the
+ * solvers: 0.5): "\r<label>: Cholesky NN% of M columns, ETA S s", at most
+ * every 0.25 s, then "<label>: Cholesky done in S s" and a newline. */
 typedef struct fsvc_chol_progress {
     const char *label;
+    double after;
 } fsvc_chol_progress;
 
 /* A (m x m, lda) = L L^T in place (lower triangle; the upper one is not

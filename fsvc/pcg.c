@@ -48,7 +48,7 @@ typedef struct pre {
 static int pre_build(pre *P, fsvc_hsrc *src, double lam, int f32, int progress,
                      fsvc_error *err)
 {
-    fsvc_chol_progress pr = {"pcg preconditioner"};
+    fsvc_chol_progress pr = {"pcg preconditioner", 0.5};
     P->ctx = src->ctx;
     int64_t m = src->m;
     size_t es = f32 ? sizeof(float) : sizeof(double);

@@ -67,7 +67,7 @@ static int64_t *class_order(const int *cls, int64_t N, int K)
 static lapack_int solve(const bnl_ctx *ctx, void *G, double *B, int64_t m, int K, int gd,
                         int progress)
 {
-    fsvc_chol_progress pr = {"ridge"};
+    fsvc_chol_progress pr = {"ridge", 0.5};
     lapack_int info = fsvc_chol(ctx, G, m, m, !gd, progress ? &pr : NULL);
     if (info) return info;
     if (gd) return fsvc_chol_solve(ctx, G, m, m, 0, B, K, m);

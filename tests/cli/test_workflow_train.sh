@@ -42,10 +42,8 @@ expect_match '^radius: 0.45 x rms distance' "train without -q: the radius messag
 if ! echo "$ERR" | grep -q $'\r'; then ok "train (not a terminal): no progress lines"; else fail "train: progress lines into a file"; fi
 expect_match 'preprocess none' "train: the model line names the preprocessing" "$OUT"
 
-# model bytes do not depend on --threads: novelty pass, radius search, lms.
-# Not yet for the ridge readout: OpenBLAS's multi-threaded syrk/potrf sum in
-# a thread-dependent order (optd64: the bytes differ); the ridge solve is
-# being replaced on main, the check joins this list when it holds.
+# model bytes do not depend on --threads: novelty pass, radius search, lms
+# (the ridge readout's direct and pcg solvers: test_threads_bytes.sh).
 for spec in "-R lms -s global $IRIS" "-R onehot -r auto $IRIS" "-R lms -e 0.01 -E 3 $UCI/optd64.train"; do
   # shellcheck disable=SC2086
   "$FSVC" train -q --threads 1 $spec t1.fsvc >/dev/null 2>&1
