@@ -48,6 +48,10 @@ static int check_param(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *e
         return fsvc_fail(err, FSVC_EUSAGE, "train: random selection needs a radius (-r)");
     if (p->regression && p->readout != FSVC_READOUT_RIDGE)
         return fsvc_fail(err, FSVC_EUSAGE, "train: regression needs the ridge readout");
+    if (p->class_weight[0] && (p->readout != FSVC_READOUT_RIDGE || p->regression))
+        return fsvc_fail(err, FSVC_EUSAGE, "train: class weights need the ridge readout of a "
+                         "classification; the %s readout cannot weight classes",
+                         p->regression ? "regression" : fsvc_readout_name(p->readout));
     if (!p->regression && (!d->cls || d->K < 1))
         return fsvc_fail(err, FSVC_EINPUT, "%s: no class index", d->source);
     return FSVC_OK;

@@ -170,7 +170,46 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
     Attributes after fit: classes_, n_features_in_, n_centroids_,
     image_shape_ ((rows, cols) or None).
 
-    No sample or class weights: fsvc's trainers have none."""
+    class_weight: None (every class 1), 'balanced' (class k weighs
+    n_samples / (n_classes * n_k), as scikit-learn) or a dict {label:
+    weight} (other classes 1): the ridge readout's fit weighs each sample by
+    its class (`fsvc train --class-weight`, `-w LABEL WEIGHT`); the onehot
+    and lms readouts cannot weight classes. No sample weights."""
+
+    def __init__(self, *, distance="l2", kernel="gauss", radius="0.45rms", prag=1.0,
+                 selection="auto", max_neurons=0, readout="ridge", lam=1e-5, eta=0.01,
+                 epochs=1, scale="none", dtype=None, preprocess="auto", shuffle=False,
+                 backend="cpu", threads=0, random_state=0, verbose=False, solver="auto",
+                 cg_tol=1e-4, augment="none", class_weight=None):
+        super().__init__(distance=distance, kernel=kernel, radius=radius, prag=prag,
+                         selection=selection, max_neurons=max_neurons, readout=readout,
+                         lam=lam, eta=eta, epochs=epochs, scale=scale, dtype=dtype,
+                         preprocess=preprocess, shuffle=shuffle, backend=backend,
+                         threads=threads, random_state=random_state, verbose=verbose,
+                         solver=solver, cg_tol=cg_tol, augment=augment)
+        self.class_weight = class_weight
+
+    def _class_weight_setting(self, classes, values):
+        """class_weight as fsvc's class-weight setting, by the label values
+        the engine sees (values[i] for classes[i])."""
+        cw = self.class_weight
+        if cw is None:
+            return "none"
+        if isinstance(cw, str):
+            if cw != "balanced":
+                raise ValueError("class_weight must be None, 'balanced' or a dict, got %r" % cw)
+            return cw
+        if not isinstance(cw, dict):
+            raise ValueError("class_weight must be None, 'balanced' or a dict, got %r" % (cw,))
+        index = {c: i for i, c in enumerate(classes.tolist())}
+        items = []
+        for label, w in cw.items():
+            key = label.item() if isinstance(label, np.generic) else label
+            if key not in index:
+                raise ValueError("class_weight: the class %r is not in the training labels %s"
+                                 % (label, list(classes)))
+            items.append("%r:%s" % (float(values[index[key]]), _format(w)))
+        return ",".join(items) if items else "none"
 
     def fit(self, X, y):
         X, y, rows, cols = self._fit(X, y)
@@ -185,7 +224,9 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
                 values = None
         if values is None:  # labels the model file cannot hold: class indices
             values = np.arange(len(classes), dtype=np.float64)
-        model = Model.train(X, values[yi], self._settings(), False, rows, cols, self.verbose)
+        settings = self._settings() + [("class-weight",
+                                         self._class_weight_setting(classes, values))]
+        model = Model.train(X, values[yi], settings, False, rows, cols, self.verbose)
         if model.meta["K"] != len(classes):
             raise RuntimeError("fsvc: the model has %d classes, expected %d"
                                % (model.meta["K"], len(classes)))
