@@ -1,5 +1,6 @@
 /* cli.c - option parsing helpers and error reporting for the sub-commands. */
 #include "tools/cli.h"
+#include "tools/dist.h"
 #include "layers/bnl.h"
 
 #include <ctype.h>
@@ -92,9 +93,13 @@ static int is_idx_prefix(const char *prefix)
     return found;
 }
 
+static int cli_quiet;
+void cli_set_quiet(int quiet) { cli_quiet = quiet; }
+
 int cli_load_data(fsvc_dataset *d, const char *data, const fsvc_model *m,
                   int allow_unlabelled, const char *cmd, fsvc_error *err)
 {
+    int quiet = cli_quiet;
     fsvc_load_opts lopt = { 0 };
     lopt.allow_unlabelled = allow_unlabelled;
     if (m->Cs) /* a sparse model reads LIBSVM data sparse */
@@ -103,14 +108,21 @@ int cli_load_data(fsvc_dataset *d, const char *data, const fsvc_model *m,
     if (rc)
         return rc;
     int64_t dropped = 0;
-    int first = 0;
+    int first = 0, n0 = d->n, talk = cli_dist()->rank == 0; /* once, not once per rank */
     if (d->rows == 0 && d->n != m->n &&
         (rc = fsvc_dataset_fit_features(d, m->n, &dropped, &first, err)))
         goto fail;
-    if (dropped)
+    if (dropped && talk) /* results may be wrong: even with -q */
         fprintf(stderr, "fsvc %s: warning: %s: %lld values at features %d and above "
                 "ignored: the model has %d features and never saw them\n", cmd, d->source,
                 (long long)dropped, first, m->n);
+    if (n0 < m->n && d->rows == 0 && !quiet && talk) { /* LIBSVM's rule: not with -q */
+        char which[48];
+        if (m->n - n0 > 1) snprintf(which, sizeof which, "features %d to %d", n0 + 1, m->n);
+        else snprintf(which, sizeof which, "feature %d", m->n);
+        fprintf(stderr, "fsvc %s: warning: %s: %d features, the model has %d: %s taken as 0 "
+                "(absent values are 0, as in LIBSVM)\n", cmd, d->source, n0, m->n, which);
+    }
     if (m->rows > 0 && d->rows == 0 && (rc = fsvc_dataset_set_shape(d, m->rows, m->cols, err)))
         goto fail;
     return FSVC_OK;

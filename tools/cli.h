@@ -66,10 +66,14 @@ int cli_load_model(fsvc_model *m, const char *mpath, const char *data, fsvc_erro
 /* Loads the DATA of `fsvc predict|eval` for model m, as LIBSVM tools do:
  * text data (no image shape) with fewer features than the model is padded
  * with zeros, values at features beyond the model's are ignored, with one
- * warning on stderr naming cmd, the file and the count; text of images
- * gets the model's image shape (fsvc_dataset_set_shape). */
+ * warning on stderr naming cmd, the file and the count (even when quiet:
+ * the results may be wrong), and one naming the features taken as 0 when
+ * the data has fewer (not after cli_set_quiet(1), -q: LIBSVM's rule for
+ * absent values); on rank 0 only. Text of images gets the model's image
+ * shape (fsvc_dataset_set_shape). */
 int cli_load_data(fsvc_dataset *d, const char *data, const fsvc_model *m,
                   int allow_unlabelled, const char *cmd, fsvc_error *err);
+void cli_set_quiet(int quiet);
 
 /* At exit (main): flushes and closes stdout; a write error (a full disk,
  * /dev/full, a closed pipe) that the command has not reported yet becomes

@@ -136,9 +136,13 @@ int cmd_eval(int argc, char **argv)
     int64_t unknown = fsvc_model_truth(truth, &m, &d);
     int64_t ok = fsvc_confusion(conf, truth, pred, N, K);
     printf("predicted %lld samples in %.3f s\n", (long long)N, t1 - t0);
-    if (unknown)
+    if (unknown) {
         printf("%lld samples have a label the model does not know (counted as errors)\n",
                (long long)unknown);
+        fprintf(stderr, "fsvc eval: warning: %s: %lld of %lld samples have a label the model "
+                "does not know (the model has %d classes); they count as errors\n",
+                d.source, (long long)unknown, (long long)N, K);
+    }
     char cn[FSVC_MODEL_MAX_NAME + 1]; /* class name (PNG folders) or label value */
     printf("\n%10s %10s %10s %8s\n", "class", "precision", "recall", "support");
     for (int k = 0; k < K; k++) {

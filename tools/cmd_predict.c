@@ -107,7 +107,9 @@ int predict_parse(predict_args *a, int argc, char **argv)
                    "  -b 0|1          1: class probabilities (softmax of the scores),\n"
                    "                  svm-predict -b 1 style: 'labels ...' then 'label p..' (0)\n"
                    "  --decision-values  the readout scores, in the same layout (off)\n"
-                   "  -q              only the final line\n", a->backend, a->threads);
+                   "  -q              only the final line, and the warnings about results\n"
+                   "                  (features the model never saw, ignored; labels it\n"
+                   "                  does not know, counted as errors)\n", a->backend, a->threads);
             return FSVC_OK;
         case 'q': a->quiet = 1; break;
         case 'b': if (cli_parse_long("predict", "-b", optarg, 0, 1, &bv)) return FSVC_EUSAGE;
@@ -177,6 +179,7 @@ int cmd_predict(int argc, char **argv)
                        mpath, proba ? "probabilities (-b 1)" : "scores (--decision-values)");
     rc = cli_dist_agree(rc, &err); /* the load below is collective */
     if (!rc) {
+        cli_set_quiet(quiet); /* -q: no note on features taken as 0 */
         rc = cli_load_data_slice(&d, &first, &N, data, &m, 1, "predict", &err);
         have_d = !rc;
     }
