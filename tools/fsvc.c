@@ -4,6 +4,7 @@
 #include "datasets/datasets.h" /* ds_tmp_unlink_all */
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -91,6 +92,11 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* a file or pipe gets a 64 KiB buffer: a help text or report that fits
+     * fails (a full disk) in cli_finish_stdout's fflush, which names the
+     * reason, not in a printf whose errno is gone by then */
+    static char outbuf[1 << 16]; /* glibc takes the size only with a buffer */
+    if (!isatty(1)) setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     /* before any BLAS work: OpenBLAS's core type (may re-execute once) */
     cli_blas_core_fix(argv);
     int rc = cli_dist_init(&argc, &argv); /* MPI only under mpirun */
