@@ -68,6 +68,7 @@ typedef struct cpu_src {
                               precision); per slot K x m */
     int slots;             /* accumulators of chunk_apply (from m, K only) */
     const double *cw;      /* class weights (K) or NULL */
+    int progress;          /* the first pass's progress line */
     fsvc_hsrc *src;
 } cpu_src;
 
@@ -120,6 +121,8 @@ static int cpu_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
     memset(B, 0, mk * sizeof *B);
     void *Tc = calloc((size_t)s->Nc * K, s->hd ? sizeof(double) : sizeof(float));
     if (!Tc) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
+    double t0 = fsvc_clock();
+    int shown = 0;
     for (int64_t i0 = 0; i0 < s->N; i0 += s->Nc) {
         int64_t b = s->N - i0 < s->Nc ? s->N - i0 : s->Nc;
         void *Hc;
@@ -148,7 +151,14 @@ static int cpu_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
         }
         bnl_blas_threads_pop(saved);
         s->src->t_prod += fsvc_clock() - t;
+        double el = fsvc_clock() - t0, dn = (double)(i0 + b);
+        if (s->progress && !s->cached && el > 0.5) { /* the first pass makes H: N m n */
+            fsvc_printf("\rpcg: H and H^T T, %lld/%lld samples, ETA %.0f s   ",
+                        (long long)(i0 + b), (long long)s->N, el / dn * ((double)s->N - dn));
+            shown = 1;
+        }
     }
+    if (shown) fsvc_printf("\n");
     free(Tc);
     pass_done(s);
     *sumsq = ss;
@@ -281,7 +291,7 @@ int fsvc_hsrc_cpu(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const vo
     if (!s) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
     N *= nv;
     *s = (cpu_src){ctx, op, C, X, cls, y, aug, nv, rows, cols, NULL, m, N, 0, n, K,
-                   op->dtype == FSVC_F64, NULL, cache, 0, NULL, NULL, NULL, 0, NULL, src};
+                   op->dtype == FSVC_F64, NULL, cache, 0, NULL, NULL, NULL, 0, NULL, 0, src};
     size_t hs = s->hd ? sizeof(double) : sizeof(float);
     int64_t Nc = (int64_t)((1 << 25) / ((size_t)m * hs)); /* ~32 MB chunks */
     if (Nc < 64) Nc = 64;
@@ -314,6 +324,12 @@ void fsvc_hsrc_weights(fsvc_hsrc *src, const double *cw)
 {
     cpu_src *s = src->self;
     if (s && src->ops == &cpu_ops) s->cw = s->y ? NULL : cw;
+}
+
+void fsvc_hsrc_progress(fsvc_hsrc *src, int on)
+{
+    cpu_src *s = src->self;
+    if (s && src->ops == &cpu_ops) s->progress = on;
 }
 
 void fsvc_hsrc_close(fsvc_hsrc *src)

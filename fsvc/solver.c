@@ -120,6 +120,7 @@ int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const 
                            err);
     if (rc) { bnl_blas_threads_pop(blas_saved); return rc; }
     fsvc_hsrc_weights(&src, y ? NULL : cw);
+    fsvc_hsrc_progress(&src, bars);
     double *W = malloc((size_t)m * K * sizeof *W);
     fsvc_pcg_opt opt = {lambda, tol, PCG_MAX_ITER, 0, bars};
     fsvc_pcg_out out = {0};

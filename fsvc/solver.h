@@ -57,6 +57,9 @@ void fsvc_augment_apply(void *dst, const void *src, int rows, int cols, size_t e
  * all 1): H's and T's rows of a sample of class k scaled by sqrt(cw[k]) as
  * they are made. Set before the first product. */
 void fsvc_hsrc_weights(fsvc_hsrc *src, const double *cw);
+/* on: the CPU products' first pass (it makes H) prints a progress line
+ * with a time estimate through fsvc_printf once it runs over 0.5 s. */
+void fsvc_hsrc_progress(fsvc_hsrc *src, int on);
 void fsvc_hsrc_close(fsvc_hsrc *src);
 
 /* PCG settings and outcome. */
