@@ -3,7 +3,8 @@
  * one single-threaded BLAS call each: the same bits for any thread count)
  * against one LAPACKE_dpotrf call with OpenBLAS's own threads, on the same
  * SPD matrix (a Gram matrix plus its mean diagonal), and the syrk that
- * builds it against one threaded cblas_dsyrk. Best of 3 each; prints
+ * builds it against one threaded cblas_dsyrk, the two alternating, best of
+ * REPS each (the best resists other jobs on a shared machine); prints
  * m,threads,op,lapack_s,fsvc_s,ratio (fsvc / lapack) and whether the
  * factors agree to 1e-8 relative.
  *
@@ -11,7 +12,7 @@
  *   gcc -O2 -fopenmp -I. -Ilayers -o build/bench_chol tests/bench_chol.c build/libfsvc.a \
  *       -lm -L/usr/lib/x86_64-linux-gnu/openblas-pthread/ -lopenblas -llapacke -llapack \
  *       -lz -lpng16
- * Usage: bench_chol [m threads]   (default 4000 2)
+ * Usage: bench_chol [m threads reps]   (default 4000 2 3)
  */
 #include <cblas.h>
 #include <lapacke.h>
@@ -25,7 +26,7 @@
 int main(int argc, char **argv)
 {
     int64_t m = argc > 1 ? atoll(argv[1]) : 4000, N = m + 500;
-    int T = argc > 2 ? atoi(argv[2]) : 2;
+    int T = argc > 2 ? atoi(argv[2]) : 2, reps = argc > 3 ? atoi(argv[3]) : 3;
     bnl_ctx ctx;
     fsvc_error err;
     if (bnl_ctx_open(&ctx, "cpu", T, 0, &err)) { fprintf(stderr, "%s\n", err.msg); return 1; }
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
     srand(1);
     for (size_t q = 0; q < (size_t)N * m; q++) H[q] = (double)rand() / RAND_MAX;
     double best_l = 1e30, best_f = 1e30;
-    for (int r = 0; r < 3; r++) { /* syrk: G = H^T H, H row-major N x m */
+    for (int r = 0; r < reps; r++) { /* syrk: G = H^T H, H row-major N x m */
         int s = bnl_blas_threads_push(&ctx, 0);
         double t = fsvc_clock();
         cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)m, (int)N, 1.0, H, (int)m, 0.0,
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
     for (int64_t j = 0; j < m; j++) md += G[(size_t)j * m + j];
     for (int64_t j = 0; j < m; j++) G[(size_t)j * m + j] += md / m;
     best_l = best_f = 1e30;
-    for (int r = 0; r < 3; r++) {
+    for (int r = 0; r < reps; r++) {
         memcpy(A, G, (size_t)m * m * sizeof *A);
         int s = bnl_blas_threads_push(&ctx, 0);
         double t = fsvc_clock();

@@ -38,7 +38,7 @@ static void help(const fsvc_param *p)
            "and as the Python estimators' parameters):\n");
     for (int i = 0; fsvc_setting(i); i++) {
         const fsvc_setting_info *s = fsvc_setting(i);
-        char opt[200], def[96];
+        char opt[200], def[FSVC_CLASS_WEIGHT_MAX + 64] = "";
         option_text(opt, sizeof opt, s);
         fsvc_param_get(p, s->name, def, sizeof def);
         printf("  %s\n", opt);
