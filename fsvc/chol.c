@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #define NB FSVC_CHOL_NB
+#define SOLVE_COLS 16 /* right-hand sides per potrs */
 
 static int team(const bnl_ctx *ctx)
 {
@@ -130,14 +131,17 @@ int fsvc_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
 int fsvc_chol_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda, int f32,
                     void *B, int K, int64_t ldb)
 {
-    int info = 0;
+    int info = 0, ng = (K + SOLVE_COLS - 1) / SOLVE_COLS;
     int saved = bnl_blas_threads_push(ctx, 1);
+    /* fixed groups of SOLVE_COLS columns: one potrs (trsm, the factor read
+     * once per group) each, the groups in parallel */
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team(ctx)) reduction(min : info)
-    for (int k = 0; k < K; k++) {
-        void *Bk = at(B, ldb, 0, k, f32);
-        int r = f32 ? LAPACKE_spotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, 1, L,
+    for (int g = 0; g < ng; g++) {
+        int k0 = g * SOLVE_COLS, kb = K - k0 < SOLVE_COLS ? K - k0 : SOLVE_COLS;
+        void *Bk = at(B, ldb, 0, k0, f32);
+        int r = f32 ? LAPACKE_spotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, kb, L,
                                      (lapack_int)lda, Bk, (lapack_int)ldb)
-                    : LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, 1, L,
+                    : LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, kb, L,
                                      (lapack_int)lda, Bk, (lapack_int)ldb);
         if (r < info) info = r;
     }

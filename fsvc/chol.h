@@ -19,7 +19,9 @@
 
 #include "internal.h"
 
+#ifndef FSVC_CHOL_NB
 #define FSVC_CHOL_NB 256
+#endif
 
 /* Progress of a factorisation, printed through fsvc_printf when non-NULL
  * and the factorisation has run for more than `after` seconds (the
@@ -37,7 +39,8 @@ int fsvc_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
               const fsvc_chol_progress *pr);
 
 /* B (m x K column-major, ldb) := A^{-1} B with the factor of fsvc_chol;
- * the columns of B in parallel, one single-threaded potrs each. LAPACK info. */
+ * fixed groups of 16 columns of B in parallel, one single-threaded potrs
+ * each. LAPACK info. */
 int fsvc_chol_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda, int f32,
                     void *B, int K, int64_t ldb);
 

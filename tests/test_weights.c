@@ -170,9 +170,10 @@ static void test_chol_lapack_and_threads(void **s)
     for (int64_t q = 0; q < m * m; q++) Af[q] = (float)A[q];
     memcpy(L0, A, m * m * sizeof *L0);
     assert_int_equal(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, L0, (lapack_int)m), 0);
-    double *B = malloc(m * 3 * sizeof *B), *B0 = malloc(m * 3 * sizeof *B0);
-    for (int64_t q = 0; q < m * 3; q++) B0[q] = sin((double)q);
-    double *X1 = malloc(m * 3 * sizeof *X1);
+    const int KB = 40; /* 3 groups of right-hand sides (16, 16, 8) */
+    double *B = malloc(m * KB * sizeof *B), *B0 = malloc(m * KB * sizeof *B0);
+    for (int64_t q = 0; q < m * KB; q++) B0[q] = sin((double)q);
+    double *X1 = malloc(m * KB * sizeof *X1);
     for (int T = 1; T <= 3; T++) {
         bnl_ctx c = ctx_t(T);
         memcpy(L, A, m * m * sizeof *L);
@@ -184,21 +185,21 @@ static void test_chol_lapack_and_threads(void **s)
                 a = fmax(a, fabs(L0[j * m + i]));
             }
         if (!(d <= 1e-12 * a)) fail_msg("fsvc_chol vs dpotrf: %g of %g", d, a);
-        memcpy(B, B0, m * 3 * sizeof *B);
-        assert_int_equal(fsvc_chol_solve(&c, L, m, m, 0, B, 3, m), 0);
+        memcpy(B, B0, m * KB * sizeof *B);
+        assert_int_equal(fsvc_chol_solve(&c, L, m, m, 0, B, KB, m), 0);
         if (T == 1) {
             memcpy(L0, L, m * m * sizeof *L); /* the bits every count must give */
-            memcpy(X1, B, m * 3 * sizeof *B);
+            memcpy(X1, B, m * KB * sizeof *B);
             /* A X = B0 */
-            double *R = malloc(m * 3 * sizeof *R);
-            memcpy(R, B0, m * 3 * sizeof *R);
-            cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, (int)m, 3, -1.0, A, (int)m, X1,
+            double *R = malloc(m * KB * sizeof *R);
+            memcpy(R, B0, m * KB * sizeof *R);
+            cblas_dsymm(CblasColMajor, CblasLeft, CblasLower, (int)m, KB, -1.0, A, (int)m, X1,
                         (int)m, 1.0, R, (int)m);
-            assert_true(maxabs(R, m * 3) <= 1e-9 * maxabs(B0, m * 3) * m);
+            assert_true(maxabs(R, m * KB) <= 1e-9 * maxabs(B0, m * KB) * m);
             free(R);
         } else {
             assert_memory_equal(L, L0, m * m * sizeof *L);
-            assert_memory_equal(B, X1, m * 3 * sizeof *B);
+            assert_memory_equal(B, X1, m * KB * sizeof *B);
         }
         memcpy(Lf, Af, m * m * sizeof *Lf);
         assert_int_equal(fsvc_chol(&c, Lf, m, m, 1, NULL), 0);
