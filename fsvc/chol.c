@@ -5,6 +5,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include <omp.h>
+#include <stdlib.h>
 
 #define NB FSVC_CHOL_NB
 #define SOLVE_COLS 16 /* right-hand sides per potrs */
@@ -80,51 +81,98 @@ static double share(int64_t c, int64_t m)
     return 1.0 - r * r * r;
 }
 
+/* Progress after panel k0..k0+kb-1 (from the panel's task: panels run one
+ * after the other). */
+typedef struct chol_state {
+    const fsvc_chol_progress *pr;
+    double t0, last;
+    int shown;
+    int64_t m;
+} chol_state;
+
+static void chol_progress(chol_state *st, int64_t r0)
+{
+    double now = fsvc_clock();
+    if (!st->pr || now - st->t0 < st->pr->after || (st->shown && now - st->last <= 0.25 &&
+                                                    r0 < st->m))
+        return;
+    double sh = share(r0, st->m);
+    fsvc_printf("\r%s: Cholesky %3.0f%% of %lld columns, ETA %.0f s   ", st->pr->label,
+                100 * sh, (long long)st->m, (now - st->t0) / sh * (1 - sh));
+    st->shown = 1;
+    st->last = now;
+}
+
+/* Right-looking, one task per column block with OpenMP dependencies: the
+ * panel task of block k (potrf of its diagonal block, trsm of the rows
+ * below) waits for every update of block k; the update of block j by
+ * panel k waits for panel k and for block j's previous update. So each
+ * block gets the same calls in the same order whatever thread runs them
+ * (the same bits), and panel k + 1 starts as soon as its own block is
+ * updated, while the other blocks are (look-ahead). */
 int fsvc_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
               const fsvc_chol_progress *pr)
 {
-    int T = team(ctx), info = 0, shown = 0;
+    int64_t nt = (m + NB - 1) / NB;
+    int info = 0;
+    char *dep = malloc((size_t)(nt ? nt : 1)); /* the dependency handle of each block */
+    chol_state st = {pr, fsvc_clock(), 0, 0, m};
+    st.last = st.t0;
+    if (!dep) return -1000; /* no memory: as LAPACKE_*_WORK_MEMORY_ERROR */
     int saved = bnl_blas_threads_push(ctx, 1);
-    double t0 = fsvc_clock(), last = t0;
-    for (int64_t k0 = 0; k0 < m && !info; k0 += NB) {
-        int64_t kb = m - k0 < NB ? m - k0 : NB, r0 = k0 + kb, rest = m - r0;
-        void *Akk = at(A, lda, k0, k0, f32);
-        info = f32 ? LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)kb, Akk, (lapack_int)lda)
-                   : LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)kb, Akk, (lapack_int)lda);
-        if (info > 0) info += (int)k0;
-        if (info || !rest) break;
-        int64_t nr = (rest + NB - 1) / NB;
-        /* the panel below the diagonal block: A_ik := A_ik L_kk^-T */
-#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
-        for (int64_t t = 0; t < nr; t++) {
-            int64_t i0 = r0 + t * NB, ib = m - i0 < NB ? m - i0 : NB;
-            if (f32)
-                cblas_strsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit,
-                            (int)ib, (int)kb, 1.0f, Akk, (int)lda, at(A, lda, i0, k0, f32),
-                            (int)lda);
-            else
-                cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit,
-                            (int)ib, (int)kb, 1.0, Akk, (int)lda, at(A, lda, i0, k0, f32),
-                            (int)lda);
+#pragma omp parallel num_threads(team(ctx))
+#pragma omp single
+    for (int64_t k = 0; k < nt; k++) {
+        int64_t k0 = k * NB, kb = m - k0 < NB ? m - k0 : NB;
+#pragma omp task depend(inout : dep[k]) shared(info, st) firstprivate(k0, kb)
+        {
+            int failed;
+#pragma omp atomic read
+            failed = info;
+            if (!failed) {
+                void *Akk = at(A, lda, k0, k0, f32);
+                int r = f32 ? LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)kb, Akk,
+                                             (lapack_int)lda)
+                            : LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)kb, Akk,
+                                             (lapack_int)lda);
+                int64_t rest = m - k0 - kb;
+                if (!r && rest > 0) {
+                    if (f32)
+                        cblas_strsm(CblasColMajor, CblasRight, CblasLower, CblasTrans,
+                                    CblasNonUnit, (int)rest, (int)kb, 1.0f, Akk, (int)lda,
+                                    at(A, lda, k0 + kb, k0, f32), (int)lda);
+                    else
+                        cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans,
+                                    CblasNonUnit, (int)rest, (int)kb, 1.0, Akk, (int)lda,
+                                    at(A, lda, k0 + kb, k0, f32), (int)lda);
+                }
+                if (r) {
+                    r = r > 0 ? r + (int)k0 : r;
+#pragma omp atomic write
+                    info = r;
+                } else {
+                    chol_progress(&st, k0 + kb);
+                }
+            }
         }
-        /* the trailing columns: A_22 -= A_21 A_21^T, one task per column block */
-        void *P = at(A, lda, r0, k0, f32), *A22 = at(A, lda, r0, r0, f32);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
-        for (int64_t t = 0; t < nr; t++) {
-            int64_t j0 = t * NB, jb = rest - j0 < NB ? rest - j0 : NB;
-            col_update(f32, A22, lda, P, lda, rest, kb, j0, jb, -1.0, 1.0);
-        }
-        double now = fsvc_clock();
-        if (pr && now - t0 >= pr->after && (!shown || now - last > 0.25 || r0 + NB >= m)) {
-            double s = share(r0, m);
-            fsvc_printf("\r%s: Cholesky %3.0f%% of %lld columns, ETA %.0f s   ", pr->label,
-                        100 * s, (long long)m, (now - t0) / s * (1 - s));
-            shown = 1;
-            last = now;
+        for (int64_t j = k + 1; j < nt; j++) {
+#pragma omp task depend(in : dep[k]) depend(inout : dep[j]) shared(info) firstprivate(k0, kb, j)
+            {
+                int failed;
+#pragma omp atomic read
+                failed = info;
+                if (!failed) { /* A_jj.. -= A_j.k A_j.k^T over the rows from j0 */
+                    int64_t r0 = k0 + kb, j0 = j * NB, jb = m - j0 < NB ? m - j0 : NB;
+                    col_update(f32, at(A, lda, r0, r0, f32), lda, at(A, lda, r0, k0, f32),
+                               lda, m - r0, kb, j0 - r0, jb, -1.0, 1.0);
+                }
+            }
         }
     }
-    if (shown) fsvc_printf("\r%s: Cholesky done in %.1f s%30s\n", pr->label, fsvc_clock() - t0, "");
+    if (st.shown)
+        fsvc_printf("\r%s: Cholesky done in %.1f s%30s\n", pr->label, fsvc_clock() - st.t0, "");
     bnl_blas_threads_pop(saved);
+    free(dep);
     return info;
 }
 
