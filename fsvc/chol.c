@@ -118,7 +118,7 @@ int fsvc_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
     char *dep = malloc((size_t)(nt ? nt : 1)); /* the dependency handle of each block */
     chol_state st = {pr, fsvc_clock(), 0, 0, m};
     st.last = st.t0;
-    if (!dep) return -1000; /* no memory: as LAPACKE_*_WORK_MEMORY_ERROR */
+    if (!dep) return FSVC_CHOL_NOMEM;
     int saved = bnl_blas_threads_push(ctx, 1);
 #pragma omp parallel num_threads(team(ctx))
 #pragma omp single

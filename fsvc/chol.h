@@ -34,7 +34,9 @@ typedef struct fsvc_chol_progress {
 
 /* A (m x m, lda) = L L^T in place (lower triangle; the upper one is not
  * touched). Returns LAPACK's info: 0, > 0 the column (1-based) where A is
- * not positive definite, < 0 a NaN/argument refusal of LAPACKE. */
+ * not positive definite, < 0 a NaN/argument refusal of LAPACKE, or
+ * FSVC_CHOL_NOMEM. */
+#define FSVC_CHOL_NOMEM (-1000)
 int fsvc_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
               const fsvc_chol_progress *pr);
 

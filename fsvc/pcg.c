@@ -85,6 +85,8 @@ static int pre_build(pre *P, fsvc_hsrc *src, double lam, int f32, int progress,
         info = fsvc_chol(P->ctx, P->L, m, m, f32, progress ? &pr : NULL);
     }
     free(dg);
+    if (info == FSVC_CHOL_NOMEM)
+        return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for the preconditioner");
     if (info)
         return fsvc_fail(err, FSVC_EINPUT, "pcg: the centroids' kernel matrix cannot be "
                          "factored (LAPACK %d; NaN or infinite values?); use --solver direct",

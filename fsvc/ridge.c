@@ -42,7 +42,7 @@
 #include <string.h>
 
 #define RIDGE_F64_MAX_M 24000 /* G double: 24000^2 x 8 B = 4.6 GB */
-#define RIDGE_NOMEM (-1000)   /* solve(): no memory for its float copy */
+#define RIDGE_NOMEM FSVC_CHOL_NOMEM /* solve(): no memory */
 
 /* Stable order of samples by class, so chunks are class-coherent. */
 static int64_t *class_order(const int *cls, int64_t N, int K)
