@@ -24,7 +24,6 @@ same_bytes() {
 
 # satimg (4435 samples): the default is pcg (m = N >= 3000)
 same_bytes "satimg default (pcg)" "$UCI/satimg.train"
-same_bytes "satimg direct" "$UCI/satimg.train" --solver direct
 same_bytes "optd64 pcg" "$UCI/optd64.train" --solver pcg --max-neurons 2000
 same_bytes "phoneme direct, class weights" "$UCI/phoneme.train" --solver direct --class-weight balanced
 same_bytes "phoneme pcg, class weights" "$UCI/phoneme.train" --solver pcg --class-weight balanced
