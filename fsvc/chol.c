@@ -120,54 +120,62 @@ int fsvc_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
     st.last = st.t0;
     if (!dep) return FSVC_CHOL_NOMEM;
     int saved = bnl_blas_threads_push(ctx, 1);
+    /* the tasks are children of one explicit task: its dependency table is
+     * freed when it ends (that of an implicit task, libgomp 12, can be left
+     * behind: LeakSanitizer saw it) */
 #pragma omp parallel num_threads(team(ctx))
 #pragma omp single
-    for (int64_t k = 0; k < nt; k++) {
-        int64_t k0 = k * NB, kb = m - k0 < NB ? m - k0 : NB;
+#pragma omp task shared(info, st)
+    {
+        for (int64_t k = 0; k < nt; k++) {
+            int64_t k0 = k * NB, kb = m - k0 < NB ? m - k0 : NB;
 #pragma omp task depend(inout : dep[k]) shared(info, st) firstprivate(k0, kb)
-        {
-            int failed;
-#pragma omp atomic read
-            failed = info;
-            if (!failed) {
-                void *Akk = at(A, lda, k0, k0, f32);
-                int r = f32 ? LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)kb, Akk,
-                                             (lapack_int)lda)
-                            : LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)kb, Akk,
-                                             (lapack_int)lda);
-                int64_t rest = m - k0 - kb;
-                if (!r && rest > 0) {
-                    if (f32)
-                        cblas_strsm(CblasColMajor, CblasRight, CblasLower, CblasTrans,
-                                    CblasNonUnit, (int)rest, (int)kb, 1.0f, Akk, (int)lda,
-                                    at(A, lda, k0 + kb, k0, f32), (int)lda);
-                    else
-                        cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans,
-                                    CblasNonUnit, (int)rest, (int)kb, 1.0, Akk, (int)lda,
-                                    at(A, lda, k0 + kb, k0, f32), (int)lda);
-                }
-                if (r) {
-                    r = r > 0 ? r + (int)k0 : r;
-#pragma omp atomic write
-                    info = r;
-                } else {
-                    chol_progress(&st, k0 + kb);
-                }
-            }
-        }
-        for (int64_t j = k + 1; j < nt; j++) {
-#pragma omp task depend(in : dep[k]) depend(inout : dep[j]) shared(info) firstprivate(k0, kb, j)
             {
                 int failed;
 #pragma omp atomic read
                 failed = info;
-                if (!failed) { /* A_jj.. -= A_j.k A_j.k^T over the rows from j0 */
-                    int64_t r0 = k0 + kb, j0 = j * NB, jb = m - j0 < NB ? m - j0 : NB;
-                    col_update(f32, at(A, lda, r0, r0, f32), lda, at(A, lda, r0, k0, f32),
-                               lda, m - r0, kb, j0 - r0, jb, -1.0, 1.0);
+                if (!failed) {
+                    void *Akk = at(A, lda, k0, k0, f32);
+                    int r = f32 ? LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)kb, Akk,
+                                                 (lapack_int)lda)
+                                : LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)kb, Akk,
+                                                 (lapack_int)lda);
+                    int64_t rest = m - k0 - kb;
+                    if (!r && rest > 0) {
+                        if (f32)
+                            cblas_strsm(CblasColMajor, CblasRight, CblasLower, CblasTrans,
+                                        CblasNonUnit, (int)rest, (int)kb, 1.0f, Akk, (int)lda,
+                                        at(A, lda, k0 + kb, k0, f32), (int)lda);
+                        else
+                            cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans,
+                                        CblasNonUnit, (int)rest, (int)kb, 1.0, Akk, (int)lda,
+                                        at(A, lda, k0 + kb, k0, f32), (int)lda);
+                    }
+                    if (r) {
+                        r = r > 0 ? r + (int)k0 : r;
+#pragma omp atomic write
+                        info = r;
+                    } else {
+                        chol_progress(&st, k0 + kb);
+                    }
+                }
+            }
+            for (int64_t j = k + 1; j < nt; j++) {
+#pragma omp task depend(in : dep[k]) depend(inout : dep[j]) shared(info) \
+    firstprivate(k0, kb, j)
+                {
+                    int failed;
+#pragma omp atomic read
+                    failed = info;
+                    if (!failed) { /* A_jj.. -= A_j.k A_j.k^T over the rows from j0 */
+                        int64_t r0 = k0 + kb, j0 = j * NB, jb = m - j0 < NB ? m - j0 : NB;
+                        col_update(f32, at(A, lda, r0, r0, f32), lda, at(A, lda, r0, k0, f32),
+                                   lda, m - r0, kb, j0 - r0, jb, -1.0, 1.0);
+                    }
                 }
             }
         }
+#pragma omp taskwait
     }
     if (st.shown)
         fsvc_printf("\r%s: Cholesky done in %.1f s%30s\n", pr->label, fsvc_clock() - st.t0, "");
