@@ -42,6 +42,7 @@ static int check_sparse(const fsvc_dataset *d, const fsvc_param *p, const fsvc_d
     else if (p->augment != FSVC_AUG_NONE) what = "--augment";
     else if (p->dtype >= 0 && p->dtype != FSVC_F32) what = "centroids other than f32";
     else if (p->rows > 0) what = "--shape";
+    else if (p->class_weight[0]) what = "class weights (-w, --class-weight)";
     if (what)
         return fsvc_fail(err, FSVC_EUSAGE, "%s: sparse data does not support %s; read the "
                          "data --dense", d->source, what);
