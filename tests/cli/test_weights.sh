@@ -68,6 +68,7 @@ bad "the lms readout cannot weight classes" "-w with -R lms" -- -R lms --class-w
 bad "class weights are for classification" "-w with --regression" -- --regression -w 1 2 "$IRIS" x.fsvc
 bad "-w and --class-weight balanced: choose one" "-w after balanced" -- --class-weight balanced -w 1 2 "$IRIS" x.fsvc
 bad "class '2' is given twice" "label twice" -- -w 2 2 -w 2 3 "$IRIS" x.fsvc
+bad "sparse data does not support class weights" "sparse data" -- --sparse -w 1 2 "$IRIS" x.fsvc
 
 # PNG class folders: the weight goes by the folder name (-w cat 2)
 python3 - <<'PY'
