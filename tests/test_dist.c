@@ -109,7 +109,7 @@ static void make_set(void)
 static void run_rank(team *T, int r, const fsvc_param *p)
 {
     member me = { T, r };
-    fsvc_dist dist = { r, T->K, &me, t_sum, t_bor, t_agree };
+    fsvc_dist dist = { r, T->K, &me, t_sum, t_bor, t_agree, NULL }; /* no allgather: not used */
     int K = T->K;
     int64_t lo = (int64_t)N_ * r / K, hi = (int64_t)N_ * (r + 1) / K;
     fsvc_dataset v = D;
