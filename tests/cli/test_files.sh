@@ -51,14 +51,9 @@ PY
 expect_exit 2 "gzip bomb claiming 16 TiB: exit 2" -- "$FSVC" data "$D/bomb-images-idx3-ubyte.gz"
 expect_match "more than the load limit \(.* = min\(64 GiB, physical RAM\)\)" \
   "gzip bomb: names the RAM limit" "$ERR"
-if [ -x /usr/bin/time ]; then
-  # above the binary's own start-up peak (a CUDA build maps cuBLAS: ~200 MB)
-  /usr/bin/time -f %M -o "$TMP/peak0" "$FSVC" --help >/dev/null 2>&1
-  /usr/bin/time -f %M -o "$TMP/peak" "$FSVC" data "$D/bomb-images-idx3-ubyte.gz" >/dev/null 2>&1
-  kb=$(( $(tail -1 "$TMP/peak") - $(tail -1 "$TMP/peak0") ))
-  if [ "$kb" -lt 65536 ]; then ok "gzip bomb: peak memory +$kb KB < 64 MiB"; else
-    fail "gzip bomb: peak memory +$kb KB over start-up"; fi
-else fail "gzip bomb: /usr/bin/time absent (make deps installs the time package)"; fi
+# (no peak-memory check here: it passed with both header guards removed,
+# since an unguarded load fails its 16 TiB allocation as "out of memory";
+# the exit code and the message above are what tell the guard is there)
 
 # a PNG folder whose images together need more than the load limit: refused
 # after the first image, before the N x n allocation (hard links of one
