@@ -55,4 +55,11 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
 int fsvc_dist_rows(void *out, const void *X, size_t row, const int64_t *idx, int64_t cnt,
                    int64_t first, int64_t N, const fsvc_dist *dist, fsvc_error *err);
 
+/* The texts (bytes) of the ranks concatenated in rank order, on every
+ * rank: *out (malloc'd, NUL-terminated, the caller frees it) and len[r],
+ * rank r's length (len: dist->size entries). Collective; a rank that
+ * cannot allocate makes every rank fail (FSVC_ERESOURCE). */
+int fsvc_dist_concat(char **out, size_t *len, const char *mine, size_t n,
+                     const fsvc_dist *dist, fsvc_error *err);
+
 #endif
