@@ -2,7 +2,7 @@
  * the collective points of fsvc/pcg.c, fsvc_readout_solve_dist), with K
  * forked processes standing in for mpirun's (the fsvc_dist of test_dist.c:
  * a process-shared barrier, sums added in rank order):
- *   - fsvc_train_dist with --solver pcg (and with --augment) on K = 1..4
+ *   - fsvc_train_dist with --solver pcg (also regression, --augment) on K = 1..4
  *     slices gives the one-process centroids and readout weights within
  *     1e-6 relative (the stated tolerance: both stop at --cg-tol 1e-8 from
  *     sums added in different orders), the same bytes twice for one K and
@@ -32,6 +32,7 @@
 
 static fsvc_dtype g_dtype = FSVC_F32; /* H's precision */
 static double g_tol = 1e-4;           /* --cg-tol (fsvc train's default) */
+static int g_regr;                    /* regression on the class values */
 
 #define MAXK 4
 #define N_ 900
@@ -155,6 +156,7 @@ static void base_param(fsvc_param *p)
     p->threads = 1;
     p->solver = FSVC_SOLVER_PCG;
     p->cg_tol = g_tol;
+    p->regression = g_regr;
 }
 
 /* K ranks as forked processes; bad_rank >= 0 gets a backend that does not
@@ -252,6 +254,7 @@ static void match_one_process(fsvc_augment aug, double bound)
     g_aug = FSVC_AUG_NONE;
     g_dtype = FSVC_F32;
     g_tol = 1e-4;
+    g_regr = 0;
 }
 
 /* a tight solve (double H, cg-tol 1e-10): 1e-6 relative */
@@ -269,6 +272,14 @@ static void test_pcg_slices_match_one_process(void **state)
 static void test_pcg_defaults_match_one_process(void **state)
 {
     match_one_process(FSVC_AUG_NONE, 0);
+}
+
+static void test_pcg_regression_slices_match_one_process(void **state)
+{
+    g_dtype = FSVC_F64;
+    g_tol = 1e-10;
+    g_regr = 1;
+    match_one_process(FSVC_AUG_NONE, 1e-6);
 }
 
 static void test_pcg_augment_slices_match_one_process(void **state)
@@ -404,6 +415,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pcg_slices_match_one_process),
         cmocka_unit_test(test_pcg_defaults_match_one_process),
+        cmocka_unit_test(test_pcg_regression_slices_match_one_process),
         cmocka_unit_test(test_pcg_augment_slices_match_one_process),
         cmocka_unit_test(test_failing_product_stops_all),
         cmocka_unit_test(test_ranks_leave_the_loop_together),

@@ -75,7 +75,9 @@ static void help(const fsvc_param *p)
            "  --resume        keep the CSV and skip the points already in it; refused\n"
            "                  (exit 2) for a CSV made with other data or fixed settings\n"
            "  --no-plots      CSV only\n"
-           "  -q              no per-point progress lines\n",
+           "  -q              no per-point progress lines\n\n"
+           "Under mpirun -np K the points run K at a time, one per process; rank 0\n"
+           "writes the same CSV rows as one process, in grid order.\n",
            p->radius > 0 ? "given" : p->radius_rms > 0 ? "Xrms" : "auto", p->prag, fsvc_readout_name(p->readout),
            p->lambda, p->eta, p->epochs);
 }
