@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # scaling.sh - strong scaling of `mpirun -np K fsvc train` on this machine
 # (K = 1..cores) and the rates the model of tools/scaling_model.py needs;
-# writes results/scaling.md, results/scaling.csv, results/scaling.png.
+# writes results/scaling.md, results/scaling.csv, results/scaling.png, and
+# the same strong scaling with the pcg readout (the partial products of
+# every CG iteration summed across the ranks) in results/scaling-pcg.csv.
 # usage: tools/scaling.sh [build/fsvc]   (needs mpirun, mpicc, gnuplot)
 set -eu
 FSVC=$(realpath "${1:-build/fsvc}")
 root=$(cd "$(dirname "$0")/.." && pwd)
 MNIST=${MNIST:-$root/../shared/datasets/mnist}
-NS=${NS:-20000}; M=${M:-2000}
+NS=${NS:-20000}; M=${M:-2000}; M_PCG=${M_PCG:-4000}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 MPIRUN=(mpirun -q --bind-to none --oversubscribe --allow-run-as-root)
 cores=$(nproc)
@@ -28,6 +30,21 @@ for K in $(seq 1 "$cores"); do
   done
   r=$(echo "$line" | sed -n 's/^ridge: direct, H \([0-9.]*\) s .*H^T T \([0-9.]*\) s, solve \([0-9.]*\) s$/\1,\2,\3/p')
   echo "$K,$T,$best,$r" >> "$root/results/scaling.csv"
+done
+# the pcg readout across the ranks: per-iteration products summed in rank order
+echo "K,threads_per_rank,wall_s,h_s,products_s,preconditioner_s,iterations" > "$root/results/scaling-pcg.csv"
+for K in $(seq 1 "$cores"); do
+  T=$((cores / K))
+  best=
+  for rep in 1 2 3; do
+    t0=$(date +%s.%N)
+    out=$("${MPIRUN[@]}" -np "$K" "$FSVC" train --threads "$T" --solver pcg -r 0.45rms --max-neurons "$M_PCG" "$tmp/train" "$tmp/m.fsvc" 2>/dev/null)
+    t1=$(date +%s.%N)
+    w=$(echo "$t1 - $t0" | bc -l)
+    if [ -z "$best" ] || [ "$(echo "$w < $best" | bc -l)" = 1 ]; then best=$w; line=$out; fi
+  done
+  r=$(echo "$line" | sed -n 's/^ridge: pcg, H \([0-9.]*\) s, products \([0-9.]*\) s, preconditioner \([0-9.]*\) s; \([0-9]*\) iterations.*$/\1,\2,\3,\4/p')
+  echo "$K,$T,$best,$r" >> "$root/results/scaling-pcg.csv"
 done
 # rates for the model, from the one-rank run (all cores)
 IFS=, read -r _ _ _ h1 g1 s1 < <(sed -n 2p "$root/results/scaling.csv")
@@ -92,6 +109,17 @@ python3 "$root/tools/scaling_model.py" "$tmp/rates.env" > "$tmp/model.md"
     printf '| %s | %s | %.2f | %s | %s | %s |\n' "$K" "$T" "$w" "$h" "$g" "$s"; done
   echo
   echo "![strong scaling](scaling.png)"
+  echo
+  echo "### The pcg readout across ranks"
+  echo
+  echo "\`mpirun -np K fsvc train --threads cores/K --solver pcg -r 0.45rms --max-neurons $M_PCG\` on the same images (results/scaling-pcg.csv); best of 3. Every rank computes H and the products H^T (H V) on its slice; the m x 10 partial products of each iteration are summed in rank order (the same bytes in every run with K ranks); the preconditioner (the centroids' kernel matrix and its Cholesky factor, m^2) is built by every rank whole, so it does not shrink with K. H and products: rank 0's share."
+  echo
+  echo "| ranks K | threads/rank | wall (s) | H (s) | products (s) | preconditioner (s) | iterations |"
+  echo "| --- | --- | --- | --- | --- | --- | --- |"
+  tail -n +2 "$root/results/scaling-pcg.csv" | while IFS=, read -r K T w h g s it; do
+    printf '| %s | %s | %.2f | %s | %s | %s | %s |\n' "$K" "$T" "$w" "$h" "$g" "$s" "$it"; done
+  echo
+  awk -F, 'NR == 2 { w1 = $3 } NR > 2 { printf "Wall time with %d ranks / 1 rank: %.2f.\n", $1, $3 / w1 }' "$root/results/scaling-pcg.csv"
   echo
   echo "## Model: N = 8.1 million, m = 100k centroids, 8 / 32 / 128 nodes"
   echo
