@@ -13,6 +13,7 @@ NS=${NS:-20000}; M=${M:-2000}; M_PCG=${M_PCG:-4000}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 MPIRUN=(mpirun -q --bind-to none --oversubscribe --allow-run-as-root)
 cores=$(nproc)
+load0=$(cut -d' ' -f1-3 /proc/loadavg) # a shared machine: the other jobs move the timings
 # the first NS training images as an IDX pair
 be32() { printf "\\x$(printf %02x $(($1 >> 24 & 255)))\\x$(printf %02x $(($1 >> 16 & 255)))\\x$(printf %02x $(($1 >> 8 & 255)))\\x$(printf %02x $(($1 & 255)))"; }
 { zcat "$MNIST/train-images-idx3-ubyte.gz" | head -c 4; be32 "$NS"; zcat "$MNIST/train-images-idx3-ubyte.gz" | head -c $((16 + 784 * NS)) | tail -c +9; } > "$tmp/train-images-idx3-ubyte"
@@ -97,7 +98,7 @@ python3 "$root/tools/scaling_model.py" "$tmp/rates.env" > "$tmp/model.md"
 {
   echo "# Scale-out on Open MPI (issue 13)"
   echo
-  echo "Written by \`tools/scaling.sh\` on $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $cores cores (a shared machine)."
+  echo "Written by \`tools/scaling.sh\` on $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $cores cores (a shared machine; load average at the start: $load0, at the end: $(cut -d' ' -f1-3 /proc/loadavg))."
   echo
   echo "## Strong scaling on this machine"
   echo
