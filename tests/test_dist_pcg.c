@@ -122,7 +122,7 @@ static void make_set(void)
 static void run_rank(team *T, int r, const fsvc_param *p)
 {
     member me = { T, r };
-    fsvc_dist dist = { r, T->K, &me, t_sum, t_bor, t_agree };
+    fsvc_dist dist = { r, T->K, &me, t_sum, t_bor, t_agree, NULL };
     int K = T->K;
     int64_t lo = (int64_t)N_ * r / K, hi = (int64_t)N_ * (r + 1) / K;
     fsvc_dataset v = D;
@@ -354,7 +354,7 @@ static team *run_fake(int K, int fail_rank, int fail_at, int odd_kmm)
         if (pid[r] == 0) {
             alarm(20); /* a rank left waiting in a collective: killed, a failure */
             member me = {T, r};
-            fsvc_dist dist = {r, K, &me, t_sum, t_bor, t_agree};
+            fsvc_dist dist = {r, K, &me, t_sum, t_bor, t_agree, NULL};
             fake f = {{0}, r, 0, r == fail_rank ? fail_at : 0, odd_kmm && r == 1 ? 0.01 : 1};
             uint64_t st = 11 + (uint64_t)r;
             for (int q = 0; q < FN * FM; q++) f.H[q] = (double)(fsvc_rng_next(&st) % 1000) / 1000;
