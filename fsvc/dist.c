@@ -1,5 +1,5 @@
 /* dist.c - the one-process fsvc_dist (every collective is the identity)
- * and the row gather on top of any fsvc_dist. */
+ * and the row and text gathers on top of any fsvc_dist. */
 #include "dist.h"
 
 #include <stdlib.h>
@@ -31,5 +31,48 @@ int fsvc_dist_rows(void *out, const void *X, size_t row, const int64_t *idx, int
     if (dist->size > 1 && dist->bor(dist->self, out, (size_t)cnt * row))
         return fsvc_fail(err, FSVC_ERESOURCE, "train: the exchange of %lld rows failed",
                          (long long)cnt);
+    return FSVC_OK;
+}
+
+/* the worst status over the ranks, in err */
+static int agreed(const fsvc_dist *dist, int rc, fsvc_error *err, const char *what)
+{
+    int any = dist->agree(dist->self, rc);
+    if (any && !rc) return fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+    if (rc) fsvc_fail(err, rc, "out of memory for %s", what);
+    return rc;
+}
+
+int fsvc_dist_concat(char **out, size_t *len, const char *mine, size_t n,
+                     const fsvc_dist *dist, fsvc_error *err)
+{
+    int K = dist->size;
+    *out = NULL;
+    /* the lengths: each rank's in its place, summed (exact below 2^53) */
+    double *L = calloc((size_t)K, sizeof *L);
+    int rc = agreed(dist, L ? FSVC_OK : FSVC_ERESOURCE, err, "the text lengths");
+    if (rc) { free(L); return rc; }
+    L[dist->rank] = (double)n;
+    if (K > 1 && dist->sum(dist->self, L, (size_t)K, FSVC_F64)) {
+        free(L);
+        return fsvc_fail(err, FSVC_ERESOURCE, "the exchange of the text lengths failed");
+    }
+    size_t total = 0, off = 0;
+    for (int r = 0; r < K; r++) {
+        len[r] = (size_t)L[r];
+        if (r < dist->rank) off += len[r];
+        total += len[r];
+    }
+    free(L);
+    /* the texts: each rank's at its offset, zero elsewhere, OR-ed */
+    char *buf = calloc(total + 1, 1);
+    rc = agreed(dist, buf ? FSVC_OK : FSVC_ERESOURCE, err, "the texts of the processes");
+    if (rc) { free(buf); return rc; }
+    if (n) memcpy(buf + off, mine, n);
+    if (K > 1 && total && dist->bor(dist->self, buf, total)) {
+        free(buf);
+        return fsvc_fail(err, FSVC_ERESOURCE, "the exchange of the texts failed");
+    }
+    *out = buf;
     return FSVC_OK;
 }

@@ -41,9 +41,11 @@ const fsvc_dist *fsvc_dist_one(void);
 /* fsvc_train on the slice d = global samples [first, first + d->N) of
  * N_total (d's labels indexed into the same classes on every rank). Only
  * random selection with the ridge readout is distributed when dist->size
- * > 1 (other settings: FSVC_EUSAGE); the centroids are the global samples
- * one process picks with the same seed, and every rank returns the same
- * model. With fsvc_dist_one() it is fsvc_train. */
+ * > 1 (other settings: FSVC_EUSAGE), with any solver (direct: the partial
+ * H^T H summed; pcg: the partial products of every iteration summed;
+ * auto: chosen by m as one process does) and --augment; the centroids are
+ * the global samples one process picks with the same seed, and every rank
+ * returns the same model. With fsvc_dist_one() it is fsvc_train. */
 int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset *d,
                     int64_t N_total, int64_t first, const fsvc_param *p,
                     const fsvc_dist *dist, fsvc_error *err);
@@ -52,5 +54,12 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
  * N) of row bytes each) into out (cnt x row), on every rank. */
 int fsvc_dist_rows(void *out, const void *X, size_t row, const int64_t *idx, int64_t cnt,
                    int64_t first, int64_t N, const fsvc_dist *dist, fsvc_error *err);
+
+/* The texts (bytes) of the ranks concatenated in rank order, on every
+ * rank: *out (malloc'd, NUL-terminated, the caller frees it) and len[r],
+ * rank r's length (len: dist->size entries). Collective; a rank that
+ * cannot allocate makes every rank fail (FSVC_ERESOURCE). */
+int fsvc_dist_concat(char **out, size_t *len, const char *mine, size_t n,
+                     const fsvc_dist *dist, fsvc_error *err);
 
 #endif

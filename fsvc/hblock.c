@@ -275,7 +275,7 @@ static void cpu_close(void *self)
     free(s);
 }
 
-static const fsvc_hops cpu_ops = {cpu_rhs, cpu_gram_apply, cpu_kmm, cpu_close};
+static const fsvc_hops cpu_ops = {cpu_rhs, cpu_gram_apply, cpu_kmm, cpu_close, NULL};
 
 int fsvc_hsrc_cpu(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const void *C,
                   int64_t m, const void *X, const int *cls, const double *y, int64_t N,

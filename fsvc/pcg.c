@@ -26,9 +26,16 @@
  * reaches tol is frozen. Stops when every column's relative residual
  * ||B_k - A W_k|| / ||B_k|| <= tol, after max_iter iterations, or when the
  * largest residual has not fallen by 10 % in 30 iterations (rounding
- * floor); the residual reported is recomputed from W at the end. */
+ * floor); the residual reported is recomputed from W at the end.
+ *
+ * Across processes (src->ops->agree set, fsvc_hsrc_dist) every rank runs
+ * this same recursion on the same summed products; the ranks agree on the
+ * status after their own allocations and preconditioner and on every
+ * stop decision, so no rank leaves the loop while another waits in a
+ * product. */
 #include "solver.h"
 #include "chol.h"
+#include "dist.h"
 
 #include <lapacke.h>
 #include <math.h>
@@ -119,6 +126,22 @@ static double dot(const double *a, const double *b, int64_t m)
     return s;
 }
 
+/* Across processes: the worst status of the ranks (a rank whose own is 0
+ * gets FSVC_DIST_ELSEWHERE); one process: rc. */
+static int collective(fsvc_hsrc *src, int rc, fsvc_error *err)
+{
+    if (!src->ops->agree) return rc;
+    int any = src->ops->agree(src->self, rc);
+    if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+    return rc;
+}
+
+/* Any rank stops: all stop (one process: stop). */
+static int all_stop(fsvc_hsrc *src, int stop)
+{
+    return src->ops->agree ? src->ops->agree(src->self, stop) != 0 : stop;
+}
+
 /* Y = A V = H^T H V + lam V */
 static int apply_a(fsvc_hsrc *src, double *Y, const double *V, double lam, fsvc_error *err)
 {
@@ -140,10 +163,10 @@ int fsvc_pcg_solve(double *W, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_o
     double *bn = malloc((size_t)K * sizeof *bn), *rz = malloc((size_t)K * sizeof *rz);
     unsigned char *done = calloc((size_t)K, 1);
     int rc = FSVC_OK;
-    if (!B || !Rr || !Z || !D || !Q || !bn || !rz || !done) {
+    if (!B || !Rr || !Z || !D || !Q || !bn || !rz || !done)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory (m = %lld)", (long long)m);
+    if ((rc = collective(src, rc, err)))
         goto end;
-    }
     double sumsq;
     rc = src->ops->rhs(src->self, B, &sumsq, err);
     if (rc) goto end;
@@ -152,7 +175,8 @@ int fsvc_pcg_solve(double *W, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_o
         goto end;
     double lam = opt->lambda * md;
     double tp = fsvc_clock();
-    rc = pre_build(&P, src, lam, op->dtype != FSVC_F64, opt->progress, err);
+    rc = collective(src, pre_build(&P, src, lam, op->dtype != FSVC_F64, opt->progress, err),
+                    err);
     out->t_pre += fsvc_clock() - tp;
     if (rc) goto end;
     if (!opt->warm) memset(W, 0, mk * sizeof *W);
@@ -179,7 +203,8 @@ int fsvc_pcg_solve(double *W, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_o
     for (int k = 0; k < K; k++) rz[k] = dot(Rr + (size_t)k * m, Z + (size_t)k * m, m);
     double best = rmax;
     int best_it = 0, it = 0;
-    while (rmax > opt->tol && it < opt->max_iter) {
+    int stop = all_stop(src, !(rmax > opt->tol && it < opt->max_iter));
+    while (!stop) {
         for (int k = 0; k < K; k++) /* frozen columns: no direction */
             if (done[k]) memset(D + (size_t)k * m, 0, (size_t)m * sizeof *D);
         rc = apply_a(src, Q, D, lam, err);
@@ -209,9 +234,10 @@ int fsvc_pcg_solve(double *W, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_o
         }
         if (opt->progress)
             fsvc_printf("\rpcg: iteration %d, relative residual %.3g   ", it, rmax);
-        if (!isfinite(rmax)) break;
-        if (rmax < 0.9 * best) { best = rmax; best_it = it; }
-        else if (it - best_it >= 30) break; /* stagnated at the rounding floor */
+        stop = !(rmax > opt->tol && it < opt->max_iter) || !isfinite(rmax);
+        if (!stop && rmax < 0.9 * best) { best = rmax; best_it = it; }
+        else if (!stop && it - best_it >= 30) stop = 1; /* stagnated at the rounding floor */
+        stop = all_stop(src, stop);
     }
     if (opt->progress) fsvc_printf("\n");
     /* the residual the caller gets: recomputed from W, not the recursion */

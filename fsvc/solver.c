@@ -14,6 +14,7 @@
 #include "dist.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define SOLVER_F64_MAX_M 24000   /* as RIDGE_F64_MAX_M in ridge.c */
@@ -57,8 +58,8 @@ int fsvc_readout_solve(double *R, const bnl_ctx *ctx, const bnl_op *op, const vo
                        fsvc_augment aug, int rows, int cols, double ram, int progress,
                        fsvc_train_info *info, fsvc_error *err)
 {
-    return fsvc_readout_solve_w(R, ctx, op, C, m, X, cls, y, NULL, N, n, K, lambda, s, tol,
-                                aug, rows, cols, ram, progress, info, err);
+    return fsvc_readout_solve_dist(R, fsvc_dist_one(), N, ctx, op, C, m, X, cls, y, NULL, N, n,
+                                   K, lambda, s, tol, aug, rows, cols, ram, progress, info, err);
 }
 
 int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const void *C,
@@ -67,6 +68,24 @@ int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const 
                          fsvc_solver s, double tol, fsvc_augment aug, int rows, int cols,
                          double ram, int progress, fsvc_train_info *info, fsvc_error *err)
 {
+    return fsvc_readout_solve_dist(R, fsvc_dist_one(), N, ctx, op, C, m, X, cls, y, cw, N, n,
+                                   K, lambda, s, tol, aug, rows, cols, ram, progress, info, err);
+}
+
+/* Across processes: the worst status of the ranks, the others' failure
+ * named FSVC_DIST_ELSEWHERE (one process: rc). */
+static int agreed(const fsvc_dist *dist, int rc, fsvc_error *err)
+{
+    if (dist->size <= 1) return rc;
+    int any = dist->agree(dist->self, rc);
+    if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+    return rc;
+}
+
+static int check_args(double lambda, double tol, int64_t m, int64_t N, int nv,
+                      fsvc_solver s, int rows, int cols, int n, fsvc_augment aug,
+                      fsvc_error *err)
+{
     if (!(lambda > 0) || lambda > 1e300)
         return fsvc_fail(err, FSVC_EUSAGE, "ridge: lambda must be a finite number > 0");
     if (!(tol > 0) || tol >= 1)
@@ -74,13 +93,27 @@ int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const 
     if (m < 1 || N < 1)
         return fsvc_fail(err, FSVC_EINPUT, "ridge: no %s to fit (m = %lld, N = %lld)",
                          m < 1 ? "centroids" : "samples", (long long)m, (long long)N);
-    int nv = fsvc_augment_count(aug);
     if (nv > 1 && s == FSVC_SOLVER_DIRECT)
         return fsvc_fail(err, FSVC_EUSAGE, "ridge: --augment %s needs --solver pcg (or auto)",
                          fsvc_augment_name(aug));
     if (nv > 1 && (rows < 1 || cols < 1 || (int64_t)rows * cols != n))
         return fsvc_fail(err, FSVC_EINPUT, "--augment %s needs images (rows x cols); these "
                          "samples of %d values have no image geometry", fsvc_augment_name(aug), n);
+    return FSVC_OK;
+}
+
+int fsvc_readout_solve_dist(double *R, const fsvc_dist *dist, int64_t N_total,
+                            const bnl_ctx *ctx, const bnl_op *op, const void *C, int64_t m,
+                            const void *X, const int *cls, const double *y, const double *cw,
+                            int64_t N, int n, int K, double lambda, fsvc_solver s, double tol, fsvc_augment aug,
+                            int rows, int cols, double ram, int progress,
+                            fsvc_train_info *info, fsvc_error *err)
+{
+    int nv = fsvc_augment_count(aug);
+    /* the arguments are the same on every rank, but the check sees N_total:
+     * a rank with an empty slice is no error */
+    int rc = check_args(lambda, tol, m, N_total, nv, s, rows, cols, n, aug, err);
+    if (rc) return rc;
     /* auto: pcg from FSVC_PCG_AUTO_M centroids on the CPU; on a device
      * context the direct solve, which runs whole on the device
      * (bnl_normal_*), while the pcg products are CPU-only (hblock.c) */
@@ -91,16 +124,19 @@ int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const 
     if (!(ram > 0)) ram = fsvc_phys_ram();
     double budget = ram * SOLVER_RAM_USE;
     double need = fsvc_solver_bytes(s, m, N, K, hs);
+    rc = FSVC_OK;
     if (ram > 0 && need > budget) {
         int64_t mfit = fsvc_solver_max_m(s, N, K, hs, budget);
         int64_t mpcg = fsvc_solver_max_m(FSVC_SOLVER_PCG, N, K, hs, budget);
-        return fsvc_fail(err, FSVC_ERESOURCE,
-                         "ridge (%s): %lld centroids need %.1f GB, this machine has %.1f GB; "
-                         "the largest that fits is %lld (--max-neurons)%s",
-                         fsvc_solver_name(s), (long long)m, need / 1e9, ram / 1e9,
-                         (long long)mfit,
-                         s == FSVC_SOLVER_DIRECT && mpcg > mfit ? ", or use --solver pcg" : "");
+        rc = fsvc_fail(err, FSVC_ERESOURCE,
+                       "ridge (%s): %lld centroids need %.1f GB, this machine has %.1f GB; "
+                       "the largest that fits is %lld (--max-neurons)%s",
+                       fsvc_solver_name(s), (long long)m, need / 1e9, ram / 1e9,
+                       (long long)mfit,
+                       s == FSVC_SOLVER_DIRECT && mpcg > mfit ? ", or use --solver pcg" : "");
     }
+    if ((rc = agreed(dist, rc, err))) /* each rank checks its own machine */
+        return rc;
     if (info) {
         info->solver = s;
         info->cg_iter = 0;
@@ -109,23 +145,33 @@ int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const 
     }
     int bars = progress == FSVC_PROGRESS_ALL; /* progress lines; any progress: messages */
     if (s == FSVC_SOLVER_DIRECT)
-        return fsvc_readout_ridge_dist(R, fsvc_dist_one(), ctx, op, C, m, X, cls, y, cw, N,
-                                       n, K, lambda, -1, bars, info ? info->t_ridge : NULL,
-                                       err);
+        return fsvc_readout_ridge_dist(R, dist, ctx, op, C, m, X, cls, y, cw, N, n, K, lambda,
+                                       -1, bars, info ? info->t_ridge : NULL, err);
 
     int blas_saved = bnl_blas_threads_push(ctx, 0); /* GEMM, potrf: ctx->threads */
     int cache = ram > 0 && (double)N * nv * m * hs <= (budget - need) / 2;
-    fsvc_hsrc src;
-    int rc = fsvc_hsrc_cpu(&src, ctx, op, C, m, X, cls, y, N, n, K, aug, rows, cols, cache,
-                           err);
-    if (rc) { bnl_blas_threads_pop(blas_saved); return rc; }
-    fsvc_hsrc_weights(&src, y ? NULL : cw);
-    fsvc_hsrc_progress(&src, bars);
-    double *W = malloc((size_t)m * K * sizeof *W);
+    fsvc_hsrc loc, all, *src = &loc; /* this rank's products; across ranks: their sum */
+    memset(&loc, 0, sizeof loc);
+    memset(&all, 0, sizeof all);
+    double *W = NULL;
+    rc = N > 0 ? fsvc_hsrc_cpu(&loc, ctx, op, C, m, X, cls, y, N, n, K, aug, rows, cols,
+                               cache, err)
+               : fsvc_fail(err, FSVC_EINPUT, "ridge: a process holds no samples (more "
+                           "processes than samples)");
+    if (!rc) {
+        fsvc_hsrc_weights(&loc, y ? NULL : cw);
+        fsvc_hsrc_progress(&loc, bars);
+    }
+    if (!rc && dist->size > 1) {
+        rc = fsvc_hsrc_dist(&all, &loc, N_total * nv, dist, err);
+        src = &all;
+    }
+    if (!rc && !(W = malloc((size_t)m * K * sizeof *W)))
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
     fsvc_pcg_opt opt = {lambda, tol, PCG_MAX_ITER, 0, bars};
     fsvc_pcg_out out = {0};
-    if (!W) rc = fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
-    if (!rc) rc = fsvc_pcg_solve(W, &src, op, &opt, &out, err);
+    if (!(rc = agreed(dist, rc, err)))
+        rc = fsvc_pcg_solve(W, src, op, &opt, &out, err);
     if (!rc) {
         int warn;
         char msg[256];
@@ -139,12 +185,13 @@ int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const 
         info->cg_iter = out.iter;
         info->cg_res = out.res;
         info->cg_converged = out.converged;
-        info->t_ridge[0] = src.t_h;
-        info->t_ridge[1] = src.t_prod;
+        info->t_ridge[0] = loc.t_h;
+        info->t_ridge[1] = loc.t_prod;
         info->t_ridge[2] = out.t_pre;
     }
     free(W);
-    fsvc_hsrc_close(&src);
+    fsvc_hsrc_close(&all);
+    fsvc_hsrc_close(&loc);
     bnl_blas_threads_pop(blas_saved);
     return rc;
 }

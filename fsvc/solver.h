@@ -24,6 +24,11 @@ typedef struct fsvc_hops {
     /* Kmm = act(dist(C, C)), m x m row-major, float (f32 == 1) or double */
     int (*kmm)(void *self, void *Kmm, int f32, fsvc_error *err);
     void (*close)(void *self);
+    /* Across processes (NULL for one process): the worst status over the
+     * ranks, collective; pcg.c calls it where every rank must take the same
+     * branch (after its own allocations and preconditioner, and on every
+     * stop decision). */
+    int (*agree)(void *self, int status);
 } fsvc_hops;
 
 typedef struct fsvc_hsrc {
@@ -61,6 +66,18 @@ void fsvc_hsrc_weights(fsvc_hsrc *src, const double *cw);
  * with a time estimate through fsvc_printf once it runs over 0.5 s. */
 void fsvc_hsrc_progress(fsvc_hsrc *src, int on);
 void fsvc_hsrc_close(fsvc_hsrc *src);
+
+/* The products of `inner` (this rank's slice of the samples) summed over
+ * the ranks of dist in rank order (dist->sum: the same bytes on every rank
+ * and in every run with the same size), as one source of N_total samples
+ * (virtual samples with augmentation) with inner's m and K; every product
+ * is collective, and a rank whose own product failed makes all fail (the
+ * others with FSVC_DIST_ELSEWHERE). K_mm is computed by each rank from the
+ * centroids all of them hold. out must stay where it is until closed;
+ * closing it does not close inner. */
+struct fsvc_dist;
+int fsvc_hsrc_dist(fsvc_hsrc *out, fsvc_hsrc *inner, int64_t N_total,
+                   const struct fsvc_dist *dist, fsvc_error *err);
 
 /* PCG settings and outcome. */
 typedef struct fsvc_pcg_opt {
@@ -116,5 +133,17 @@ int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const 
                          const double *cw, int64_t N, int n, int K, double lambda,
                          fsvc_solver s, double tol, fsvc_augment aug, int rows, int cols,
                          double ram, int progress, fsvc_train_info *info, fsvc_error *err);
+/* The same on this rank's slice (X, cls, y: N of N_total samples) of the
+ * ranks of dist, collective: the direct solve sums the partial H^T H
+ * (fsvc_readout_ridge_dist), pcg sums the partial products of every
+ * iteration (fsvc_hsrc_dist); auto chooses as one process does (by m, the
+ * same on every rank). Every rank gets the same R. With fsvc_dist_one()
+ * and N_total == N it is fsvc_readout_solve. */
+int fsvc_readout_solve_dist(double *R, const struct fsvc_dist *dist, int64_t N_total,
+                            const bnl_ctx *ctx, const bnl_op *op, const void *C, int64_t m,
+                            const void *X, const int *cls, const double *y, const double *cw,
+                            int64_t N, int n, int K, double lambda, fsvc_solver s, double tol, fsvc_augment aug,
+                            int rows, int cols, double ram, int progress,
+                            fsvc_train_info *info, fsvc_error *err);
 
 #endif

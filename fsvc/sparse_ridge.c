@@ -219,7 +219,7 @@ static void sp_close(void *self)
     free(s);
 }
 
-static const fsvc_hops sp_ops = {sp_rhs, sp_gram_apply, sp_kmm, sp_close};
+static const fsvc_hops sp_ops = {sp_rhs, sp_gram_apply, sp_kmm, sp_close, NULL};
 
 static int pcg(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc *Ct,
                const fsvc_csr *C, const fsvc_csr *X, const int *cls, const double *y, int K,

@@ -385,10 +385,6 @@ static int check_dist(const fsvc_dataset *d, int64_t N_total, int64_t first,
     if (p->scale_features)
         return fsvc_fail(err, FSVC_EUSAGE, "train: --scale-features range runs as one "
                          "process (the range of every slice would differ)");
-    if (p->solver == FSVC_SOLVER_PCG || p->augment != FSVC_AUG_NONE)
-        return fsvc_fail(err, FSVC_EUSAGE, "train: across processes the ridge readout is the "
-                         "direct solve (--solver direct, no --augment); run --solver pcg as "
-                         "one process");
     return FSVC_OK;
 }
 
@@ -567,22 +563,14 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
         mean /= N;
         for (int64_t i = 0; i < d->N; i++) yc[i] = d->y[i] - mean;
         M->y_offset = mean;
-        rc = dist->size > 1
-           ? fsvc_readout_ridge_dist(M->R, dist, &ctx, &op, M->C, m, X, NULL, yc, NULL, d->N,
-                                     d->n, 1,
-                                     p->lambda, -1, bars, info ? info->t_ridge : NULL, err)
-           : fsvc_readout_solve(M->R, &ctx, &op, M->C, m, X, NULL, yc, d->N, d->n, 1,
-                                p->lambda, p->solver, p->cg_tol, p->augment, M->rows, M->cols, 0,
-                                p->progress, info, err);
+        rc = fsvc_readout_solve_dist(M->R, dist, N, &ctx, &op, M->C, m, X, NULL, yc, NULL,
+                                     d->N, d->n, 1, p->lambda, p->solver, p->cg_tol, p->augment,
+                                     M->rows, M->cols, 0, p->progress, info, err);
         syn_r = (double)m * d->N * d->n;
     } else if (p->readout == FSVC_READOUT_RIDGE) {
-        rc = dist->size > 1 /* across processes: the direct solve (check_dist) */
-           ? fsvc_readout_ridge_dist(M->R, dist, &ctx, &op, M->C, m, X, d->cls, NULL, cw,
-                                     d->N, d->n, M->K, p->lambda, -1, bars,
-                                     info ? info->t_ridge : NULL, err)
-           : fsvc_readout_solve_w(M->R, &ctx, &op, M->C, m, X, d->cls, NULL, cw, d->N, d->n,
-                                  M->K, p->lambda, p->solver, p->cg_tol, p->augment, M->rows,
-                                  M->cols, 0, p->progress, info, err);
+        rc = fsvc_readout_solve_dist(M->R, dist, N, &ctx, &op, M->C, m, X, d->cls, NULL, cw,
+                                     d->N, d->n, M->K, p->lambda, p->solver, p->cg_tol,
+                                     p->augment, M->rows, M->cols, 0, p->progress, info, err);
         syn_r = (double)m * d->N * d->n;
     } else {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);

@@ -53,7 +53,7 @@ int cmd_info(int argc, char **argv)
     printf("blas: %s, %d threads\n", bnl_blas_config(), bnl_blas_threads());
     printf("blas core: %s (%s); GEMM check %s\n", openblas_get_corename(),
            cli_blas_core_status(), cli_blas_gemm_ok() ? "ok" : "FAILED");
-    printf("mpi: %s (mpirun -np K fsvc train|predict|eval; %d process%s now)\n",
+    printf("mpi: %s (mpirun -np K fsvc train|predict|eval|study; %d process%s now)\n",
            cli_dist_library(), cli_dist()->size, cli_dist()->size > 1 ? "es" : "");
     printf("openmp: %d threads (max), %d processors\n", omp_get_max_threads(), omp_get_num_procs());
     char dev[1024];

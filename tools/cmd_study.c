@@ -9,6 +9,7 @@
  * points with a validation split (curve + PNG). Any failed write or plot
  * exits 3 naming the file; nothing is left half-written. */
 #include "tools/cli.h"
+#include "tools/dist.h"
 #include "tools/plot.h"
 #include "tools/study_out.h"
 #include "fsvc/study.h"
@@ -74,7 +75,9 @@ static void help(const fsvc_param *p)
            "  --resume        keep the CSV and skip the points already in it; refused\n"
            "                  (exit 2) for a CSV made with other data or fixed settings\n"
            "  --no-plots      CSV only\n"
-           "  -q              no per-point progress lines\n",
+           "  -q              no per-point progress lines\n\n"
+           "Under mpirun -np K the points run K at a time, one per process; rank 0\n"
+           "writes the same CSV rows as one process, in grid order.\n",
            p->radius > 0 ? "given" : p->radius_rms > 0 ? "Xrms" : "auto", p->prag, fsvc_readout_name(p->readout),
            p->lambda, p->eta, p->epochs);
 }
@@ -100,6 +103,8 @@ static int set_or_vary(study_opts *o, const char *name, const char *value)
         return cli_usage_error("study", "%s", err.msg);
     return 0;
 }
+
+#define PARSE_HELP (-1) /* parse: --help printed, nothing to run */
 
 static int parse(study_opts *o, int argc, char **argv)
 {
@@ -139,7 +144,7 @@ static int parse(study_opts *o, int argc, char **argv)
         case 'v': bad = cli_parse_long("study", "-v", optarg, 2, 64, &lv); o->folds = (int)lv; break;
         case 'o': o->dir = optarg; break;
         case 'q': o->quiet = 1; break;
-        case 'h': help(&o->base); exit(cli_finish_stdout(FSVC_OK));
+        case 'h': help(&o->base); return PARSE_HELP;
         case 10: bad = cli_parse_long("study", "--seed", optarg, 0, 0x7fffffffffffffffL, &lv);
                  o->seed = (uint64_t)lv;
                  o->base.seed = (uint64_t)lv; /* one seed: folds, --val split, training */
@@ -272,10 +277,10 @@ static int point_settings(char *s, size_t cap, const study_opts *o, const study_
     return bad || fsvc_param_canon(s, cap, p) ? FSVC_EUSAGE : FSVC_OK;
 }
 
-/* The row of a point that failed with bad input (its settings do not work
- * on this data): what defines it, empty measurements, the message in the
- * status column. */
-static int fail_row(const study_files *F, const fsvc_param *p, const char *key,
+/* The row (into r) of a point that failed with bad input (its settings do
+ * not work on this data): what defines it, empty measurements, the message
+ * in the status column. */
+static int fail_row(fsvc_csv_out *r_out, const fsvc_param *p, const char *key,
                     const char *settings, const fsvc_dataset *tr, const fsvc_dataset *te,
                     const char *msg, fsvc_error *err)
 {
@@ -299,18 +304,36 @@ static int fail_row(const study_files *F, const fsvc_param *p, const char *key,
     fsvc_csv_fieldf(&r, "failed: %s", msg);
     fsvc_csv_field(&r, settings);
     fsvc_csv_endrow(&r);
-    int rc = r.oom ? fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory")
-                   : study_append(F->csv_fd, F->csv, r.s, r.len, err);
-    fsvc_csv_out_free(&r);
+    if (r.oom) {
+        fsvc_csv_out_free(&r);
+        return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
+    }
+    *r_out = r;
+    return FSVC_OK;
+}
+
+/* A point's LMS curve rows (l, may be empty) and then its CSV row (r),
+ * each appended in one checked write; a failed row also takes its curve
+ * rows back out. */
+static int write_point(const study_files *F, const char *r, size_t rlen, const char *l,
+                       size_t llen, fsvc_error *err)
+{
+    off_t lms_old = F->lms_fd >= 0 ? lseek(F->lms_fd, 0, SEEK_END) : 0;
+    int rc = llen ? study_append(F->lms_fd, F->lms, l, llen, err) : FSVC_OK;
+    if (!rc) {
+        rc = study_append(F->csv_fd, F->csv, r, rlen, err);
+        if (rc && llen && lms_old >= 0 && ftruncate(F->lms_fd, lms_old) == 0)
+            fsync(F->lms_fd);   /* the curve goes with its row */
+    }
     return rc;
 }
 
-/* One point: train (with --val for LMS), CV, test; its LMS curve rows and
- * then its CSV row, each appended in one checked write (a failed row also
- * takes its curve rows back out). */
-static int run_point(const study_files *F, const study_opts *o, const fsvc_param *p,
+/* One point: train (with --val for LMS), CV, test; its CSV row into r and
+ * its LMS curve rows (with --val and a curve CSV, else none) into l. */
+static int run_point(int lms_file, const study_opts *o, const fsvc_param *p,
                      const char *key, const char *settings, const fsvc_dataset *tr,
-                     const fsvc_dataset *te, char *summary, size_t slen, fsvc_error *err)
+                     const fsvc_dataset *te, char *summary, size_t slen, fsvc_csv_out *r_out,
+                     fsvc_csv_out *l_out, fsvc_error *err)
 {
     fsvc_model m;
     fsvc_train_info info;
@@ -397,7 +420,7 @@ static int run_point(const study_files *F, const study_opts *o, const fsvc_param
     fsvc_csv_field(&r, "ok");
     fsvc_csv_field(&r, settings);
     fsvc_csv_endrow(&r);
-    if (use_val && F->lms_fd >= 0)
+    if (use_val && lms_file)
         for (int e = 0; e <= curve.epochs; e++) {
             fsvc_csv_field(&l, key);
             fsvc_csv_fieldf(&l, "%d", e);
@@ -405,18 +428,14 @@ static int run_point(const study_files *F, const study_opts *o, const fsvc_param
             fsvc_csv_fieldf(&l, "%.6g", curve.val_err[e]);
             fsvc_csv_endrow(&l);
         }
-    off_t lms_old = F->lms_fd >= 0 ? lseek(F->lms_fd, 0, SEEK_END) : 0;
-    if (r.oom || l.oom)
+    if (r.oom || l.oom) {
         rc = fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
-    if (!rc && l.len)
-        rc = study_append(F->lms_fd, F->lms, l.s, l.len, err);
-    if (!rc) {
-        rc = study_append(F->csv_fd, F->csv, r.s, r.len, err);
-        if (rc && l.len && lms_old >= 0 && ftruncate(F->lms_fd, lms_old) == 0)
-            fsync(F->lms_fd);   /* the curve goes with its row */
+        fsvc_csv_out_free(&r);
+        fsvc_csv_out_free(&l);
+    } else {
+        *r_out = r;
+        *l_out = l;
     }
-    fsvc_csv_out_free(&r);
-    fsvc_csv_out_free(&l);
     int n = snprintf(summary, slen, "%lld centroids, r = %.4g, train %.2f s", (long long)m.m,
                      m.radius, t_train);
     if (te && n < (int)slen) n += snprintf(summary + n, slen - n, ", test %.2f%%", 100 * acc);
@@ -547,6 +566,81 @@ static char *study_name(const study_opts *o)
     return name;
 }
 
+/* ---- the points across processes (one process: K = 1) ----
+ *
+ * The points still to run are dealt in rounds of K, the i-th of a round to
+ * rank i; each rank runs its point as one process would and sends the
+ * outcome (its rows as text) to every rank (fsvc_dist_concat); rank 0
+ * writes the rows and prints the progress in grid order, so the CSV is the
+ * one-process CSV. An outcome is 'o' (a row), 'f' (a failure row: bad
+ * input for its settings) or 'e' (a failure that stops the study: the
+ * rows before it are written, the rest of the round is dropped). */
+
+typedef struct point_out {
+    char kind;              /* 'o', 'f', 'e' */
+    int code;               /* 'e': the status */
+    const char *msg, *row, *lms;  /* summary (or error), CSV row, LMS rows */
+    size_t nmsg, nrow, nlms;
+} point_out;
+
+/* Point k on this rank, its outcome serialised into *text (malloc'd). */
+static int point_text(char **text, size_t *len, const study_opts *o, int lms_file, int64_t k,
+                      const char *settings, const fsvc_dataset *tr, const fsvc_dataset *te)
+{
+    fsvc_param p = o->base;
+    fsvc_error err;
+    fsvc_error_clear(&err);
+    char key[1024], summary[sizeof err.msg] = "";
+    fsvc_csv_out r = {0}, l = {0};
+    char kind = 'o';
+    int rc = fsvc_grid_point(&p, key, sizeof key, &o->grid, k, &err);
+    if (!key[0]) snprintf(key, sizeof key, "default");
+    p.progress = FSVC_PROGRESS_STEPS; /* radius search steps, no progress lines */
+    if (!rc)
+        rc = run_point(lms_file, o, &p, key, settings, tr, te, summary, sizeof summary, &r, &l,
+                       &err);
+    if (rc == FSVC_EINPUT) { /* this point's settings fail on this data: noted, go on */
+        char msg[sizeof err.msg];
+        snprintf(msg, sizeof msg, "%s", err.msg);
+        fsvc_error_clear(&err);
+        kind = 'f';
+        rc = fail_row(&r, &p, key, settings, tr, te, msg, &err);
+        snprintf(summary, sizeof summary, "failed (in the CSV, the study goes on): %.400s", msg);
+    }
+    if (rc) {
+        kind = 'e';
+        fsvc_csv_out_free(&r);
+        fsvc_csv_out_free(&l);
+        snprintf(summary, sizeof summary, "%s", err.msg);
+    }
+    size_t ns = strlen(summary);
+    FILE *f = open_memstream(text, len);
+    if (!f) { fsvc_csv_out_free(&r); fsvc_csv_out_free(&l); return FSVC_ERESOURCE; }
+    fprintf(f, "%c %d %zu %zu %zu\n", kind, rc, ns, r.len, l.len);
+    fwrite(summary, 1, ns, f);
+    if (r.len) fwrite(r.s, 1, r.len, f);
+    if (l.len) fwrite(l.s, 1, l.len, f);
+    int bad = ferror(f) | fclose(f);
+    fsvc_csv_out_free(&r);
+    fsvc_csv_out_free(&l);
+    if (bad) { free(*text); *text = NULL; return FSVC_ERESOURCE; }
+    return FSVC_OK;
+}
+
+/* One outcome from its text (len > 0); 0 when well formed. */
+static int point_parse(point_out *po, const char *t, size_t len)
+{
+    int hl = 0;
+    if (sscanf(t, "%c %d %zu %zu %zu\n%n", &po->kind, &po->code, &po->nmsg, &po->nrow,
+               &po->nlms, &hl) != 5 || hl < 1 ||
+        (size_t)hl + po->nmsg + po->nrow + po->nlms != len)
+        return -1;
+    po->msg = t + hl;
+    po->row = po->msg + po->nmsg;
+    po->lms = po->row + po->nrow;
+    return 0;
+}
+
 int cmd_study(int argc, char **argv)
 {
     study_opts o;
@@ -557,33 +651,31 @@ int cmd_study(int argc, char **argv)
     o.keep_best = 1;
     o.plots = 1;
     int rc = parse(&o, argc, argv);
-    if (rc) return rc;
-    if (o.plots && !plot_available()) {
-        fprintf(stderr, "fsvc: gnuplot not found on PATH; the plots need it (apt-get install "
-                        "gnuplot-nox), or give --no-plots\n");
-        return FSVC_ERESOURCE;
-    }
+    if (rc) return rc == PARSE_HELP ? FSVC_OK : rc;
+    const fsvc_dist *D = cli_dist();
+    int K = D->size, me = D->rank; /* rank 0 writes the files */
     fsvc_error err;
     fsvc_error_clear(&err);
-    if (mkdir(o.dir, 0777) != 0) {
+    if (me == 0 && o.plots && !plot_available())
+        rc = fsvc_fail(&err, FSVC_ERESOURCE, "gnuplot not found on PATH; the plots need it "
+                       "(apt-get install gnuplot-nox), or give --no-plots");
+    if (!rc && me == 0 && mkdir(o.dir, 0777) != 0) {
         struct stat st;
-        if (stat(o.dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "fsvc: %s: cannot create the output folder: %s\n", o.dir,
-                    strerror(errno));
-            return FSVC_ERESOURCE;
-        }
+        if (stat(o.dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            rc = fsvc_fail(&err, FSVC_ERESOURCE, "%s: cannot create the output folder: %s",
+                           o.dir, strerror(errno));
     }
     fsvc_dataset tr, te;
+    memset(&tr, 0, sizeof tr);
     memset(&te, 0, sizeof te);
-    if (fsvc_dataset_load(&tr, o.data, NULL, &err)) return cli_report(&err);
-    if ((rc = truncate_rows(&tr, o.max_train, &err))) { fsvc_dataset_free(&tr); return cli_report(&err); }
-    if (o.test) {
-        if (fsvc_dataset_load(&te, o.test, NULL, &err) ||
-            truncate_rows(&te, o.max_test, &err)) {
-            fsvc_dataset_free(&tr);
-            fsvc_dataset_free(&te);
-            return cli_report(&err);
-        }
+    if (!rc && !(rc = fsvc_dataset_load(&tr, o.data, NULL, &err)))
+        rc = truncate_rows(&tr, o.max_train, &err);
+    if (!rc && o.test && !(rc = fsvc_dataset_load(&te, o.test, NULL, &err)))
+        rc = truncate_rows(&te, o.max_test, &err);
+    if ((rc = cli_dist_agree(rc, &err))) { /* every rank has the data, or all stop */
+        fsvc_dataset_free(&tr);
+        fsvc_dataset_free(&te);
+        return cli_dist_end(rc, &err);
     }
     study_ctx c = {canon_path(o.data), o.test ? canon_path(o.test) : strdup(""), tr.N,
                    o.test ? te.N : 0, tr.n};
@@ -591,6 +683,10 @@ int cmd_study(int argc, char **argv)
     char *name = study_name(&o), *cmdline = strdup("fsvc"), *set = malloc(SETTINGS_MAX);
     int64_t npts = fsvc_grid_size(&o.grid), ran = 0, skipped = 0, failed = 0;
     char **pset = calloc((size_t)npts, sizeof *pset);
+    unsigned char *done_k = calloc((size_t)npts, 1);   /* point k is in the CSV */
+    int64_t *round = malloc((size_t)K * sizeof *round);
+    char *mine = NULL, *all = NULL;
+    size_t *lens = calloc((size_t)K, sizeof *lens);
     for (int i = 0; cmdline && i < argc; i++) {
         char *t = NULL;
         if (asprintf(&t, "%s %s", cmdline, argv[i]) < 0) t = NULL;
@@ -600,13 +696,11 @@ int cmd_study(int argc, char **argv)
     fsvc_csv done;
     memset(&done, 0, sizeof done);
     int resumed = 0;
-    if (!c.data || !c.test || !name || !cmdline || !set || !pset ||
-        asprintf(&F.prefix, "%s/study-%s", o.dir, name) < 0 ||
+    if (!c.data || !c.test || !name || !cmdline || !set || !pset || !done_k || !round ||
+        !lens || asprintf(&F.prefix, "%s/study-%s", o.dir, name) < 0 ||
         asprintf(&F.csv, "%s.csv", F.prefix) < 0 || asprintf(&F.lms, "%s-lms.csv", F.prefix) < 0 ||
-        asprintf(&F.steps, "%s-radius.txt", F.prefix) < 0) {
+        asprintf(&F.steps, "%s-radius.txt", F.prefix) < 0)
         rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: out of memory");
-        goto out;
-    }
     /* every point's settings string */
     for (int64_t k = 0; k < npts && !rc; k++) {
         fsvc_param p = o.base;
@@ -617,53 +711,93 @@ int cmd_study(int argc, char **argv)
         if (!rc && !(pset[k] = strdup(set)))
             rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: out of memory");
     }
-    if (rc) goto out;
-    if ((rc = study_open(&F, &done, &resumed, o.resume, o.val > 0, o.base.threads, &o.grid,
-                         pset[0], cmdline, &err)))
-        goto out;
     int cs = STUDY_NCOLUMNS - 1;
-    study_steps_start(F.steps);
+    if (!rc && me == 0) {
+        rc = study_open(&F, &done, &resumed, o.resume, o.val > 0, o.base.threads, &o.grid,
+                        pset[0], cmdline, &err);
+        for (int64_t k = 0; !rc && k < npts; k++)
+            done_k[k] = study_latest_row(&done, cs, pset[k]) > 0;
+    }
+    if ((rc = cli_dist_agree(rc, &err)))
+        goto out;
+    /* the points in the CSV: rank 0's list on every rank */
+    if (K > 1 && D->bor(D->self, done_k, (size_t)npts)) {
+        rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: the exchange of the points done failed");
+        goto out;
+    }
+    study_steps_start(F.steps); /* every rank appends its points' lines */
     if (!o.quiet)
         fprintf(stderr, "study: %lld points on %s (%lld x %d)%s%s -> %s\n", (long long)npts,
                 tr.source, (long long)tr.N, tr.n, o.test ? ", test " : "",
                 o.test ? te.source : "", F.csv);
-    for (int64_t k = 0; k < npts && !rc; k++) {
-        fsvc_param p = o.base;
-        char key[1024], summary[512];
-        rc = fsvc_grid_point(&p, key, sizeof key, &o.grid, k, &err);
-        if (rc) break;
-        if (!key[0]) snprintf(key, sizeof key, "default");
-        if (study_latest_row(&done, cs, pset[k]) > 0) {
-            skipped++;
-            if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s: in the CSV, skipped\n",
-                                  (long long)k + 1, (long long)npts, key);
-            continue;
+    int lms_file = o.val > 0; /* rank 0 opened the curve CSV (study_open) */
+    for (int64_t next = 0; next < npts && !rc;) {
+        /* the round: the next (up to) K points not in the CSV, in grid order */
+        int nr = 0;
+        for (; next < npts && nr < K; next++) {
+            char key[1024];
+            fsvc_param p = o.base;
+            if (fsvc_grid_point(&p, key, sizeof key, &o.grid, next, NULL) || !key[0])
+                snprintf(key, sizeof key, "default");
+            if (done_k[next]) {
+                skipped++;
+                if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s: in the CSV, skipped\n",
+                                      (long long)next + 1, (long long)npts, key);
+                continue;
+            }
+            if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s ...\n", (long long)next + 1,
+                                  (long long)npts, key);
+            round[nr++] = next;
         }
-        p.progress = FSVC_PROGRESS_STEPS; /* radius search steps, no progress lines */
-        if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s ...\n", (long long)k + 1, (long long)npts, key);
-        rc = run_point(&F, &o, &p, key, pset[k], &tr, o.test ? &te : NULL, summary,
-                       sizeof summary, &err);
-        if (rc == FSVC_EINPUT) { /* this point's settings fail on this data: noted, go on */
-            char msg[sizeof err.msg];
-            snprintf(msg, sizeof msg, "%s", err.msg);
-            fsvc_error_clear(&err);
-            rc = fail_row(&F, &p, key, pset[k], &tr, o.test ? &te : NULL, msg, &err);
+        size_t nmine = 0;
+        free(mine);
+        mine = NULL;
+        int lrc = me < nr ? point_text(&mine, &nmine, &o, lms_file, round[me], pset[round[me]],
+                                       &tr, o.test ? &te : NULL)
+                          : FSVC_OK;
+        if (lrc) fsvc_fail(&err, lrc, "study: out of memory");
+        free(all);
+        all = NULL;
+        if ((rc = cli_dist_agree(lrc, &err)) ||
+            (rc = fsvc_dist_concat(&all, lens, mine, nmine, D, &err)))
+            break;
+        /* rank 0: the rows in grid order, up to the first failure */
+        size_t off = 0;
+        for (int i = 0; i < nr && !rc; off += lens[i], i++) {
+            point_out po;
+            char key[1024];
+            fsvc_param p = o.base;
+            if (fsvc_grid_point(&p, key, sizeof key, &o.grid, round[i], NULL) || !key[0])
+                snprintf(key, sizeof key, "default");
+            if (point_parse(&po, all + off, lens[i])) {
+                rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: the outcome of point %s did not "
+                               "arrive whole", key);
+                break;
+            }
+            if (po.kind == 'e') {
+                rc = fsvc_fail(&err, po.code ? po.code : FSVC_ERESOURCE, "%.*s",
+                               (int)po.nmsg, po.msg);
+                break;
+            }
+            if (me == 0)
+                rc = write_point(&F, po.row, po.nrow, po.lms, po.nlms, &err);
             if (rc) break;
-            failed++;
-            snprintf(summary, sizeof summary, "failed (in the CSV, the study goes on): %.400s", msg);
+            ran++;
+            failed += po.kind == 'f';
+            if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s: %.*s\n", (long long)round[i] + 1,
+                                  (long long)npts, key, (int)po.nmsg, po.msg);
         }
-        if (rc) break;
-        ran++;
-        if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s: %s\n", (long long)k + 1, (long long)npts,
-                              key, summary);
+        rc = cli_dist_agree(rc, &err); /* a failed write on rank 0 stops every rank */
     }
     study_steps_stop();
     if (rc) {
         size_t l = strlen(err.msg);
-        snprintf(err.msg + l, sizeof err.msg - l, " (study stopped after %lld new rows; "
-                 "rerun with --resume)", (long long)ran);
+        if (strcmp(err.msg, FSVC_DIST_ELSEWHERE) != 0)
+            snprintf(err.msg + l, sizeof err.msg - l, " (study stopped after %lld new rows; "
+                     "rerun with --resume)", (long long)ran);
         goto out;
     }
+    if (me > 0) goto out; /* the rest reads and writes rank 0's files */
     if (o.folds) rc = report_best(&F, &o, pset, &err);
     else if (npts > 1)
         printf("no -v: no best point picked (choosing on the test set would be test-set tuning)\n");
@@ -701,10 +835,11 @@ out:
     if (pset)
         for (int64_t k = 0; k < npts; k++) free(pset[k]);
     free(pset);
+    free(done_k); free(round); free(mine); free(all); free(lens);
     free(set); free(name); free(cmdline);
     free(c.data); free(c.test);
     free(F.prefix); free(F.csv); free(F.lms); free(F.steps);
     fsvc_dataset_free(&tr);
     fsvc_dataset_free(&te);
-    return rc ? cli_report(&err) : FSVC_OK;
+    return cli_dist_end(rc, &err);
 }

@@ -56,7 +56,8 @@ static void catch_signals(void)
 /* Sub-commands that run across mpirun's processes; the others refuse. */
 static int distributed(const char *name)
 {
-    return !strcmp(name, "train") || !strcmp(name, "predict") || !strcmp(name, "eval");
+    return !strcmp(name, "train") || !strcmp(name, "predict") || !strcmp(name, "eval") ||
+           !strcmp(name, "study");
 }
 
 static int run(int argc, char **argv)

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # scaling.sh - strong scaling of `mpirun -np K fsvc train` on this machine
 # (K = 1..cores) and the rates the model of tools/scaling_model.py needs;
-# writes results/scaling.md, results/scaling.csv, results/scaling.png.
+# writes results/scaling.md, results/scaling.csv, results/scaling.png, and
+# the same strong scaling with the pcg readout (the partial products of
+# every CG iteration summed across the ranks) in results/scaling-pcg.csv.
 # usage: tools/scaling.sh [build/fsvc]   (needs mpirun, mpicc, gnuplot)
 set -eu
 FSVC=$(realpath "${1:-build/fsvc}")
 root=$(cd "$(dirname "$0")/.." && pwd)
 MNIST=${MNIST:-$root/../shared/datasets/mnist}
-NS=${NS:-20000}; M=${M:-2000}
+NS=${NS:-20000}; M=${M:-2000}; M_PCG=${M_PCG:-4000}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 MPIRUN=(mpirun -q --bind-to none --oversubscribe --allow-run-as-root)
 cores=$(nproc)
+load0=$(cut -d' ' -f1-3 /proc/loadavg) # a shared machine: the other jobs move the timings
 # the first NS training images as an IDX pair
 be32() { printf "\\x$(printf %02x $(($1 >> 24 & 255)))\\x$(printf %02x $(($1 >> 16 & 255)))\\x$(printf %02x $(($1 >> 8 & 255)))\\x$(printf %02x $(($1 & 255)))"; }
 { zcat "$MNIST/train-images-idx3-ubyte.gz" | head -c 4; be32 "$NS"; zcat "$MNIST/train-images-idx3-ubyte.gz" | head -c $((16 + 784 * NS)) | tail -c +9; } > "$tmp/train-images-idx3-ubyte"
@@ -28,6 +31,21 @@ for K in $(seq 1 "$cores"); do
   done
   r=$(echo "$line" | sed -n 's/^ridge: direct, H \([0-9.]*\) s .*H^T T \([0-9.]*\) s, solve \([0-9.]*\) s$/\1,\2,\3/p')
   echo "$K,$T,$best,$r" >> "$root/results/scaling.csv"
+done
+# the pcg readout across the ranks: per-iteration products summed in rank order
+echo "K,threads_per_rank,wall_s,h_s,products_s,preconditioner_s,iterations" > "$root/results/scaling-pcg.csv"
+for K in $(seq 1 "$cores"); do
+  T=$((cores / K))
+  best=
+  for rep in 1 2 3; do
+    t0=$(date +%s.%N)
+    out=$("${MPIRUN[@]}" -np "$K" "$FSVC" train --threads "$T" --solver pcg -r 0.45rms --max-neurons "$M_PCG" "$tmp/train" "$tmp/m.fsvc" 2>/dev/null)
+    t1=$(date +%s.%N)
+    w=$(echo "$t1 - $t0" | bc -l)
+    if [ -z "$best" ] || [ "$(echo "$w < $best" | bc -l)" = 1 ]; then best=$w; line=$out; fi
+  done
+  r=$(echo "$line" | sed -n 's/^ridge: pcg, H \([0-9.]*\) s, products \([0-9.]*\) s, preconditioner \([0-9.]*\) s; \([0-9]*\) iterations.*$/\1,\2,\3,\4/p')
+  echo "$K,$T,$best,$r" >> "$root/results/scaling-pcg.csv"
 done
 # rates for the model, from the one-rank run (all cores)
 IFS=, read -r _ _ _ h1 g1 s1 < <(sed -n 2p "$root/results/scaling.csv")
@@ -80,7 +98,7 @@ python3 "$root/tools/scaling_model.py" "$tmp/rates.env" > "$tmp/model.md"
 {
   echo "# Scale-out on Open MPI (issue 13)"
   echo
-  echo "Written by \`tools/scaling.sh\` on $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $cores cores (a shared machine)."
+  echo "Written by \`tools/scaling.sh\` on $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $cores cores (a shared machine; load average at the start: $load0, at the end: $(cut -d' ' -f1-3 /proc/loadavg))."
   echo
   echo "## Strong scaling on this machine"
   echo
@@ -92,6 +110,17 @@ python3 "$root/tools/scaling_model.py" "$tmp/rates.env" > "$tmp/model.md"
     printf '| %s | %s | %.2f | %s | %s | %s |\n' "$K" "$T" "$w" "$h" "$g" "$s"; done
   echo
   echo "![strong scaling](scaling.png)"
+  echo
+  echo "### The pcg readout across ranks"
+  echo
+  echo "\`mpirun -np K fsvc train --threads cores/K --solver pcg -r 0.45rms --max-neurons $M_PCG\` on the same images (results/scaling-pcg.csv); best of 3. Every rank computes H and the products H^T (H V) on its slice; the m x 10 partial products of each iteration are summed in rank order (the same bytes in every run with K ranks); the preconditioner (the centroids' kernel matrix and its Cholesky factor, m^2) is built by every rank whole, so it does not shrink with K. H and products: rank 0's share."
+  echo
+  echo "| ranks K | threads/rank | wall (s) | H (s) | products (s) | preconditioner (s) | iterations |"
+  echo "| --- | --- | --- | --- | --- | --- | --- |"
+  tail -n +2 "$root/results/scaling-pcg.csv" | while IFS=, read -r K T w h g s it; do
+    printf '| %s | %s | %.2f | %s | %s | %s | %s |\n' "$K" "$T" "$w" "$h" "$g" "$s" "$it"; done
+  echo
+  awk -F, 'NR == 2 { w1 = $3 } NR > 2 { printf "Wall time with %d ranks / 1 rank: %.2f.\n", $1, $3 / w1 }' "$root/results/scaling-pcg.csv"
   echo
   echo "## Model: N = 8.1 million, m = 100k centroids, 8 / 32 / 128 nodes"
   echo

@@ -3,7 +3,8 @@
 # MNIST (a 5000-sample training subset) are the one-process predictions;
 # the same K twice gives the same model bytes; sharded predict/eval give
 # the one-process output file and one Accuracy line; a failing rank stops
-# every rank with one message, a non-zero exit and no output file.
+# every rank with one message, a non-zero exit and no output file. (pcg and
+# study across processes: test_mpi_pcg_study.sh)
 # mpirun must exist (make deps installs openmpi-bin): no silent skip.
 source "$(dirname "$0")/lib.sh"
 README=$(cd "$(dirname "$0")/../.." && pwd)/README.md
@@ -106,11 +107,9 @@ if [ ! -w ro ]; then
   expect_exit 3 "rank 0 cannot write: exit 3" -- "${MPIRUN[@]}" -np 2 "$FSVC" predict one.fsvc "$UCI/optd64.test" ro/k.txt
   expect_one_line "rank 0 cannot write: one line" "$ERR"
 fi
-expect_exit 1 "study refuses several processes" -- "${MPIRUN[@]}" -np 2 "$FSVC" study --help
+expect_exit 1 "tune refuses several processes" -- "${MPIRUN[@]}" -np 2 "$FSVC" tune --help
 expect_exit 1 "global selection refused across processes" -- "${MPIRUN[@]}" -np 2 "$FSVC" train -q -s global -r 1rms "$UCI/iris.train" x.fsvc
 expect_match 'only random selection' "global selection: says what is distributed" "$ERR"
-expect_exit 1 "pcg refused across processes" -- "${MPIRUN[@]}" -np 2 "$FSVC" train -q --solver pcg -r 1rms "$UCI/iris.train" x.fsvc
-expect_match 'direct solve' "pcg: says the direct solve is distributed" "$ERR"
 # without mpirun the MPI-built fsvc is one process, as before
 expect_exit 0 "no mpirun: one process" -- "$FSVC" train -q -r 1rms "$UCI/iris.train" y.fsvc
 

@@ -1,0 +1,93 @@
+/* hdist.c - the PCG block products across processes (solver.h,
+ * fsvc_hsrc_dist): each rank's products over its slice of the samples,
+ * summed in rank order with dist->sum. H^T T and the trace travel in one
+ * sum, H^T (H V) in one sum per iteration; K_mm needs no exchange (every
+ * rank holds the centroids). Before each sum the ranks agree on their own
+ * product's status, so a rank that failed stops all of them at the same
+ * collective. */
+#include "solver.h"
+#include "dist.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct dist_src {
+    fsvc_hsrc *inner;
+    const fsvc_dist *dist;
+    double *buf;           /* m x K + 1: H^T T and the trace */
+} dist_src;
+
+/* The worst status of the ranks' own products, in err. */
+static int agreed(const fsvc_dist *dist, int rc, fsvc_error *err)
+{
+    int any = dist->agree(dist->self, rc);
+    if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+    return rc;
+}
+
+static int summed(dist_src *s, double *v, size_t n, fsvc_error *err)
+{
+    if (s->dist->sum(s->dist->self, v, n, FSVC_F64))
+        return fsvc_fail(err, FSVC_ERESOURCE, "pcg: the sum of the products over the "
+                         "processes failed");
+    return FSVC_OK;
+}
+
+static int d_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
+{
+    dist_src *s = self;
+    size_t mk = (size_t)s->inner->m * s->inner->K;
+    int rc = s->inner->ops->rhs(s->inner->self, s->buf, &s->buf[mk], err);
+    rc = agreed(s->dist, rc, err);
+    if (!rc) rc = summed(s, s->buf, mk + 1, err);
+    if (rc) return rc;
+    memcpy(B, s->buf, mk * sizeof *B);
+    *sumsq = s->buf[mk];
+    return FSVC_OK;
+}
+
+static int d_gram_apply(void *self, double *Y, const double *V, fsvc_error *err)
+{
+    dist_src *s = self;
+    int rc = s->inner->ops->gram_apply(s->inner->self, Y, V, err);
+    rc = agreed(s->dist, rc, err);
+    return rc ? rc : summed(s, Y, (size_t)s->inner->m * s->inner->K, err);
+}
+
+static int d_kmm(void *self, void *Kmm, int f32, fsvc_error *err)
+{
+    dist_src *s = self;
+    return s->inner->ops->kmm(s->inner->self, Kmm, f32, err); /* local: pcg agrees after */
+}
+
+static int d_agree(void *self, int status)
+{
+    dist_src *s = self;
+    return s->dist->agree(s->dist->self, status);
+}
+
+static void d_close(void *self)
+{
+    dist_src *s = self;
+    if (!s) return;
+    free(s->buf);
+    free(s);
+}
+
+static const fsvc_hops dist_ops = {d_rhs, d_gram_apply, d_kmm, d_close, d_agree};
+
+int fsvc_hsrc_dist(fsvc_hsrc *out, fsvc_hsrc *inner, int64_t N_total,
+                   const fsvc_dist *dist, fsvc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    dist_src *s = calloc(1, sizeof *s);
+    if (s) s->buf = malloc(((size_t)inner->m * inner->K + 1) * sizeof *s->buf);
+    if (!s || !s->buf) {
+        d_close(s);
+        return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
+    }
+    s->inner = inner;
+    s->dist = dist;
+    *out = (fsvc_hsrc){&dist_ops, s, inner->m, N_total, inner->K, 0, 0, inner->ctx};
+    return FSVC_OK;
+}
