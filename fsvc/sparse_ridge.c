@@ -4,6 +4,7 @@
  * (fsvc_hops). The lambda rule, its retries and the words of degenerate
  * systems are those of fsvc/ridge.c. */
 #include "sparse.h"
+#include "chol.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -52,8 +53,7 @@ static int direct(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc
         t0 = fsvc_clock();
         for (size_t q = 0; q < (size_t)b * m; q++) Hd[q] = H[q];
         /* row-major H_c: H_c^T H_c into G's upper = column-major lower */
-        cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)m, (int)b, 1.0, Hd, (int)m,
-                    1.0, G, (int)m);
+        fsvc_syrk_acc(ctx, G, m, Hd, m, m, b, 1.0, 0); /* fixed blocks: any --threads */
         for (int64_t i = 0; i < b; i++) {
             const double *h = Hd + (size_t)i * m;
             if (y) { for (int64_t j = 0; j < m; j++) B0[j] += h[j] * y[i0 + i]; }
@@ -77,10 +77,9 @@ static int direct(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc
         memcpy(A, G, (size_t)m * m * sizeof *A);
         for (int64_t j = 0; j < m; j++) A[(size_t)j * m + j] += lam;
         memcpy(B, B0, (size_t)m * K * sizeof *B);
-        info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, A, (lapack_int)m);
-        if (!info)
-            info = LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, K, A, (lapack_int)m, B,
-                                  (lapack_int)m);
+        fsvc_chol_progress pr = {"ridge", 0.5};
+        info = fsvc_chol(ctx, A, m, m, 0, progress == FSVC_PROGRESS_ALL ? &pr : NULL);
+        if (!info) info = fsvc_chol_solve(ctx, A, m, m, 0, B, K, m);
         if (info <= 0) break;
     }
     if (times) { times[0] = t_h; times[1] = t_g; times[2] = fsvc_clock() - tc; }
@@ -88,6 +87,11 @@ static int direct(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc
         rc = fsvc_fail(err, FSVC_EINPUT, "ridge: H^T H + lambda I is not positive definite at "
                        "column %d even with lambda %g; raise lambda (-l, now %g)", (int)info,
                        lam, lambda);
+        goto done;
+    }
+    if (info == FSVC_CHOL_NOMEM) {
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory for the Cholesky factor of "
+                       "%lld centroids", (long long)m);
         goto done;
     }
     if (info < 0) {
@@ -173,11 +177,15 @@ static int sp_gram_apply(void *self, double *Y, const double *V, fsvc_error *err
         int rc = sp_chunk(s, i0, b, &Hc, err);
         if (rc) return rc;
         double t = fsvc_clock();
-        /* U = H_c V (b x K), Y^T += U^T H_c (K x m) */
+        /* U = H_c V (b x K), Y^T += U^T H_c (K x m); on one BLAS thread:
+         * OpenBLAS's threaded sgemm rounds differently per thread count,
+         * and the model bytes must not depend on --threads */
+        int saved = bnl_blas_threads_push(s->ctx, 1);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)b, K, (int)m, 1.0f, Hc,
                     (int)m, s->Vs, (int)m, 0.0f, s->U, K);
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, (int)b, 1.0f, s->U, K,
                     Hc, (int)m, 0.0f, s->Ys, (int)m);
+        bnl_blas_threads_pop(saved);
         for (size_t q = 0; q < mk; q++) Y[q] += s->Ys[q];
         s->src->t_prod += fsvc_clock() - t;
     }

@@ -40,3 +40,7 @@ same_bytes "mnist 2000 default (direct)" mn/train
 same_bytes "mnist 2000 direct f64" mn/train --solver direct --dtype f64 --max-neurons 800
 same_bytes "mnist 2000 pcg" mn/train --solver pcg --max-neurons 800
 
+
+# sparse data (CSR, fsvc/sparse_ridge.c): the same fixed-block kernels
+same_bytes "satimg sparse direct" "$UCI/satimg.train" --sparse --solver direct
+same_bytes "optd64 sparse pcg" "$UCI/optd64.train" --sparse --solver pcg --max-neurons 2000
