@@ -725,7 +725,7 @@ int cmd_study(int argc, char **argv)
         rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: the exchange of the points done failed");
         goto out;
     }
-    study_steps_start(F.steps); /* every rank appends its points' lines */
+    study_steps_start(F.steps, o.quiet); /* every rank appends its points' lines */
     if (!o.quiet)
         fprintf(stderr, "study: %lld points on %s (%lld x %d)%s%s -> %s\n", (long long)npts,
                 tr.source, (long long)tr.N, tr.n, o.test ? ", test " : "",

@@ -22,9 +22,9 @@ const char *const study_columns[STUDY_NCOLUMNS] = {
 
 /* The steps file (see study_out.h): state of the print hook. */
 static struct {
-    int on, fd, errno_;
+    int on, fd, errno_, quiet;
     const char *path, *point;
-} steps = {0, -1, 0, NULL, NULL};
+} steps = {0, -1, 0, 0, NULL, NULL};
 
 static int write_all(int fd, const char *p, size_t n)
 {
@@ -58,7 +58,7 @@ int study_append(int fd, const char *path, const char *text, size_t len, fsvc_er
 
 static void study_print(const char *line)
 {
-    fputs(line, stderr);
+    if (!steps.quiet) fputs(line, stderr);
     if (!steps.on || steps.errno_) return;
     if (steps.fd < 0) {
         steps.fd = open(steps.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
@@ -70,8 +70,9 @@ static void study_print(const char *line)
     free(text);
 }
 
-void study_steps_start(const char *path)
+void study_steps_start(const char *path, int quiet)
 {
+    steps.quiet = quiet;
     steps.path = path;
     steps.fd = -1;
     steps.errno_ = 0;

@@ -44,11 +44,11 @@ void study_close(study_files *F);
 int64_t study_latest_row(const fsvc_csv *t, int col, const char *settings);
 
 /* The steps file: from start to stop the trainer's messages (fsvc_printf)
- * go to stderr and, while a point is marked on (its radius is searched: a
+ * go to stderr (not when quiet: study -q) and, while a point is marked on (its radius is searched: a
  * flag of the study, not a match on the text), are appended to path as
  * "point: line", each write checked; check reports the first failure.
  * stop leaves no file when nothing was written. */
-void study_steps_start(const char *path);
+void study_steps_start(const char *path, int quiet);
 void study_steps_point(const char *point, int on);
 int study_steps_check(fsvc_error *err);
 void study_steps_stop(void);

@@ -56,7 +56,10 @@ if [ -e "$UCI/optd64.train" ]; then
   # auto radius, reported step by step
   expect_exit 0 "study --radius auto" -- "$FSVC" study -q "${PIN[@]}" --max-train 600 --radius auto -R onehot \
     -o "$D" --name auto "$UCI/optd64.train" "$UCI/optd64.test"
-  expect_match "radius search: r = .* centroids" "search steps on stderr" "$ERR"
+  # -q: the steps go to their file only (stderr keeps errors)
+  expect_match "radius search: r = .* centroids" "search steps in study-auto-radius.txt" \
+    "$(cat "$D/study-auto-radius.txt" 2>/dev/null)"
+  [ -z "$ERR" ] && ok "study -q --radius auto: stderr empty" || fail "study -q: stderr: $(head -c 200 <<< "$ERR")"
   expect_match "^default: radius search: r = " "search steps in the steps file" "$(head -n 1 "$D/study-auto-radius.txt")"
   expect_match "^default,.*,auto," "CSV says the radius was searched" "$(grep '^default' "$D/study-auto.csv")"
 
@@ -90,3 +93,14 @@ expect_match "2 classes, 3 of 3 centroids shown \(2 x 3 images, zoom 4\)" "tiny 
 expect_exit 0 "show without --png describes the model" -- "$FSVC" show "$S/t.fsvc"
 expect_exit 2 "show a file that is not a model" -- "$FSVC" show "$S/t-labels-idx1-ubyte" --png "$S/x.png"
 expect_one_line "not a model: one line" "$ERR"
+
+# study -q: nothing on stderr (issue 14 point 9: the trainer's "radius:"
+# lines came through), while the radius search's steps still reach their file
+mkdir -p q && (cd q && "$FSVC" study -q --vary radius=0.5rms,1rms "$UCI/iris.train" "$UCI/iris.test" \
+  >out 2>err); rc=$?
+[ $rc -eq 0 ] && [ ! -s q/err ] && ok "study -q: stderr empty" || fail "study -q: exit $rc, stderr: $(head -c 200 q/err)"
+(cd q && "$FSVC" study -q --radius auto --max-train 300 --name auto "$UCI/optd64.train" "$UCI/optd64.test" \
+  >out 2>err)
+[ ! -s q/err ] && grep -q 'radius' q/results/study-auto-radius.txt 2>/dev/null \
+  && ok "study -q --radius auto: stderr empty, the steps in study-auto-radius.txt" \
+  || fail "study -q --radius auto: stderr $(head -c 200 q/err), steps file: $(ls q/results)"
