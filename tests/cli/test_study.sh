@@ -96,11 +96,11 @@ expect_one_line "not a model: one line" "$ERR"
 
 # study -q: nothing on stderr (issue 14 point 9: the trainer's "radius:"
 # lines came through), while the radius search's steps still reach their file
-mkdir -p q && (cd q && "$FSVC" study -q --vary radius=0.5rms,1rms "$UCI/iris.train" "$UCI/iris.test" \
+Q=$TMP/q; mkdir -p "$Q" && (cd "$Q" && "$FSVC" study -q --vary radius=0.5rms,1rms "$UCI/iris.train" "$UCI/iris.test" \
   >out 2>err); rc=$?
-[ $rc -eq 0 ] && [ ! -s q/err ] && ok "study -q: stderr empty" || fail "study -q: exit $rc, stderr: $(head -c 200 q/err)"
-(cd q && "$FSVC" study -q --radius auto --max-train 300 --name auto "$UCI/optd64.train" "$UCI/optd64.test" \
+[ $rc -eq 0 ] && [ ! -s "$Q"/err ] && ok "study -q: stderr empty" || fail "study -q: exit $rc, stderr: $(head -c 200 "$Q"/err)"
+(cd "$Q" && "$FSVC" study -q --radius auto --max-train 300 --name auto "$UCI/optd64.train" "$UCI/optd64.test" \
   >out 2>err)
-[ ! -s q/err ] && grep -q 'radius' q/results/study-auto-radius.txt 2>/dev/null \
+[ ! -s "$Q"/err ] && grep -q 'radius' "$Q"/results/study-auto-radius.txt 2>/dev/null \
   && ok "study -q --radius auto: stderr empty, the steps in study-auto-radius.txt" \
-  || fail "study -q --radius auto: stderr $(head -c 200 q/err), steps file: $(ls q/results)"
+  || fail "study -q --radius auto: stderr $(head -c 200 "$Q"/err), steps file: $(ls "$Q"/results)"
