@@ -8,8 +8,11 @@
  * centroid order), then resolves the chunk in order: a sample accepted in
  * the chunk adds its activation to the sums of the later chunk samples, one
  * term at a time, so every sum is the sequential loop's sum, bit for bit,
- * and the same centroids are selected. */
+ * and the same centroids are selected. fsvc_novelty_dist is the batched
+ * pass across processes (see novelty_core): every rank selects the
+ * one-process centroids. */
 #include "internal.h"
+#include "dist.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -73,43 +76,86 @@ static void progress_line(double t0, int64_t done, int64_t N, int64_t m, int las
                 rate > 0 ? (N - done) / rate : 0.0, last ? "\n" : "");
 }
 
-int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
-                         const bnl_ctx *ctx, const bnl_op *op, double prag,
-                         int64_t max_m, int progress, const void *X,
-                         const int64_t *order, int64_t N, int n,
-                         fsvc_error *err)
+/* The batched pass over the global order, X holding the global rows
+ * [first, first + Nloc). With dist->size > 1, each chunk's sums against the
+ * known centroids are computed by the ranks owning the chunk samples and
+ * merged with one OR exchange (status word | sums | rows: the others leave
+ * zeros, so every value arrives exactly); every rank then resolves the
+ * chunk in the same order on the same bytes. */
+static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
+                        const bnl_op *op, double prag, int64_t max_m, int progress,
+                        const void *X, const int64_t *order, int64_t N, int n,
+                        int64_t first, int64_t Nloc, const fsvc_dist *dist, fsvc_error *err)
 {
     enum { BMIN = 16, BMAX = 4096 };
+    int multi = dist && dist->size > 1;
     size_t row = (size_t)n * fsvc_dtype_size(op->dtype);
     const char *x0 = X;
     int64_t cnt = 0, cap = 256, B = 64;
     double ops = 0, t0 = fsvc_clock(), tlast = t0;
     char *C = malloc(cap * row);          /* C: cap x n, the centroids */
-    char *Xc = malloc((size_t)BMAX * row); /* Xc: B x n, the chunk */
-    double *S = malloc(BMAX * sizeof *S), *T = malloc(BMAX * sizeof *T);
-    int64_t *ci = malloc(BMAX * sizeof *ci);
+    /* P: the exchange, 8 status bytes | b sums | b rows (Xc, the chunk) */
+    char *P = malloc(8 + (size_t)BMAX * (sizeof(double) + row));
+    char *Xl = multi ? malloc((size_t)BMAX * row) : NULL; /* this rank's chunk rows */
+    double *T = malloc(BMAX * sizeof *T), *Sl = multi ? malloc(BMAX * sizeof *Sl) : NULL;
+    int64_t *ci = malloc(BMAX * sizeof *ci), *own = multi ? malloc(BMAX * sizeof *own) : NULL;
     int rc = FSVC_OK;
     /* small calls run on one thread: a parallel region costs more than
      * they do (the sums are the same on any thread count) */
     bnl_ctx one = *ctx;
     if (one.backend == BNL_CPU) one.threads = 1;
     *m = 0;
-    if (!C || !Xc || !S || !T || !ci) {
+    if (!C || !P || !T || !ci || (multi && (!Xl || !Sl || !own)))
         rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: out of memory");
-        goto done;
+    if (multi) { /* a rank short of memory stops every rank */
+        int any = dist->agree(dist->self, rc);
+        if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
     }
+    if (rc) goto done;
     for (int64_t t0i = 0; t0i < N && (max_m <= 0 || cnt < max_m);) {
-        int64_t b = N - t0i < B ? N - t0i : B;
+        int64_t b = N - t0i < B ? N - t0i : B, nl = 0;
+        int64_t *status = (int64_t *)P;
+        double *S = (double *)(P + 8);
+        char *Xc = P + 8 + (size_t)b * sizeof(double);
+        *status = 0;
         for (int64_t k = 0; k < b; k++) {
             ci[k] = order ? order[t0i + k] : t0i + k;
-            memcpy(Xc + (size_t)k * row, x0 + (size_t)ci[k] * row, row);
             S[k] = 0;
+            if (ci[k] >= first && ci[k] < first + Nloc) {
+                memcpy(Xc + (size_t)k * row, x0 + (size_t)(ci[k] - first) * row, row);
+                if (multi) own[nl] = k;
+                nl++;
+            } else {
+                memset(Xc + (size_t)k * row, 0, row);
+            }
         }
-        if (cnt > 0) {
+        if (cnt > 0 && nl == b) { /* every chunk sample here: the sums in place */
             rc = bnl_actsum((double)cnt * b * n < 4e6 ? &one : ctx, op, S, C, cnt, Xc, b, n, err);
-            if (rc) goto done;
             ops += (double)cnt * b * n;
+        } else if (cnt > 0 && nl > 0) { /* the samples of this rank, then in place */
+            for (int64_t q = 0; q < nl; q++) {
+                memcpy(Xl + (size_t)q * row, Xc + (size_t)own[q] * row, row);
+                Sl[q] = 0;
+            }
+            rc = bnl_actsum((double)cnt * nl * n < 4e6 ? &one : ctx, op, Sl, C, cnt, Xl, nl, n, err);
+            for (int64_t q = 0; !rc && q < nl; q++) S[own[q]] = Sl[q];
+            ops += (double)cnt * nl * n;
         }
+        if (multi) { /* one exchange per chunk; a failure travels in the status word */
+            int mine = rc;
+            *status = rc;
+            if (dist->bor(dist->self, P, 8 + (size_t)b * (sizeof(double) + row))) {
+                if (!mine) rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: the exchange of "
+                                          "%lld samples failed", (long long)b);
+                goto done;
+            }
+            if (!mine && *status) {
+                int code = (int)*status;
+                rc = fsvc_fail(err, code >= FSVC_EUSAGE && code <= FSVC_ERESOURCE ? code
+                               : FSVC_ERESOURCE, FSVC_DIST_ELSEWHERE);
+            }
+        }
+        if (rc) goto done;
         int64_t acc = 0;
         for (int64_t k = 0; k < b && (max_m <= 0 || cnt < max_m); k++) {
             if (!(cnt == 0 || S[k] < prag))
@@ -117,9 +163,12 @@ int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
             if (cnt == cap) {
                 char *nc = realloc(C, 2 * cap * row);
                 if (!nc) {
+                    /* every rank holds the same centroids: a failure here
+                     * is a failure of this rank alone; the others carry on
+                     * to the next exchange, which this rank answers below */
                     rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: out of memory for %lld centroids",
                                    (long long)(2 * cap));
-                    goto done;
+                    break;
                 }
                 C = nc;
                 cap *= 2;
@@ -132,13 +181,18 @@ int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
                 memset(T, 0, rest * sizeof *T);
                 rc = bnl_actsum(&one, op, T, C + (size_t)(cnt - 1) * row, 1,
                                 Xc + (size_t)(k + 1) * row, rest, n, err);
-                if (rc) goto done;
+                if (rc) break;
                 ops += (double)rest * n;
                 for (int64_t q = 0; q < rest; q++)
                     S[k + 1 + q] += T[q];
             }
         }
         t0i += b;
+        if (multi) { /* whether every rank resolved the chunk */
+            int any = dist->agree(dist->self, rc);
+            if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+        }
+        if (rc) goto done;
         /* adapt: small chunks while centroids are accepted often */
         if (acc * 8 > b && B > BMIN) B /= 2;
         else if (acc * 64 < b && B < BMAX) B *= 2;
@@ -152,6 +206,25 @@ int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
     *m = cnt;
 done:
     if (syn) *syn = ops;
-    free(C); free(Xc); free(S); free(T); free(ci);
+    free(C); free(P); free(Xl); free(T); free(Sl); free(ci); free(own);
     return rc;
+}
+
+int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
+                         const bnl_ctx *ctx, const bnl_op *op, double prag,
+                         int64_t max_m, int progress, const void *X,
+                         const int64_t *order, int64_t N, int n,
+                         fsvc_error *err)
+{
+    return novelty_core(sel, m, syn, ctx, op, prag, max_m, progress, X, order, N, n,
+                        0, N, NULL, err);
+}
+
+int fsvc_novelty_dist(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
+                      const bnl_op *op, double prag, int64_t max_m, int progress,
+                      const void *X, const int64_t *order, int64_t N, int n,
+                      int64_t first, int64_t Nloc, const fsvc_dist *dist, fsvc_error *err)
+{
+    return novelty_core(sel, m, syn, ctx, op, prag, max_m, progress, X, order, N, n,
+                        first, Nloc, dist, err);
 }
