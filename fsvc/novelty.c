@@ -77,11 +77,20 @@ static void progress_line(double t0, int64_t done, int64_t N, int64_t m, int las
 }
 
 /* The batched pass over the global order, X holding the global rows
- * [first, first + Nloc). With dist->size > 1, each chunk's sums against the
- * known centroids are computed by the ranks owning the chunk samples and
- * merged with one OR exchange (status word | sums | rows: the others leave
- * zeros, so every value arrives exactly); every rank then resolves the
- * chunk in the same order on the same bytes. */
+ * [first, first + Nloc) of the N in order. Per chunk:
+ *  1. the sums of the chunk samples held here against the centroids so
+ *     far (bnl_actsum, float64, increasing centroid order; zeros for the
+ *     samples held elsewhere), merged across processes by one OR exchange
+ *     (a status word | the sums: every value arrives exactly);
+ *  2. the candidates: the activations are >= 0 (tri, gauss), so only a
+ *     sample whose sum is already below prag can still be accepted; their
+ *     rows are shared by a second OR exchange (a few rows per chunk once
+ *     the centroids settle, not the whole chunk);
+ *  3. every process resolves the candidates in order, adding each
+ *     accepted candidate's activation to the later candidates' sums one
+ *     term at a time: the sequential loop's sums and centroids, bit for
+ *     bit, on every process; then one status agreement.
+ * One process (dist NULL or of size 1) does the same without exchanges. */
 static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
                         const bnl_op *op, double prag, int64_t max_m, int progress,
                         const void *X, const int64_t *order, int64_t N, int n,
@@ -93,102 +102,103 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
     const char *x0 = X;
     int64_t cnt = 0, cap = 256, B = 64;
     double ops = 0, t0 = fsvc_clock(), tlast = t0;
-    char *C = malloc(cap * row);          /* C: cap x n, the centroids */
-    /* P: the exchange, 8 status bytes | b sums | b rows (Xc, the chunk) */
-    char *P = malloc(8 + (size_t)BMAX * (sizeof(double) + row));
-    char *Xl = multi ? malloc((size_t)BMAX * row) : NULL; /* this rank's chunk rows */
-    double *T = malloc(BMAX * sizeof *T), *Sl = multi ? malloc(BMAX * sizeof *Sl) : NULL;
-    int64_t *ci = malloc(BMAX * sizeof *ci), *own = multi ? malloc(BMAX * sizeof *own) : NULL;
+    char *C = malloc(cap * row);               /* C: cap x n, the centroids */
+    int64_t *P = malloc((1 + BMAX) * sizeof *P); /* status word | b sums */
+    double *S = (double *)(P ? P + 1 : NULL);
+    char *Xl = malloc((size_t)BMAX * row);     /* the chunk rows held here */
+    char *Xc = malloc((size_t)BMAX * row);     /* the candidates' rows */
+    double *T = malloc(BMAX * sizeof *T), *Sl = malloc(BMAX * sizeof *Sl);
+    int64_t *ci = malloc(BMAX * sizeof *ci), *own = malloc(BMAX * sizeof *own);
+    int64_t *cand = malloc(BMAX * sizeof *cand);
     int rc = FSVC_OK;
     /* small calls run on one thread: a parallel region costs more than
      * they do (the sums are the same on any thread count) */
     bnl_ctx one = *ctx;
     if (one.backend == BNL_CPU) one.threads = 1;
     *m = 0;
-    if (!C || !P || !T || !ci || (multi && (!Xl || !Sl || !own)))
+    if (!C || !P || !Xl || !Xc || !T || !Sl || !ci || !own || !cand)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: out of memory");
-    if (multi) { /* a rank short of memory stops every rank */
+    if (multi) { /* a process short of memory stops every process */
         int any = dist->agree(dist->self, rc);
         if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
     }
     if (rc) goto done;
     for (int64_t t0i = 0; t0i < N && (max_m <= 0 || cnt < max_m);) {
-        int64_t b = N - t0i < B ? N - t0i : B, nl = 0;
-        int64_t *status = (int64_t *)P;
-        double *S = (double *)(P + 8);
-        char *Xc = P + 8 + (size_t)b * sizeof(double);
-        *status = 0;
+        int64_t b = N - t0i < B ? N - t0i : B, nl = 0, nc = 0;
         for (int64_t k = 0; k < b; k++) {
             ci[k] = order ? order[t0i + k] : t0i + k;
             S[k] = 0;
             if (ci[k] >= first && ci[k] < first + Nloc) {
-                memcpy(Xc + (size_t)k * row, x0 + (size_t)(ci[k] - first) * row, row);
-                if (multi) own[nl] = k;
-                nl++;
-            } else {
-                memset(Xc + (size_t)k * row, 0, row);
+                memcpy(Xl + (size_t)nl * row, x0 + (size_t)(ci[k] - first) * row, row);
+                own[nl++] = k;
             }
         }
-        if (cnt > 0 && nl == b) { /* every chunk sample here: the sums in place */
-            rc = bnl_actsum((double)cnt * b * n < 4e6 ? &one : ctx, op, S, C, cnt, Xc, b, n, err);
-            ops += (double)cnt * b * n;
-        } else if (cnt > 0 && nl > 0) { /* the samples of this rank, then in place */
-            for (int64_t q = 0; q < nl; q++) {
-                memcpy(Xl + (size_t)q * row, Xc + (size_t)own[q] * row, row);
-                Sl[q] = 0;
-            }
+        if (cnt > 0 && nl > 0) {
+            memset(Sl, 0, (size_t)nl * sizeof *Sl);
             rc = bnl_actsum((double)cnt * nl * n < 4e6 ? &one : ctx, op, Sl, C, cnt, Xl, nl, n, err);
             for (int64_t q = 0; !rc && q < nl; q++) S[own[q]] = Sl[q];
             ops += (double)cnt * nl * n;
         }
-        if (multi) { /* one exchange per chunk; a failure travels in the status word */
+        if (multi) { /* exchange 1: the sums; a failure travels in the status word */
             int mine = rc;
-            *status = rc;
-            if (dist->bor(dist->self, P, 8 + (size_t)b * (sizeof(double) + row))) {
+            P[0] = rc;
+            if (dist->bor(dist->self, P, (size_t)(1 + b) * sizeof *P)) {
                 if (!mine) rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: the exchange of "
-                                          "%lld samples failed", (long long)b);
+                                          "%lld sums failed", (long long)b);
                 goto done;
             }
-            if (!mine && *status) {
-                int code = (int)*status;
+            if (!mine && P[0]) {
+                int code = (int)P[0];
                 rc = fsvc_fail(err, code >= FSVC_EUSAGE && code <= FSVC_ERESOURCE ? code
                                : FSVC_ERESOURCE, FSVC_DIST_ELSEWHERE);
             }
         }
         if (rc) goto done;
+        /* the candidates and their rows (q walks this process's rows) */
+        for (int64_t k = 0, q = 0; k < b; k++) {
+            int here = q < nl && own[q] == k;
+            if (cnt == 0 || S[k] < prag) {
+                if (here) memcpy(Xc + (size_t)nc * row, Xl + (size_t)q * row, row);
+                else memset(Xc + (size_t)nc * row, 0, row);
+                cand[nc++] = k;
+            }
+            q += here;
+        }
+        if (multi && nc > 0 && dist->bor(dist->self, Xc, (size_t)nc * row)) {
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: the exchange of %lld rows failed",
+                           (long long)nc);
+            goto done;
+        }
         int64_t acc = 0;
-        for (int64_t k = 0; k < b && (max_m <= 0 || cnt < max_m); k++) {
-            if (!(cnt == 0 || S[k] < prag))
+        for (int64_t j = 0; j < nc && (max_m <= 0 || cnt < max_m); j++) {
+            if (!(cnt == 0 || S[cand[j]] < prag))
                 continue;
             if (cnt == cap) {
-                char *nc = realloc(C, 2 * cap * row);
-                if (!nc) {
-                    /* every rank holds the same centroids: a failure here
-                     * is a failure of this rank alone; the others carry on
-                     * to the next exchange, which this rank answers below */
+                char *grown = realloc(C, 2 * cap * row);
+                if (!grown) {
                     rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: out of memory for %lld centroids",
                                    (long long)(2 * cap));
                     break;
                 }
-                C = nc;
+                C = grown;
                 cap *= 2;
             }
-            memcpy(C + (size_t)cnt * row, Xc + (size_t)k * row, row);
-            sel[cnt++] = ci[k];
+            memcpy(C + (size_t)cnt * row, Xc + (size_t)j * row, row);
+            sel[cnt++] = ci[cand[j]];
             acc++;
-            int64_t rest = b - k - 1;
+            int64_t rest = nc - j - 1;
             if (rest > 0) {
                 memset(T, 0, rest * sizeof *T);
                 rc = bnl_actsum(&one, op, T, C + (size_t)(cnt - 1) * row, 1,
-                                Xc + (size_t)(k + 1) * row, rest, n, err);
+                                Xc + (size_t)(j + 1) * row, rest, n, err);
                 if (rc) break;
                 ops += (double)rest * n;
                 for (int64_t q = 0; q < rest; q++)
-                    S[k + 1 + q] += T[q];
+                    S[cand[j + 1 + q]] += T[q];
             }
         }
         t0i += b;
-        if (multi) { /* whether every rank resolved the chunk */
+        if (multi) { /* whether every process resolved the chunk */
             int any = dist->agree(dist->self, rc);
             if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
         }
@@ -206,7 +216,7 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
     *m = cnt;
 done:
     if (syn) *syn = ops;
-    free(C); free(P); free(Xl); free(T); free(Sl); free(ci); free(own);
+    free(C); free(P); free(Xl); free(Xc); free(T); free(Sl); free(ci); free(own); free(cand);
     return rc;
 }
 
