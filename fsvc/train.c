@@ -535,7 +535,7 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
     if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
     if (rc) goto fail;
     if (gcls) {
-        memcpy(gcls + first, d->cls, (size_t)d->N * sizeof *gcls);
+        if (d->N > 0) memcpy(gcls + first, d->cls, (size_t)d->N * sizeof *gcls);
         if (dist->bor(dist->self, gcls, (size_t)N * sizeof *gcls)) {
             rc = fsvc_fail(err, FSVC_ERESOURCE, "train: the exchange of the class index failed");
             goto fail;

@@ -7,7 +7,8 @@
 # not bit for bit), so the check is the predictions on the test set, which
 # must be the one-process file. UCI sets (iris, optd64, satimg; one run
 # with a shuffled pass order) and a 5000-sample MNIST subset (capped by
-# --max-neurons); the radius search (-r auto) across ranks; the LMS readout
+# --max-neurons); one sample per rank; the radius search (-r auto) across
+# ranks; the LMS readout
 # still refused with one line.
 source "$(dirname "$0")/lib.sh"
 
@@ -68,6 +69,15 @@ for s in global per-class; do
   same_model "1 2 3 4" ridge "mnist 5000 -s $s" mn/train "$MNIST/t10k-images-idx3-ubyte.gz" \
     -s $s -r 0.3rms --max-neurons 300 --solver direct
 done
+
+# one sample per rank (train refuses fewer samples than ranks), per class:
+# most ranks hold no sample of a class
+printf '1 1:0.1 2:0.5\n2 1:0.9 2:0.2\n1 1:0.4 2:0.45\n2 1:0.8 2:0.3\n' > four.txt
+"$FSVC" train -q -s per-class -R onehot -r 0.2 four.txt one.fsvc >/dev/null 2>&1
+rm -f k.fsvc
+expect_exit 0 "4 samples on 4 ranks, per class" -- "${MPIRUN[@]}" -np 4 "$FSVC" train -q -s per-class -R onehot -r 0.2 four.txt k.fsvc </dev/null
+[ -s one.fsvc ] && cmp -s one.fsvc k.fsvc && ok "4 samples on 4 ranks: the one-process model bytes" \
+  || fail "4 samples on 4 ranks: the one-process model bytes"
 
 # the radius search runs across ranks: the same radius and centroids
 "$FSVC" train -q -s global -R onehot -r auto "$UCI/iris.train" one.fsvc >/dev/null 2>&1
