@@ -8,8 +8,7 @@
 # must be the one-process file. UCI sets (iris, optd64, satimg; one run
 # with a shuffled pass order) and a 5000-sample MNIST subset (capped by
 # --max-neurons); one sample per rank; the radius search (-r auto) across
-# ranks; the LMS readout
-# still refused with one line.
+# ranks; the LMS readout still refused with one line.
 source "$(dirname "$0")/lib.sh"
 
 if ! command -v mpirun >/dev/null; then
