@@ -101,7 +101,10 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
     size_t row = (size_t)n * fsvc_dtype_size(op->dtype);
     const char *x0 = X;
     int64_t cnt = 0, cap = 256, B = 64;
-    double ops = 0, t0 = fsvc_clock(), tlast = t0;
+    /* the synaptic operations: the chunk sums of this process's samples
+     * (added over the processes at the end) and the resolves (the same on
+     * every process, counted once) */
+    double ops = 0, ops_res = 0, t0 = fsvc_clock(), tlast = t0;
     char *C = malloc(cap * row);               /* C: cap x n, the centroids */
     int64_t *P = malloc((1 + BMAX) * sizeof *P); /* status word | b sums */
     double *S = (double *)(P ? P + 1 : NULL);
@@ -192,7 +195,7 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
                 rc = bnl_actsum(&one, op, T, C + (size_t)(cnt - 1) * row, 1,
                                 Xc + (size_t)(j + 1) * row, rest, n, err);
                 if (rc) break;
-                ops += (double)rest * n;
+                ops_res += (double)rest * n;
                 for (int64_t q = 0; q < rest; q++)
                     S[cand[j + 1 + q]] += T[q];
             }
@@ -213,9 +216,11 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
     }
     if (progress)
         progress_line(t0, N, N, cnt, 1);
+    if (multi && dist->sum(dist->self, &ops, 1, FSVC_F64))
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: the sum of the operation counts failed");
     *m = cnt;
 done:
-    if (syn) *syn = ops;
+    if (syn) *syn = ops + ops_res;
     free(C); free(P); free(Xl); free(Xc); free(T); free(Sl); free(ci); free(own); free(cand);
     return rc;
 }

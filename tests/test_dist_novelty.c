@@ -5,7 +5,8 @@
  * plain sequential loop selects on the whole set (file order, a shuffled
  * order, a cap, a dense pass with many centroids); fsvc_train_dist with
  * -s global / per-class (given radius, Xrms, radius search) gives the
- * one-process centroids and labels, readout weights within 1e-9 relative;
+ * one-process centroids and labels, readout weights within 1e-9 relative,
+ * the selection's synaptic operation count of one process;
  * a rank that fails inside the pass stops every rank, none hangs. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,7 +38,7 @@ typedef struct {
     int st[MAXK];
     double slot[MAXK][SLOT / sizeof(double)];
     struct { int rc; int64_t m; char msg[1024]; int64_t sel[MAXM]; double R[MAXM * K_];
-             float C[MAXM * n_]; int lab[MAXM]; double radius; } out[MAXK];
+             float C[MAXM * n_]; int lab[MAXM]; double radius, syn; } out[MAXK];
 } team;
 
 typedef struct { team *t; int rank; } member;
@@ -148,12 +149,14 @@ static void run_rank(team *T, int r, const job *J)
         fsvc_param p = J->p;
         if (r == J->bad_rank) p.backend = "nosuch";
         fsvc_model M;
-        T->out[r].rc = fsvc_train_dist(&M, NULL, &v, N_, lo, &p, &dist, &err);
+        fsvc_train_info info;
+        T->out[r].rc = fsvc_train_dist(&M, &info, &v, N_, lo, &p, &dist, &err);
         if (T->out[r].rc == 0 && (M.m > MAXM || M.dtype != FSVC_F32))
             T->out[r].rc = 99;
         if (T->out[r].rc == 0) {
             T->out[r].m = M.m;
             T->out[r].radius = M.radius;
+            T->out[r].syn = info.syn_select;
             memcpy(T->out[r].R, M.R, (size_t)M.m * M.Kout * sizeof *M.R);
             memcpy(T->out[r].C, M.C, (size_t)M.m * n_ * sizeof(float));
             memcpy(T->out[r].lab, M.lab, (size_t)M.m * sizeof *M.lab);
@@ -239,8 +242,9 @@ static void train_case(int select, double radius, double rms, int shuffle)
     p.dtype = FSVC_F32;
     p.threads = 1;
     fsvc_model one;
+    fsvc_train_info info;
     fsvc_error err;
-    assert_int_equal(fsvc_train(&one, NULL, &D, &p, &err), 0);
+    assert_int_equal(fsvc_train(&one, &info, &D, &p, &err), 0);
     assert_true(one.m > 1 && one.m <= MAXM);
     job J = { 0 };
     J.mode = 1; J.p = p; J.bad_rank = -1;
@@ -250,6 +254,9 @@ static void train_case(int select, double radius, double rms, int shuffle)
             assert_int_equal(T->out[r].rc, 0);
             assert_int_equal(T->out[r].m, one.m);
             assert_true(T->out[r].radius == one.radius);
+            /* the synaptic operations of the selection: every process's
+             * chunk sums added, the resolves once (t_syn as one process) */
+            assert_true(info.syn_select > 0 && T->out[r].syn == info.syn_select);
             assert_memory_equal(T->out[r].C, one.C, (size_t)one.m * n_ * sizeof(float));
             assert_memory_equal(T->out[r].lab, one.lab, (size_t)one.m * sizeof *one.lab);
             double num = 0, den = 0;
