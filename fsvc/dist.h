@@ -39,13 +39,15 @@ const fsvc_dist *fsvc_dist_one(void);
 #define FSVC_DIST_ELSEWHERE "stopped: another process failed"
 
 /* fsvc_train on the slice d = global samples [first, first + d->N) of
- * N_total (d's labels indexed into the same classes on every rank). Only
- * random selection with the ridge readout is distributed when dist->size
- * > 1 (other settings: FSVC_EUSAGE), with any solver (direct: the partial
- * H^T H summed; pcg: the partial products of every iteration summed;
- * auto: chosen by m as one process does) and --augment; the centroids are
- * the global samples one process picks with the same seed, and every rank
- * returns the same model. With fsvc_dist_one() it is fsvc_train. */
+ * N_total (d's labels indexed into the same classes on every rank). When
+ * dist->size > 1, random selection and the novelty pass (global or per
+ * class, any radius rule) are distributed with the ridge readout (any
+ * solver: direct, the partial H^T H summed; pcg, the partial products of
+ * every iteration summed; auto, chosen by m as one process does; and
+ * --augment) or the one-hot readout (other settings: FSVC_EUSAGE); the
+ * centroids are the global samples one process picks with the same seed,
+ * and every rank returns the same model. With fsvc_dist_one() it is
+ * fsvc_train. */
 int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset *d,
                     int64_t N_total, int64_t first, const fsvc_param *p,
                     const fsvc_dist *dist, fsvc_error *err);

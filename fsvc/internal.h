@@ -33,6 +33,16 @@ int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
                          int64_t max_m, int progress, const void *X,
                          const int64_t *order, int64_t N, int n,
                          fsvc_error *err);
+/* The batched pass across processes: X holds the global rows [first,
+ * first + Nloc) of the N in order (global indices); every rank returns the
+ * centroids one process selects (one OR exchange and one status agreement
+ * per chunk; every rank calls it). */
+struct fsvc_dist;
+int fsvc_novelty_dist(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
+                      const bnl_op *op, double prag, int64_t max_m, int progress,
+                      const void *X, const int64_t *order, int64_t N, int n,
+                      int64_t first, int64_t Nloc, const struct fsvc_dist *dist,
+                      fsvc_error *err);
 
 /* The radius search (fsvc/train.c): the author's recipe from r0 over
  * selections run by pass (r, stop past cap centroids -> *m, *syn). */

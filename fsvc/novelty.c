@@ -8,8 +8,11 @@
  * centroid order), then resolves the chunk in order: a sample accepted in
  * the chunk adds its activation to the sums of the later chunk samples, one
  * term at a time, so every sum is the sequential loop's sum, bit for bit,
- * and the same centroids are selected. */
+ * and the same centroids are selected. fsvc_novelty_dist is the batched
+ * pass across processes (see novelty_core): every rank selects the
+ * one-process centroids. */
 #include "internal.h"
+#include "dist.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -73,72 +76,136 @@ static void progress_line(double t0, int64_t done, int64_t N, int64_t m, int las
                 rate > 0 ? (N - done) / rate : 0.0, last ? "\n" : "");
 }
 
-int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
-                         const bnl_ctx *ctx, const bnl_op *op, double prag,
-                         int64_t max_m, int progress, const void *X,
-                         const int64_t *order, int64_t N, int n,
-                         fsvc_error *err)
+/* The batched pass over the global order, X holding the global rows
+ * [first, first + Nloc) of the N in order. Per chunk:
+ *  1. the sums of the chunk samples held here against the centroids so
+ *     far (bnl_actsum, float64, increasing centroid order; zeros for the
+ *     samples held elsewhere), merged across processes by one OR exchange
+ *     (a status word | the sums: every value arrives exactly);
+ *  2. the candidates: the activations are >= 0 (tri, gauss), so only a
+ *     sample whose sum is already below prag can still be accepted; their
+ *     rows are shared by a second OR exchange (a few rows per chunk once
+ *     the centroids settle, not the whole chunk);
+ *  3. every process resolves the candidates in order, adding each
+ *     accepted candidate's activation to the later candidates' sums one
+ *     term at a time: the sequential loop's sums and centroids, bit for
+ *     bit, on every process; then one status agreement.
+ * One process (dist NULL or of size 1) does the same without exchanges. */
+static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
+                        const bnl_op *op, double prag, int64_t max_m, int progress,
+                        const void *X, const int64_t *order, int64_t N, int n,
+                        int64_t first, int64_t Nloc, const fsvc_dist *dist, fsvc_error *err)
 {
     enum { BMIN = 16, BMAX = 4096 };
+    int multi = dist && dist->size > 1;
     size_t row = (size_t)n * fsvc_dtype_size(op->dtype);
     const char *x0 = X;
     int64_t cnt = 0, cap = 256, B = 64;
-    double ops = 0, t0 = fsvc_clock(), tlast = t0;
-    char *C = malloc(cap * row);          /* C: cap x n, the centroids */
-    char *Xc = malloc((size_t)BMAX * row); /* Xc: B x n, the chunk */
-    double *S = malloc(BMAX * sizeof *S), *T = malloc(BMAX * sizeof *T);
-    int64_t *ci = malloc(BMAX * sizeof *ci);
+    /* the synaptic operations: the chunk sums of this process's samples
+     * (added over the processes at the end) and the resolves (the same on
+     * every process, counted once) */
+    double ops = 0, ops_res = 0, t0 = fsvc_clock(), tlast = t0;
+    char *C = malloc(cap * row);               /* C: cap x n, the centroids */
+    int64_t *P = malloc((1 + BMAX) * sizeof *P); /* status word | b sums */
+    double *S = (double *)(P ? P + 1 : NULL);
+    char *Xl = malloc((size_t)BMAX * row);     /* the chunk rows held here */
+    char *Xc = malloc((size_t)BMAX * row);     /* the candidates' rows */
+    double *T = malloc(BMAX * sizeof *T), *Sl = malloc(BMAX * sizeof *Sl);
+    int64_t *ci = malloc(BMAX * sizeof *ci), *own = malloc(BMAX * sizeof *own);
+    int64_t *cand = malloc(BMAX * sizeof *cand);
     int rc = FSVC_OK;
     /* small calls run on one thread: a parallel region costs more than
      * they do (the sums are the same on any thread count) */
     bnl_ctx one = *ctx;
     if (one.backend == BNL_CPU) one.threads = 1;
     *m = 0;
-    if (!C || !Xc || !S || !T || !ci) {
+    if (!C || !P || !Xl || !Xc || !T || !Sl || !ci || !own || !cand)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: out of memory");
-        goto done;
+    if (multi) { /* a process short of memory stops every process */
+        int any = dist->agree(dist->self, rc);
+        if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
     }
+    if (rc) goto done;
     for (int64_t t0i = 0; t0i < N && (max_m <= 0 || cnt < max_m);) {
-        int64_t b = N - t0i < B ? N - t0i : B;
+        int64_t b = N - t0i < B ? N - t0i : B, nl = 0, nc = 0;
         for (int64_t k = 0; k < b; k++) {
             ci[k] = order ? order[t0i + k] : t0i + k;
-            memcpy(Xc + (size_t)k * row, x0 + (size_t)ci[k] * row, row);
             S[k] = 0;
+            if (ci[k] >= first && ci[k] < first + Nloc) {
+                memcpy(Xl + (size_t)nl * row, x0 + (size_t)(ci[k] - first) * row, row);
+                own[nl++] = k;
+            }
         }
-        if (cnt > 0) {
-            rc = bnl_actsum((double)cnt * b * n < 4e6 ? &one : ctx, op, S, C, cnt, Xc, b, n, err);
-            if (rc) goto done;
-            ops += (double)cnt * b * n;
+        if (cnt > 0 && nl > 0) {
+            memset(Sl, 0, (size_t)nl * sizeof *Sl);
+            rc = bnl_actsum((double)cnt * nl * n < 4e6 ? &one : ctx, op, Sl, C, cnt, Xl, nl, n, err);
+            for (int64_t q = 0; !rc && q < nl; q++) S[own[q]] = Sl[q];
+            ops += (double)cnt * nl * n;
+        }
+        if (multi) { /* exchange 1: the sums; a failure travels in the status word */
+            int mine = rc;
+            P[0] = rc;
+            if (dist->bor(dist->self, P, (size_t)(1 + b) * sizeof *P)) {
+                if (!mine) rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: the exchange of "
+                                          "%lld sums failed", (long long)b);
+                goto done;
+            }
+            if (!mine && P[0]) {
+                int code = (int)P[0];
+                rc = fsvc_fail(err, code >= FSVC_EUSAGE && code <= FSVC_ERESOURCE ? code
+                               : FSVC_ERESOURCE, FSVC_DIST_ELSEWHERE);
+            }
+        }
+        if (rc) goto done;
+        /* the candidates and their rows (q walks this process's rows) */
+        for (int64_t k = 0, q = 0; k < b; k++) {
+            int here = q < nl && own[q] == k;
+            if (cnt == 0 || S[k] < prag) {
+                if (here) memcpy(Xc + (size_t)nc * row, Xl + (size_t)q * row, row);
+                else memset(Xc + (size_t)nc * row, 0, row);
+                cand[nc++] = k;
+            }
+            q += here;
+        }
+        if (multi && nc > 0 && dist->bor(dist->self, Xc, (size_t)nc * row)) {
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: the exchange of %lld rows failed",
+                           (long long)nc);
+            goto done;
         }
         int64_t acc = 0;
-        for (int64_t k = 0; k < b && (max_m <= 0 || cnt < max_m); k++) {
-            if (!(cnt == 0 || S[k] < prag))
+        for (int64_t j = 0; j < nc && (max_m <= 0 || cnt < max_m); j++) {
+            if (!(cnt == 0 || S[cand[j]] < prag))
                 continue;
             if (cnt == cap) {
-                char *nc = realloc(C, 2 * cap * row);
-                if (!nc) {
+                char *grown = realloc(C, 2 * cap * row);
+                if (!grown) {
                     rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: out of memory for %lld centroids",
                                    (long long)(2 * cap));
-                    goto done;
+                    break;
                 }
-                C = nc;
+                C = grown;
                 cap *= 2;
             }
-            memcpy(C + (size_t)cnt * row, Xc + (size_t)k * row, row);
-            sel[cnt++] = ci[k];
+            memcpy(C + (size_t)cnt * row, Xc + (size_t)j * row, row);
+            sel[cnt++] = ci[cand[j]];
             acc++;
-            int64_t rest = b - k - 1;
+            int64_t rest = nc - j - 1;
             if (rest > 0) {
                 memset(T, 0, rest * sizeof *T);
                 rc = bnl_actsum(&one, op, T, C + (size_t)(cnt - 1) * row, 1,
-                                Xc + (size_t)(k + 1) * row, rest, n, err);
-                if (rc) goto done;
-                ops += (double)rest * n;
+                                Xc + (size_t)(j + 1) * row, rest, n, err);
+                if (rc) break;
+                ops_res += (double)rest * n;
                 for (int64_t q = 0; q < rest; q++)
-                    S[k + 1 + q] += T[q];
+                    S[cand[j + 1 + q]] += T[q];
             }
         }
         t0i += b;
+        if (multi) { /* whether every process resolved the chunk */
+            int any = dist->agree(dist->self, rc);
+            if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+        }
+        if (rc) goto done;
         /* adapt: small chunks while centroids are accepted often */
         if (acc * 8 > b && B > BMIN) B /= 2;
         else if (acc * 64 < b && B < BMAX) B *= 2;
@@ -149,9 +216,30 @@ int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
     }
     if (progress)
         progress_line(t0, N, N, cnt, 1);
+    if (multi && dist->sum(dist->self, &ops, 1, FSVC_F64))
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: the sum of the operation counts failed");
     *m = cnt;
 done:
-    if (syn) *syn = ops;
-    free(C); free(Xc); free(S); free(T); free(ci);
+    if (syn) *syn = ops + ops_res;
+    free(C); free(P); free(Xl); free(Xc); free(T); free(Sl); free(ci); free(own); free(cand);
     return rc;
+}
+
+int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
+                         const bnl_ctx *ctx, const bnl_op *op, double prag,
+                         int64_t max_m, int progress, const void *X,
+                         const int64_t *order, int64_t N, int n,
+                         fsvc_error *err)
+{
+    return novelty_core(sel, m, syn, ctx, op, prag, max_m, progress, X, order, N, n,
+                        0, N, NULL, err);
+}
+
+int fsvc_novelty_dist(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
+                      const bnl_op *op, double prag, int64_t max_m, int progress,
+                      const void *X, const int64_t *order, int64_t N, int n,
+                      int64_t first, int64_t Nloc, const fsvc_dist *dist, fsvc_error *err)
+{
+    return novelty_core(sel, m, syn, ctx, op, prag, max_m, progress, X, order, N, n,
+                        first, Nloc, dist, err);
 }

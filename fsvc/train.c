@@ -57,11 +57,20 @@ static int check_param(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *e
     return FSVC_OK;
 }
 
+/* Where the samples are: X holds the global rows [first, first + Nloc) of
+ * d->N (the global count); cls is the class index of every global sample
+ * (NULL when not needed); dist the processes (fsvc_dist_one(): one). */
+typedef struct {
+    int64_t first, Nloc;
+    const int *cls;
+    const fsvc_dist *dist;
+} slice_at;
+
 /* One selection with radius r: fills sel (capacity N), *m. */
 static int select_pass(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
                        bnl_op op, double r, const fsvc_param *p, int64_t cap,
                        const void *X, const int64_t *order, const fsvc_dataset *d,
-                       int progress, fsvc_error *err)
+                       const slice_at *at, int progress, fsvc_error *err)
 {
     op.radius = r;
     if (p->select == FSVC_SELECT_RANDOM) { /* the first cap of the (shuffled) order */
@@ -72,8 +81,8 @@ static int select_pass(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx
         return FSVC_OK;
     }
     if (p->select == FSVC_SELECT_GLOBAL || p->regression)
-        return fsvc_novelty_batched(sel, m, syn, ctx, &op, p->prag, cap, progress, X,
-                                    order, d->N, d->n, err);
+        return fsvc_novelty_dist(sel, m, syn, ctx, &op, p->prag, cap, progress, X,
+                                 order, d->N, d->n, at->first, at->Nloc, at->dist, err);
     /* per class: the same pass inside each class, class after class */
     int64_t *sub = malloc((size_t)d->N * sizeof *sub), tot = 0;
     double s = 0;
@@ -85,12 +94,12 @@ static int select_pass(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx
         double sk = 0;
         for (int64_t t = 0; t < d->N; t++) {
             int64_t i = order ? order[t] : t;
-            if (d->cls[i] == k) sub[cnt++] = i;
+            if (at->cls[i] == k) sub[cnt++] = i;
         }
         if (!cnt) continue;
-        rc = fsvc_novelty_batched(sel + tot, &mk, &sk, ctx, &op, p->prag,
-                                  cap > 0 ? cap - tot : 0, progress, X, sub, cnt,
-                                  d->n, err);
+        rc = fsvc_novelty_dist(sel + tot, &mk, &sk, ctx, &op, p->prag,
+                               cap > 0 ? cap - tot : 0, progress, X, sub, cnt, d->n,
+                               at->first, at->Nloc, at->dist, err);
         if (rc) break;
         tot += mk;
         s += sk;
@@ -206,6 +215,7 @@ typedef struct dense_pass {
     const void *X;
     const int64_t *order;
     const fsvc_dataset *d;
+    const slice_at *at;
     int64_t *sel;
 } dense_pass;
 
@@ -214,21 +224,40 @@ static int dense_pass_fn(void *self, double r, int64_t cap, int64_t *m, double *
 {
     dense_pass *dp = self;
     return select_pass(dp->sel, m, syn, dp->ctx, dp->op, r, dp->p, cap, dp->X, dp->order,
-                       dp->d, 0, err);
+                       dp->d, dp->at, 0, err);
 }
 
+/* d: the global count (d->N); X: the slice at (all of it for one process) */
 static int radius_search(double *r_out, double *syn, const bnl_ctx *ctx, bnl_op op,
                          const fsvc_param *p, const void *X, const int64_t *order,
-                         const fsvc_dataset *d, int64_t *sel, fsvc_error *err)
+                         const fsvc_dataset *d, const slice_at *at, int64_t *sel,
+                         fsvc_error *err)
 {
-    /* start: the largest distance from the first sample to up to 1000 others */
+    /* start: the largest distance from the first sample to up to 1000 others
+     * (the global rows 0..k0-1, on every process) */
     double r = 0;
     size_t row = (size_t)d->n * fsvc_dtype_size(op.dtype);
-    for (int64_t i = 1; i < d->N && i <= 1000; i++) {
-        double dd = fsvc_pair_dist(op.dist, op.dtype, X, (const char *)X + (size_t)i * row, d->n);
+    int64_t k0 = d->N < 1001 ? d->N : 1001;
+    const void *X0 = X;
+    void *R0 = NULL;
+    if (at->dist->size > 1) {
+        int64_t *idx = malloc((size_t)k0 * sizeof *idx);
+        R0 = malloc((size_t)k0 * row);
+        int rc = !idx || !R0 ? fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory") : FSVC_OK;
+        int any = at->dist->agree(at->dist->self, rc);
+        if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+        for (int64_t i = 0; !rc && i < k0; i++) idx[i] = i;
+        if (!rc) rc = fsvc_dist_rows(R0, X, row, idx, k0, at->first, at->Nloc, at->dist, err);
+        free(idx);
+        if (rc) { free(R0); return rc; }
+        X0 = R0;
+    }
+    for (int64_t i = 1; i < k0; i++) {
+        double dd = fsvc_pair_dist(op.dist, op.dtype, X0, (const char *)X0 + (size_t)i * row, d->n);
         if (dd > r) r = dd;
     }
-    dense_pass dp = {ctx, op, p, X, order, d, sel};
+    free(R0);
+    dense_pass dp = {ctx, op, p, X, order, d, at, sel};
     return fsvc_radius_search(r_out, syn, r, d->N, p, d->source, dense_pass_fn, &dp, err);
 }
 
@@ -368,8 +397,9 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
     return fsvc_train_dist(model, info, d, d->N, 0, p, fsvc_dist_one(), err);
 }
 
-/* Under several processes: random selection and the ridge readout only,
- * a radius given (-r R or -r Xrms), slices that cover N_total. */
+/* Under several processes: any selection (random, or the novelty pass
+ * global or per class, with any radius: given, Xrms or searched), the
+ * ridge (direct) or one-hot readout, slices that cover N_total. */
 static int check_dist(const fsvc_dataset *d, int64_t N_total, int64_t first,
                       const fsvc_param *p, const fsvc_dist *dist, fsvc_error *err)
 {
@@ -378,10 +408,10 @@ static int check_dist(const fsvc_dataset *d, int64_t N_total, int64_t first,
                          (long long)first, (long long)(first + d->N), (long long)N_total);
     if (dist->size <= 1)
         return FSVC_OK;
-    if (p->select != FSVC_SELECT_RANDOM || p->readout != FSVC_READOUT_RIDGE)
-        return fsvc_fail(err, FSVC_EUSAGE, "train: across processes only random selection with "
-                         "the ridge readout is distributed (-s random -R ridge with -r); run "
-                         "other settings as one process");
+    if (p->readout == FSVC_READOUT_LMS)
+        return fsvc_fail(err, FSVC_EUSAGE, "train: across processes the readout is ridge or "
+                         "one-hot; the LMS readout (-R lms) updates the weights sample after "
+                         "sample in one sequence, so it runs as one process");
     if (p->scale_features)
         return fsvc_fail(err, FSVC_EUSAGE, "train: --scale-features range runs as one "
                          "process (the range of every slice would differ)");
@@ -474,6 +504,7 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
     void *X = NULL;
     int64_t *order = NULL, *sel = NULL;
     double *yc = NULL;
+    int *gcls = NULL;
     bnl_ctx ctx;
     int ctx_open = 0;
     rc = fsvc_model_input_threads(&X, M, d, p->threads, err);
@@ -491,9 +522,26 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
         for (int64_t i = 0; !rc && i < N; i++) order[i] = i;
         if (!rc) fsvc_shuffle(order, N, p->seed);
     }
+    /* the selection sees the global count; per class across processes it
+     * needs the class of every global sample (each rank's slice, ORed) */
+    fsvc_dataset dg = *d;
+    dg.N = N;
+    slice_at at = { first, d->N, d->cls, dist };
+    if (!rc && dist->size > 1 && p->select == FSVC_SELECT_PER_CLASS && !p->regression) {
+        gcls = calloc((size_t)(N ? N : 1), sizeof *gcls);
+        if (!gcls) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+    }
     int any = dist->agree(dist->self, rc);
     if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
     if (rc) goto fail;
+    if (gcls) {
+        if (d->N > 0) memcpy(gcls + first, d->cls, (size_t)d->N * sizeof *gcls);
+        if (dist->bor(dist->self, gcls, (size_t)N * sizeof *gcls)) {
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "train: the exchange of the class index failed");
+            goto fail;
+        }
+        at.cls = gcls;
+    }
     bnl_op op = { (bnl_dist)p->dist, (bnl_act)p->act, M->dtype, p->radius };
     int bars = p->progress == FSVC_PROGRESS_ALL; /* the progress lines */
     double t0 = fsvc_clock(), syn = 0, syn2 = 0;
@@ -504,10 +552,15 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
         if (dist->size > 1) { /* the same (up to) 800 global rows on every rank */
             size_t row = (size_t)d->n * fsvc_dtype_size(M->dtype);
             void *R8 = malloc((size_t)(k ? k : 1) * row);
-            if (!R8) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto fail; }
-            rc = fsvc_dist_rows(R8, X, row, order, k, first, d->N, dist, err);
+            int64_t *idx = order ? NULL : malloc((size_t)(k ? k : 1) * sizeof *idx);
+            if (!R8 || (!order && !idx))
+                rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+            any = dist->agree(dist->self, rc);
+            if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+            for (int64_t i = 0; !rc && idx && i < k; i++) idx[i] = i; /* file order */
+            if (!rc) rc = fsvc_dist_rows(R8, X, row, order ? order : idx, k, first, d->N, dist, err);
             if (!rc) rms = rms_distance(R8, NULL, k, d, p->dist, M->dtype);
-            free(R8);
+            free(R8); free(idx);
             if (rc) goto fail;
         } else {
             rms = rms_distance(X, order, k, d, p->dist, M->dtype);
@@ -516,7 +569,7 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
         if (p->progress)
             fsvc_printf("radius: %g x rms distance %.6g = %.6g\n", p->radius_rms, rms, r);
     } else if (!(r > 0)) {
-        rc = radius_search(&r, &syn, &ctx, op, p, X, order, d, sel, err);
+        rc = radius_search(&r, &syn, &ctx, op, p, X, order, &dg, &at, sel, err);
         if (rc) goto fail;
     }
     op.radius = r;
@@ -528,10 +581,7 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
     int64_t m = 0;
     int64_t cap = p->max_neurons;
     if (p->select == FSVC_SELECT_RANDOM && cap <= 0) cap = 10000;
-    fsvc_dataset dg = *d; /* select_pass sees the global count (random selection) */
-    dg.N = N;
-    rc = select_pass(sel, &m, &syn2, &ctx, op, r, p, cap, X, order, dist->size > 1 ? &dg : d,
-                     bars, err);
+    rc = select_pass(sel, &m, &syn2, &ctx, op, r, p, cap, X, order, &dg, &at, bars, err);
     if (rc) goto fail;
     syn += syn2;
     double t1 = fsvc_clock();
@@ -596,11 +646,11 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
         info->syn_select = syn;
         info->syn_readout = syn_r;
     }
-    free(X); free(order); free(sel); free(yc); free(cw);
+    free(X); free(order); free(sel); free(yc); free(cw); free(gcls);
     bnl_ctx_close(&ctx);
     return FSVC_OK;
 fail:
-    free(X); free(order); free(sel); free(yc); free(cw);
+    free(X); free(order); free(sel); free(yc); free(cw); free(gcls);
     if (ctx_open) bnl_ctx_close(&ctx);
     fsvc_free_model(model);
     return rc;

@@ -225,22 +225,19 @@ static void test_failing_rank_stops_all(void **state)
     munmap(T, sizeof *T);
 }
 
-static void test_refuses_novelty_across_ranks(void **state)
+/* the novelty pass across ranks: tests/test_dist_novelty.c */
+static void test_refuses_slice_outside(void **state)
 {
     make_set();
     fsvc_param p;
     base_param(&p);
-    p.select = FSVC_SELECT_GLOBAL;
     fsvc_model M;
     fsvc_error err;
     fsvc_dist two = *fsvc_dist_one();
     two.size = 2;
     fsvc_dataset v = D;
     v.N = N_ / 2;
-    assert_int_equal(fsvc_train_dist(&M, NULL, &v, N_, 0, &p, &two, &err), FSVC_EUSAGE);
-    assert_non_null(strstr(err.msg, "only random selection"));
     /* a slice outside the set */
-    p.select = FSVC_SELECT_RANDOM;
     assert_int_equal(fsvc_train_dist(&M, NULL, &v, N_, N_ / 2 + 1, &p, &two, &err), FSVC_EUSAGE);
 }
 
@@ -249,7 +246,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slices_match_one_process),
         cmocka_unit_test(test_failing_rank_stops_all),
-        cmocka_unit_test(test_refuses_novelty_across_ranks),
+        cmocka_unit_test(test_refuses_slice_outside),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -108,8 +108,9 @@ if [ ! -w ro ]; then
   expect_one_line "rank 0 cannot write: one line" "$ERR"
 fi
 expect_exit 1 "tune refuses several processes" -- "${MPIRUN[@]}" -np 2 "$FSVC" tune --help
-expect_exit 1 "global selection refused across processes" -- "${MPIRUN[@]}" -np 2 "$FSVC" train -q -s global -r 1rms "$UCI/iris.train" x.fsvc
-expect_match 'only random selection' "global selection: says what is distributed" "$ERR"
+# the novelty selections across processes: tests/cli/test_mpi_novelty.sh
+expect_exit 1 "LMS readout refused across processes" -- "${MPIRUN[@]}" -np 2 "$FSVC" train -q -s global -R lms -r 1rms "$UCI/iris.train" x.fsvc
+expect_match 'LMS readout .* runs as one process' "LMS readout: says why" "$ERR"
 # without mpirun the MPI-built fsvc is one process, as before
 expect_exit 0 "no mpirun: one process" -- "$FSVC" train -q -r 1rms "$UCI/iris.train" y.fsvc
 
