@@ -23,70 +23,21 @@
 #include <unistd.h>
 
 #include "fsvc/dist.h"
+#include "tests/util/forkteam.h"
 #include "fsvc/internal.h"
 
-#define MAXK 4
+#define MAXK FT_MAXK
 #define N_ 1200
 #define n_ 5
 #define K_ 3
-#define SLOT ((size_t)1 << 20) /* bytes one rank can exchange at once */
 #define MAXM N_
 
 typedef struct {
-    pthread_barrier_t bar;
-    int K;
-    int st[MAXK];
-    double slot[MAXK][SLOT / sizeof(double)];
+    ft_comm c;         /* the exchange (tests/util/forkteam.h) */
     struct { int rc; int64_t m; char msg[1024]; int64_t sel[MAXM]; double R[MAXM * K_];
              float C[MAXM * n_]; int lab[MAXM]; double radius, syn; } out[MAXK];
 } team;
 
-typedef struct { team *t; int rank; } member;
-
-static int t_sum(void *self, void *buf, size_t n, fsvc_dtype t)
-{
-    member *me = self;
-    team *T = me->t;
-    size_t es = t == FSVC_F64 ? 8 : 4;
-    if (n * es > SLOT) return FSVC_ERESOURCE;
-    memcpy(T->slot[me->rank], buf, n * es);
-    pthread_barrier_wait(&T->bar);
-    memcpy(buf, T->slot[0], n * es);
-    for (int r = 1; r < T->K; r++)
-        for (size_t i = 0; i < n; i++) {
-            if (es == 8) ((double *)buf)[i] += ((double *)T->slot[r])[i];
-            else ((float *)buf)[i] += ((float *)T->slot[r])[i];
-        }
-    pthread_barrier_wait(&T->bar);
-    return 0;
-}
-
-static int t_bor(void *self, void *buf, size_t bytes)
-{
-    member *me = self;
-    team *T = me->t;
-    if (bytes > SLOT) return FSVC_ERESOURCE;
-    memcpy(T->slot[me->rank], buf, bytes);
-    pthread_barrier_wait(&T->bar);
-    memset(buf, 0, bytes);
-    for (int r = 0; r < T->K; r++)
-        for (size_t i = 0; i < bytes; i++)
-            ((unsigned char *)buf)[i] |= ((const unsigned char *)T->slot[r])[i];
-    pthread_barrier_wait(&T->bar);
-    return 0;
-}
-
-static int t_agree(void *self, int status)
-{
-    member *me = self;
-    team *T = me->t;
-    T->st[me->rank] = status;
-    pthread_barrier_wait(&T->bar);
-    int worst = 0;
-    for (int r = 0; r < T->K; r++) if (T->st[r] > worst) worst = T->st[r];
-    pthread_barrier_wait(&T->bar);
-    return worst;
-}
 
 static fsvc_dataset D;
 static float Xf[N_ * n_];
@@ -121,9 +72,9 @@ typedef struct {
 
 static void run_rank(team *T, int r, const job *J)
 {
-    member me = { T, r };
-    fsvc_dist dist = { r, T->K, &me, t_sum, t_bor, t_agree, NULL };
-    int K = T->K;
+    ft_member me = {&T->c, r};
+    fsvc_dist dist = ft_dist(&me);
+    int K = T->c.K;
     int64_t lo = (int64_t)N_ * r / K, hi = (int64_t)N_ * (r + 1) / K;
     fsvc_error err;
     fsvc_error_clear(&err);
@@ -171,11 +122,7 @@ static team *run_team(int K, const job *J)
     team *T = mmap(NULL, sizeof *T, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     assert_true(T != MAP_FAILED);
     memset(T, 0, sizeof *T);
-    T->K = K;
-    pthread_barrierattr_t a;
-    pthread_barrierattr_init(&a);
-    pthread_barrierattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-    pthread_barrier_init(&T->bar, &a, (unsigned)K);
+    assert_int_equal(ft_comm_init(&T->c, K), 0);
     pid_t pid[MAXK];
     for (int r = 0; r < K; r++) {
         pid[r] = fork();

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "fsvc/dist.h"
+#include "tests/util/forkteam.h"
 #include "fsvc/internal.h"
 #include "fsvc/solver.h"
 
@@ -34,69 +35,20 @@ static fsvc_dtype g_dtype = FSVC_F32; /* H's precision */
 static double g_tol = 1e-4;           /* --cg-tol (fsvc train's default) */
 static int g_regr;                    /* regression on the class values */
 
-#define MAXK 4
+#define MAXK FT_MAXK
 #define N_ 900
 #define n_ 6
 #define K_ 3
-#define SLOT ((size_t)1 << 20) /* bytes one rank can exchange at once */
 #define MAXR (120 * K_)        /* readout values kept per rank */
 
 /* Shared between the forked ranks (MAP_SHARED): a process-shared barrier,
  * one exchange slot and one result per rank. */
 typedef struct {
-    pthread_barrier_t bar;
-    int K;
-    int st[MAXK];
-    double slot[MAXK][SLOT / sizeof(double)]; /* aligned for any element */
+    ft_comm c;         /* the exchange (tests/util/forkteam.h) */
     struct { int rc; int64_t m; char msg[1024]; double R[MAXR]; unsigned char C[MAXR * n_ * 8];
              int lab[MAXR]; } out[MAXK];
 } team;
 
-typedef struct { team *t; int rank; } member;
-
-static int t_sum(void *self, void *buf, size_t n, fsvc_dtype t)
-{
-    member *me = self;
-    team *T = me->t;
-    size_t es = t == FSVC_F64 ? 8 : 4;
-    if (n * es > SLOT) return FSVC_ERESOURCE;
-    memcpy(T->slot[me->rank], buf, n * es);
-    pthread_barrier_wait(&T->bar);
-    memcpy(buf, T->slot[0], n * es); /* rank order: ((b0 + b1) + b2) + ... */
-    for (int r = 1; r < T->K; r++)
-        for (size_t i = 0; i < n; i++) {
-            if (es == 8) ((double *)buf)[i] += ((double *)T->slot[r])[i];
-            else ((float *)buf)[i] += ((float *)T->slot[r])[i];
-        }
-    pthread_barrier_wait(&T->bar);
-    return 0;
-}
-
-static int t_bor(void *self, void *buf, size_t bytes)
-{
-    member *me = self;
-    team *T = me->t;
-    if (bytes > SLOT) return FSVC_ERESOURCE;
-    memcpy(T->slot[me->rank], buf, bytes);
-    pthread_barrier_wait(&T->bar);
-    for (int r = 0; r < T->K; r++)
-        for (size_t i = 0; i < bytes; i++)
-            ((unsigned char *)buf)[i] |= ((const unsigned char *)T->slot[r])[i];
-    pthread_barrier_wait(&T->bar);
-    return 0;
-}
-
-static int t_agree(void *self, int status)
-{
-    member *me = self;
-    team *T = me->t;
-    T->st[me->rank] = status;
-    pthread_barrier_wait(&T->bar);
-    int worst = 0;
-    for (int r = 0; r < T->K; r++) if (T->st[r] > worst) worst = T->st[r];
-    pthread_barrier_wait(&T->bar);
-    return worst;
-}
 
 static fsvc_dataset D;      /* the whole set */
 static double Xv[N_ * n_], Yv[N_], CV[K_] = {1, 2, 3};
@@ -118,12 +70,12 @@ static void make_set(void)
     strcpy(D.source, "test");
 }
 
-/* Rank r of T->K, in a child process: trains on its slice, stores the result. */
+/* Rank r of T->c.K, in a child process: trains on its slice, stores the result. */
 static void run_rank(team *T, int r, const fsvc_param *p)
 {
-    member me = { T, r };
-    fsvc_dist dist = { r, T->K, &me, t_sum, t_bor, t_agree, NULL };
-    int K = T->K;
+    ft_member me = {&T->c, r};
+    fsvc_dist dist = ft_dist(&me);
+    int K = T->c.K;
     int64_t lo = (int64_t)N_ * r / K, hi = (int64_t)N_ * (r + 1) / K;
     fsvc_dataset v = D;
     v.N = hi - lo;
@@ -168,11 +120,7 @@ static team *run_team(int K, int bad_rank)
     team *T = mmap(NULL, sizeof *T, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     assert_true(T != MAP_FAILED);
     memset(T, 0, sizeof *T);
-    T->K = K;
-    pthread_barrierattr_t a;
-    pthread_barrierattr_init(&a);
-    pthread_barrierattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-    pthread_barrier_init(&T->bar, &a, (unsigned)K);
+    assert_int_equal(ft_comm_init(&T->c, K), 0);
     pid_t pid[MAXK];
     for (int r = 0; r < K; r++) {
         pid[r] = fork();
@@ -342,19 +290,15 @@ static team *run_fake(int K, int fail_rank, int fail_at, int odd_kmm)
     team *T = mmap(NULL, sizeof *T, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     assert_true(T != MAP_FAILED);
     memset(T, 0, sizeof *T);
-    T->K = K;
-    pthread_barrierattr_t a;
-    pthread_barrierattr_init(&a);
-    pthread_barrierattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-    pthread_barrier_init(&T->bar, &a, (unsigned)K);
+    assert_int_equal(ft_comm_init(&T->c, K), 0);
     pid_t pid[MAXK];
     for (int r = 0; r < K; r++) {
         pid[r] = fork();
         assert_true(pid[r] >= 0);
         if (pid[r] == 0) {
             alarm(20); /* a rank left waiting in a collective: killed, a failure */
-            member me = {T, r};
-            fsvc_dist dist = {r, K, &me, t_sum, t_bor, t_agree, NULL};
+            ft_member me = {&T->c, r};
+            fsvc_dist dist = ft_dist(&me);
             fake f = {{0}, r, 0, r == fail_rank ? fail_at : 0, odd_kmm && r == 1 ? 0.01 : 1};
             uint64_t st = 11 + (uint64_t)r;
             for (int q = 0; q < FN * FM; q++) f.H[q] = (double)(fsvc_rng_next(&st) % 1000) / 1000;

@@ -1,0 +1,68 @@
+/* forkteam.c - see forkteam.h. */
+#include "forkteam.h"
+
+#include <string.h>
+
+int ft_comm_init(ft_comm *c, int K)
+{
+    if (K < 1 || K > FT_MAXK) return -1;
+    c->K = K;
+    pthread_barrierattr_t a;
+    if (pthread_barrierattr_init(&a)) return -1;
+    int rc = pthread_barrierattr_setpshared(&a, PTHREAD_PROCESS_SHARED) ||
+             pthread_barrier_init(&c->bar, &a, (unsigned)K);
+    pthread_barrierattr_destroy(&a);
+    return rc ? -1 : 0;
+}
+
+static int ft_sum(void *self, void *buf, size_t n, fsvc_dtype t)
+{
+    ft_member *me = self;
+    ft_comm *c = me->c;
+    size_t es = t == FSVC_F64 ? 8 : 4;
+    if (n * es > FT_SLOT) return FSVC_ERESOURCE;
+    memcpy(c->slot[me->rank], buf, n * es);
+    pthread_barrier_wait(&c->bar);
+    memcpy(buf, c->slot[0], n * es); /* rank order */
+    for (int r = 1; r < c->K; r++)
+        for (size_t i = 0; i < n; i++) {
+            if (es == 8) ((double *)buf)[i] += ((const double *)c->slot[r])[i];
+            else ((float *)buf)[i] += ((const float *)c->slot[r])[i];
+        }
+    pthread_barrier_wait(&c->bar);
+    return 0;
+}
+
+static int ft_bor(void *self, void *buf, size_t bytes)
+{
+    ft_member *me = self;
+    ft_comm *c = me->c;
+    if (bytes > FT_SLOT) return FSVC_ERESOURCE;
+    memcpy(c->slot[me->rank], buf, bytes);
+    pthread_barrier_wait(&c->bar);
+    memset(buf, 0, bytes);
+    for (int r = 0; r < c->K; r++)
+        for (size_t i = 0; i < bytes; i++)
+            ((unsigned char *)buf)[i] |= ((const unsigned char *)c->slot[r])[i];
+    pthread_barrier_wait(&c->bar);
+    return 0;
+}
+
+static int ft_agree(void *self, int status)
+{
+    ft_member *me = self;
+    ft_comm *c = me->c;
+    c->st[me->rank] = status;
+    pthread_barrier_wait(&c->bar);
+    int worst = 0;
+    for (int r = 0; r < c->K; r++)
+        if (c->st[r] > worst) worst = c->st[r];
+    pthread_barrier_wait(&c->bar);
+    return worst;
+}
+
+fsvc_dist ft_dist(ft_member *me)
+{
+    fsvc_dist d = {me->rank, me->c->K, me, ft_sum, ft_bor, ft_agree, NULL};
+    return d;
+}
