@@ -97,4 +97,11 @@ int fsvc_readout_ridge_dist(double *R, const struct fsvc_dist *dist, const bnl_c
 int fsvc_class_weight_next(const char **pos, char *label, size_t cap, double *w, int *got,
                            fsvc_error *err);
 
+/* Rows i0..i0+b of a prediction from their scores Y (b x model->Kout):
+ * the class of the largest score (pred) and the scores, or for regression
+ * the value plus the model's offset (score); pred or score may be NULL.
+ * Dense and sparse prediction both end here (fsvc/predict.c). */
+void fsvc_scores_pick(const fsvc_model *model, const double *Y, int64_t b, int64_t i0,
+                      int *pred, double *score);
+
 #endif

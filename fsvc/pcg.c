@@ -285,3 +285,31 @@ int fsvc_pcg_verdict(const fsvc_pcg_out *out, double tol, int *warn, char *warn_
                      "after %d iterations (--cg-tol %g, error beyond %g); raise lambda (-l), "
                      "raise --cg-tol or use --solver direct", out->res, out->iter, tol, lim);
 }
+
+int fsvc_pcg_readout(double *R, double *W, fsvc_hsrc *src, const fsvc_hsrc *tsrc,
+                     const bnl_op *op, const fsvc_pcg_opt *opt, int progress,
+                     fsvc_train_info *info, fsvc_error *err)
+{
+    int64_t m = src->m;
+    int K = src->K;
+    fsvc_pcg_out out = {0};
+    int rc = fsvc_pcg_solve(W, src, op, opt, &out, err);
+    if (!rc) {
+        int warn;
+        char msg[256];
+        rc = fsvc_pcg_verdict(&out, opt->tol, &warn, msg, sizeof msg, err);
+        if (warn && progress) fsvc_printf("%s\n", msg);
+    }
+    if (!rc)
+        for (int64_t j = 0; j < m; j++)
+            for (int k = 0; k < K; k++) R[j * K + k] = W[(size_t)k * m + j];
+    if (info) {
+        info->cg_iter = out.iter;
+        info->cg_res = out.res;
+        info->cg_converged = out.converged;
+        info->t_ridge[0] = tsrc->t_h;
+        info->t_ridge[1] = tsrc->t_prod;
+        info->t_ridge[2] = out.t_pre;
+    }
+    return rc;
+}

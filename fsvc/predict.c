@@ -7,6 +7,26 @@
 #include "sparse.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+void fsvc_scores_pick(const fsvc_model *model, const double *Y, int64_t b, int64_t i0,
+                      int *pred, double *score)
+{
+    int K = model->Kout;
+    for (int64_t i = 0; i < b; i++) {
+        const double *y = Y + (size_t)i * K;
+        if (model->regression) {
+            if (pred) pred[i0 + i] = 0;
+            if (score) score[i0 + i] = y[0] + model->y_offset;
+            continue;
+        }
+        int best = 0;
+        for (int k = 1; k < K; k++)
+            if (y[k] > y[best]) best = k;
+        if (pred) pred[i0 + i] = best;
+        if (score) memcpy(score + (size_t)(i0 + i) * K, y, (size_t)K * sizeof *y);
+    }
+}
 
 int fsvc_predict(int *pred, double *score, const fsvc_model *model,
                  const fsvc_dataset *d, const char *backend, int threads,
@@ -35,20 +55,7 @@ int fsvc_predict(int *pred, double *score, const fsvc_model *model,
         rc = bnl_scores(&ctx, &op, Y, model->C, model->m, (const char *)X + (size_t)i0 * row,
                         b, model->n, model->R, K, err);
         if (rc) goto done;
-        for (int64_t i = 0; i < b; i++) {
-            const double *y = Y + (size_t)i * K;
-            if (model->regression) {
-                if (pred) pred[i0 + i] = 0;
-                if (score) score[i0 + i] = y[0] + model->y_offset;
-                continue;
-            }
-            int best = 0;
-            for (int k = 1; k < K; k++)
-                if (y[k] > y[best]) best = k;
-            if (pred) pred[i0 + i] = best;
-            if (score)
-                for (int k = 0; k < K; k++) score[(size_t)(i0 + i) * K + k] = y[k];
-        }
+        fsvc_scores_pick(model, Y, b, i0, pred, score);
     }
 done:
     free(Y); free(X);

@@ -169,26 +169,8 @@ int fsvc_readout_solve_dist(double *R, const fsvc_dist *dist, int64_t N_total,
     if (!rc && !(W = malloc((size_t)m * K * sizeof *W)))
         rc = fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
     fsvc_pcg_opt opt = {lambda, tol, PCG_MAX_ITER, 0, bars};
-    fsvc_pcg_out out = {0};
     if (!(rc = agreed(dist, rc, err)))
-        rc = fsvc_pcg_solve(W, src, op, &opt, &out, err);
-    if (!rc) {
-        int warn;
-        char msg[256];
-        rc = fsvc_pcg_verdict(&out, tol, &warn, msg, sizeof msg, err);
-        if (warn && progress) fsvc_printf("%s\n", msg);
-    }
-    if (!rc)
-        for (int64_t j = 0; j < m; j++)
-            for (int k = 0; k < K; k++) R[j * K + k] = W[(size_t)k * m + j];
-    if (info) {
-        info->cg_iter = out.iter;
-        info->cg_res = out.res;
-        info->cg_converged = out.converged;
-        info->t_ridge[0] = loc.t_h;
-        info->t_ridge[1] = loc.t_prod;
-        info->t_ridge[2] = out.t_pre;
-    }
+        rc = fsvc_pcg_readout(R, W, src, &loc, op, &opt, progress, info, err);
     free(W);
     fsvc_hsrc_close(&all);
     fsvc_hsrc_close(&loc);

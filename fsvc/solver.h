@@ -106,6 +106,14 @@ int fsvc_pcg_solve(double *W, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_o
 int fsvc_pcg_verdict(const fsvc_pcg_out *out, double tol, int *warn, char *warn_msg,
                      size_t len, fsvc_error *err);
 
+/* The readout by pcg, as the dense and sparse solvers end: fsvc_pcg_solve
+ * into W (m x K column-major, the caller's), the verdict (its warning
+ * through fsvc_printf when progress), R (m x K row-major) := W^T, and
+ * info's CG figures with the times of tsrc (this process's products). */
+int fsvc_pcg_readout(double *R, double *W, fsvc_hsrc *src, const fsvc_hsrc *tsrc,
+                     const bnl_op *op, const fsvc_pcg_opt *opt, int progress,
+                     fsvc_train_info *info, fsvc_error *err);
+
 /* Memory (bytes) the ridge solve needs beyond the model and the data, and
  * the largest m that fits in `ram` bytes with the same N, n, K (0: none).
  * hs: bytes of an H value (4 float, 8 double). */

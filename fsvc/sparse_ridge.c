@@ -251,26 +251,8 @@ static int pcg(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc *C
     src = (fsvc_hsrc){&sp_ops, s, m, N, K, 0, 0, ctx};
     double *W = malloc((size_t)m * K * sizeof *W);
     fsvc_pcg_opt opt = {lambda, tol, SP_PCG_MAX_ITER, 0, progress == FSVC_PROGRESS_ALL};
-    fsvc_pcg_out out = {0};
     int rc = W ? FSVC_OK : fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
-    if (!rc) rc = fsvc_pcg_solve(W, &src, op, &opt, &out, err);
-    if (!rc) {
-        int warn;
-        char msg[256];
-        rc = fsvc_pcg_verdict(&out, tol, &warn, msg, sizeof msg, err);
-        if (warn && progress) fsvc_printf("%s\n", msg);
-    }
-    if (!rc)
-        for (int64_t j = 0; j < m; j++)
-            for (int k = 0; k < K; k++) R[j * K + k] = W[(size_t)k * m + j];
-    if (info) {
-        info->cg_iter = out.iter;
-        info->cg_res = out.res;
-        info->cg_converged = out.converged;
-        info->t_ridge[0] = src.t_h;
-        info->t_ridge[1] = src.t_prod;
-        info->t_ridge[2] = out.t_pre;
-    }
+    if (!rc) rc = fsvc_pcg_readout(R, W, &src, &src, op, &opt, progress, info, err);
     free(W);
     fsvc_hsrc_close(&src);
     return rc;

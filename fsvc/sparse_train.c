@@ -329,19 +329,7 @@ int fsvc_predict_sparse(int *pred, double *score, const fsvc_model *model,
         for (size_t q = 0; q < (size_t)b * m; q++) Hd[q] = H[q];
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b, K, (int)m, 1.0, Hd,
                     (int)m, model->R, K, 0.0, Y, K);
-        for (int64_t i = 0; i < b; i++) {
-            const double *y = Y + (size_t)i * K;
-            if (model->regression) {
-                if (pred) pred[i0 + i] = 0;
-                if (score) score[i0 + i] = y[0] + model->y_offset;
-                continue;
-            }
-            int best = 0;
-            for (int k = 1; k < K; k++)
-                if (y[k] > y[best]) best = k;
-            if (pred) pred[i0 + i] = best;
-            if (score) memcpy(score + (size_t)(i0 + i) * K, y, (size_t)K * sizeof *y);
-        }
+        fsvc_scores_pick(model, Y, b, i0, pred, score);
     }
     bnl_blas_threads_pop(saved);
     free(H); free(Hd); free(Y);
