@@ -97,29 +97,24 @@ static void base_param(fsvc_param *p)
 
 /* K ranks as forked processes; bad_rank >= 0 gets a backend that does not
  * exist. Returns the shared team (munmap by the caller). */
+typedef struct { team *T; int bad_rank; } team_job;
+
+static void team_rank(int r, void *arg)
+{
+    team_job *j = arg;
+    fsvc_param p;
+    base_param(&p);
+    if (r == j->bad_rank) p.backend = "nosuch";
+    run_rank(j->T, r, &p);
+}
+
 static team *run_team(int K, int bad_rank)
 {
-    team *T = mmap(NULL, sizeof *T, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    assert_true(T != MAP_FAILED);
-    memset(T, 0, sizeof *T);
+    team *T = ft_shared(sizeof *T);
+    assert_non_null(T);
     assert_int_equal(ft_comm_init(&T->c, K), 0);
-    pid_t pid[MAXK];
-    for (int r = 0; r < K; r++) {
-        pid[r] = fork();
-        assert_true(pid[r] >= 0);
-        if (pid[r] == 0) {
-            fsvc_param p;
-            base_param(&p);
-            if (r == bad_rank) p.backend = "nosuch";
-            run_rank(T, r, &p);
-            _exit(0);
-        }
-    }
-    for (int r = 0; r < K; r++) {
-        int st = 0;
-        assert_int_equal(waitpid(pid[r], &st, 0), pid[r]);
-        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    }
+    team_job j = {T, bad_rank};
+    assert_int_equal(ft_run(K, 0, team_rank, &j), 0);
     return T;
 }
 

@@ -117,27 +117,22 @@ static void run_rank(team *T, int r, const job *J)
     snprintf(T->out[r].msg, sizeof T->out[r].msg, "%s", err.msg);
 }
 
+typedef struct { team *T; const job *J; } team_job;
+
+static void team_rank(int r, void *arg)
+{
+    team_job *j = arg;
+    run_rank(j->T, r, j->J);
+}
+
 static team *run_team(int K, const job *J)
 {
-    team *T = mmap(NULL, sizeof *T, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    assert_true(T != MAP_FAILED);
-    memset(T, 0, sizeof *T);
+    team *T = ft_shared(sizeof *T);
+    assert_non_null(T);
     assert_int_equal(ft_comm_init(&T->c, K), 0);
-    pid_t pid[MAXK];
-    for (int r = 0; r < K; r++) {
-        pid[r] = fork();
-        assert_true(pid[r] >= 0);
-        if (pid[r] == 0) {
-            alarm(60); /* a rank stuck in a collective fails the test */
-            run_rank(T, r, J);
-            _exit(0);
-        }
-    }
-    for (int r = 0; r < K; r++) {
-        int st = 0;
-        assert_int_equal(waitpid(pid[r], &st, 0), pid[r]);
-        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    }
+    team_job j = {T, J};
+    /* a rank stuck in a collective is killed after 60 s: a failure */
+    assert_int_equal(ft_run(K, 60, team_rank, &j), 0);
     return T;
 }
 

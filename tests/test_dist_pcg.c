@@ -115,30 +115,25 @@ static void base_param(fsvc_param *p)
  * exist. Returns the shared team (munmap by the caller). */
 static fsvc_augment g_aug; /* the augmentation of every rank and of the one-process model */
 
+typedef struct { team *T; int bad_rank; } team_job;
+
+static void team_rank(int r, void *arg)
+{
+    team_job *j = arg;
+    fsvc_param p;
+    base_param(&p);
+    p.augment = g_aug;
+    if (r == j->bad_rank) p.backend = "nosuch";
+    run_rank(j->T, r, &p);
+}
+
 static team *run_team(int K, int bad_rank)
 {
-    team *T = mmap(NULL, sizeof *T, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    assert_true(T != MAP_FAILED);
-    memset(T, 0, sizeof *T);
+    team *T = ft_shared(sizeof *T);
+    assert_non_null(T);
     assert_int_equal(ft_comm_init(&T->c, K), 0);
-    pid_t pid[MAXK];
-    for (int r = 0; r < K; r++) {
-        pid[r] = fork();
-        assert_true(pid[r] >= 0);
-        if (pid[r] == 0) {
-            fsvc_param p;
-            base_param(&p);
-            p.augment = g_aug;
-            if (r == bad_rank) p.backend = "nosuch";
-            run_rank(T, r, &p);
-            _exit(0);
-        }
-    }
-    for (int r = 0; r < K; r++) {
-        int st = 0;
-        assert_int_equal(waitpid(pid[r], &st, 0), pid[r]);
-        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    }
+    team_job j = {T, bad_rank};
+    assert_int_equal(ft_run(K, 0, team_rank, &j), 0);
     return T;
 }
 
@@ -284,46 +279,43 @@ static int f_kmm(void *self, void *Kmm, int f32, fsvc_error *err)
 
 static const fsvc_hops fake_ops = {f_rhs, f_gram, f_kmm, NULL, NULL};
 
+typedef struct { team *T; int fail_rank, fail_at, odd_kmm; } fake_job;
+
+/* rank r: pcg on its fake slice, the outcome in T->out[r] */
+static void fake_rank(int r, void *arg)
+{
+    fake_job *j = arg;
+    team *T = j->T;
+    ft_member me = {&T->c, r};
+    fsvc_dist dist = ft_dist(&me);
+    fake f = {{0}, r, 0, r == j->fail_rank ? j->fail_at : 0, j->odd_kmm && r == 1 ? 0.01 : 1};
+    uint64_t st = 11 + (uint64_t)r;
+    for (int q = 0; q < FN * FM; q++) f.H[q] = (double)(fsvc_rng_next(&st) % 1000) / 1000;
+    fsvc_hsrc loc = {&fake_ops, &f, FM, FN, 1, 0, 0, NULL}, all; /* ctx NULL: one thread */
+    fsvc_error err;
+    fsvc_error_clear(&err);
+    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0};
+    fsvc_pcg_opt opt = {1e-9, 1e-14, 500, 0, 0}; /* a tol it cannot reach: many steps */
+    fsvc_pcg_out out;
+    double W[FM];
+    int rc = fsvc_hsrc_dist(&all, &loc, (int64_t)FN * T->c.K, &dist, &err);
+    if (!rc) rc = fsvc_pcg_solve(W, &all, &op, &opt, &out, &err);
+    T->out[r].rc = rc;
+    T->out[r].m = rc ? -1 : out.iter;
+    snprintf(T->out[r].msg, sizeof T->out[r].msg, "%s", err.msg);
+    fsvc_hsrc_close(&all);
+}
+
 /* pcg on K ranks of the fake source; rank r's outcome in T->out[r]. */
 static team *run_fake(int K, int fail_rank, int fail_at, int odd_kmm)
 {
-    team *T = mmap(NULL, sizeof *T, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    assert_true(T != MAP_FAILED);
-    memset(T, 0, sizeof *T);
+    team *T = ft_shared(sizeof *T);
+    assert_non_null(T);
     assert_int_equal(ft_comm_init(&T->c, K), 0);
-    pid_t pid[MAXK];
-    for (int r = 0; r < K; r++) {
-        pid[r] = fork();
-        assert_true(pid[r] >= 0);
-        if (pid[r] == 0) {
-            alarm(20); /* a rank left waiting in a collective: killed, a failure */
-            ft_member me = {&T->c, r};
-            fsvc_dist dist = ft_dist(&me);
-            fake f = {{0}, r, 0, r == fail_rank ? fail_at : 0, odd_kmm && r == 1 ? 0.01 : 1};
-            uint64_t st = 11 + (uint64_t)r;
-            for (int q = 0; q < FN * FM; q++) f.H[q] = (double)(fsvc_rng_next(&st) % 1000) / 1000;
-            fsvc_hsrc loc = {&fake_ops, &f, FM, FN, 1, 0, 0, NULL}, all; /* ctx NULL: one thread */
-            fsvc_error err;
-            fsvc_error_clear(&err);
-            bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0};
-            fsvc_pcg_opt opt = {1e-9, 1e-14, 500, 0, 0}; /* a tol it cannot reach: many steps */
-            fsvc_pcg_out out;
-            double W[FM];
-            int rc = fsvc_hsrc_dist(&all, &loc, (int64_t)FN * K, &dist, &err);
-            if (!rc) rc = fsvc_pcg_solve(W, &all, &op, &opt, &out, &err);
-            T->out[r].rc = rc;
-            T->out[r].m = rc ? -1 : out.iter;
-            snprintf(T->out[r].msg, sizeof T->out[r].msg, "%s", err.msg);
-            fsvc_hsrc_close(&all);
-            _exit(0);
-        }
-    }
-    for (int r = 0; r < K; r++) {
-        int st = 0;
-        assert_int_equal(waitpid(pid[r], &st, 0), pid[r]);
-        if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
-            fail_msg("rank %d did not finish (status %#x): a rank waits in a collective", r, st);
-    }
+    fake_job j = {T, fail_rank, fail_at, odd_kmm};
+    /* a rank left waiting in a collective is killed after 20 s: a failure */
+    if (ft_run(K, 20, fake_rank, &j))
+        fail_msg("a rank did not finish: a rank waits in a collective");
     return T;
 }
 

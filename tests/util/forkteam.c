@@ -2,6 +2,9 @@
 #include "forkteam.h"
 
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int ft_comm_init(ft_comm *c, int K)
 {
@@ -65,4 +68,30 @@ fsvc_dist ft_dist(ft_member *me)
 {
     fsvc_dist d = {me->rank, me->c->K, me, ft_sum, ft_bor, ft_agree, NULL};
     return d;
+}
+
+void *ft_shared(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p; /* anonymous maps are zeroed */
+}
+
+int ft_run(int K, unsigned alarm_s, void (*rank)(int r, void *arg), void *arg)
+{
+    pid_t pid[FT_MAXK];
+    int bad = 0, started = 0;
+    for (int r = 0; r < K && r < FT_MAXK; r++, started++) {
+        pid[r] = fork();
+        if (pid[r] < 0) { bad = 1; break; }
+        if (pid[r] == 0) {
+            if (alarm_s) alarm(alarm_s);
+            rank(r, arg);
+            _exit(0);
+        }
+    }
+    for (int r = 0; r < started; r++) {
+        int st = 0;
+        if (waitpid(pid[r], &st, 0) != pid[r] || !WIFEXITED(st) || WEXITSTATUS(st) != 0) bad = 1;
+    }
+    return bad || started != K ? -1 : 0;
 }

@@ -30,4 +30,12 @@ int ft_comm_init(ft_comm *c, int K);
 /* The table of rank me->rank of me->c (sum, bor, agree; no allgather). */
 fsvc_dist ft_dist(ft_member *me);
 
+/* A zeroed block of bytes that forked ranks share (MAP_SHARED; munmap it),
+ * or NULL. */
+void *ft_shared(size_t bytes);
+/* K forked processes: process r runs rank(r, arg), then _exit(0); with
+ * alarm_s > 0 a process still running after alarm_s seconds is killed (a
+ * rank left waiting in a collective). 0 when every one exited with 0. */
+int ft_run(int K, unsigned alarm_s, void (*rank)(int r, void *arg), void *arg);
+
 #endif
