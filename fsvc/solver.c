@@ -9,7 +9,10 @@
  *           float) + 2 chunks;
  *   pcg:    the preconditioner factor (m^2 in H's precision) + 1 chunk +
  *           ~8 m x K double vectors. H (N x m) is cached for the
- *           iterations only when it fits in half of what is left. */
+ *           iterations only when it fits in half of what is left.
+ * On a device context (bnl_normal_products) pcg runs its products there
+ * (fsvc/hdev.c) and auto picks direct while the device's float64 Gram
+ * fits its free memory (device_direct_bytes), else pcg. */
 #include "solver.h"
 #include "dist.h"
 
@@ -21,6 +24,44 @@
 #define SOLVER_CHUNK (1 << 27)   /* bytes of one H chunk (ridge.c: 2^27) */
 #define SOLVER_RAM_USE 0.9       /* share of the physical memory we plan on */
 #define PCG_MAX_ITER 500
+#define DEVICE_MEM_USE 0.9       /* share of the device's free memory we plan on */
+
+/* Device bytes of the direct solve (cuda/ridge.cu): G = H^T H in float64
+ * (m^2) and as much again for the Cholesky workspace, the upper triangle
+ * it mirrors and the tile buffers (a bound), + B, its copy, diag. */
+static double device_direct_bytes(int64_t m, int K)
+{
+    return 2.0 * 8 * (double)m * (double)m + 2.0 * 8 * (double)m * K + 8.0 * m;
+}
+
+/* auto on a device: direct (whole on the device) while its Gram fits the
+ * device memory and the direct solve runs there (one process, no class
+ * weights: fsvc_readout_ridge_dist), else pcg with the device's products;
+ * the choice and why through fsvc_printf when progress. */
+static fsvc_solver device_auto(const bnl_ctx *ctx, int64_t m, int K, int ranks, int weights,
+                               int progress)
+{
+    bnlc_device d;
+    memset(&d, 0, sizeof d);
+    double need = device_direct_bytes(m, K);
+    double have = bnl_gpu_props(ctx, &d, NULL, 0) == 0 && d.mem_free > 0
+                      ? (double)d.mem_free * DEVICE_MEM_USE : -1;
+    fsvc_solver s = ranks > 1 || weights || (have >= 0 && need > have) ? FSVC_SOLVER_PCG
+                                                                      : FSVC_SOLVER_DIRECT;
+    if (progress) {
+        if (ranks > 1 || weights)
+            fsvc_printf("ridge: solver auto on the device: pcg (the direct solve runs on the "
+                        "device only in one process without class weights)\n");
+        else if (have >= 0)
+            fsvc_printf("ridge: solver auto on the device: %s (the float64 Gram of %lld "
+                        "centroids needs %.3g GB, %.3g GB of the device's memory usable)\n",
+                        fsvc_solver_name(s), (long long)m, need / 1e9, have / 1e9);
+        else
+            fsvc_printf("ridge: solver auto on the device: direct (its free memory is "
+                        "unknown)\n");
+    }
+    return s;
+}
 
 double fsvc_phys_ram(void)
 {
@@ -114,12 +155,15 @@ int fsvc_readout_solve_dist(double *R, const fsvc_dist *dist, int64_t N_total,
      * a rank with an empty slice is no error */
     int rc = check_args(lambda, tol, m, N_total, nv, s, rows, cols, n, aug, err);
     if (rc) return rc;
-    /* auto: pcg from FSVC_PCG_AUTO_M centroids on the CPU; on a device
-     * context the direct solve, which runs whole on the device
-     * (bnl_normal_*), while the pcg products are CPU-only (hblock.c) */
-    if (s == FSVC_SOLVER_AUTO)
-        s = nv > 1 || (m >= FSVC_PCG_AUTO_M && ctx->backend != BNL_CUDA) ? FSVC_SOLVER_PCG
-                                                                         : FSVC_SOLVER_DIRECT;
+    /* auto: pcg with augmentation; else on the CPU pcg from FSVC_PCG_AUTO_M
+     * centroids, on a device by its memory (device_auto) */
+    int dev = bnl_normal_products(ctx, op);
+    if (s == FSVC_SOLVER_AUTO && nv > 1)
+        s = FSVC_SOLVER_PCG;
+    else if (s == FSVC_SOLVER_AUTO && dev)
+        s = device_auto(ctx, m, K, dist->size, cw && !y, progress);
+    else if (s == FSVC_SOLVER_AUTO)
+        s = m >= FSVC_PCG_AUTO_M ? FSVC_SOLVER_PCG : FSVC_SOLVER_DIRECT;
     size_t hs = op->dtype == FSVC_F64 ? sizeof(double) : sizeof(float);
     if (!(ram > 0)) ram = fsvc_phys_ram();
     double budget = ram * SOLVER_RAM_USE;
@@ -154,11 +198,20 @@ int fsvc_readout_solve_dist(double *R, const fsvc_dist *dist, int64_t N_total,
     memset(&loc, 0, sizeof loc);
     memset(&all, 0, sizeof all);
     double *W = NULL;
-    rc = N > 0 ? fsvc_hsrc_cpu(&loc, ctx, op, C, m, X, cls, y, N, n, K, aug, rows, cols,
-                               cache, err)
-               : fsvc_fail(err, FSVC_EINPUT, "ridge: a process holds no samples (more "
-                           "processes than samples)");
-    if (!rc) {
+    rc = N > 0 ? FSVC_OK : fsvc_fail(err, FSVC_EINPUT, "ridge: a process holds no samples "
+                                     "(more processes than samples)");
+    if (!rc && dev) { /* the products on the device: nothing N x m comes back */
+        rc = fsvc_hsrc_device(&loc, ctx, op, C, m, X, cls, y, cw, N, n, K, aug, rows, cols, err);
+        if (rc == FSVC_ERESOURCE) { /* the device could not open them: the CPU can */
+            if (progress)
+                fsvc_printf("pcg: %s; computing on the CPU\n", err ? err->msg : "device failed");
+            dev = 0;
+            rc = FSVC_OK;
+        }
+    }
+    if (!rc && !dev)
+        rc = fsvc_hsrc_cpu(&loc, ctx, op, C, m, X, cls, y, N, n, K, aug, rows, cols, cache, err);
+    if (!rc && !dev) {
         fsvc_hsrc_weights(&loc, y ? NULL : cw);
         fsvc_hsrc_progress(&loc, bars);
     }

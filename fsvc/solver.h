@@ -50,6 +50,19 @@ int fsvc_hsrc_cpu(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const vo
                   int64_t m, const void *X, const int *cls, const double *y, int64_t N,
                   int n, int K, fsvc_augment aug, int rows, int cols, int cache,
                   fsvc_error *err);
+/* The same products on ctx's device (fsvc/hdev.c, issue 10): one open
+ * bnl_normal handle, each product one bnl_normal_rhs / bnl_normal_apply
+ * pass per batch of samples, nothing N x m back (m x K per call), K_mm by
+ * bnl_forward on the device. Class weights cw (K values or NULL; ignored
+ * with y) as fsvc_hsrc_weights: the samples grouped by class (a host copy
+ * of X), each class's products scaled by its weight. aug: the virtual
+ * samples made on the host per chunk and uploaded. FSVC_EUSAGE when the
+ * context has no device products for op (bnl_normal_products); an error of
+ * bnl_normal_open as it came. src must stay where it is until closed. */
+int fsvc_hsrc_device(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const void *C,
+                     int64_t m, const void *X, const int *cls, const double *y,
+                     const double *cw, int64_t N, int n, int K, fsvc_augment aug, int rows,
+                     int cols, fsvc_error *err);
 /* Variants per sample of an augmentation (1 for none), and variant v of
  * one rows x cols image of es-byte values (0: the image itself; then the
  * shifts in the order (dy, dx) = (0,1) (0,-1) (1,0) (-1,0), for shift2

@@ -10,8 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The device backend of a context (the only one today: cuda/). */
-static const bnl_device_ops *dev_ops(void) { return &bnl_cuda_ops; }
+/* The device backend of a context (the only one today: cuda/), or the
+ * one a test installed (bnl_device_ops_use). */
+static const bnl_device_ops *dev_use;
+static const bnl_device_ops *dev_ops(void) { return dev_use ? dev_use : &bnl_cuda_ops; }
+
+void bnl_device_ops_use(const bnl_device_ops *ops) { dev_use = ops; }
+
+/* "not offered" (a NULL entry point) is the CPU path or "no device" */
+#define OFFERS(f) (dev_ops()->f != NULL)
 
 int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
                  fsvc_error *err)
@@ -30,7 +37,9 @@ int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
         fsvc_error e2;
         fsvc_error_clear(&e2);
         bnl_cuda *c = NULL;
-        int rc = dev_ops()->open(&c, strict, &e2);
+        int rc = OFFERS(open) ? dev_ops()->open(&c, strict, &e2)
+                              : fsvc_fail(&e2, FSVC_ERESOURCE, "%s: no device backend",
+                                          dev_ops()->name ? dev_ops()->name : "device");
         if (rc != FSVC_OK) {
             if (strict) {
                 if (err)
@@ -50,7 +59,7 @@ void bnl_ctx_close(bnl_ctx *ctx)
 {
     if (!ctx)
         return;
-    if (ctx->cuda)
+    if (ctx->cuda && OFFERS(close))
         dev_ops()->close(ctx->cuda);
     ctx->cuda = NULL;
 }
@@ -104,7 +113,7 @@ int bnl_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
     case BNL_REF:
         return bnl_ref_forward(op, H, ldh, W, m, X, N, n, err);
     case BNL_CUDA:
-        if (op->dtype != FSVC_F64 && ctx->cuda)
+        if (op->dtype != FSVC_F64 && ctx->cuda && OFFERS(forward))
             return dev_ops()->forward(ctx->cuda, op, H, ldh, W, m, X, N, n, err);
         /* f64 stays on the CPU */
         /* fall through */
@@ -128,7 +137,7 @@ int bnl_actsum(const bnl_ctx *ctx, const bnl_op *op, double *S, const void *W, i
     case BNL_REF:
         return bnl_ref_actsum(op, S, W, m, X, N, n, err);
     case BNL_CUDA:
-        if (op->dtype != FSVC_F64 && ctx->cuda)
+        if (op->dtype != FSVC_F64 && ctx->cuda && OFFERS(actsum))
             return dev_ops()->actsum(ctx->cuda, op, S, W, m, X, N, n, err);
         /* fall through */
     case BNL_CPU:
@@ -151,15 +160,20 @@ int bnl_scores(const bnl_ctx *ctx, const bnl_op *op, double *Y, const void *W, i
         return FSVC_OK;
     if (ctx->backend == BNL_REF || ctx->arch == BNL_ARCH_REF)
         return bnl_ref_scores(op, Y, W, m, X, N, n, R, K, err);
-    if (op->dtype != FSVC_F64 && ctx->cuda) /* H and Y = H R on the device */
+    if (op->dtype != FSVC_F64 && ctx->cuda && OFFERS(scores)) /* H, Y = H R on the device */
         return dev_ops()->scores(ctx->cuda, op, Y, W, m, X, N, n, R, K, err);
     return bnl_cpu_scores(ctx, op, Y, W, m, X, N, n, R, K, err);
 }
 
 int bnl_backend_describe(bnl_backend b, char *buf, size_t len)
 {
-    if (b == BNL_CUDA)
+    if (b == BNL_CUDA && OFFERS(describe))
         return dev_ops()->describe(buf, len);
+    if (b == BNL_CUDA) {
+        if (buf && len)
+            snprintf(buf, len, "no device backend");
+        return 0;
+    }
     if (buf && len)
         snprintf(buf, len, "%s", bnl_backend_name(b));
     return 1;
@@ -167,36 +181,47 @@ int bnl_backend_describe(bnl_backend b, char *buf, size_t len)
 
 int bnl_gpu_props(const bnl_ctx *ctx, bnlc_device *d, char *tune_path, size_t len)
 {
-    if (!ctx || !ctx->cuda)
+    if (!ctx || !ctx->cuda || !OFFERS(props))
         return -1;
     return dev_ops()->props(ctx->cuda, d, tune_path, len);
 }
 
 void bnl_gpu_device_tag(const bnl_ctx *ctx, char *buf, size_t len)
 {
-    dev_ops()->device_tag(ctx ? ctx->cuda : NULL, buf, len);
+    if (OFFERS(device_tag))
+        dev_ops()->device_tag(ctx ? ctx->cuda : NULL, buf, len);
+    else if (buf && len)
+        snprintf(buf, len, "none");
 }
 
 void bnl_gpu_limits(const bnl_ctx *ctx, bnlc_limits *get, const bnlc_limits *set)
 {
-    dev_ops()->limits(ctx ? ctx->cuda : NULL, get, ctx && ctx->cuda ? set : NULL);
+    if (OFFERS(limits))
+        dev_ops()->limits(ctx ? ctx->cuda : NULL, get, ctx && ctx->cuda ? set : NULL);
+    else if (get)
+        memset(get, 0, sizeof *get);
 }
 
 int bnl_gpu_tune_path(char *buf, size_t len, const char *tag)
 {
+    if (!OFFERS(tune_path))
+        return -1;
     return dev_ops()->tune_path(buf, len, tag);
 }
 
 int bnl_gpu_tune_write(const char *path, const char *device, const bnlc_limits *lim,
                        const char *comment, fsvc_error *err)
 {
+    if (!OFFERS(tune_write))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: the device backend writes no tune file");
     return dev_ops()->tune_write(path, device, lim, comment, err);
 }
 
 int bnl_normal_open(const bnl_ctx *ctx, const bnl_op *op, bnl_normal **out, fsvc_error *err)
 {
     *out = NULL;
-    if (!ctx || !op || !ctx->cuda || op->dtype == FSVC_F64)
+    if (!ctx || !op || !ctx->cuda || op->dtype == FSVC_F64 || !OFFERS(normal_open) ||
+        !OFFERS(normal_accum) || !OFFERS(normal_solve))
         return FSVC_OK;
     return dev_ops()->normal_open(ctx->cuda, out, err);
 }
@@ -208,11 +233,15 @@ int bnl_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
     int rc = bnl_op_check(op, err);
     if (rc)
         return rc;
+    if (!s || !OFFERS(normal_accum))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: normal equations not open on a device");
     return dev_ops()->normal_accum(s, op, W, m, X, N, n, cls, y, K, diag, B, err);
 }
 
 int bnl_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err)
 {
+    if (!s || !OFFERS(normal_solve))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: normal equations not open on a device");
     return dev_ops()->normal_solve(s, lam, R, info, err);
 }
 
@@ -223,6 +252,8 @@ int bnl_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
     int rc = bnl_op_check(op, err);
     if (rc)
         return rc;
+    if (!s || !OFFERS(normal_rhs))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: the device offers no block products");
     return dev_ops()->normal_rhs(s, op, W, m, X, N, n, cls, y, K, B, sumsq, err);
 }
 
@@ -233,12 +264,21 @@ int bnl_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
     int rc = bnl_op_check(op, err);
     if (rc)
         return rc;
+    if (!s || !OFFERS(normal_apply))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: the device offers no block products");
     return dev_ops()->normal_apply(s, op, W, m, X, N, n, V, K, Y, err);
+}
+
+int bnl_normal_products(const bnl_ctx *ctx, const bnl_op *op)
+{
+    return ctx && op && ctx->cuda && op->dtype != FSVC_F64 && OFFERS(normal_open) &&
+           OFFERS(normal_accum) && OFFERS(normal_solve) && OFFERS(normal_rhs) &&
+           OFFERS(normal_apply);
 }
 
 void bnl_normal_close(bnl_normal *s)
 {
-    if (s)
+    if (s && OFFERS(normal_close))
         dev_ops()->normal_close(s);
 }
 
@@ -246,7 +286,7 @@ int bnl_gpu_time_forward(const bnl_ctx *ctx, const bnl_op *op, const void *W, in
                          const void *X, int64_t N, int n, int reps, double *sec,
                          fsvc_error *err)
 {
-    if (!ctx || !ctx->cuda || !op || op->dtype == FSVC_F64)
+    if (!ctx || !ctx->cuda || !op || op->dtype == FSVC_F64 || !OFFERS(time_forward))
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: kernel-only timing needs a device and a u8 or "
                          "f32 layer");
     int rc = bnl_op_check(op, err);

@@ -127,6 +127,9 @@ int bnl_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
 int bnl_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                      const void *X, int64_t N, int n, const double *V, int K, double *Y,
                      fsvc_error *err);
+/* 1 if ctx's device offers these block products for op (a handle from
+ * bnl_normal_open serves them), 0 if they run on the CPU (fsvc/hblock.c). */
+int bnl_normal_products(const bnl_ctx *ctx, const bnl_op *op);
 
 /* The tiling the planner would use for this call on ctx. */
 bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op,

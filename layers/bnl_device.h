@@ -82,6 +82,17 @@ typedef struct bnl_device_ops {
 /* The CUDA backend (cuda/ops.c). */
 extern const bnl_device_ops bnl_cuda_ops;
 
+/* A NULL entry point is "not offered": the engine computes that call on
+ * the CPU (forward, actsum, scores, the normal equations and their block
+ * products) or answers as without a device (the others).
+ *
+ * Test hook: the device backend of contexts opened from now on (NULL:
+ * back to bnl_cuda_ops), e.g. a host-emulated device (tests/util/
+ * emu_device.c) so that the whole device pipeline runs without a GPU.
+ * Process-wide and not thread-safe: install it before opening a context
+ * and keep it until that context is closed. */
+void bnl_device_ops_use(const bnl_device_ops *ops);
+
 #ifdef __cplusplus
 }
 #endif
