@@ -13,6 +13,8 @@
  * factorisation against a fresh solve (bit for bit), the scores against
  * bnl_scores on a cpu context, and the block products of an iterative
  * solver (H^T (H V), H^T T, sum H^2) against float64 sums of the CPU's H. No GPU and no nvcc needed.
+ * The emulated jobs live in tests/util/emu_device.c (shared with the
+ * emulated device of tests/test_device_pipeline.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,7 +33,7 @@
 #include "layers/act.h"
 #include "fsvc/internal.h"
 
-#include "cuda_emu_grid.h"
+#include "tests/util/emu_device.h"
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 static uint32_t rnd(void)
@@ -40,137 +42,6 @@ static uint32_t rnd(void)
     rng_state ^= rng_state >> 7;
     rng_state ^= rng_state << 17;
     return (uint32_t)(rng_state >> 16);
-}
-
-/* One emulated device job: the layer, the tiling, the state on "device". */
-typedef struct emu {
-    bnl_op op;
-    int tile_op, l2, es; /* tile_op < 0: the GEMM path */
-    int64_t m, N, ldk, ldo, Nt, Xc;
-    int n, K;
-    uint32_t *Wp;        /* m x ldk */
-    float *wn;
-    double *G, *dg, *B0; /* m x m, m, m x K (column-major) */
-} emu;
-
-static void emu_init(emu *e, bnl_op op, const void *W, int64_t m, int64_t N, int n, int K,
-                     int64_t Nt, int64_t Xc)
-{
-    memset(e, 0, sizeof *e);
-    e->op = op; e->m = m; e->N = N; e->n = n; e->K = K; e->Nt = Nt; e->Xc = Xc;
-    e->es = op.dtype == FSVC_U8 ? 1 : 4;
-    e->tile_op = op.dtype == FSVC_U8 ? (op.dist == BNL_L1 ? BNLC_U8_L1 : op.dist == BNL_L2
-                                        ? BNLC_U8_L2 : BNLC_U8_DOT)
-                                     : (op.dist == BNL_L1 ? BNLC_F32_L1 : -1);
-    e->l2 = op.dist == BNL_L2;
-    e->ldo = (m + 3) / 4 * 4;
-    e->Wp = pack(W, m, n, e->es, &e->ldk);
-    e->wn = malloc(sizeof(float) * (size_t)m);
-    assert_non_null(e->wn);
-    for (int64_t j = 0; j < m; j++)
-        e->wn[j] = e->tile_op < 0 ? bnlc_rownorm((const float *)e->Wp, e->ldk, n, j) : 0.0f;
-}
-
-static void emu_free(emu *e)
-{
-    free(e->Wp); free(e->wn); free(e->G); free(e->dg); free(e->B0);
-}
-
-/* H (nt x ldo, NaN beyond what the kernels write) of chunk rows Xp, then
- * widened into Hd (column-major m x nt), as ds_tile. */
-static void emu_tile(const emu *e, const uint32_t *Xp, const float *xn, int64_t nt, float *H,
-                     double *Hd)
-{
-    bnl_actp a = bnl_actp_make(&e->op);
-    bnlc_actp p = {(int)a.act, (int)a.vk, a.a, a.g};
-    for (int64_t q = 0; q < e->Nt * e->ldo; q++) H[q] = NAN;
-    for (int64_t q = 0; q < e->Nt * e->m; q++) Hd[q] = NAN;
-    if (e->tile_op >= 0) {
-        emulate_tile(e->tile_op, &p, H, e->ldo, 0, e->Wp, e->m, Xp, nt, e->ldk);
-    } else {
-        cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)e->m, (int)nt, e->n,
-                    e->l2 ? -2.0f : 1.0f, (const float *)e->Wp, (int)e->ldk,
-                    (const float *)Xp, (int)e->ldk, 0.0f, H, (int)e->ldo);
-        for (int64_t r = 0; r < nt; r++)   /* bnl_gemm_epi_kernel's grid */
-            for (int64_t c = 0; c < e->m; c++)
-                H[r * e->ldo + c] = bnlc_gemm_epi(H[r * e->ldo + c], e->l2 ? xn[r] : 0.0f,
-                                                  e->l2 ? e->wn[c] : 0.0f, e->l2, &p);
-    }
-    for (int64_t r = 0; r < nt; r++)       /* widen_kernel's grid */
-        for (int64_t c = 0; c < e->m; c++)
-            bnlc_widen_body(Hd, e->m, H, e->ldo, r, c);
-}
-
-typedef void (*emu_fn)(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt,
-                       void *u);
-
-/* ds_run: chunks of Xc samples, tiles of Nt, targets per chunk. */
-static void emu_run(emu *e, const void *X, const int *cls, const double *y, emu_fn fn, void *u)
-{
-    float *H = malloc(sizeof(float) * (size_t)(e->Nt * e->ldo));
-    double *Hd = malloc(sizeof(double) * (size_t)(e->Nt * e->m));
-    double *T = malloc(sizeof(double) * (size_t)(e->Xc * e->K));
-    float *xn = malloc(sizeof(float) * (size_t)e->Xc);
-    assert_non_null(H); assert_non_null(Hd); assert_non_null(T); assert_non_null(xn);
-    for (int64_t i0 = 0; i0 < e->N; i0 += e->Xc) {
-        int64_t rows = e->N - i0 < e->Xc ? e->N - i0 : e->Xc, ldk;
-        uint32_t *Xp = pack((const char *)X + (size_t)i0 * e->n * e->es, rows, e->n, e->es, &ldk);
-        for (int64_t r = 0; r < rows; r++) {
-            if (cls || y)
-                bnlc_target_body(T, e->K, cls ? cls + i0 : NULL, y ? y + i0 : NULL, r);
-            xn[r] = e->tile_op < 0 ? bnlc_rownorm((const float *)Xp, ldk, e->n, r) : 0.0f;
-        }
-        for (int64_t t0 = 0; t0 < rows; t0 += e->Nt) {
-            int64_t nt = rows - t0 < e->Nt ? rows - t0 : e->Nt;
-            emu_tile(e, Xp + t0 * ldk, xn + t0, nt, H, Hd);
-            fn(e, Hd, T + t0 * e->K, i0 + t0, nt, u);
-        }
-        free(Xp);
-    }
-    free(H); free(Hd); free(T); free(xn);
-}
-
-static void ridge_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
-{
-    (void)i0; (void)u;
-    /* cublasDsyrk(LOWER, N, m, nt, 1, Hd, m, 1, G, m);
-     * cublasDgemm(N, T, m, K, nt, 1, Hd, m, T, K, 1, B, m) */
-    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)e->m, (int)nt, 1.0, Hd,
-                (int)e->m, 1.0, e->G, (int)e->m);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)e->m, e->K, (int)nt, 1.0, Hd,
-                (int)e->m, T, e->K, 1.0, e->B0, (int)e->m);
-}
-
-/* bnl_cuda_normal_accum */
-static void emu_accum(emu *e, const void *X, const int *cls, const double *y)
-{
-    int64_t m = e->m;
-    e->G = calloc((size_t)(m * m), sizeof(double));
-    e->dg = malloc(sizeof(double) * (size_t)m);
-    e->B0 = calloc((size_t)(m * e->K), sizeof(double));
-    assert_non_null(e->G); assert_non_null(e->dg); assert_non_null(e->B0);
-    emu_run(e, X, cls, y, ridge_fn, NULL);
-    for (int64_t j = 0; j < m; j++)
-        bnlc_getdiag_body(e->dg, e->G, m, j);
-    for (int64_t j = 0; j < m; j++)
-        for (int64_t i = 0; i < m; i++)
-            bnlc_mirror_body(e->G, m, i, j, 1);
-}
-
-/* bnl_cuda_normal_solve: R column-major m x K; the potrf info. */
-static int emu_solve(emu *e, double lam, double *R)
-{
-    int64_t m = e->m;
-    for (int64_t j = 0; j < m; j++)
-        for (int64_t i = 0; i < m; i++)
-            bnlc_mirror_body(e->G, m, i, j, 0);
-    for (int64_t j = 0; j < m; j++)
-        bnlc_diag_body(e->G, m, e->dg, lam, j);
-    memcpy(R, e->B0, sizeof(double) * (size_t)(m * e->K));
-    int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (int)m, e->G, (int)m);
-    if (info)
-        return info;
-    return LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (int)m, e->K, e->G, (int)m, R, (int)m);
 }
 
 static void *rand_data(fsvc_dtype t, int64_t rows, int n)
@@ -354,17 +225,6 @@ static void test_retry_restores_G(void **s)
     free(X);
 }
 
-struct scores_u { double *R, *Y; };
-
-static void scores_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
-{
-    (void)T;
-    struct scores_u *q = u;
-    /* cublasDgemm(N, N, K, nt, m, 1, R, K, Hd, m, 0, Y, K) */
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, e->K, (int)nt, (int)e->m, 1.0, q->R,
-                e->K, Hd, (int)e->m, 0.0, q->Y + i0 * e->K, e->K);
-}
-
 static void check_scores(bnl_op op, int64_t m, int64_t N, int n, int K, int64_t Nt, int64_t Xc)
 {
     void *X = rand_data(op.dtype, N, n), *W = rand_data(op.dtype, m, n);
@@ -375,8 +235,8 @@ static void check_scores(bnl_op op, int64_t m, int64_t N, int n, int K, int64_t 
     for (int64_t q = 0; q < N * K; q++) Y[q] = NAN;
     emu e;
     emu_init(&e, op, W, m, N, n, K, Nt, Xc);
-    struct scores_u u = {R, Y};
-    emu_run(&e, X, NULL, NULL, scores_fn, &u);
+    struct emu_scores_u u = {R, Y};
+    emu_run(&e, X, NULL, NULL, emu_scores_fn, &u);
     bnl_ctx ctx;
     fsvc_error err;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 1, &err), FSVC_OK);
@@ -402,25 +262,8 @@ static void test_scores(void **s)
 }
 
 /* The block products of an iterative solver (bnl_cuda_normal_apply /
- * _rhs): Y = H^T (H V) and B = H^T T with sum H^2, tile by tile. */
-struct apply_u { const double *V; double *Y, *Z, *B, sumsq; };
-
-static void apply_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
-{
-    (void)i0;
-    struct apply_u *q = u;
-    /* cublasDgemm(T, N, nt, K, m, 1, Hd, m, V, m, 0, Z, nt);
-     * cublasDgemm(N, N, m, K, nt, 1, Hd, m, Z, nt, 1, Y, m);
-     * rhs: cublasDgemm(N, T, m, K, nt, 1, Hd, m, T, K, 1, B, m), cublasDdot */
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)nt, e->K, (int)e->m, 1.0, Hd,
-                (int)e->m, q->V, (int)e->m, 0.0, q->Z, (int)nt);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)e->m, e->K, (int)nt, 1.0, Hd,
-                (int)e->m, q->Z, (int)nt, 1.0, q->Y, (int)e->m);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)e->m, e->K, (int)nt, 1.0, Hd,
-                (int)e->m, T, e->K, 1.0, q->B, (int)e->m);
-    q->sumsq += cblas_ddot((int)(e->m * nt), Hd, 1, Hd, 1);
-}
-
+ * _rhs): Y = H^T (H V) and B = H^T T with sum H^2, tile by tile
+ * (emu_apply_fn). */
 static void check_apply(bnl_op op, int64_t m, int64_t N, int n, int K, int64_t Nt, int64_t Xc)
 {
     void *X = rand_data(op.dtype, N, n), *W = rand_data(op.dtype, m, n);
@@ -434,8 +277,8 @@ static void check_apply(bnl_op op, int64_t m, int64_t N, int n, int K, int64_t N
     for (int64_t i = 0; i < N; i++) cls[i] = (int)(rnd() % (unsigned)K);
     emu e;
     emu_init(&e, op, W, m, N, n, K, Nt, Xc);
-    struct apply_u u = {V, Y, Z, B, 0};
-    emu_run(&e, X, cls, NULL, apply_fn, &u);
+    struct emu_apply_u u = {V, Y, Z, B, 0};
+    emu_run(&e, X, cls, NULL, emu_apply_fn, &u);
     bnl_ctx ctx;
     fsvc_error err;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 1, &err), FSVC_OK);

@@ -1,0 +1,416 @@
+/* emu_device.c - see emu_device.h. The job code is the former driver
+ * emulation of tests/test_cuda_emu2.c (which now uses it from here). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include <cmocka.h>
+#include <cblas.h>
+#include <lapacke.h>
+
+#include "cuda/kernels_hd.h"
+#include "layers/act.h"
+#include "fsvc/internal.h"
+
+#include "tests/cuda_emu_grid.h"
+#include "emu_device.h"
+
+/* the transfer counts of the emulated device */
+static struct {
+    emu_stats st;
+    int64_t mem, Nt, Xc;
+} g = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, (int64_t)16 << 30, 48, 112};
+
+static void up(int64_t b) { g.st.up += b; }
+static void down(int64_t b)
+{
+    g.st.down += b;
+    if (b > g.st.max_down) g.st.max_down = b;
+}
+
+
+void emu_init(emu *e, bnl_op op, const void *W, int64_t m, int64_t N, int n, int K,
+                     int64_t Nt, int64_t Xc)
+{
+    memset(e, 0, sizeof *e);
+    e->op = op; e->m = m; e->N = N; e->n = n; e->K = K; e->Nt = Nt; e->Xc = Xc;
+    e->es = op.dtype == FSVC_U8 ? 1 : 4;
+    e->tile_op = op.dtype == FSVC_U8 ? (op.dist == BNL_L1 ? BNLC_U8_L1 : op.dist == BNL_L2
+                                        ? BNLC_U8_L2 : BNLC_U8_DOT)
+                                     : (op.dist == BNL_L1 ? BNLC_F32_L1 : -1);
+    e->l2 = op.dist == BNL_L2;
+    e->ldo = (m + 3) / 4 * 4;
+    e->Wp = pack(W, m, n, e->es, &e->ldk);
+    up(m * e->ldk * 4);
+    e->wn = malloc(sizeof(float) * (size_t)m);
+    assert_non_null(e->wn);
+    for (int64_t j = 0; j < m; j++)
+        e->wn[j] = e->tile_op < 0 ? bnlc_rownorm((const float *)e->Wp, e->ldk, n, j) : 0.0f;
+}
+
+void emu_free(emu *e)
+{
+    free(e->Wp); free(e->wn); free(e->G); free(e->dg); free(e->B0);
+}
+
+/* H (nt x ldo, NaN beyond what the kernels write) of chunk rows Xp, then
+ * widened into Hd (column-major m x nt), as ds_tile. */
+static void emu_tile(const emu *e, const uint32_t *Xp, const float *xn, int64_t nt, float *H,
+                     double *Hd)
+{
+    bnl_actp a = bnl_actp_make(&e->op);
+    bnlc_actp p = {(int)a.act, (int)a.vk, a.a, a.g};
+    for (int64_t q = 0; q < e->Nt * e->ldo; q++) H[q] = NAN;
+    for (int64_t q = 0; q < e->Nt * e->m; q++) Hd[q] = NAN;
+    if (e->tile_op >= 0) {
+        emulate_tile(e->tile_op, &p, H, e->ldo, 0, e->Wp, e->m, Xp, nt, e->ldk);
+    } else {
+        cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)e->m, (int)nt, e->n,
+                    e->l2 ? -2.0f : 1.0f, (const float *)e->Wp, (int)e->ldk,
+                    (const float *)Xp, (int)e->ldk, 0.0f, H, (int)e->ldo);
+        for (int64_t r = 0; r < nt; r++)   /* bnl_gemm_epi_kernel's grid */
+            for (int64_t c = 0; c < e->m; c++)
+                H[r * e->ldo + c] = bnlc_gemm_epi(H[r * e->ldo + c], e->l2 ? xn[r] : 0.0f,
+                                                  e->l2 ? e->wn[c] : 0.0f, e->l2, &p);
+    }
+    for (int64_t r = 0; r < nt; r++)       /* widen_kernel's grid */
+        for (int64_t c = 0; c < e->m; c++)
+            bnlc_widen_body(Hd, e->m, H, e->ldo, r, c);
+}
+
+
+/* ds_run: chunks of Xc samples, tiles of Nt, targets per chunk. */
+void emu_run(emu *e, const void *X, const int *cls, const double *y, emu_fn fn, void *u)
+{
+    float *H = malloc(sizeof(float) * (size_t)(e->Nt * e->ldo));
+    double *Hd = malloc(sizeof(double) * (size_t)(e->Nt * e->m));
+    double *T = malloc(sizeof(double) * (size_t)(e->Xc * e->K));
+    float *xn = malloc(sizeof(float) * (size_t)e->Xc);
+    assert_non_null(H); assert_non_null(Hd); assert_non_null(T); assert_non_null(xn);
+    for (int64_t i0 = 0; i0 < e->N; i0 += e->Xc) {
+        int64_t rows = e->N - i0 < e->Xc ? e->N - i0 : e->Xc, ldk;
+        uint32_t *Xp = pack((const char *)X + (size_t)i0 * e->n * e->es, rows, e->n, e->es, &ldk);
+        up(rows * ldk * 4 + (cls ? rows * 4 : y ? rows * 8 : 0)); /* the chunk, its targets */
+        for (int64_t r = 0; r < rows; r++) {
+            if (cls || y)
+                bnlc_target_body(T, e->K, cls ? cls + i0 : NULL, y ? y + i0 : NULL, r);
+            xn[r] = e->tile_op < 0 ? bnlc_rownorm((const float *)Xp, ldk, e->n, r) : 0.0f;
+        }
+        for (int64_t t0 = 0; t0 < rows; t0 += e->Nt) {
+            int64_t nt = rows - t0 < e->Nt ? rows - t0 : e->Nt;
+            emu_tile(e, Xp + t0 * ldk, xn + t0, nt, H, Hd);
+            fn(e, Hd, T + t0 * e->K, i0 + t0, nt, u);
+        }
+        free(Xp);
+    }
+    free(H); free(Hd); free(T); free(xn);
+}
+
+static void ridge_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
+{
+    (void)i0; (void)u;
+    /* cublasDsyrk(LOWER, N, m, nt, 1, Hd, m, 1, G, m);
+     * cublasDgemm(N, T, m, K, nt, 1, Hd, m, T, K, 1, B, m) */
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)e->m, (int)nt, 1.0, Hd,
+                (int)e->m, 1.0, e->G, (int)e->m);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)e->m, e->K, (int)nt, 1.0, Hd,
+                (int)e->m, T, e->K, 1.0, e->B0, (int)e->m);
+}
+
+/* bnl_cuda_normal_accum */
+void emu_accum(emu *e, const void *X, const int *cls, const double *y)
+{
+    int64_t m = e->m;
+    e->G = calloc((size_t)(m * m), sizeof(double));
+    e->dg = malloc(sizeof(double) * (size_t)m);
+    e->B0 = calloc((size_t)(m * e->K), sizeof(double));
+    assert_non_null(e->G); assert_non_null(e->dg); assert_non_null(e->B0);
+    emu_run(e, X, cls, y, ridge_fn, NULL);
+    for (int64_t j = 0; j < m; j++)
+        bnlc_getdiag_body(e->dg, e->G, m, j);
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t i = 0; i < m; i++)
+            bnlc_mirror_body(e->G, m, i, j, 1);
+}
+
+/* bnl_cuda_normal_solve: R column-major m x K; the potrf info. */
+int emu_solve(emu *e, double lam, double *R)
+{
+    int64_t m = e->m;
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t i = 0; i < m; i++)
+            bnlc_mirror_body(e->G, m, i, j, 0);
+    for (int64_t j = 0; j < m; j++)
+        bnlc_diag_body(e->G, m, e->dg, lam, j);
+    memcpy(R, e->B0, sizeof(double) * (size_t)(m * e->K));
+    int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (int)m, e->G, (int)m);
+    if (info)
+        return info;
+    return LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (int)m, e->K, e->G, (int)m, R, (int)m);
+}
+
+
+void emu_scores_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
+{
+    (void)T;
+    struct emu_scores_u *q = u;
+    /* cublasDgemm(N, N, K, nt, m, 1, R, K, Hd, m, 0, Y, K) */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, e->K, (int)nt, (int)e->m, 1.0, q->R,
+                e->K, Hd, (int)e->m, 0.0, q->Y + i0 * e->K, e->K);
+}
+
+void emu_apply_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
+{
+    (void)i0;
+    struct emu_apply_u *q = u;
+    /* cublasDgemm(T, N, nt, K, m, 1, Hd, m, V, m, 0, Z, nt);
+     * cublasDgemm(N, N, m, K, nt, 1, Hd, m, Z, nt, 1, Y, m);
+     * rhs: cublasDgemm(N, T, m, K, nt, 1, Hd, m, T, K, 1, B, m), cublasDdot */
+    if (q->V) {
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)nt, e->K, (int)e->m, 1.0, Hd,
+                    (int)e->m, q->V, (int)e->m, 0.0, q->Z, (int)nt);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)e->m, e->K, (int)nt, 1.0, Hd,
+                    (int)e->m, q->Z, (int)nt, 1.0, q->Y, (int)e->m);
+    }
+    if (q->B) {
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)e->m, e->K, (int)nt, 1.0, Hd,
+                    (int)e->m, T, e->K, 1.0, q->B, (int)e->m);
+        q->sumsq += cblas_ddot((int)(e->m * nt), Hd, 1, Hd, 1);
+    }
+}
+
+/* ---- the bnl_device_ops table ---- */
+struct bnl_cuda {
+    int open;
+};
+struct bnl_normal {
+    emu e;
+    int have; /* e holds an accumulated G */
+};
+
+static int ed_open(bnl_cuda **out, int strict, fsvc_error *err)
+{
+    (void)strict;
+    if (!(*out = calloc(1, sizeof **out)))
+        return fsvc_fail(err, FSVC_ERESOURCE, "emu: out of memory");
+    (*out)->open = 1;
+    return FSVC_OK;
+}
+
+static void ed_close(bnl_cuda *c) { free(c); }
+
+struct fwd_u { float *H; int64_t ldh; };
+
+static void fwd_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
+{
+    (void)T;
+    struct fwd_u *q = u;
+    for (int64_t r = 0; r < nt; r++) /* the float tile, widened exactly: back as it was */
+        for (int64_t c = 0; c < e->m; c++)
+            q->H[(i0 + r) * q->ldh + c] = (float)Hd[r * e->m + c];
+    down(nt * e->m * 4);
+    g.st.forward_down += nt * e->m * 4;
+}
+
+static int ed_forward(bnl_cuda *c, const bnl_op *op, void *H, int64_t ldh, const void *W,
+                      int64_t m, const void *X, int64_t N, int n, fsvc_error *err)
+{
+    (void)c; (void)err;
+    emu e;
+    emu_init(&e, *op, W, m, N, n, 1, g.Nt, g.Xc);
+    struct fwd_u u = {H, ldh};
+    emu_run(&e, X, NULL, NULL, fwd_fn, &u);
+    emu_free(&e);
+    g.st.forward++;
+    return FSVC_OK;
+}
+
+/* bnl_actsum_kernel's grid over the transposed float tile (m x nt) */
+static void actsum_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
+{
+    (void)T;
+    double *S = (double *)u + i0;
+    float *Ht = malloc(sizeof(float) * (size_t)(e->m * nt));
+    assert_non_null(Ht);
+    for (int64_t r = 0; r < nt; r++)
+        for (int64_t j = 0; j < e->m; j++)
+            Ht[j * nt + r] = (float)Hd[r * e->m + j];
+    for (int64_t r = 0; r < nt; r++)
+        bnlc_actsum_body(S, Ht, nt, e->m, r);
+    free(Ht);
+}
+
+static int ed_actsum(bnl_cuda *c, const bnl_op *op, double *S, const void *W, int64_t m,
+                     const void *X, int64_t N, int n, fsvc_error *err)
+{
+    (void)c; (void)err;
+    emu e;
+    emu_init(&e, *op, W, m, N, n, 1, g.Nt, g.Xc);
+    up(N * 8);
+    emu_run(&e, X, NULL, NULL, actsum_fn, S);
+    emu_free(&e);
+    down(N * 8);
+    g.st.actsum++;
+    return FSVC_OK;
+}
+
+static int ed_scores(bnl_cuda *c, const bnl_op *op, double *Y, const void *W, int64_t m,
+                     const void *X, int64_t N, int n, const double *R, int K, fsvc_error *err)
+{
+    (void)c;
+    if (m < 1 || N < 1 || n < 1 || K < 1)
+        return fsvc_fail(err, FSVC_EUSAGE, "emu: empty scores");
+    emu e;
+    emu_init(&e, *op, W, m, N, n, K, g.Nt, g.Xc);
+    up(m * K * 8);
+    struct emu_scores_u u = {R, Y};
+    emu_run(&e, X, NULL, NULL, emu_scores_fn, &u);
+    emu_free(&e);
+    down(N * K * 8);
+    g.st.scores++;
+    return FSVC_OK;
+}
+
+static int ed_normal_open(bnl_cuda *c, bnl_normal **out, fsvc_error *err)
+{
+    (void)c;
+    if (!(*out = calloc(1, sizeof **out)))
+        return fsvc_fail(err, FSVC_ERESOURCE, "emu: out of memory");
+    return FSVC_OK;
+}
+
+static void ed_normal_close(bnl_normal *s)
+{
+    if (s && s->have) emu_free(&s->e);
+    free(s);
+}
+
+static int ed_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                           const void *X, int64_t N, int n, const int *cls, const double *y,
+                           int K, double *diag, double *B, fsvc_error *err)
+{
+    if (m < 1 || N < 1 || n < 1 || K < 1 || (!cls && !y) || (y && K != 1))
+        return fsvc_fail(err, FSVC_EUSAGE, "emu: bad normal-equation shape");
+    if (s->have) emu_free(&s->e);
+    emu_init(&s->e, *op, W, m, N, n, K, g.Nt, g.Xc);
+    emu_accum(&s->e, X, cls, y);
+    s->have = 1;
+    memcpy(diag, s->e.dg, sizeof(double) * (size_t)m);
+    memcpy(B, s->e.B0, sizeof(double) * (size_t)(m * K));
+    down(m * 8);
+    down(m * K * 8);
+    g.st.accum++;
+    return FSVC_OK;
+}
+
+static int ed_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err)
+{
+    if (!s->have)
+        return fsvc_fail(err, FSVC_EUSAGE, "emu: normal equations not accumulated");
+    *info = emu_solve(&s->e, lam, R);
+    down(4);
+    if (*info == 0) down(s->e.m * s->e.K * 8);
+    g.st.solve++;
+    return FSVC_OK;
+}
+
+static int products(const bnl_op *op, const void *W, int64_t m, const void *X, int64_t N, int n,
+                    const int *cls, const double *y, const double *V, int K, double *out,
+                    double *sumsq, fsvc_error *err)
+{
+    if (m < 1 || N < 1 || n < 1 || K < 1 || (sumsq && ((!cls && !y) || (y && K != 1))))
+        return fsvc_fail(err, FSVC_EUSAGE, "emu: bad block-product shape");
+    emu e;
+    emu_init(&e, *op, W, m, N, n, K, g.Nt, g.Xc);
+    double *Z = malloc(sizeof(double) * (size_t)(g.Nt * K));
+    assert_non_null(Z);
+    memset(out, 0, sizeof(double) * (size_t)(m * K));
+    struct emu_apply_u u = {V, sumsq ? NULL : out, Z, sumsq ? out : NULL, 0};
+    if (V) up(m * K * 8);
+    emu_run(&e, X, sumsq ? cls : NULL, sumsq ? y : NULL, emu_apply_fn, &u);
+    if (sumsq) *sumsq = u.sumsq;
+    down(m * K * 8 + (sumsq ? 8 : 0));
+    free(Z);
+    emu_free(&e);
+    return FSVC_OK;
+}
+
+static int ed_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                         const void *X, int64_t N, int n, const int *cls, const double *y, int K,
+                         double *B, double *sumsq, fsvc_error *err)
+{
+    (void)s;
+    double ss = 0;
+    g.st.rhs++;
+    return products(op, W, m, X, N, n, cls, y, NULL, K, B, sumsq ? sumsq : &ss, err);
+}
+
+static int ed_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                           const void *X, int64_t N, int n, const double *V, int K, double *Y,
+                           fsvc_error *err)
+{
+    (void)s;
+    if (!V) return fsvc_fail(err, FSVC_EUSAGE, "emu: block product without V");
+    g.st.apply++;
+    return products(op, W, m, X, N, n, NULL, NULL, V, K, Y, NULL, err);
+}
+
+static int ed_describe(char *buf, size_t len)
+{
+    if (buf && len) snprintf(buf, len, "emulated device (tests/util/emu_device.c)");
+    return 1;
+}
+
+static void ed_device_tag(const bnl_cuda *c, char *buf, size_t len)
+{
+    (void)c;
+    if (buf && len) snprintf(buf, len, "emu");
+}
+
+static int ed_props(const bnl_cuda *c, bnlc_device *d, char *tune_path, size_t len)
+{
+    if (!c) return -1;
+    if (d) {
+        memset(d, 0, sizeof *d);
+        snprintf(d->name, sizeof d->name, "emu");
+        d->mem_total = d->mem_free = g.mem;
+    }
+    if (tune_path && len) tune_path[0] = 0;
+    return 0;
+}
+
+/* time_forward, limits and the tune files are not offered (NULL) */
+static const bnl_device_ops ops = {
+    .name = "emu",
+    .open = ed_open,
+    .close = ed_close,
+    .forward = ed_forward,
+    .actsum = ed_actsum,
+    .scores = ed_scores,
+    .normal_open = ed_normal_open,
+    .normal_accum = ed_normal_accum,
+    .normal_solve = ed_normal_solve,
+    .normal_close = ed_normal_close,
+    .normal_rhs = ed_normal_rhs,
+    .normal_apply = ed_normal_apply,
+    .describe = ed_describe,
+    .device_tag = ed_device_tag,
+    .props = ed_props,
+};
+
+const bnl_device_ops *emu_device_ops(void) { return &ops; }
+
+void emu_device_reset(int64_t mem_free, int64_t Nt, int64_t Xc)
+{
+    memset(&g.st, 0, sizeof g.st);
+    g.mem = mem_free > 0 ? mem_free : (int64_t)16 << 30;
+    g.Nt = Nt > 0 ? Nt : 48;
+    g.Xc = Xc > 0 ? Xc : 112;
+}
+
+emu_stats emu_device_stats(void) { return g.st; }

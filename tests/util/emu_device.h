@@ -1,0 +1,71 @@
+/*
+ * emu_device.h - the device backend of cuda/ emulated on the host, for
+ * tests (include after cmocka.h: failures are cmocka assertions).
+ *
+ * Two layers:
+ *   - emu jobs: the drivers of cuda/ridge.cu (chunks of Xc samples, tiles
+ *     of Nt) over the kernel bodies of cuda/kernels_hd.h on emulated grids
+ *     (tests/cuda_emu_grid.h), each cuBLAS / cuSOLVER call replaced by the
+ *     CBLAS / LAPACKE call with the same arguments;
+ *   - emu_device_ops(): a bnl_device_ops table made of those jobs (open,
+ *     close, forward, actsum, scores, normal_*, describe, props), to
+ *     install with bnl_device_ops_use so that a "cuda" context runs the
+ *     whole device pipeline without a GPU. It counts the bytes that would
+ *     cross PCIe (uploads, downloads) per entry point.
+ */
+#ifndef FSVC_TESTS_EMU_DEVICE_H
+#define FSVC_TESTS_EMU_DEVICE_H
+
+#include <stdint.h>
+
+#include "layers/bnl.h"
+#include "layers/bnl_device.h"
+
+/* ---- one emulated job (a layer, its tiling, the state on "device") ---- */
+typedef struct emu {
+    bnl_op op;
+    int tile_op, l2, es; /* tile_op < 0: the GEMM path */
+    int64_t m, N, ldk, ldo, Nt, Xc;
+    int n, K;
+    uint32_t *Wp;        /* m x ldk */
+    float *wn;
+    double *G, *dg, *B0; /* m x m, m, m x K (column-major) */
+} emu;
+
+void emu_init(emu *e, bnl_op op, const void *W, int64_t m, int64_t N, int n, int K,
+              int64_t Nt, int64_t Xc);
+void emu_free(emu *e);
+/* Called per tile: Hd column-major m x nt (float64, widened from the float
+ * tile), T the tile's nt x K targets, samples i0 .. i0+nt-1. */
+typedef void (*emu_fn)(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt,
+                       void *u);
+/* ds_run: chunks of Xc samples (packed, uploaded), tiles of Nt, targets
+ * (one-hot of cls, or y, or none) per chunk. */
+void emu_run(emu *e, const void *X, const int *cls, const double *y, emu_fn fn, void *u);
+/* bnl_cuda_normal_accum (G, dg, B0) and bnl_cuda_normal_solve (R column-
+ * major m x K; the potrf / potrs info). */
+void emu_accum(emu *e, const void *X, const int *cls, const double *y);
+int emu_solve(emu *e, double lam, double *R);
+
+/* The tile functions of the scores (Y = H R, Y N x K row-major) and of the
+ * block products (Y += H^T (H V) with Z nt x K; B += H^T T and sum H^2). */
+struct emu_scores_u { const double *R; double *Y; };
+void emu_scores_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u);
+struct emu_apply_u { const double *V; double *Y, *Z, *B, sumsq; };
+void emu_apply_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u);
+
+/* ---- the emulated device ---- */
+typedef struct emu_stats {
+    int64_t up, down;        /* bytes host -> device, device -> host */
+    int64_t max_down;        /* the largest single download */
+    int64_t forward_down;    /* of down: H from forward */
+    int forward, actsum, scores, accum, solve, rhs, apply; /* calls */
+} emu_stats;
+
+const bnl_device_ops *emu_device_ops(void);
+/* Zeroes the counts and sets the device's free memory in bytes (<= 0: 16
+ * GiB) and its tiling (Nt samples per tile, Xc per chunk; <= 0: 48, 112). */
+void emu_device_reset(int64_t mem_free, int64_t Nt, int64_t Xc);
+emu_stats emu_device_stats(void);
+
+#endif /* FSVC_TESTS_EMU_DEVICE_H */
