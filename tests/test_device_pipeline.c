@@ -1,0 +1,332 @@
+/* test_device_pipeline.c - fsvc_train and fsvc_predict on --backend cuda
+ * run whole on the host-emulated device of tests/util/emu_device.c
+ * (installed with bnl_device_ops_use), against the CPU backend:
+ *   - direct and pcg on the device give the CPU backend's model: the same
+ *     centroids, readout weights within WTOL of the largest weight (the
+ *     device's products are float64 sums of the float H, the CPU's float
+ *     sums per chunk, and pcg stops at --cg-tol 1e-10), the same
+ *     predictions on the training set; u8 and f32, L1 and L2, K = 1
+ *     (regression), 2, 3, 5, m not a multiple of the tile sizes;
+ *   - pcg on the device uses the device's block products (rhs and apply
+ *     calls), with class weights and with --augment;
+ *   - nothing of size N x m comes back: H is downloaded only as K_mm
+ *     (m x m, pcg's preconditioner), every other download is m K, m, or
+ *     N K (scores) sized;
+ *   - predict on the emulated device equals the CPU's;
+ *   - auto picks pcg on a device whose memory does not hold the float64
+ *     Gram, direct when it does. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsvc/internal.h"
+#include "fsvc/solver.h"
+#include "tests/util/emu_device.h"
+
+#define N_ 600
+#define ROWS 4
+#define COLS 5
+#define n_ (ROWS * COLS)
+/* Weights: against the CPU's direct solve within WTOL of the largest
+ * weight (measured: u8 1e-8, f32 1e-5); with --augment against the CPU's
+ * pcg, whose products are float sums per chunk (CPU pcg vs CPU direct
+ * measured 4e-4 here, the augmented case 9e-5), within WTOL_CPU_PCG.
+ * Scores of one model, device vs CPU: u8 H is the same bits, f32 L2 takes
+ * the GEMM path (|x|^2 + |w|^2 - 2 x.w in float, 1.3e-6 measured). */
+#define WTOL 1e-4
+#define WTOL_CPU_PCG 2e-3
+#define STOL_U8 1e-9
+#define STOL_F32 1e-5
+
+static uint8_t X8[N_ * n_];
+static float Xf[N_ * n_];
+static double Yv[N_], CV[8];
+static int Cls[N_];
+
+/* N_ samples of K noisy clusters, u8 or f32 (the same values / 255). */
+static fsvc_dataset make_set(fsvc_dtype t, int K, uint64_t seed)
+{
+    uint64_t st = seed;
+    for (int k = 0; k < K; k++) CV[k] = k + 1;
+    for (int i = 0; i < N_; i++) {
+        Cls[i] = (int)(fsvc_rng_next(&st) % (uint64_t)K);
+        Yv[i] = CV[Cls[i]];
+        for (int j = 0; j < n_; j++) {
+            int v = 40 * ((Cls[i] * 7 + j) % 5) + (int)(fsvc_rng_next(&st) % 80);
+            X8[i * n_ + j] = (uint8_t)v;
+            Xf[i * n_ + j] = (float)v / 255.0f;
+        }
+    }
+    fsvc_dataset D;
+    memset(&D, 0, sizeof D);
+    D.N = N_; D.n = n_; D.dtype = t; D.x = t == FSVC_U8 ? (void *)X8 : (void *)Xf;
+    D.has_labels = 1; D.y = Yv; D.cls = Cls; D.K = K; D.class_values = CV;
+    D.rows = ROWS; D.cols = COLS;
+    strcpy(D.source, "test");
+    return D;
+}
+
+static void base_param(fsvc_param *p, fsvc_dtype t, int dist, fsvc_solver s, int64_t m)
+{
+    fsvc_param_default(p);
+    p->select = FSVC_SELECT_RANDOM;
+    p->max_neurons = m;
+    p->readout = FSVC_READOUT_RIDGE;
+    p->dist = dist;
+    p->act = BNL_GAUSS;
+    p->radius = t == FSVC_U8 ? (dist == BNL_L1 ? 900.0 : 150.0) : (dist == BNL_L1 ? 3.5 : 0.6);
+    p->lambda = 1e-2;
+    p->dtype = t;
+    p->threads = 1;
+    p->solver = s;
+    p->cg_tol = 1e-10;
+    p->preprocess = FSVC_PRE_NONE;
+}
+
+static int train(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *D,
+                 const fsvc_param *p0, const char *backend, fsvc_error *err)
+{
+    fsvc_param p = *p0;
+    p.backend = backend;
+    if (!strcmp(backend, "cuda")) bnl_device_ops_use(emu_device_ops());
+    int rc = fsvc_train(M, info, D, &p, err);
+    bnl_device_ops_use(NULL);
+    return rc;
+}
+
+static void predict(int *pred, double *score, const fsvc_model *M, const fsvc_dataset *D,
+                    const char *backend)
+{
+    fsvc_error err;
+    if (!strcmp(backend, "cuda")) bnl_device_ops_use(emu_device_ops());
+    int rc = fsvc_predict(pred, score, M, D, backend, 1, &err);
+    bnl_device_ops_use(NULL);
+    if (rc) fail_msg("predict (%s): %s", backend, err.msg);
+}
+
+/* The device's model against the CPU's: centroids, weights, predictions;
+ * then the device's predictions against the CPU's on the same model. */
+static void same_model(const fsvc_model *Mc, const fsvc_model *Md, const fsvc_dataset *D,
+                       double wtol, const char *what)
+{
+    assert_int_equal(Mc->m, Md->m);
+    assert_int_equal(Mc->Kout, Md->Kout);
+    assert_memory_equal(Mc->C, Md->C, (size_t)Mc->m * Mc->n * fsvc_dtype_size(Mc->dtype));
+    size_t mk = (size_t)Mc->m * Mc->Kout;
+    double rmax = 0, dmax = 0;
+    for (size_t q = 0; q < mk; q++) rmax = fmax(rmax, fabs(Mc->R[q]));
+    for (size_t q = 0; q < mk; q++) dmax = fmax(dmax, fabs(Mc->R[q] - Md->R[q]));
+    if (getenv("EMU_DEBUG")) print_message("%s: weights differ by %.3g\n", what, dmax / rmax);
+    if (!(dmax <= wtol * rmax))
+        fail_msg("%s: weights differ by %.3g of the largest (%.3g), more than %g", what,
+                 dmax / rmax, rmax, wtol);
+    int *pc = malloc(N_ * sizeof *pc), *pd = malloc(N_ * sizeof *pd), *pe = malloc(N_ * sizeof *pe);
+    double *sc = malloc((size_t)N_ * Mc->Kout * sizeof *sc);
+    double *se = malloc((size_t)N_ * Mc->Kout * sizeof *se);
+    assert_non_null(pc); assert_non_null(pd); assert_non_null(pe);
+    assert_non_null(sc); assert_non_null(se);
+    predict(pc, NULL, Mc, D, "cpu");
+    predict(pd, sc, Md, D, "cpu");
+    emu_device_reset(0, 0, 0);
+    predict(pe, se, Md, D, "cuda");
+    emu_stats st = emu_device_stats();
+    assert_true(st.scores >= 1);               /* the scores ran on the device */
+    assert_int_equal(st.forward_down, 0);      /* and H stayed there */
+    if (!Mc->regression) {
+        assert_memory_equal(pc, pd, N_ * sizeof *pc);
+        assert_memory_equal(pd, pe, N_ * sizeof *pd);
+    }
+    double smax = 1e-300;
+    for (size_t q = 0; q < (size_t)N_ * Mc->Kout; q++) smax = fmax(smax, fabs(sc[q]));
+    for (size_t q = 0; q < (size_t)N_ * Mc->Kout; q++)
+        if (!(fabs(sc[q] - se[q]) <= (Mc->dtype == FSVC_U8 ? STOL_U8 : STOL_F32) * smax))
+            fail_msg("%s: device score %zu = %.17g, cpu %.17g", what, q, se[q], sc[q]);
+    free(pc); free(pd); free(pe); free(sc); free(se);
+}
+
+/* The downloads of a device training: H only as K_mm (m x m, once, pcg)
+ * or not at all (direct); the products m K each. */
+static void small_downloads(const emu_stats *st, int64_t m, int K, fsvc_solver s)
+{
+    int64_t Nm = (int64_t)N_ * m * 4; /* H in float */
+    if (s == FSVC_SOLVER_PCG) {
+        assert_true(st->rhs >= 1);
+        assert_true(st->apply >= 1);
+        assert_int_equal(st->accum, 0);
+        assert_int_equal(st->forward_down, m * m * 4);
+    } else {
+        assert_int_equal(st->accum, 1);
+        assert_int_equal(st->rhs + st->apply, 0);
+        assert_int_equal(st->forward_down, 0);
+    }
+    /* every download is O(m K + m + N K): actsum N, scores N K, products m K */
+    int64_t big = 8 * (m * K + m + (int64_t)N_ * K) + 8;
+    if (st->max_down > (m * m * 4 > big ? m * m * 4 : big) || st->max_down >= Nm)
+        fail_msg("a download of %lld bytes (N m = %lld)", (long long)st->max_down, (long long)Nm);
+    int64_t other = st->down - st->forward_down;
+    int64_t bound = (st->rhs + st->apply) * (8 * m * K + 8) + st->accum * 8 * (m + m * K) +
+                    st->solve * (8 * m * K + 4) + st->actsum * 8 * N_ + st->scores * 8 * N_ * K;
+    if (other > bound)
+        fail_msg("downloads besides H: %lld bytes, more than the products' %lld",
+                 (long long)other, (long long)bound);
+}
+
+/* One configuration: CPU direct (the reference), the device with s, the
+ * models compared. */
+static void check(fsvc_dtype t, int dist, int K, int regr, fsvc_solver s, int64_t m,
+                  const char *weights, fsvc_augment aug)
+{
+    char what[160];
+    snprintf(what, sizeof what, "%s %s K %d%s %s m %lld%s%s", fsvc_dtype_name(t),
+             dist == BNL_L1 ? "L1" : "L2", K, regr ? " regression" : "", fsvc_solver_name(s),
+             (long long)m, weights ? " weights " : "", weights ? weights : "");
+    fsvc_dataset D = make_set(t, K, (uint64_t)(K * 131 + m + t));
+    fsvc_param p;
+    base_param(&p, t, dist, s, m);
+    p.regression = regr;
+    p.augment = aug;
+    if (weights) snprintf(p.class_weight, sizeof p.class_weight, "%s", weights);
+    fsvc_model Mc, Md;
+    fsvc_train_info ic, id;
+    fsvc_error err;
+    fsvc_param pc = p;
+    if (aug == FSVC_AUG_NONE) pc.solver = FSVC_SOLVER_DIRECT; /* augment: pcg only */
+    if (train(&Mc, &ic, &D, &pc, "cpu", &err)) fail_msg("%s: cpu: %s", what, err.msg);
+    emu_device_reset(0, 0, 0);
+    if (train(&Md, &id, &D, &p, "cuda", &err)) fail_msg("%s: device: %s", what, err.msg);
+    emu_stats st = emu_device_stats();
+    assert_int_equal(id.solver, s);
+    small_downloads(&st, Md.m, Md.Kout, s);
+    same_model(&Mc, &Md, &D, aug == FSVC_AUG_NONE ? WTOL : WTOL_CPU_PCG, what);
+    fsvc_free_model(&Mc);
+    fsvc_free_model(&Md);
+}
+
+static void test_u8_direct_and_pcg(void **s)
+{
+    (void)s;
+    check(FSVC_U8, BNL_L1, 3, 0, FSVC_SOLVER_DIRECT, 71, NULL, FSVC_AUG_NONE);
+    check(FSVC_U8, BNL_L1, 3, 0, FSVC_SOLVER_PCG, 71, NULL, FSVC_AUG_NONE);
+    check(FSVC_U8, BNL_L2, 5, 0, FSVC_SOLVER_PCG, 133, NULL, FSVC_AUG_NONE);
+    check(FSVC_U8, BNL_L1, 2, 1, FSVC_SOLVER_PCG, 50, NULL, FSVC_AUG_NONE); /* K = 1 */
+}
+
+static void test_f32_direct_and_pcg(void **s)
+{
+    (void)s;
+    check(FSVC_F32, BNL_L1, 3, 0, FSVC_SOLVER_DIRECT, 61, NULL, FSVC_AUG_NONE);
+    check(FSVC_F32, BNL_L1, 3, 0, FSVC_SOLVER_PCG, 61, NULL, FSVC_AUG_NONE);
+    check(FSVC_F32, BNL_L2, 2, 0, FSVC_SOLVER_PCG, 97, NULL, FSVC_AUG_NONE); /* GEMM path */
+}
+
+/* Class weights: the device groups the samples by class. */
+static void test_pcg_class_weights(void **s)
+{
+    (void)s;
+    check(FSVC_U8, BNL_L1, 3, 0, FSVC_SOLVER_PCG, 71, "balanced", FSVC_AUG_NONE);
+    check(FSVC_F32, BNL_L1, 3, 0, FSVC_SOLVER_PCG, 45, "1:3,3:0.5", FSVC_AUG_NONE);
+}
+
+/* --augment: virtual samples made per chunk on the host, uploaded. */
+static void test_pcg_augment(void **s)
+{
+    (void)s;
+    check(FSVC_U8, BNL_L1, 3, 0, FSVC_SOLVER_PCG, 59, NULL, FSVC_AUG_SHIFT1);
+}
+
+/* pcg matches direct on the device itself. */
+static void test_pcg_matches_direct_on_device(void **s)
+{
+    (void)s;
+    fsvc_dataset D = make_set(FSVC_F32, 4, 99);
+    fsvc_param p;
+    base_param(&p, FSVC_F32, BNL_L2, FSVC_SOLVER_DIRECT, 83);
+    fsvc_model Md, Mp;
+    fsvc_error err;
+    if (train(&Md, NULL, &D, &p, "cuda", &err)) fail_msg("direct: %s", err.msg);
+    p.solver = FSVC_SOLVER_PCG;
+    if (train(&Mp, NULL, &D, &p, "cuda", &err)) fail_msg("pcg: %s", err.msg);
+    same_model(&Md, &Mp, &D, WTOL, "device direct vs pcg");
+    fsvc_free_model(&Md);
+    fsvc_free_model(&Mp);
+}
+
+/* auto: direct while the float64 Gram fits the device, else pcg. */
+static void test_auto_by_device_memory(void **s)
+{
+    (void)s;
+    fsvc_dataset D = make_set(FSVC_U8, 3, 5);
+    fsvc_param p;
+    int64_t m = 90;
+    base_param(&p, FSVC_U8, BNL_L1, FSVC_SOLVER_AUTO, m);
+    fsvc_model M;
+    fsvc_train_info info;
+    fsvc_error err;
+    emu_device_reset((int64_t)1 << 30, 0, 0);             /* 1 GiB: fits */
+    bnl_device_ops_use(emu_device_ops());
+    p.backend = "cuda";
+    int rc = fsvc_train(&M, &info, &D, &p, &err);
+    bnl_device_ops_use(NULL);
+    if (rc) fail_msg("auto, big device: %s", err.msg);
+    assert_int_equal(info.solver, FSVC_SOLVER_DIRECT);
+    emu_stats st = emu_device_stats();
+    assert_int_equal(st.accum, 1);
+    fsvc_free_model(&M);
+
+    emu_device_reset(8 * m * m, 0, 0);                     /* under 2 x 8 m^2 / 0.9 */
+    bnl_device_ops_use(emu_device_ops());
+    rc = fsvc_train(&M, &info, &D, &p, &err);
+    bnl_device_ops_use(NULL);
+    if (rc) fail_msg("auto, small device: %s", err.msg);
+    assert_int_equal(info.solver, FSVC_SOLVER_PCG);
+    st = emu_device_stats();
+    assert_int_equal(st.accum, 0);
+    assert_true(st.apply >= 1);
+    small_downloads(&st, M.m, M.Kout, FSVC_SOLVER_PCG);
+    fsvc_free_model(&M);
+}
+
+/* A device that offers no block products (a NULL entry point): pcg runs
+ * its products on the CPU, the same model. */
+static void test_products_not_offered(void **s)
+{
+    (void)s;
+    bnl_device_ops o = *emu_device_ops();
+    o.normal_rhs = NULL;
+    o.normal_apply = NULL;
+    fsvc_dataset D = make_set(FSVC_U8, 2, 11);
+    fsvc_param p;
+    base_param(&p, FSVC_U8, BNL_L1, FSVC_SOLVER_PCG, 40);
+    p.backend = "cuda";
+    fsvc_model M;
+    fsvc_error err;
+    emu_device_reset(0, 0, 0);
+    bnl_device_ops_use(&o);
+    int rc = fsvc_train(&M, NULL, &D, &p, &err);
+    bnl_device_ops_use(NULL);
+    if (rc) fail_msg("%s", err.msg);
+    emu_stats st = emu_device_stats();
+    assert_int_equal(st.rhs + st.apply, 0);
+    assert_true(st.forward_down >= (int64_t)N_ * M.m * 4); /* H came back: the CPU path */
+    fsvc_free_model(&M);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_u8_direct_and_pcg),
+        cmocka_unit_test(test_f32_direct_and_pcg),
+        cmocka_unit_test(test_pcg_class_weights),
+        cmocka_unit_test(test_pcg_augment),
+        cmocka_unit_test(test_pcg_matches_direct_on_device),
+        cmocka_unit_test(test_auto_by_device_memory),
+        cmocka_unit_test(test_products_not_offered),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
