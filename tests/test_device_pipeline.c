@@ -14,7 +14,9 @@
  *     N K (scores) sized;
  *   - predict on the emulated device equals the CPU's;
  *   - auto picks pcg on a device whose memory does not hold the float64
- *     Gram, direct when it does. */
+ *     Gram, direct when it does;
+ *   - a device without the block products (NULL entry points): the CPU's;
+ *   - pcg across forked ranks (fsvc_hsrc_dist over the device source). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,10 +26,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fsvc/internal.h"
 #include "fsvc/solver.h"
+#include "fsvc/dist.h"
 #include "tests/util/emu_device.h"
+#include "tests/util/forkteam.h"
 
 #define N_ 600
 #define ROWS 4
@@ -317,6 +322,80 @@ static void test_products_not_offered(void **s)
     fsvc_free_model(&M);
 }
 
+/* Across processes (fsvc_hsrc_dist over the device source): 2 and 3
+ * forked ranks, each on its slice with the emulated device, give the
+ * one-process device model, and each rank's products ran on its device. */
+#define MAXM 80
+typedef struct {
+    ft_comm c;
+    struct { int rc; int64_t m; double R[MAXM * 3]; emu_stats st; char msg[1024]; } out[FT_MAXK];
+} team;
+typedef struct { team *T; const fsvc_dataset *D; const fsvc_param *p; } team_job;
+
+static void team_rank(int r, void *arg)
+{
+    team_job *j = arg;
+    team *T = j->T;
+    ft_member me = {&T->c, r};
+    fsvc_dist dist = ft_dist(&me);
+    int K = T->c.K;
+    int64_t lo = (int64_t)N_ * r / K, hi = (int64_t)N_ * (r + 1) / K;
+    fsvc_dataset v = *j->D;
+    size_t row = (size_t)v.n * fsvc_dtype_size(v.dtype);
+    v.N = hi - lo;
+    v.x = (char *)v.x + (size_t)lo * row;
+    v.y = v.y + lo;
+    v.cls = v.cls + lo;
+    fsvc_param p = *j->p;
+    p.backend = "cuda";
+    fsvc_model M;
+    fsvc_error err;
+    fsvc_error_clear(&err);
+    emu_device_reset(0, 0, 0);
+    bnl_device_ops_use(emu_device_ops());
+    T->out[r].rc = fsvc_train_dist(&M, NULL, &v, N_, lo, &p, &dist, &err);
+    T->out[r].st = emu_device_stats();
+    snprintf(T->out[r].msg, sizeof T->out[r].msg, "%s", err.msg);
+    if (!T->out[r].rc) {
+        T->out[r].m = M.m;
+        if (M.m * M.Kout <= MAXM * 3)
+            memcpy(T->out[r].R, M.R, (size_t)M.m * M.Kout * sizeof *M.R);
+        fsvc_free_model(&M);
+    }
+}
+
+static void test_pcg_across_ranks(void **s)
+{
+    (void)s;
+    fsvc_dataset D = make_set(FSVC_U8, 3, 21);
+    fsvc_param p;
+    base_param(&p, FSVC_U8, BNL_L1, FSVC_SOLVER_PCG, 67);
+    fsvc_model M1;
+    fsvc_error err;
+    if (train(&M1, NULL, &D, &p, "cuda", &err)) fail_msg("one process: %s", err.msg);
+    double rmax = 0;
+    for (int64_t q = 0; q < M1.m * M1.Kout; q++) rmax = fmax(rmax, fabs(M1.R[q]));
+    for (int K = 2; K <= 3; K++) {
+        team *T = ft_shared(sizeof *T);
+        assert_non_null(T);
+        assert_int_equal(ft_comm_init(&T->c, K), 0);
+        team_job j = {T, &D, &p};
+        assert_int_equal(ft_run(K, 120, team_rank, &j), 0);
+        for (int r = 0; r < K; r++) {
+            if (T->out[r].rc) fail_msg("rank %d of %d: %s", r, K, T->out[r].msg);
+            assert_int_equal(T->out[r].m, M1.m);
+            assert_true(T->out[r].st.rhs >= 1 && T->out[r].st.apply >= 1);
+            assert_int_equal(T->out[r].st.forward_down, M1.m * M1.m * 4); /* K_mm only */
+            for (int64_t q = 0; q < M1.m * M1.Kout; q++)
+                if (!(fabs(T->out[r].R[q] - M1.R[q]) <= WTOL * rmax))
+                    fail_msg("rank %d of %d: R[%lld] = %.17g, one process %.17g", r, K,
+                             (long long)q, T->out[r].R[q], M1.R[q]);
+        }
+        munmap(T, sizeof *T);
+    }
+    fsvc_free_model(&M1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_pcg_matches_direct_on_device),
         cmocka_unit_test(test_auto_by_device_memory),
         cmocka_unit_test(test_products_not_offered),
+        cmocka_unit_test(test_pcg_across_ranks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
