@@ -53,7 +53,8 @@ typedef enum {
  * H^T (H V) over sample blocks, preconditioned by the centroids' own
  * kernel matrix, FALKON-style), auto (pcg from FSVC_PCG_AUTO_M centroids
  * on the CPU: its cost grows as N m K per iteration, the direct one as
- * N m^2; direct on a cuda context, where it runs whole on the device). */
+ * N m^2; on a cuda context, where both run on the device, direct while
+ * its float64 m x m Gram fits the device memory, else pcg). */
 typedef enum {
     FSVC_SOLVER_DIRECT = 0, FSVC_SOLVER_PCG = 1, FSVC_SOLVER_AUTO = 2
 } fsvc_solver;
