@@ -10,7 +10,9 @@
  * are scaled by cw[k] on the host, as sum_i cw_i h_i h_i^T V = sum_k cw_k
  * H_k^T H_k V (and the same for H^T T and the trace).
  * Augmentation: the virtual samples (solver.h) are made on the host per
- * chunk of samples and uploaded chunk by chunk, one call each. */
+ * chunk of samples and uploaded chunk by chunk, one call each.
+ * Times: H is made inside each product (fused on the device), so src->t_h
+ * holds only K_mm and src->t_prod the products with their H. */
 #include "solver.h"
 
 #include <stdlib.h>
