@@ -328,6 +328,106 @@ static int write_point(const study_files *F, const char *r, size_t rlen, const c
     return rc;
 }
 
+/* What a point measured, for its row and summary. */
+typedef struct point_meas {
+    const fsvc_model *m;
+    const fsvc_train_info *info;
+    double t_train, t_pred, acc;  /* acc: NAN without TEST */
+    const fsvc_cv_result *cv;     /* with -v */
+    const fsvc_lms_curve *curve;  /* with --val for LMS, else NULL */
+    double warm_from;             /* lambda path: the CG's start, 0: from zero */
+} point_meas;
+
+/* The CSV row (r) and the summary line of a point that ran. */
+static void point_row(fsvc_csv_out *r, char *summary, size_t slen, const study_opts *o,
+                      const fsvc_param *p, const char *key, const char *settings,
+                      const fsvc_dataset *tr, const fsvc_dataset *te, const point_meas *pm)
+{
+    const fsvc_model *m = pm->m;
+    const fsvc_train_info *info = pm->info;
+    const fsvc_cv_result *cv = pm->cv;
+    int use_val = pm->curve != NULL, pcg = p->readout == FSVC_READOUT_RIDGE &&
+                                           info->solver == FSVC_SOLVER_PCG;
+    double syn_pred = te ? (double)m->m * te->N * te->n : 0;
+    fsvc_csv_field(r, key);
+    fsvc_csv_field(r, tr->source);
+    fsvc_csv_field(r, te ? te->source : "");
+    fsvc_csv_fieldf(r, "%lld", (long long)tr->N);
+    fsvc_csv_fieldf(r, "%lld", te ? (long long)te->N : 0LL);
+    fsvc_csv_fieldf(r, "%d", tr->n);
+    fsvc_csv_field(r, p->radius > 0 ? "given" : p->radius_rms > 0 ? "rms" : "auto");
+    fsvc_csv_fieldf(r, "%.6g", m->radius);
+    fsvc_csv_fieldf(r, "%g", p->prag);
+    fsvc_csv_field(r, m->dist ? "l2" : "l1");
+    fsvc_csv_field(r, m->act ? "gauss" : "tri");
+    fsvc_csv_field(r, fsvc_select_name(m->select));
+    fsvc_csv_field(r, fsvc_readout_name(p->readout));
+    fsvc_csv_fieldf(r, "%g", p->lambda);
+    fsvc_csv_fieldf(r, "%g", p->eta);
+    fsvc_csv_fieldf(r, "%d", p->epochs);
+    fsvc_csv_field(r, fsvc_scale_name(p->scale));
+    fsvc_csv_field(r, fsvc_preprocess_name(m->preprocess));
+    fsvc_csv_field(r, fsvc_dtype_name(m->dtype));
+    fsvc_csv_field(r, p->backend ? p->backend : "cpu");
+    fsvc_csv_fieldf(r, "%d", p->threads);
+    fsvc_csv_fieldf(r, "%lld", (long long)m->m);
+    csv_num(r, info->t_select);
+    csv_num(r, info->t_readout);
+    csv_num(r, pm->t_train);
+    csv_num(r, pm->t_pred);
+    csv_num(r, info->syn_select > 0 ? 1e9 * info->t_select / info->syn_select : NAN);
+    csv_num(r, info->syn_readout > 0 ? 1e9 * info->t_readout / info->syn_readout : NAN);
+    csv_num(r, syn_pred > 0 ? 1e9 * pm->t_pred / syn_pred : NAN);
+    csv_num(r, 100 * pm->acc);
+    fsvc_csv_fieldf(r, "%d", o->folds);
+    csv_num(r, o->folds ? 100 * cv->acc_mean : NAN);
+    csv_num(r, o->folds ? 100 * cv->acc_sd : NAN);
+    csv_num(r, o->folds ? cv->m_mean : NAN);
+    csv_num(r, use_val ? o->val : NAN);
+    if (use_val) fsvc_csv_fieldf(r, "%d", pm->curve->best_epoch);
+    else fsvc_csv_field(r, "");
+    if (pcg) fsvc_csv_fieldf(r, "%d", info->cg_iter);
+    else fsvc_csv_field(r, "");
+    if (pcg && o->folds) fsvc_csv_fieldf(r, "%lld", (long long)cv->cg_iter);
+    else fsvc_csv_field(r, "");
+    if (pm->warm_from > 0) fsvc_csv_fieldf(r, "%g", pm->warm_from);
+    else fsvc_csv_field(r, "");
+    csv_num(r, maxrss_mb());
+    fsvc_csv_field(r, "ok");
+    fsvc_csv_field(r, settings);
+    fsvc_csv_endrow(r);
+    int n = snprintf(summary, slen, "%lld centroids, r = %.4g, train %.2f s", (long long)m->m,
+                     m->radius, pm->t_train);
+    if (te && n < (int)slen) n += snprintf(summary + n, slen - n, ", test %.2f%%", 100 * pm->acc);
+    if (o->folds && n < (int)slen)
+        n += snprintf(summary + n, slen - n, ", cv %.2f +- %.2f%%", 100 * cv->acc_mean,
+                      100 * cv->acc_sd);
+    if (use_val && n < (int)slen)
+        n += snprintf(summary + n, slen - n, ", best epoch %d", pm->curve->best_epoch);
+    if (pcg && n < (int)slen)
+        n += snprintf(summary + n, slen - n, ", %d cg iterations%s", info->cg_iter,
+                      pm->warm_from > 0 ? " (warm)" : "");
+}
+
+/* The test accuracy (*acc) and prediction time of model m on te. */
+static int test_model(double *acc, double *t_pred, const fsvc_model *m, const fsvc_dataset *te,
+                      const fsvc_param *p, fsvc_error *err)
+{
+    int *pred = malloc((size_t)te->N * sizeof *pred), *truth = malloc((size_t)te->N * sizeof *truth);
+    int rc = !pred || !truth ? fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory") : FSVC_OK;
+    if (!rc) {
+        double t0 = cli_now();
+        rc = fsvc_predict(pred, NULL, m, te, p->backend, p->threads, err);
+        *t_pred = cli_now() - t0;
+    }
+    if (!rc) {
+        fsvc_model_truth(truth, m, te);
+        *acc = (double)fsvc_confusion(NULL, truth, pred, te->N, m->K) / te->N;
+    }
+    free(pred); free(truth);
+    return rc;
+}
+
 /* One point: train (with --val for LMS), CV, test; its CSV row into r and
  * its LMS curve rows (with --val and a curve CSV, else none) into l. */
 static int run_point(int lms_file, const study_opts *o, const fsvc_param *p,
@@ -351,20 +451,7 @@ static int run_point(int lms_file, const study_opts *o, const fsvc_param *p,
                      : fsvc_train(&m, &info, tr, p, err);
     if (rc) { study_steps_point(key, 0); free(cvkey); return rc; }
     double t_train = cli_now() - t0, t_pred = NAN, acc = NAN;
-    if (te) {
-        int *pred = malloc((size_t)te->N * sizeof *pred), *truth = malloc((size_t)te->N * sizeof *truth);
-        if (!pred || !truth) rc = fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
-        if (!rc) {
-            t0 = cli_now();
-            rc = fsvc_predict(pred, NULL, &m, te, p->backend, p->threads, err);
-            t_pred = cli_now() - t0;
-        }
-        if (!rc) {
-            fsvc_model_truth(truth, &m, te);
-            acc = (double)fsvc_confusion(NULL, truth, pred, te->N, m.K) / te->N;
-        }
-        free(pred); free(truth);
-    }
+    if (te) rc = test_model(&acc, &t_pred, &m, te, p, err);
     fsvc_cv_result cv;
     memset(&cv, 0, sizeof cv);
     study_steps_point(cvkey, search);
@@ -377,49 +464,9 @@ static int run_point(int lms_file, const study_opts *o, const fsvc_param *p,
     if (!rc) rc = study_steps_check(err);
     free(cvkey);
     if (rc) { fsvc_free_model(&m); fsvc_lms_curve_free(&curve); return rc; }
-    double syn_pred = te ? (double)m.m * te->N * te->n : 0;
     fsvc_csv_out r = {0}, l = {0};
-    fsvc_csv_field(&r, key);
-    fsvc_csv_field(&r, tr->source);
-    fsvc_csv_field(&r, te ? te->source : "");
-    fsvc_csv_fieldf(&r, "%lld", (long long)tr->N);
-    fsvc_csv_fieldf(&r, "%lld", te ? (long long)te->N : 0LL);
-    fsvc_csv_fieldf(&r, "%d", tr->n);
-    fsvc_csv_field(&r, p->radius > 0 ? "given" : p->radius_rms > 0 ? "rms" : "auto");
-    fsvc_csv_fieldf(&r, "%.6g", m.radius);
-    fsvc_csv_fieldf(&r, "%g", p->prag);
-    fsvc_csv_field(&r, m.dist ? "l2" : "l1");
-    fsvc_csv_field(&r, m.act ? "gauss" : "tri");
-    fsvc_csv_field(&r, fsvc_select_name(m.select));
-    fsvc_csv_field(&r, fsvc_readout_name(p->readout));
-    fsvc_csv_fieldf(&r, "%g", p->lambda);
-    fsvc_csv_fieldf(&r, "%g", p->eta);
-    fsvc_csv_fieldf(&r, "%d", p->epochs);
-    fsvc_csv_field(&r, fsvc_scale_name(p->scale));
-    fsvc_csv_field(&r, fsvc_preprocess_name(m.preprocess));
-    fsvc_csv_field(&r, fsvc_dtype_name(m.dtype));
-    fsvc_csv_field(&r, p->backend ? p->backend : "cpu");
-    fsvc_csv_fieldf(&r, "%d", p->threads);
-    fsvc_csv_fieldf(&r, "%lld", (long long)m.m);
-    csv_num(&r, info.t_select);
-    csv_num(&r, info.t_readout);
-    csv_num(&r, t_train);
-    csv_num(&r, t_pred);
-    csv_num(&r, info.syn_select > 0 ? 1e9 * info.t_select / info.syn_select : NAN);
-    csv_num(&r, info.syn_readout > 0 ? 1e9 * info.t_readout / info.syn_readout : NAN);
-    csv_num(&r, syn_pred > 0 ? 1e9 * t_pred / syn_pred : NAN);
-    csv_num(&r, 100 * acc);
-    fsvc_csv_fieldf(&r, "%d", o->folds);
-    csv_num(&r, o->folds ? 100 * cv.acc_mean : NAN);
-    csv_num(&r, o->folds ? 100 * cv.acc_sd : NAN);
-    csv_num(&r, o->folds ? cv.m_mean : NAN);
-    csv_num(&r, use_val ? o->val : NAN);
-    if (use_val) fsvc_csv_fieldf(&r, "%d", curve.best_epoch);
-    else fsvc_csv_field(&r, "");
-    csv_num(&r, maxrss_mb());
-    fsvc_csv_field(&r, "ok");
-    fsvc_csv_field(&r, settings);
-    fsvc_csv_endrow(&r);
+    point_meas pm = {&m, &info, t_train, t_pred, acc, &cv, use_val ? &curve : NULL, 0};
+    point_row(&r, summary, slen, o, p, key, settings, tr, te, &pm);
     if (use_val && lms_file)
         for (int e = 0; e <= curve.epochs; e++) {
             fsvc_csv_field(&l, key);
@@ -436,13 +483,6 @@ static int run_point(int lms_file, const study_opts *o, const fsvc_param *p,
         *r_out = r;
         *l_out = l;
     }
-    int n = snprintf(summary, slen, "%lld centroids, r = %.4g, train %.2f s", (long long)m.m,
-                     m.radius, t_train);
-    if (te && n < (int)slen) n += snprintf(summary + n, slen - n, ", test %.2f%%", 100 * acc);
-    if (o->folds && n < (int)slen)
-        n += snprintf(summary + n, slen - n, ", cv %.2f +- %.2f%%", 100 * cv.acc_mean, 100 * cv.acc_sd);
-    if (use_val && n < (int)slen)
-        snprintf(summary + n, slen - n, ", best epoch %d", curve.best_epoch);
     fsvc_lms_curve_free(&curve);
     fsvc_free_model(&m);
     return rc;

@@ -11,8 +11,13 @@
 
 /* ---- the files (study_files.c) ---- */
 
-#define STUDY_NCOLUMNS 39
-/* The CSV columns; "status" is "ok", or "failed: " and the message of a
+#define STUDY_NCOLUMNS 42
+/* The CSV columns; cg_iter and cv_cg_iter the pcg iterations of the
+ * training on DATA and of the CV folds (summed), empty without pcg;
+ * warm_from the lambda whose solution started this point's CG (a lambda
+ * path: points that differ only in lambda share their selection and H,
+ * solved from the largest lambda down), empty for a start from zero
+ * (CSVs of 39 columns, before these, are refused by --resume); "status" is "ok", or "failed: " and the message of a
  * point that could not be trained or measured (bad input for its settings:
  * a solve that fails, a readout that diverges; its measurements are empty);
  * the last, "settings", is the point's settings string (everything that
