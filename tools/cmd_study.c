@@ -87,8 +87,11 @@ static void help(const fsvc_param *p)
            "                  from the previous solution (CSV: cg_iter, cv_cg_iter,\n"
            "                  warm_from; t_train_s: the point's share, the selection\n"
            "                  split evenly). The same models within --cg-tol.\n\n"
-           "Under mpirun -np K the points run K at a time, one per process; rank 0\n"
-           "writes the same CSV rows as one process, in grid order.\n",
+           "With -v the best point by CV (ties: fewer centroids, then the larger lambda)\n"
+           "is printed as a ready 'fsvc train' command and written to\n"
+           "DIR/study-NAME-best.txt.\n\n"
+           "Under mpirun -np K the points (a lambda path: its points together) run K at\n"
+           "a time, one per process; rank 0 writes the same CSV rows as one process.\n",
            p->radius > 0 ? "given" : p->radius_rms > 0 ? "Xrms" : "auto", p->prag, fsvc_readout_name(p->readout),
            p->lambda, p->eta, p->epochs);
 }
@@ -546,8 +549,23 @@ static char *train_command(const study_opts *o, int64_t k)
     return cmd;
 }
 
-/* The best point by CV among the CSV rows of this grid: printed with its
- * `fsvc train` command and appended to the CSV as '#' lines. */
+/* Row a beats row b (b < 0: none yet): the higher CV accuracy as written
+ * in the CSV; on a tie the cheaper model (fewer centroids), then the
+ * larger lambda (the smoother readout), then the earlier point. */
+static int better(const fsvc_csv *t, int64_t a, int64_t b, int cm, int cc, int cl)
+{
+    if (b < 0) return 1;
+    double va = atof(fsvc_csv_get(t, a, cm)), vb = atof(fsvc_csv_get(t, b, cm));
+    if (va != vb) return va > vb;
+    double ma = atof(fsvc_csv_get(t, a, cc)), mb = atof(fsvc_csv_get(t, b, cc));
+    if (ma != mb) return ma < mb;
+    return atof(fsvc_csv_get(t, a, cl)) > atof(fsvc_csv_get(t, b, cl));
+}
+
+/* The best point by CV among the CSV rows of this grid (better()): printed
+ * with its `fsvc train` command (also with -q), appended to the CSV as '#'
+ * lines and written alone to PREFIX-best.txt (the command, then the
+ * point's line; replaced whole). */
 static int report_best(const study_files *F, const study_opts *o, char *const *pset,
                        fsvc_error *err)
 {
@@ -555,14 +573,13 @@ static int report_best(const study_files *F, const study_opts *o, char *const *p
     int rc = fsvc_csv_load(&t, F->csv, err);
     if (rc) return rc;
     int cs = fsvc_csv_col(&t, "settings"), cp = fsvc_csv_col(&t, "point"),
-        cm = fsvc_csv_col(&t, "cv_mean"), ca = fsvc_csv_col(&t, "acc_test");
+        cm = fsvc_csv_col(&t, "cv_mean"), ca = fsvc_csv_col(&t, "acc_test"),
+        cc = fsvc_csv_col(&t, "centroids"), cl = fsvc_csv_col(&t, "lambda");
     int64_t best = -1, best_k = -1;
-    double bv = -1;
     for (int64_t k = 0; k < fsvc_grid_size(&o->grid); k++) {
         int64_t r = study_latest_row(&t, cs, pset[k]);
         const char *v = r > 0 ? fsvc_csv_get(&t, r, cm) : "";
-        if (v[0] && atof(v) > bv) {
-            bv = atof(v);
+        if (v[0] && better(&t, r, best, cm, cc, cl)) {
             best = r;
             best_k = k;
         }
@@ -570,8 +587,16 @@ static int report_best(const study_files *F, const study_opts *o, char *const *p
     if (best > 0) {
         const char *key = fsvc_csv_get(&t, best, cp), *cvm = fsvc_csv_get(&t, best, cm),
                    *acc = fsvc_csv_get(&t, best, ca);
-        char *cmd = train_command(o, best_k);
-        if (!cmd) {
+        char *cmd = train_command(o, best_k), *path = NULL, *txt = NULL;
+        char note[160] = "";
+        if (o->max_train > 0)
+            snprintf(note, sizeof note, "note: the study used the first %lld samples of DATA "
+                     "(--max-train); fsvc train takes all of it", (long long)o->max_train);
+        if (!cmd || asprintf(&path, "%s-best.txt", F->prefix) < 0 ||
+            asprintf(&txt, "%s\n# best by %d-fold CV: point=%s cv_mean=%s test=%s\n%s%s%s",
+                     cmd, o->folds, key, cvm, acc[0] ? acc : "none", note[0] ? "# " : "",
+                     note, note[0] ? "\n" : "") < 0) {
+            free(cmd); free(path);
             fsvc_csv_free(&t);
             return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
         }
@@ -582,12 +607,14 @@ static int report_best(const study_files *F, const study_opts *o, char *const *p
         rc = c.oom ? fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory")
                    : study_append(F->csv_fd, F->csv, c.s, c.len, err);
         fsvc_csv_out_free(&c);
+        if (!rc) rc = study_write_text(path, txt, strlen(txt), err);
         if (!rc)
             printf("best by %d-fold CV: %s, CV accuracy %s%%, test accuracy %s%s\n", o->folds,
                    key, cvm, acc[0] ? acc : "(no TEST)",
                    acc[0] ? "% (measured once, not used to choose)" : "");
         if (!rc) printf("train it: %s\n", cmd);
-        free(cmd);
+        if (!rc && note[0]) printf("%s\n", note);
+        free(cmd); free(path); free(txt);
     }
     fsvc_csv_free(&t);
     return rc;

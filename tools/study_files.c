@@ -169,6 +169,14 @@ static int write_new(const char *path, const fsvc_csv_out *text, fsvc_error *err
     return rc;
 }
 
+int study_write_text(const char *path, const char *text, size_t len, fsvc_error *err)
+{
+    fsvc_csv_out t = {0};
+    t.s = (char *)text;
+    t.len = len;
+    return write_new(path, &t, err);
+}
+
 /* Reads the CSV at path back for --resume: an unfinished last row (an
  * interrupted write) is cut off the file. */
 static int load_for_resume(fsvc_csv *t, const char *path, fsvc_error *err)

@@ -43,6 +43,9 @@ int study_open(study_files *F, fsvc_csv *done, int *resumed, int resume, int lms
 /* Appends text to fd (open O_APPEND) in one write and fsync; on failure
  * the file is cut back to its old size and err names path (FSVC_ERESOURCE). */
 int study_append(int fd, const char *path, const char *text, size_t len, fsvc_error *err);
+/* A new file at path holding text (len bytes), through a temporary file
+ * renamed into place: all or nothing (FSVC_ERESOURCE naming path). */
+int study_write_text(const char *path, const char *text, size_t len, fsvc_error *err);
 /* Closes what is open, ends the steps file. */
 void study_close(study_files *F);
 /* The latest record r > 0 of t whose field col is settings, or -1. */
