@@ -91,3 +91,25 @@ cp "$TMP/old.csv" "$D/study-old.csv"
 expect_exit 2 "an old CSV is refused by --resume" -- "$FSVC" study -q "${GRID[@]}" --name old --resume "$DATA" "$TEST"
 expect_match "study-old.csv: columns differ from this version's" "the refusal names the file and the problem" "$ERR"
 expect_one_line "the refusal is one line" "$ERR"
+
+# ties for the best point: the same CV accuracy -> the fewest centroids,
+# then the larger lambda (a CSV whose accuracies are made equal; --resume
+# runs nothing and picks from the rows)
+IRIS=$UCI/iris.train
+TIE=(-R onehot -s random --vary max-neurons=30,20,40 --vary lambda=1e-3,1e-1 -v 3 --no-plots -o "$D" --name tie)
+expect_exit 0 "tie study" -- "$FSVC" study -q "${TIE[@]}" "$IRIS"
+python3 - "$D/study-tie.csv" <<'PY'
+import csv, io, sys
+lines = open(sys.argv[1]).read().splitlines(True)
+out = []
+rows = [l for l in lines if not l.startswith('#')]
+r = list(csv.reader(rows))
+h = r[0]
+for row in r[1:]:
+    row[h.index('cv_mean')] = '95'
+buf = io.StringIO()
+csv.writer(buf, lineterminator='\n').writerows(r)
+open(sys.argv[1], 'w').write(''.join(l for l in lines if l.startswith('# ') and not l.startswith(('# best', '# train it'))) + buf.getvalue())
+PY
+expect_exit 0 "tie study resumed" -- "$FSVC" study -q "${TIE[@]}" --resume "$IRIS"
+expect_match "^best by 3-fold CV: max-neurons=20;lambda=1e-1, CV accuracy 95%" "a tie goes to the fewest centroids, then the larger lambda" "$OUT"
