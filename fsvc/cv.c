@@ -1,5 +1,6 @@
 /* cv.c - stratified seeded K-fold splits, dataset subsets and K-fold
- * cross-validation on top of fsvc_train / fsvc_predict. */
+ * cross-validation on top of fsvc_train / fsvc_predict, or of
+ * fsvc_train_lambdas for several lambdas at once (the same folds). */
 #include "study.h"
 #include "internal.h"
 
