@@ -10,7 +10,9 @@
 # Settings through the environment: FSVC (build/fsvc), MAX_TRAIN (10000),
 # MAX_TEST (2000), FOLDS (3), RADII (0.3rms,0.45rms,0.6rms), LAMBDAS
 # (1e-4,1e-5,1e-6,1e-7,1e-8), EXTRA (--solver pcg --max-neurons 1000).
-# Nothing in OUT.md is typed by hand: every figure is read from the CSVs.
+# RENDER_ONLY=1: no runs, OUT.md written again from the files in OUT/.
+# Nothing in OUT.md is typed by hand: every figure is read from the CSVs
+# and the time files.
 set -uo pipefail
 [ $# -ge 2 ] || { echo "usage: study_warm.sh DATA TEST [OUT]" >&2; exit 1; }
 DATA=$1 TEST=$2 OUT=${3:-results/study-warm}
@@ -30,11 +32,16 @@ run() { # NAME [flags]: "wall cpu" seconds on stdout (cpu: user + sys of
     || { echo "study_warm.sh: fsvc study --name $name failed: $(tail -n 1 "$OUT/$name.out")" >&2; exit 3; }
   awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$OUT/$name.time"
 }
-tw=$(run warm) || exit 3
-tc=$(run cold --no-warm) || exit 3
+if [ -z "${RENDER_ONLY:-}" ]; then
+  run warm >/dev/null || exit 3
+  run cold --no-warm >/dev/null || exit 3
+  { cut -d' ' -f1-3 /proc/loadavg; date -u '+%Y-%m-%d %H:%M UTC'; } > "$OUT/when.txt"
+fi
+tw=$(awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$OUT/warm.time") || exit 3
+tc=$(awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$OUT/cold.time") || exit 3
 CMD="FSVC=$FSVC tools/study_warm.sh $DATA $TEST $OUT  (fsvc study ${ARGS[*]} --name warm|cold [--no-warm] DATA TEST)"
-LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
-python3 - "$OUT" "$tw" "$tc" "$CMD" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$LOAD" > "$OUT.md" <<'EOF' || exit 3
+python3 - "$OUT" "$tw" "$tc" "$CMD" "$(sed -n 2p "$OUT/when.txt")" "$(sed -n 1p "$OUT/when.txt")" \
+  > "$OUT.md" <<'EOF' || exit 3
 import csv, sys
 out, cmd, date, loadavg = sys.argv[1], sys.argv[4], sys.argv[5], sys.argv[6]
 (tw, cw), (tc, cc) = [map(float, a.split()) for a in sys.argv[2:4]]
@@ -64,10 +71,11 @@ print("|---|---:|---:|---:|")
 print(f"| from scratch (`--no-warm`) | {tc:.1f} | {cc:.1f} | {ic} |")
 print(f"| lambda paths (default) | {tw:.1f} | {cw:.1f} | {iw} |")
 print(f"| ratio scratch / paths | {tc / tw:.2f}x | **{cc / cw:.2f}x** | {ic / iw if iw else float('nan'):.2f}x ({ic - iw} saved) |\n")
+maxd = max(abs(float(w[k][f] or 0) - float(c[k][f] or 0)) for k in c for f in ('cv_mean', 'acc_test'))
 ndiff = sum(1 for k in c if w[k]['cv_mean'] != c[k]['cv_mean'] or w[k]['acc_test'] != c[k]['acc_test'])
 print(f"Accuracies (CV mean and test, as written in the CSVs): "
       + ("identical at every point.\n" if same else
-         f"{ndiff} of {len(c)} points differ in the last digits: both runs solve every system only to "
+         f"{ndiff} of {len(c)} points differ, by at most {maxd:.2f} percentage points: both runs solve every system only to "
          "the CG tolerance (--cg-tol), from different starts, so a few samples near a class boundary can "
          "change side (tests/cli/test_study_warm.sh: identical at --cg-tol 1e-8).\n"))
 print("| point | centroids | CV % scratch | CV % paths | test % scratch | test % paths | CG scratch | CG paths | warm from |")
@@ -77,6 +85,14 @@ for k, r in c.items():
     it = lambda r: num(r['cg_iter']) + num(r['cv_cg_iter'])
     print(f"| {k} | {q['centroids']} | {r['cv_mean']} | {q['cv_mean']} | {r['acc_test']} | {q['acc_test']} | {it(r)} | {it(q)} | {q['warm_from'] or '-'} |")
 best = [l for l in open(f"{out}/warm.out").read().splitlines() if l.startswith(('best by', 'train it', 'note:'))]
+zero = sum(1 for r in w.values() if r['warm_from'] and num(r['cg_iter']) == 0)
+nwarm = sum(1 for r in w.values() if r['warm_from'])
+print(f"\nReading: a warm start costs one product to check; where the previous lambda's solution "
+      f"already meets --cg-tol for the next lambda's system ({zero} of the {nwarm} warm-started trainings "
+      "on DATA; CG 0 in the table: on DATA and in every fold), it is kept as that lambda's model. Both runs stop at the same relative residual "
+      "||H^T T - A W|| / ||H^T T||, but for a small lambda A is ill-conditioned and different starts stop at "
+      "different points of that tolerance: accuracies can differ in the second decimal. A smaller --cg-tol "
+      "narrows it (more iterations for both).")
 print("\nBest point (lambda paths run):\n\n```\n" + "\n".join(best) + "\n```\n")
 print(f"Files: `{out}/study-warm.csv`, `{out}/study-cold.csv`, heat map `{out}/study-warm-heatmap.png`.\n")
 print(f"![CV accuracy over radius x lambda]({out.split('/')[-1]}/study-warm-heatmap.png)")
