@@ -235,6 +235,7 @@ int fsvc_train_lambdas(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc
     if (q.select == FSVC_SELECT_AUTO)
         q.select = q.radius > 0 || q.radius_rms > 0 ? FSVC_SELECT_RANDOM : FSVC_SELECT_GLOBAL;
     q.readout = FSVC_READOUT_ONEHOT;
+    q.class_weight[0] = 0; /* "none": the readout's, which onehot refuses */
     fsvc_train_info info0;
     int rc = fsvc_train(&path->model, &info0, d, &q, err);
     if (rc) return rc;

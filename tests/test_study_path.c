@@ -224,6 +224,11 @@ static void test_refused_and_failing(void **state)
     q = p;
     snprintf(q.class_weight, sizeof q.class_weight, "balanced");
     assert_false(fsvc_lambda_path_applies(&d, &q));
+    q = p;
+    snprintf(q.class_weight, sizeof q.class_weight, "none"); /* the same as no weights */
+    assert_true(fsvc_lambda_path_applies(&d, &q));
+    assert_int_equal(fsvc_train_lambdas(&path, &d, &q, LAMS, 2, 1, &err), FSVC_OK);
+    fsvc_lambda_path_free(&path);
     static const double bad[2] = {1e-3, -1};
     assert_int_equal(fsvc_train_lambdas(&path, &d, &p, bad, 2, 1, &err), FSVC_EUSAGE);
     /* a lambda whose solve fails is noted; the one after it starts from 0 */

@@ -977,7 +977,7 @@ int cmd_study(int argc, char **argv)
                 if (fsvc_grid_point(&pj, key, sizeof key, &o.grid, u[j], NULL) || !key[0])
                     snprintf(key, sizeof key, "default");
                 fprintf(stderr, "[%lld/%lld] %s ...%s\n", (long long)u[j] + 1, (long long)npts,
-                        key, inpath ? " (lambda path)" : "");
+                        key, inpath && round_n[nr] > 1 ? " (lambda path)" : "");
             }
             nr++;
         }
