@@ -1,5 +1,6 @@
 /* cv.c - stratified seeded K-fold splits, dataset subsets and K-fold
- * cross-validation on top of fsvc_train / fsvc_predict. */
+ * cross-validation on top of fsvc_train / fsvc_predict, or of
+ * fsvc_train_lambdas for several lambdas at once (the same folds). */
 #include "study.h"
 #include "internal.h"
 
@@ -90,6 +91,31 @@ int fsvc_dataset_subset(fsvc_dataset *out, const fsvc_dataset *d,
     return FSVC_OK;
 }
 
+/* The fold accuracies summed up. */
+static void cv_finish(fsvc_cv_result *res, int nfold, int64_t correct_all, int64_t N)
+{
+    res->nfold = nfold;
+    double s = 0, s2 = 0;
+    for (int f = 0; f < nfold; f++) s += res->acc[f];
+    res->acc_mean = s / nfold;
+    for (int f = 0; f < nfold; f++) s2 += (res->acc[f] - res->acc_mean) * (res->acc[f] - res->acc_mean);
+    res->acc_sd = sqrt(s2 / (nfold - 1));
+    res->acc_pooled = (double)correct_all / N;
+}
+
+/* The training and held-out rows of fold f. */
+static int fold_sets(fsvc_dataset *tr, fsvc_dataset *te, int64_t *idx, const int *fold,
+                     const fsvc_dataset *d, int f, fsvc_error *err)
+{
+    int64_t ntr = fsvc_fold_rows(idx, fold, d->N, f, 0);
+    int rc = fsvc_dataset_subset(tr, d, idx, ntr, err);
+    if (rc) return rc;
+    int64_t nte = fsvc_fold_rows(idx, fold, d->N, f, 1);
+    rc = fsvc_dataset_subset(te, d, idx, nte, err);
+    if (rc) fsvc_dataset_free(tr);
+    return rc;
+}
+
 int fsvc_cross_validate(fsvc_cv_result *res, const fsvc_dataset *d,
                         const fsvc_param *p, int nfold, uint64_t seed,
                         fsvc_error *err)
@@ -114,14 +140,12 @@ int fsvc_cross_validate(fsvc_cv_result *res, const fsvc_dataset *d,
     for (int f = 0; f < nfold && !rc; f++) {
         fsvc_dataset tr, te;
         fsvc_model m;
-        int64_t ntr = fsvc_fold_rows(idx, fold, d->N, f, 0);
-        rc = fsvc_dataset_subset(&tr, d, idx, ntr, err);
-        if (rc) break;
-        int64_t nte = fsvc_fold_rows(idx, fold, d->N, f, 1);
-        rc = fsvc_dataset_subset(&te, d, idx, nte, err);
-        if (rc) { fsvc_dataset_free(&tr); break; }
-        rc = fsvc_train(&m, NULL, &tr, p, err);
+        if ((rc = fold_sets(&tr, &te, idx, fold, d, f, err))) break;
+        int64_t nte = te.N;
+        fsvc_train_info info;
+        rc = fsvc_train(&m, &info, &tr, p, err);
         if (!rc) {
+            res->cg_iter += info.cg_iter;
             rc = fsvc_predict(pred, NULL, &m, &te, p->backend, p->threads, err);
             if (!rc) {
                 /* subsets keep d's class index, and so does the model */
@@ -138,13 +162,63 @@ int fsvc_cross_validate(fsvc_cv_result *res, const fsvc_dataset *d,
     }
     if (rc) goto done;
     res->t_train = fsvc_clock() - t0;
-    res->nfold = nfold;
-    double s = 0, s2 = 0;
-    for (int f = 0; f < nfold; f++) s += res->acc[f];
-    res->acc_mean = s / nfold;
-    for (int f = 0; f < nfold; f++) s2 += (res->acc[f] - res->acc_mean) * (res->acc[f] - res->acc_mean);
-    res->acc_sd = sqrt(s2 / (nfold - 1));
-    res->acc_pooled = (double)correct_all / d->N;
+    cv_finish(res, nfold, correct_all, d->N);
+done:
+    free(fold); free(idx); free(pred);
+    return rc;
+}
+
+int fsvc_cross_validate_lambdas(fsvc_cv_result *res, const fsvc_dataset *d,
+                                const fsvc_param *p, const double *lambda, int nl,
+                                int nfold, uint64_t seed, int warm, fsvc_error *err)
+{
+    if (nl < 1 || nl > FSVC_GRID_MAX_VALUES)
+        return fsvc_fail(err, FSVC_EUSAGE, "cv: 1 to %d lambdas", FSVC_GRID_MAX_VALUES);
+    memset(res, 0, (size_t)nl * sizeof *res);
+    if (!d->cls || !d->has_labels)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: cross-validation needs labels", d->source);
+    if (nfold > 64)
+        return fsvc_fail(err, FSVC_EUSAGE, "cv: at most 64 folds");
+    int *fold = malloc((size_t)d->N * sizeof *fold);
+    int64_t *idx = malloc((size_t)d->N * sizeof *idx);
+    int *pred = malloc((size_t)d->N * sizeof *pred);
+    int64_t correct[64] = {0};
+    int rc = FSVC_OK;
+    if (!fold || !idx || !pred) {
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "cv: out of memory");
+        goto done;
+    }
+    rc = fsvc_cv_folds(fold, d->cls, d->N, d->K, nfold, seed, err);
+    for (int f = 0; f < nfold && !rc; f++) {
+        fsvc_dataset tr, te;
+        fsvc_lambda_path path;
+        if ((rc = fold_sets(&tr, &te, idx, fold, d, f, err))) break;
+        rc = fsvc_train_lambdas(&path, &tr, p, lambda, nl, warm, err);
+        for (int i = 0; i < nl && !rc; i++) {
+            if (path.status[i]) { /* the first failing fold speaks for the lambda */
+                if (!res[i].status) {
+                    res[i].status = path.status[i];
+                    snprintf(res[i].msg, sizeof res[i].msg, "%s", path.msg[i]);
+                }
+                continue;
+            }
+            fsvc_model m = fsvc_lambda_model(&path, i);
+            rc = fsvc_predict(pred, NULL, &m, &te, p->backend, p->threads, err);
+            if (rc) break;
+            int64_t c = 0;
+            for (int64_t t = 0; t < te.N; t++) c += pred[t] == te.cls[t];
+            correct[i] += c;
+            res[i].acc[f] = te.N ? (double)c / te.N : 0;
+            res[i].m_mean += (double)m.m / nfold;
+            res[i].cg_iter += path.info[i].cg_iter;
+            res[i].t_train += path.info[i].t_select / nl + path.info[i].t_readout;
+        }
+        fsvc_lambda_path_free(&path); /* empty after a failed fsvc_train_lambdas */
+        fsvc_dataset_free(&tr);
+        fsvc_dataset_free(&te);
+    }
+    for (int i = 0; i < nl && !rc; i++)
+        if (!res[i].status) cv_finish(&res[i], nfold, correct[i], d->N);
 done:
     free(fold); free(idx); free(pred);
     return rc;

@@ -44,6 +44,10 @@ typedef struct fsvc_cv_result {
     double acc[64];           /* per fold (the first 64) */
     double m_mean;            /* mean centroids per fold model */
     double t_train;           /* seconds, all folds */
+    int64_t cg_iter;          /* pcg iterations, summed over the folds */
+    int status;               /* fsvc_cross_validate_lambdas: FSVC_OK, or the
+                                 FSVC_EINPUT of a fold's readout (msg says it) */
+    char msg[1024];
 } fsvc_cv_result;
 
 /* K-fold cross-validation of the parameters p on d (labels, classes):
@@ -52,6 +56,56 @@ typedef struct fsvc_cv_result {
 int fsvc_cross_validate(fsvc_cv_result *res, const fsvc_dataset *d,
                         const fsvc_param *p, int nfold, uint64_t seed,
                         fsvc_error *err);
+
+/* K-fold cross-validation of p with each of lambda[0..nl-1] (res: nl
+ * results, res[i] for lambda[i]): per fold one selection and one H for
+ * all the lambdas (fsvc_train_lambdas, warm as there). The same folds and
+ * models as fsvc_cross_validate of p with that lambda (the readouts
+ * within --cg-tol). A lambda whose readout fails with bad input
+ * (FSVC_EINPUT, e.g. no convergence) gets res[i].status and msg, the
+ * others go on; other failures are returned. */
+int fsvc_cross_validate_lambdas(fsvc_cv_result *res, const fsvc_dataset *d,
+                                const fsvc_param *p, const double *lambda, int nl,
+                                int nfold, uint64_t seed, int warm, fsvc_error *err);
+
+/* ---- the ridge readout over several lambdas (study_path.c) ---- */
+
+/* 1 when fsvc_train_lambdas takes p on d: dense data, the ridge readout of
+ * a classification by pcg or auto, no class weights, no augmentation. */
+int fsvc_lambda_path_applies(const fsvc_dataset *d, const fsvc_param *p);
+
+typedef struct fsvc_lambda_path {
+    int nl;
+    double lambda[64];      /* the lambdas as given */
+    fsvc_model model;       /* the shared model: centroids, classes, radius */
+    double **R;             /* nl readouts (m x Kout) */
+    fsvc_train_info *info;  /* nl: fsvc_train's info for that lambda, with
+                               t_select the shared selection and t_readout
+                               this lambda's solve (the first solved builds
+                               H, K_mm and H^T T for all) */
+    int *status;            /* nl: FSVC_OK or FSVC_EINPUT (msg[i] says why) */
+    char (*msg)[1024];      /* as fsvc_error.msg */
+    double *warm_from;      /* nl: the lambda whose solution started this
+                               CG, 0 for a start from zero */
+} fsvc_lambda_path;
+
+/* Trains p on d once for each lambda[i] (nl in 1..64; the lambda of p is
+ * ignored): one selection (fsvc_train's for these settings: the same
+ * centroids), one H source (H cached when it fits the memory, as
+ * fsvc_train's pcg decides; H^T T and the centroids' K_mm computed once),
+ * the lambdas solved from the largest to the smallest, each CG started
+ * from the previous solution when warm (else from 0, as fsvc_train).
+ * Each readout solves fsvc_train's system to p->cg_tol; solver auto
+ * resolving to direct shares the selection only. A lambda whose readout
+ * fails with bad input (no convergence, NaN) gets status[i]/msg[i] and
+ * the next starts from 0; a failing selection or resource is returned
+ * (path left empty). Needs fsvc_lambda_path_applies (else FSVC_EUSAGE). */
+int fsvc_train_lambdas(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc_param *p,
+                       const double *lambda, int nl, int warm, fsvc_error *err);
+/* The model of lambda i: path->model with readout ridge and R = R[i]; a
+ * view sharing path's arrays (for predict; never free it). */
+fsvc_model fsvc_lambda_model(const fsvc_lambda_path *path, int i);
+void fsvc_lambda_path_free(fsvc_lambda_path *path);
 
 /* ---- study grids (study_grid.c) ---- */
 

@@ -37,6 +37,7 @@ typedef struct study_opts {
     double val;             /* --val fraction, 0: none */
     int keep_best;
     int resume, quiet, plots;
+    int no_warm;            /* --no-warm: every point from scratch */
     int64_t max_train, max_test;
 } study_opts;
 
@@ -56,7 +57,8 @@ static void help(const fsvc_param *p)
            "  --radius R|Xrms|auto  same as --vary radius=... (auto: the author's search:\n"
            "                  prag 1, halve r until centroids are 1-10%% of N, refine)\n"
            "  -r -p -d -k -s -R -l -e -E --scale --dtype --preprocess --shuffle\n"
-           "  --max-neurons --backend --threads   fixed settings, as in 'fsvc train'\n"
+           "  --max-neurons --backend --threads --solver --cg-tol   fixed settings, as\n"
+           "                  in 'fsvc train'\n"
            "  --strict        --backend cuda: fail (exit 3) instead of falling back\n"
            "                  (defaults: those of 'fsvc train': radius %s, prag %g,\n"
            "                  %s readout, lambda %g, eta %g, epochs %d)\n"
@@ -75,9 +77,21 @@ static void help(const fsvc_param *p)
            "  --resume        keep the CSV and skip the points already in it; refused\n"
            "                  (exit 2) for a CSV made with other data or fixed settings\n"
            "  --no-plots      CSV only\n"
-           "  -q              no per-point progress lines\n\n"
-           "Under mpirun -np K the points run K at a time, one per process; rank 0\n"
-           "writes the same CSV rows as one process, in grid order.\n",
+           "  -q              no per-point progress lines (the best point is printed)\n"
+           "  --no-warm       every point trained from scratch. By default the points\n"
+           "                  that differ only in lambda (the ridge readout by pcg or\n"
+           "                  auto, dense data, no class weights or augmentation) form a\n"
+           "                  lambda path: the training on DATA and each CV fold select\n"
+           "                  the centroids once, share H (cached when it fits), and\n"
+           "                  solve the lambdas from the largest down, each CG started\n"
+           "                  from the previous solution (CSV: cg_iter, cv_cg_iter,\n"
+           "                  warm_from; t_train_s: the point's share, the selection\n"
+           "                  split evenly). The same models within --cg-tol.\n\n"
+           "With -v the best point by CV (ties: fewer centroids, then the larger lambda)\n"
+           "is printed as a ready 'fsvc train' command and written to\n"
+           "DIR/study-NAME-best.txt.\n\n"
+           "Under mpirun -np K the points (a lambda path: its points together) run K at\n"
+           "a time, one per process; rank 0 writes the same CSV rows as one process.\n",
            p->radius > 0 ? "given" : p->radius_rms > 0 ? "Xrms" : "auto", p->prag, fsvc_readout_name(p->readout),
            p->lambda, p->eta, p->epochs);
 }
@@ -114,14 +128,16 @@ static int parse(study_opts *o, int argc, char **argv)
         {"backend", 1, 0, 8}, {"threads", 1, 0, 9}, {"seed", 1, 0, 10}, {"val", 1, 0, 11},
         {"keep", 1, 0, 12}, {"max-train", 1, 0, 13}, {"max-test", 1, 0, 14},
         {"name", 1, 0, 15}, {"resume", 0, 0, 16}, {"no-plots", 0, 0, 17},
-        {"preprocess", 1, 0, 18}, {"strict", 0, 0, 19},
+        {"preprocess", 1, 0, 18}, {"strict", 0, 0, 19}, {"no-warm", 0, 0, 20},
+        {"solver", 1, 0, 21}, {"cg-tol", 1, 0, 22},
         {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     static const char *const short_name[128] = {
         ['r'] = "radius", ['p'] = "prag", ['d'] = "dist", ['k'] = "kernel", ['s'] = "select",
         ['R'] = "readout", ['l'] = "lambda", ['e'] = "eta", ['E'] = "epochs"};
     static const char *const long_name[] = {
         [4] = "scale", [5] = "dtype", [6] = "shuffle", [7] = "max-neurons",
-        [8] = "backend", [9] = "threads", [18] = "preprocess"};
+        [8] = "backend", [9] = "threads", [18] = "preprocess", [21] = "solver",
+        [22] = "cg-tol"};
     optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
     int c, strict = 0;
@@ -133,7 +149,7 @@ static int parse(study_opts *o, int argc, char **argv)
         switch (c) {
         case 'r': case 'p': case 'd': case 'k': case 's': case 'R': case 'l': case 'e': case 'E':
             bad = set_fixed(o, short_name[c], optarg); break;
-        case 4: case 5: case 6: case 7: case 8: case 9: case 18:
+        case 4: case 5: case 6: case 7: case 8: case 9: case 18: case 21: case 22:
             bad = set_fixed(o, long_name[c], optarg); break;
         case 1:
             if (fsvc_grid_add(&o->grid, optarg, &err))
@@ -165,6 +181,7 @@ static int parse(study_opts *o, int argc, char **argv)
         case 16: o->resume = 1; break;
         case 17: o->plots = 0; break;
         case 19: strict = 1; break;
+        case 20: o->no_warm = 1; break;
         default:
             return cli_option_error("study", c, argv);
         }
@@ -328,6 +345,106 @@ static int write_point(const study_files *F, const char *r, size_t rlen, const c
     return rc;
 }
 
+/* What a point measured, for its row and summary. */
+typedef struct point_meas {
+    const fsvc_model *m;
+    const fsvc_train_info *info;
+    double t_train, t_pred, acc;  /* acc: NAN without TEST */
+    const fsvc_cv_result *cv;     /* with -v */
+    const fsvc_lms_curve *curve;  /* with --val for LMS, else NULL */
+    double warm_from;             /* lambda path: the CG's start, 0: from zero */
+} point_meas;
+
+/* The CSV row (r) and the summary line of a point that ran. */
+static void point_row(fsvc_csv_out *r, char *summary, size_t slen, const study_opts *o,
+                      const fsvc_param *p, const char *key, const char *settings,
+                      const fsvc_dataset *tr, const fsvc_dataset *te, const point_meas *pm)
+{
+    const fsvc_model *m = pm->m;
+    const fsvc_train_info *info = pm->info;
+    const fsvc_cv_result *cv = pm->cv;
+    int use_val = pm->curve != NULL, pcg = p->readout == FSVC_READOUT_RIDGE &&
+                                           info->solver == FSVC_SOLVER_PCG;
+    double syn_pred = te ? (double)m->m * te->N * te->n : 0;
+    fsvc_csv_field(r, key);
+    fsvc_csv_field(r, tr->source);
+    fsvc_csv_field(r, te ? te->source : "");
+    fsvc_csv_fieldf(r, "%lld", (long long)tr->N);
+    fsvc_csv_fieldf(r, "%lld", te ? (long long)te->N : 0LL);
+    fsvc_csv_fieldf(r, "%d", tr->n);
+    fsvc_csv_field(r, p->radius > 0 ? "given" : p->radius_rms > 0 ? "rms" : "auto");
+    fsvc_csv_fieldf(r, "%.6g", m->radius);
+    fsvc_csv_fieldf(r, "%g", p->prag);
+    fsvc_csv_field(r, m->dist ? "l2" : "l1");
+    fsvc_csv_field(r, m->act ? "gauss" : "tri");
+    fsvc_csv_field(r, fsvc_select_name(m->select));
+    fsvc_csv_field(r, fsvc_readout_name(p->readout));
+    fsvc_csv_fieldf(r, "%g", p->lambda);
+    fsvc_csv_fieldf(r, "%g", p->eta);
+    fsvc_csv_fieldf(r, "%d", p->epochs);
+    fsvc_csv_field(r, fsvc_scale_name(p->scale));
+    fsvc_csv_field(r, fsvc_preprocess_name(m->preprocess));
+    fsvc_csv_field(r, fsvc_dtype_name(m->dtype));
+    fsvc_csv_field(r, p->backend ? p->backend : "cpu");
+    fsvc_csv_fieldf(r, "%d", p->threads);
+    fsvc_csv_fieldf(r, "%lld", (long long)m->m);
+    csv_num(r, info->t_select);
+    csv_num(r, info->t_readout);
+    csv_num(r, pm->t_train);
+    csv_num(r, pm->t_pred);
+    csv_num(r, info->syn_select > 0 ? 1e9 * info->t_select / info->syn_select : NAN);
+    csv_num(r, info->syn_readout > 0 ? 1e9 * info->t_readout / info->syn_readout : NAN);
+    csv_num(r, syn_pred > 0 ? 1e9 * pm->t_pred / syn_pred : NAN);
+    csv_num(r, 100 * pm->acc);
+    fsvc_csv_fieldf(r, "%d", o->folds);
+    csv_num(r, o->folds ? 100 * cv->acc_mean : NAN);
+    csv_num(r, o->folds ? 100 * cv->acc_sd : NAN);
+    csv_num(r, o->folds ? cv->m_mean : NAN);
+    csv_num(r, use_val ? o->val : NAN);
+    if (use_val) fsvc_csv_fieldf(r, "%d", pm->curve->best_epoch);
+    else fsvc_csv_field(r, "");
+    if (pcg) fsvc_csv_fieldf(r, "%d", info->cg_iter);
+    else fsvc_csv_field(r, "");
+    if (pcg && o->folds) fsvc_csv_fieldf(r, "%lld", (long long)cv->cg_iter);
+    else fsvc_csv_field(r, "");
+    if (pm->warm_from > 0) fsvc_csv_fieldf(r, "%g", pm->warm_from);
+    else fsvc_csv_field(r, "");
+    csv_num(r, maxrss_mb());
+    fsvc_csv_field(r, "ok");
+    fsvc_csv_field(r, settings);
+    fsvc_csv_endrow(r);
+    int n = snprintf(summary, slen, "%lld centroids, r = %.4g, train %.2f s", (long long)m->m,
+                     m->radius, pm->t_train);
+    if (te && n < (int)slen) n += snprintf(summary + n, slen - n, ", test %.2f%%", 100 * pm->acc);
+    if (o->folds && n < (int)slen)
+        n += snprintf(summary + n, slen - n, ", cv %.2f +- %.2f%%", 100 * cv->acc_mean,
+                      100 * cv->acc_sd);
+    if (use_val && n < (int)slen)
+        n += snprintf(summary + n, slen - n, ", best epoch %d", pm->curve->best_epoch);
+    if (pcg && n < (int)slen)
+        n += snprintf(summary + n, slen - n, ", %d cg iterations%s", info->cg_iter,
+                      pm->warm_from > 0 ? " (warm)" : "");
+}
+
+/* The test accuracy (*acc) and prediction time of model m on te. */
+static int test_model(double *acc, double *t_pred, const fsvc_model *m, const fsvc_dataset *te,
+                      const fsvc_param *p, fsvc_error *err)
+{
+    int *pred = malloc((size_t)te->N * sizeof *pred), *truth = malloc((size_t)te->N * sizeof *truth);
+    int rc = !pred || !truth ? fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory") : FSVC_OK;
+    if (!rc) {
+        double t0 = cli_now();
+        rc = fsvc_predict(pred, NULL, m, te, p->backend, p->threads, err);
+        *t_pred = cli_now() - t0;
+    }
+    if (!rc) {
+        fsvc_model_truth(truth, m, te);
+        *acc = (double)fsvc_confusion(NULL, truth, pred, te->N, m->K) / te->N;
+    }
+    free(pred); free(truth);
+    return rc;
+}
+
 /* One point: train (with --val for LMS), CV, test; its CSV row into r and
  * its LMS curve rows (with --val and a curve CSV, else none) into l. */
 static int run_point(int lms_file, const study_opts *o, const fsvc_param *p,
@@ -351,20 +468,7 @@ static int run_point(int lms_file, const study_opts *o, const fsvc_param *p,
                      : fsvc_train(&m, &info, tr, p, err);
     if (rc) { study_steps_point(key, 0); free(cvkey); return rc; }
     double t_train = cli_now() - t0, t_pred = NAN, acc = NAN;
-    if (te) {
-        int *pred = malloc((size_t)te->N * sizeof *pred), *truth = malloc((size_t)te->N * sizeof *truth);
-        if (!pred || !truth) rc = fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
-        if (!rc) {
-            t0 = cli_now();
-            rc = fsvc_predict(pred, NULL, &m, te, p->backend, p->threads, err);
-            t_pred = cli_now() - t0;
-        }
-        if (!rc) {
-            fsvc_model_truth(truth, &m, te);
-            acc = (double)fsvc_confusion(NULL, truth, pred, te->N, m.K) / te->N;
-        }
-        free(pred); free(truth);
-    }
+    if (te) rc = test_model(&acc, &t_pred, &m, te, p, err);
     fsvc_cv_result cv;
     memset(&cv, 0, sizeof cv);
     study_steps_point(cvkey, search);
@@ -377,49 +481,9 @@ static int run_point(int lms_file, const study_opts *o, const fsvc_param *p,
     if (!rc) rc = study_steps_check(err);
     free(cvkey);
     if (rc) { fsvc_free_model(&m); fsvc_lms_curve_free(&curve); return rc; }
-    double syn_pred = te ? (double)m.m * te->N * te->n : 0;
     fsvc_csv_out r = {0}, l = {0};
-    fsvc_csv_field(&r, key);
-    fsvc_csv_field(&r, tr->source);
-    fsvc_csv_field(&r, te ? te->source : "");
-    fsvc_csv_fieldf(&r, "%lld", (long long)tr->N);
-    fsvc_csv_fieldf(&r, "%lld", te ? (long long)te->N : 0LL);
-    fsvc_csv_fieldf(&r, "%d", tr->n);
-    fsvc_csv_field(&r, p->radius > 0 ? "given" : p->radius_rms > 0 ? "rms" : "auto");
-    fsvc_csv_fieldf(&r, "%.6g", m.radius);
-    fsvc_csv_fieldf(&r, "%g", p->prag);
-    fsvc_csv_field(&r, m.dist ? "l2" : "l1");
-    fsvc_csv_field(&r, m.act ? "gauss" : "tri");
-    fsvc_csv_field(&r, fsvc_select_name(m.select));
-    fsvc_csv_field(&r, fsvc_readout_name(p->readout));
-    fsvc_csv_fieldf(&r, "%g", p->lambda);
-    fsvc_csv_fieldf(&r, "%g", p->eta);
-    fsvc_csv_fieldf(&r, "%d", p->epochs);
-    fsvc_csv_field(&r, fsvc_scale_name(p->scale));
-    fsvc_csv_field(&r, fsvc_preprocess_name(m.preprocess));
-    fsvc_csv_field(&r, fsvc_dtype_name(m.dtype));
-    fsvc_csv_field(&r, p->backend ? p->backend : "cpu");
-    fsvc_csv_fieldf(&r, "%d", p->threads);
-    fsvc_csv_fieldf(&r, "%lld", (long long)m.m);
-    csv_num(&r, info.t_select);
-    csv_num(&r, info.t_readout);
-    csv_num(&r, t_train);
-    csv_num(&r, t_pred);
-    csv_num(&r, info.syn_select > 0 ? 1e9 * info.t_select / info.syn_select : NAN);
-    csv_num(&r, info.syn_readout > 0 ? 1e9 * info.t_readout / info.syn_readout : NAN);
-    csv_num(&r, syn_pred > 0 ? 1e9 * t_pred / syn_pred : NAN);
-    csv_num(&r, 100 * acc);
-    fsvc_csv_fieldf(&r, "%d", o->folds);
-    csv_num(&r, o->folds ? 100 * cv.acc_mean : NAN);
-    csv_num(&r, o->folds ? 100 * cv.acc_sd : NAN);
-    csv_num(&r, o->folds ? cv.m_mean : NAN);
-    csv_num(&r, use_val ? o->val : NAN);
-    if (use_val) fsvc_csv_fieldf(&r, "%d", curve.best_epoch);
-    else fsvc_csv_field(&r, "");
-    csv_num(&r, maxrss_mb());
-    fsvc_csv_field(&r, "ok");
-    fsvc_csv_field(&r, settings);
-    fsvc_csv_endrow(&r);
+    point_meas pm = {&m, &info, t_train, t_pred, acc, &cv, use_val ? &curve : NULL, 0};
+    point_row(&r, summary, slen, o, p, key, settings, tr, te, &pm);
     if (use_val && lms_file)
         for (int e = 0; e <= curve.epochs; e++) {
             fsvc_csv_field(&l, key);
@@ -436,13 +500,6 @@ static int run_point(int lms_file, const study_opts *o, const fsvc_param *p,
         *r_out = r;
         *l_out = l;
     }
-    int n = snprintf(summary, slen, "%lld centroids, r = %.4g, train %.2f s", (long long)m.m,
-                     m.radius, t_train);
-    if (te && n < (int)slen) n += snprintf(summary + n, slen - n, ", test %.2f%%", 100 * acc);
-    if (o->folds && n < (int)slen)
-        n += snprintf(summary + n, slen - n, ", cv %.2f +- %.2f%%", 100 * cv.acc_mean, 100 * cv.acc_sd);
-    if (use_val && n < (int)slen)
-        snprintf(summary + n, slen - n, ", best epoch %d", curve.best_epoch);
     fsvc_lms_curve_free(&curve);
     fsvc_free_model(&m);
     return rc;
@@ -492,8 +549,23 @@ static char *train_command(const study_opts *o, int64_t k)
     return cmd;
 }
 
-/* The best point by CV among the CSV rows of this grid: printed with its
- * `fsvc train` command and appended to the CSV as '#' lines. */
+/* Row a beats row b (b < 0: none yet): the higher CV accuracy as written
+ * in the CSV; on a tie the cheaper model (fewer centroids), then the
+ * larger lambda (the smoother readout), then the earlier point. */
+static int better(const fsvc_csv *t, int64_t a, int64_t b, int cm, int cc, int cl)
+{
+    if (b < 0) return 1;
+    double va = atof(fsvc_csv_get(t, a, cm)), vb = atof(fsvc_csv_get(t, b, cm));
+    if (va != vb) return va > vb;
+    double ma = atof(fsvc_csv_get(t, a, cc)), mb = atof(fsvc_csv_get(t, b, cc));
+    if (ma != mb) return ma < mb;
+    return atof(fsvc_csv_get(t, a, cl)) > atof(fsvc_csv_get(t, b, cl));
+}
+
+/* The best point by CV among the CSV rows of this grid (better()): printed
+ * with its `fsvc train` command (also with -q), appended to the CSV as '#'
+ * lines and written alone to PREFIX-best.txt (the command, then the
+ * point's line; replaced whole). */
 static int report_best(const study_files *F, const study_opts *o, char *const *pset,
                        fsvc_error *err)
 {
@@ -501,14 +573,13 @@ static int report_best(const study_files *F, const study_opts *o, char *const *p
     int rc = fsvc_csv_load(&t, F->csv, err);
     if (rc) return rc;
     int cs = fsvc_csv_col(&t, "settings"), cp = fsvc_csv_col(&t, "point"),
-        cm = fsvc_csv_col(&t, "cv_mean"), ca = fsvc_csv_col(&t, "acc_test");
+        cm = fsvc_csv_col(&t, "cv_mean"), ca = fsvc_csv_col(&t, "acc_test"),
+        cc = fsvc_csv_col(&t, "centroids"), cl = fsvc_csv_col(&t, "lambda");
     int64_t best = -1, best_k = -1;
-    double bv = -1;
     for (int64_t k = 0; k < fsvc_grid_size(&o->grid); k++) {
         int64_t r = study_latest_row(&t, cs, pset[k]);
         const char *v = r > 0 ? fsvc_csv_get(&t, r, cm) : "";
-        if (v[0] && atof(v) > bv) {
-            bv = atof(v);
+        if (v[0] && better(&t, r, best, cm, cc, cl)) {
             best = r;
             best_k = k;
         }
@@ -516,8 +587,16 @@ static int report_best(const study_files *F, const study_opts *o, char *const *p
     if (best > 0) {
         const char *key = fsvc_csv_get(&t, best, cp), *cvm = fsvc_csv_get(&t, best, cm),
                    *acc = fsvc_csv_get(&t, best, ca);
-        char *cmd = train_command(o, best_k);
-        if (!cmd) {
+        char *cmd = train_command(o, best_k), *path = NULL, *txt = NULL;
+        char note[160] = "";
+        if (o->max_train > 0)
+            snprintf(note, sizeof note, "note: the study used the first %lld samples of DATA "
+                     "(--max-train); fsvc train takes all of it", (long long)o->max_train);
+        if (!cmd || asprintf(&path, "%s-best.txt", F->prefix) < 0 ||
+            asprintf(&txt, "%s\n# best by %d-fold CV: point=%s cv_mean=%s test=%s\n%s%s%s",
+                     cmd, o->folds, key, cvm, acc[0] ? acc : "none", note[0] ? "# " : "",
+                     note, note[0] ? "\n" : "") < 0) {
+            free(cmd); free(path);
             fsvc_csv_free(&t);
             return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
         }
@@ -528,12 +607,14 @@ static int report_best(const study_files *F, const study_opts *o, char *const *p
         rc = c.oom ? fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory")
                    : study_append(F->csv_fd, F->csv, c.s, c.len, err);
         fsvc_csv_out_free(&c);
+        if (!rc) rc = study_write_text(path, txt, strlen(txt), err);
         if (!rc)
             printf("best by %d-fold CV: %s, CV accuracy %s%%, test accuracy %s%s\n", o->folds,
                    key, cvm, acc[0] ? acc : "(no TEST)",
                    acc[0] ? "% (measured once, not used to choose)" : "");
         if (!rc) printf("train it: %s\n", cmd);
-        free(cmd);
+        if (!rc && note[0]) printf("%s\n", note);
+        free(cmd); free(path); free(txt);
     }
     fsvc_csv_free(&t);
     return rc;
@@ -577,68 +658,209 @@ static char *study_name(const study_opts *o)
  * rows before it are written, the rest of the round is dropped). */
 
 typedef struct point_out {
+    int64_t k;              /* the grid point */
     char kind;              /* 'o', 'f', 'e' */
     int code;               /* 'e': the status */
     const char *msg, *row, *lms;  /* summary (or error), CSV row, LMS rows */
     size_t nmsg, nrow, nlms;
 } point_out;
 
-/* Point k on this rank, its outcome serialised into *text (malloc'd). */
-static int point_text(char **text, size_t *len, const study_opts *o, int lms_file, int64_t k,
-                      const char *settings, const fsvc_dataset *tr, const fsvc_dataset *te)
+/* One outcome record into f: header line, summary, row, LMS rows. */
+static void put_record(FILE *f, int64_t k, char kind, int rc, const char *summary,
+                       const fsvc_csv_out *r, const fsvc_csv_out *l)
 {
-    fsvc_param p = o->base;
-    fsvc_error err;
-    fsvc_error_clear(&err);
-    char key[1024], summary[sizeof err.msg] = "";
-    fsvc_csv_out r = {0}, l = {0};
-    char kind = 'o';
-    int rc = fsvc_grid_point(&p, key, sizeof key, &o->grid, k, &err);
-    if (!key[0]) snprintf(key, sizeof key, "default");
-    p.progress = FSVC_PROGRESS_STEPS; /* radius search steps, no progress lines */
-    if (!rc)
-        rc = run_point(lms_file, o, &p, key, settings, tr, te, summary, sizeof summary, &r, &l,
-                       &err);
+    size_t ns = strlen(summary);
+    fprintf(f, "%lld %c %d %zu %zu %zu\n", (long long)k, kind, rc, ns, r ? r->len : 0,
+            l ? l->len : 0);
+    fwrite(summary, 1, ns, f);
+    if (r && r->len) fwrite(r->s, 1, r->len, f);
+    if (l && l->len) fwrite(l->s, 1, l->len, f);
+}
+
+/* The record of point k after its run returned rc (FSVC_EINPUT: a failure
+ * row, the study goes on; another failure: 'e', the study stops). */
+static void put_outcome(FILE *f, int64_t k, int rc, const char *summary_ok, fsvc_csv_out *r,
+                        fsvc_csv_out *l, const fsvc_param *p, const char *key,
+                        const char *settings, const fsvc_dataset *tr, const fsvc_dataset *te,
+                        fsvc_error *err)
+{
+    char kind = 'o', summary[sizeof err->msg];
+    snprintf(summary, sizeof summary, "%s", summary_ok);
     if (rc == FSVC_EINPUT) { /* this point's settings fail on this data: noted, go on */
-        char msg[sizeof err.msg];
-        snprintf(msg, sizeof msg, "%s", err.msg);
-        fsvc_error_clear(&err);
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        fsvc_error_clear(err);
         kind = 'f';
-        rc = fail_row(&r, &p, key, settings, tr, te, msg, &err);
+        fsvc_csv_out_free(r);
+        fsvc_csv_out_free(l);
+        rc = fail_row(r, p, key, settings, tr, te, msg, err);
         snprintf(summary, sizeof summary, "failed (in the CSV, the study goes on): %.400s", msg);
     }
     if (rc) {
         kind = 'e';
-        fsvc_csv_out_free(&r);
-        fsvc_csv_out_free(&l);
-        snprintf(summary, sizeof summary, "%s", err.msg);
+        fsvc_csv_out_free(r);
+        fsvc_csv_out_free(l);
+        snprintf(summary, sizeof summary, "%s", err->msg);
     }
-    size_t ns = strlen(summary);
+    put_record(f, k, kind, rc, summary, r, l);
+    fsvc_csv_out_free(r);
+    fsvc_csv_out_free(l);
+}
+
+/* Point k's settings and key ("default" for no axes). */
+static int point_param(fsvc_param *p, char *key, size_t keylen, const study_opts *o, int64_t k,
+                       fsvc_error *err)
+{
+    *p = o->base;
+    int rc = fsvc_grid_point(p, key, keylen, &o->grid, k, err);
+    if (!key[0]) snprintf(key, keylen, "default");
+    p->progress = FSVC_PROGRESS_STEPS; /* radius search steps, no progress lines */
+    return rc;
+}
+
+/* The points of a lambda path (k[0..n-1], n >= 2: the same settings but
+ * lambda), one record each: the training on DATA and every CV fold each
+ * select once, share H and solve the lambdas largest first, warm-started
+ * (fsvc_train_lambdas). */
+static int run_path(FILE *f, const study_opts *o, const int64_t *k, int n, char *const *pset,
+                    const fsvc_dataset *tr, const fsvc_dataset *te)
+{
+    fsvc_error err;
+    fsvc_error_clear(&err);
+    fsvc_param p[FSVC_GRID_MAX_VALUES];
+    char key[FSVC_GRID_MAX_VALUES][1024], cvkey[1100];
+    double lam[FSVC_GRID_MAX_VALUES];
+    int rc = FSVC_OK;
+    for (int i = 0; i < n && !rc; i++) {
+        rc = point_param(&p[i], key[i], sizeof key[i], o, k[i], &err);
+        lam[i] = p[i].lambda;
+    }
+    int search = !(p[0].radius > 0) && !(p[0].radius_rms > 0);
+    fsvc_lambda_path path;
+    memset(&path, 0, sizeof path);
+    fsvc_cv_result *cv = calloc(FSVC_GRID_MAX_VALUES, sizeof *cv);
+    if (!cv) rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: out of memory");
+    double t0 = cli_now();
+    study_steps_point(key[0], search);
+    if (!rc) rc = fsvc_train_lambdas(&path, tr, &p[0], lam, n, !o->no_warm, &err);
+    double t_all = cli_now() - t0;
+    snprintf(cvkey, sizeof cvkey, "%s (cv folds)", key[0]);
+    study_steps_point(cvkey, search);
+    if (!rc && o->folds)
+        rc = fsvc_cross_validate_lambdas(cv, tr, &p[0], lam, n, o->folds, o->seed,
+                                         !o->no_warm, &err);
+    study_steps_point(key[0], 0);
+    if (!rc) rc = study_steps_check(&err);
+    char pmsg[sizeof err.msg]; /* a failure of the whole path: every point's */
+    snprintf(pmsg, sizeof pmsg, "%s", err.msg);
+    for (int i = 0; i < n; i++) {
+        fsvc_csv_out r = {0}, l = {0};
+        char summary[sizeof err.msg] = "";
+        int ri = rc ? fsvc_fail(&err, rc, "%s", pmsg) : FSVC_OK;
+        if (!ri && path.status[i]) ri = fsvc_fail(&err, path.status[i], "%s", path.msg[i]);
+        else if (!ri && cv[i].status) ri = fsvc_fail(&err, cv[i].status, "%s", cv[i].msg);
+        double acc = NAN, t_pred = NAN;
+        fsvc_model m = ri ? path.model : fsvc_lambda_model(&path, i);
+        if (!ri && te) ri = test_model(&acc, &t_pred, &m, te, &p[i], &err);
+        if (!ri) {
+            /* the point's share of the path: the selection split evenly */
+            fsvc_train_info *in = &path.info[i];
+            double t_prep = t_all - in->t_select;
+            for (int j = 0; j < n; j++) t_prep -= path.info[j].t_readout;
+            point_meas pm = {&m, in, (in->t_select + (t_prep > 0 ? t_prep : 0)) / n +
+                             in->t_readout, t_pred, acc, &cv[i], NULL, path.warm_from[i]};
+            point_row(&r, summary, sizeof summary, o, &p[i], key[i], pset[k[i]], tr, te, &pm);
+            if (r.oom) ri = fsvc_fail(&err, FSVC_ERESOURCE, "study: out of memory");
+        }
+        put_outcome(f, k[i], ri, summary, &r, &l, &p[i], key[i], pset[k[i]], tr, te, &err);
+        if (ri && ri != FSVC_EINPUT) break; /* the study stops here */
+    }
+    fsvc_lambda_path_free(&path);
+    free(cv);
+    return FSVC_OK;
+}
+
+/* The points k[0..n-1] on this rank (one point, or a lambda path), their
+ * outcomes serialised into *text (malloc'd). */
+static int unit_text(char **text, size_t *len, const study_opts *o, int lms_file,
+                     const int64_t *k, int n, char *const *pset, const fsvc_dataset *tr,
+                     const fsvc_dataset *te)
+{
     FILE *f = open_memstream(text, len);
-    if (!f) { fsvc_csv_out_free(&r); fsvc_csv_out_free(&l); return FSVC_ERESOURCE; }
-    fprintf(f, "%c %d %zu %zu %zu\n", kind, rc, ns, r.len, l.len);
-    fwrite(summary, 1, ns, f);
-    if (r.len) fwrite(r.s, 1, r.len, f);
-    if (l.len) fwrite(l.s, 1, l.len, f);
+    if (!f) return FSVC_ERESOURCE;
+    if (n > 1) {
+        run_path(f, o, k, n, pset, tr, te);
+    } else {
+        fsvc_param p;
+        fsvc_error err;
+        fsvc_error_clear(&err);
+        char key[1024], summary[sizeof err.msg] = "";
+        fsvc_csv_out r = {0}, l = {0};
+        int rc = point_param(&p, key, sizeof key, o, k[0], &err);
+        if (!rc)
+            rc = run_point(lms_file, o, &p, key, pset[k[0]], tr, te, summary, sizeof summary,
+                           &r, &l, &err);
+        put_outcome(f, k[0], rc, summary, &r, &l, &p, key, pset[k[0]], tr, te, &err);
+    }
     int bad = ferror(f) | fclose(f);
-    fsvc_csv_out_free(&r);
-    fsvc_csv_out_free(&l);
     if (bad) { free(*text); *text = NULL; return FSVC_ERESOURCE; }
     return FSVC_OK;
 }
 
-/* One outcome from its text (len > 0); 0 when well formed. */
-static int point_parse(point_out *po, const char *t, size_t len)
+/* The next outcome record of t (len bytes left, > 0); its size, or 0 when
+ * not well formed. */
+static size_t point_parse(point_out *po, const char *t, size_t len)
 {
     int hl = 0;
-    if (sscanf(t, "%c %d %zu %zu %zu\n%n", &po->kind, &po->code, &po->nmsg, &po->nrow,
-               &po->nlms, &hl) != 5 || hl < 1 ||
-        (size_t)hl + po->nmsg + po->nrow + po->nlms != len)
-        return -1;
+    long long k;
+    if (sscanf(t, "%lld %c %d %zu %zu %zu\n%n", &k, &po->kind, &po->code, &po->nmsg,
+               &po->nrow, &po->nlms, &hl) != 6 || hl < 1 ||
+        (size_t)hl + po->nmsg + po->nrow + po->nlms > len)
+        return 0;
+    po->k = k;
     po->msg = t + hl;
     po->row = po->msg + po->nmsg;
     po->lms = po->row + po->nrow;
-    return 0;
+    return (size_t)hl + po->nmsg + po->nrow + po->nlms;
+}
+
+/* Lambda paths: the grid's lambda axis (-1: none, or fewer than 2 values,
+ * or --no-warm), its stride in the point index and the value index of k. */
+typedef struct lambda_axis {
+    int a, nval;
+    int64_t stride;
+} lambda_axis;
+
+static lambda_axis find_lambda_axis(const study_opts *o)
+{
+    lambda_axis L = {-1, 0, 1};
+    for (int a = 0; a < o->grid.naxes; a++)
+        if (!strcmp(o->grid.axis[a].name, "lambda") && o->grid.axis[a].nval >= 2 && !o->no_warm)
+            L.a = a;
+    if (L.a < 0) return L;
+    L.nval = o->grid.axis[L.a].nval;
+    for (int a = L.a + 1; a < o->grid.naxes; a++) L.stride *= o->grid.axis[a].nval;
+    return L;
+}
+
+/* The unit starting at point k: k alone, or (when k is the first point of a
+ * lambda path) the points of the path not in the CSV; *n their number (0:
+ * k belongs to an earlier path, or every point of the path is done). */
+static int unit_at(int64_t *u, int *n, const study_opts *o, const lambda_axis *L, int64_t k,
+                   const unsigned char *done_k, const fsvc_dataset *tr)
+{
+    *n = 0;
+    fsvc_param p = o->base;
+    int path = L->a >= 0 && !fsvc_grid_point(&p, NULL, 0, &o->grid, k, NULL) &&
+               fsvc_lambda_path_applies(tr, &p) && !(o->val > 0 && p.readout == FSVC_READOUT_LMS);
+    if (!path) {
+        if (!done_k[k]) u[(*n)++] = k;
+        return 0;
+    }
+    if ((k / L->stride) % L->nval != 0) return 1; /* in the path of an earlier point */
+    for (int j = 0; j < L->nval; j++)
+        if (!done_k[k + j * L->stride]) u[(*n)++] = k + j * L->stride;
+    return 1;
 }
 
 int cmd_study(int argc, char **argv)
@@ -684,7 +906,8 @@ int cmd_study(int argc, char **argv)
     int64_t npts = fsvc_grid_size(&o.grid), ran = 0, skipped = 0, failed = 0;
     char **pset = calloc((size_t)npts, sizeof *pset);
     unsigned char *done_k = calloc((size_t)npts, 1);   /* point k is in the CSV */
-    int64_t *round = malloc((size_t)K * sizeof *round);
+    int64_t *round = malloc((size_t)K * FSVC_GRID_MAX_VALUES * sizeof *round);
+    int *round_n = calloc((size_t)K, sizeof *round_n); /* points of each unit */
     char *mine = NULL, *all = NULL;
     size_t *lens = calloc((size_t)K, sizeof *lens);
     for (int i = 0; cmdline && i < argc; i++) {
@@ -696,7 +919,7 @@ int cmd_study(int argc, char **argv)
     fsvc_csv done;
     memset(&done, 0, sizeof done);
     int resumed = 0;
-    if (!c.data || !c.test || !name || !cmdline || !set || !pset || !done_k || !round ||
+    if (!c.data || !c.test || !name || !cmdline || !set || !pset || !done_k || !round || !round_n ||
         !lens || asprintf(&F.prefix, "%s/study-%s", o.dir, name) < 0 ||
         asprintf(&F.csv, "%s.csv", F.prefix) < 0 || asprintf(&F.lms, "%s-lms.csv", F.prefix) < 0 ||
         asprintf(&F.steps, "%s-radius.txt", F.prefix) < 0)
@@ -731,8 +954,10 @@ int cmd_study(int argc, char **argv)
                 tr.source, (long long)tr.N, tr.n, o.test ? ", test " : "",
                 o.test ? te.source : "", F.csv);
     int lms_file = o.val > 0; /* rank 0 opened the curve CSV (study_open) */
+    lambda_axis L = find_lambda_axis(&o);
     for (int64_t next = 0; next < npts && !rc;) {
-        /* the round: the next (up to) K points not in the CSV, in grid order */
+        /* the round: the next (up to) K units (a point, or the points of a
+         * lambda path) not in the CSV, in grid order */
         int nr = 0;
         for (; next < npts && nr < K; next++) {
             char key[1024];
@@ -743,17 +968,25 @@ int cmd_study(int argc, char **argv)
                 skipped++;
                 if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s: in the CSV, skipped\n",
                                       (long long)next + 1, (long long)npts, key);
-                continue;
             }
-            if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s ...\n", (long long)next + 1,
-                                  (long long)npts, key);
-            round[nr++] = next;
+            int64_t *u = round + (size_t)nr * FSVC_GRID_MAX_VALUES;
+            int inpath = unit_at(u, &round_n[nr], &o, &L, next, done_k, &tr);
+            if (!round_n[nr]) continue;
+            for (int j = 0; j < round_n[nr] && !o.quiet; j++) {
+                fsvc_param pj = o.base;
+                if (fsvc_grid_point(&pj, key, sizeof key, &o.grid, u[j], NULL) || !key[0])
+                    snprintf(key, sizeof key, "default");
+                fprintf(stderr, "[%lld/%lld] %s ...%s\n", (long long)u[j] + 1, (long long)npts,
+                        key, inpath && round_n[nr] > 1 ? " (lambda path)" : "");
+            }
+            nr++;
         }
         size_t nmine = 0;
         free(mine);
         mine = NULL;
-        int lrc = me < nr ? point_text(&mine, &nmine, &o, lms_file, round[me], pset[round[me]],
-                                       &tr, o.test ? &te : NULL)
+        int lrc = me < nr ? unit_text(&mine, &nmine, &o, lms_file,
+                                      round + (size_t)me * FSVC_GRID_MAX_VALUES, round_n[me],
+                                      pset, &tr, o.test ? &te : NULL)
                           : FSVC_OK;
         if (lrc) fsvc_fail(&err, lrc, "study: out of memory");
         free(all);
@@ -761,31 +994,37 @@ int cmd_study(int argc, char **argv)
         if ((rc = cli_dist_agree(lrc, &err)) ||
             (rc = fsvc_dist_concat(&all, lens, mine, nmine, D, &err)))
             break;
-        /* rank 0: the rows in grid order, up to the first failure */
+        /* rank 0: the rows in unit order, up to the first failure */
         size_t off = 0;
         for (int i = 0; i < nr && !rc; off += lens[i], i++) {
-            point_out po;
-            char key[1024];
-            fsvc_param p = o.base;
-            if (fsvc_grid_point(&p, key, sizeof key, &o.grid, round[i], NULL) || !key[0])
-                snprintf(key, sizeof key, "default");
-            if (point_parse(&po, all + off, lens[i])) {
-                rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: the outcome of point %s did not "
-                               "arrive whole", key);
-                break;
+            size_t at = 0;
+            for (int j = 0; j < round_n[i] && !rc; j++) {
+                point_out po;
+                char key[1024];
+                int64_t kk = round[(size_t)i * FSVC_GRID_MAX_VALUES + j];
+                fsvc_param p = o.base;
+                if (fsvc_grid_point(&p, key, sizeof key, &o.grid, kk, NULL) || !key[0])
+                    snprintf(key, sizeof key, "default");
+                size_t used = at < lens[i] ? point_parse(&po, all + off + at, lens[i] - at) : 0;
+                if (!used || po.k != kk) {
+                    rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: the outcome of point %s did "
+                                   "not arrive whole", key);
+                    break;
+                }
+                at += used;
+                if (po.kind == 'e') {
+                    rc = fsvc_fail(&err, po.code ? po.code : FSVC_ERESOURCE, "%.*s",
+                                   (int)po.nmsg, po.msg);
+                    break;
+                }
+                if (me == 0)
+                    rc = write_point(&F, po.row, po.nrow, po.lms, po.nlms, &err);
+                if (rc) break;
+                ran++;
+                failed += po.kind == 'f';
+                if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s: %.*s\n", (long long)kk + 1,
+                                      (long long)npts, key, (int)po.nmsg, po.msg);
             }
-            if (po.kind == 'e') {
-                rc = fsvc_fail(&err, po.code ? po.code : FSVC_ERESOURCE, "%.*s",
-                               (int)po.nmsg, po.msg);
-                break;
-            }
-            if (me == 0)
-                rc = write_point(&F, po.row, po.nrow, po.lms, po.nlms, &err);
-            if (rc) break;
-            ran++;
-            failed += po.kind == 'f';
-            if (!o.quiet) fprintf(stderr, "[%lld/%lld] %s: %.*s\n", (long long)round[i] + 1,
-                                  (long long)npts, key, (int)po.nmsg, po.msg);
         }
         rc = cli_dist_agree(rc, &err); /* a failed write on rank 0 stops every rank */
     }
@@ -835,7 +1074,7 @@ out:
     if (pset)
         for (int64_t k = 0; k < npts; k++) free(pset[k]);
     free(pset);
-    free(done_k); free(round); free(mine); free(all); free(lens);
+    free(done_k); free(round); free(round_n); free(mine); free(all); free(lens);
     free(set); free(name); free(cmdline);
     free(c.data); free(c.test);
     free(F.prefix); free(F.csv); free(F.lms); free(F.steps);

@@ -18,7 +18,8 @@ const char *const study_columns[STUDY_NCOLUMNS] = {
     "kernel", "select", "readout", "lambda", "eta", "epochs", "scale", "preprocess", "dtype",
     "backend", "threads", "centroids", "t_select_s", "t_readout_s", "t_train_s", "t_predict_s",
     "tsyn_select_ns", "tsyn_readout_ns", "tsyn_predict_ns", "acc_test", "cv_folds", "cv_mean",
-    "cv_sd", "cv_centroids", "val_frac", "val_best_epoch", "maxrss_mb", "status", "settings"};
+    "cv_sd", "cv_centroids", "val_frac", "val_best_epoch", "cg_iter", "cv_cg_iter", "warm_from",
+    "maxrss_mb", "status", "settings"};
 
 /* The steps file (see study_out.h): state of the print hook. */
 static struct {
@@ -166,6 +167,14 @@ static int write_new(const char *path, const fsvc_csv_out *text, fsvc_error *err
     }
     free(tmp);
     return rc;
+}
+
+int study_write_text(const char *path, const char *text, size_t len, fsvc_error *err)
+{
+    fsvc_csv_out t = {0};
+    t.s = (char *)text;
+    t.len = len;
+    return write_new(path, &t, err);
 }
 
 /* Reads the CSV at path back for --resume: an unfinished last row (an

@@ -11,8 +11,13 @@
 
 /* ---- the files (study_files.c) ---- */
 
-#define STUDY_NCOLUMNS 39
-/* The CSV columns; "status" is "ok", or "failed: " and the message of a
+#define STUDY_NCOLUMNS 42
+/* The CSV columns; cg_iter and cv_cg_iter the pcg iterations of the
+ * training on DATA and of the CV folds (summed), empty without pcg;
+ * warm_from the lambda whose solution started this point's CG (a lambda
+ * path: points that differ only in lambda share their selection and H,
+ * solved from the largest lambda down), empty for a start from zero
+ * (CSVs of 39 columns, before these, are refused by --resume); "status" is "ok", or "failed: " and the message of a
  * point that could not be trained or measured (bad input for its settings:
  * a solve that fails, a readout that diverges; its measurements are empty);
  * the last, "settings", is the point's settings string (everything that
@@ -38,6 +43,9 @@ int study_open(study_files *F, fsvc_csv *done, int *resumed, int resume, int lms
 /* Appends text to fd (open O_APPEND) in one write and fsync; on failure
  * the file is cut back to its old size and err names path (FSVC_ERESOURCE). */
 int study_append(int fd, const char *path, const char *text, size_t len, fsvc_error *err);
+/* A new file at path holding text (len bytes), through a temporary file
+ * renamed into place: all or nothing (FSVC_ERESOURCE naming path). */
+int study_write_text(const char *path, const char *text, size_t len, fsvc_error *err);
 /* Closes what is open, ends the steps file. */
 void study_close(study_files *F);
 /* The latest record r > 0 of t whose field col is settings, or -1. */
