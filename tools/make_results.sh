@@ -56,7 +56,9 @@ want machine && rm -f "$R"/machine.md
 want bench && rm -f "$R"/bnl-cpu.csv "$R"/bnl-cpu-tsyn-vs-n.png "$R"/bnl-cpu-targets.csv \
   "$R"/logs/bench-paper.txt "$R"/logs/bench-targets.txt
 want accuracy && rm -f "$R"/accuracy.* "$R"/logs/accuracy.txt
-want studies && rm -f "$R"/study-* "$R"/centroids-*.png "$R"/logs/study-* "$R"/logs/centroids-*
+# study-warm* (tools/study_warm.sh) are not made here: kept
+want studies && find "$R" -maxdepth 1 -type f -name 'study-*' ! -name 'study-warm*' -delete &&
+  rm -f "$R"/centroids-*.png "$R"/logs/study-* "$R"/logs/centroids-*
 want readme && rm -f "$R"/README.md
 
 # ---- 1. machine ---------------------------------------------------------------
