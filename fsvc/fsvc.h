@@ -142,6 +142,9 @@ typedef struct fsvc_param {
                               takes 10000; > 0: the cap, or the number
                               select random takes */
     const char *backend;   /* "ref", "cpu" (default), "cuda" */
+    int precision;         /* bnl_precision of the f32 L2 layer's GEMM
+                              operands: 0 full (default), 1 tf32, 2 bf16;
+                              stored in the model, used at predict */
     int threads;           /* <= 0: all cores */
     int progress;          /* through fsvc_printf: 0 nothing; FSVC_PROGRESS_ALL
                               progress lines (ETA) and messages (radius,
@@ -228,6 +231,8 @@ typedef struct fsvc_model {
     int Kout;              /* readout columns: K, or 1 for regression */
     double *R;             /* R: m x Kout */
     double y_offset;       /* regression: added to the score */
+    int precision;         /* bnl_precision of the layer (0 full); the
+                              forward pass of predict and eval uses it */
     double *feat_min;      /* feature scaling (svm-scale -l -1 -u 1): n minima */
     double *feat_max;      /* and n maxima of the training set, or both NULL;
                               v -> -1 + 2 (v - min) / (max - min), 0 where

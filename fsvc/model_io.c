@@ -13,8 +13,11 @@
  * for sparse models only; dense models are still written as version 3)
  * adds after m: u32 storage (0 dense, 1 sparse) and, when sparse, u64 nnz;
  * a sparse model's centroids are then u64 row_ptr[m+1], u32 col[nnz] and
- * f32 val[nnz] (CSR, 8 bytes a nonzero) in place of C. Version 1 files (no
- * names), 2 (no scaling) and 3 (dense only) still load.
+ * f32 val[nnz] (CSR, 8 bytes a nonzero) in place of C. Version 5 (written
+ * only for a model trained with a reduced precision, dense or sparse; the
+ * others keep versions 3 and 4, byte for byte) is version 4 plus a u32
+ * bnl_precision at the end (1 tf32, 2 bf16). Version 1 files (no names), 2
+ * (no scaling), 3 (dense only) and 4 (full precision) still load.
  *
  * The reader parses from memory (fsvc_model_parse, also the fuzz target's
  * entry): every size read from the file is checked in 64-bit arithmetic
@@ -23,6 +26,7 @@
  * goes through the project's safe-write primitive (ds_tmp_*). */
 #include "fsvc.h"
 #include "datasets/datasets.h" /* ds_read_file, ds_tmp_*: the one safe write */
+#include "../layers/bnl_types.h" /* bnl_precision */
 
 #include <errno.h>
 #include <stdio.h>
@@ -31,8 +35,9 @@
 #include <zlib.h>
 
 #define MODEL_MAGIC "FSVCMODL"
-#define MODEL_VERSION 4u /* 4: sparse centroids; 3: feature scaling; 2: class
-                            names; 1: neither */
+#define MODEL_VERSION 5u /* 5: precision; 4: sparse centroids; 3: feature
+                            scaling; 2: class names; 1: neither */
+#define MODEL_VERSION_SPARSE 4u /* what a full-precision sparse model is written as */
 #define MODEL_VERSION_DENSE 3u /* what a dense model is written as */
 #define MODEL_HEAD 20    /* magic, version, payload length */
 
@@ -99,6 +104,7 @@ static void encode(wbuf *b, const fsvc_model *M)
     put_f64(b, M->y_offset);
     put_u64(b, (uint64_t)M->m);
     if (M->Cs) { put_u32(b, 1); put_u64(b, (uint64_t)M->Cs->nnz); }
+    else if (M->precision) put_u32(b, 0); /* version 5: the storage field */
     for (int k = 0; k < M->K; k++) put_f64(b, M->class_values[k]);
     for (int64_t j = 0; j < M->m; j++) put_u32(b, (uint32_t)M->lab[j]);
     size_t total = (size_t)M->m * M->n;
@@ -119,6 +125,7 @@ static void encode(wbuf *b, const fsvc_model *M)
     put_u32(b, M->feat_min ? 1 : 0);
     for (int k = 0; M->feat_min && k < M->n; k++) put_f64(b, M->feat_min[k]);
     for (int k = 0; M->feat_min && k < M->n; k++) put_f64(b, M->feat_max[k]);
+    if (M->precision) put_u32(b, (uint32_t)M->precision);
 }
 
 int fsvc_model_save(const fsvc_model *M, const char *path, fsvc_error *err)
@@ -127,7 +134,9 @@ int fsvc_model_save(const fsvc_model *M, const char *path, fsvc_error *err)
     if (rc) return rc;
     wbuf b = {0};
     put(&b, MODEL_MAGIC, 8);
-    put_u32(&b, M->Cs ? MODEL_VERSION : MODEL_VERSION_DENSE);
+    if ((unsigned)M->precision > BNL_PREC_BF16)
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: unknown precision %d", path, M->precision);
+    put_u32(&b, M->precision ? MODEL_VERSION : M->Cs ? MODEL_VERSION_SPARSE : MODEL_VERSION_DENSE);
     put_u64(&b, 0); /* payload length, patched below */
     encode(&b, M);
     if (b.oom) { free(b.p); return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path); }
@@ -161,8 +170,8 @@ static int decode_tail(fsvc_model *M, rbuf *b, uint32_t ver, uint32_t n, const c
 
 /* A sparse model's arrays (version 4): sizes checked against what is left
  * before any allocation. */
-static int decode_sparse(fsvc_model *M, rbuf *b, uint64_t m, uint64_t nnz, uint32_t K,
-                         uint32_t Kout, const char *path, fsvc_error *err)
+static int decode_sparse(fsvc_model *M, rbuf *b, uint32_t ver, uint64_t m, uint64_t nnz,
+                         uint32_t K, uint32_t Kout, const char *path, fsvc_error *err)
 {
     uint64_t left = b->len - b->pos;
     if (M->dtype != FSVC_F32)
@@ -203,7 +212,7 @@ static int decode_sparse(fsvc_model *M, rbuf *b, uint64_t m, uint64_t nnz, uint3
     for (uint64_t q = 0; q < nnz; q++) a->col[q] = (int32_t)get_u32(b);
     for (uint64_t q = 0; q < nnz; q++) a->val[q] = get_f32(b);
     for (size_t q = 0; q < (size_t)m * Kout; q++) M->R[q] = get_f64(b);
-    return decode_tail(M, b, 4, (uint32_t)M->n, path, err);
+    return decode_tail(M, b, ver, (uint32_t)M->n, path, err);
 }
 
 /* The payload after the fixed header fields: sizes first, checked against
@@ -240,7 +249,7 @@ static int decode(fsvc_model *M, rbuf *b, uint32_t ver, const char *path, fsvc_e
     if (storage > 1)
         return fsvc_fail(err, FSVC_EINPUT, "%s: unknown centroid storage %u", path, storage);
     if (storage == 1)
-        return decode_sparse(M, b, m, nnz, K, Kout, path, err);
+        return decode_sparse(M, b, ver, m, nnz, K, Kout, path, err);
     /* the arrays: 8K + m (4 + n es + 8 Kout) bytes, all of them present */
     uint64_t per = 4 + (uint64_t)n * es + 8 * (uint64_t)Kout;
     if (left < 8 * (uint64_t)K || m > (left - 8 * (uint64_t)K) / per)
@@ -311,6 +320,13 @@ static int decode_tail(fsvc_model *M, rbuf *b, uint32_t ver, uint32_t n, const c
             for (uint32_t k = 0; k < n; k++) M->feat_min[k] = get_f64(b);
             for (uint32_t k = 0; k < n; k++) M->feat_max[k] = get_f64(b);
         }
+    }
+    if (ver >= 5) {
+        uint32_t prec = get_u32(b);
+        if (b->bad || prec < 1 || prec > BNL_PREC_BF16)
+            return fsvc_fail(err, FSVC_EINPUT, "%s: %s precision", path,
+                             b->bad ? "cut before its" : "unknown");
+        M->precision = (int)prec;
     }
     if (b->bad || b->pos != b->len)
         return fsvc_fail(err, FSVC_EINPUT, "%s: model payload is inconsistent (%s)", path,

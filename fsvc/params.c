@@ -341,6 +341,8 @@ static int set_backend(fsvc_param *p, const char *name, const char *s, fsvc_erro
 static void get_backend(char *b, size_t n, const fsvc_param *p)
 { snprintf(b, n, "%s", p->backend ? p->backend : "cpu"); }
 
+ENUM(precision, precision, int, bnl_precision_names)
+
 /* ---- the table ---- */
 
 #define S(name, opt, arg, choices, result, fn, help) \
@@ -404,6 +406,12 @@ static const setting table[] = {
     S("backend", 0, NULL, bnl_backend_names, 0, backend,
       "engine backend; cuda without a usable device prints one line and runs\n"
       "on the CPU"),
+    S("precision", 0, NULL, bnl_precision_names, 1, precision,
+      "GEMM operands of the f32 L2 layer: full f32, or rounded to tf32 (10-bit\n"
+      "mantissa) or bf16 (7-bit) as the GPU's tensor cores take them (round to\n"
+      "nearest even, f32 sums, norms in full f32); the cpu backend emulates it\n"
+      "exactly. Stored in the model, used by predict and eval. L1 and u8 layers\n"
+      "are exact and ignore it"),
     S("threads", 0, "T", NULL, 0, threads, "CPU threads (0: all cores)"),
 };
 #undef S

@@ -43,7 +43,8 @@ int fsvc_predict(int *pred, double *score, const fsvc_model *model,
     bnl_ctx ctx;
     rc = bnl_ctx_open(&ctx, backend ? backend : "cpu", threads, 0, err);
     if (rc) { free(X); return rc; }
-    bnl_op op = { (bnl_dist)model->dist, (bnl_act)model->act, model->dtype, model->radius };
+    bnl_op op = { (bnl_dist)model->dist, (bnl_act)model->act, model->dtype, model->radius,
+                  (bnl_precision)model->precision };
     int K = model->Kout;
     size_t row = (size_t)model->n * fsvc_dtype_size(model->dtype);
     /* on a device one call: W and R go up once, only Y comes back */

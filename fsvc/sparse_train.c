@@ -56,7 +56,7 @@ static int rms_distance(double *out, const bnl_ctx *ctx, const fsvc_csr *X, cons
     fsvc_csr *S = NULL;
     bnl_csc T = {0};
     float *D = malloc((size_t)(k ? k : 1) * (k ? k : 1) * sizeof *D);
-    bnl_op op = {(bnl_dist)dist, BNL_IDENT, FSVC_F32, 1.0};
+    bnl_op op = {(bnl_dist)dist, BNL_IDENT, FSVC_F32, 1.0, BNL_PREC_FULL};
     int rc = D ? fsvc_csr_rows(&S, X, sel, k, err)
                : fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
     if (!rc) {
@@ -140,7 +140,7 @@ static int search_start(double *r0, const bnl_ctx *ctx, const fsvc_dataset *d, i
     *r0 = 0;
     if (k < 1) return FSVC_OK;
     bnl_csr first = fsvc_csr_view(d->csr, 0, 1), rest = fsvc_csr_view(d->csr, 1, k);
-    bnl_op op = {(bnl_dist)dist, BNL_IDENT, FSVC_F32, 1.0};
+    bnl_op op = {(bnl_dist)dist, BNL_IDENT, FSVC_F32, 1.0, BNL_PREC_FULL};
     bnl_csc T;
     float *D = malloc((size_t)k * sizeof *D);
     if (!D) return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
@@ -185,7 +185,7 @@ int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *
     if (p->shuffle || p->select == FSVC_SELECT_RANDOM) /* the seeded shuffle, as dense */
         fsvc_shuffle(order, N, p->seed);
     double t0 = fsvc_clock(), r = p->radius;
-    bnl_op op = {(bnl_dist)p->dist, (bnl_act)p->act, FSVC_F32, r};
+    bnl_op op = {(bnl_dist)p->dist, (bnl_act)p->act, FSVC_F32, r, BNL_PREC_FULL};
     if (!(r > 0) && !(p->radius_rms > 0)) { /* the author's radius search */
         double r0;
         sparse_pass sp = {&ctx, op, p, d, order, sel};
@@ -314,7 +314,7 @@ int fsvc_predict_sparse(int *pred, double *score, const fsvc_model *model,
     int64_t Nc = (int64_t)((1 << 25) / ((size_t)m * sizeof(float)));
     if (Nc < 16) Nc = 16;
     if (Nc > 4096) Nc = 4096;
-    bnl_op op = {(bnl_dist)model->dist, (bnl_act)model->act, FSVC_F32, model->radius};
+    bnl_op op = {(bnl_dist)model->dist, (bnl_act)model->act, FSVC_F32, model->radius, BNL_PREC_FULL};
     bnl_csc Ct = {0};
     bnl_csr cv = fsvc_csr_view(model->Cs, 0, m);
     float *H = malloc((size_t)Nc * m * sizeof *H);

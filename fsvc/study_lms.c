@@ -82,7 +82,8 @@ int fsvc_train_lms_val(fsvc_model *model, fsvc_train_info *info,
     rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err);
     if (rc) goto done;
     ctx_open = 1;
-    bnl_op op = { (bnl_dist)model->dist, (bnl_act)model->act, model->dtype, model->radius };
+    bnl_op op = { (bnl_dist)model->dist, (bnl_act)model->act, model->dtype, model->radius,
+                  (bnl_precision)model->precision };
     size_t rbytes = (size_t)model->m * model->Kout * sizeof *Rbest;
     for (int e = 0; e <= E; e++) {
         if (e > 0) {

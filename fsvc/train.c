@@ -487,6 +487,7 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
     }
     if (p->dtype < 0 && (M->preprocess & FSVC_PRE_SQRT)) M->dtype = FSVC_F32;
     M->dist = p->dist; M->act = p->act; M->prag = p->prag;
+    M->precision = p->precision;
     M->select = p->select; M->readout = p->readout; M->regression = p->regression;
     if (p->regression) {
         M->K = 0; M->Kout = 1;
@@ -542,7 +543,8 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
         }
         at.cls = gcls;
     }
-    bnl_op op = { (bnl_dist)p->dist, (bnl_act)p->act, M->dtype, p->radius };
+    bnl_op op = { (bnl_dist)p->dist, (bnl_act)p->act, M->dtype, p->radius,
+                  (bnl_precision)p->precision };
     int bars = p->progress == FSVC_PROGRESS_ALL; /* the progress lines */
     double t0 = fsvc_clock(), syn = 0, syn2 = 0;
     double r = p->radius;

@@ -14,6 +14,8 @@ const fsvc_name bnl_backend_names[] = {
 const fsvc_name bnl_arch_names[] = {
     {"ref", BNL_ARCH_REF}, {"scalar", BNL_ARCH_SCALAR}, {"avx2", BNL_ARCH_AVX2},
     {"avx512", BNL_ARCH_AVX512}, {NULL, 0}};
+const fsvc_name bnl_precision_names[] = {
+    {"full", BNL_PREC_FULL}, {"tf32", BNL_PREC_TF32}, {"bf16", BNL_PREC_BF16}, {NULL, 0}};
 
 /* name and parse for enum T from its table */
 #define NAME_FNS(T)                                                             \
@@ -31,6 +33,7 @@ NAME_FNS(bnl_dist)
 NAME_FNS(bnl_act)
 NAME_FNS(bnl_backend)
 NAME_FNS(bnl_arch)
+NAME_FNS(bnl_precision)
 
 int bnl_op_check(const bnl_op *op, fsvc_error *err)
 {
@@ -42,6 +45,8 @@ int bnl_op_check(const bnl_op *op, fsvc_error *err)
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: unknown activation %d", (int)op->act);
     if ((unsigned)op->dtype > FSVC_F64)
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: unknown dtype %d", (int)op->dtype);
+    if ((unsigned)op->precision > BNL_PREC_BF16)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: unknown precision %d", (int)op->precision);
     if ((op->act == BNL_TRI || op->act == BNL_GAUSS) &&
         !(op->radius > 0 && isfinite(op->radius)))
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: %s activation needs a radius > 0 (got %g)",

@@ -25,20 +25,30 @@ typedef enum { BNL_REF = 0, BNL_CPU = 1, BNL_CUDA = 2 } bnl_backend;
  * backend; scalar, avx2, avx512 the kernels of layers/kern_*.c. */
 typedef enum { BNL_ARCH_REF = 0, BNL_ARCH_SCALAR = 1, BNL_ARCH_AVX2 = 2,
                BNL_ARCH_AVX512 = 3 } bnl_arch;
+/* Precision of the GEMM operands of f32 L2 and dot (issue 10): full f32;
+ * tf32 (operands rounded to 10 mantissa bits, TF32 tensor cores) or bf16
+ * (7 mantissa bits, bf16 tensor cores), both round-to-nearest-even with
+ * an f32 accumulation, the squared norms of L2 in full f32. L1, u8 and
+ * f64 layers are exact and ignore it. The CPU backend emulates the mode
+ * (layers/round_hd.h), the cuda backend runs it on the tensor cores. */
+typedef enum { BNL_PREC_FULL = 0, BNL_PREC_TF32 = 1, BNL_PREC_BF16 = 2 } bnl_precision;
 
 /* One name table per enum (layers/bnl_names.c); _name and _parse read it. */
 extern const fsvc_name bnl_dist_names[];
 extern const fsvc_name bnl_act_names[];
 extern const fsvc_name bnl_backend_names[];
 extern const fsvc_name bnl_arch_names[];
+extern const fsvc_name bnl_precision_names[];
 const char *bnl_dist_name(bnl_dist d);
 const char *bnl_act_name(bnl_act a);
 const char *bnl_backend_name(bnl_backend b);
 const char *bnl_arch_name(bnl_arch a);
+const char *bnl_precision_name(bnl_precision p);
 int bnl_dist_parse(const char *s, bnl_dist *out);       /* "l1" "l2" "dot" */
 int bnl_act_parse(const char *s, bnl_act *out);         /* "tri" "gauss" "tanh" "ident" */
 int bnl_backend_parse(const char *s, bnl_backend *out); /* "ref" "cpu" "cuda" */
 int bnl_arch_parse(const char *s, bnl_arch *out);       /* "ref" "scalar" "avx2" "avx512" */
+int bnl_precision_parse(const char *s, bnl_precision *out); /* "full" "tf32" "bf16" */
 /* 1 if this CPU can run arch (cpuid); REF and SCALAR always 1. */
 int bnl_arch_supported(bnl_arch arch);
 
@@ -47,7 +57,16 @@ typedef struct bnl_op {
     bnl_act act;
     fsvc_dtype dtype;
     double radius;   /* r > 0 for triangular and Gaussian */
+    bnl_precision precision; /* f32 L2 / dot GEMM operands; 0 (full) when
+                                left out of an initializer */
 } bnl_op;
+
+/* 1 when op's GEMM operands are rounded (f32 L2 or dot, precision not
+ * full); 0 for exact layers, where the precision is ignored. */
+static inline int bnl_op_reduced(const bnl_op *op)
+{
+    return op->precision != BNL_PREC_FULL && op->dtype == FSVC_F32 && op->dist != BNL_L1;
+}
 
 /* Checks an op (radius > 0 where needed, dist/act pairs that make sense). */
 int bnl_op_check(const bnl_op *op, fsvc_error *err);

@@ -1,6 +1,7 @@
 /* cpu_tile.c - one BNL tile on the CPU: distance micro-kernels (kernels.h)
  * or BLAS GEMM, then the activation on the tile while it is in cache. */
 #include "cpu_tile.h"
+#include "round_hd.h"
 
 #include <cblas.h>
 #include <stdlib.h>
@@ -63,6 +64,34 @@ static void norms_u8(int32_t *out, const uint8_t *A, int64_t rows, int n, int th
     }
 }
 
+/* out = A (rows x n) with every value rounded for precision prec. */
+static void round_rows(float *out, const float *A, int64_t rows, int n, int prec, int threads)
+{
+    #pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t i = 0; i < rows; i++)
+        for (int k = 0; k < n; k++)
+            out[i * n + k] = bnl_round_prec(A[i * n + k], prec);
+}
+
+/* The emulated tf32 / bf16 GEMM operands (bnl_op_reduced): after the norms. */
+static int round_operands(bnl_cpu_job *job, int threads, fsvc_error *err)
+{
+    const bnl_op *op = job->op;
+    job->wr = malloc((size_t)(job->m * job->n) * sizeof(float));
+    job->xr = malloc((size_t)(job->N * job->n) * sizeof(float));
+    if (!job->wr || !job->xr) {
+        bnl_cpu_job_free(job);
+        return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory for the %s copies of a "
+                         "%lld + %lld x %d layer", bnl_precision_name(op->precision),
+                         (long long)job->m, (long long)job->N, job->n);
+    }
+    round_rows(job->wr, job->W, job->m, job->n, (int)op->precision, threads);
+    round_rows(job->xr, job->X, job->N, job->n, (int)op->precision, threads);
+    job->W = job->wr;
+    job->X = job->xr;
+    return FSVC_OK;
+}
+
 int bnl_cpu_job_init(bnl_cpu_job *job, const bnl_ctx *ctx, const bnl_op *op,
                      const void *W, int64_t m, const void *X, int64_t N, int n,
                      fsvc_error *err)
@@ -78,9 +107,11 @@ int bnl_cpu_job_init(bnl_cpu_job *job, const bnl_ctx *ctx, const bnl_op *op,
     job->n = n;
     job->gemm = bnl_cpu_uses_gemm(op);
     job->xn = job->wn = NULL;
+    job->wr = job->xr = NULL;
+    int t = bnl_par_threads(ctx, m, N, n);
     int need = (job->gemm && op->dist == BNL_L2) || (op->dtype == FSVC_U8 && op->dist == BNL_DOT);
     if (!need)
-        return FSVC_OK;
+        return bnl_op_reduced(op) ? round_operands(job, t, err) : FSVC_OK;
     size_t es = op->dtype == FSVC_F64 ? sizeof(double) : 4;
     job->xn = malloc((size_t)N * es);
     job->wn = malloc((size_t)m * es);
@@ -89,7 +120,6 @@ int bnl_cpu_job_init(bnl_cpu_job *job, const bnl_ctx *ctx, const bnl_op *op,
         return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory for %lld + %lld norms",
                          (long long)N, (long long)m);
     }
-    int t = bnl_par_threads(ctx, m, N, n);
     switch (op->dtype) {
     case FSVC_F32:
         norms_f32(job->xn, X, N, n, t);
@@ -104,14 +134,17 @@ int bnl_cpu_job_init(bnl_cpu_job *job, const bnl_ctx *ctx, const bnl_op *op,
         norms_u8(job->wn, W, m, n, t);
         break;
     }
-    return FSVC_OK;
+    return bnl_op_reduced(op) ? round_operands(job, t, err) : FSVC_OK;
 }
 
 void bnl_cpu_job_free(bnl_cpu_job *job)
 {
     free(job->xn);
     free(job->wn);
+    free(job->wr);
+    free(job->xr);
     job->xn = job->wn = NULL;
+    job->wr = job->xr = NULL;
 }
 
 /* u8 dot from the exact squared distance: x.w = (|x|^2 + |w|^2 - |x-w|^2) / 2.

@@ -17,9 +17,13 @@ typedef struct bnl_cpu_job {
     int gemm;           /* f32/f64 dot or L2 through BLAS */
     void *xn, *wn;      /* squared norms: N and m (float, double, or int32
                            for u8 dot); NULL when not needed */
+    float *wr, *xr;     /* tf32 / bf16 (bnl_op_reduced): W and X rounded
+                           (round_hd.h), what W and X then point at; the
+                           norms stay those of the full f32 values */
 } bnl_cpu_job;
 
-/* Fills the job (kernels, epilogue, norms). Free with bnl_cpu_job_free. */
+/* Fills the job (kernels, epilogue, norms, rounded operands). Free with
+ * bnl_cpu_job_free. */
 int bnl_cpu_job_init(bnl_cpu_job *job, const bnl_ctx *ctx, const bnl_op *op,
                      const void *W, int64_t m, const void *X, int64_t N, int n,
                      fsvc_error *err);

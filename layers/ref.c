@@ -4,8 +4,13 @@
  * fast-math: for each (sample i, neuron j) the distance is summed over k in
  * increasing order — in int32 exactly for u8, in float for f32, in double
  * for f64 — then the activation of act.h is applied.
+ * A tf32 / bf16 op (bnl_op_reduced) is the GEMM form with rounded operands:
+ * v = (|x|^2 + |w|^2) - 2 sum_k rx_k rw_k (L2, at least 0) or sum_k rx_k rw_k
+ * (dot), r the rounding of round_hd.h, the norms of the full values, every
+ * sum in float in increasing k.
  */
 #include "backend.h"
+#include "round_hd.h"
 
 #include <stdlib.h>
 
@@ -39,6 +44,20 @@ static float ref_v_f32(bnl_dist dist, const float *w, const float *x, int n)
     return acc;
 }
 
+static float ref_v_f32_reduced(bnl_dist dist, const float *w, const float *x, int n, int prec)
+{
+    float dot = 0.0f, xn = 0.0f, wn = 0.0f;
+    for (int k = 0; k < n; k++) {
+        dot += bnl_round_prec(x[k], prec) * bnl_round_prec(w[k], prec);
+        xn += x[k] * x[k];
+        wn += w[k] * w[k];
+    }
+    if (dist == BNL_DOT)
+        return dot;
+    float v = (xn + wn) - 2.0f * dot;
+    return v > 0.0f ? v : 0.0f;
+}
+
 static double ref_v_f64(bnl_dist dist, const double *w, const double *x, int n)
 {
     double acc = 0.0;
@@ -64,6 +83,8 @@ static double ref_h(const bnl_op *op, const bnl_actp *p, const void *W, const vo
     }
     case FSVC_F32: {
         const float *w = (const float *)W + j * n, *x = (const float *)X + i * n;
+        if (bnl_op_reduced(op))
+            return bnl_act_f(p, ref_v_f32_reduced(op->dist, w, x, n, (int)op->precision));
         return bnl_act_f(p, ref_v_f32(op->dist, w, x, n));
     }
     case FSVC_F64:

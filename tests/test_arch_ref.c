@@ -33,7 +33,7 @@ static void test_env_selects_ref(void **state)
     fsvc_error err;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 2, 0, &err), FSVC_OK);
     assert_int_equal(ctx.arch, BNL_ARCH_REF);
-    bnl_op op = {BNL_L1, BNL_TRI, FSVC_U8, 10.0};
+    bnl_op op = {BNL_L1, BNL_TRI, FSVC_U8, 10.0, BNL_PREC_FULL};
     bnl_plan p = bnl_plan_for(&ctx, &op, 300, 300, 50);
     assert_string_equal(p.path, "ref-loops");
     assert_string_equal(bnl_arch_kernels(ctx.arch), "ref");
@@ -63,8 +63,8 @@ static void test_ref_arch_bits(void **state)
     assert_int_equal(bnl_ctx_open(&kern, "cpu", 2, 0, &err), FSVC_OK);
     assert_int_equal(bnl_ctx_set_arch(&cpu, BNL_ARCH_REF, &err), FSVC_OK);
     cpu.par_min_syn = kern.par_min_syn = -1;
-    const bnl_op ops[] = {{BNL_L2, BNL_GAUSS, FSVC_F32, 9.0}, {BNL_DOT, BNL_IDENT, FSVC_F32, 0},
-                          {BNL_L1, BNL_TRI, FSVC_F32, 60.0}};
+    const bnl_op ops[] = {{BNL_L2, BNL_GAUSS, FSVC_F32, 9.0, BNL_PREC_FULL}, {BNL_DOT, BNL_IDENT, FSVC_F32, 0, BNL_PREC_FULL},
+                          {BNL_L1, BNL_TRI, FSVC_F32, 60.0, BNL_PREC_FULL}};
     int differs = 0;
     for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
         const bnl_op *op = &ops[o];

@@ -76,7 +76,7 @@ static void solve_matches_explicit(void **s)
     bnl_ctx ctx;
     fsvc_error err;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 0, 0, &err), 0);
-    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.5};
+    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.5, BNL_PREC_FULL};
     double Rd[m * K], Rp[m * K];
     fsvc_train_info info;
     int rc = fsvc_readout_solve(Rd, &ctx, &op, X, m, Xa, ca, NULL, (int64_t)N * V, n, K, 1e-3,

@@ -60,7 +60,7 @@ static void test_tanhf(void **state)
  * against the formulas of bnl.h, for each act and kind of v. */
 static double act_of(bnl_dist dist, bnl_act act, double r, double v)
 {
-    bnl_op op = {dist, act, FSVC_F64, r};
+    bnl_op op = {dist, act, FSVC_F64, r, BNL_PREC_FULL};
     bnl_actp p = bnl_actp_make(&op);
     return bnl_act_d(&p, v);
 }
@@ -110,7 +110,7 @@ static void test_epilogue_copies(void **state)
             continue;
         const bnl_epi *e = bnl_epi_get(archs[a]);
         for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
-            bnl_op op = {ops[o].d, ops[o].a, FSVC_F32, 3.0};
+            bnl_op op = {ops[o].d, ops[o].a, FSVC_F32, 3.0, BNL_PREC_FULL};
             bnl_actp p = bnl_actp_make(&op);
             /* from int32 */
             for (int64_t i = 0; i < rows * ld; i++)

@@ -319,7 +319,7 @@ static void run_shape_ops(int64_t m, int64_t N, int n, int few, int64_t tile_m,
         for (int oi = 0; oi < NOPS; oi++) {
             if (few && oi != 0 && oi != 4 && oi != 6)
                 continue; /* l1/tri, l2/gauss, dot/tanh */
-            bnl_op op = {OPS[oi].dist, OPS[oi].act, DTS[di], radius_for(OPS[oi].dist, n, d.maxv)};
+            bnl_op op = {OPS[oi].dist, OPS[oi].act, DTS[di], radius_for(OPS[oi].dist, n, d.maxv), BNL_PREC_FULL};
             if (OPS[oi].act == BNL_GAUSS && OPS[oi].dist == BNL_L2)
                 op.radius *= 0.8;
             if (DTS[di] == FSVC_U8 && op.dist == BNL_DOT && op.act == BNL_TANH)
@@ -407,7 +407,7 @@ static void test_tile_edges(void **state)
         if (quick() && n == 784)
             continue;
         for (int di = 0; di < 3; di++) {
-            bnl_op op = {BNL_L1, BNL_TRI, DTS[di], 1.0};
+            bnl_op op = {BNL_L1, BNL_TRI, DTS[di], 1.0, BNL_PREC_FULL};
             bnl_plan p = bnl_plan_for(&cpu, &op, 4096, 4096, n);
             int64_t tm = p.tile_m, tN = p.tile_N;
             /* the planner's tiles for a large layer; the tests force
@@ -455,7 +455,7 @@ static void test_actsum_scores(void **state)
         for (int64_t i = 0; i < m * K; i++)
             R[i] = (double)(rnd() % 2001) / 1000.0 - 1.0;
         for (int oi = 0; oi < NOPS; oi++) {
-            bnl_op op = {OPS[oi].dist, OPS[oi].act, DTS[di], radius_for(OPS[oi].dist, n, d.maxv)};
+            bnl_op op = {OPS[oi].dist, OPS[oi].act, DTS[di], radius_for(OPS[oi].dist, n, d.maxv), BNL_PREC_FULL};
             if (DTS[di] == FSVC_U8 && op.dist == BNL_DOT)
                 continue;
             tol t = tol_for(&op, n, d.maxv);
@@ -544,7 +544,7 @@ static void test_errors(void **state)
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 1, &err), FSVC_OK);
     uint8_t w[4] = {0}, x[4] = {0};
     float h[4];
-    bnl_op op = {BNL_L1, BNL_TRI, FSVC_U8, 0.0};
+    bnl_op op = {BNL_L1, BNL_TRI, FSVC_U8, 0.0, BNL_PREC_FULL};
     assert_int_equal(bnl_forward(&ctx, &op, h, 1, w, 1, x, 1, 4, &err), FSVC_EUSAGE);
     assert_non_null(strstr(err.msg, "radius"));
     op.radius = 1.0;

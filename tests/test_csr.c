@@ -270,7 +270,7 @@ static void test_layer_shapes(void **state)
         bnl_csr wv = fsvc_csr_view(W, 0, m), xv = fsvc_csr_view(X, 0, N);
         assert_int_equal(bnl_csr_check(&wv, n, "W", &err), FSVC_OK);
         for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
-            bnl_op op = {(bnl_dist)ops[o][0], (bnl_act)ops[o][1], FSVC_F32, 0.3 + urand(&r) * n};
+            bnl_op op = {(bnl_dist)ops[o][0], (bnl_act)ops[o][1], FSVC_F32, 0.3 + urand(&r) * n, BNL_PREC_FULL};
             float *H0 = malloc((size_t)N * m * sizeof *H0), *H1 = malloc((size_t)N * m * sizeof *H1);
             float *H2 = malloc((size_t)N * m * sizeof *H2);
             bnl_csc T;
@@ -335,7 +335,7 @@ static void test_inf(void **state)
     assert_int_equal(bnl_ctx_open(&cpu, "cpu", 1, 0, &err), FSVC_OK);
     for (int dist = BNL_L1; dist <= BNL_L2; dist++)
         for (int act = BNL_TRI; act <= BNL_GAUSS; act++) {
-            bnl_op op = {(bnl_dist)dist, (bnl_act)act, FSVC_F32, 3.0};
+            bnl_op op = {(bnl_dist)dist, (bnl_act)act, FSVC_F32, 3.0, BNL_PREC_FULL};
             float h0[2], h1[2];
             bnl_csc T;
             assert_int_equal(bnl_csc_make(&T, &w, 3, op.dist, &err), FSVC_OK);
@@ -458,7 +458,7 @@ static void test_novelty_exact(void **state)
         for (size_t q = 0; q < 3; q++) {
             for (int64_t i = 0; i < N; i++) order[i] = i;
             if (q) fsvc_shuffle(order, N, q);
-            bnl_op op = {(bnl_dist)ops[o][0], (bnl_act)ops[o][1], FSVC_F32, radii[q]};
+            bnl_op op = {(bnl_dist)ops[o][0], (bnl_act)ops[o][1], FSVC_F32, radii[q], BNL_PREC_FULL};
             int64_t m0, m1, cap = q == 2 ? 50 : 0;
             double syn;
             fsvc_sparse_novelty_seq(s0, &m0, &op, prags[q], cap, X, q ? order : NULL, N);

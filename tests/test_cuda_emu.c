@@ -75,7 +75,7 @@ static int check_shapes(const int (*shapes)[3], int count, int op, bnl_act act, 
         int64_t ldk;
         uint32_t *Wp = pack(W, m, n, es, &ldk), *Xp = pack(X, N, n, es, &ldk);
         bnl_op bop = {op == BNLC_U8_L2 ? BNL_L2 : op == BNLC_U8_DOT ? BNL_DOT : BNL_L1, act,
-                      es == 1 ? FSVC_U8 : FSVC_F32, radius};
+                      es == 1 ? FSVC_U8 : FSVC_F32, radius, BNL_PREC_FULL};
         bnl_actp ap = bnl_actp_make(&bop);
         bnlc_actp hp = to_hd(&ap);
         int64_t ldo = (m + 3) / 4 * 4, guard = 1024; /* sentinels after the buffer */
@@ -169,7 +169,7 @@ static void test_act_bits(void **s)
     for (int a = 0; a < 4; a++)
         for (int d = 0; d < 3; d++)
             for (int r = 0; r < 4; r++) {
-                bnl_op op = {(bnl_dist)d, (bnl_act)a, FSVC_F32, radii[r]};
+                bnl_op op = {(bnl_dist)d, (bnl_act)a, FSVC_F32, radii[r], BNL_PREC_FULL};
                 bnl_actp ap = bnl_actp_make(&op);
                 bnlc_actp hp = to_hd(&ap);
                 for (int e = 0; e < 20000; e++) {
@@ -193,7 +193,7 @@ static void test_gemm_epilogue(void **s)
     (void)s;
     int bad = 0;
     for (int a = 0; a < 4; a++) {
-        bnl_op op = {BNL_L2, (bnl_act)a, FSVC_F32, 2.5};
+        bnl_op op = {BNL_L2, (bnl_act)a, FSVC_F32, 2.5, BNL_PREC_FULL};
         bnl_actp ap = bnl_actp_make(&op);
         bnlc_actp hp = to_hd(&ap);
         for (int e = 0; e < 5000; e++) {
@@ -203,7 +203,7 @@ static void test_gemm_epilogue(void **s)
             v = v > 0.0f ? v : 0.0f;
             float want = bnl_act_f(&ap, v), got = bnlc_gemm_epi(G, xn, wn, 1, &hp);
             if (memcmp(&want, &got, sizeof got)) bad++;
-            bnl_op od = {BNL_DOT, (bnl_act)a, FSVC_F32, 2.5};
+            bnl_op od = {BNL_DOT, (bnl_act)a, FSVC_F32, 2.5, BNL_PREC_FULL};
             bnl_actp apd = bnl_actp_make(&od);
             bnlc_actp hpd = to_hd(&apd);
             want = bnl_act_f(&apd, G);
@@ -230,7 +230,7 @@ static void test_actsum(void **st)
     assert_non_null(W); assert_non_null(X);
     for (int64_t e = 0; e < m * n; e++) W[e] = (uint8_t)rnd();
     for (int64_t e = 0; e < N * n; e++) X[e] = (uint8_t)(rnd() & 63);
-    bnl_op op = {BNL_L1, BNL_TRI, FSVC_U8, 1500.0};
+    bnl_op op = {BNL_L1, BNL_TRI, FSVC_U8, 1500.0, BNL_PREC_FULL};
     bnl_actp ap = bnl_actp_make(&op);
     bnlc_actp hp = to_hd(&ap);
     double *S = malloc(sizeof(double) * (size_t)N), *R = malloc(sizeof(double) * (size_t)N);
@@ -288,7 +288,7 @@ static void test_vs_ref_backend(void **st)
             for (int64_t e = 0; e < N * n; e++)
                 if (es == 1) ((uint8_t *)X)[e] = (uint8_t)rnd();
                 else ((float *)X)[e] = (float)(rnd() % 1000) / 999.0f;
-            bnl_op op = {ops[o].d, ops[o].a, es == 1 ? FSVC_U8 : FSVC_F32, ops[o].r};
+            bnl_op op = {ops[o].d, ops[o].a, es == 1 ? FSVC_U8 : FSVC_F32, ops[o].r, BNL_PREC_FULL};
             bnl_actp ap = bnl_actp_make(&op);
             bnlc_actp hp = to_hd(&ap);
             int64_t ldk, ldo = (m + 3) / 4 * 4;

@@ -173,7 +173,7 @@ static void check_ridge(bnl_op op, int64_t m, int64_t N, int n, int K, int regre
 static void test_ridge_u8_l1(void **s)
 {
     (void)s;
-    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0};
+    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0, BNL_PREC_FULL};
     check_ridge(op, 133, 301, 50, 3, 0, 128, 256);  /* 2 block rows, ldo 136, chunks 256 + 45 */
     check_ridge(op, 1, 1, 5, 2, 0, 128, 128);        /* one of everything */
     check_ridge(op, 37, 90, 9, 1, 1, 32, 64);        /* regression: y, K = 1 */
@@ -182,21 +182,21 @@ static void test_ridge_u8_l1(void **s)
 static void test_ridge_u8_tri(void **s)
 {
     (void)s;
-    bnl_op op = {BNL_L1, BNL_TRI, FSVC_U8, 2500.0};  /* exact zeros in H */
+    bnl_op op = {BNL_L1, BNL_TRI, FSVC_U8, 2500.0, BNL_PREC_FULL};  /* exact zeros in H */
     check_ridge(op, 70, 200, 33, 4, 0, 64, 200);     /* one resident chunk, tiles 64 + .. + 8 */
 }
 
 static void test_ridge_f32_l1(void **s)
 {
     (void)s;
-    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_F32, 8.0};
+    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_F32, 8.0, BNL_PREC_FULL};
     check_ridge(op, 130, 257, 21, 3, 0, 128, 160);
 }
 
 static void test_ridge_f32_l2_gemm(void **s)
 {
     (void)s;
-    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F32, 2.0};  /* the cuBLAS + epilogue path */
+    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F32, 2.0, BNL_PREC_FULL};  /* the cuBLAS + epilogue path */
     check_ridge(op, 61, 150, 17, 3, 0, 48, 96);
 }
 
@@ -205,7 +205,7 @@ static void test_ridge_f32_l2_gemm(void **s)
 static void test_retry_restores_G(void **s)
 {
     (void)s;
-    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0};
+    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0, BNL_PREC_FULL};
     int64_t m = 40, N = 12;
     int n = 16, K = 2;
     uint8_t *X = rand_data(FSVC_U8, N + m, n);
@@ -254,10 +254,10 @@ static void check_scores(bnl_op op, int64_t m, int64_t N, int n, int K, int64_t 
 static void test_scores(void **s)
 {
     (void)s;
-    bnl_op u8 = {BNL_L1, BNL_TRI, FSVC_U8, 2000.0};
+    bnl_op u8 = {BNL_L1, BNL_TRI, FSVC_U8, 2000.0, BNL_PREC_FULL};
     check_scores(u8, 131, 270, 40, 10, 128, 256);
     check_scores(u8, 1, 1, 3, 1, 128, 128);
-    bnl_op l2 = {BNL_L2, BNL_GAUSS, FSVC_F32, 2.0};
+    bnl_op l2 = {BNL_L2, BNL_GAUSS, FSVC_F32, 2.0, BNL_PREC_FULL};
     check_scores(l2, 45, 100, 13, 3, 32, 64);
 }
 
@@ -316,10 +316,10 @@ static void check_apply(bnl_op op, int64_t m, int64_t N, int n, int K, int64_t N
 static void test_block_products(void **s)
 {
     (void)s;
-    bnl_op u8 = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0};
+    bnl_op u8 = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0, BNL_PREC_FULL};
     check_apply(u8, 133, 301, 50, 3, 128, 256);
     check_apply(u8, 1, 1, 4, 1, 128, 128);
-    bnl_op l2 = {BNL_L2, BNL_GAUSS, FSVC_F32, 2.0};
+    bnl_op l2 = {BNL_L2, BNL_GAUSS, FSVC_F32, 2.0, BNL_PREC_FULL};
     check_apply(l2, 61, 150, 17, 2, 48, 96);
 }
 
@@ -342,7 +342,7 @@ static void test_no_device_cpu_path(void **s)
     (void)s;
     bnl_ctx ctx;
     fsvc_error err;
-    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0};
+    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0, BNL_PREC_FULL};
     bnl_normal *nq = (bnl_normal *)&ctx;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 1, &err), FSVC_OK);
     assert_int_equal(bnl_normal_open(&ctx, &op, &nq, &err), FSVC_OK);

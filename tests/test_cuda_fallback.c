@@ -96,7 +96,7 @@ static void test_calls_without_backend(void **s)
 {
     (void)s;
     fsvc_error err;
-    bnl_op op = {BNL_L1, BNL_TRI, FSVC_U8, 10.0};
+    bnl_op op = {BNL_L1, BNL_TRI, FSVC_U8, 10.0, BNL_PREC_FULL};
     uint8_t W[4] = {1, 2, 3, 4}, X[4] = {4, 3, 2, 1};
     float H[1];
     double S[1] = {0};
@@ -122,7 +122,7 @@ static void test_ctx_fallback(void **s)
     assert_int_equal(bnl_ctx_open(&ctx, "cuda", 1, 0, &err), FSVC_OK);
     assert_int_equal(ctx.backend, BNL_CPU);
     assert_null(ctx.cuda);
-    bnl_op op = {BNL_L1, BNL_IDENT, FSVC_U8, 1.0};
+    bnl_op op = {BNL_L1, BNL_IDENT, FSVC_U8, 1.0, BNL_PREC_FULL};
     uint8_t W[2 * 3] = {0, 0, 0, 10, 20, 30}, X[3] = {1, 2, 3};
     float H[2] = {-1, -1};
     assert_int_equal(bnl_forward(&ctx, &op, H, 2, W, 2, X, 1, 3, &err), FSVC_OK);

@@ -140,7 +140,7 @@ static team *run_team(int K, const job *J)
 static void pass_case(double radius, double prag, int64_t max_m, int shuffle)
 {
     job J = { 0 };
-    J.op = (bnl_op){ BNL_L2, BNL_GAUSS, FSVC_F32, radius };
+    J.op = (bnl_op){ BNL_L2, BNL_GAUSS, FSVC_F32, radius , BNL_PREC_FULL};
     J.prag = prag; J.max_m = max_m; J.shuffle = shuffle; J.bad_rank = -1;
     int64_t order[N_], m1 = 0;
     static int64_t sel1[N_];
@@ -229,7 +229,7 @@ static void test_failing_rank_in_the_pass(void **state)
 {
     make_set();
     job J = { 0 };
-    J.op = (bnl_op){ BNL_L2, BNL_GAUSS, FSVC_F32, 0.9 };
+    J.op = (bnl_op){ BNL_L2, BNL_GAUSS, FSVC_F32, 0.9 , BNL_PREC_FULL};
     J.prag = 0.5; J.bad_rank = 2;
     team *T = run_team(3, &J);
     assert_int_not_equal(T->out[2].rc, 0);

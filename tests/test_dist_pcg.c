@@ -294,7 +294,7 @@ static void fake_rank(int r, void *arg)
     fsvc_hsrc loc = {&fake_ops, &f, FM, FN, 1, 0, 0, NULL}, all; /* ctx NULL: one thread */
     fsvc_error err;
     fsvc_error_clear(&err);
-    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0};
+    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0, BNL_PREC_FULL};
     fsvc_pcg_opt opt = {1e-9, 1e-14, 500, 0, 0}; /* a tol it cannot reach: many steps */
     fsvc_pcg_out out;
     double W[FM];

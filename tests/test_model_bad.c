@@ -449,7 +449,7 @@ static void ridge_all_zero(void **st)
     bnl_ctx ctx;
     fsvc_error err;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 0, &err), FSVC_OK);
-    bnl_op op = { BNL_L1, BNL_TRI, FSVC_F64, 1.0 };
+    bnl_op op = { BNL_L1, BNL_TRI, FSVC_F64, 1.0 , BNL_PREC_FULL};
     int rc = fsvc_readout_ridge(R, &ctx, &op, C, M, X, cls, NULL, N, n, K, 1e-5, -1, 0, NULL, &err);
     assert_int_equal(rc, FSVC_EINPUT);
     if (!strstr(err.msg, "every activation is 0") || !strstr(err.msg, "-r")) fail_msg("%s", err.msg);

@@ -40,7 +40,7 @@ static void seq_eq_batched(fsvc_dtype t, bnl_dist dist, bnl_act act, double r, d
                            int64_t cap, const char *backend)
 {
     void *X = rand_x(t, N, n, 40, seed);
-    bnl_op op = {dist, act, t, r};
+    bnl_op op = {dist, act, t, r, BNL_PREC_FULL};
     int64_t *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b), ma, mb;
     fsvc_error err;
     bnl_ctx ctx;
@@ -116,7 +116,7 @@ static void strict_threshold(void **s)
 {
     (void)s;
     double X[] = {0, 0, 0, 0, 0, 0, 10, 10, 0, 0};  /* 5 samples of n = 2 */
-    bnl_op op = {BNL_L1, BNL_TRI, FSVC_F64, 1};
+    bnl_op op = {BNL_L1, BNL_TRI, FSVC_F64, 1, BNL_PREC_FULL};
     int64_t sel[5], m;
     fsvc_error err;
     assert_int_equal(fsvc_novelty_seq(sel, &m, &op, 1.0, 0, X, NULL, 5, 2, &err), 0);
@@ -172,7 +172,7 @@ static void ties_batched(void **s)
         for (int dist = 0; dist < 2; dist++)
             for (int act = 0; act < 2; act++)
                 for (int pi = 0; pi < 4; pi++) {
-                    bnl_op op = {dist, act, ts[ti], 2.0};
+                    bnl_op op = {dist, act, ts[ti], 2.0, BNL_PREC_FULL};
                     assert_int_equal(fsvc_novelty_seq(sq, &mq, &op, prags[pi], 0, X, NULL, N, n,
                                                       &err), 0);
                     assert_int_equal(mq, want[pi]);
@@ -206,7 +206,7 @@ static void ties_batched(void **s)
         Y[2 * i] = i < 100 ? 1000.0 * i : 0.0;
         Y[2 * i + 1] = 0.0;
     }
-    bnl_op op = {BNL_L1, BNL_TRI, FSVC_F64, 1.0};
+    bnl_op op = {BNL_L1, BNL_TRI, FSVC_F64, 1.0, BNL_PREC_FULL};
     for (int bi = 0; bi < 2; bi++) {
         bnl_ctx ctx;
         assert_int_equal(bnl_ctx_open(&ctx, backends[bi], 1, 1, &err), 0);
@@ -249,7 +249,7 @@ static void per_class(void **s)
     assert_int_equal(fsvc_train(&m, NULL, &d, &p, &err), 0);
     /* expected: the sequential pass inside each class, class after class */
     int64_t *sub = malloc(N * sizeof *sub), *sel = malloc(N * sizeof *sel), tot = 0;
-    bnl_op op = {BNL_L1, BNL_TRI, FSVC_U8, 80};
+    bnl_op op = {BNL_L1, BNL_TRI, FSVC_U8, 80, BNL_PREC_FULL};
     for (int k = 0; k < K; k++) {
         int64_t c = 0, mk;
         for (int64_t i = 0; i < N; i++) if (d.cls[i] == k) sub[c++] = i;

@@ -68,7 +68,7 @@ static void compare(int64_t N, int64_t m, int n, int K, bnl_dist dist, bnl_act a
                     double stol)
 {
     prob P = make(N, m, n, K, (uint64_t)(N * 31 + m * 7 + K));
-    bnl_op op = {dist, act, t, r};
+    bnl_op op = {dist, act, t, r, BNL_PREC_FULL};
     int Ko = regr ? 1 : K;
     double *Rd = malloc(m * Ko * sizeof *Rd), *Rp = malloc(m * Ko * sizeof *Rp);
     fsvc_train_info id, ip;
@@ -96,7 +96,7 @@ static void compare(int64_t N, int64_t m, int n, int K, bnl_dist dist, bnl_act a
                  K, fsvc_dtype_name(t), diff, diff / scale, wtol, ip.cg_iter, ip.cg_res);
     /* predictions on the training samples, H from the engine */
     double *H = malloc(N * m * sizeof *H);
-    bnl_op op64 = {dist, act, FSVC_F64, r};
+    bnl_op op64 = {dist, act, FSVC_F64, r, BNL_PREC_FULL};
     assert_int_equal(bnl_forward(&ctx, &op64, H, m, P.X, m, P.X, N, n, &err), 0);
     int64_t differ = 0;
     double smax = 0, sdiff = 0;
@@ -160,7 +160,7 @@ static void products(void **s)
 {
     (void)s;
     prob P = make(5000, 50, 4, 3, 9); /* several chunks of samples */
-    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0};
+    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0, BNL_PREC_FULL};
     int64_t N = P.N, m = P.m;
     int K = P.K;
     fsvc_error err;
@@ -225,7 +225,7 @@ static void warm_start(void **s)
 {
     (void)s;
     prob P = make(600, 150, 6, 4, 11);
-    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0};
+    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0, BNL_PREC_FULL};
     size_t mk = (size_t)P.m * P.K;
     double *W = malloc(mk * sizeof *W), *W2 = malloc(mk * sizeof *W2);
     fsvc_pcg_out o1, o2, o3;
@@ -250,7 +250,7 @@ static void no_convergence(void **s)
 {
     (void)s;
     prob P = make(500, 120, 6, 3, 13);
-    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0};
+    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0, BNL_PREC_FULL};
     double *W = malloc(P.m * P.K * sizeof *W);
     fsvc_pcg_out o;
     fsvc_error err;
@@ -304,7 +304,7 @@ static void bad_input(void **s)
 {
     (void)s;
     prob P = make(100, 20, 3, 2, 17);
-    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0};
+    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0, BNL_PREC_FULL};
     double R[40];
     fsvc_error err;
     double bad[] = {0, -1, NAN, INFINITY};
@@ -315,7 +315,7 @@ static void bad_input(void **s)
     assert_int_equal(solve(R, &P, &op, 0, 1e-3, FSVC_SOLVER_PCG, 0, NULL, &err), FSVC_EUSAGE);
     assert_int_equal(solve(R, &P, &op, 0, 1e-3, FSVC_SOLVER_PCG, NAN, NULL, &err), FSVC_EUSAGE);
     /* a radius no sample reaches: words, not a LAPACK code */
-    bnl_op tiny = {BNL_L1, BNL_TRI, FSVC_F64, 1e-9};
+    bnl_op tiny = {BNL_L1, BNL_TRI, FSVC_F64, 1e-9, BNL_PREC_FULL};
     double *Cf = malloc(P.m * P.n * sizeof *Cf); /* centroids away from every sample */
     for (int64_t q = 0; q < P.m * P.n; q++) Cf[q] = P.X[q] + 100;
     assert_int_equal(fsvc_readout_solve(R, &ctx, &tiny, Cf, P.m, P.X, P.cls, NULL, P.N, P.n,
@@ -346,7 +346,7 @@ static void memory(void **s)
     /* 100000 centroids in float: 40 GB of factor */
     assert_true(fsvc_solver_bytes(FSVC_SOLVER_PCG, 100000, 60000, 10, 4) > 40e9);
     prob P = make(300, 200, 3, 2, 19);
-    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0};
+    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0, BNL_PREC_FULL};
     double *R = malloc(P.m * P.K * sizeof *R);
     fsvc_error err;
     char want[64];
@@ -370,7 +370,7 @@ static void auto_pick(void **s)
 {
     (void)s;
     prob P = make(FSVC_PCG_AUTO_M, FSVC_PCG_AUTO_M, 2, 2, 23);
-    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F32, 0.3};
+    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F32, 0.3, BNL_PREC_FULL};
     double *R = malloc(P.m * 2 * sizeof *R);
     fsvc_train_info info;
     fsvc_error err;

@@ -102,7 +102,7 @@ static void lms(void **s)
 {
     (void)s;
     prob P = make(300, 40, 6, 3, 1);
-    bnl_op op = {BNL_L1, BNL_TRI, FSVC_F64, 1.2};
+    bnl_op op = {BNL_L1, BNL_TRI, FSVC_F64, 1.2, BNL_PREC_FULL};
     double *H = dense_h(&P, &op);
     int64_t m = P.m;
     int K = P.K;
@@ -138,7 +138,7 @@ static void lms(void **s)
 static void ridge_case(bnl_dist dist, bnl_act act, double r, fsvc_dtype t, double tol, int g32)
 {
     prob P = make(700, 60, 8, 4, 5);
-    bnl_op op64 = {dist, act, FSVC_F64, r};
+    bnl_op op64 = {dist, act, FSVC_F64, r, BNL_PREC_FULL};
     /* for f32 the engine sees the same values rounded to float */
     void *X = P.X;
     if (t == FSVC_F32) {
@@ -152,7 +152,7 @@ static void ridge_case(bnl_dist dist, bnl_act act, double r, fsvc_dtype t, doubl
     double lambda = 1e-3;
     double *want = dense_ridge(H, &P, NULL, P.K, lambda);
     double *R = malloc(P.m * P.K * sizeof *R);
-    bnl_op op = {dist, act, t, r};
+    bnl_op op = {dist, act, t, r, BNL_PREC_FULL};
     bnl_ctx ctx;
     fsvc_error err;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 0, 0, &err), 0);

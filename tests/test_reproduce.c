@@ -126,7 +126,7 @@ static void seq_satimg(void **s)
     (void)s;
     fsvc_dataset d;
     load_uci(&d, "satimg.train");
-    batched_vs_seq(&d, (bnl_op){BNL_L1, BNL_TRI, FSVC_F64, 1.35}, 4, 1330, d.N);
+    batched_vs_seq(&d, (bnl_op){BNL_L1, BNL_TRI, FSVC_F64, 1.35, BNL_PREC_FULL}, 4, 1330, d.N);
     fsvc_dataset_free(&d);
 }
 
@@ -135,8 +135,8 @@ static void seq_optd64(void **s)
     (void)s;
     fsvc_dataset d;
     load_uci(&d, "optd64.train");
-    batched_vs_seq(&d, (bnl_op){BNL_L1, BNL_TRI, FSVC_F64, 7.6}, 1, 595, d.N);
-    batched_vs_seq(&d, (bnl_op){BNL_L2, BNL_GAUSS, FSVC_F64, 1}, 0.25, 1720, d.N);
+    batched_vs_seq(&d, (bnl_op){BNL_L1, BNL_TRI, FSVC_F64, 7.6, BNL_PREC_FULL}, 1, 595, d.N);
+    batched_vs_seq(&d, (bnl_op){BNL_L2, BNL_GAUSS, FSVC_F64, 1, BNL_PREC_FULL}, 0.25, 1720, d.N);
     fsvc_dataset_free(&d);
 }
 
@@ -159,7 +159,7 @@ static void seq_mnist20k(void **s)
     if (quick()) skip();
     fsvc_dataset d;
     load_mnist(&d, 20000);
-    batched_vs_seq(&d, (bnl_op){BNL_L1, BNL_TRI, FSVC_U8, 9000}, 1, 0, 4000);
+    batched_vs_seq(&d, (bnl_op){BNL_L1, BNL_TRI, FSVC_U8, 9000, BNL_PREC_FULL}, 1, 0, 4000);
     fsvc_dataset_free(&d);
 }
 

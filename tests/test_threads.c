@@ -135,7 +135,7 @@ static void test_engine_gemm_bounded(void **state)
     assert_non_null(W); assert_non_null(X); assert_non_null(H);
     fill(W, (size_t)(m * n), 1);
     fill(X, (size_t)(N * n), 2);
-    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F32, 1.0};
+    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F32, 1.0, BNL_PREC_FULL};
     for (int threads = 1; threads <= 2; threads++) {
         int wide = set_wide();
         bnl_ctx ctx;
@@ -166,7 +166,7 @@ static void test_ridge_bounded(void **state)
     fill(X, (size_t)(N * n), 7);
     for (int64_t i = 0; i < N; i++)
         cls[i] = (int)(i % K);
-    bnl_op op = {BNL_L1, BNL_TRI, FSVC_F32, 2.0};
+    bnl_op op = {BNL_L1, BNL_TRI, FSVC_F32, 2.0, BNL_PREC_FULL};
     int wide = set_wide();
     bnl_ctx ctx;
     fsvc_error err;

@@ -58,7 +58,7 @@ static int teardown(void **s) { (void)s; bnl_ctx_close(&ctx); return 0; }
 static int solve(double *R, const prob *P, int64_t m, const double *cw, fsvc_solver s,
                  fsvc_dtype t, fsvc_error *err)
 {
-    bnl_op op = {BNL_L2, BNL_GAUSS, t, 1.5};
+    bnl_op op = {BNL_L2, BNL_GAUSS, t, 1.5, BNL_PREC_FULL};
     const void *X = t == FSVC_F32 ? (const void *)P->Xf : (const void *)P->X;
     return fsvc_readout_solve_w(R, &ctx, &op, X, m, X, P->cls, NULL, cw, P->N, P->n, P->K,
                                 1e-4, s, 1e-10, FSVC_AUG_NONE, 0, 0, 0, 0, NULL, err);

@@ -111,7 +111,7 @@ int cmd_tune(int argc, char **argv)
         if (dt == FSVC_U8) { ((uint8_t *)W)[e] = rbyte(); ((uint8_t *)X)[e] = rbyte(); }
         else { ((float *)W)[e] = rbyte() / 255.0f; ((float *)X)[e] = rbyte() / 255.0f; }
     }
-    bnl_op op = {BNL_L1, BNL_TRI, dt, 1e6};
+    bnl_op op = {BNL_L1, BNL_TRI, dt, 1e6, BNL_PREC_FULL};
     printf("fsvc tune --backend cuda: %s (cc %d.%d, %d SMs), %s L1 triangular, n = %ld\n"
            "B = 256 threads (16 x 16, a 128 x 128 tile per block); times include H2D and D2H\n\n",
            dev.name, dev.cc_major, dev.cc_minor, dev.sms, fsvc_dtype_name(dt), n);

@@ -136,7 +136,7 @@ static int correctness(bnl_cuda *c, int quick)
     int nshapes = quick ? 5 : 8, fails = 0;
     for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
         for (int s = 0; s < nshapes; s++) {
-            bnl_op op = {ops[o].d, ops[o].a, ops[o].t, ops[o].r};
+            bnl_op op = {ops[o].d, ops[o].a, ops[o].t, ops[o].r, BNL_PREC_FULL};
             int bad = check_one(c, &ref, &op, shapes[s][0], shapes[s][1], shapes[s][2]);
             printf("%-4s %-3s %-5s m %5d N %5d n %5d: %s", fsvc_dtype_name(op.dtype),
                    bnl_dist_name(op.dist), bnl_act_name(op.act), shapes[s][0], shapes[s][1],
@@ -152,7 +152,7 @@ static int correctness(bnl_cuda *c, int quick)
     small.max_M = 384;
     bnl_cuda_limits(c, NULL, &small);
     for (int t = 0; t < 2; t++) {
-        bnl_op op = {BNL_L1, BNL_TRI, t ? FSVC_F32 : FSVC_U8, t ? 200.0 : 8000.0};
+        bnl_op op = {BNL_L1, BNL_TRI, t ? FSVC_F32 : FSVC_U8, t ? 200.0 : 8000.0, BNL_PREC_FULL};
         int bad = check_one(c, &ref, &op, 1000, 1500, 300);
         printf("%-4s l1 tri   m 1000 N 1500 n 300, BNL <= 384 (12 tiles): %s\n",
                fsvc_dtype_name(op.dtype), bad ? "MISMATCH" : "ok");
@@ -246,7 +246,7 @@ static int readout(bnl_cuda *c, int quick)
     printf("\ndevice readout (scores, H^T H, H^T T, solve) vs cpu:\n");
     for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
         for (int s = 0; s < (quick ? 2 : 3); s++) {
-            bnl_op op = {ops[o].d, ops[o].a, ops[o].t, ops[o].r};
+            bnl_op op = {ops[o].d, ops[o].a, ops[o].t, ops[o].r, BNL_PREC_FULL};
             int bad = check_readout(c, &cpu, &op, shapes[s][0], shapes[s][1], shapes[s][2], 10);
             printf("%-4s %-3s %-5s m %5d N %5d n %5d: %s\n", fsvc_dtype_name(op.dtype),
                    bnl_dist_name(op.dist), bnl_act_name(op.act), shapes[s][0], shapes[s][1],
@@ -262,7 +262,7 @@ static int readout(bnl_cuda *c, int quick)
     small.mem_frac = 0.9;
     small.mem_reserve = (int64_t)(0.9 * (double)fr) - (48 << 20);
     bnl_cuda_limits(c, NULL, &small);
-    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 3000.0};
+    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 3000.0, BNL_PREC_FULL};
     int bad = check_readout(c, &cpu, &op, 300, 40000, 784, 10);
     printf("u8   l1  gauss m   300 N 40000 n   784, X streamed in chunks: %s\n",
            bad ? "MISMATCH" : "ok");
@@ -343,7 +343,7 @@ int main(int argc, char **argv)
         int64_t M = quick ? 4096 : 8192;
         void *W = fill(M * n, dt), *X = fill(M * n, dt);
         float *H = (float *)malloc(sizeof(float) * M * M);
-        bnl_op op = {BNL_L1, BNL_TRI, dt, 1e4};
+        bnl_op op = {BNL_L1, BNL_TRI, dt, 1e4, BNL_PREC_FULL};
         bnl_cuda_forward(c, &op, H, M, W, M, X, M, n, &err); /* warm-up: buffers */
         double t0 = now();
         int rc = bnl_cuda_forward(c, &op, H, M, W, M, X, M, n, &err);

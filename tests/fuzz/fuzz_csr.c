@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     abort();
         int64_t r = d.N < 8 ? d.N : 8; /* the layer on the first rows */
         bnl_csr v = fsvc_csr_view(a, 0, r);
-        bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F32, 1.0};
+        bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F32, 1.0, BNL_PREC_FULL};
         float *h0 = malloc((size_t)(r * r) * sizeof *h0), *h1 = malloc((size_t)(r * r) * sizeof *h1);
         bnl_csc T;
         if (h0 && h1 && bnl_csc_make(&T, &v, d.n, op.dist, &err) == FSVC_OK) {
