@@ -41,11 +41,13 @@ int show_describe(const char *path)
     printf("file: fsvc model format version %u, %lld bytes\n", file_version(path), bytes);
     printf("task: %s\n", m.regression ? "regression (ridge on the label values)" : "classification");
     printf("settings: --dist %s --kernel %s --radius %.9g --prag %.9g --select %s --readout %s "
-           "--dtype %s --scale %s --preprocess %s%s%s\n",
+           "--dtype %s --scale %s --preprocess %s%s%s%s%s\n",
            bnl_dist_name((bnl_dist)m.dist), bnl_act_name((bnl_act)m.act), m.radius, m.prag,
            fsvc_select_name(m.select), fsvc_readout_name(m.readout), fsvc_dtype_name(m.dtype),
            fsvc_scale_name(m.scale), fsvc_preprocess_name(m.preprocess),
-           m.feat_min ? " --scale-features range" : "", m.regression ? " --regression" : "");
+           m.feat_min ? " --scale-features range" : "", m.regression ? " --regression" : "",
+           m.precision ? " --precision " : "",
+           m.precision ? bnl_precision_name((bnl_precision)m.precision) : "");
     if (m.rows > 0)
         printf("input: %d features (%d x %d images), preprocessing %s, scaling %s\n", m.n,
                m.rows, m.cols, fsvc_preprocess_name(m.preprocess), fsvc_scale_name(m.scale));
