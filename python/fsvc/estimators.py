@@ -44,7 +44,7 @@ class _FSVCBase(BaseEstimator):
                  selection="auto", max_neurons=0, readout="ridge", lam=1e-5, eta=0.01,
                  epochs=1, scale="none", dtype=None, preprocess="auto", shuffle=False,
                  backend="cpu", threads=0, random_state=0, verbose=False, solver="auto",
-                 cg_tol=1e-4, augment="none"):
+                 cg_tol=1e-4, augment="none", precision="full"):
         self.distance = distance
         self.kernel = kernel
         self.radius = radius
@@ -66,6 +66,7 @@ class _FSVCBase(BaseEstimator):
         self.solver = solver
         self.cg_tol = cg_tol
         self.augment = augment
+        self.precision = precision
 
     # ---- parameters -> fsvc settings ----
     def _settings(self):
@@ -84,7 +85,7 @@ class _FSVCBase(BaseEstimator):
              ("scale", _format(self.scale)), ("preprocess", _format(self.preprocess)),
              ("backend", _format(self.backend)), ("threads", _format(self.threads)),
              ("solver", _format(self.solver)), ("cg-tol", _format(self.cg_tol)),
-             ("augment", _format(self.augment)),
+             ("augment", _format(self.augment)), ("precision", _format(self.precision)),
              ("shuffle", str(seed))]  # sets the seed (and the shuffle, undone below)
         if self.dtype is not None:
             s.append(("dtype", _format(self.dtype)))
@@ -180,13 +181,14 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
                  selection="auto", max_neurons=0, readout="ridge", lam=1e-5, eta=0.01,
                  epochs=1, scale="none", dtype=None, preprocess="auto", shuffle=False,
                  backend="cpu", threads=0, random_state=0, verbose=False, solver="auto",
-                 cg_tol=1e-4, augment="none", class_weight=None):
+                 cg_tol=1e-4, augment="none", class_weight=None, precision="full"):
         super().__init__(distance=distance, kernel=kernel, radius=radius, prag=prag,
                          selection=selection, max_neurons=max_neurons, readout=readout,
                          lam=lam, eta=eta, epochs=epochs, scale=scale, dtype=dtype,
                          preprocess=preprocess, shuffle=shuffle, backend=backend,
                          threads=threads, random_state=random_state, verbose=verbose,
-                         solver=solver, cg_tol=cg_tol, augment=augment)
+                         solver=solver, cg_tol=cg_tol, augment=augment,
+                         precision=precision)
         self.class_weight = class_weight
 
     def _class_weight_setting(self, classes, values):
