@@ -40,6 +40,8 @@ struct bnlc_stream {
     float *dH;           /* H (samples x ldo) or Ht (neurons x ldo) */
     double *dS;          /* activation sums of the sample tile */
     float *dxn, *dwn;    /* squared norms (GEMM L2) */
+    void *dQ;            /* tf32 / bf16 copies of the GEMM operands (gemm.cu) */
+    size_t capQ;
     uint32_t *hW, *hX;   /* pinned staging */
     float *hH;
     double *hS;
@@ -66,6 +68,7 @@ typedef struct job_kind {
     int tile_op;  /* BNLC_* of the tile kernel, or -1 for the GEMM path */
     int l2;       /* GEMM path: L2 (else dot) */
     int es;       /* bytes per element */
+    int prec;     /* GEMM path: bnl_precision of the operands (gemm.cu) */
 } job_kind;
 
 /* forward.cu: the kind of op (FSVC_EUSAGE for f64 or a u8 L2/dot over
@@ -89,6 +92,13 @@ cudaError_t bnlc_launch_norms(float *nrm, const float *A, int64_t rows, int64_t 
 cudaError_t bnlc_launch_gemm_epi(float *out, int64_t ldo, int64_t rows, int64_t cols, int trans,
                                  const float *xn, const float *wn, int l2, bnlc_actp p,
                                  cudaStream_t s);
+/* gemm.cu: C (column-major M x N, ldc) = alpha A^T B (A: M rows of lda
+ * floats, B: N rows of ldb floats, K used of each) at precision prec
+ * (bnl_precision); tf32 / bf16 operands are rounded copies in *scratch
+ * (grown to fit, *cap bytes), A and B are left as they are. */
+int bnlc_gemm_prec(cublasHandle_t h, cudaStream_t s, int prec, int M, int N, int K, float alpha,
+                   const float *A, int lda, const float *B, int ldb, float *C, int ldc,
+                   void **scratch, size_t *cap, fsvc_error *err);
 cudaError_t bnlc_launch_actsum(double *S, const float *Ht, int64_t ldo, int64_t mt, int64_t Nt,
                                cudaStream_t s);
 

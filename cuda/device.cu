@@ -92,7 +92,7 @@ extern "C" void bnl_cuda_close(bnl_cuda *c)
         if (s->s)
             cudaStreamSynchronize(s->s);
         cudaFree(s->dW); cudaFree(s->dX); cudaFree(s->dH); cudaFree(s->dS);
-        cudaFree(s->dxn); cudaFree(s->dwn);
+        cudaFree(s->dxn); cudaFree(s->dwn); cudaFree(s->dQ);
         cudaFreeHost(s->hW); cudaFreeHost(s->hX); cudaFreeHost(s->hH); cudaFreeHost(s->hS);
         if (s->done) cudaEventDestroy(s->done);
         if (s->s) cudaStreamDestroy(s->s);

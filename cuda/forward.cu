@@ -56,6 +56,7 @@ void bnlc_pack_rows(uint32_t *dst, int64_t ldk, const void *src, int64_t r0, int
 
 int bnlc_kind_of(const bnl_op *op, int n, job_kind *k, fsvc_error *err)
 {
+    k->prec = bnl_op_reduced(op) ? (int)op->precision : BNL_PREC_FULL;
     if (op->dtype == FSVC_U8) {
         k->es = 1;
         k->l2 = 0;
@@ -189,15 +190,17 @@ static int compute(bnl_cuda *c, struct bnlc_stream *s, const job_kind *k, bnlc_a
                                          ldk, s->s));
         return FSVC_OK;
     }
-    const float alpha = k->l2 ? -2.0f : 1.0f, beta = 0.0f;
+    const float alpha = k->l2 ? -2.0f : 1.0f;
     const float *W = (const float *)s->dW, *X = (const float *)s->dX;
-    CUBLAS_CHECK(err, cublasSetStream(c->blas, s->s));
+    int rc;
     if (!trans) /* column-major mt x Nt = W^T X: row-major H[i][j] */
-        CUBLAS_CHECK(err, cublasSgemm(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)mt, (int)Nt, n,
-                                      &alpha, W, (int)ldk, X, (int)ldk, &beta, s->dH, (int)ldo));
+        rc = bnlc_gemm_prec(c->blas, s->s, k->prec, (int)mt, (int)Nt, n, alpha, W, (int)ldk, X,
+                            (int)ldk, s->dH, (int)ldo, &s->dQ, &s->capQ, err);
     else        /* column-major Nt x mt: row-major Ht[j][i] */
-        CUBLAS_CHECK(err, cublasSgemm(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)Nt, (int)mt, n,
-                                      &alpha, X, (int)ldk, W, (int)ldk, &beta, s->dH, (int)ldo));
+        rc = bnlc_gemm_prec(c->blas, s->s, k->prec, (int)Nt, (int)mt, n, alpha, X, (int)ldk, W,
+                            (int)ldk, s->dH, (int)ldo, &s->dQ, &s->capQ, err);
+    if (rc)
+        return rc;
     CUDA_CHECK(err, bnlc_launch_gemm_epi(s->dH, ldo, trans ? mt : Nt, trans ? Nt : mt, trans,
                                          s->dxn, s->dwn, k->l2, ap, s->s));
     return FSVC_OK;

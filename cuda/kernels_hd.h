@@ -45,6 +45,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../layers/round_hd.h" /* tf32 / bf16 operands (gemm.cu) */
+
 #ifdef __CUDACC__
 #define FSVC_HD static __host__ __device__ __forceinline__
 #define FSVC_HD_CALL static __host__ __device__ __forceinline__

@@ -90,6 +90,8 @@ typedef struct dstream {
     uint32_t *dW, *dX[2], *hX[2];
     double *dT[2], *hT[2]; /* ridge: targets of the chunk */
     float *dwn, *dxn, *dH;
+    void *dQ;              /* tf32 / bf16 GEMM operands (gemm.cu) */
+    size_t capQ;
     double *dHd;
     cudaStream_t s, cs;
     cudaEvent_t up[2], used[2];
@@ -103,6 +105,7 @@ static void ds_free(dstream *d)
     if (d->s) cudaStreamSynchronize(d->s);
     if (d->cs) cudaStreamSynchronize(d->cs);
     cudaFree(d->dW); cudaFree(d->dwn); cudaFree(d->dxn); cudaFree(d->dH); cudaFree(d->dHd);
+    cudaFree(d->dQ);
     for (int b = 0; b < 2; b++) {
         cudaFree(d->dX[b]); cudaFree(d->dT[b]);
         cudaFreeHost(d->hX[b]); cudaFreeHost(d->hT[b]);
@@ -201,11 +204,12 @@ static int ds_tile(dstream *d, int b, int64_t t0, int64_t nt, fsvc_error *err)
         CUDA_CHECK(err, bnlc_launch_tile(d->k.tile_op, d->ap, d->dH, d->ldo, 0, d->dW, d->m, X,
                                          nt, d->ldk, d->s));
     } else {
-        const float alpha = d->k.l2 ? -2.0f : 1.0f, beta = 0.0f;
-        CUBLAS_CHECK(err, cublasSetStream(d->c->blas, d->s));
-        CUBLAS_CHECK(err, cublasSgemm(d->c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)d->m, (int)nt,
-                                      d->n, &alpha, (const float *)d->dW, (int)d->ldk,
-                                      (const float *)X, (int)d->ldk, &beta, d->dH, (int)d->ldo));
+        const float alpha = d->k.l2 ? -2.0f : 1.0f;
+        int rc = bnlc_gemm_prec(d->c->blas, d->s, d->k.prec, (int)d->m, (int)nt, d->n, alpha,
+                                (const float *)d->dW, (int)d->ldk, (const float *)X,
+                                (int)d->ldk, d->dH, (int)d->ldo, &d->dQ, &d->capQ, err);
+        if (rc)
+            return rc;
         CUDA_CHECK(err, bnlc_launch_gemm_epi(d->dH, d->ldo, nt, d->m, 0, d->dxn + t0, d->dwn,
                                              d->k.l2, d->ap, d->s));
     }
@@ -569,14 +573,11 @@ static int time_fwd(dstream *d, const void *X, int64_t N, int reps, double *sec,
             if (e != cudaSuccess)
                 rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: %s", cudaGetErrorString(e));
         } else {
-            const float alpha = d->k.l2 ? -2.0f : 1.0f, beta = 0.0f;
-            cublasSetStream(d->c->blas, d->s);
+            const float alpha = d->k.l2 ? -2.0f : 1.0f;
             bnlc_launch_norms(d->dxn, (const float *)d->dX[0], N, d->ldk, d->n, d->s);
-            if (cublasSgemm(d->c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)d->m, (int)N, d->n,
-                            &alpha, (const float *)d->dW, (int)d->ldk,
-                            (const float *)d->dX[0], (int)d->ldk, &beta, dHall,
-                            (int)d->ldo) != CUBLAS_STATUS_SUCCESS)
-                rc = fsvc_fail(err, FSVC_ERESOURCE, "cublas: Sgemm failed");
+            rc = bnlc_gemm_prec(d->c->blas, d->s, d->k.prec, (int)d->m, (int)N, d->n, alpha,
+                                (const float *)d->dW, (int)d->ldk, (const float *)d->dX[0],
+                                (int)d->ldk, dHall, (int)d->ldo, &d->dQ, &d->capQ, err);
             bnlc_launch_gemm_epi(dHall, d->ldo, N, d->m, 0, d->dxn, d->dwn, d->k.l2, d->ap,
                                  d->s);
         }
