@@ -70,7 +70,8 @@
 
 /* The ops of the tile kernel. f32 L2 and dot go through cuBLAS + the
  * GEMM epilogue below instead. */
-typedef enum { BNLC_U8_L1 = 0, BNLC_U8_L2 = 1, BNLC_U8_DOT = 2, BNLC_F32_L1 = 3 } bnlc_tile_op;
+typedef enum { BNLC_U8_L1 = 0, BNLC_U8_L2 = 1, BNLC_U8_DOT = 2, BNLC_F32_L1 = 3,
+               BNLC_F64_L1 = 4 } bnlc_tile_op;
 
 /* Activation parameters, as layers/act.h's bnl_actp (act.h is host-only;
  * the test checks that bnlc_act_f gives the same bits as bnl_act_f). */
@@ -474,6 +475,168 @@ FSVC_HD void bnlc_target_body(double *T, int K, const int *cls, const double *y,
     }
     for (int k = 0; k < K; k++)
         T[r * K + k] = k == cls[r] ? 1.0 : 0.0;
+}
+
+/* ==== f64 layers (issue 10: Hopper's full FP64 pipe) ====
+ * The same tile kernel geometry and staging (bnlc_stage copies 32-bit
+ * words; an f64 row is 2n words, little-endian: word 2k the low half of
+ * element k, word 2k + 1 the high half, ldk = bnlc_ldk(n, 8)), the
+ * accumulation in double, H in double (rows x ldo doubles). L2 and dot go
+ * through cublasDgemm + the f64 GEMM epilogue below. Every body restates
+ * layers/ref.c / act.h / epi.c's f64 operations in their order: L1 sums
+ * |x - w| in increasing k (bit-exact with the CPU), the L2 epilogue is
+ * epi.c's (xn + wn) + G. The activations use exp / tanh / sqrt of the
+ * platform (CUDA's double exp is within 1 ulp of glibc's, not always the
+ * same bits). */
+
+/* The activation of an f64 layer, as act.h's bnl_act_d. */
+typedef struct bnlc_actpd {
+    int act;    /* bnl_act */
+    int vk;     /* bnl_vkind */
+    double s;   /* tri: BNL_TRI_SCALE r */
+    double g2;  /* gauss: 2 r^2 */
+} bnlc_actpd;
+
+#ifdef __CUDA_ARCH__
+#define BNLC_DSUB(a, b) __dsub_rn((a), (b))
+#define BNLC_DMUL(a, b) __dmul_rn((a), (b))
+#define BNLC_DDIV(a, b) __ddiv_rn((a), (b))
+#else
+#define BNLC_DSUB(a, b) ((a) - (b))
+#define BNLC_DMUL(a, b) ((a) * (b))
+#define BNLC_DDIV(a, b) ((a) / (b))
+#endif
+
+FSVC_HD double bnlc_as_double(uint32_t lo, uint32_t hi)
+{
+#ifdef __CUDA_ARCH__
+    return __hiloint2double((int)hi, (int)lo);
+#else
+    uint64_t u = (uint64_t)hi << 32 | lo;
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+#endif
+}
+
+FSVC_HD double bnlc_act_d(const bnlc_actpd *p, double v)
+{
+    if (p->vk != 2)
+        v = v > 0.0 ? v : 0.0;
+    switch (p->act) {
+    case 0: { /* tri */
+        double d = p->vk == 1 ? sqrt(v) : v;
+        double h = BNLC_DSUB(1.0, BNLC_DDIV(d, p->s));
+        return h > 0.0 ? h : 0.0;
+    }
+    case 1: { /* gauss */
+        double d2 = p->vk == 1 ? v : BNLC_DMUL(v, v);
+        return exp(BNLC_DDIV(-d2, p->g2));
+    }
+    case 2:
+        return tanh(v);
+    default:
+        return p->vk == 1 ? sqrt(v) : v;
+    }
+}
+
+/* f64 L1 over kw words of the stage (kw even): acc += |x - w| per element
+ * in increasing k, acc laid out as bnlc_compute_u8's. */
+FSVC_HD void bnlc_compute_f64(double acc[BNLC_EPB], const uint32_t *sW, const uint32_t *sX,
+                              int t, int kw)
+{
+    int tx = t % BNLC_TX, ty = t / BNLC_TX;
+    for (int k = 0; k + 1 < kw; k += 2) {
+        uint32_t wl[8], wh[8], xl[8], xh[8];
+        bnlc_ld4(sW + k * BNLC_LDS + ty * 4, wl);
+        bnlc_ld4(sW + k * BNLC_LDS + ty * 4 + 64, wl + 4);
+        bnlc_ld4(sW + (k + 1) * BNLC_LDS + ty * 4, wh);
+        bnlc_ld4(sW + (k + 1) * BNLC_LDS + ty * 4 + 64, wh + 4);
+        bnlc_ld4(sX + k * BNLC_LDS + tx * 4, xl);
+        bnlc_ld4(sX + k * BNLC_LDS + tx * 4 + 64, xl + 4);
+        bnlc_ld4(sX + (k + 1) * BNLC_LDS + tx * 4, xh);
+        bnlc_ld4(sX + (k + 1) * BNLC_LDS + tx * 4 + 64, xh + 4);
+        double w[8], x[8];
+        BNLC_UNROLL for (int r = 0; r < 8; r++) {
+            w[r] = bnlc_as_double(wl[r], wh[r]);
+            x[r] = bnlc_as_double(xl[r], xh[r]);
+        }
+        BNLC_UNROLL for (int r = 0; r < 8; r++)
+            BNLC_UNROLL for (int c = 0; c < 8; c++)
+                acc[r * 8 + c] = BNLC_DADD(acc[r * 8 + c], fabs(BNLC_DSUB(x[c], w[r])));
+    }
+}
+
+FSVC_HD void bnlc_st4d(double *p, double a, double b, double c, double d)
+{
+#ifdef __CUDA_ARCH__
+    __stcs((double2 *)p, make_double2(a, b)); /* 16-byte aligned: ldo % 4 == 0 */
+    __stcs((double2 *)(p + 2), make_double2(c, d));
+#else
+    p[0] = a; p[1] = b; p[2] = c; p[3] = d;
+#endif
+}
+
+/* The f64 tile epilogue: bnlc_epilogue's layout with doubles. */
+FSVC_HD void bnlc_epilogue_f64(double *out, int64_t ldo, int64_t rows, int64_t cols, int trans,
+                               const double v[BNLC_EPB], const bnlc_actpd *p, int t)
+{
+    int tx = t % BNLC_TX, ty = t / BNLC_TX;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            int64_t nj = ty * 4 + 64 * i, si = tx * 4 + 64 * j;
+            const double *q = v + (4 * i) * 8 + 4 * j;
+            if (!trans) {
+                if (nj >= cols)
+                    continue;
+                for (int b = 0; b < 4; b++)
+                    if (si + b < rows)
+                        bnlc_st4d(out + (si + b) * ldo + nj, bnlc_act_d(p, q[b]),
+                                  bnlc_act_d(p, q[8 + b]), bnlc_act_d(p, q[16 + b]),
+                                  bnlc_act_d(p, q[24 + b]));
+            } else {
+                if (si >= cols)
+                    continue;
+                for (int a = 0; a < 4; a++)
+                    if (nj + a < rows)
+                        bnlc_st4d(out + (nj + a) * ldo + si, bnlc_act_d(p, q[a * 8]),
+                                  bnlc_act_d(p, q[a * 8 + 1]), bnlc_act_d(p, q[a * 8 + 2]),
+                                  bnlc_act_d(p, q[a * 8 + 3]));
+            }
+        }
+}
+
+/* Squared norm of row r of A (rows x ldk words = ldk / 2 doubles), in
+ * increasing k, as cpu_tile.c's norms_f64. */
+FSVC_HD double bnlc_rownorm_d(const double *A, int64_t ldd, int n, int64_t r)
+{
+    double s = 0.0;
+    for (int k = 0; k < n; k++) {
+        double a = A[r * ldd + k];
+        s = BNLC_DADD(s, BNLC_DMUL(a, a));
+    }
+    return s;
+}
+
+/* One element of the f64 GEMM epilogue: G = -2 x.w (Dgemm, alpha -2) for
+ * L2, x.w for dot; L2: v = (xn + wn) + G, at least 0 (epi.c). */
+FSVC_HD double bnlc_gemm_epi_d(double G, double xn, double wn, int l2, const bnlc_actpd *p)
+{
+    double v = G;
+    if (l2) {
+        v = BNLC_DADD(BNLC_DADD(xn, wn), G);
+        v = v > 0.0 ? v : 0.0;
+    }
+    return bnlc_act_d(p, v);
+}
+
+/* Activation sums of an f64 transposed tile (as bnlc_actsum_body). */
+FSVC_HD void bnlc_actsum_body_d(double *S, const double *Ht, int64_t ldo, int64_t mt, int64_t i)
+{
+    double s = S[i];
+    for (int64_t j = 0; j < mt; j++)
+        s = BNLC_DADD(s, Ht[j * ldo + i]);
+    S[i] = s;
 }
 
 #endif /* FSVC_CUDA_KERNELS_HD_H */
