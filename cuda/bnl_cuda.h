@@ -14,9 +14,10 @@
  * Layouts as in bnl.h (all row-major):
  *   W: m x n  (op->dtype)     neurons / centroids
  *   X: N x n  (op->dtype)     samples
- *   H: N x m, ldh >= m        float for u8 and f32 (f64 is not offered on
- *                             the GPU: FSVC_EUSAGE, the engine keeps f64 on
- *                             the CPU)
+ *   H: N x m, ldh >= m        float for u8 and f32, double for f64 (forward
+ *                             and actsum; f64 scores and ridge products are
+ *                             refused with FSVC_EUSAGE, the engine keeps
+ *                             them on the CPU)
  *   S: N                      float64, S[i] += sum_j h(x_i, w_j)
  * All pointers are host memory; the backend stages them through pinned
  * buffers and streams, tiled by the planner (cuda/plan.h) so that any m, N
@@ -41,7 +42,10 @@ extern "C" {
 int bnl_cuda_open(bnl_cuda **out, int strict, fsvc_error *err);
 void bnl_cuda_close(bnl_cuda *c); /* NULL is fine */
 
-/* H = act(dist(W, X)) for u8 (exact int32 L1 / L2^2) and f32. */
+/* H = act(dist(W, X)) for u8 (exact int32 L1 / L2^2), f32 (L2 / dot at
+ * op->precision: full, tf32 or bf16 tensor cores, cuda/gemm.cu) and f64
+ * (L1: the tile kernel in double, bit-exact with the CPU up to exp / tanh;
+ * L2 / dot: cublasDgemm + the f64 epilogue). */
 int bnl_cuda_forward(bnl_cuda *c, const bnl_op *op,
                      void *H, int64_t ldh,            /* N x m */
                      const void *W, int64_t m,        /* m x n */

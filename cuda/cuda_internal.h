@@ -48,6 +48,7 @@ struct bnlc_stream {
     size_t capW, capX, capH, capS, capXn, capWn;         /* device bytes */
     size_t pcapW, pcapX, pcapH, pcapS;                    /* pinned bytes */
     int busy;            /* a job is in flight: finish it before reuse */
+    int ob;              /* bytes of an H element: 4, or 8 for f64 layers */
     /* the job in flight: where its output goes */
     int64_t i0, m0, rows, cols, ldo;
 };
@@ -92,6 +93,20 @@ cudaError_t bnlc_launch_norms(float *nrm, const float *A, int64_t rows, int64_t 
 cudaError_t bnlc_launch_gemm_epi(float *out, int64_t ldo, int64_t rows, int64_t cols, int trans,
                                  const float *xn, const float *wn, int l2, bnlc_actp p,
                                  cudaStream_t s);
+/* tile.cu, f64 layers: the same launches with double H, norms, epilogue
+ * parameters (bnlc_actpd) and activation sums; ldd = ldk / 2 doubles. */
+cudaError_t bnlc_launch_tile_f64(bnlc_actpd p, double *out, int64_t ldo, int trans,
+                                 const uint32_t *W, int64_t m, const uint32_t *X, int64_t N,
+                                 int64_t ldk, cudaStream_t s);
+cudaError_t bnlc_launch_norms_d(double *nrm, const double *A, int64_t rows, int64_t ldd, int n,
+                                cudaStream_t s);
+cudaError_t bnlc_launch_gemm_epi_d(double *out, int64_t ldo, int64_t rows, int64_t cols,
+                                   int trans, const double *xn, const double *wn, int l2,
+                                   bnlc_actpd p, cudaStream_t s);
+cudaError_t bnlc_launch_actsum_d(double *S, const double *Ht, int64_t ldo, int64_t mt,
+                                 int64_t Nt, cudaStream_t s);
+bnlc_actpd bnlc_actpd_of(const bnl_op *op);
+
 /* gemm.cu: C (column-major M x N, ldc) = alpha A^T B (A: M rows of lda
  * floats, B: N rows of ldb floats, K used of each) at precision prec
  * (bnl_precision); tf32 / bf16 operands are rounded copies in *scratch

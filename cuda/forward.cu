@@ -73,8 +73,21 @@ int bnlc_kind_of(const bnl_op *op, int n, job_kind *k, fsvc_error *err)
         k->l2 = op->dist == BNL_L2;
         return FSVC_OK;
     }
+    if (op->dtype == FSVC_F64) { /* issue 10: the FP64 pipe, H in double */
+        k->es = 8;
+        k->tile_op = op->dist == BNL_L1 ? BNLC_F64_L1 : -1;
+        k->l2 = op->dist == BNL_L2;
+        return FSVC_OK;
+    }
     return fsvc_fail(err, FSVC_EUSAGE, "cuda: %s layers are not offered on the GPU (use cpu)",
                      fsvc_dtype_name(op->dtype));
+}
+
+bnlc_actpd bnlc_actpd_of(const bnl_op *op)
+{
+    bnl_actp a = bnl_actp_make(op);
+    bnlc_actpd p = {(int)a.act, (int)a.vk, a.s, a.g2};
+    return p;
 }
 
 bnlc_actp bnlc_actp_of(const bnl_op *op)
@@ -107,11 +120,12 @@ static int plan_now(bnl_cuda *c, const bnl_op *op, int actsum, int64_t m, int64_
     return bnlc_plan_make(p, &d, &lim, op->dtype, k.tile_op < 0, actsum, m, N, n, err);
 }
 
-static int reserve_all(bnl_cuda *c, const bnlc_plan *p, int actsum, int gemm, fsvc_error *err)
+static int reserve_all(bnl_cuda *c, const bnlc_plan *p, int actsum, int gemm, int ob,
+                       fsvc_error *err)
 {
     size_t w = (size_t)(p->tile_m * p->ldk * 4), x = (size_t)(p->tile_N * p->ldk * 4);
-    size_t h = actsum ? (size_t)(p->tile_m * r4(p->tile_N) * 4)
-                      : (size_t)(p->tile_N * r4(p->tile_m) * 4);
+    size_t h = actsum ? (size_t)(p->tile_m * r4(p->tile_N) * ob)
+                      : (size_t)(p->tile_N * r4(p->tile_m) * ob);
     int rc;
     for (int i = 0; i < c->nstreams; i++) {
         struct bnlc_stream *s = &c->st[i];
@@ -130,16 +144,18 @@ static int reserve_all(bnl_cuda *c, const bnlc_plan *p, int actsum, int gemm, fs
             return rc;
         }
         if (gemm) {
-            if ((rc = reserve_dev((void **)&s->dxn, &s->capXn, (size_t)p->tile_N * 4, err)) ||
-                (rc = reserve_dev((void **)&s->dwn, &s->capWn, (size_t)p->tile_m * 4, err)))
+            if ((rc = reserve_dev((void **)&s->dxn, &s->capXn, (size_t)p->tile_N * ob, err)) ||
+                (rc = reserve_dev((void **)&s->dwn, &s->capWn, (size_t)p->tile_m * ob, err)))
                 return rc;
         }
+        s->ob = ob;
     }
     return FSVC_OK;
 }
 
-/* Waits for s's job and copies its output to the caller. */
-static int finish(struct bnlc_stream *s, float *H, int64_t ldh, double *S, fsvc_error *err)
+/* Waits for s's job and copies its output to the caller (H: float, or
+ * double for f64 layers: s->ob bytes an element). */
+static int finish(struct bnlc_stream *s, void *H, int64_t ldh, double *S, fsvc_error *err)
 {
     if (!s->busy)
         return FSVC_OK;
@@ -147,14 +163,15 @@ static int finish(struct bnlc_stream *s, float *H, int64_t ldh, double *S, fsvc_
     CUDA_CHECK(err, cudaEventSynchronize(s->done));
     if (H) {
         for (int64_t r = 0; r < s->rows; r++)
-            memcpy(H + (s->i0 + r) * ldh + s->m0, s->hH + r * s->ldo, (size_t)s->cols * 4);
+            memcpy((char *)H + ((s->i0 + r) * ldh + s->m0) * s->ob,
+                   (const char *)s->hH + r * s->ldo * s->ob, (size_t)s->cols * s->ob);
     } else {
         memcpy(S + s->i0, s->hS, (size_t)s->rows * 8);
     }
     return FSVC_OK;
 }
 
-static int finish_all(bnl_cuda *c, float *H, int64_t ldh, double *S, fsvc_error *err)
+static int finish_all(bnl_cuda *c, void *H, int64_t ldh, double *S, fsvc_error *err)
 {
     int rc = FSVC_OK;
     for (int i = 0; i < c->nstreams; i++) {
@@ -174,17 +191,49 @@ static int upload(struct bnlc_stream *s, int is_w, const void *A, int64_t r0, in
     CUDA_CHECK(err, cudaStreamSynchronize(s->s));
     bnlc_pack_rows(h, ldk, A, r0, rows, n, k->es);
     CUDA_CHECK(err, cudaMemcpyAsync(d, h, (size_t)(rows * ldk * 4), cudaMemcpyHostToDevice, s->s));
-    if (gemm)
+    if (gemm && k->es == 8)
+        CUDA_CHECK(err, bnlc_launch_norms_d((double *)(is_w ? s->dwn : s->dxn), (const double *)d,
+                                            rows, ldk / 2, n, s->s));
+    else if (gemm)
         CUDA_CHECK(err, bnlc_launch_norms(is_w ? s->dwn : s->dxn, (const float *)d, rows, ldk, n,
                                           s->s));
     return FSVC_OK;
 }
 
+/* compute() of an f64 layer: the f64 tile kernel (L1) or cublasDgemm +
+ * the f64 epilogue (L2, dot), H in double; ldk / 2 doubles a row. */
+static int compute_f64(bnl_cuda *c, struct bnlc_stream *s, const job_kind *k, bnlc_actpd ap,
+                       int64_t mt, int64_t Nt, int n, int64_t ldk, int trans, int64_t ldo,
+                       fsvc_error *err)
+{
+    double *H = (double *)s->dH;
+    if (k->tile_op >= 0) {
+        CUDA_CHECK(err, bnlc_launch_tile_f64(ap, H, ldo, trans, s->dW, mt, s->dX, Nt, ldk, s->s));
+        return FSVC_OK;
+    }
+    const double alpha = k->l2 ? -2.0 : 1.0, beta = 0.0;
+    const double *W = (const double *)s->dW, *X = (const double *)s->dX;
+    int ldd = (int)(ldk / 2);
+    CUBLAS_CHECK(err, cublasSetStream(c->blas, s->s));
+    if (!trans)
+        CUBLAS_CHECK(err, cublasDgemm(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)mt, (int)Nt, n,
+                                      &alpha, W, ldd, X, ldd, &beta, H, (int)ldo));
+    else
+        CUBLAS_CHECK(err, cublasDgemm(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)Nt, (int)mt, n,
+                                      &alpha, X, ldd, W, ldd, &beta, H, (int)ldo));
+    CUDA_CHECK(err, bnlc_launch_gemm_epi_d(H, ldo, trans ? mt : Nt, trans ? Nt : mt, trans,
+                                           (const double *)s->dxn, (const double *)s->dwn,
+                                           k->l2, ap, s->s));
+    return FSVC_OK;
+}
+
 /* out (device) = act(dist) of one tile; trans: Ht (mt x ldo) else H (Nt x ldo). */
 static int compute(bnl_cuda *c, struct bnlc_stream *s, const job_kind *k, bnlc_actp ap,
-                   int64_t mt, int64_t Nt, int n, int64_t ldk, int trans, int64_t ldo,
-                   fsvc_error *err)
+                   bnlc_actpd apd, int64_t mt, int64_t Nt, int n, int64_t ldk, int trans,
+                   int64_t ldo, fsvc_error *err)
 {
+    if (k->es == 8)
+        return compute_f64(c, s, k, apd, mt, Nt, n, ldk, trans, ldo, err);
     if (k->tile_op >= 0) {
         CUDA_CHECK(err, bnlc_launch_tile(k->tile_op, ap, s->dH, ldo, trans, s->dW, mt, s->dX, Nt,
                                          ldk, s->s));
@@ -214,21 +263,22 @@ static int check_args(bnl_cuda *c, const bnl_op *op, int64_t m, int64_t N, int n
     if (m < 1 || N < 1 || n < 1)
         return fsvc_fail(err, FSVC_EUSAGE, "cuda: empty layer (m %lld, N %lld, n %d)",
                          (long long)m, (long long)N, n);
-    if ((op->dtype == FSVC_F32 && op->dist != BNL_L1) && (m > 2147483647 || N > 2147483647))
+    if ((op->dtype != FSVC_U8 && op->dist != BNL_L1) && (m > 2147483647 || N > 2147483647))
         return fsvc_fail(err, FSVC_EUSAGE, "cuda: cuBLAS sizes over int range");
     return FSVC_OK;
 }
 
-static int forward_tiles(bnl_cuda *c, const bnl_op *op, float *H, int64_t ldh, const void *W,
+static int forward_tiles(bnl_cuda *c, const bnl_op *op, void *H, int64_t ldh, const void *W,
                          int64_t m, const void *X, int64_t N, int n, fsvc_error *err)
 {
     bnlc_plan p;
     job_kind k;
     int rc;
     if ((rc = bnlc_kind_of(op, n, &k, err)) || (rc = plan_now(c, op, 0, m, N, n, &p, err)) ||
-        (rc = reserve_all(c, &p, 0, k.tile_op < 0, err)))
+        (rc = reserve_all(c, &p, 0, k.tile_op < 0, k.es == 8 ? 8 : 4, err)))
         return rc;
     bnlc_actp ap = bnlc_actp_of(op);
+    bnlc_actpd apd = bnlc_actpd_of(op);
     int gemm = k.tile_op < 0;
     bnlc_jobs it;
     bnlc_job j;
@@ -239,9 +289,9 @@ static int forward_tiles(bnl_cuda *c, const bnl_op *op, float *H, int64_t ldh, c
         if ((rc = finish(s, H, ldh, NULL, err)) ||
             (j.load_w && (rc = upload(s, 1, W, j.m0, j.mt, n, &k, p.ldk, gemm, err))) ||
             (j.load_x && (rc = upload(s, 0, X, j.i0, j.Nt, n, &k, p.ldk, gemm, err))) ||
-            (rc = compute(c, s, &k, ap, j.mt, j.Nt, n, p.ldk, 0, ldo, err)))
+            (rc = compute(c, s, &k, ap, apd, j.mt, j.Nt, n, p.ldk, 0, ldo, err)))
             return rc;
-        CUDA_CHECK(err, cudaMemcpyAsync(s->hH, s->dH, (size_t)(j.Nt * ldo * 4),
+        CUDA_CHECK(err, cudaMemcpyAsync(s->hH, s->dH, (size_t)(j.Nt * ldo * s->ob),
                                         cudaMemcpyDeviceToHost, s->s));
         CUDA_CHECK(err, cudaEventRecord(s->done, s->s));
         s->busy = 1;
@@ -257,9 +307,10 @@ static int actsum_tiles(bnl_cuda *c, const bnl_op *op, double *S, const void *W,
     job_kind k;
     int rc;
     if ((rc = bnlc_kind_of(op, n, &k, err)) || (rc = plan_now(c, op, 1, m, N, n, &p, err)) ||
-        (rc = reserve_all(c, &p, 1, k.tile_op < 0, err)))
+        (rc = reserve_all(c, &p, 1, k.tile_op < 0, k.es == 8 ? 8 : 4, err)))
         return rc;
     bnlc_actp ap = bnlc_actp_of(op);
+    bnlc_actpd apd = bnlc_actpd_of(op);
     int gemm = k.tile_op < 0;
     bnlc_jobs it;
     bnlc_job j;
@@ -276,9 +327,13 @@ static int actsum_tiles(bnl_cuda *c, const bnl_op *op, double *S, const void *W,
         }
         if ((j.load_x && (rc = upload(s, 0, X, j.i0, j.Nt, n, &k, p.ldk, gemm, err))) ||
             (j.load_w && (rc = upload(s, 1, W, j.m0, j.mt, n, &k, p.ldk, gemm, err))) ||
-            (rc = compute(c, s, &k, ap, j.mt, j.Nt, n, p.ldk, 1, ldo, err)))
+            (rc = compute(c, s, &k, ap, apd, j.mt, j.Nt, n, p.ldk, 1, ldo, err)))
             return rc;
-        CUDA_CHECK(err, bnlc_launch_actsum(s->dS, s->dH, ldo, j.mt, j.Nt, s->s));
+        if (k.es == 8)
+            CUDA_CHECK(err, bnlc_launch_actsum_d(s->dS, (const double *)s->dH, ldo, j.mt, j.Nt,
+                                                 s->s));
+        else
+            CUDA_CHECK(err, bnlc_launch_actsum(s->dS, s->dH, ldo, j.mt, j.Nt, s->s));
         if (j.last) { /* S out; hS fed the H2D above, earlier on the same stream */
             CUDA_CHECK(err, cudaMemcpyAsync(s->hS, s->dS, (size_t)j.Nt * 8,
                                             cudaMemcpyDeviceToHost, s->s));
@@ -310,7 +365,7 @@ extern "C" int bnl_cuda_forward(bnl_cuda *c, const bnl_op *op, void *H, int64_t 
         return rc;
     if (ldh < m)
         return fsvc_fail(err, FSVC_EUSAGE, "cuda: ldh %lld < m %lld", (long long)ldh, (long long)m);
-    rc = forward_tiles(c, op, (float *)H, ldh, W, m, X, N, n, err);
+    rc = forward_tiles(c, op, H, ldh, W, m, X, N, n, err);
     return rc ? drain(c, rc) : FSVC_OK;
 }
 

@@ -582,14 +582,15 @@ FSVC_HD void bnlc_epilogue_f64(double *out, int64_t ldo, int64_t rows, int64_t c
                                const double v[BNLC_EPB], const bnlc_actpd *p, int t)
 {
     int tx = t % BNLC_TX, ty = t / BNLC_TX;
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++) {
+    /* unrolled: v stays in registers (a runtime index put it on the stack) */
+    BNLC_UNROLL for (int i = 0; i < 2; i++)
+        BNLC_UNROLL for (int j = 0; j < 2; j++) {
             int64_t nj = ty * 4 + 64 * i, si = tx * 4 + 64 * j;
             const double *q = v + (4 * i) * 8 + 4 * j;
             if (!trans) {
                 if (nj >= cols)
                     continue;
-                for (int b = 0; b < 4; b++)
+                BNLC_UNROLL for (int b = 0; b < 4; b++)
                     if (si + b < rows)
                         bnlc_st4d(out + (si + b) * ldo + nj, bnlc_act_d(p, q[b]),
                                   bnlc_act_d(p, q[8 + b]), bnlc_act_d(p, q[16 + b]),
@@ -597,7 +598,7 @@ FSVC_HD void bnlc_epilogue_f64(double *out, int64_t ldo, int64_t rows, int64_t c
             } else {
                 if (si >= cols)
                     continue;
-                for (int a = 0; a < 4; a++)
+                BNLC_UNROLL for (int a = 0; a < 4; a++)
                     if (nj + a < rows)
                         bnlc_st4d(out + (nj + a) * ldo + si, bnlc_act_d(p, q[a * 8]),
                                   bnlc_act_d(p, q[a * 8 + 1]), bnlc_act_d(p, q[a * 8 + 2]),

@@ -35,14 +35,15 @@ static int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
 int64_t bnlc_stream_bytes(fsvc_dtype dt, int gemm, int actsum, int n,
                           int64_t tile_m, int64_t tile_N)
 {
-    int64_t ldk = bnlc_ldk(n, dt == FSVC_U8 ? 1 : 4);
+    int64_t ldk = bnlc_ldk(n, (int)fsvc_dtype_size(dt));
+    int64_t ob = dt == FSVC_F64 ? 8 : 4;                   /* H and norms: f64 in double */
     int64_t b = 4 * ldk * (tile_m + tile_N);              /* W, X packed */
     if (actsum)
-        b += 4 * tile_m * round_up(tile_N, 4) + 8 * tile_N; /* Ht, S */
+        b += ob * tile_m * round_up(tile_N, 4) + 8 * tile_N; /* Ht, S */
     else
-        b += 4 * tile_N * round_up(tile_m, 4);             /* H */
+        b += ob * tile_N * round_up(tile_m, 4);            /* H */
     if (gemm)
-        b += 4 * (tile_m + tile_N);                        /* norms */
+        b += ob * (tile_m + tile_N);                       /* norms */
     return b;
 }
 
@@ -80,7 +81,7 @@ int bnlc_plan_make(bnlc_plan *p, const bnlc_device *dev, const bnlc_limits *lim,
                    fsvc_error *err)
 {
     memset(p, 0, sizeof *p);
-    if (dt != FSVC_U8 && dt != FSVC_F32)
+    if (dt != FSVC_U8 && dt != FSVC_F32 && dt != FSVC_F64)
         return fsvc_fail(err, FSVC_EUSAGE, "cuda plan: dtype %s is not offered on the GPU",
                          fsvc_dtype_name(dt));
     if (m < 1 || N < 1 || n < 1)
@@ -92,7 +93,7 @@ int bnlc_plan_make(bnlc_plan *p, const bnlc_device *dev, const bnlc_limits *lim,
     if (free_b - (double)lim->mem_reserve < budget)
         budget = free_b - (double)lim->mem_reserve;
     p->budget = budget > 0 ? (int64_t)budget : 0;
-    p->ldk = bnlc_ldk(n, dt == FSVC_U8 ? 1 : 4);
+    p->ldk = bnlc_ldk(n, (int)fsvc_dtype_size(dt));
     p->block = BNLC_THREADS;
     p->streams = streams;
 
@@ -121,7 +122,8 @@ int bnlc_plan_make(bnlc_plan *p, const bnlc_device *dev, const bnlc_limits *lim,
         snprintf(p->bound, sizeof p->bound, "launch");
     }
     while (!actsum && lim->max_out_bytes > 0 &&
-           4.0 * (double)round_up(tm, 4) * tN > (double)lim->max_out_bytes &&
+           (dt == FSVC_F64 ? 8.0 : 4.0) * (double)round_up(tm, 4) * tN >
+               (double)lim->max_out_bytes &&
            (tm > MIN_TILE || tN > MIN_TILE)) {
         shrink(&tm, &tN);
         snprintf(p->bound, sizeof p->bound, "pinned");

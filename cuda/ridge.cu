@@ -130,6 +130,9 @@ static int ds_open(dstream *d, bnl_cuda *c, const bnl_op *op, const void *W, int
     int rc = bnlc_kind_of(op, n, &d->k, err);
     if (rc)
         return rc;
+    if (d->k.es == 8) /* f64: forward and actsum only; the readout work stays on the CPU */
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: f64 readout work is not offered on the GPU "
+                         "(use cpu)");
     if (m > 2147483647 || N > 2147483647)
         return fsvc_fail(err, FSVC_EUSAGE, "cuda: cuBLAS sizes over int range");
     d->ap = bnlc_actp_of(op);

@@ -113,9 +113,8 @@ int bnl_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
     case BNL_REF:
         return bnl_ref_forward(op, H, ldh, W, m, X, N, n, err);
     case BNL_CUDA:
-        if (op->dtype != FSVC_F64 && ctx->cuda && OFFERS(forward))
+        if (ctx->cuda && OFFERS(forward)) /* u8, f32 and f64 (issue 10) */
             return dev_ops()->forward(ctx->cuda, op, H, ldh, W, m, X, N, n, err);
-        /* f64 stays on the CPU */
         /* fall through */
     case BNL_CPU:
     default:
@@ -137,7 +136,7 @@ int bnl_actsum(const bnl_ctx *ctx, const bnl_op *op, double *S, const void *W, i
     case BNL_REF:
         return bnl_ref_actsum(op, S, W, m, X, N, n, err);
     case BNL_CUDA:
-        if (op->dtype != FSVC_F64 && ctx->cuda && OFFERS(actsum))
+        if (ctx->cuda && OFFERS(actsum))
             return dev_ops()->actsum(ctx->cuda, op, S, W, m, X, N, n, err);
         /* fall through */
     case BNL_CPU:
@@ -160,7 +159,7 @@ int bnl_scores(const bnl_ctx *ctx, const bnl_op *op, double *Y, const void *W, i
         return FSVC_OK;
     if (ctx->backend == BNL_REF || ctx->arch == BNL_ARCH_REF)
         return bnl_ref_scores(op, Y, W, m, X, N, n, R, K, err);
-    if (op->dtype != FSVC_F64 && ctx->cuda && OFFERS(scores)) /* H, Y = H R on the device */
+    if (op->dtype != FSVC_F64 && ctx->cuda && OFFERS(scores)) /* H, Y = H R on the device (f64: CPU) */
         return dev_ops()->scores(ctx->cuda, op, Y, W, m, X, N, n, R, K, err);
     return bnl_cpu_scores(ctx, op, Y, W, m, X, N, n, R, K, err);
 }

@@ -158,7 +158,10 @@ static void test_no_memory(void **s)
     assert_int_equal(bnlc_plan_make(&p, &d, &lim, FSVC_U8, 0, 0, 100, 100, 784, &err),
                      FSVC_ERESOURCE);
     assert_non_null(strstr(err.msg, "not enough device memory"));
+    /* f64 is planned too (issue 10): the same memory refusal */
     assert_int_equal(bnlc_plan_make(&p, &d, &lim, FSVC_F64, 0, 0, 100, 100, 784, &err),
+                     FSVC_ERESOURCE);
+    assert_int_equal(bnlc_plan_make(&p, &d, &lim, (fsvc_dtype)7, 0, 0, 100, 100, 784, &err),
                      FSVC_EUSAGE);
 }
 
@@ -173,9 +176,9 @@ static void test_invariants(void **s)
     int checked = 0;
     for (int d = 0; d < 4; d++)
         for (int sh = 0; sh < 9; sh++)
-            for (int v = 0; v < 8; v++) {
-                fsvc_dtype dt = v & 1 ? FSVC_F32 : FSVC_U8;
-                int gemm = (v & 2) && dt == FSVC_F32, actsum = (v & 4) != 0;
+            for (int v = 0; v < 12; v++) {
+                fsvc_dtype dt = v < 8 ? (v & 1 ? FSVC_F32 : FSVC_U8) : FSVC_F64;
+                int gemm = (v & 2) && dt != FSVC_U8, actsum = (v & 4) != 0;
                 int64_t m = shapes[sh][0], N = shapes[sh][1];
                 int n = (int)shapes[sh][2];
                 bnlc_limits lim;
@@ -194,14 +197,15 @@ static void test_invariants(void **s)
                                                                           p.tile_m, p.tile_N));
                 assert_true(p.blocks_y <= devs[d]->max_grid_y);
                 if (!actsum && p.tile_m > 4 && p.tile_N > 4)
-                    assert_true(4 * ((p.tile_m + 3) / 4 * 4) * p.tile_N <= lim.max_out_bytes);
+                    assert_true((dt == FSVC_F64 ? 8 : 4) * ((p.tile_m + 3) / 4 * 4) * p.tile_N <=
+                                lim.max_out_bytes);
                 assert_true(p.streams >= 2);
                 double ts = bnlc_tsyn_peak_ns(devs[d], dt);
                 if (ts > 0 && p.tile_m > 4 && p.tile_N > 4)
                     assert_true(p.syn_launch <= lim.launch_s * 1e9 / ts * 1.0000001);
                 checked++;
             }
-    assert_int_equal(checked, 4 * 9 * 8);
+    assert_int_equal(checked, 4 * 9 * 12);
 }
 
 static void test_mix(void **s)
