@@ -297,8 +297,8 @@ static void versions(void **st)
 {
     (void)st;
     spec s = good();
-    s.ver = 5;
-    parse_spec(&s, "version 5; this fsvc reads versions 1 to 4", NULL);
+    s.ver = 6;
+    parse_spec(&s, "version 6; this fsvc reads versions 1 to 5", NULL);
     s.ver = 0;
     parse_spec(&s, "version 0", NULL);
 }

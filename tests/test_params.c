@@ -55,7 +55,7 @@ static void round_trip_every_setting(void **state)
     assert_int_equal(q.solver, FSVC_SOLVER_PCG);
     assert_true(q.cg_tol == 1e-5);
     assert_int_equal(q.augment, FSVC_AUG_SHIFT2);
-    assert_int_equal(n, 24);
+    assert_int_equal(n, 25);
     assert_null(fsvc_setting_name(n));
     /* the options of fsvc train are unique */
     for (int i = 0; i < n; i++)
