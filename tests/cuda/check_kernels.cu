@@ -6,10 +6,12 @@
  *   make test-cuda                  (from the top: builds, then runs this)
  *   check_kernels [--quick] [--n N] [--csv FILE]
  *
- * 1. correctness: bnl_cuda_forward and bnl_cuda_actsum for u8 L1/L2/dot
- *    and f32 L1/L2/dot (tile kernel and cuBLAS + epilogue) at many shapes
- *    with edge tiles, against bnl_forward / bnl_actsum on a ref context:
- *    u8 bit-exact, f32 within the stated tolerance;
+ * 1. correctness: bnl_cuda_forward and bnl_cuda_actsum for u8 L1/L2/dot,
+ *    f32 L1/L2/dot (tile kernel and cuBLAS + epilogue; L2 / dot also at
+ *    precision tf32 and bf16, which the ref context emulates) and f64
+ *    L1/L2/dot (issue 10: the f64 tile kernel, Dgemm + epilogue) at many
+ *    shapes with edge tiles, against bnl_forward / bnl_actsum on a ref
+ *    context: u8 bit-exact, f32 and f64 within the stated tolerances;
  * 2. kernel-only timing (CUDA events around the tile kernel on device
  *    buffers) for BNLs M x M, n = 784: time per BNL and t_syn;
  * 3. end-to-end timing of bnl_cuda_forward (pinned staging, streams,
@@ -58,11 +60,12 @@ static double now(void)
 
 static void *fill(int64_t count, fsvc_dtype dt)
 {
-    void *p = malloc((size_t)count * (dt == FSVC_U8 ? 1 : 4));
+    void *p = malloc((size_t)count * fsvc_dtype_size(dt));
     if (!p) { fprintf(stderr, "out of memory\n"); exit(3); }
     for (int64_t e = 0; e < count; e++) {
         if (dt == FSVC_U8) ((uint8_t *)p)[e] = (uint8_t)rnd();
-        else ((float *)p)[e] = (float)(rnd() % 4096) / 4095.0f;
+        else if (dt == FSVC_F64) ((double *)p)[e] = (double)(rnd() % 1000003) / 1000003.0;
+        else ((float *)p)[e] = (float)(rnd() % 4096) / 4095.0f + (float)(rnd() % 7) * 1e-5f;
     }
     return p;
 }
@@ -72,9 +75,14 @@ static int check_one(bnl_cuda *c, bnl_ctx *ref, const bnl_op *op, int64_t m, int
 {
     void *W = fill(m * n, op->dtype), *X = fill(N * n, op->dtype);
     int64_t ldh = m + 3; /* a leading dimension that is not m */
-    float *H = (float *)malloc(sizeof(float) * N * ldh), *R = (float *)malloc(sizeof(float) * N * m);
+    int f64 = op->dtype == FSVC_F64;
+    size_t hs = f64 ? 8 : 4; /* H: float, double for f64 */
+    void *H = malloc(hs * N * ldh), *R = malloc(hs * N * m);
     double *S = (double *)malloc(8 * N), *SR = (double *)malloc(8 * N);
-    for (int64_t i = 0; i < N * ldh; i++) H[i] = -5.0f;
+    for (int64_t i = 0; i < N * ldh; i++) {
+        if (f64) ((double *)H)[i] = -5.0;
+        else ((float *)H)[i] = -5.0f;
+    }
     for (int64_t i = 0; i < N; i++) S[i] = SR[i] = 0.5 * i;
     fsvc_error err;
     int bad = 0, shown = 0;
@@ -88,11 +96,15 @@ static int check_one(bnl_cuda *c, bnl_ctx *ref, const bnl_op *op, int64_t m, int
     double slope = op->act == BNL_TRI ? 1.0 / (BNL_TRI_SCALE * op->radius)
                  : op->act == BNL_GAUSS ? 1.0 / op->radius : 1.0;
     double tol = op->dtype == FSVC_U8 ? 0.0 : 2.0 * n * ldexp(1.0, -24) * n * slope + 1e-5;
+    if (f64) /* double sums: L1 the same order (exp / tanh within ulps), Dgemm reordered */
+        tol = 2.0 * n * ldexp(1.0, -53) * n * slope + 1e-13;
     for (int64_t i = 0; i < N; i++)
         for (int64_t j = 0; j < m; j++) {
-            float g = H[i * ldh + j], w = R[i * m + j];
-            int ok = op->dtype == FSVC_U8 ? memcmp(&g, &w, 4) == 0
-                                          : fabs((double)g - w) <= tol * fmax(1.0, fabs(w));
+            double g = f64 ? ((double *)H)[i * ldh + j] : ((float *)H)[i * ldh + j];
+            double w = f64 ? ((double *)R)[i * m + j] : ((float *)R)[i * m + j];
+            float gf = (float)g, wf = (float)w;
+            int ok = op->dtype == FSVC_U8 ? memcmp(&gf, &wf, 4) == 0
+                                          : fabs(g - w) <= tol * fmax(1.0, fabs(w));
             if (!ok) {
                 bad++;
                 if (shown++ < 4)
@@ -101,7 +113,7 @@ static int check_one(bnl_cuda *c, bnl_ctx *ref, const bnl_op *op, int64_t m, int
         }
     for (int64_t i = 0; i < N; i++)
         for (int64_t j = m; j < ldh; j++)
-            if (H[i * ldh + j] != -5.0f) bad++;
+            if ((f64 ? ((double *)H)[i * ldh + j] : ((float *)H)[i * ldh + j]) != -5.0) bad++;
     if (bnl_cuda_actsum(c, op, S, W, m, X, N, n, &err) ||
         bnl_actsum(ref, op, SR, W, m, X, N, n, &err)) {
         printf("  ERROR %s\n", err.msg);
@@ -128,18 +140,24 @@ static int correctness(bnl_cuda *c, int quick)
     if (bnl_ctx_open(&ref, "ref", 0, 1, &err)) { printf("%s\n", err.msg); return 1; }
     const int shapes[][3] = {{1, 1, 1}, {7, 5, 13}, {128, 128, 128}, {131, 257, 97},
                              {300, 1000, 784}, {1000, 300, 784}, {2, 3, 4099}, {513, 129, 1025}};
-    const struct { bnl_dist d; bnl_act a; fsvc_dtype t; double r; } ops[] = {
-        {BNL_L1, BNL_TRI, FSVC_U8, 8000.0}, {BNL_L1, BNL_IDENT, FSVC_U8, 1.0},
-        {BNL_L2, BNL_GAUSS, FSVC_U8, 2000.0}, {BNL_DOT, BNL_TANH, FSVC_U8, 1.0},
-        {BNL_L1, BNL_TRI, FSVC_F32, 200.0}, {BNL_L2, BNL_GAUSS, FSVC_F32, 10.0},
-        {BNL_DOT, BNL_TANH, FSVC_F32, 1.0}, {BNL_L2, BNL_TRI, FSVC_F32, 10.0}};
+    const struct { bnl_dist d; bnl_act a; fsvc_dtype t; double r; bnl_precision p; } ops[] = {
+        {BNL_L1, BNL_TRI, FSVC_U8, 8000.0, BNL_PREC_FULL}, {BNL_L1, BNL_IDENT, FSVC_U8, 1.0, BNL_PREC_FULL},
+        {BNL_L2, BNL_GAUSS, FSVC_U8, 2000.0, BNL_PREC_FULL}, {BNL_DOT, BNL_TANH, FSVC_U8, 1.0, BNL_PREC_FULL},
+        {BNL_L1, BNL_TRI, FSVC_F32, 200.0, BNL_PREC_FULL}, {BNL_L2, BNL_GAUSS, FSVC_F32, 10.0, BNL_PREC_FULL},
+        {BNL_DOT, BNL_TANH, FSVC_F32, 1.0, BNL_PREC_FULL}, {BNL_L2, BNL_TRI, FSVC_F32, 10.0, BNL_PREC_FULL},
+        /* issue 10: tensor cores (ref emulates the rounding) and f64 */
+        {BNL_L2, BNL_GAUSS, FSVC_F32, 10.0, BNL_PREC_TF32}, {BNL_L2, BNL_GAUSS, FSVC_F32, 10.0, BNL_PREC_BF16},
+        {BNL_DOT, BNL_IDENT, FSVC_F32, 1.0, BNL_PREC_BF16},
+        {BNL_L1, BNL_TRI, FSVC_F64, 200.0, BNL_PREC_FULL}, {BNL_L1, BNL_GAUSS, FSVC_F64, 20.0, BNL_PREC_FULL},
+        {BNL_L2, BNL_GAUSS, FSVC_F64, 10.0, BNL_PREC_FULL}, {BNL_DOT, BNL_TANH, FSVC_F64, 1.0, BNL_PREC_FULL}};
     int nshapes = quick ? 5 : 8, fails = 0;
     for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
         for (int s = 0; s < nshapes; s++) {
-            bnl_op op = {ops[o].d, ops[o].a, ops[o].t, ops[o].r, BNL_PREC_FULL};
+            bnl_op op = {ops[o].d, ops[o].a, ops[o].t, ops[o].r, ops[o].p};
             int bad = check_one(c, &ref, &op, shapes[s][0], shapes[s][1], shapes[s][2]);
-            printf("%-4s %-3s %-5s m %5d N %5d n %5d: %s", fsvc_dtype_name(op.dtype),
-                   bnl_dist_name(op.dist), bnl_act_name(op.act), shapes[s][0], shapes[s][1],
+            printf("%-4s %-3s %-5s %-4s m %5d N %5d n %5d: %s", fsvc_dtype_name(op.dtype),
+                   bnl_dist_name(op.dist), bnl_act_name(op.act), bnl_precision_name(op.precision),
+                   shapes[s][0], shapes[s][1],
                    shapes[s][2], bad ? "MISMATCH" : "ok");
             if (bad) printf(" (%d)", bad);
             printf("\n");
@@ -151,8 +169,9 @@ static int correctness(bnl_cuda *c, int quick)
     small = lim;
     small.max_M = 384;
     bnl_cuda_limits(c, NULL, &small);
-    for (int t = 0; t < 2; t++) {
-        bnl_op op = {BNL_L1, BNL_TRI, t ? FSVC_F32 : FSVC_U8, t ? 200.0 : 8000.0, BNL_PREC_FULL};
+    for (int t = 0; t < 3; t++) {
+        bnl_op op = {BNL_L1, BNL_TRI, t == 2 ? FSVC_F64 : t ? FSVC_F32 : FSVC_U8,
+                     t ? 200.0 : 8000.0, BNL_PREC_FULL};
         int bad = check_one(c, &ref, &op, 1000, 1500, 300);
         printf("%-4s l1 tri   m 1000 N 1500 n 300, BNL <= 384 (12 tiles): %s\n",
                fsvc_dtype_name(op.dtype), bad ? "MISMATCH" : "ok");
