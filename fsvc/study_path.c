@@ -149,7 +149,8 @@ static int solve_all(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc_p
     fsvc_model *M = &path->model;
     int64_t m = M->m, N = d->N;
     int K = M->Kout, nl = path->nl;
-    bnl_op op = {(bnl_dist)M->dist, (bnl_act)M->act, M->dtype, M->radius};
+    bnl_op op = {(bnl_dist)M->dist, (bnl_act)M->act, M->dtype, M->radius,
+                 (bnl_precision)M->precision};
     fsvc_solver s = p->solver;
     if (s == FSVC_SOLVER_AUTO) /* as fsvc_readout_solve_dist resolves it */
         s = m >= FSVC_PCG_AUTO_M && ctx->backend != BNL_CUDA ? FSVC_SOLVER_PCG
