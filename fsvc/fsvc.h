@@ -239,6 +239,9 @@ typedef struct fsvc_model {
                               max = min; applied to the raw values first */
 } fsvc_model;
 
+/* fsvc_train_info.solver_rule */
+enum { FSVC_AUTO_NONE = 0, FSVC_AUTO_BY_M, FSVC_AUTO_AUGMENT, FSVC_AUTO_DEVICE_MEM };
+
 typedef struct fsvc_train_info {
     double radius;         /* radius used (after any search) */
     int64_t m;             /* centroids */
@@ -250,6 +253,9 @@ typedef struct fsvc_train_info {
                               (pcg: H, the block products, the
                               preconditioner: K_mm, its factor, its solves) */
     fsvc_solver solver;    /* ridge: the solver that ran (direct or pcg) */
+    int solver_rule;       /* ridge with --solver auto: what decided it
+                              (FSVC_AUTO_BY_M, _AUGMENT, _DEVICE_MEM);
+                              FSVC_AUTO_NONE when the solver was given */
     int cg_iter;           /* pcg: iterations done */
     double cg_res;         /* pcg: achieved relative residual (the largest
                               over the columns, recomputed from W) */

@@ -157,13 +157,13 @@ int fsvc_readout_solve_dist(double *R, const fsvc_dist *dist, int64_t N_total,
     if (rc) return rc;
     /* auto: pcg with augmentation; else on the CPU pcg from FSVC_PCG_AUTO_M
      * centroids, on a device by its memory (device_auto) */
-    int dev = bnl_normal_products(ctx, op);
+    int dev = bnl_normal_products(ctx, op), rule = FSVC_AUTO_NONE;
     if (s == FSVC_SOLVER_AUTO && nv > 1)
-        s = FSVC_SOLVER_PCG;
+        s = FSVC_SOLVER_PCG, rule = FSVC_AUTO_AUGMENT;
     else if (s == FSVC_SOLVER_AUTO && dev)
-        s = device_auto(ctx, m, K, dist->size, cw && !y, progress);
+        s = device_auto(ctx, m, K, dist->size, cw && !y, progress), rule = FSVC_AUTO_DEVICE_MEM;
     else if (s == FSVC_SOLVER_AUTO)
-        s = m >= FSVC_PCG_AUTO_M ? FSVC_SOLVER_PCG : FSVC_SOLVER_DIRECT;
+        s = m >= FSVC_PCG_AUTO_M ? FSVC_SOLVER_PCG : FSVC_SOLVER_DIRECT, rule = FSVC_AUTO_BY_M;
     size_t hs = op->dtype == FSVC_F64 ? sizeof(double) : sizeof(float);
     if (!(ram > 0)) ram = fsvc_phys_ram();
     double budget = ram * SOLVER_RAM_USE;
@@ -183,6 +183,7 @@ int fsvc_readout_solve_dist(double *R, const fsvc_dist *dist, int64_t N_total,
         return rc;
     if (info) {
         info->solver = s;
+        info->solver_rule = rule;
         info->cg_iter = 0;
         info->cg_res = 0;
         info->cg_converged = 0;

@@ -269,6 +269,7 @@ int fsvc_sparse_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl
     if (m < 1 || N < 1)
         return fsvc_fail(err, FSVC_EINPUT, "ridge: no %s to fit (m = %lld, N = %lld)",
                          m < 1 ? "centroids" : "samples", (long long)m, (long long)N);
+    int rule = s == FSVC_SOLVER_AUTO ? FSVC_AUTO_BY_M : FSVC_AUTO_NONE;
     if (s == FSVC_SOLVER_AUTO)
         s = m >= FSVC_PCG_AUTO_M ? FSVC_SOLVER_PCG : FSVC_SOLVER_DIRECT;
     if (s == FSVC_SOLVER_PCG && !(tol > 0 && tol < 1))
@@ -288,6 +289,7 @@ int fsvc_sparse_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl
     }
     if (info) {
         info->solver = s;
+        info->solver_rule = rule;
         info->cg_iter = 0;
         info->cg_res = 0;
         info->cg_converged = 0;

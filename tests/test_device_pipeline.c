@@ -281,6 +281,7 @@ static void test_auto_by_device_memory(void **s)
     bnl_device_ops_use(NULL);
     if (rc) fail_msg("auto, big device: %s", err.msg);
     assert_int_equal(info.solver, FSVC_SOLVER_DIRECT);
+    assert_int_equal(info.solver_rule, FSVC_AUTO_DEVICE_MEM);
     emu_stats st = emu_device_stats();
     assert_int_equal(st.accum, 1);
     fsvc_free_model(&M);
@@ -291,6 +292,7 @@ static void test_auto_by_device_memory(void **s)
     bnl_device_ops_use(NULL);
     if (rc) fail_msg("auto, small device: %s", err.msg);
     assert_int_equal(info.solver, FSVC_SOLVER_PCG);
+    assert_int_equal(info.solver_rule, FSVC_AUTO_DEVICE_MEM);
     st = emu_device_stats();
     assert_int_equal(st.accum, 0);
     assert_true(st.apply >= 1);

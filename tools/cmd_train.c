@@ -216,9 +216,15 @@ static void print_summary(const fsvc_model *m, const fsvc_train_info *info,
     if (p->augment != FSVC_AUG_NONE)
         printf("augment: %s (virtual samples made per block of samples, not stored)\n",
                fsvc_augment_name(p->augment));
-    if (m->readout == FSVC_READOUT_RIDGE && p->solver == FSVC_SOLVER_AUTO)
+    if (m->readout == FSVC_READOUT_RIDGE && info->solver_rule == FSVC_AUTO_BY_M)
         fprintf(stderr, "fsvc train: solver auto chose %s (%lld centroids; pcg from %d)\n",
                 fsvc_solver_name(info->solver), (long long)m->m, FSVC_PCG_AUTO_M);
+    else if (m->readout == FSVC_READOUT_RIDGE && info->solver_rule == FSVC_AUTO_AUGMENT)
+        fprintf(stderr, "fsvc train: solver auto chose pcg (virtual samples: --augment %s)\n",
+                fsvc_augment_name(p->augment));
+    else if (m->readout == FSVC_READOUT_RIDGE && info->solver_rule == FSVC_AUTO_DEVICE_MEM)
+        fprintf(stderr, "fsvc train: solver auto chose %s (by the device's memory)\n",
+                fsvc_solver_name(info->solver));
     if (m->readout == FSVC_READOUT_RIDGE && info->solver == FSVC_SOLVER_PCG)
         printf("ridge: pcg, H %.2f s, products %.2f s, preconditioner %.2f s; %d "
                "iterations, relative residual %.3g\n", info->t_ridge[0], info->t_ridge[1],

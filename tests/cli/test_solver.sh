@@ -73,6 +73,10 @@ if [ -f "$MNIST/train-images-idx3-ubyte.gz" ]; then
     "$FSVC" train --augment shift1 --max-neurons 300 "$TMP/small" "$TMP/aug.fsvc"
   expect_match '^augment: shift1 ' "train --augment says so" "$OUT"
   expect_match '^ridge: pcg, ' "train --augment runs pcg" "$OUT"
+  expect_match '^fsvc train: solver auto chose pcg \(virtual samples: --augment shift1\)$' \
+    "train --augment: auto says it chose pcg for the virtual samples" "$ERR"
+  if echo "$ERR" | grep -q 'pcg from 3000'; then fail "train --augment: auto blamed the centroid count"
+  else ok "train --augment: auto does not cite the centroid count"; fi
   expect_exit 0 "train 600 MNIST images, no augment" -- \
     "$FSVC" train -q --solver pcg --max-neurons 300 "$TMP/small" "$TMP/plain.fsvc"
   if cmp -s "$TMP/aug.fsvc" "$TMP/plain.fsvc"; then fail "--augment shift1 changed nothing"
