@@ -75,6 +75,10 @@ int bnl_cuda_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t 
 int bnl_cuda_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                           const void *X, int64_t N, int n, const double *V, int K, double *Y,
                           fsvc_error *err);
+/* cuda/lms.cu */
+int bnl_cuda_lms(bnl_cuda *c, const bnl_op *op, double *R, const void *W, int64_t m,
+                 const void *X, const int *cls, int64_t N, int n, int K, double eta,
+                 int64_t *bad, fsvc_error *err);
 int bnl_cuda_time_forward(bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
                           const void *X, int64_t N, int n, int reps, double *sec,
                           fsvc_error *err);

@@ -477,6 +477,78 @@ FSVC_HD void bnlc_target_body(double *T, int K, const int *cls, const double *y,
         T[r * K + k] = k == cls[r] ? 1.0 : 0.0;
 }
 
+/* ---- the LMS readout on the device (cuda/lms.cu) ----
+ * One block of BNLC_LMS_THREADS (T) threads runs the samples of a tile in
+ * order (sequential over the samples, as the CPU's epoch; parallel over
+ * the m neurons). R: m x K row-major float64, resident; z = Hd + s * m the
+ * sample's float64 H row; tgt its K targets (one-hot). Per sample:
+ *   for each slice of kn <= BNLC_LMS_KC outputs k0 ..:
+ *     phase 1 bnlc_lms_dot_body: thread t sums z_j R[j][k] over its
+ *             neurons j = t, t + T, ... (z_j != 0 only, as the CPU skips
+ *             the zeros of H) into part[kk * T + t]; barrier;
+ *     phase 2 bnlc_lms_fold_body with half = T/2, T/4, .. 1, a barrier
+ *             after each: part[kk * T] = the whole dot;
+ *     phase 3 bnlc_lms_err_body (threads t < kn): e[k0 + t] = tgt - dot;
+ *             an e that is not finite sets *bad = the sample; barrier;
+ *   *bad set: every thread stops (R as before this sample, as the CPU);
+ *   phase 4 bnlc_lms_update_body: R[j][k] += eta z_j e[k] for thread t's
+ *             neurons j (z_j != 0); barrier.
+ * part: BNLC_LMS_KC * T doubles (shared), e: K doubles. */
+#define BNLC_LMS_THREADS 256
+#define BNLC_LMS_KC 16
+
+FSVC_HD void bnlc_lms_dot_body(double *part, const double *z, const double *R, int64_t m,
+                               int K, int k0, int kn, int t, int T)
+{
+    double acc[BNLC_LMS_KC];
+    for (int kk = 0; kk < BNLC_LMS_KC; kk++)
+        acc[kk] = 0.0;
+    for (int64_t j = t; j < m; j += T) {
+        double h = z[j];
+        if (h == 0.0)
+            continue;
+        const double *r = R + j * K + k0;
+        for (int kk = 0; kk < kn; kk++)
+            acc[kk] += h * r[kk];
+    }
+    for (int kk = 0; kk < kn; kk++)
+        part[kk * T + t] = acc[kk];
+}
+
+/* part[kk * T + t] += part[kk * T + t + half] for t < half (T a power of 2). */
+FSVC_HD void bnlc_lms_fold_body(double *part, int T, int kn, int half, int t)
+{
+    if (t >= half)
+        return;
+    for (int kk = 0; kk < kn; kk++)
+        part[kk * T + t] += part[kk * T + t + half];
+}
+
+/* Thread t < kn: e[k0 + t] = tgt[k0 + t] - part[t * T]; not finite: *bad = i. */
+FSVC_HD void bnlc_lms_err_body(double *e, const double *part, int T, const double *tgt, int k0,
+                               int kn, int64_t i, int64_t *bad, int t)
+{
+    if (t >= kn)
+        return;
+    double v = tgt[k0 + t] - part[t * T];
+    e[k0 + t] = v;
+    if (!isfinite(v))
+        *bad = i;
+}
+
+FSVC_HD void bnlc_lms_update_body(double *R, const double *z, const double *e, int64_t m, int K,
+                                  double eta, int t, int T)
+{
+    for (int64_t j = t; j < m; j += T) {
+        double h = z[j];
+        if (h == 0.0)
+            continue;
+        double *r = R + j * K;
+        for (int k = 0; k < K; k++)
+            r[k] += eta * h * e[k];
+    }
+}
+
 /* ==== f64 layers (issue 10: Hopper's full FP64 pipe) ====
  * The same tile kernel geometry and staging (bnlc_stage copies 32-bit
  * words; an f64 row is 2n words, little-endian: word 2k the low half of

@@ -17,6 +17,7 @@ const bnl_device_ops bnl_cuda_ops = {
     bnl_cuda_normal_close,
     bnl_cuda_normal_rhs,
     bnl_cuda_normal_apply,
+    bnl_cuda_lms,
     bnl_cuda_time_forward,
     bnl_cuda_describe,
     bnl_cuda_device_tag,

@@ -18,9 +18,11 @@
  * The solve: cuSOLVER Dpotrf / Dpotrs on G's lower triangle; the upper
  * triangle keeps a pristine mirror (bnlc_mirror_body), so a retry with a
  * larger lambda (fsvc/ridge.c) restores G on the device.
- * The memory budget comes from cudaMemGetInfo at the call.
+ * The memory budget comes from cudaMemGetInfo at the call. The sample
+ * stream (W, chunks, tiles of H) is cuda/dstream.cu, shared with the LMS
+ * readout (cuda/lms.cu).
  */
-#include "cuda_internal.h"
+#include "dstream.h"
 
 #include <cusolverDn.h>
 #include <stdlib.h>
@@ -45,17 +47,7 @@ struct bnl_normal {
 };
 
 /* ---- kernels: the bodies are in kernels_hd.h ---- */
-__global__ void widen_kernel(double *Hd, int64_t ldd, const float *H, int64_t ldh, int64_t rows,
-                             int64_t cols)
-{
-    int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= cols)
-        return;
-    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y)
-        bnlc_widen_body(Hd, ldd, H, ldh, r, c);
-}
-
-__global__ void mirror_kernel(double *G, int64_t m, int to_upper)
+static __global__ void mirror_kernel(double *G, int64_t m, int to_upper)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m)
@@ -64,7 +56,7 @@ __global__ void mirror_kernel(double *G, int64_t m, int to_upper)
         bnlc_mirror_body(G, m, i, j, to_upper);
 }
 
-__global__ void diag_kernel(double *G, int64_t m, const double *dg, double lam, int get)
+static __global__ void diag_kernel(double *G, int64_t m, const double *dg, double lam, int get)
 {
     int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= m)
@@ -73,196 +65,6 @@ __global__ void diag_kernel(double *G, int64_t m, const double *dg, double lam, 
         bnlc_getdiag_body((double *)dg, G, m, j);
     else
         bnlc_diag_body(G, m, dg, lam, j);
-}
-
-static dim3 grid2(int64_t cols, int64_t rows)
-{
-    return dim3((unsigned)((cols + 255) / 256), (unsigned)(rows < 65535 ? (rows > 0 ? rows : 1) : 65535));
-}
-
-/* ---- the sample stream: W resident, X resident or chunked ---- */
-typedef struct dstream {
-    bnl_cuda *c;
-    job_kind k;
-    bnlc_actp ap;
-    int64_t m, ldk, ldo, Nt, Xc;
-    int n, nb, K;          /* nb: 1 (X resident) or 2 (chunks) */
-    uint32_t *dW, *dX[2], *hX[2];
-    double *dT[2], *hT[2]; /* ridge: targets of the chunk */
-    float *dwn, *dxn, *dH;
-    void *dQ;              /* tf32 / bf16 GEMM operands (gemm.cu) */
-    size_t capQ;
-    double *dHd;
-    cudaStream_t s, cs;
-    cudaEvent_t up[2], used[2];
-    int events;
-} dstream;
-
-static int64_t r4(int64_t v) { return (v + 3) / 4 * 4; }
-
-static void ds_free(dstream *d)
-{
-    if (d->s) cudaStreamSynchronize(d->s);
-    if (d->cs) cudaStreamSynchronize(d->cs);
-    cudaFree(d->dW); cudaFree(d->dwn); cudaFree(d->dxn); cudaFree(d->dH); cudaFree(d->dHd);
-    cudaFree(d->dQ);
-    for (int b = 0; b < 2; b++) {
-        cudaFree(d->dX[b]); cudaFree(d->dT[b]);
-        cudaFreeHost(d->hX[b]); cudaFreeHost(d->hT[b]);
-        if (d->events) { cudaEventDestroy(d->up[b]); cudaEventDestroy(d->used[b]); }
-    }
-    if (d->s) cudaStreamDestroy(d->s);
-    if (d->cs) cudaStreamDestroy(d->cs);
-    cudaGetLastError();
-    memset(d, 0, sizeof *d);
-}
-
-#define DALLOC(err, p, bytes) CUDA_CHECK(err, cudaMalloc((void **)&(p), (size_t)(bytes) ? (size_t)(bytes) : 8))
-#define HALLOC(err, p, bytes) CUDA_CHECK(err, cudaMallocHost((void **)&(p), (size_t)(bytes) ? (size_t)(bytes) : 8))
-
-/* Plans and allocates: fixed = device bytes the caller holds besides. */
-static int ds_open(dstream *d, bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
-                   int64_t N, int n, int K, int targets, size_t fixed, double extra_row,
-                   fsvc_error *err)
-{
-    memset(d, 0, sizeof *d);
-    d->c = c; d->m = m; d->n = n; d->K = K;
-    int rc = bnlc_kind_of(op, n, &d->k, err);
-    if (rc)
-        return rc;
-    if (d->k.es == 8) /* f64: forward and actsum only; the readout work stays on the CPU */
-        return fsvc_fail(err, FSVC_EUSAGE, "cuda: f64 readout work is not offered on the GPU "
-                         "(use cpu)");
-    if (m > 2147483647 || N > 2147483647)
-        return fsvc_fail(err, FSVC_EUSAGE, "cuda: cuBLAS sizes over int range");
-    d->ap = bnlc_actp_of(op);
-    d->ldk = bnlc_ldk(n, d->k.es);
-    d->ldo = r4(m);
-    int gemm = d->k.tile_op < 0;
-    size_t fr = 0, tot = 0;
-    CUDA_CHECK(err, cudaSetDevice(c->dev));
-    CUDA_CHECK(err, cudaMemGetInfo(&fr, &tot));
-    double budget = (double)fr * (c->lim.mem_frac > 0 ? c->lim.mem_frac : 0.9) -
-                    (double)(c->lim.mem_reserve > 0 ? c->lim.mem_reserve : (256 << 20)) -
-                    (double)fixed;
-    double wbytes = (double)m * d->ldk * 4 + (gemm ? m * 4.0 : 0);
-    double rowx = (double)d->ldk * 4 + (targets ? K * 8.0 : 0) + (gemm ? 4 : 0) + extra_row;
-    budget -= wbytes;
-    /* the H tile: float (ldo) + float64 (m) per sample */
-    d->Nt = N < 4096 ? N : 4096;
-    while (d->Nt > 128 && (double)d->Nt * (d->ldo * 4.0 + m * 8.0) > budget / 3)
-        d->Nt /= 2;
-    budget -= (double)d->Nt * (d->ldo * 4.0 + m * 8.0);
-    if (budget < (double)d->Nt * rowx)
-        return fsvc_fail(err, FSVC_ERESOURCE, "cuda: not enough device memory for %lld "
-                         "centroids (%.2f GB free)", (long long)m, (double)fr / 1e9);
-    if ((double)N * rowx <= budget) {
-        d->nb = 1; d->Xc = N;
-    } else {
-        d->nb = 2;
-        d->Xc = (int64_t)(budget / (2 * rowx)) / d->Nt * d->Nt;
-        if (d->Xc < d->Nt) d->Xc = d->Nt;
-    }
-    CUDA_CHECK(err, cudaStreamCreateWithFlags(&d->s, cudaStreamNonBlocking));
-    CUDA_CHECK(err, cudaStreamCreateWithFlags(&d->cs, cudaStreamNonBlocking));
-    for (int b = 0; b < 2; b++) {
-        CUDA_CHECK(err, cudaEventCreateWithFlags(&d->up[b], cudaEventDisableTiming));
-        CUDA_CHECK(err, cudaEventCreateWithFlags(&d->used[b], cudaEventDisableTiming));
-    }
-    d->events = 1;
-    DALLOC(err, d->dW, m * d->ldk * 4);
-    DALLOC(err, d->dH, d->Nt * d->ldo * 4);
-    DALLOC(err, d->dHd, d->Nt * m * 8);
-    if (gemm) {
-        DALLOC(err, d->dwn, m * 4);
-        DALLOC(err, d->dxn, d->Xc * 4);
-    }
-    for (int b = 0; b < d->nb; b++) {
-        DALLOC(err, d->dX[b], d->Xc * d->ldk * 4);
-        HALLOC(err, d->hX[b], d->Xc * d->ldk * 4);
-        if (targets) {
-            DALLOC(err, d->dT[b], d->Xc * K * 8);
-            HALLOC(err, d->hT[b], d->Xc * K * 8);
-        }
-    }
-    /* W once (pageable: one copy does not pay for pinning) */
-    uint32_t *hW = (uint32_t *)malloc((size_t)(m * d->ldk * 4));
-    if (!hW)
-        return fsvc_fail(err, FSVC_ERESOURCE, "cuda: out of memory");
-    bnlc_pack_rows(hW, d->ldk, W, 0, m, n, d->k.es);
-    cudaError_t e = cudaMemcpy(d->dW, hW, (size_t)(m * d->ldk * 4), cudaMemcpyHostToDevice);
-    free(hW);
-    CUDA_CHECK(err, e);
-    if (gemm)
-        CUDA_CHECK(err, bnlc_launch_norms(d->dwn, (const float *)d->dW, m, d->ldk, n, d->s));
-    return FSVC_OK;
-}
-
-/* H of samples t0 .. t0 + nt - 1 of the chunk in buffer b, widened into
- * dHd (column-major m x nt). */
-static int ds_tile(dstream *d, int b, int64_t t0, int64_t nt, fsvc_error *err)
-{
-    const uint32_t *X = d->dX[b] + t0 * d->ldk;
-    if (d->k.tile_op >= 0) {
-        CUDA_CHECK(err, bnlc_launch_tile(d->k.tile_op, d->ap, d->dH, d->ldo, 0, d->dW, d->m, X,
-                                         nt, d->ldk, d->s));
-    } else {
-        const float alpha = d->k.l2 ? -2.0f : 1.0f;
-        int rc = bnlc_gemm_prec(d->c->blas, d->s, d->k.prec, (int)d->m, (int)nt, d->n, alpha,
-                                (const float *)d->dW, (int)d->ldk, (const float *)X,
-                                (int)d->ldk, d->dH, (int)d->ldo, &d->dQ, &d->capQ, err);
-        if (rc)
-            return rc;
-        CUDA_CHECK(err, bnlc_launch_gemm_epi(d->dH, d->ldo, nt, d->m, 0, d->dxn + t0, d->dwn,
-                                             d->k.l2, d->ap, d->s));
-    }
-    widen_kernel<<<grid2(d->m, nt), 256, 0, d->s>>>(d->dHd, d->m, d->dH, d->ldo, nt, d->m);
-    CUDA_CHECK(err, cudaGetLastError());
-    return FSVC_OK;
-}
-
-/* What a tile feeds. */
-typedef int (*tile_fn)(void *u, dstream *d, int b, int64_t i0, int64_t t0, int64_t nt,
-                       fsvc_error *err);
-typedef int (*chunk_fn)(void *u, dstream *d, int64_t i0, int64_t rows, fsvc_error *err);
-
-/* Streams every sample through ds_tile and fn; done(u) after each chunk's
- * tiles are queued (scores: copy Y back). */
-static int ds_run(dstream *d, const void *X, int64_t N, const int *cls, const double *y,
-                  tile_fn fn, chunk_fn done, void *u, fsvc_error *err)
-{
-    int gemm = d->k.tile_op < 0;
-    int rc;
-    for (int64_t i0 = 0, ch = 0; i0 < N; i0 += d->Xc, ch++) {
-        int b = (int)(ch % d->nb);
-        int64_t rows = N - i0 < d->Xc ? N - i0 : d->Xc;
-        if (ch >= d->nb) /* the compute is done with buffer b (and so its copy) */
-            CUDA_CHECK(err, cudaEventSynchronize(d->used[b]));
-        bnlc_pack_rows(d->hX[b], d->ldk, X, i0, rows, d->n, d->k.es);
-        CUDA_CHECK(err, cudaMemcpyAsync(d->dX[b], d->hX[b], (size_t)(rows * d->ldk * 4),
-                                        cudaMemcpyHostToDevice, d->cs));
-        if (d->hT[b]) {
-            for (int64_t r = 0; r < rows; r++)
-                bnlc_target_body(d->hT[b], d->K, cls ? cls + i0 : NULL, y ? y + i0 : NULL, r);
-            CUDA_CHECK(err, cudaMemcpyAsync(d->dT[b], d->hT[b], (size_t)(rows * d->K * 8),
-                                            cudaMemcpyHostToDevice, d->cs));
-        }
-        CUDA_CHECK(err, cudaEventRecord(d->up[b], d->cs));
-        CUDA_CHECK(err, cudaStreamWaitEvent(d->s, d->up[b], 0));
-        if (gemm)
-            CUDA_CHECK(err, bnlc_launch_norms(d->dxn, (const float *)d->dX[b], rows, d->ldk,
-                                              d->n, d->s));
-        for (int64_t t0 = 0; t0 < rows; t0 += d->Nt) {
-            int64_t nt = rows - t0 < d->Nt ? rows - t0 : d->Nt;
-            if ((rc = ds_tile(d, b, t0, nt, err)) || (rc = fn(u, d, b, i0, t0, nt, err)))
-                return rc;
-        }
-        CUDA_CHECK(err, cudaEventRecord(d->used[b], d->s));
-        if (done && (rc = done(u, d, i0, rows, err)))
-            return rc;
-    }
-    CUDA_CHECK(err, cudaStreamSynchronize(d->s));
-    return FSVC_OK;
 }
 
 /* ---- the normal equations ---- */

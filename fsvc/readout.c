@@ -4,7 +4,10 @@
  * W += eta * outer(z, T_i - z.W).
  * A learning rate too large for the data makes the error grow without
  * bound: the pass stops at the first error that is not finite and says so
- * (FSVC_EINPUT: lower -e), rather than leaving NaN weights behind. */
+ * (FSVC_EINPUT: lower -e), rather than leaving NaN weights behind.
+ * On a device that offers it (bnl_lms_offered) each epoch runs there
+ * whole (bnl_lms_epoch: H never comes back, only R and the status);
+ * otherwise H comes from bnl_forward per chunk and the update runs here. */
 #include "internal.h"
 
 #include <math.h>
@@ -18,11 +21,40 @@ void fsvc_readout_onehot(double *R, const int *lab, int64_t m, int K)
         R[j * K + lab[j]] = 1.0;
 }
 
+static int diverged(fsvc_error *err, int ep, int64_t i, double eta)
+{
+    return fsvc_fail(err, FSVC_EINPUT, "lms: the LMS readout diverged (NaN or infinite weights "
+                     "at epoch %d, sample %lld) with learning rate %g: lower the learning rate "
+                     "(-e)", ep, (long long)i, eta);
+}
+
+/* The epochs on the device: one call each, R up and down. */
+static int lms_device(double *R, const bnl_ctx *ctx, const bnl_op *op, const void *C,
+                      int64_t m, const void *X, const int *cls, int64_t N, int n, int K,
+                      double eta, int epochs, int progress, fsvc_error *err)
+{
+    int rc = FSVC_OK;
+    for (int ep = 0; ep < epochs && !rc; ep++) {
+        int64_t bad = -1;
+        rc = bnl_lms_epoch(ctx, op, R, C, m, X, cls, N, n, K, eta, &bad, err);
+        if (!rc && bad >= 0)
+            rc = diverged(err, ep + 1, bad + 1, eta);
+        if (!rc && progress)
+            fsvc_printf("\rlms: epoch %d/%d, %lld/%lld samples   ", ep + 1, epochs,
+                        (long long)N, (long long)N);
+    }
+    if (progress)
+        fsvc_printf("\n");
+    return rc;
+}
+
 int fsvc_readout_lms(double *R, const bnl_ctx *ctx, const bnl_op *op,
                      const void *C, int64_t m, const void *X, const int *cls,
                      int64_t N, int n, int K, double eta, int epochs,
                      int progress, fsvc_error *err)
 {
+    if (bnl_lms_offered(ctx, op))
+        return lms_device(R, ctx, op, C, m, X, cls, N, n, K, eta, epochs, progress, err);
     int dbl = op->dtype == FSVC_F64;
     size_t es = dbl ? sizeof(double) : sizeof(float);
     size_t row = (size_t)n * fsvc_dtype_size(op->dtype);
@@ -56,11 +88,7 @@ int fsvc_readout_lms(double *R, const bnl_ctx *ctx, const bnl_op *op,
                         e[k] -= z[q] * R[nz[q] * K + k];
                 for (int k = 0; k < K; k++)
                     if (!isfinite(e[k])) {
-                        rc = fsvc_fail(err, FSVC_EINPUT,
-                                       "lms: the LMS readout diverged (NaN or infinite weights "
-                                       "at epoch %d, sample %lld) with learning rate %g: lower "
-                                       "the learning rate (-e)", ep + 1, (long long)(i0 + i + 1),
-                                       eta);
+                        rc = diverged(err, ep + 1, i0 + i + 1, eta);
                         goto done;
                     }
                 for (int64_t q = 0; q < cnt; q++)

@@ -275,6 +275,30 @@ int bnl_normal_products(const bnl_ctx *ctx, const bnl_op *op)
            OFFERS(normal_apply);
 }
 
+int bnl_lms_offered(const bnl_ctx *ctx, const bnl_op *op)
+{
+    return ctx && op && ctx->cuda && op->dtype != FSVC_F64 && OFFERS(lms);
+}
+
+int bnl_lms_epoch(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
+                  const void *X, const int *cls, int64_t N, int n, int K, double eta,
+                  int64_t *bad, fsvc_error *err)
+{
+    int rc = check_call(ctx, op, W, m, X, N, n, R, err);
+    if (rc)
+        return rc;
+    if (!bnl_lms_offered(ctx, op))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: the LMS readout is not offered on a device "
+                         "for this layer");
+    if (K < 1 || !cls || !bad)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: the LMS readout needs K >= 1, the classes "
+                         "and a status");
+    *bad = -1;
+    if (N == 0 || m == 0)
+        return FSVC_OK;
+    return dev_ops()->lms(ctx->cuda, op, R, W, m, X, cls, N, n, K, eta, bad, err);
+}
+
 void bnl_normal_close(bnl_normal *s)
 {
     if (s && OFFERS(normal_close))

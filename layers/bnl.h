@@ -131,6 +131,19 @@ int bnl_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
  * bnl_normal_open serves them), 0 if they run on the CPU (fsvc/hblock.c). */
 int bnl_normal_products(const bnl_ctx *ctx, const bnl_op *op);
 
+/* ---- the online LMS readout, resident on a device ----
+ * One epoch of fsvc/readout.c's LMS on ctx's device: the samples in order,
+ * targets one-hot of cls (K classes), per sample e = t - z.R, then
+ * R += eta z e (R: m x K row-major float64, in and out); H is computed and
+ * consumed on the device, only R and the status come back. *bad: -1, or
+ * the first sample (0-based) whose e is not finite. bnl_lms_offered: 1 if
+ * ctx's device offers it for op (u8 and f32 layers), else 0 (then
+ * bnl_lms_epoch fails with FSVC_EUSAGE: run the epoch on the CPU). */
+int bnl_lms_offered(const bnl_ctx *ctx, const bnl_op *op);
+int bnl_lms_epoch(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
+                  const void *X, const int *cls, int64_t N, int n, int K, double eta,
+                  int64_t *bad, fsvc_error *err);
+
 /* The tiling the planner would use for this call on ctx. */
 bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op,
                       int64_t m, int64_t N, int n);

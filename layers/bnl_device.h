@@ -63,6 +63,14 @@ typedef struct bnl_device_ops {
     int (*normal_apply)(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                         const void *X, int64_t N, int n, const double *V, int K, double *Y,
                         fsvc_error *err);
+    /* One epoch of the online LMS readout (fsvc/readout.c) with H computed
+     * and consumed on the device: samples in order, targets one-hot of cls,
+     * per sample e = t - z.R, then R += eta z e (R: m x K row-major
+     * float64, in and out). *bad: -1, or the first sample (0-based) whose
+     * e is not finite (R as before it). Only R and *bad come back. */
+    int (*lms)(bnl_cuda *c, const bnl_op *op, double *R, const void *W, int64_t m,
+               const void *X, const int *cls, int64_t N, int n, int K, double eta,
+               int64_t *bad, fsvc_error *err);
     /* Kernel-only seconds of H = act(dist(W, X)) with W, X and H resident
      * (the best of reps runs, CUDA events). */
     int (*time_forward)(bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
@@ -84,7 +92,7 @@ extern const bnl_device_ops bnl_cuda_ops;
 
 /* A NULL entry point is "not offered": the engine computes that call on
  * the CPU (forward, actsum, scores, the normal equations and their block
- * products) or answers as without a device (the others).
+ * products, the LMS epoch) or answers as without a device (the others).
  *
  * Test hook: the device backend of contexts opened from now on (NULL:
  * back to bnl_cuda_ops), e.g. a host-emulated device (tests/util/

@@ -20,7 +20,11 @@
  *    bnl_scores on a cpu context, the normal equations (diag(H^T H),
  *    H^T T) against float64 sums of the CPU's H and the device solve
  *    against LAPACK on those sums, resident and, with the memory budget
- *    forced small, with X streamed in chunks.
+ *    forced small, with X streamed in chunks;
+ * 5. the LMS readout on the device (cuda/lms.cu): bnl_cuda_lms epochs
+ *    against the CPU's sequential loop over the CPU's H (R within a
+ *    relative tolerance: the dot's order differs), the divergence status
+ *    at the same sample, resident and streamed; seconds per epoch.
  * Exit 0 all correct, 1 a mismatch, 3 no usable device (one line says why).
  */
 #include "cuda/cuda_internal.h"
@@ -291,6 +295,106 @@ static int readout(bnl_cuda *c, int quick)
     return fails;
 }
 
+/* The LMS epochs on the device at one shape against the CPU's loop over
+ * the CPU's H (fsvc/readout.c); returns mismatches. */
+static int check_lms(bnl_cuda *c, bnl_ctx *cpu, const bnl_op *op, int64_t m, int64_t N, int n,
+                     int K, double eta, int epochs)
+{
+    void *W = fill(m * n, op->dtype), *X = fill(N * n, op->dtype);
+    float *H = (float *)malloc(sizeof(float) * N * m);
+    double *R = (double *)calloc((size_t)(m * K), 8), *Rc = (double *)calloc((size_t)(m * K), 8);
+    double *e = (double *)malloc(8 * K);
+    int *cls = (int *)malloc(sizeof(int) * N);
+    for (int64_t i = 0; i < N; i++) cls[i] = (int)(rnd() % (unsigned)K);
+    for (int64_t j = 0; j < m; j++) R[j * K + j % K] = Rc[j * K + j % K] = 1.0;
+    fsvc_error err;
+    int bad = 0;
+    if (bnl_forward(cpu, op, H, m, W, m, X, N, n, &err)) {
+        printf("  ERROR %s\n", err.msg);
+        return 1;
+    }
+    int64_t bc = -1, bd = -1;
+    for (int ep = 0; ep < epochs && bc < 0; ep++)
+        for (int64_t i = 0; i < N && bc < 0; i++) {
+            const float *h = H + i * m;
+            for (int k = 0; k < K; k++) e[k] = cls[i] == k ? 1.0 : 0.0;
+            for (int64_t j = 0; j < m; j++)
+                if (h[j] != 0)
+                    for (int k = 0; k < K; k++) e[k] -= (double)h[j] * Rc[j * K + k];
+            for (int k = 0; k < K; k++)
+                if (!isfinite(e[k])) bc = ep * N + i;
+            if (bc >= 0) break;
+            for (int64_t j = 0; j < m; j++)
+                if (h[j] != 0)
+                    for (int k = 0; k < K; k++) Rc[j * K + k] += eta * (double)h[j] * e[k];
+        }
+    double t0 = now();
+    for (int ep = 0; ep < epochs && bd < 0; ep++) {
+        int64_t b = -1;
+        if (bnl_cuda_lms(c, op, R, W, m, X, cls, N, n, K, eta, &b, &err)) {
+            printf("  ERROR %s\n", err.msg);
+            return 1;
+        }
+        if (b >= 0) bd = ep * N + b;
+    }
+    double sec = (now() - t0) / epochs;
+    if (bc != bd) {
+        printf("  diverged at gpu %lld cpu %lld\n", (long long)bd, (long long)bc);
+        bad++;
+    } else if (bc < 0) {
+        double rmax = 0;
+        for (int64_t q = 0; q < m * K; q++) rmax = fmax(rmax, fabs(Rc[q]));
+        for (int64_t q = 0; q < m * K; q++)
+            if (!(fabs(R[q] - Rc[q]) <= (op->dtype == FSVC_U8 ? 1e-9 : 1e-4) * rmax) &&
+                bad++ < 8)
+                printf("  R[%lld] gpu %.17g cpu %.17g\n", (long long)q, R[q], Rc[q]);
+    }
+    printf("%-4s %-3s m %5lld N %6lld n %4d K %3d eta %-6g: %s (%.4f s per epoch)\n",
+           fsvc_dtype_name(op->dtype), bnl_dist_name(op->dist), (long long)m, (long long)N, n,
+           K, eta, bad ? "MISMATCH" : bc >= 0 ? "ok, diverged at the same sample" : "ok", sec);
+    free(W); free(X); free(H); free(R); free(Rc); free(e); free(cls);
+    return bad;
+}
+
+static int lms(bnl_cuda *c, int quick)
+{
+    bnl_ctx cpu;
+    fsvc_error err;
+    if (bnl_ctx_open(&cpu, "cpu", 0, 1, &err)) { printf("%s\n", err.msg); return 1; }
+    printf("\nLMS readout on the device (bnl_cuda_lms) vs the cpu loop:\n");
+    const struct { bnl_dist d; fsvc_dtype t; double r; } ops[] = {
+        {BNL_L1, FSVC_U8, 3000.0}, {BNL_L2, FSVC_U8, 300.0}, {BNL_L1, FSVC_F32, 60.0},
+        {BNL_L2, FSVC_F32, 6.0}};
+    const int shapes[][4] = {{1, 1, 3, 2}, {133, 301, 50, 10}, {300, 997, 784, 17},
+                             {2000, 10000, 784, 10}};
+    int fails = 0;
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+        for (int s = 0; s < (quick ? 3 : 4); s++) {
+            double sc = (double)shapes[s][2] / 50.0; /* the radius grows with n */
+            bnl_op op = {ops[o].d, BNL_GAUSS, ops[o].t,
+                         ops[o].r * (ops[o].d == BNL_L1 ? sc : sqrt(sc)), BNL_PREC_FULL};
+            fails += check_lms(c, &cpu, &op, shapes[s][0], shapes[s][1], shapes[s][2],
+                               shapes[s][3], 1e-3, 2) != 0;
+        }
+    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 3000.0, BNL_PREC_FULL};
+    fails += check_lms(c, &cpu, &op, 133, 301, 50, 10, 1e6, 2) != 0; /* diverges */
+    /* streamed: leave ~48 MB so that X (40000 x 800 B) comes in chunks */
+    size_t fr = 0, tot = 0;
+    CK(cudaMemGetInfo(&fr, &tot));
+    bnlc_limits lim, small;
+    bnl_cuda_limits(c, &lim, NULL);
+    small = lim;
+    small.mem_frac = 0.9;
+    small.mem_reserve = (int64_t)(0.9 * (double)fr) - (48 << 20);
+    bnl_cuda_limits(c, NULL, &small);
+    printf("X streamed in chunks:\n");
+    op.radius = 3000.0 * 784 / 50;
+    fails += check_lms(c, &cpu, &op, 300, 40000, 784, 10, 1e-3, 1) != 0;
+    bnl_cuda_limits(c, NULL, &lim);
+    bnl_ctx_close(&cpu);
+    return fails;
+}
+
 /* kernel-only time of one M x M BNL (device buffers, CUDA events) */
 static double time_kernel(int op, int64_t M, int n, int reps)
 {
@@ -341,6 +445,7 @@ int main(int argc, char **argv)
     if (bnl_cuda_open(&c, 1, &err)) { printf("%s\n", err.msg); return 3; }
     int fails = correctness(c, quick);
     fails += readout(c, quick);
+    fails += lms(c, quick);
 
     FILE *out = csv ? fopen(csv, "w") : NULL;
     if (out) fprintf(out, "what,dtype,M,n,seconds_per_bnl,t_syn_ns\n");

@@ -24,7 +24,7 @@
 static struct {
     emu_stats st;
     int64_t mem, Nt, Xc;
-} g = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, (int64_t)16 << 30, 48, 112};
+} g = {{0}, (int64_t)16 << 30, 48, 112};
 
 static void up(int64_t b) { g.st.up += b; }
 static void down(int64_t b)
@@ -182,6 +182,39 @@ void emu_apply_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t
                     (int)e->m, T, e->K, 1.0, q->B, (int)e->m);
         q->sumsq += cblas_ddot((int)(e->m * nt), Hd, 1, Hd, 1);
     }
+}
+
+/* lms_kernel: one block of BNLC_LMS_THREADS threads, each phase run for
+ * every thread before the barrier; the shared partial sums are refilled
+ * with garbage per slice (phase 1 must write every word phase 2 reads). */
+void emu_lms_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
+{
+    struct emu_lms_u *q = u;
+    const int NT = BNLC_LMS_THREADS;
+    int K = e->K;
+    double *part = malloc(sizeof(double) * BNLC_LMS_KC * NT);
+    assert_non_null(part);
+    int64_t sbad = *q->bad;
+    for (int64_t s = 0; s < nt && sbad < 0; s++) {
+        const double *z = Hd + s * e->m;
+        for (int k0 = 0; k0 < K; k0 += BNLC_LMS_KC) {
+            int kn = K - k0 < BNLC_LMS_KC ? K - k0 : BNLC_LMS_KC;
+            for (int w = 0; w < BNLC_LMS_KC * NT; w++) part[w] = NAN;
+            for (int t = 0; t < NT; t++)
+                bnlc_lms_dot_body(part, z, q->R, e->m, K, k0, kn, t, NT);
+            for (int half = NT / 2; half > 0; half /= 2)
+                for (int t = 0; t < NT; t++)
+                    bnlc_lms_fold_body(part, NT, kn, half, t);
+            for (int t = 0; t < NT; t++)
+                bnlc_lms_err_body(q->E, part, NT, T + s * K, k0, kn, i0 + s, &sbad, t);
+        }
+        if (sbad >= 0)
+            break;
+        for (int t = 0; t < NT; t++)
+            bnlc_lms_update_body(q->R, z, q->E, e->m, K, q->eta, t, NT);
+    }
+    *q->bad = sbad;
+    free(part);
 }
 
 /* ---- the bnl_device_ops table ---- */
@@ -360,6 +393,29 @@ static int ed_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64
     return products(op, W, m, X, N, n, NULL, NULL, V, K, Y, NULL, err);
 }
 
+static int ed_lms(bnl_cuda *c, const bnl_op *op, double *R, const void *W, int64_t m,
+                  const void *X, const int *cls, int64_t N, int n, int K, double eta,
+                  int64_t *bad, fsvc_error *err)
+{
+    (void)c;
+    if (m < 1 || N < 1 || n < 1 || K < 1 || !cls || !R || !bad)
+        return fsvc_fail(err, FSVC_EUSAGE, "emu: bad LMS shape");
+    emu e;
+    emu_init(&e, *op, W, m, N, n, K, g.Nt, g.Xc);
+    double *E = malloc(sizeof(double) * (size_t)K);
+    assert_non_null(E);
+    *bad = -1;
+    up(m * K * 8 + 8); /* R, the status */
+    struct emu_lms_u u = {R, E, eta, bad};
+    emu_run(&e, X, cls, NULL, emu_lms_fn, &u);
+    down(m * K * 8);
+    down(8);
+    free(E);
+    emu_free(&e);
+    g.st.lms++;
+    return FSVC_OK;
+}
+
 static int ed_describe(char *buf, size_t len)
 {
     if (buf && len) snprintf(buf, len, "emulated device (tests/util/emu_device.c)");
@@ -398,6 +454,7 @@ static const bnl_device_ops ops = {
     .normal_close = ed_normal_close,
     .normal_rhs = ed_normal_rhs,
     .normal_apply = ed_normal_apply,
+    .lms = ed_lms,
     .describe = ed_describe,
     .device_tag = ed_device_tag,
     .props = ed_props,

@@ -8,7 +8,7 @@
  *     (tests/cuda_emu_grid.h), each cuBLAS / cuSOLVER call replaced by the
  *     CBLAS / LAPACKE call with the same arguments;
  *   - emu_device_ops(): a bnl_device_ops table made of those jobs (open,
- *     close, forward, actsum, scores, normal_*, describe, props), to
+ *     close, forward, actsum, scores, normal_*, lms, describe, props), to
  *     install with bnl_device_ops_use so that a "cuda" context runs the
  *     whole device pipeline without a GPU. It counts the bytes that would
  *     cross PCIe (uploads, downloads) per entry point.
@@ -53,13 +53,17 @@ struct emu_scores_u { const double *R; double *Y; };
 void emu_scores_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u);
 struct emu_apply_u { const double *V; double *Y, *Z, *B, sumsq; };
 void emu_apply_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u);
+/* The tile function of the LMS epoch (cuda/lms.cu's lms_kernel over its
+ * one emulated block): R m x K row-major, E the K errors, *bad the status. */
+struct emu_lms_u { double *R, *E, eta; int64_t *bad; };
+void emu_lms_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u);
 
 /* ---- the emulated device ---- */
 typedef struct emu_stats {
     int64_t up, down;        /* bytes host -> device, device -> host */
     int64_t max_down;        /* the largest single download */
     int64_t forward_down;    /* of down: H from forward */
-    int forward, actsum, scores, accum, solve, rhs, apply; /* calls */
+    int forward, actsum, scores, accum, solve, rhs, apply, lms; /* calls */
 } emu_stats;
 
 const bnl_device_ops *emu_device_ops(void);
