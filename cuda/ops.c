@@ -24,4 +24,9 @@ const bnl_device_ops bnl_cuda_ops = {
     bnl_cuda_limits,
     bnlc_tune_path,
     bnlc_tune_write,
+    /* the novelty session (cuda/novelty.cu) */
+    bnl_cuda_nov_open,
+    bnl_cuda_nov_add,
+    bnl_cuda_nov_sums,
+    bnl_cuda_nov_close,
 };
