@@ -97,7 +97,8 @@ static void progress_line(double t0, int64_t done, int64_t N, int64_t m, int las
  * With a device session (each process its own), step 1 runs on the
  * device over the resident centroids and the chunk's accepted rows are
  * added after step 3; the resolve stays on the host CPU (a few rows
- * against one centroid: the same sums as the device's for u8). */
+ * against one centroid: the same sums as the device's for u8). A device
+ * store that cannot grow closes the session: on with bnl_actsum. */
 static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
                         const bnl_op *op, double prag, int64_t max_m, int progress,
                         const void *X, const int64_t *order, int64_t N, int n,
@@ -218,8 +219,16 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
                     S[cand[j + 1 + q]] += T[q];
             }
         }
-        if (!rc && dev && acc > 0) /* the chunk's new centroids, uploaded once */
+        if (!rc && dev && acc > 0) { /* the chunk's new centroids, uploaded once */
             rc = bnl_novelty_add(dev, C + (size_t)(cnt - acc) * row, acc, err);
+            if (rc == FSVC_ERESOURCE) { /* the device store is full: on with bnl_actsum */
+                bnl_novelty_close(dev);
+                dev = NULL;
+                one = *ctx;
+                fsvc_error_clear(err);
+                rc = FSVC_OK;
+            }
+        }
         t0i += b;
         if (multi) { /* whether every process resolved the chunk */
             int any = dist->agree(dist->self, rc);

@@ -10,7 +10,8 @@
  *   - it runs on the session only (no actsum call), every centroid goes
  *     up once (add), and a chunk's sums upload its rows and S only: the
  *     same bytes per row at 1 centroid and at hundreds;
- *   - a device with little memory grows the store by doubling;
+ *   - a device with little memory grows the store by doubling; a store
+ *     that cannot grow: the pass goes on with bnl_actsum, same centroids;
  *   - a device without the session (NULL entries): today's path, the
  *     same centroids;
  *   - fsvc_novelty_dist over forked ranks, each with its own session. */
@@ -199,6 +200,30 @@ static void t_grow(void **s)
     run_case(&c, 48, 112, 100 * (row_words(FSVC_U8) * 4 + 4), 1);
 }
 
+/* a store that cannot grow past 100 centroids: the pass goes on with
+ * bnl_actsum per chunk (the former path), the same centroids */
+static void t_full(void **s)
+{
+    (void)s;
+    static int64_t ref[N_], dev[N_];
+    ncase c = {FSVC_U8, BNL_L1, BNL_TRI, 250, 0.5, 0, 0};
+    int64_t mr = select_all(&c, NULL, ref);
+    emu_device_reset(100 * (row_words(FSVC_U8) * 4 + 4), 48, 112);
+    bnl_device_ops_use(emu_device_ops());
+    bnl_ctx dc;
+    fsvc_error err;
+    assert_int_equal(bnl_ctx_open(&dc, "cuda", 1, 1, &err), 0);
+    int64_t md = select_all(&c, &dc, dev);
+    bnl_ctx_close(&dc);
+    bnl_device_ops_use(NULL);
+    assert_true(mr > 100);
+    assert_int_equal(md, mr);
+    assert_memory_equal(dev, ref, (size_t)mr * sizeof *ref);
+    assert_int_equal(emu_novelty_stats().grows, 1);
+    assert_true(emu_novelty_stats().sums > 0);
+    assert_true(emu_device_stats().actsum > 0);
+}
+
 /* the session not offered: bnl_actsum per chunk (the former path) */
 static void t_not_offered(void **s)
 {
@@ -281,6 +306,7 @@ int main(void)
         cmocka_unit_test(t_per_class),
         cmocka_unit_test(t_cap),
         cmocka_unit_test(t_grow),
+        cmocka_unit_test(t_full),
         cmocka_unit_test(t_not_offered),
         cmocka_unit_test(t_dist),
     };
