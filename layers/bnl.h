@@ -137,7 +137,7 @@ int bnl_normal_products(const bnl_ctx *ctx, const bnl_op *op);
  * a hint (the device grows by doubling). add: append rows (rows x n of
  * op->dtype), uploaded once each. sums: S[i] += sum_j h(x_i, c_j) over
  * all centroids added so far, float64 in increasing j (bnl_actsum's rule
- * and bits); only X goes up and only S comes back. */
+ * and bits); only X's rows and S go up, only S comes back. */
 int bnl_novelty_open(const bnl_ctx *ctx, const bnl_op *op, int n, int64_t cap,
                      bnl_novelty **out, fsvc_error *err);
 int bnl_novelty_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err);

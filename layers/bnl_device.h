@@ -82,7 +82,7 @@ typedef struct bnl_device_ops {
      * cap to start with (grown by doubling; *out NULL and FSVC_OK when op
      * is not offered); add: append rows (uploaded once each); sums: S[i]
      * += sum over the resident centroids in increasing order (float64, as
-     * actsum): only X's rows go up and only S comes back; close. */
+     * actsum): only X's rows and S go up, only S comes back; close. */
     int (*nov_open)(bnl_cuda *c, const bnl_op *op, int n, int64_t cap, bnl_novelty **out,
                     fsvc_error *err);
     int (*nov_add)(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err);
