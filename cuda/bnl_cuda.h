@@ -79,6 +79,14 @@ int bnl_cuda_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_
 int bnl_cuda_lms(bnl_cuda *c, const bnl_op *op, double *R, const void *W, int64_t m,
                  const void *X, const int *cls, int64_t N, int n, int K, double eta,
                  int64_t *bad, fsvc_error *err);
+/* The novelty session (cuda/novelty.cu; layers/bnl_device.h nov_*): the
+ * centroids packed once into device memory (grown by doubling), each
+ * chunk's sums by the actsum tiles over them. u8, f32 and f64. */
+int bnl_cuda_nov_open(bnl_cuda *c, const bnl_op *op, int n, int64_t cap, bnl_novelty **out,
+                      fsvc_error *err);
+int bnl_cuda_nov_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err);
+int bnl_cuda_nov_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err);
+void bnl_cuda_nov_close(bnl_novelty *s);
 int bnl_cuda_time_forward(bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
                           const void *X, int64_t N, int n, int reps, double *sec,
                           fsvc_error *err);

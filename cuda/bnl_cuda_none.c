@@ -90,6 +90,26 @@ int bnl_cuda_time_forward(bnl_cuda *c, const bnl_op *op, const void *W, int64_t 
     return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
 }
 
+int bnl_cuda_nov_open(bnl_cuda *c, const bnl_op *op, int n, int64_t cap, bnl_novelty **out,
+                      fsvc_error *err)
+{
+    if (out)
+        *out = NULL;
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
+int bnl_cuda_nov_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
+int bnl_cuda_nov_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
+void bnl_cuda_nov_close(bnl_novelty *s) { (void)s; }
+
 int bnl_cuda_describe(char *buf, size_t len)
 {
     if (buf && len)

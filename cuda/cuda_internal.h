@@ -81,6 +81,18 @@ bnlc_actp bnlc_actp_of(const bnl_op *op);
 void bnlc_pack_rows(uint32_t *dst, int64_t ldk, const void *src, int64_t r0, int64_t rows,
                     int n, int es);
 
+/* forward.cu, shared with novelty.cu: buffers grown to need bytes (device,
+ * pinned host); rows r0 .. r0 + rows - 1 of A packed and copied up as s's
+ * W (is_w) or X tile, with their norms on the GEMM path; one tile of H
+ * (trans: Ht) on s from the neuron rows dW (norms dwn) and s->dX. */
+int bnlc_reserve_dev(void **p, size_t *cap, size_t need, fsvc_error *err);
+int bnlc_reserve_host(void **p, size_t *cap, size_t need, fsvc_error *err);
+int bnlc_upload(struct bnlc_stream *s, int is_w, const void *A, int64_t r0, int64_t rows,
+                int n, const job_kind *k, int64_t ldk, int gemm, fsvc_error *err);
+int bnlc_compute(bnl_cuda *c, struct bnlc_stream *s, const job_kind *k, bnlc_actp ap,
+                 bnlc_actpd apd, const uint32_t *dW, const void *dwn, int64_t mt, int64_t Nt,
+                 int n, int64_t ldk, int trans, int64_t ldo, fsvc_error *err);
+
 /* device.cu */
 int bnlc_query(int dev, bnlc_device *d, fsvc_error *err);
 

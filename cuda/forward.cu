@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int reserve_dev(void **p, size_t *cap, size_t need, fsvc_error *err)
+int bnlc_reserve_dev(void **p, size_t *cap, size_t need, fsvc_error *err)
 {
     if (*cap >= need)
         return FSVC_OK;
@@ -30,7 +30,7 @@ static int reserve_dev(void **p, size_t *cap, size_t need, fsvc_error *err)
     return FSVC_OK;
 }
 
-static int reserve_host(void **p, size_t *cap, size_t need, fsvc_error *err)
+int bnlc_reserve_host(void **p, size_t *cap, size_t need, fsvc_error *err)
 {
     if (*cap >= need)
         return FSVC_OK;
@@ -129,23 +129,23 @@ static int reserve_all(bnl_cuda *c, const bnlc_plan *p, int actsum, int gemm, in
     int rc;
     for (int i = 0; i < c->nstreams; i++) {
         struct bnlc_stream *s = &c->st[i];
-        if ((rc = reserve_dev((void **)&s->dW, &s->capW, w, err)) ||
-            (rc = reserve_dev((void **)&s->dX, &s->capX, x, err)) ||
-            (rc = reserve_dev((void **)&s->dH, &s->capH, h, err)) ||
-            (rc = reserve_host((void **)&s->hW, &s->pcapW, w, err)) ||
-            (rc = reserve_host((void **)&s->hX, &s->pcapX, x, err)))
+        if ((rc = bnlc_reserve_dev((void **)&s->dW, &s->capW, w, err)) ||
+            (rc = bnlc_reserve_dev((void **)&s->dX, &s->capX, x, err)) ||
+            (rc = bnlc_reserve_dev((void **)&s->dH, &s->capH, h, err)) ||
+            (rc = bnlc_reserve_host((void **)&s->hW, &s->pcapW, w, err)) ||
+            (rc = bnlc_reserve_host((void **)&s->hX, &s->pcapX, x, err)))
             return rc;
         if (actsum) {
             size_t sb = (size_t)p->tile_N * 8;
-            if ((rc = reserve_dev((void **)&s->dS, &s->capS, sb, err)) ||
-                (rc = reserve_host((void **)&s->hS, &s->pcapS, sb, err)))
+            if ((rc = bnlc_reserve_dev((void **)&s->dS, &s->capS, sb, err)) ||
+                (rc = bnlc_reserve_host((void **)&s->hS, &s->pcapS, sb, err)))
                 return rc;
-        } else if ((rc = reserve_host((void **)&s->hH, &s->pcapH, h, err))) {
+        } else if ((rc = bnlc_reserve_host((void **)&s->hH, &s->pcapH, h, err))) {
             return rc;
         }
         if (gemm) {
-            if ((rc = reserve_dev((void **)&s->dxn, &s->capXn, (size_t)p->tile_N * ob, err)) ||
-                (rc = reserve_dev((void **)&s->dwn, &s->capWn, (size_t)p->tile_m * ob, err)))
+            if ((rc = bnlc_reserve_dev((void **)&s->dxn, &s->capXn, (size_t)p->tile_N * ob, err)) ||
+                (rc = bnlc_reserve_dev((void **)&s->dwn, &s->capWn, (size_t)p->tile_m * ob, err)))
                 return rc;
         }
         s->ob = ob;
@@ -183,7 +183,7 @@ static int finish_all(bnl_cuda *c, void *H, int64_t ldh, double *S, fsvc_error *
 }
 
 /* Uploads rows r0 .. r0 + rows - 1 of A as the stream's W or X tile. */
-static int upload(struct bnlc_stream *s, int is_w, const void *A, int64_t r0, int64_t rows,
+int bnlc_upload(struct bnlc_stream *s, int is_w, const void *A, int64_t r0, int64_t rows,
                   int n, const job_kind *k, int64_t ldk, int gemm, fsvc_error *err)
 {
     uint32_t *h = is_w ? s->hW : s->hX, *d = is_w ? s->dW : s->dX;
@@ -203,16 +203,16 @@ static int upload(struct bnlc_stream *s, int is_w, const void *A, int64_t r0, in
 /* compute() of an f64 layer: the f64 tile kernel (L1) or cublasDgemm +
  * the f64 epilogue (L2, dot), H in double; ldk / 2 doubles a row. */
 static int compute_f64(bnl_cuda *c, struct bnlc_stream *s, const job_kind *k, bnlc_actpd ap,
-                       int64_t mt, int64_t Nt, int n, int64_t ldk, int trans, int64_t ldo,
-                       fsvc_error *err)
+                       const uint32_t *dW, const void *dwn, int64_t mt, int64_t Nt, int n,
+                       int64_t ldk, int trans, int64_t ldo, fsvc_error *err)
 {
     double *H = (double *)s->dH;
     if (k->tile_op >= 0) {
-        CUDA_CHECK(err, bnlc_launch_tile_f64(ap, H, ldo, trans, s->dW, mt, s->dX, Nt, ldk, s->s));
+        CUDA_CHECK(err, bnlc_launch_tile_f64(ap, H, ldo, trans, dW, mt, s->dX, Nt, ldk, s->s));
         return FSVC_OK;
     }
     const double alpha = k->l2 ? -2.0 : 1.0, beta = 0.0;
-    const double *W = (const double *)s->dW, *X = (const double *)s->dX;
+    const double *W = (const double *)dW, *X = (const double *)s->dX;
     int ldd = (int)(ldk / 2);
     CUBLAS_CHECK(err, cublasSetStream(c->blas, s->s));
     if (!trans)
@@ -222,25 +222,27 @@ static int compute_f64(bnl_cuda *c, struct bnlc_stream *s, const job_kind *k, bn
         CUBLAS_CHECK(err, cublasDgemm(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)Nt, (int)mt, n,
                                       &alpha, X, ldd, W, ldd, &beta, H, (int)ldo));
     CUDA_CHECK(err, bnlc_launch_gemm_epi_d(H, ldo, trans ? mt : Nt, trans ? Nt : mt, trans,
-                                           (const double *)s->dxn, (const double *)s->dwn,
+                                           (const double *)s->dxn, (const double *)dwn,
                                            k->l2, ap, s->s));
     return FSVC_OK;
 }
 
-/* out (device) = act(dist) of one tile; trans: Ht (mt x ldo) else H (Nt x ldo). */
-static int compute(bnl_cuda *c, struct bnlc_stream *s, const job_kind *k, bnlc_actp ap,
-                   bnlc_actpd apd, int64_t mt, int64_t Nt, int n, int64_t ldk, int trans,
-                   int64_t ldo, fsvc_error *err)
+/* s->dH (device) = act(dist) of one tile of the neuron rows dW (their
+ * norms dwn on the GEMM path) against s's sample tile s->dX; trans: Ht
+ * (mt x ldo) else H (Nt x ldo). */
+int bnlc_compute(bnl_cuda *c, struct bnlc_stream *s, const job_kind *k, bnlc_actp ap,
+                 bnlc_actpd apd, const uint32_t *dW, const void *dwn, int64_t mt, int64_t Nt,
+                 int n, int64_t ldk, int trans, int64_t ldo, fsvc_error *err)
 {
     if (k->es == 8)
-        return compute_f64(c, s, k, apd, mt, Nt, n, ldk, trans, ldo, err);
+        return compute_f64(c, s, k, apd, dW, dwn, mt, Nt, n, ldk, trans, ldo, err);
     if (k->tile_op >= 0) {
-        CUDA_CHECK(err, bnlc_launch_tile(k->tile_op, ap, s->dH, ldo, trans, s->dW, mt, s->dX, Nt,
+        CUDA_CHECK(err, bnlc_launch_tile(k->tile_op, ap, s->dH, ldo, trans, dW, mt, s->dX, Nt,
                                          ldk, s->s));
         return FSVC_OK;
     }
     const float alpha = k->l2 ? -2.0f : 1.0f;
-    const float *W = (const float *)s->dW, *X = (const float *)s->dX;
+    const float *W = (const float *)dW, *X = (const float *)s->dX;
     int rc;
     if (!trans) /* column-major mt x Nt = W^T X: row-major H[i][j] */
         rc = bnlc_gemm_prec(c->blas, s->s, k->prec, (int)mt, (int)Nt, n, alpha, W, (int)ldk, X,
@@ -251,7 +253,7 @@ static int compute(bnl_cuda *c, struct bnlc_stream *s, const job_kind *k, bnlc_a
     if (rc)
         return rc;
     CUDA_CHECK(err, bnlc_launch_gemm_epi(s->dH, ldo, trans ? mt : Nt, trans ? Nt : mt, trans,
-                                         s->dxn, s->dwn, k->l2, ap, s->s));
+                                         s->dxn, (const float *)dwn, k->l2, ap, s->s));
     return FSVC_OK;
 }
 
@@ -287,9 +289,10 @@ static int forward_tiles(bnl_cuda *c, const bnl_op *op, void *H, int64_t ldh, co
         struct bnlc_stream *s = &c->st[j.stream];
         int64_t ldo = r4(j.mt);
         if ((rc = finish(s, H, ldh, NULL, err)) ||
-            (j.load_w && (rc = upload(s, 1, W, j.m0, j.mt, n, &k, p.ldk, gemm, err))) ||
-            (j.load_x && (rc = upload(s, 0, X, j.i0, j.Nt, n, &k, p.ldk, gemm, err))) ||
-            (rc = compute(c, s, &k, ap, apd, j.mt, j.Nt, n, p.ldk, 0, ldo, err)))
+            (j.load_w && (rc = bnlc_upload(s, 1, W, j.m0, j.mt, n, &k, p.ldk, gemm, err))) ||
+            (j.load_x && (rc = bnlc_upload(s, 0, X, j.i0, j.Nt, n, &k, p.ldk, gemm, err))) ||
+            (rc = bnlc_compute(c, s, &k, ap, apd, s->dW, s->dwn, j.mt, j.Nt, n, p.ldk, 0, ldo,
+                               err)))
             return rc;
         CUDA_CHECK(err, cudaMemcpyAsync(s->hH, s->dH, (size_t)(j.Nt * ldo * s->ob),
                                         cudaMemcpyDeviceToHost, s->s));
@@ -325,9 +328,10 @@ static int actsum_tiles(bnl_cuda *c, const bnl_op *op, double *S, const void *W,
             CUDA_CHECK(err, cudaMemcpyAsync(s->dS, s->hS, (size_t)j.Nt * 8,
                                             cudaMemcpyHostToDevice, s->s));
         }
-        if ((j.load_x && (rc = upload(s, 0, X, j.i0, j.Nt, n, &k, p.ldk, gemm, err))) ||
-            (j.load_w && (rc = upload(s, 1, W, j.m0, j.mt, n, &k, p.ldk, gemm, err))) ||
-            (rc = compute(c, s, &k, ap, apd, j.mt, j.Nt, n, p.ldk, 1, ldo, err)))
+        if ((j.load_x && (rc = bnlc_upload(s, 0, X, j.i0, j.Nt, n, &k, p.ldk, gemm, err))) ||
+            (j.load_w && (rc = bnlc_upload(s, 1, W, j.m0, j.mt, n, &k, p.ldk, gemm, err))) ||
+            (rc = bnlc_compute(c, s, &k, ap, apd, s->dW, s->dwn, j.mt, j.Nt, n, p.ldk, 1, ldo,
+                               err)))
             return rc;
         if (k.es == 8)
             CUDA_CHECK(err, bnlc_launch_actsum_d(s->dS, (const double *)s->dH, ldo, j.mt, j.Nt,

@@ -10,11 +10,14 @@
  * term at a time, so every sum is the sequential loop's sum, bit for bit,
  * and the same centroids are selected. fsvc_novelty_dist is the batched
  * pass across processes (see novelty_core): every rank selects the
- * one-process centroids. */
+ * one-process centroids. On a device that offers the novelty session
+ * (bnl.h bnl_novelty_*), the centroids live on the device, added once
+ * each, and only the chunk rows go up per chunk (issue 10). */
 #include "internal.h"
 #include "dist.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,7 +93,12 @@ static void progress_line(double t0, int64_t done, int64_t N, int64_t m, int las
  *     accepted candidate's activation to the later candidates' sums one
  *     term at a time: the sequential loop's sums and centroids, bit for
  *     bit, on every process; then one status agreement.
- * One process (dist NULL or of size 1) does the same without exchanges. */
+ * One process (dist NULL or of size 1) does the same without exchanges.
+ * With a device session (each process its own), step 1 runs on the
+ * device over the resident centroids and the chunk's accepted rows are
+ * added after step 3; the resolve stays on the host CPU (a few rows
+ * against one centroid: the same sums as the device's for u8). A device
+ * store that cannot grow closes the session: on with bnl_actsum. */
 static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
                         const bnl_op *op, double prag, int64_t max_m, int progress,
                         const void *X, const int64_t *order, int64_t N, int n,
@@ -118,9 +126,18 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
      * they do (the sums are the same on any thread count) */
     bnl_ctx one = *ctx;
     if (one.backend == BNL_CPU) one.threads = 1;
+    bnl_novelty *dev = NULL; /* the device session, or NULL */
     *m = 0;
     if (!C || !P || !Xl || !Xc || !T || !Sl || !ci || !own || !cand)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: out of memory");
+    else
+        rc = bnl_novelty_open(ctx, op, n, max_m > 0 && max_m < N ? max_m : N < 1024 ? N : 1024,
+                              &dev, err);
+    if (dev) { /* the resolve runs on one host CPU thread */
+        one.backend = BNL_CPU;
+        one.cuda = NULL;
+        one.threads = 1;
+    }
     if (multi) { /* a process short of memory stops every process */
         int any = dist->agree(dist->self, rc);
         if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
@@ -138,7 +155,9 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
         }
         if (cnt > 0 && nl > 0) {
             memset(Sl, 0, (size_t)nl * sizeof *Sl);
-            rc = bnl_actsum((double)cnt * nl * n < 4e6 ? &one : ctx, op, Sl, C, cnt, Xl, nl, n, err);
+            rc = dev ? bnl_novelty_sums(dev, Sl, Xl, nl, err)
+                     : bnl_actsum((double)cnt * nl * n < 4e6 ? &one : ctx, op, Sl, C, cnt, Xl,
+                                  nl, n, err);
             for (int64_t q = 0; !rc && q < nl; q++) S[own[q]] = Sl[q];
             ops += (double)cnt * nl * n;
         }
@@ -200,6 +219,16 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
                     S[cand[j + 1 + q]] += T[q];
             }
         }
+        if (!rc && dev && acc > 0) { /* the chunk's new centroids, uploaded once */
+            rc = bnl_novelty_add(dev, C + (size_t)(cnt - acc) * row, acc, err);
+            if (rc == FSVC_ERESOURCE) { /* the device store is full: on with bnl_actsum */
+                bnl_novelty_close(dev);
+                dev = NULL;
+                one = *ctx;
+                fsvc_error_clear(err);
+                rc = FSVC_OK;
+            }
+        }
         t0i += b;
         if (multi) { /* whether every process resolved the chunk */
             int any = dist->agree(dist->self, rc);
@@ -221,6 +250,7 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
     *m = cnt;
 done:
     if (syn) *syn = ops + ops_res;
+    bnl_novelty_close(dev);
     free(C); free(P); free(Xl); free(Xc); free(T); free(Sl); free(ci); free(own); free(cand);
     return rc;
 }
@@ -231,8 +261,9 @@ int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
                          const int64_t *order, int64_t N, int n,
                          fsvc_error *err)
 {
+    /* every row of X is here: order may pick N of more rows (a class) */
     return novelty_core(sel, m, syn, ctx, op, prag, max_m, progress, X, order, N, n,
-                        0, N, NULL, err);
+                        0, INT64_MAX, NULL, err);
 }
 
 int fsvc_novelty_dist(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,

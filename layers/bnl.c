@@ -305,6 +305,47 @@ void bnl_normal_close(bnl_normal *s)
         dev_ops()->normal_close(s);
 }
 
+/* ---- the novelty session ---- */
+int bnl_novelty_open(const bnl_ctx *ctx, const bnl_op *op, int n, int64_t cap,
+                     bnl_novelty **out, fsvc_error *err)
+{
+    *out = NULL;
+    if (!ctx || !op || ctx->backend != BNL_CUDA || !ctx->cuda || !OFFERS(nov_open) ||
+        !OFFERS(nov_add) || !OFFERS(nov_sums))
+        return FSVC_OK;
+    int rc = bnl_op_check(op, err);
+    if (rc)
+        return rc;
+    if (n < 1 || n > 65536 || (op->dtype == FSVC_U8 && op->dist != BNL_L1 &&
+                               n > BNL_L2SQ_U8_MAX_N))
+        return FSVC_OK; /* bnl_actsum says why */
+    return dev_ops()->nov_open(ctx->cuda, op, n, cap, out, err);
+}
+
+int bnl_novelty_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err)
+{
+    if (!s || !OFFERS(nov_add))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no novelty session open on a device");
+    if (rows < 0 || (rows > 0 && !C))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: novelty: bad rows (%lld)", (long long)rows);
+    return rows ? dev_ops()->nov_add(s, C, rows, err) : FSVC_OK;
+}
+
+int bnl_novelty_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err)
+{
+    if (!s || !OFFERS(nov_sums))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no novelty session open on a device");
+    if (N < 0 || (N > 0 && (!S || !X)))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: novelty: bad samples (%lld)", (long long)N);
+    return N ? dev_ops()->nov_sums(s, S, X, N, err) : FSVC_OK;
+}
+
+void bnl_novelty_close(bnl_novelty *s)
+{
+    if (s && OFFERS(nov_close))
+        dev_ops()->nov_close(s);
+}
+
 int bnl_gpu_time_forward(const bnl_ctx *ctx, const bnl_op *op, const void *W, int64_t m,
                          const void *X, int64_t N, int n, int reps, double *sec,
                          fsvc_error *err)

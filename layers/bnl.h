@@ -143,6 +143,18 @@ int bnl_lms_offered(const bnl_ctx *ctx, const bnl_op *op);
 int bnl_lms_epoch(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
                   const void *X, const int *cls, int64_t N, int n, int K, double eta,
                   int64_t *bad, fsvc_error *err);
+/* ---- the novelty pass's centroids, resident on a device (issue 10) ----
+ * open: *out NULL and FSVC_OK when the context computes on the CPU or its
+ * device does not offer the session for op (then use bnl_actsum); cap is
+ * a hint (the device grows by doubling). add: append rows (rows x n of
+ * op->dtype), uploaded once each. sums: S[i] += sum_j h(x_i, c_j) over
+ * all centroids added so far, float64 in increasing j (bnl_actsum's rule
+ * and bits); only X's rows and S go up, only S comes back. */
+int bnl_novelty_open(const bnl_ctx *ctx, const bnl_op *op, int n, int64_t cap,
+                     bnl_novelty **out, fsvc_error *err);
+int bnl_novelty_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err);
+int bnl_novelty_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err);
+void bnl_novelty_close(bnl_novelty *s); /* NULL is fine */
 
 /* The tiling the planner would use for this call on ctx. */
 bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op,

@@ -85,6 +85,17 @@ typedef struct bnl_device_ops {
     int (*tune_path)(char *buf, size_t len, const char *tag);
     int (*tune_write)(const char *path, const char *device, const bnlc_limits *lim,
                       const char *comment, fsvc_error *err);
+    /* ---- the novelty session (issue 10; bnl.h bnl_novelty_*) ----
+     * open: centroid rows of n elements resident on the device, room for
+     * cap to start with (grown by doubling; *out NULL and FSVC_OK when op
+     * is not offered); add: append rows (uploaded once each); sums: S[i]
+     * += sum over the resident centroids in increasing order (float64, as
+     * actsum): only X's rows and S go up, only S comes back; close. */
+    int (*nov_open)(bnl_cuda *c, const bnl_op *op, int n, int64_t cap, bnl_novelty **out,
+                    fsvc_error *err);
+    int (*nov_add)(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err);
+    int (*nov_sums)(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err);
+    void (*nov_close)(bnl_novelty *s);                   /* NULL is fine */
 } bnl_device_ops;
 
 /* The CUDA backend (cuda/ops.c). */
@@ -92,7 +103,7 @@ extern const bnl_device_ops bnl_cuda_ops;
 
 /* A NULL entry point is "not offered": the engine computes that call on
  * the CPU (forward, actsum, scores, the normal equations and their block
- * products, the LMS epoch) or answers as without a device (the others).
+ * products, the LMS epoch, the novelty session) or answers as without a device (the others).
  *
  * Test hook: the device backend of contexts opened from now on (NULL:
  * back to bnl_cuda_ops), e.g. a host-emulated device (tests/util/

@@ -85,6 +85,8 @@ typedef struct bnl_plan {
 typedef struct bnl_cuda bnl_cuda;
 /* The ridge normal equations held on a device (bnl.h bnl_normal_*). */
 typedef struct bnl_normal bnl_normal;
+/* A novelty session: centroids resident on a device (bnl.h bnl_novelty_*). */
+typedef struct bnl_novelty bnl_novelty;
 
 /* A GPU's properties (cuda/device.cu reads them at open). */
 typedef struct bnlc_device {

@@ -25,6 +25,10 @@
  *    against the CPU's sequential loop over the CPU's H (R within a
  *    relative tolerance: the dot's order differs), the divergence status
  *    at the same sample, resident and streamed; seconds per epoch.
+ * 6. the novelty session (cuda/novelty.cu, issue 10): centroids added in
+ *    pieces to a store opened small (it grows), the sums of a chunk after
+ *    each piece against bnl_actsum on a ref context over all the centroids
+ *    so far (u8 tri bit-exact; f32 and f64 within check_one's tolerance).
  * Exit 0 all correct, 1 a mismatch, 3 no usable device (one line says why).
  */
 #include "cuda/cuda_internal.h"
@@ -395,6 +399,70 @@ static int lms(bnl_cuda *c, int quick)
     return fails;
 }
 
+/* The novelty session against ref actsum over the same centroids. */
+static int novelty_session(bnl_cuda *c)
+{
+    bnl_ctx ref;
+    fsvc_error err;
+    if (bnl_ctx_open(&ref, "ref", 0, 1, &err)) { printf("%s\n", err.msg); return 1; }
+    const struct { bnl_dist d; bnl_act a; fsvc_dtype t; double r; } ops[] = {
+        {BNL_L1, BNL_TRI, FSVC_U8, 8000.0}, {BNL_L2, BNL_GAUSS, FSVC_U8, 2000.0},
+        {BNL_L1, BNL_TRI, FSVC_F32, 200.0}, {BNL_L2, BNL_GAUSS, FSVC_F32, 10.0},
+        {BNL_L1, BNL_TRI, FSVC_F64, 200.0}, {BNL_L2, BNL_GAUSS, FSVC_F64, 10.0}};
+    const int64_t pieces[] = {1, 6, 130, 300, 700}; /* 1137 centroids, grown from 4 */
+    const int n = 785;
+    const int64_t N = 333;
+    int fails = 0;
+    printf("\nnovelty session (resident centroids, grown) vs ref actsum, n %d, N %lld:\n", n,
+           (long long)N);
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+        bnl_op op = {ops[o].d, ops[o].a, ops[o].t, ops[o].r, BNL_PREC_FULL};
+        void *C = fill(1137 * n, op.dtype), *X = fill(N * n, op.dtype);
+        double *S = (double *)malloc(8 * N), *SR = (double *)malloc(8 * N);
+        size_t es = fsvc_dtype_size(op.dtype);
+        bnl_novelty *s = NULL;
+        int bad = 0;
+        double slope = op.act == BNL_TRI ? 1.0 / (BNL_TRI_SCALE * op.radius) : 1.0 / op.radius;
+        double tol = op.dtype == FSVC_F64 ? 2.0 * n * ldexp(1.0, -53) * n * slope + 1e-13
+                                          : 2.0 * n * ldexp(1.0, -24) * n * slope + 1e-5;
+        if (bnl_cuda_nov_open(c, &op, n, 4, &s, &err)) {
+            printf("  ERROR %s\n", err.msg);
+            return fails + 1;
+        }
+        int64_t cnt = 0;
+        for (int p = 0; p < 5; p++) {
+            if (bnl_cuda_nov_add(s, (const char *)C + cnt * n * es, pieces[p], &err)) {
+                printf("  ERROR %s\n", err.msg);
+                bad++;
+                break;
+            }
+            cnt += pieces[p];
+            for (int64_t i = 0; i < N; i++) S[i] = SR[i] = 0.25 * i;
+            if (bnl_cuda_nov_sums(s, S, X, N, &err) ||
+                bnl_actsum(&ref, &op, SR, C, cnt, X, N, n, &err)) {
+                printf("  ERROR %s\n", err.msg);
+                bad++;
+                break;
+            }
+            for (int64_t i = 0; i < N; i++) {
+                int ok = op.dtype == FSVC_U8 && op.act == BNL_TRI
+                             ? memcmp(&S[i], &SR[i], 8) == 0
+                             : fabs(S[i] - SR[i]) <= (tol + 1e-6) * cnt + 1e-9 * fabs(SR[i]);
+                if (!ok && bad++ < 4)
+                    printf("  %lld centroids: S[%lld] gpu %.17g ref %.17g\n", (long long)cnt,
+                           (long long)i, S[i], SR[i]);
+            }
+        }
+        bnl_cuda_nov_close(s);
+        printf("%-4s %-3s %-5s 1 .. 1137 centroids: %s\n", fsvc_dtype_name(op.dtype),
+               bnl_dist_name(op.dist), bnl_act_name(op.act), bad ? "MISMATCH" : "ok");
+        fails += bad != 0;
+        free(C); free(X); free(S); free(SR);
+    }
+    bnl_ctx_close(&ref);
+    return fails;
+}
+
 /* kernel-only time of one M x M BNL (device buffers, CUDA events) */
 static double time_kernel(int op, int64_t M, int n, int reps)
 {
@@ -446,6 +514,7 @@ int main(int argc, char **argv)
     int fails = correctness(c, quick);
     fails += readout(c, quick);
     fails += lms(c, quick);
+    fails += novelty_session(c);
 
     FILE *out = csv ? fopen(csv, "w") : NULL;
     if (out) fprintf(out, "what,dtype,M,n,seconds_per_bnl,t_syn_ns\n");

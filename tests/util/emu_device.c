@@ -440,6 +440,96 @@ static int ed_props(const bnl_cuda *c, bnlc_device *d, char *tune_path, size_t l
     return 0;
 }
 
+/* ---- the novelty session (nov_*, cuda/novelty.cu) ----
+ * The centroids are kept here as rows (the "device" store, grown by
+ * doubling within the device memory); their upload is counted once, at
+ * add. sums runs actsum's emulated job over the store without counting
+ * its W upload again: only the chunk's rows and S go up, S comes back.
+ * f64 is not emulated (not offered: the engine's other path). */
+struct bnl_novelty {
+    bnl_op op;
+    int n, es;
+    int64_t ldk, cnt, cap;
+    char *C;              /* cap x n elements of es bytes */
+};
+static emu_nov_stats gn;
+
+static int ed_nov_open(bnl_cuda *c, const bnl_op *op, int n, int64_t cap, bnl_novelty **out,
+                       fsvc_error *err)
+{
+    (void)c;
+    *out = NULL;
+    if (op->dtype == FSVC_F64)
+        return FSVC_OK;
+    bnl_novelty *s = calloc(1, sizeof *s);
+    if (!s)
+        return fsvc_fail(err, FSVC_ERESOURCE, "emu: out of memory");
+    s->op = *op;
+    s->n = n;
+    s->es = op->dtype == FSVC_U8 ? 1 : 4;
+    s->ldk = bnlc_ldk(n, s->es);
+    int64_t fit = g.mem / 2 / (s->ldk * 4 + 4);
+    s->cap = cap < 1 ? 256 : cap > fit ? fit : cap;
+    if (s->cap < 1) s->cap = 1;
+    if (!(s->C = malloc((size_t)(s->cap * n * s->es)))) {
+        free(s);
+        return fsvc_fail(err, FSVC_ERESOURCE, "emu: out of memory");
+    }
+    gn.opens++;
+    *out = s;
+    return FSVC_OK;
+}
+
+static int ed_nov_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err)
+{
+    size_t row = (size_t)s->n * s->es;
+    if (s->cnt + rows > s->cap) {
+        int64_t cap = s->cap;
+        while (cap < s->cnt + rows) cap *= 2;
+        if (cap * (s->ldk * 4 + 4) > g.mem)
+            return fsvc_fail(err, FSVC_ERESOURCE, "emu: novelty: no device memory for %lld "
+                             "centroids", (long long)cap);
+        char *nc = realloc(s->C, (size_t)cap * row);
+        if (!nc)
+            return fsvc_fail(err, FSVC_ERESOURCE, "emu: out of memory");
+        s->C = nc;
+        s->cap = cap;
+        gn.grows++;
+    }
+    memcpy(s->C + (size_t)s->cnt * row, C, (size_t)rows * row);
+    s->cnt += rows;
+    up(rows * s->ldk * 4);
+    gn.add_up += rows * s->ldk * 4;
+    gn.adds++;
+    return FSVC_OK;
+}
+
+static int ed_nov_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err)
+{
+    (void)err;
+    if (s->cnt == 0)
+        return FSVC_OK;
+    int64_t up0 = g.st.up;
+    emu e;
+    emu_init(&e, s->op, s->C, s->cnt, N, s->n, 1, g.Nt, g.Xc);
+    g.st.up = up0; /* resident: emu_init's W upload is not one */
+    up(N * 8);
+    emu_run(&e, X, NULL, NULL, actsum_fn, S);
+    emu_free(&e);
+    down(N * 8);
+    int64_t per = (g.st.up - up0) / N;
+    if (per > gn.sums_up_row) gn.sums_up_row = per;
+    gn.sums_up += g.st.up - up0;
+    gn.sums++;
+    return FSVC_OK;
+}
+
+static void ed_nov_close(bnl_novelty *s)
+{
+    if (s) free(s->C);
+    free(s);
+}
+
 /* time_forward, limits and the tune files are not offered (NULL) */
 static const bnl_device_ops ops = {
     .name = "emu",
@@ -458,6 +548,11 @@ static const bnl_device_ops ops = {
     .describe = ed_describe,
     .device_tag = ed_device_tag,
     .props = ed_props,
+    /* the novelty session */
+    .nov_open = ed_nov_open,
+    .nov_add = ed_nov_add,
+    .nov_sums = ed_nov_sums,
+    .nov_close = ed_nov_close,
 };
 
 const bnl_device_ops *emu_device_ops(void) { return &ops; }
@@ -465,9 +560,12 @@ const bnl_device_ops *emu_device_ops(void) { return &ops; }
 void emu_device_reset(int64_t mem_free, int64_t Nt, int64_t Xc)
 {
     memset(&g.st, 0, sizeof g.st);
+    memset(&gn, 0, sizeof gn); /* the novelty session's counts */
     g.mem = mem_free > 0 ? mem_free : (int64_t)16 << 30;
     g.Nt = Nt > 0 ? Nt : 48;
     g.Xc = Xc > 0 ? Xc : 112;
 }
 
 emu_stats emu_device_stats(void) { return g.st; }
+
+emu_nov_stats emu_novelty_stats(void) { return gn; }

@@ -8,7 +8,7 @@
  *     (tests/cuda_emu_grid.h), each cuBLAS / cuSOLVER call replaced by the
  *     CBLAS / LAPACKE call with the same arguments;
  *   - emu_device_ops(): a bnl_device_ops table made of those jobs (open,
- *     close, forward, actsum, scores, normal_*, lms, describe, props), to
+ *     close, forward, actsum, scores, normal_*, lms, describe, props, nov_*), to
  *     install with bnl_device_ops_use so that a "cuda" context runs the
  *     whole device pipeline without a GPU. It counts the bytes that would
  *     cross PCIe (uploads, downloads) per entry point.
@@ -71,5 +71,15 @@ const bnl_device_ops *emu_device_ops(void);
  * GiB) and its tiling (Nt samples per tile, Xc per chunk; <= 0: 48, 112). */
 void emu_device_reset(int64_t mem_free, int64_t Nt, int64_t Xc);
 emu_stats emu_device_stats(void);
+
+/* ---- the novelty session (nov_*): its own counts, zeroed by reset ----
+ * add_up: bytes of centroid rows uploaded (add); sums_up: bytes uploaded
+ * by sums (the chunk rows and their S), sums_up_row: the most of one sums
+ * call per chunk row; grows: the store doubled. Also in emu_stats' up. */
+typedef struct emu_nov_stats {
+    int64_t add_up, sums_up, sums_up_row;
+    int opens, adds, sums, grows;
+} emu_nov_stats;
+emu_nov_stats emu_novelty_stats(void);
 
 #endif /* FSVC_TESTS_EMU_DEVICE_H */
