@@ -48,7 +48,7 @@ int fsvc_predict(int *pred, double *score, const fsvc_model *model,
     int K = model->Kout;
     size_t row = (size_t)model->n * fsvc_dtype_size(model->dtype);
     /* on a device one call: W and R go up once, only Y comes back */
-    int64_t Nc = ctx.backend == BNL_CUDA ? (d->N > 0 ? d->N : 1) : 8192;
+    int64_t Nc = ctx.backend == BNL_CUDA ? (d->N > 0 ? d->N : 1) : FSVC_PREDICT_CHUNK;
     double *Y = malloc((size_t)Nc * K * sizeof *Y); /* Y: Nc x K */
     if (!Y) { rc = fsvc_fail(err, FSVC_ERESOURCE, "predict: out of memory"); goto done; }
     for (int64_t i0 = 0; i0 < d->N; i0 += Nc) {
