@@ -83,15 +83,13 @@ int fsvc_predict_batched(int *pred, double *score, const fsvc_model *model,
         }
         rc = fsvc_predict(pred + lo, score ? score + (size_t)lo * model->Kout : NULL, model,
                           &v, backend, threads, err);
-        if (k + 1 < nb) {
-            if (spawned) pthread_join(th, NULL);
-            else if (rc == FSVC_OK) fill_main(&f); /* no thread: in turn */
-            if (rc == FSVC_OK && f.rc) {
-                rc = f.rc;
-                if (err) *err = f.err;
-            }
-        }
+        if (spawned) pthread_join(th, NULL);
+        else if (k + 1 < nb && rc == FSVC_OK) fill_main(&f); /* no thread: in turn */
         if (rc == FSVC_OK && progress) progress(progress_self, hi, N);
+        if (rc == FSVC_OK && k + 1 < nb && f.rc) { /* batch k + 1 could not be filled */
+            rc = f.rc;
+            if (err) *err = f.err;
+        }
     }
     free(buf[0]); free(buf[1]);
     return rc;
