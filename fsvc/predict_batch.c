@@ -3,6 +3,7 @@
  * fills batch k + 1 into the other. Batches are whole multiples of
  * fsvc_predict's chunk, so the scores are bit for bit the whole set's. */
 #include "batch.h"
+#include "internal.h" /* fsvc_predict_ctx */
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -63,10 +64,21 @@ int fsvc_predict_batched(int *pred, double *score, const fsvc_model *model,
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for two batches of %lld "
                          "samples", d->source, (long long)(hi - lo));
     }
+    /* one context for every batch: a device opened (or its fallback
+     * reported) once; a sparse model: fsvc_predict batch by batch */
+    int rc = fsvc_model_check(model, "predict: model", err), sparse = model->Cs != NULL;
+    bnl_ctx ctx;
+    int opened = 0;
+    if (!rc && !sparse) {
+        rc = bnl_ctx_open(&ctx, backend ? backend : "cpu", threads, 0, err);
+        opened = !rc;
+    }
     filler f = { fill, fill_self, buf[0], lo, hi, FSVC_OK, { 0, "" } };
-    fill_main(&f); /* the first batch on this thread */
-    int rc = f.rc;
-    if (rc && err) *err = f.err;
+    if (!rc) {
+        fill_main(&f); /* the first batch on this thread */
+        rc = f.rc;
+        if (rc && err) *err = f.err;
+    }
     for (int64_t k = 0; rc == FSVC_OK && k < nb; k++) {
         fsvc_dataset v = *d; /* batch k: a view, nothing owned */
         fsvc_batch_range(N, B, k, &lo, &hi);
@@ -81,8 +93,10 @@ int fsvc_predict_batched(int *pred, double *score, const fsvc_model *model,
             fsvc_batch_range(N, B, k + 1, &f.lo, &f.hi);
             spawned = pthread_create(&th, NULL, fill_main, &f) == 0;
         }
-        rc = fsvc_predict(pred + lo, score ? score + (size_t)lo * model->Kout : NULL, model,
-                          &v, backend, threads, err);
+        int *p = pred + lo;
+        double *sc = score ? score + (size_t)lo * model->Kout : NULL;
+        rc = sparse ? fsvc_predict(p, sc, model, &v, backend, threads, err)
+                    : fsvc_predict_ctx(p, sc, model, &v, &ctx, threads, err);
         if (spawned) pthread_join(th, NULL);
         else if (k + 1 < nb && rc == FSVC_OK) fill_main(&f); /* no thread: in turn */
         if (rc == FSVC_OK && progress) progress(progress_self, hi, N);
@@ -91,6 +105,7 @@ int fsvc_predict_batched(int *pred, double *score, const fsvc_model *model,
             if (err) *err = f.err;
         }
     }
+    if (opened) bnl_ctx_close(&ctx);
     free(buf[0]); free(buf[1]);
     return rc;
 }

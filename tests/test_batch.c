@@ -3,7 +3,9 @@
  * against fsvc_predict on the whole set (the same pred and score bits, for
  * batches of 1, a chunk, a chunk + 1, a size not dividing N, 0 and more than
  * N; fill ranges in order, tiling the set, at most two batches), its errors
- * (a fill failing in batch 1 or 2: that error, nothing scored after it), and
+ * (a fill failing in batch 1 or 2: that error, nothing scored after it), on
+ * the emulated device (tests/util/emu_device: one scores call per batch,
+ * the same classes, the scores within the f32 tolerance), and
  * a PNG folder listed (fsvc_pngdir_list) and decoded by ranges
  * (fsvc_pngdir_decode) against fsvc_dataset_load: the same listing, pixels
  * and error messages. */
@@ -13,6 +15,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@
 #include "fsvc/batch.h"
 #include "fsvc/internal.h" /* fsvc_rng_next */
 #include "layers/bnl.h"
+#include "tests/util/emu_device.h"
 #include "tests/util/fixtures.h"
 
 /* ---- the splitter ---- */
@@ -222,6 +226,41 @@ static void test_batched_errors(void **state)
     free(pred);
 }
 
+/* On the (emulated) device: one context for the run, one scores call per
+ * batch on the device, the classes of the whole set's call and its scores
+ * within the device's f32 tolerance (a device call's bits may depend on
+ * its size). */
+static void test_batched_device(void **state)
+{
+    (void)state;
+    fsvc_dataset D = make_set();
+    fsvc_model M;
+    make_model(&M, &D);
+    int K = M.Kout;
+    int *p0 = malloc(NS * sizeof *p0), *p1 = malloc(NS * sizeof *p1);
+    double *s0 = malloc((size_t)NS * K * sizeof *s0), *s1 = malloc((size_t)NS * K * sizeof *s1);
+    assert_non_null(p0); assert_non_null(p1); assert_non_null(s0); assert_non_null(s1);
+    fsvc_error err;
+    bnl_device_ops_use(emu_device_ops());
+    emu_device_reset(0, 0, 0);
+    int rc = fsvc_predict(p0, s0, &M, &D, "cuda", 1, &err);
+    emu_stats whole = emu_device_stats();
+    emu_device_reset(0, 0, 0);
+    fill_log L = {0, 0, -1, 0};
+    int rc1 = fsvc_predict_batched(p1, s1, &M, &D, 1, fill_rows, &L, NULL, NULL, "cuda", 1, &err);
+    emu_stats batched = emu_device_stats();
+    bnl_device_ops_use(NULL);
+    if (rc || rc1) fail_msg("predict on the device: %s", err.msg);
+    assert_int_equal(whole.scores, 1);
+    assert_int_equal(batched.scores, 3); /* 8192 + 8192 + 77 */
+    assert_memory_equal(p0, p1, NS * sizeof *p0);
+    for (size_t i = 0; i < (size_t)NS * K; i++)
+        if (fabs(s0[i] - s1[i]) > 1e-5 * (1 + fabs(s0[i])))
+            fail_msg("score %zu: %.17g vs %.17g", i, s1[i], s0[i]);
+    fsvc_free_model(&M);
+    free(p0); free(p1); free(s0); free(s1);
+}
+
 /* ---- a PNG folder listed, then decoded by ranges ---- */
 
 static void png_at(const char *root, const char *name, int w, int h, int v)
@@ -340,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_splitter),
         cmocka_unit_test(test_batched_equals_whole),
         cmocka_unit_test(test_batched_errors),
+        cmocka_unit_test(test_batched_device),
         cmocka_unit_test(test_pngdir_decode),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -79,6 +79,7 @@ same_out() {
   done
 }
 same_out labelled test
+cp p0.csv lab0.csv # the labelled folder's --batch 0 CSV
 grep -q '^Accuracy = ' p0.rep && grep -q '^Accuracy = ' e0.rep && [ ! -s p3.err ] && [ ! -s e3.err ] \
   && ok "labelled: the accuracy lines, nothing on stderr (not a terminal)" \
   || fail "labelled: the accuracy lines: $(cat p0.rep e0.rep p3.err | head -c 300)"
@@ -89,6 +90,17 @@ grep -q '/sub/' p0.csv && ok "unlabelled: the nested images are scored" || fail 
 "$FSVC" predict --batch 0 m.fsvc test > s0.csv 2>/dev/null
 cmp -s s0.csv s4.csv && [ -s s0.csv ] && ok "no OUT: the CSV on stdout, the same bytes" \
   || fail "no OUT: stdout differs"
+
+# --backend cuda: one context for the run (without a device: the fallback
+# line once, not once per batch, and the CPU's labels)
+expect_exit 0 "--backend cuda: exit 0" -- "$FSVC" predict --backend cuda m.fsvc test cu.csv
+n_fb=$(printf '%s\n' "$ERR" | grep -c 'using CPU')
+[ "$n_fb" -le 1 ] && ok "--backend cuda: at most one fallback line for 2 batches" \
+  || fail "--backend cuda: $n_fb fallback lines"
+if [ "$n_fb" -eq 1 ]; then
+  cmp -s cu.csv lab0.csv && ok "--backend cuda (CPU fallback): the --batch 0 bytes" \
+    || fail "--backend cuda (CPU fallback): differs from --batch 0"
+fi
 
 # broken images in the middle of the folder (classes one, two, zero in
 # order, 2800 each: the 1500th of two is image 4300, in the first batch;
