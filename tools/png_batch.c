@@ -27,6 +27,7 @@ typedef struct png_job {
     const fsvc_dataset *d;
     int threads;
     const char *cmd;
+    int open_line; /* a progress line without its end */
 } png_job;
 
 static int fill(void *self, void *x, int64_t lo, int64_t hi, fsvc_error *err)
@@ -37,7 +38,8 @@ static int fill(void *self, void *x, int64_t lo, int64_t hi, fsvc_error *err)
 
 static void progress(void *self, int64_t done, int64_t N)
 {
-    const png_job *j = self;
+    png_job *j = self;
+    j->open_line = done < N;
     fprintf(stderr, "\rfsvc %s: %lld/%lld images%s", j->cmd, (long long)done, (long long)N,
             done == N ? "\n" : "");
     fflush(stderr);
@@ -47,8 +49,11 @@ int cli_png_predict(int *pred, double *score, const fsvc_model *m, const fsvc_da
                     long batch, const char *backend, int threads, int quiet, const char *cmd,
                     fsvc_error *err)
 {
-    png_job j = { d, threads, cmd };
-    return fsvc_predict_batched(pred, score, m, d, batch, fill, &j,
-                                cli_progress_wanted(quiet) ? progress : NULL, &j, backend,
-                                threads, err);
+    png_job j = { d, threads, cmd, 0 };
+    int rc = fsvc_predict_batched(pred, score, m, d, batch, fill, &j,
+                                  cli_progress_wanted(quiet) ? progress : NULL, &j, backend,
+                                  threads, err);
+    if (j.open_line) /* stopped by an error: the message on a line of its own */
+        fputc('\n', stderr);
+    return rc;
 }

@@ -104,7 +104,7 @@ fi
 
 # broken images in the middle of the folder (classes one, two, zero in
 # order, 2800 each: the 1500th of two is image 4300, in the first batch;
-# the 2000th of zero is image 7600, the 1000th image of the second batch):
+# the 2700th of zero is image 8300, the 108th image of the second batch):
 # the error of the whole-folder path
 bad_image() { # NAME CLASS INDEX SETUP-COMMAND
   local name=$1 cls=$2 idx=$3; shift 3
@@ -131,9 +131,9 @@ bad_image() { # NAME CLASS INDEX SETUP-COMMAND
 corrupt() { echo "not a png" > "$1"; }
 truncate_png() { head -c 60 test/zero/$(ls test/zero | head -n 1) > "$1"; }
 other_size() { cp odd.png "$1"; }
-bad_image "a corrupt PNG in batch 2" zero 2000 corrupt
+bad_image "a corrupt PNG in batch 2" zero 2700 corrupt
 bad_image "a truncated PNG in batch 1" two 1500 truncate_png
-bad_image "a PNG of another size in batch 2" zero 2000 other_size
+bad_image "a PNG of another size in batch 2" zero 2700 other_size
 expect_match "image is 27x28" "a PNG of another size: says the sizes" "$ERR"
 
 # progress: on stderr when it is a terminal (script(1) gives one), not with -q
@@ -148,6 +148,10 @@ if command -v script >/dev/null; then
     || fail "eval progress: $(head -c 300 ttye.txt)"
   script -qec "'$FSVC' eval -q m.fsvc test >/dev/null" /dev/null > ttyeq.txt 2>&1
   [ ! -s ttyeq.txt ] && ok "eval -q: nothing on the terminal's stderr" || fail "eval -q: $(head -c 300 ttyeq.txt)"
+  # an error after a progress line: the message on a line of its own
+  script -qec "'$FSVC' predict m.fsvc bad ttyb.csv >/dev/null" /dev/null > ttyb.txt 2>&1
+  tr -d '\r' < ttyb.txt | grep -q '^fsvc: .*image is 27x28' && grep -q '8192/8400' ttyb.txt \
+    && ok "an error after progress: on its own line" || fail "error after progress: $(head -c 300 ttyb.txt)"
 else
   ok "script(1) absent: the terminal progress checks skipped"
 fi
