@@ -6,6 +6,7 @@
 #include "tools/cli.h"
 #include "tools/dist.h"
 #include "fsvc/batch.h"
+#include "datasets/datasets.h" /* ds_max_bytes: the load limit */
 
 #include <stdio.h>
 #include <sys/stat.h>
@@ -49,6 +50,21 @@ int cli_png_predict(int *pred, double *score, const fsvc_model *m, const fsvc_da
                     long batch, const char *backend, int threads, int quiet, const char *cmd,
                     fsvc_error *err)
 {
+    /* the pixels held at once (two batches, or the one) against the load
+     * limit, as the whole-folder load checks the folder's */
+    int64_t E = fsvc_batch_size(batch), held = d->N <= E ? d->N : 2 * E;
+    uint64_t need = (uint64_t)held * (uint64_t)d->n, max = ds_max_bytes();
+    if (need > max) {
+        char lim[80];
+        ds_limit_text(lim, sizeof lim, max);
+        if (d->N <= E)
+            return fsvc_fail(err, FSVC_EINPUT, "%s: %lld images of %dx%d need %llu bytes, more "
+                             "than the load limit (%s)", d->source, (long long)d->N, d->cols,
+                             d->rows, (unsigned long long)need, lim);
+        return fsvc_fail(err, FSVC_EINPUT, "%s: two batches of %lld images of %dx%d need %llu "
+                         "bytes, more than the load limit (%s)", d->source, (long long)E,
+                         d->cols, d->rows, (unsigned long long)need, lim);
+    }
     png_job j = { d, threads, cmd, 0 };
     int rc = fsvc_predict_batched(pred, score, m, d, batch, fill, &j,
                                   cli_progress_wanted(quiet) ? progress : NULL, &j, backend,

@@ -136,6 +136,30 @@ bad_image "a truncated PNG in batch 1" two 1500 truncate_png
 bad_image "a PNG of another size in batch 2" zero 2700 other_size
 expect_match "image is 27x28" "a PNG of another size: says the sizes" "$ERR"
 
+# a folder whose pixels exceed the load limit (hard links of one 8192 x 8192
+# PNG of 64 KB, as tests/cli/test_files.sh): refused as --batch 0 refuses
+# it (exit 2, the limit named), not an allocation failure
+python3 - big/a <<'PY'
+import os, struct, sys, zlib
+def chunk(t, d):
+    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+w = h = 8192
+os.makedirs(sys.argv[1])
+open(os.path.join(sys.argv[1], "0.png"), "wb").write(
+    b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+    + chunk(b"IDAT", zlib.compress(b"\0" * ((w + 1) * h), 9)) + chunk(b"IEND", b""))
+PY
+ram=$(( $(getconf _PHYS_PAGES) * $(getconf PAGESIZE) )); lim=$(( 1 << 36 ))
+[ $ram -lt $lim ] && lim=$ram
+for i in $(seq 1 $(( lim / (8192 * 8192) + 1 ))); do ln big/a/0.png "big/a/$i.png"; done
+for B in 0 default; do
+  bo=(--batch "$B"); [ "$B" = default ] && bo=()
+  expect_exit 2 "over the load limit, --batch $B: exit 2" -- "$FSVC" eval "${bo[@]}" m.fsvc big
+  expect_match "images of 8192x8192 need [0-9]+ bytes, more than the load limit" \
+    "over the load limit, --batch $B: says so" "$ERR"
+done
+rm -rf big
+
 # progress: on stderr when it is a terminal (script(1) gives one), not with -q
 if command -v script >/dev/null; then
   script -qec "'$FSVC' predict m.fsvc test tty.csv >/dev/null" /dev/null > tty.txt 2>&1
