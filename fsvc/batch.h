@@ -22,8 +22,9 @@ void fsvc_batch_range(int64_t N, int64_t B, int64_t k, int64_t *lo, int64_t *hi)
 int64_t fsvc_batch_size(int64_t B);
 
 /* Writes the samples [lo, hi) into x ((hi - lo) x n, the set's dtype);
- * returns FSVC_OK or an error (err set). Runs on another thread than the
- * caller of fsvc_predict_batched, one call at a time. */
+ * returns FSVC_OK or an error (err set). One call at a time: the first
+ * batch on the caller's thread, the next ones on a second thread while
+ * the caller scores the batch before. */
 typedef int (*fsvc_batch_fill)(void *self, void *x, int64_t lo, int64_t hi, fsvc_error *err);
 /* Called (on the caller's thread) after each batch: done of N scored. */
 typedef void (*fsvc_batch_progress)(void *self, int64_t done, int64_t N);
