@@ -157,6 +157,23 @@ int fsvc_dataset_convert(fsvc_dataset *d, fsvc_dtype to, fsvc_scale scale,
                          fsvc_error *err);
 
 
+/* ---- a PNG folder decoded batch by batch (datasets/pngdir_batch.c) ----
+ *
+ * fsvc_pngdir_list: the folder as fsvc_dataset_load reads it (the same
+ * order, labels, classes, class names, paths and errors), but no pixels:
+ * x is NULL; rows, cols and n are the first image's (decoded to learn
+ * them), dtype u8. The pixels come from fsvc_pngdir_decode, so that the
+ * memory taken is that of the listing and of the batches, not the folder. */
+int fsvc_pngdir_list(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts,
+                     fsvc_error *err);
+/* Decodes the images [lo, hi) of a listed folder d into x ((hi - lo) x
+ * d->n u8) on `threads` OpenMP threads (0: OpenMP's default); an image of
+ * another size is resized when resize, else refused. On failure err is the
+ * error of the first failing image in order (the one fsvc_dataset_load
+ * reports). */
+int fsvc_pngdir_decode(uint8_t *x, const fsvc_dataset *d, int64_t lo, int64_t hi, int resize,
+                       int threads, fsvc_error *err);
+
 /* ---- datasets: writers and extra loaders (datasets/) ---- */
 
 /* Writes d as LIBSVM text (label index:value, 1-based, shortest exact

@@ -93,6 +93,27 @@ int ds_png_load_dir_slice(fsvc_dataset *d, const char *dir, const fsvc_load_opts
                           int rank, int size, int64_t *first, int64_t *N_total,
                           fsvc_error *err);
 
+/* The sorted image list of a PNG folder (the rules of pngdir.c), nothing
+ * decoded: files (n paths); labelled: classes (K class folder paths) and
+ * y (n class indices), else both NULL. */
+typedef struct ds_png_listing {
+    char **files;
+    size_t n;
+    char **classes;
+    size_t K;
+    double *y;
+    int labelled;
+} ds_png_listing;
+int ds_png_list(ds_png_listing *L, const char *dir, const fsvc_load_opts *opts,
+                fsvc_error *err);
+void ds_png_listing_free(ds_png_listing *L);
+/* d->class_names from the class folders' base names (L->K of them). */
+int ds_png_class_names(fsvc_dataset *d, const ds_png_listing *L, fsvc_error *err);
+/* An image pix (r x c) into dst (rows x cols): copied, resized when resize,
+ * else FSVC_EINPUT naming path and ref (the image that set the size). */
+int ds_png_place(unsigned char *dst, int rows, int cols, const unsigned char *pix, int r,
+                 int c, int resize, const char *path, const char *ref, fsvc_error *err);
+
 /* ---- stream.c: a file read from the start, plain or gzip ---- */
 typedef struct ds_stream {
     void *g;           /* the open file and inflate state (stream.c) */

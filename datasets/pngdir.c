@@ -114,9 +114,23 @@ static int walk(strlist *files, const char *dir, int depth, fsvc_error *err)
     return rc;
 }
 
+int ds_png_place(unsigned char *dst, int rows, int cols, const unsigned char *pix, int r,
+                 int c, int resize, const char *path, const char *ref, fsvc_error *err)
+{
+    if (r == rows && c == cols)
+        memcpy(dst, pix, (size_t)rows * (size_t)cols);
+    else if (resize)
+        ds_resize_bilinear_u8(dst, rows, cols, pix, r, c);
+    else
+        return fsvc_fail(err, FSVC_EINPUT, "%s: image is %dx%d (cols x rows) but %s is "
+                         "%dx%d; all images must have one size (or ask for resizing)",
+                         path, c, r, ref, cols, rows);
+    return FSVC_OK;
+}
+
 /* Reads the images [lo, hi) of files into d->x ((hi - lo) x rows*cols u8),
- * d->paths; every image must have the size of files->s[0]. */
-static int read_images(fsvc_dataset *d, strlist *files, size_t lo, size_t hi,
+ * d->paths; every image must have the size of files[0]. */
+static int read_images(fsvc_dataset *d, char **files, size_t lo, size_t hi,
                        const fsvc_load_opts *opts, fsvc_error *err)
 {
     size_t cnt = hi - lo;
@@ -124,12 +138,12 @@ static int read_images(fsvc_dataset *d, strlist *files, size_t lo, size_t hi,
     if (!d->paths)
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", d->source);
     d->N = (int64_t)cnt;
-    const char *ref = files->s[0]; /* the first image sets the size */
+    const char *ref = files[0]; /* the first image sets the size */
     unsigned char *x = NULL;
     for (size_t i = lo > 0 ? 0 : lo; i < hi; i = i < lo ? lo : i + 1) {
         unsigned char *pix;
         int r, c;
-        int rc = ds_png_read_gray(&pix, &r, &c, files->s[i], err);
+        int rc = ds_png_read_gray(&pix, &r, &c, files[i], err);
         if (rc)
             return rc;
         if (i == 0) {
@@ -156,37 +170,36 @@ static int read_images(fsvc_dataset *d, strlist *files, size_t lo, size_t hi,
                 continue;
             }
         }
-        unsigned char *dst = x + (i - lo) * (size_t)d->n;
-        if (r == d->rows && c == d->cols) {
-            memcpy(dst, pix, (size_t)d->n);
-        } else if (opts->resize) {
-            ds_resize_bilinear_u8(dst, d->rows, d->cols, pix, r, c);
-        } else {
-            free(pix);
-            return fsvc_fail(err, FSVC_EINPUT, "%s: image is %dx%d (cols x rows) but %s is "
-                             "%dx%d; all images must have one size (or ask for resizing)",
-                             files->s[i], c, r, ref, d->cols, d->rows);
-        }
+        rc = ds_png_place(x + (i - lo) * (size_t)d->n, d->rows, d->cols, pix, r, c,
+                          opts->resize, files[i], ref, err);
         free(pix);
-        d->paths[i - lo] = files->s[i]; /* taken over */
-        files->s[i] = NULL;
+        if (rc)
+            return rc;
+        d->paths[i - lo] = files[i]; /* taken over */
+        files[i] = NULL;
     }
     return FSVC_OK;
 }
 
-/* The folder's images [N * rank / size, N * (rank + 1) / size); size 1:
- * all of them, classes indexed from the labels read. */
-static int load_dir(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts, int rank,
-                    int size, int64_t *first, int64_t *N_total, fsvc_error *err)
+void ds_png_listing_free(ds_png_listing *L)
 {
-    ds_dataset_init(d, dir);
+    strlist f = {L->files, L->n, L->n}, c = {L->classes, L->K, L->K};
+    strlist_free(&f);
+    strlist_free(&c);
+    free(L->y);
+    memset(L, 0, sizeof *L);
+}
+
+int ds_png_list(ds_png_listing *L, const char *dir, const fsvc_load_opts *opts,
+                fsvc_error *err)
+{
+    memset(L, 0, sizeof *L);
     strlist classes = {0}, top = {0}, files = {0};
     int rc = list_dir(&classes, &top, dir, err);
     double *y = NULL;
     int labelled = rc == FSVC_OK && classes.n > 0 && top.n == 0;
     if (rc == FSVC_OK && labelled) {
         /* one sub-folder per class: y = index of the sorted class name */
-        y = NULL;
         size_t cap = 0;
         for (size_t k = 0; k < classes.n && rc == FSVC_OK; k++) {
             size_t before = files.n;
@@ -215,55 +228,80 @@ static int load_dir(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts
         if (rc == FSVC_OK && files.n == 0)
             rc = fsvc_fail(err, FSVC_EINPUT, "%s: no PNG images in this folder or below", dir);
     }
-    size_t lo = 0, hi = files.n;
+    strlist_free(&top);
+    if (!labelled)
+        strlist_free(&classes);
+    L->files = files.s;
+    L->n = files.n;
+    L->classes = classes.s;
+    L->K = classes.n;
+    L->y = y;
+    L->labelled = labelled;
+    if (rc)
+        ds_png_listing_free(L);
+    return rc;
+}
+
+/* The folder's images [N * rank / size, N * (rank + 1) / size); size 1:
+ * all of them, classes indexed from the labels read. */
+static int load_dir(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts, int rank,
+                    int size, int64_t *first, int64_t *N_total, fsvc_error *err)
+{
+    ds_dataset_init(d, dir);
+    ds_png_listing L;
+    int rc = ds_png_list(&L, dir, opts, err);
+    int labelled = rc == FSVC_OK && L.labelled;
+    size_t lo = 0, hi = L.n;
     if (size > 1) {
-        lo = (size_t)((uint64_t)files.n * (uint64_t)rank / (uint64_t)size);
-        hi = (size_t)((uint64_t)files.n * (uint64_t)(rank + 1) / (uint64_t)size);
+        lo = (size_t)((uint64_t)L.n * (uint64_t)rank / (uint64_t)size);
+        hi = (size_t)((uint64_t)L.n * (uint64_t)(rank + 1) / (uint64_t)size);
     }
     if (first) *first = (int64_t)lo;
-    if (N_total) *N_total = (int64_t)files.n;
+    if (N_total) *N_total = (int64_t)L.n;
     if (rc == FSVC_OK)
-        rc = read_images(d, &files, lo, hi, opts, err);
+        rc = read_images(d, L.files, lo, hi, opts, err);
     if (rc == FSVC_OK && labelled && size > 1) {
         /* a slice: every class folder holds images, so the classes are
          * 0..K-1, as one process indexes them from all the labels */
         d->y = malloc((hi > lo ? hi - lo : 1) * sizeof *d->y);
         d->cls = malloc((hi > lo ? hi - lo : 1) * sizeof *d->cls);
-        d->class_values = malloc(classes.n * sizeof *d->class_values);
+        d->class_values = malloc(L.K * sizeof *d->class_values);
         if (!d->y || !d->cls || !d->class_values)
             rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", dir);
         for (size_t i = lo; rc == FSVC_OK && i < hi; i++) {
-            d->y[i - lo] = y[i];
-            d->cls[i - lo] = (int)y[i];
+            d->y[i - lo] = L.y[i];
+            d->cls[i - lo] = (int)L.y[i];
         }
-        for (size_t k = 0; rc == FSVC_OK && k < classes.n; k++)
+        for (size_t k = 0; rc == FSVC_OK && k < L.K; k++)
             d->class_values[k] = (double)k;
-        d->K = (int)classes.n;
+        d->K = (int)L.K;
         d->has_labels = 1;
     } else if (rc == FSVC_OK && labelled) {
-        d->y = y;
-        y = NULL;
+        d->y = L.y;
+        L.y = NULL;
         d->has_labels = 1;
         rc = fsvc_dataset_index_classes(d, err);
     }
-    if (rc == FSVC_OK && labelled) {
-        d->class_names = calloc(classes.n, sizeof *d->class_names);
-        if (!d->class_names)
-            rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", dir);
-        for (size_t k = 0; rc == FSVC_OK && k < classes.n; k++) {
-            const char *base = strrchr(classes.s[k], '/');
-            d->class_names[k] = strdup(base ? base + 1 : classes.s[k]);
-            if (!d->class_names[k])
-                rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", dir);
-        }
-    }
-    free(y);
-    strlist_free(&classes);
-    strlist_free(&top);
-    strlist_free(&files);
+    if (rc == FSVC_OK && labelled)
+        rc = ds_png_class_names(d, &L, err);
+    ds_png_listing_free(&L);
     if (rc)
         fsvc_dataset_free(d);
     return rc;
+}
+
+int ds_png_class_names(fsvc_dataset *d, const ds_png_listing *L, fsvc_error *err)
+{
+    d->class_names = calloc(L->K ? L->K : 1, sizeof *d->class_names);
+    if (!d->class_names)
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", d->source);
+    for (size_t k = 0; k < L->K; k++) {
+        const char *base = strrchr(L->classes[k], '/');
+        d->class_names[k] = strdup(base ? base + 1 : L->classes[k]);
+        if (!d->class_names[k])
+            return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", d->source);
+    }
+    return FSVC_OK;
 }
 
 int ds_png_load_dir(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts,
@@ -286,7 +324,7 @@ int ds_png_load_file(fsvc_dataset *d, const char *path, fsvc_error *err)
     if (push(&one, path))
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
     static const fsvc_load_opts opts = {0, 1, 0, FSVC_STORE_DENSE, 0};
-    int rc = read_images(d, &one, 0, one.n, &opts, err);
+    int rc = read_images(d, one.s, 0, one.n, &opts, err);
     strlist_free(&one);
     if (rc)
         fsvc_dataset_free(d);

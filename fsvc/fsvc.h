@@ -275,7 +275,10 @@ int fsvc_train(fsvc_model *model, fsvc_train_info *info,
 /* pred: N class indices (argmax, first wins) or NULL; score: N x Kout or
  * NULL (regression: score = predicted value). A sparse model predicts
  * sparse or dense d (made sparse on the fly), a dense model sparse d
- * (made dense when it fits the load limit). */
+ * (made dense when it fits the load limit). On the CPU the dense
+ * scores are computed FSVC_PREDICT_CHUNK samples at a time, from sample
+ * 0 (a sample's score bits depend on its chunk: fsvc/batch.h keeps them). */
+#define FSVC_PREDICT_CHUNK 8192
 int fsvc_predict(int *pred, double *score, const fsvc_model *model,
                  const fsvc_dataset *d, const char *backend, int threads,
                  fsvc_error *err);

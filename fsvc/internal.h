@@ -11,6 +11,10 @@ void fsvc_shuffle(int64_t *idx, int64_t N, uint64_t seed);
 
 /* fsvc_model_input with the thread count of the caller's context for the
  * deskew pass (threads <= 0: all cores). */
+/* fsvc_predict of a dense model and dense d on an open context (no model
+ * check): the chunks of fsvc_predict (fsvc/predict.c). */
+int fsvc_predict_ctx(int *pred, double *score, const fsvc_model *model,
+                     const fsvc_dataset *d, bnl_ctx *ctx, int threads, fsvc_error *err);
 int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dataset *d,
                              int threads, fsvc_error *err);
 

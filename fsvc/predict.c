@@ -28,38 +28,45 @@ void fsvc_scores_pick(const fsvc_model *model, const double *Y, int64_t b, int64
     }
 }
 
-int fsvc_predict(int *pred, double *score, const fsvc_model *model,
-                 const fsvc_dataset *d, const char *backend, int threads,
-                 fsvc_error *err)
+int fsvc_predict_ctx(int *pred, double *score, const fsvc_model *model,
+                     const fsvc_dataset *d, bnl_ctx *ctx, int threads, fsvc_error *err)
 {
     void *X = NULL;
-    /* a model built in memory gets the checks a loaded one had */
-    int rc = fsvc_model_check(model, "predict: model", err);
+    int rc = fsvc_model_input_threads(&X, model, d, threads, err);
     if (rc) return rc;
-    if (model->Cs || d->csr) /* sparse model or data: fsvc/sparse_train.c */
-        return fsvc_predict_sparse(pred, score, model, d, threads, err);
-    rc = fsvc_model_input_threads(&X, model, d, threads, err);
-    if (rc) return rc;
-    bnl_ctx ctx;
-    rc = bnl_ctx_open(&ctx, backend ? backend : "cpu", threads, 0, err);
-    if (rc) { free(X); return rc; }
     bnl_op op = { (bnl_dist)model->dist, (bnl_act)model->act, model->dtype, model->radius,
                   (bnl_precision)model->precision };
     int K = model->Kout;
     size_t row = (size_t)model->n * fsvc_dtype_size(model->dtype);
     /* on a device one call: W and R go up once, only Y comes back */
-    int64_t Nc = ctx.backend == BNL_CUDA ? (d->N > 0 ? d->N : 1) : 8192;
+    int64_t Nc = ctx->backend == BNL_CUDA ? (d->N > 0 ? d->N : 1) : FSVC_PREDICT_CHUNK;
     double *Y = malloc((size_t)Nc * K * sizeof *Y); /* Y: Nc x K */
     if (!Y) { rc = fsvc_fail(err, FSVC_ERESOURCE, "predict: out of memory"); goto done; }
     for (int64_t i0 = 0; i0 < d->N; i0 += Nc) {
         int64_t b = d->N - i0 < Nc ? d->N - i0 : Nc;
-        rc = bnl_scores(&ctx, &op, Y, model->C, model->m, (const char *)X + (size_t)i0 * row,
+        rc = bnl_scores(ctx, &op, Y, model->C, model->m, (const char *)X + (size_t)i0 * row,
                         b, model->n, model->R, K, err);
         if (rc) goto done;
         fsvc_scores_pick(model, Y, b, i0, pred, score);
     }
 done:
     free(Y); free(X);
+    return rc;
+}
+
+int fsvc_predict(int *pred, double *score, const fsvc_model *model,
+                 const fsvc_dataset *d, const char *backend, int threads,
+                 fsvc_error *err)
+{
+    /* a model built in memory gets the checks a loaded one had */
+    int rc = fsvc_model_check(model, "predict: model", err);
+    if (rc) return rc;
+    if (model->Cs || d->csr) /* sparse model or data: fsvc/sparse_train.c */
+        return fsvc_predict_sparse(pred, score, model, d, threads, err);
+    bnl_ctx ctx;
+    rc = bnl_ctx_open(&ctx, backend ? backend : "cpu", threads, 0, err);
+    if (rc) return rc;
+    rc = fsvc_predict_ctx(pred, score, model, d, &ctx, threads, err);
     bnl_ctx_close(&ctx);
     return rc;
 }

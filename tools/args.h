@@ -24,13 +24,15 @@ typedef struct predict_args {
     long threads;
     int quiet, strict;
     int proba, decision;            /* -b 1, --decision-values */
+    long batch;                     /* --batch B: PNG folder in batches; 0: whole */
     const char *model, *data, *out; /* out NULL: stdout */
 } predict_args;
 
 typedef struct eval_args {
     const char *backend, *png;
     long threads;
-    int strict;
+    long batch;            /* --batch B: PNG folder in batches; 0: whole */
+    int strict, quiet;
     const char *model, *data;
 } eval_args;
 

@@ -90,6 +90,21 @@ int cli_parse_double(const char *cmd, const char *opt, const char *s,
 /* True when progress should be shown (stderr is a terminal, not quiet). */
 int cli_progress_wanted(int quiet);
 
+/* --batch B of predict and eval (tools/png_batch.c). The default B, and
+ * 1 when DATA is a PNG folder to score in batches: B > 0, one process. */
+#define CLI_PNG_BATCH 8192
+int cli_png_batched(const char *data, long batch);
+/* The folder listed, no pixels (fsvc_pngdir_list), as cli_load_data
+ * would load it. */
+int cli_png_list(fsvc_dataset *d, const char *data, int allow_unlabelled, fsvc_error *err);
+/* fsvc_predict on the listed folder d, fsvc_batch_size(B) images decoded
+ * at a time on `threads` threads while the batch before is scored (the
+ * same bits as fsvc_predict on the CPU; fsvc/batch.h); progress lines
+ * ("fsvc CMD: done/N images") on stderr when cli_progress_wanted(quiet). */
+int cli_png_predict(int *pred, double *score, const fsvc_model *m, const fsvc_dataset *d,
+                    long batch, const char *backend, int threads, int quiet, const char *cmd,
+                    fsvc_error *err);
+
 /* Wall-clock seconds (monotonic). */
 double cli_now(void);
 

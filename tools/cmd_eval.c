@@ -38,20 +38,22 @@ static int write_png(const char *path, const int64_t *conf, int K, fsvc_error *e
     return rc;
 }
 
-enum { O_PNG = CLI_LONG, O_BACKEND, O_THREADS, O_STRICT, O_HELP };
+enum { O_PNG = CLI_LONG, O_BACKEND, O_THREADS, O_STRICT, O_BATCH, O_HELP };
 
 int eval_parse(eval_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
     a->backend = "cpu";
+    a->batch = CLI_PNG_BATCH;
     static const struct option lo[] = {
         {"png", 1, 0, O_PNG}, {"backend", 1, 0, O_BACKEND}, {"threads", 1, 0, O_THREADS},
-        {"strict", 0, 0, O_STRICT}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+        {"strict", 0, 0, O_STRICT}, {"batch", 1, 0, O_BATCH}, {"help", 0, 0, O_HELP},
+        {0, 0, 0, 0}};
     optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
     int c;
     bnl_backend b;
-    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":qh", lo, NULL)) != -1) {
         switch (c) {
         case 'h': case O_HELP:
             printf("usage: fsvc eval [options] MODEL DATA\n\n"
@@ -61,8 +63,13 @@ int eval_parse(eval_args *a, int argc, char **argv)
                    "  --backend ref|cpu|cuda  engine backend (%s); cuda without a usable\n"
                    "                  device prints one line and runs on the CPU\n"
                    "  --strict        --backend cuda: fail (exit 3) instead of falling back\n"
-                   "  --threads T     CPU threads (%ld, 0: all cores)\n",
-                   a->png ? a->png : "none", a->backend, a->threads);
+                   "  --threads T     CPU threads (%ld, 0: all cores)\n"
+                   "  --batch B       PNG folder: decode the next B images (rounded up to\n"
+                   "                  a multiple of 8192) on CPU threads while the ones\n"
+                   "                  before are scored (%ld; 0: decode the whole folder\n"
+                   "                  first); the same report, bit for bit on the CPU\n"
+                   "  -q              no progress (shown on stderr when it is a terminal)\n",
+                   a->png ? a->png : "none", a->backend, a->threads, a->batch);
             return FSVC_OK;
         case O_PNG: a->png = optarg; break;
         case O_BACKEND:
@@ -72,6 +79,8 @@ int eval_parse(eval_args *a, int argc, char **argv)
             break;
         case O_THREADS: if (cli_parse_long("eval", "--threads", optarg, 0, 4096, &a->threads)) return FSVC_EUSAGE; break;
         case O_STRICT: a->strict = 1; break;
+        case 'q': a->quiet = 1; break;
+        case O_BATCH: if (cli_parse_long("eval", "--batch", optarg, 0, 1L << 30, &a->batch)) return FSVC_EUSAGE; break;
         default: return cli_option_error("eval", c, argv);
         }
     }
@@ -95,6 +104,7 @@ int cmd_eval(int argc, char **argv)
     if (cli_backend_check(backend, a.strict, &err)) return cli_report(&err);
     fsvc_model m;
     fsvc_dataset d;
+    int batched = cli_png_batched(a.data, a.batch); /* a PNG folder in batches */
     int64_t first = 0, N = 0; /* this rank's slice [first, first + d.N) of N */
     int rc = cli_blas_reserve((int)threads, &err), have_m = 0, have_d = 0;
     if (!rc) {
@@ -106,7 +116,10 @@ int cmd_eval(int argc, char **argv)
                        "(fsvc predict reports MSE and R^2)", a.model);
     rc = cli_dist_agree(rc, &err); /* the load below is collective */
     if (!rc) {
-        rc = cli_load_data_slice(&d, &first, &N, a.data, &m, 0, "eval", &err);
+        batched = batched && !m.Cs; /* a sparse model: the whole folder */
+        rc = batched ? cli_png_list(&d, a.data, 0, &err)
+                     : cli_load_data_slice(&d, &first, &N, a.data, &m, 0, "eval", &err);
+        if (batched && !rc) N = d.N;
         have_d = !rc;
     }
     rc = cli_dist_agree(rc, &err); /* every rank, or none, goes on */
@@ -124,7 +137,9 @@ int cmd_eval(int argc, char **argv)
     rc = cli_dist_agree(rc, &err);
     if (rc) goto done;
     double t0 = cli_now();
-    rc = cli_dist_predict_at(pred, NULL, &m, &d, first, N, backend, (int)threads, &err);
+    rc = batched ? cli_png_predict(pred, NULL, &m, &d, a.batch, backend, (int)threads, a.quiet,
+                                   "eval", &err)
+                 : cli_dist_predict_at(pred, NULL, &m, &d, first, N, backend, (int)threads, &err);
     if (!rc && cli_dist()->size > 1) { /* the labels of the whole set */
         fsvc_dataset g;
         rc = cli_dist_gather_meta(&g, &d, first, N, &err);

@@ -79,15 +79,17 @@ static int write_out(const char *path, const fsvc_model *m, const fsvc_dataset *
     return ds_tmp_commit(f, tmp, path, err);
 }
 
-enum { O_BACKEND = CLI_LONG, O_THREADS, O_STRICT, O_DECISION, O_HELP };
+enum { O_BACKEND = CLI_LONG, O_THREADS, O_STRICT, O_DECISION, O_BATCH, O_HELP };
 
 int predict_parse(predict_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
     a->backend = "cpu";
+    a->batch = CLI_PNG_BATCH;
     static const struct option lo[] = {
         {"backend", 1, 0, O_BACKEND}, {"threads", 1, 0, O_THREADS}, {"strict", 0, 0, O_STRICT},
-        {"decision-values", 0, 0, O_DECISION}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+        {"decision-values", 0, 0, O_DECISION}, {"batch", 1, 0, O_BATCH}, {"help", 0, 0, O_HELP},
+        {0, 0, 0, 0}};
     optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
     int c;
@@ -104,12 +106,18 @@ int predict_parse(predict_args *a, int argc, char **argv)
                    "                  device prints one line and runs on the CPU\n"
                    "  --strict        --backend cuda: fail (exit 3) instead of falling back\n"
                    "  --threads T     CPU threads (%ld, 0: all cores)\n"
+                   "  --batch B       PNG folder: decode the next B images (rounded up to\n"
+                   "                  a multiple of 8192) on CPU threads while the ones\n"
+                   "                  before are scored (%ld; 0: decode the whole folder\n"
+                   "                  first); the same output, bit for bit on the CPU\n"
                    "  -b 0|1          1: class probabilities (softmax of the scores),\n"
                    "                  svm-predict -b 1 style: 'labels ...' then 'label p..' (0)\n"
                    "  --decision-values  the readout scores, in the same layout (off)\n"
                    "  -q              only the final line, and the warnings about results\n"
                    "                  (features the model never saw, ignored; labels it\n"
-                   "                  does not know, counted as errors)\n", a->backend, a->threads);
+                   "                  does not know, counted as errors); no progress\n"
+                   "                  (shown on stderr when it is a terminal)\n",
+                   a->backend, a->threads, a->batch);
             return FSVC_OK;
         case 'q': a->quiet = 1; break;
         case 'b': if (cli_parse_long("predict", "-b", optarg, 0, 1, &bv)) return FSVC_EUSAGE;
@@ -122,6 +130,7 @@ int predict_parse(predict_args *a, int argc, char **argv)
             break;
         case O_THREADS: if (cli_parse_long("predict", "--threads", optarg, 0, 4096, &a->threads)) return FSVC_EUSAGE; break;
         case O_STRICT: a->strict = 1; break;
+        case O_BATCH: if (cli_parse_long("predict", "--batch", optarg, 0, 1L << 30, &a->batch)) return FSVC_EUSAGE; break;
         default: return cli_option_error("predict", c, argv);
         }
     }
@@ -167,6 +176,7 @@ int cmd_predict(int argc, char **argv)
     if (cli_backend_check(backend, a.strict, &err)) return cli_report(&err);
     fsvc_model m;
     int table = proba || decision;
+    int batched = cli_png_batched(data, a.batch); /* a PNG folder in batches */
     fsvc_dataset d;
     int64_t first = 0, N = 0; /* this rank's slice [first, first + d.N) of N */
     int rc = cli_blas_reserve((int)threads, &err), have_m = 0, have_d = 0;
@@ -180,7 +190,10 @@ int cmd_predict(int argc, char **argv)
     rc = cli_dist_agree(rc, &err); /* the load below is collective */
     if (!rc) {
         cli_set_quiet(quiet); /* -q: no note on features taken as 0 */
-        rc = cli_load_data_slice(&d, &first, &N, data, &m, 1, "predict", &err);
+        batched = batched && !m.Cs; /* a sparse model: the whole folder */
+        rc = batched ? cli_png_list(&d, data, 1, &err)
+                     : cli_load_data_slice(&d, &first, &N, data, &m, 1, "predict", &err);
+        if (batched && !rc) N = d.N;
         have_d = !rc;
     }
     rc = cli_dist_agree(rc, &err); /* every rank, or none, goes on */
@@ -197,7 +210,9 @@ int cmd_predict(int argc, char **argv)
     rc = cli_dist_agree(rc, &err);
     if (rc) goto done;
     double t0 = cli_now();
-    rc = cli_dist_predict_at(pred, score, &m, &d, first, N, backend, (int)threads, &err);
+    rc = batched ? cli_png_predict(pred, score, &m, &d, a.batch, backend, (int)threads, quiet,
+                                   "predict", &err)
+                 : cli_dist_predict_at(pred, score, &m, &d, first, N, backend, (int)threads, &err);
     double t1 = cli_now();
     if (!rc && cli_dist()->size > 1) { /* the labels and paths of the whole set */
         fsvc_dataset g;

@@ -98,10 +98,11 @@ static int parse_one(int cmd, int argc, char **argv, char *out, size_t len)
         rc = predict_parse(&a, argc, argv);
         if (rc != CLI_RUN)
             break;
-        if (!a.model || !a.data || !a.backend || a.threads < 0 || a.threads > 4096)
+        if (!a.model || !a.data || !a.backend || a.threads < 0 || a.threads > 4096 ||
+            a.batch < 0 || a.batch > (1L << 30))
             abort();
-        snprintf(out, len, "%s|%s|%s|%s %ld q%d s%d", a.model, a.data, s(a.out), a.backend,
-                 a.threads, a.quiet, a.strict);
+        snprintf(out, len, "%s|%s|%s|%s %ld q%d s%d b%ld", a.model, a.data, s(a.out), a.backend,
+                 a.threads, a.quiet, a.strict, a.batch);
         break;
     }
     case 2: {
@@ -109,10 +110,11 @@ static int parse_one(int cmd, int argc, char **argv, char *out, size_t len)
         rc = eval_parse(&a, argc, argv);
         if (rc != CLI_RUN)
             break;
-        if (!a.model || !a.data || !a.backend || a.threads < 0 || a.threads > 4096)
+        if (!a.model || !a.data || !a.backend || a.threads < 0 || a.threads > 4096 ||
+            a.batch < 0 || a.batch > (1L << 30))
             abort();
-        snprintf(out, len, "%s|%s|%s|%s %ld s%d", a.model, a.data, s(a.png), a.backend,
-                 a.threads, a.strict);
+        snprintf(out, len, "%s|%s|%s|%s %ld s%d q%d b%ld", a.model, a.data, s(a.png), a.backend,
+                 a.threads, a.strict, a.quiet, a.batch);
         break;
     }
     case 3: {

@@ -1,0 +1,84 @@
+/* pngdir_batch.c - a PNG folder listed once, then decoded batch by batch
+ * (fsvc_pngdir_list, fsvc_pngdir_decode in fsvc_data.h): the images of a
+ * batch are decoded on OpenMP threads, the first failing one in order gives
+ * the error, the message fsvc_dataset_load gives for it. */
+#include "datasets/loaders.h"
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+int fsvc_pngdir_list(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts,
+                     fsvc_error *err)
+{
+    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0};
+    ds_dataset_init(d, dir);
+    ds_png_listing L;
+    int rc = ds_png_list(&L, dir, opts ? opts : &none, err);
+    if (rc)
+        return rc;
+    unsigned char *pix = NULL;
+    int r = 0, c = 0;
+    rc = ds_png_read_gray(&pix, &r, &c, L.files[0], err); /* the first sets the size */
+    free(pix);
+    if (rc == FSVC_OK) {
+        d->rows = r;
+        d->cols = c;
+        d->n = r * c; /* sides <= 16384: fits */
+        d->dtype = FSVC_U8;
+        d->paths = L.files; /* taken over */
+        d->N = (int64_t)L.n;
+        L.files = NULL;
+        L.n = 0;
+    }
+    if (rc == FSVC_OK && L.labelled) {
+        d->y = L.y;
+        L.y = NULL;
+        d->has_labels = 1;
+        rc = fsvc_dataset_index_classes(d, err);
+        if (rc == FSVC_OK)
+            rc = ds_png_class_names(d, &L, err);
+    }
+    ds_png_listing_free(&L);
+    if (rc)
+        fsvc_dataset_free(d);
+    return rc;
+}
+
+int fsvc_pngdir_decode(uint8_t *x, const fsvc_dataset *d, int64_t lo, int64_t hi, int resize,
+                       int threads, fsvc_error *err)
+{
+    if (!d->paths || lo < 0 || hi > d->N || lo > hi || d->n != d->rows * d->cols)
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: not a batch of a listed PNG folder", d->source);
+    int64_t bad = hi; /* the first failing image */
+    int code = FSVC_OK;
+    int nt = 1;
+#ifdef _OPENMP
+    nt = threads > 0 ? threads : omp_get_max_threads();
+#endif
+    if (nt > hi - lo) nt = hi - lo > 0 ? (int)(hi - lo) : 1;
+    (void)nt; /* without OpenMP */
+    #pragma omp parallel for schedule(dynamic, 4) num_threads(nt)
+    for (int64_t i = lo; i < hi; i++) {
+        fsvc_error e;
+        fsvc_error_clear(&e);
+        unsigned char *pix = NULL;
+        int r = 0, c = 0;
+        int rc = ds_png_read_gray(&pix, &r, &c, d->paths[i], &e);
+        if (rc == FSVC_OK)
+            rc = ds_png_place(x + (size_t)(i - lo) * (size_t)d->n, d->rows, d->cols, pix, r, c,
+                              resize, d->paths[i], d->paths[0], &e);
+        free(pix);
+        if (rc) {
+            #pragma omp critical(fsvc_pngdir_decode)
+            if (i < bad) {
+                bad = i;
+                code = rc;
+                if (err) *err = e;
+            }
+        }
+    }
+    return code;
+}
