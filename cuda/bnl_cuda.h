@@ -66,7 +66,7 @@ int bnl_cuda_scores(bnl_cuda *c, const bnl_op *op, double *Y, const void *W, int
 int bnl_cuda_normal_open(bnl_cuda *c, bnl_normal **out, fsvc_error *err);
 int bnl_cuda_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                           const void *X, int64_t N, int n, const int *cls, const double *y,
-                          int K, double *diag, double *B, fsvc_error *err);
+                          const double *cw, int K, double *diag, double *B, fsvc_error *err);
 int bnl_cuda_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err);
 void bnl_cuda_normal_close(bnl_normal *s);
 int bnl_cuda_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,

@@ -50,7 +50,7 @@ int bnl_cuda_normal_open(bnl_cuda *c, bnl_normal **out, fsvc_error *err)
 
 int bnl_cuda_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                           const void *X, int64_t N, int n, const int *cls, const double *y,
-                          int K, double *diag, double *B, fsvc_error *err)
+                          const double *cw, int K, double *diag, double *B, fsvc_error *err)
 {
     return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
 }

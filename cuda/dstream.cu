@@ -21,6 +21,16 @@ static __global__ void widen_kernel(double *Hd, int64_t ldd, const float *H, int
         bnlc_widen_body(Hd, ldd, H, ldh, r, c);
 }
 
+static __global__ void rowscale_kernel(double *Hd, int64_t ldd, const double *sw, int64_t rows,
+                                int64_t cols)
+{
+    int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= cols)
+        return;
+    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y)
+        bnlc_rowscale_body(Hd, ldd, sw, r, c);
+}
+
 void ds_free(dstream *d)
 {
     if (d->s) cudaStreamSynchronize(d->s);
@@ -28,8 +38,8 @@ void ds_free(dstream *d)
     cudaFree(d->dW); cudaFree(d->dwn); cudaFree(d->dxn); cudaFree(d->dH); cudaFree(d->dHd);
     cudaFree(d->dQ);
     for (int b = 0; b < 2; b++) {
-        cudaFree(d->dX[b]); cudaFree(d->dT[b]);
-        cudaFreeHost(d->hX[b]); cudaFreeHost(d->hT[b]);
+        cudaFree(d->dX[b]); cudaFree(d->dT[b]); cudaFree(d->dw[b]);
+        cudaFreeHost(d->hX[b]); cudaFreeHost(d->hT[b]); cudaFreeHost(d->hw[b]);
         if (d->events) { cudaEventDestroy(d->up[b]); cudaEventDestroy(d->used[b]); }
     }
     if (d->s) cudaStreamDestroy(d->s);
@@ -64,7 +74,7 @@ int ds_open(dstream *d, bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
                     (double)(c->lim.mem_reserve > 0 ? c->lim.mem_reserve : (256 << 20)) -
                     (double)fixed;
     double wbytes = (double)m * d->ldk * 4 + (gemm ? m * 4.0 : 0);
-    double rowx = (double)d->ldk * 4 + (targets ? K * 8.0 : 0) + (gemm ? 4 : 0) + extra_row;
+    double rowx = (double)d->ldk * 4 + (targets ? K * 8.0 : 0) + (targets == 2 ? 8 : 0) + (gemm ? 4 : 0) + extra_row;
     budget -= wbytes;
     /* the H tile: float (ldo) + float64 (m) per sample */
     d->Nt = N < 4096 ? N : 4096;
@@ -101,6 +111,10 @@ int ds_open(dstream *d, bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
         if (targets) {
             DALLOC(err, d->dT[b], d->Xc * K * 8);
             HALLOC(err, d->hT[b], d->Xc * K * 8);
+        }
+        if (targets == 2) {
+            DALLOC(err, d->dw[b], d->Xc * 8);
+            HALLOC(err, d->hw[b], d->Xc * 8);
         }
     }
     /* W once (pageable: one copy does not pay for pinning) */
@@ -145,7 +159,11 @@ int ds_run(dstream *d, const void *X, int64_t N, const int *cls, const double *y
                   tile_fn fn, chunk_fn done, void *u, fsvc_error *err)
 {
     int gemm = d->k.tile_op < 0;
+    int wt = d->cw && cls && !y && d->hw[0]; /* weighted samples */
     int rc;
+    if (d->cw && !wt)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: class weights without classes or weight "
+                         "buffers");
     for (int64_t i0 = 0, ch = 0; i0 < N; i0 += d->Xc, ch++) {
         int b = (int)(ch % d->nb);
         int64_t rows = N - i0 < d->Xc ? N - i0 : d->Xc;
@@ -157,8 +175,14 @@ int ds_run(dstream *d, const void *X, int64_t N, const int *cls, const double *y
         if (d->hT[b]) {
             for (int64_t r = 0; r < rows; r++)
                 bnlc_target_body(d->hT[b], d->K, cls ? cls + i0 : NULL, y ? y + i0 : NULL, r);
+            if (wt)
+                for (int64_t r = 0; r < rows; r++)
+                    bnlc_weight_body(d->hw[b], d->hT[b], d->K, cls + i0, d->cw, r);
             CUDA_CHECK(err, cudaMemcpyAsync(d->dT[b], d->hT[b], (size_t)(rows * d->K * 8),
                                             cudaMemcpyHostToDevice, d->cs));
+            if (wt)
+                CUDA_CHECK(err, cudaMemcpyAsync(d->dw[b], d->hw[b], (size_t)(rows * 8),
+                                                cudaMemcpyHostToDevice, d->cs));
         }
         CUDA_CHECK(err, cudaEventRecord(d->up[b], d->cs));
         CUDA_CHECK(err, cudaStreamWaitEvent(d->s, d->up[b], 0));
@@ -167,7 +191,14 @@ int ds_run(dstream *d, const void *X, int64_t N, const int *cls, const double *y
                                               d->n, d->s));
         for (int64_t t0 = 0; t0 < rows; t0 += d->Nt) {
             int64_t nt = rows - t0 < d->Nt ? rows - t0 : d->Nt;
-            if ((rc = ds_tile(d, b, t0, nt, err)) || (rc = fn(u, d, b, i0, t0, nt, err)))
+            if ((rc = ds_tile(d, b, t0, nt, err)))
+                return rc;
+            if (wt) {
+                rowscale_kernel<<<grid2(d->m, nt), 256, 0, d->s>>>(d->dHd, d->m, d->dw[b] + t0,
+                                                                   nt, d->m);
+                CUDA_CHECK(err, cudaGetLastError());
+            }
+            if ((rc = fn(u, d, b, i0, t0, nt, err)))
                 return rc;
         }
         CUDA_CHECK(err, cudaEventRecord(d->used[b], d->s));

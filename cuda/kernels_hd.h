@@ -477,6 +477,29 @@ FSVC_HD void bnlc_target_body(double *T, int K, const int *cls, const double *y,
         T[r * K + k] = k == cls[r] ? 1.0 : 0.0;
 }
 
+/* Class weights in the normal equations (G = H^T D H, B = H^T D T with
+ * D = diag(w), w_r = cw[cls[r]]): the host gives each sample of a chunk
+ * sw[r] = sqrt(cw[cls[r]]) and scales its target row by it (T one-hot,
+ * rows x K row-major); the device scales the sample's column of the
+ * float64 H tile by the same sw (bnlc_rowscale_body), so the unweighted
+ * Dsyrk / Dgemm give the weighted sums, as fsvc/ridge.c cpu_accum scales
+ * the rows of H by sqrt(w). */
+FSVC_HD void bnlc_weight_body(double *sw, double *T, int K, const int *cls, const double *cw,
+                              int64_t r)
+{
+    double s = sqrt(cw[cls[r]]);
+    sw[r] = s;
+    for (int k = 0; k < K; k++)
+        T[r * K + k] *= s;
+}
+
+/* Hd[r * ldd + c] *= sw[r] for one element of the tile (c < m). */
+FSVC_HD void bnlc_rowscale_body(double *Hd, int64_t ldd, const double *sw, int64_t r,
+                                int64_t c)
+{
+    Hd[r * ldd + c] *= sw[r];
+}
+
 /* ---- the LMS readout on the device (cuda/lms.cu) ----
  * One block of BNLC_LMS_THREADS (T) threads runs the samples of a tile in
  * order (sequential over the samples, as the CPU's epoch; parallel over

@@ -12,7 +12,9 @@
  *         after the solve; Y (N x K) for the scores.
  * Per sample tile (Nt rows) on the compute stream: the tile kernel or
  * cuBLAS Sgemm + GEMM epilogue (as forward.cu) -> H (Nt x ldo, float) ->
- * widened to float64 (bnlc_widen_body) -> Dsyrk G += H^T H (lower) and
+ * widened to float64 (bnlc_widen_body) -> with class weights each
+ * sample's column scaled by sqrt(w) (bnlc_rowscale_body; its target row
+ * too, on the host: H^T D H, H^T D T) -> Dsyrk G += H^T H (lower) and
  * Dgemm B += H^T T, or Dgemm Y = H R. Float64 products because an f32
  * Gram of MNIST at m = 10000 is not positive definite at lambda 1e-5.
  * The solve: cuSOLVER Dpotrf / Dpotrs on G's lower triangle; the upper
@@ -118,7 +120,8 @@ static int ridge_tile(void *u, dstream *d, int b, int64_t i0, int64_t t0, int64_
 
 static int normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                         const void *X, int64_t N, int n, const int *cls, const double *y,
-                        int K, double *diag, double *B, dstream *d, fsvc_error *err)
+                        const double *cw, int K, double *diag, double *B, dstream *d,
+                        fsvc_error *err)
 {
     cudaFree(s->dG); cudaFree(s->dB); cudaFree(s->dB0); cudaFree(s->ddg); cudaFree(s->dwork);
     cudaFree(s->dinfo);
@@ -136,9 +139,10 @@ static int normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t 
     DALLOC(err, s->dwork, (size_t)s->lwork * 8);
     CUDA_CHECK(err, cudaMemset(s->dG, 0, (size_t)(m * m * 8)));
     CUDA_CHECK(err, cudaMemset(s->dB, 0, (size_t)(m * K * 8)));
-    int rc = ds_open(d, s->c, op, W, m, N, n, K, 1, 0, 0, err);
+    int rc = ds_open(d, s->c, op, W, m, N, n, K, cw ? 2 : 1, 0, 0, err);
     if (rc)
         return rc;
+    d->cw = cw; /* H tiles and targets scaled by sqrt(w) per sample */
     ridge_u u = {s};
     if ((rc = ds_run(d, X, N, cls, y, ridge_tile, NULL, &u, err)))
         return rc;
@@ -156,17 +160,17 @@ static int normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t 
 
 extern "C" int bnl_cuda_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                                      const void *X, int64_t N, int n, const int *cls,
-                                     const double *y, int K, double *diag, double *B,
-                                     fsvc_error *err)
+                                     const double *y, const double *cw, int K, double *diag,
+                                     double *B, fsvc_error *err)
 {
     if (!s)
         return fsvc_fail(err, FSVC_EUSAGE, "cuda: normal equations not open");
-    if (m < 1 || N < 1 || n < 1 || K < 1 || (!cls && !y) || (y && K != 1))
+    if (m < 1 || N < 1 || n < 1 || K < 1 || (!cls && !y) || (y && K != 1) || (cw && !cls))
         return fsvc_fail(err, FSVC_EUSAGE, "cuda: bad normal-equation shape (m %lld, N %lld, "
                          "n %d, K %d)", (long long)m, (long long)N, n, K);
     dstream d;
     memset(&d, 0, sizeof d);
-    int rc = normal_accum(s, op, W, m, X, N, n, cls, y, K, diag, B, &d, err);
+    int rc = normal_accum(s, op, W, m, X, N, n, cls, y, cw, K, diag, B, &d, err);
     ds_free(&d);
     return rc;
 }

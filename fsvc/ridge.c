@@ -23,8 +23,9 @@
  * One pipeline, two implementations of the normal equations: on a context
  * whose backend is a device (bnl_normal_open gives a handle) H^T H and
  * H^T T are accumulated there in float64 and the solve is the device's
- * Cholesky (cuda/ridge.cu: nothing N x m crosses PCIe); otherwise the CPU
- * code below. Both hand back diag(H^T H) and H^T T, and solve for a given
+ * Cholesky (cuda/ridge.cu: nothing N x m crosses PCIe; class weights
+ * scale each sample's H column and target row by sqrt(w) there, as
+ * cpu_accum does its rows); otherwise the CPU code below. Both hand back diag(H^T H) and H^T T, and solve for a given
  * lambda; the checks, the lambda rule, the retries and R are shared here.
  *
  * Degenerate systems are bad input told in words (FSVC_EINPUT), never a
@@ -287,11 +288,11 @@ int fsvc_readout_ridge_dist(double *R, const fsvc_dist *dist, const bnl_ctx *ctx
         rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory");
     /* across processes the partial sums meet on the host: no device pipeline */
     if (y) cw = NULL; /* weights are per class */
-    if (!rc && dist->size <= 1 && !cw) /* the device pipeline has no weights */
+    if (!rc && dist->size <= 1)
         rc = bnl_normal_open(ctx, op, &dev, err);
     if (!rc && dev) {
         double ta = fsvc_clock();
-        rc = bnl_normal_accum(dev, op, C, m, X, N, n, y ? NULL : cls, y, K, dg, B0, err);
+        rc = bnl_normal_accum(dev, op, C, m, X, N, n, y ? NULL : cls, y, cw, K, dg, B0, err);
         t_g = fsvc_clock() - ta; /* H and its products, fused on the device */
     }
     if (rc == FSVC_ERESOURCE) { /* the device could not: the CPU can */

@@ -35,23 +35,22 @@ static double device_direct_bytes(int64_t m, int K)
 }
 
 /* auto on a device: direct (whole on the device) while its Gram fits the
- * device memory and the direct solve runs there (one process, no class
- * weights: fsvc_readout_ridge_dist), else pcg with the device's products;
- * the choice and why through fsvc_printf when progress. */
-static fsvc_solver device_auto(const bnl_ctx *ctx, int64_t m, int K, int ranks, int weights,
-                               int progress)
+ * device memory and the direct solve runs there (one process, class
+ * weights or not: fsvc_readout_ridge_dist), else pcg with the device's
+ * products; the choice and why through fsvc_printf when progress. */
+static fsvc_solver device_auto(const bnl_ctx *ctx, int64_t m, int K, int ranks, int progress)
 {
     bnlc_device d;
     memset(&d, 0, sizeof d);
     double need = device_direct_bytes(m, K);
     double have = bnl_gpu_props(ctx, &d, NULL, 0) == 0 && d.mem_free > 0
                       ? (double)d.mem_free * DEVICE_MEM_USE : -1;
-    fsvc_solver s = ranks > 1 || weights || (have >= 0 && need > have) ? FSVC_SOLVER_PCG
-                                                                      : FSVC_SOLVER_DIRECT;
+    fsvc_solver s = ranks > 1 || (have >= 0 && need > have) ? FSVC_SOLVER_PCG
+                                                            : FSVC_SOLVER_DIRECT;
     if (progress) {
-        if (ranks > 1 || weights)
+        if (ranks > 1)
             fsvc_printf("ridge: solver auto on the device: pcg (the direct solve runs on the "
-                        "device only in one process without class weights)\n");
+                        "device only in one process)\n");
         else if (have >= 0)
             fsvc_printf("ridge: solver auto on the device: %s (the float64 Gram of %lld "
                         "centroids needs %.3g GB, %.3g GB of the device's memory usable)\n",
@@ -161,7 +160,7 @@ int fsvc_readout_solve_dist(double *R, const fsvc_dist *dist, int64_t N_total,
     if (s == FSVC_SOLVER_AUTO && nv > 1)
         s = FSVC_SOLVER_PCG, rule = FSVC_AUTO_AUGMENT;
     else if (s == FSVC_SOLVER_AUTO && dev)
-        s = device_auto(ctx, m, K, dist->size, cw && !y, progress), rule = FSVC_AUTO_DEVICE_MEM;
+        s = device_auto(ctx, m, K, dist->size, progress), rule = FSVC_AUTO_DEVICE_MEM;
     else if (s == FSVC_SOLVER_AUTO)
         s = m >= FSVC_PCG_AUTO_M ? FSVC_SOLVER_PCG : FSVC_SOLVER_DIRECT, rule = FSVC_AUTO_BY_M;
     size_t hs = op->dtype == FSVC_F64 ? sizeof(double) : sizeof(float);

@@ -227,14 +227,16 @@ int bnl_normal_open(const bnl_ctx *ctx, const bnl_op *op, bnl_normal **out, fsvc
 
 int bnl_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                      const void *X, int64_t N, int n, const int *cls, const double *y,
-                     int K, double *diag, double *B, fsvc_error *err)
+                     const double *cw, int K, double *diag, double *B, fsvc_error *err)
 {
     int rc = bnl_op_check(op, err);
     if (rc)
         return rc;
     if (!s || !OFFERS(normal_accum))
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: normal equations not open on a device");
-    return dev_ops()->normal_accum(s, op, W, m, X, N, n, cls, y, K, diag, B, err);
+    if (cw && (!cls || y))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: class weights need the classes");
+    return dev_ops()->normal_accum(s, op, W, m, X, N, n, cls, y, cw, K, diag, B, err);
 }
 
 int bnl_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err)

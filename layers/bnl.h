@@ -107,14 +107,15 @@ int bnl_scores(const bnl_ctx *ctx, const bnl_op *op,
  * open: *out NULL and FSVC_OK when the context computes on the CPU (ref,
  * cpu, f64 layers, or no device). accum: G = H^T H and B = H^T T over
  * all samples, T one-hot of cls (K columns) or y (K = 1); diag: m, B: m x K
- * column-major. solve: R (m x K column-major) from G + lam I; *info > 0
- * when not positive definite at that column (then call again with a
- * larger lam: G is kept). */
+ * column-major; cw: class weights (K doubles, with cls; NULL: none), then
+ * G = H^T D H and B = H^T D T with D = diag(cw[cls_i]). solve: R (m x K
+ * column-major) from G + lam I; *info > 0 when not positive definite at
+ * that column (then call again with a larger lam: G is kept). */
 int bnl_normal_open(const bnl_ctx *ctx, const bnl_op *op, bnl_normal **out,
                     fsvc_error *err);
 int bnl_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                      const void *X, int64_t N, int n, const int *cls, const double *y,
-                     int K, double *diag, double *B, fsvc_error *err);
+                     const double *cw, int K, double *diag, double *B, fsvc_error *err);
 int bnl_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err);
 void bnl_normal_close(bnl_normal *s); /* NULL is fine */
 /* The block products of an iterative solver (the PCG of the issue "a

@@ -46,12 +46,13 @@ typedef struct bnl_device_ops {
     /* The ridge normal equations resident on the device (bnl.h
      * bnl_normal_*): open; accumulate G = H^T H and B = H^T T over all
      * samples (T one-hot of cls, or y), returning diag(G) (m) and B
-     * (m x K column-major); solve (G + lam I) R = B (info > 0: not
+     * (m x K column-major); with class weights cw (K, with cls; NULL:
+     * none) G = H^T D H and B = H^T D T, D = diag(cw[cls_i]); solve (G + lam I) R = B (info > 0: not
      * positive definite at that column; G is kept for a retry); close. */
     int (*normal_open)(bnl_cuda *c, bnl_normal **out, fsvc_error *err);
     int (*normal_accum)(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                         const void *X, int64_t N, int n, const int *cls, const double *y,
-                        int K, double *diag, double *B, fsvc_error *err);
+                        const double *cw, int K, double *diag, double *B, fsvc_error *err);
     int (*normal_solve)(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err);
     void (*normal_close)(bnl_normal *s);                 /* NULL is fine */
     /* Block products of an iterative solver on an open handle, one pass

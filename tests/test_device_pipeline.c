@@ -239,6 +239,46 @@ static void test_pcg_class_weights(void **s)
     check(FSVC_F32, BNL_L1, 3, 0, FSVC_SOLVER_PCG, 45, "1:3,3:0.5", FSVC_AUG_NONE);
 }
 
+/* Class weights in the direct solve: the device scales each sample's H
+ * column and target row by sqrt(w) per tile (H^T D H, H^T D T), one
+ * accumulation, nothing N x m back; the CPU's weighted model. u8 and f32
+ * (tile kernel and GEMM path), m not a multiple of 4, the last chunk and
+ * tile partial (N 600, chunks of 112, tiles of 48). */
+static void test_direct_class_weights(void **s)
+{
+    (void)s;
+    check(FSVC_U8, BNL_L1, 3, 0, FSVC_SOLVER_DIRECT, 71, "balanced", FSVC_AUG_NONE);
+    check(FSVC_U8, BNL_L2, 4, 0, FSVC_SOLVER_DIRECT, 50, "1:3,3:0.5", FSVC_AUG_NONE);
+    check(FSVC_F32, BNL_L1, 3, 0, FSVC_SOLVER_DIRECT, 45, "1:3,3:0.5", FSVC_AUG_NONE);
+    check(FSVC_F32, BNL_L2, 2, 0, FSVC_SOLVER_DIRECT, 63, "2:4", FSVC_AUG_NONE); /* GEMM */
+}
+
+/* The weights matter: the device's weighted direct model differs from its
+ * unweighted one by more than the tolerance the comparisons allow. */
+static void test_direct_weights_change_model(void **s)
+{
+    (void)s;
+    fsvc_dataset D = make_set(FSVC_U8, 3, 17);
+    fsvc_param p;
+    base_param(&p, FSVC_U8, BNL_L1, FSVC_SOLVER_DIRECT, 60);
+    fsvc_model Mu, Mw;
+    fsvc_error err;
+    if (train(&Mu, NULL, &D, &p, "cuda", &err)) fail_msg("unweighted: %s", err.msg);
+    snprintf(p.class_weight, sizeof p.class_weight, "%s", "1:5");
+    emu_device_reset(0, 0, 0);
+    if (train(&Mw, NULL, &D, &p, "cuda", &err)) fail_msg("weighted: %s", err.msg);
+    emu_stats st = emu_device_stats();
+    assert_int_equal(st.accum, 1);
+    assert_int_equal(st.forward_down, 0);
+    assert_int_equal(Mu.m, Mw.m);
+    double rmax = 0, dmax = 0;
+    for (int64_t q = 0; q < Mu.m * Mu.Kout; q++) rmax = fmax(rmax, fabs(Mu.R[q]));
+    for (int64_t q = 0; q < Mu.m * Mu.Kout; q++) dmax = fmax(dmax, fabs(Mu.R[q] - Mw.R[q]));
+    assert_true(dmax > 100 * WTOL * rmax);
+    fsvc_free_model(&Mu);
+    fsvc_free_model(&Mw);
+}
+
 /* --augment: virtual samples made per chunk on the host, uploaded. */
 static void test_pcg_augment(void **s)
 {
@@ -297,6 +337,26 @@ static void test_auto_by_device_memory(void **s)
     assert_int_equal(st.accum, 0);
     assert_true(st.apply >= 1);
     small_downloads(&st, D.N, M.m, M.Kout, FSVC_SOLVER_PCG);
+    fsvc_free_model(&M);
+}
+
+/* auto with class weights: direct on the device too, when its Gram fits. */
+static void test_auto_direct_with_weights(void **s)
+{
+    (void)s;
+    fsvc_dataset D = make_set(FSVC_F32, 3, 7);
+    fsvc_param p;
+    base_param(&p, FSVC_F32, BNL_L1, FSVC_SOLVER_AUTO, 40);
+    snprintf(p.class_weight, sizeof p.class_weight, "%s", "balanced");
+    fsvc_model M;
+    fsvc_train_info info;
+    fsvc_error err;
+    emu_device_reset((int64_t)1 << 30, 0, 0);
+    if (train(&M, &info, &D, &p, "cuda", &err)) fail_msg("%s", err.msg);
+    emu_stats st = emu_device_stats();
+    assert_int_equal(info.solver, FSVC_SOLVER_DIRECT);
+    assert_int_equal(info.solver_rule, FSVC_AUTO_DEVICE_MEM);
+    small_downloads(&st, D.N, M.m, M.Kout, FSVC_SOLVER_DIRECT);
     fsvc_free_model(&M);
 }
 
@@ -405,9 +465,12 @@ int main(void)
         cmocka_unit_test(test_u8_direct_and_pcg),
         cmocka_unit_test(test_f32_direct_and_pcg),
         cmocka_unit_test(test_pcg_class_weights),
+        cmocka_unit_test(test_direct_class_weights),
+        cmocka_unit_test(test_direct_weights_change_model),
         cmocka_unit_test(test_pcg_augment),
         cmocka_unit_test(test_pcg_matches_direct_on_device),
         cmocka_unit_test(test_auto_by_device_memory),
+        cmocka_unit_test(test_auto_direct_with_weights),
         cmocka_unit_test(test_products_not_offered),
         cmocka_unit_test(test_pcg_across_ranks),
     };

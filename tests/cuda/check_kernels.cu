@@ -211,7 +211,7 @@ static int check_readout(bnl_cuda *c, bnl_ctx *cpu, const bnl_op *op, int64_t m,
         bnl_scores(cpu, op, Yc, W, m, X, N, n, R, K, &err) ||
         bnl_forward(cpu, op, H, m, W, m, X, N, n, &err) ||
         bnl_cuda_normal_open(c, &nq, &err) ||
-        bnl_cuda_normal_accum(nq, op, W, m, X, N, n, cls, NULL, K, dg, B, &err)) {
+        bnl_cuda_normal_accum(nq, op, W, m, X, N, n, cls, NULL, NULL, K, dg, B, &err)) {
         printf("  ERROR %s\n", err.msg);
         bnl_cuda_normal_close(nq);
         return 1;

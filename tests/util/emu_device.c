@@ -90,25 +90,35 @@ void emu_run(emu *e, const void *X, const int *cls, const double *y, emu_fn fn, 
     float *H = malloc(sizeof(float) * (size_t)(e->Nt * e->ldo));
     double *Hd = malloc(sizeof(double) * (size_t)(e->Nt * e->m));
     double *T = malloc(sizeof(double) * (size_t)(e->Xc * e->K));
+    double *sw = malloc(sizeof(double) * (size_t)e->Xc);
     float *xn = malloc(sizeof(float) * (size_t)e->Xc);
+    int wt = e->cw && cls && !y;
     assert_non_null(H); assert_non_null(Hd); assert_non_null(T); assert_non_null(xn);
+    assert_non_null(sw);
     for (int64_t i0 = 0; i0 < e->N; i0 += e->Xc) {
         int64_t rows = e->N - i0 < e->Xc ? e->N - i0 : e->Xc, ldk;
         uint32_t *Xp = pack((const char *)X + (size_t)i0 * e->n * e->es, rows, e->n, e->es, &ldk);
-        up(rows * ldk * 4 + (cls ? rows * 4 : y ? rows * 8 : 0)); /* the chunk, its targets */
+        /* the chunk, its targets, the weights */
+        up(rows * ldk * 4 + (cls ? rows * 4 : y ? rows * 8 : 0) + (wt ? rows * 8 : 0));
         for (int64_t r = 0; r < rows; r++) {
             if (cls || y)
                 bnlc_target_body(T, e->K, cls ? cls + i0 : NULL, y ? y + i0 : NULL, r);
+            if (wt)
+                bnlc_weight_body(sw, T, e->K, cls + i0, e->cw, r);
             xn[r] = e->tile_op < 0 ? bnlc_rownorm((const float *)Xp, ldk, e->n, r) : 0.0f;
         }
         for (int64_t t0 = 0; t0 < rows; t0 += e->Nt) {
             int64_t nt = rows - t0 < e->Nt ? rows - t0 : e->Nt;
             emu_tile(e, Xp + t0 * ldk, xn + t0, nt, H, Hd);
+            if (wt)                        /* rowscale_kernel's grid */
+                for (int64_t r = 0; r < nt; r++)
+                    for (int64_t c = 0; c < e->m; c++)
+                        bnlc_rowscale_body(Hd, e->m, sw + t0, r, c);
             fn(e, Hd, T + t0 * e->K, i0 + t0, nt, u);
         }
         free(Xp);
     }
-    free(H); free(Hd); free(T); free(xn);
+    free(H); free(Hd); free(T); free(xn); free(sw);
 }
 
 static void ridge_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
@@ -325,13 +335,15 @@ static void ed_normal_close(bnl_normal *s)
 
 static int ed_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                            const void *X, int64_t N, int n, const int *cls, const double *y,
-                           int K, double *diag, double *B, fsvc_error *err)
+                           const double *cw, int K, double *diag, double *B, fsvc_error *err)
 {
-    if (m < 1 || N < 1 || n < 1 || K < 1 || (!cls && !y) || (y && K != 1))
+    if (m < 1 || N < 1 || n < 1 || K < 1 || (!cls && !y) || (y && K != 1) || (cw && !cls))
         return fsvc_fail(err, FSVC_EUSAGE, "emu: bad normal-equation shape");
     if (s->have) emu_free(&s->e);
     emu_init(&s->e, *op, W, m, N, n, K, g.Nt, g.Xc);
+    s->e.cw = cw;
     emu_accum(&s->e, X, cls, y);
+    s->e.cw = NULL;
     s->have = 1;
     memcpy(diag, s->e.dg, sizeof(double) * (size_t)m);
     memcpy(B, s->e.B0, sizeof(double) * (size_t)(m * K));
