@@ -68,6 +68,7 @@ int bnl_cuda_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_
                           const void *X, int64_t N, int n, const int *cls, const double *y,
                           const double *cw, int K, double *diag, double *B, fsvc_error *err);
 int bnl_cuda_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err);
+int bnl_cuda_normal_fetch(bnl_normal *s, double *G, fsvc_error *err);
 void bnl_cuda_normal_close(bnl_normal *s);
 int bnl_cuda_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                         const void *X, int64_t N, int n, const int *cls, const double *y,

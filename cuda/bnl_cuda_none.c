@@ -60,6 +60,11 @@ int bnl_cuda_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_
     return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
 }
 
+int bnl_cuda_normal_fetch(bnl_normal *s, double *G, fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
 void bnl_cuda_normal_close(bnl_normal *s) { (void)s; }
 
 int bnl_cuda_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,

@@ -14,6 +14,7 @@ const bnl_device_ops bnl_cuda_ops = {
     .normal_open = bnl_cuda_normal_open,
     .normal_accum = bnl_cuda_normal_accum,
     .normal_solve = bnl_cuda_normal_solve,
+    .normal_fetch = bnl_cuda_normal_fetch,
     .normal_close = bnl_cuda_normal_close,
     .normal_rhs = bnl_cuda_normal_rhs,
     .normal_apply = bnl_cuda_normal_apply,

@@ -9,7 +9,8 @@
  *         buffers on a copy stream, the packing and H2D of chunk c + 1
  *         overlapping the compute of chunk c; the targets T (N x K).
  *   down: diag(G) and B (m and m x K) after the accumulation, R (m x K)
- *         after the solve; Y (N x K) for the scores.
+ *         after the solve; Y (N x K) for the scores; across processes G
+ *         (m x m, normal_fetch) instead of the solve.
  * Per sample tile (Nt rows) on the compute stream: the tile kernel or
  * cuBLAS Sgemm + GEMM epilogue (as forward.cu) -> H (Nt x ldo, float) ->
  * widened to float64 (bnlc_widen_body) -> with class weights each
@@ -196,6 +197,17 @@ extern "C" int bnl_cuda_normal_solve(bnl_normal *s, double lam, double *R, int *
                                          (int)m, s->dB, (int)m, s->dinfo));
     CUDA_CHECK(err, cudaMemcpy(info, s->dinfo, sizeof(int), cudaMemcpyDeviceToHost));
     CUDA_CHECK(err, cudaMemcpy(R, s->dB, (size_t)(m * s->K * 8), cudaMemcpyDeviceToHost));
+    return FSVC_OK;
+}
+
+/* G after the accumulation: the lower triangle and its mirror make the
+ * whole symmetric matrix (a solve overwrites the lower one: fetch first). */
+extern "C" int bnl_cuda_normal_fetch(bnl_normal *s, double *G, fsvc_error *err)
+{
+    if (!s || !s->dG)
+        return fsvc_fail(err, FSVC_EUSAGE, "cuda: normal equations not accumulated");
+    CUDA_CHECK(err, cudaSetDevice(s->c->dev));
+    CUDA_CHECK(err, cudaMemcpy(G, s->dG, (size_t)(s->m * s->m * 8), cudaMemcpyDeviceToHost));
     return FSVC_OK;
 }
 

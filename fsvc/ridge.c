@@ -258,6 +258,38 @@ static int cpu_reduce(ridge_cpu *rs, int64_t m, int K, double *dg, double *B,
     return FSVC_OK;
 }
 
+/* Across processes, after the device's accumulation: its G (float64, both
+ * triangles) on the host in the precision cpu_accum would have taken, so
+ * that the ranks' partial sums (cpu_reduce) agree whichever path each rank
+ * took (a device that could not: the CPU's). */
+static int dev_fetch(ridge_cpu *rs, bnl_normal *dev, int64_t m, int gram_f32, fsvc_error *err)
+{
+    int gd = gram_f32 < 0 ? m <= RIDGE_F64_MAX_M : !gram_f32; /* H is never f64 here */
+    size_t mm = (size_t)m * m;
+    double *G = malloc(mm * sizeof *G);
+    if (!G)
+        return fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory for H^T H of %lld "
+                         "centroids (%.1f GB)", (long long)m, (double)mm * 8 / 1e9);
+    int rc = bnl_normal_fetch(dev, G, err);
+    if (rc) {
+        free(G);
+        return rc;
+    }
+    rs->G = G;
+    rs->gd = gd;
+    if (!gd) {
+        float *Gf = malloc(mm * sizeof *Gf);
+        if (!Gf)
+            return fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory for H^T H of %lld "
+                             "centroids (%.1f GB)", (long long)m, (double)mm * 4 / 1e9);
+        for (size_t q = 0; q < mm; q++)
+            Gf[q] = (float)G[q];
+        free(G);
+        rs->G = Gf;
+    }
+    return FSVC_OK;
+}
+
 int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
                        const void *C, int64_t m, const void *X, const int *cls,
                        const double *y, int64_t N, int n, int K, double lambda,
@@ -284,24 +316,33 @@ int fsvc_readout_ridge_dist(double *R, const fsvc_dist *dist, const bnl_ctx *ctx
     double *B = malloc((size_t)m * K * sizeof *B);
     double t_h = 0, t_g = 0;
     int rc = FSVC_OK;
+    /* across processes the partial sums meet on the host: each rank's
+     * device accumulates its slice, G comes back once (dev_fetch) */
+    int many = dist->size > 1, fetched = 0;
     if (!dg || !B0 || !B)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory");
-    /* across processes the partial sums meet on the host: no device pipeline */
     if (y) cw = NULL; /* weights are per class */
-    if (!rc && dist->size <= 1)
+    if (!rc && (!many || bnl_normal_fetch_offered(ctx, op)))
         rc = bnl_normal_open(ctx, op, &dev, err);
     if (!rc && dev) {
         double ta = fsvc_clock();
         rc = bnl_normal_accum(dev, op, C, m, X, N, n, y ? NULL : cls, y, cw, K, dg, B0, err);
+        if (!rc && many && !(rc = dev_fetch(&cpu, dev, m, gram_f32, err))) {
+            fetched = 1; /* the solve runs on the host, as the CPU's */
+            bnl_normal_close(dev);
+            dev = NULL;
+        }
         t_g = fsvc_clock() - ta; /* H and its products, fused on the device */
     }
     if (rc == FSVC_ERESOURCE) { /* the device could not: the CPU can */
         fsvc_printf("ridge: %s; computing on the CPU\n", err ? err->msg : "device failed");
         bnl_normal_close(dev);
         dev = NULL;
+        free(cpu.G);
+        cpu.G = NULL;
         rc = FSVC_OK;
     }
-    if (!rc && !dev) {
+    if (!rc && !dev && !fetched) {
         memset(B0, 0, (size_t)m * K * sizeof *B0);
         rc = cpu_accum(&cpu, ctx, op, C, m, X, cls, y, cw, N, n, K, gram_f32, progress, dg,
                        B0, &t_h, &t_g, err);

@@ -49,8 +49,8 @@ static fsvc_solver device_auto(const bnl_ctx *ctx, int64_t m, int K, int ranks, 
                                                             : FSVC_SOLVER_DIRECT;
     if (progress) {
         if (ranks > 1)
-            fsvc_printf("ridge: solver auto on the device: pcg (the direct solve runs on the "
-                        "device only in one process)\n");
+            fsvc_printf("ridge: solver auto on the device: pcg (across processes the direct "
+                        "solve brings each rank's m x m Gram to the host)\n");
         else if (have >= 0)
             fsvc_printf("ridge: solver auto on the device: %s (the float64 Gram of %lld "
                         "centroids needs %.3g GB, %.3g GB of the device's memory usable)\n",

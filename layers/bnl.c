@@ -246,6 +246,19 @@ int bnl_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error
     return dev_ops()->normal_solve(s, lam, R, info, err);
 }
 
+int bnl_normal_fetch(bnl_normal *s, double *G, fsvc_error *err)
+{
+    if (!s || !OFFERS(normal_fetch))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: the device offers no fetch of H^T H");
+    return dev_ops()->normal_fetch(s, G, err);
+}
+
+int bnl_normal_fetch_offered(const bnl_ctx *ctx, const bnl_op *op)
+{
+    return ctx && op && ctx->cuda && op->dtype != FSVC_F64 && OFFERS(normal_open) &&
+           OFFERS(normal_accum) && OFFERS(normal_solve) && OFFERS(normal_fetch);
+}
+
 int bnl_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                    const void *X, int64_t N, int n, const int *cls, const double *y,
                    int K, double *B, double *sumsq, fsvc_error *err)

@@ -117,6 +117,12 @@ int bnl_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                      const void *X, int64_t N, int n, const int *cls, const double *y,
                      const double *cw, int K, double *diag, double *B, fsvc_error *err);
 int bnl_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err);
+/* G = H^T (D) H of the last accum (m x m, both triangles: symmetric),
+ * before any solve: across processes each rank accumulates on its device
+ * and the host sums the ranks' G. fetch_offered: 1 if ctx's device
+ * accumulates for op and offers the fetch. */
+int bnl_normal_fetch(bnl_normal *s, double *G, fsvc_error *err);
+int bnl_normal_fetch_offered(const bnl_ctx *ctx, const bnl_op *op);
 void bnl_normal_close(bnl_normal *s); /* NULL is fine */
 /* The block products of an iterative solver (the PCG of the issue "a
  * readout that scales") on the device, one pass over the samples each,

@@ -54,6 +54,9 @@ typedef struct bnl_device_ops {
                         const void *X, int64_t N, int n, const int *cls, const double *y,
                         const double *cw, int K, double *diag, double *B, fsvc_error *err);
     int (*normal_solve)(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err);
+    /* G of the last accum (m x m, column-major, both triangles), before
+     * any solve; across processes the host sums it (fsvc/ridge.c). */
+    int (*normal_fetch)(bnl_normal *s, double *G, fsvc_error *err);
     void (*normal_close)(bnl_normal *s);                 /* NULL is fine */
     /* Block products of an iterative solver on an open handle, one pass
      * over the samples each (V, Y, B: m x K column-major): B = H^T T and

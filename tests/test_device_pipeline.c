@@ -16,7 +16,10 @@
  *   - auto picks pcg on a device whose memory does not hold the float64
  *     Gram, direct when it does;
  *   - a device without the block products (NULL entry points): the CPU's;
- *   - pcg across forked ranks (fsvc_hsrc_dist over the device source). */
+ *   - pcg across forked ranks (fsvc_hsrc_dist over the device source);
+ *   - direct with class weights on the device (each sample's H column and
+ *     target row scaled by sqrt(w)), in one process and across forked
+ *     ranks (G fetched once per rank and summed on the host). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -167,6 +170,7 @@ static void small_downloads(const emu_stats *st, int64_t N, int64_t m, int K, fs
         assert_int_equal(st->forward_down, m * m * 4);
     } else {
         assert_int_equal(st->accum, 1);
+        assert_int_equal(st->fetch, 0); /* one process: G stays on the device */
         assert_int_equal(st->rhs + st->apply, 0);
         assert_int_equal(st->forward_down, 0);
     }
@@ -394,6 +398,7 @@ typedef struct {
     struct { int rc; int64_t m; double R[MAXM * 3]; emu_stats st; char msg[1024]; } out[FT_MAXK];
 } team;
 typedef struct { team *T; const fsvc_dataset *D; const fsvc_param *p; } team_job;
+static int no_fetch; /* the ranks' device offers no normal_fetch */
 
 static void team_rank(int r, void *arg)
 {
@@ -415,7 +420,9 @@ static void team_rank(int r, void *arg)
     fsvc_error err;
     fsvc_error_clear(&err);
     emu_device_reset(0, 0, 0);
-    bnl_device_ops_use(emu_device_ops());
+    bnl_device_ops o = *emu_device_ops();
+    if (no_fetch) o.normal_fetch = NULL;
+    bnl_device_ops_use(&o);
     T->out[r].rc = fsvc_train_dist(&M, NULL, &v, N_, lo, &p, &dist, &err);
     T->out[r].st = emu_device_stats();
     snprintf(T->out[r].msg, sizeof T->out[r].msg, "%s", err.msg);
@@ -459,6 +466,80 @@ static void test_pcg_across_ranks(void **s)
     fsvc_free_model(&M1);
 }
 
+/* direct across forked ranks: each rank accumulates its slice on its
+ * device (with class weights), only G (m x m), diag and H^T T come back,
+ * summed on the host, solved there: the one-process device model. */
+static void test_direct_across_ranks(void **s)
+{
+    (void)s;
+    fsvc_dataset D = make_set(FSVC_U8, 3, 23);
+    fsvc_param p;
+    base_param(&p, FSVC_U8, BNL_L1, FSVC_SOLVER_DIRECT, 67);
+    snprintf(p.class_weight, sizeof p.class_weight, "%s", "1:3,3:0.5");
+    fsvc_model M1;
+    fsvc_error err;
+    if (train(&M1, NULL, &D, &p, "cuda", &err)) fail_msg("one process: %s", err.msg);
+    double rmax = 0;
+    for (int64_t q = 0; q < M1.m * M1.Kout; q++) rmax = fmax(rmax, fabs(M1.R[q]));
+    for (int K = 2; K <= 3; K++) {
+        team *T = ft_shared(sizeof *T);
+        assert_non_null(T);
+        assert_int_equal(ft_comm_init(&T->c, K), 0);
+        team_job j = {T, &D, &p};
+        assert_int_equal(ft_run(K, 120, team_rank, &j), 0);
+        for (int r = 0; r < K; r++) {
+            const emu_stats *st = &T->out[r].st;
+            if (T->out[r].rc) fail_msg("rank %d of %d: %s", r, K, T->out[r].msg);
+            assert_int_equal(T->out[r].m, M1.m);
+            assert_int_equal(st->accum, 1);
+            assert_int_equal(st->fetch, 1);
+            assert_int_equal(st->solve, 0);           /* the solve ran on the host */
+            assert_int_equal(st->rhs + st->apply, 0);
+            assert_int_equal(st->forward_down, 0);    /* no H came back */
+            assert_true(st->max_down <= M1.m * M1.m * 8);
+            for (int64_t q = 0; q < M1.m * M1.Kout; q++)
+                if (!(fabs(T->out[r].R[q] - M1.R[q]) <= WTOL * rmax))
+                    fail_msg("rank %d of %d: R[%lld] = %.17g, one process %.17g", r, K,
+                             (long long)q, T->out[r].R[q], M1.R[q]);
+        }
+        munmap(T, sizeof *T);
+    }
+    fsvc_free_model(&M1);
+}
+
+/* A device without the fetch (a NULL entry point): across processes the
+ * direct solve takes the CPU's path (H comes back per chunk), same model. */
+static void test_direct_across_ranks_no_fetch(void **s)
+{
+    (void)s;
+    fsvc_dataset D = make_set(FSVC_F32, 2, 29);
+    fsvc_param p;
+    base_param(&p, FSVC_F32, BNL_L1, FSVC_SOLVER_DIRECT, 41);
+    fsvc_model M1;
+    fsvc_error err;
+    if (train(&M1, NULL, &D, &p, "cuda", &err)) fail_msg("one process: %s", err.msg);
+    double rmax = 0;
+    for (int64_t q = 0; q < M1.m * M1.Kout; q++) rmax = fmax(rmax, fabs(M1.R[q]));
+    team *T = ft_shared(sizeof *T);
+    assert_non_null(T);
+    assert_int_equal(ft_comm_init(&T->c, 2), 0);
+    no_fetch = 1;
+    team_job j = {T, &D, &p};
+    assert_int_equal(ft_run(2, 120, team_rank, &j), 0);
+    no_fetch = 0;
+    for (int r = 0; r < 2; r++) {
+        if (T->out[r].rc) fail_msg("rank %d: %s", r, T->out[r].msg);
+        assert_int_equal(T->out[r].st.accum, 0);
+        assert_true(T->out[r].st.forward_down > 0);
+        for (int64_t q = 0; q < M1.m * M1.Kout; q++)
+            if (!(fabs(T->out[r].R[q] - M1.R[q]) <= WTOL * rmax))
+                fail_msg("rank %d: R[%lld] = %.17g, one process %.17g", r, (long long)q,
+                         T->out[r].R[q], M1.R[q]);
+    }
+    munmap(T, sizeof *T);
+    fsvc_free_model(&M1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -473,6 +554,8 @@ int main(void)
         cmocka_unit_test(test_auto_direct_with_weights),
         cmocka_unit_test(test_products_not_offered),
         cmocka_unit_test(test_pcg_across_ranks),
+        cmocka_unit_test(test_direct_across_ranks),
+        cmocka_unit_test(test_direct_across_ranks_no_fetch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -364,6 +364,16 @@ static int ed_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc
     return FSVC_OK;
 }
 
+static int ed_normal_fetch(bnl_normal *s, double *G, fsvc_error *err)
+{
+    if (!s->have)
+        return fsvc_fail(err, FSVC_EUSAGE, "emu: normal equations not accumulated");
+    memcpy(G, s->e.G, sizeof(double) * (size_t)(s->e.m * s->e.m));
+    down(s->e.m * s->e.m * 8);
+    g.st.fetch++;
+    return FSVC_OK;
+}
+
 static int products(const bnl_op *op, const void *W, int64_t m, const void *X, int64_t N, int n,
                     const int *cls, const double *y, const double *V, int K, double *out,
                     double *sumsq, fsvc_error *err)
@@ -552,6 +562,7 @@ static const bnl_device_ops ops = {
     .scores = ed_scores,
     .normal_open = ed_normal_open,
     .normal_accum = ed_normal_accum,
+    .normal_fetch = ed_normal_fetch,
     .normal_solve = ed_normal_solve,
     .normal_close = ed_normal_close,
     .normal_rhs = ed_normal_rhs,

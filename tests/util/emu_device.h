@@ -67,7 +67,7 @@ typedef struct emu_stats {
     int64_t up, down;        /* bytes host -> device, device -> host */
     int64_t max_down;        /* the largest single download */
     int64_t forward_down;    /* of down: H from forward */
-    int forward, actsum, scores, accum, solve, rhs, apply, lms; /* calls */
+    int forward, actsum, scores, accum, solve, rhs, apply, lms, fetch; /* calls */
 } emu_stats;
 
 const bnl_device_ops *emu_device_ops(void);
