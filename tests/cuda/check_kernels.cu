@@ -254,6 +254,42 @@ static int check_readout(bnl_cuda *c, bnl_ctx *cpu, const bnl_op *op, int64_t m,
                 bad++ < 12)
                 printf("  R[%lld] gpu %.17g cpu %.17g\n", (long long)q, Rd[q], Bc[q]);
     }
+    /* class weights (G = H^T D H, B = H^T D T, D = diag(cw[cls_i])) and G
+     * fetched whole (both triangles), against float64 sums of the CPU's H */
+    double *cw = (double *)malloc(8 * K), *Gw = (double *)calloc((size_t)(m * m), 8);
+    double *Bw = (double *)calloc((size_t)(m * K), 8), *Gd = (double *)malloc(8 * m * m);
+    for (int k = 0; k < K; k++) cw[k] = 0.5 + 0.25 * k;
+    for (int64_t i = 0; i < N; i++) {
+        const float *h = H + i * m;
+        double w = cw[cls[i]];
+        for (int64_t a = 0; a < m; a++) {
+            if (h[a] == 0) continue;
+            Bw[a + (int64_t)cls[i] * m] += w * h[a];
+            for (int64_t b = 0; b <= a; b++) Gw[a + b * m] += w * h[a] * h[b];
+        }
+    }
+    if (bnl_cuda_normal_accum(nq, op, W, m, X, N, n, cls, NULL, cw, K, dg, B, &err) ||
+        bnl_cuda_normal_fetch(nq, Gd, &err)) {
+        printf("  ERROR weighted: %s\n", err.msg);
+        bad++;
+    } else {
+        for (int64_t j = 0; j < m; j++)
+            if (!(fabs(dg[j] - Gw[j + j * m]) <= ftol * (1 + Gw[j + j * m])) && bad++ < 8)
+                printf("  weighted diag[%lld] gpu %.17g cpu %.17g\n", (long long)j, dg[j],
+                       Gw[j + j * m]);
+        for (int64_t q = 0; q < m * K; q++)
+            if (!(fabs(B[q] - Bw[q]) <= ftol * (1 + fabs(Bw[q]))) && bad++ < 8)
+                printf("  weighted B[%lld] gpu %.17g cpu %.17g\n", (long long)q, B[q], Bw[q]);
+        for (int64_t a = 0; a < m; a++)
+            for (int64_t b = 0; b <= a; b++) {
+                double ref = Gw[a + b * m], tol = ftol * (1 + sqrt(Gw[a + a * m] * Gw[b + b * m]));
+                if (!(fabs(Gd[a + b * m] - ref) <= tol && fabs(Gd[b + a * m] - ref) <= tol) &&
+                    bad++ < 8)
+                    printf("  fetched G[%lld, %lld] gpu %.17g / %.17g cpu %.17g\n", (long long)a,
+                           (long long)b, Gd[a + b * m], Gd[b + a * m], ref);
+            }
+    }
+    free(cw); free(Gw); free(Bw); free(Gd);
     bnl_cuda_normal_close(nq);
     free(W); free(X); free(H); free(R); free(Y); free(Yc); free(dg); free(B); free(Rd);
     free(G); free(Bc); free(cls);
@@ -270,7 +306,7 @@ static int readout(bnl_cuda *c, int quick)
         {BNL_L1, BNL_GAUSS, FSVC_F32, 60.0}, {BNL_L2, BNL_GAUSS, FSVC_F32, 6.0}};
     const int shapes[][3] = {{1, 1, 3}, {133, 301, 50}, {1000, 5000, 784}};
     int fails = 0;
-    printf("\ndevice readout (scores, H^T H, H^T T, solve) vs cpu:\n");
+    printf("\ndevice readout (scores, H^T H, H^T T, solve; weighted, fetched G) vs cpu:\n");
     for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
         for (int s = 0; s < (quick ? 2 : 3); s++) {
             bnl_op op = {ops[o].d, ops[o].a, ops[o].t, ops[o].r, BNL_PREC_FULL};
