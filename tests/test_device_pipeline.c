@@ -257,6 +257,27 @@ static void test_direct_class_weights(void **s)
     check(FSVC_F32, BNL_L2, 2, 0, FSVC_SOLVER_DIRECT, 63, "2:4", FSVC_AUG_NONE); /* GEMM */
 }
 
+/* Weighted direct on an odd tiling (tiles of 7 samples, chunks of 25: the
+ * weights of a chunk indexed from the tile's offset) against the CPU. */
+static void test_direct_class_weights_odd_tiles(void **s)
+{
+    (void)s;
+    fsvc_dataset D = make_set(FSVC_F32, 3, 31);
+    fsvc_param p;
+    base_param(&p, FSVC_F32, BNL_L2, FSVC_SOLVER_DIRECT, 37);
+    snprintf(p.class_weight, sizeof p.class_weight, "%s", "1:0.25,2:2");
+    fsvc_model Mc, Md;
+    fsvc_error err;
+    if (train(&Mc, NULL, &D, &p, "cpu", &err)) fail_msg("cpu: %s", err.msg);
+    emu_device_reset(0, 7, 25);
+    if (train(&Md, NULL, &D, &p, "cuda", &err)) fail_msg("device: %s", err.msg);
+    emu_stats st = emu_device_stats();
+    small_downloads(&st, D.N, Md.m, Md.Kout, FSVC_SOLVER_DIRECT);
+    same_model(&Mc, &Md, &D, WTOL, "f32 L2 weights, tiles of 7, chunks of 25");
+    fsvc_free_model(&Mc);
+    fsvc_free_model(&Md);
+}
+
 /* The weights matter: the device's weighted direct model differs from its
  * unweighted one by more than the tolerance the comparisons allow. */
 static void test_direct_weights_change_model(void **s)
@@ -547,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_f32_direct_and_pcg),
         cmocka_unit_test(test_pcg_class_weights),
         cmocka_unit_test(test_direct_class_weights),
+        cmocka_unit_test(test_direct_class_weights_odd_tiles),
         cmocka_unit_test(test_direct_weights_change_model),
         cmocka_unit_test(test_pcg_augment),
         cmocka_unit_test(test_pcg_matches_direct_on_device),
