@@ -25,7 +25,9 @@
  * H^T T are accumulated there in float64 and the solve is the device's
  * Cholesky (cuda/ridge.cu: nothing N x m crosses PCIe; class weights
  * scale each sample's H column and target row by sqrt(w) there, as
- * cpu_accum does its rows); otherwise the CPU code below. Both hand back diag(H^T H) and H^T T, and solve for a given
+ * cpu_accum does its rows; across processes each rank's G comes back
+ * once and is summed and solved on the host); otherwise the CPU code
+ * below. Both hand back diag(H^T H) and H^T T, and solve for a given
  * lambda; the checks, the lambda rule, the retries and R are shared here.
  *
  * Degenerate systems are bad input told in words (FSVC_EINPUT), never a
