@@ -359,8 +359,10 @@ static const setting table[] = {
     S("kernel", 'k', "tri|gauss", NULL, 1, kernel, "kernel"),
     S("select", 's', NULL, fsvc_select_names, 1, select,
       "centroid selection: the novelty pass (global, per-class), the first\n"
-      "--max-neurons of a seeded shuffle (random), or auto: random for the ridge\n"
-      "readout with a radius, else global"),
+      "--max-neurons of a seeded shuffle (random), k-means++ seeding of\n"
+      "--max-neurons samples (kmeans++: D^2 sampling in the model's distance, in\n"
+      "batched rounds of up to k/8 draws, k chosen so far; distances by the\n"
+      "engine), or auto: random for the ridge readout with a radius, else global"),
     S("readout", 'R', NULL, fsvc_readout_names, 1, readout, "readout"),
     S("lambda", 'l', "LAMBDA", NULL, 1, lambda,
       "ridge regularisation, times the mean of diag(H^T H)"),
