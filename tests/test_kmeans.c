@@ -205,6 +205,14 @@ static void test_train(void **state)
                     a.lab[j] == cls[i];
         assert_true(found);
     }
+    /* the model check: kmeans++ (4) is a stored selection, auto (3) is not */
+    assert_int_equal(fsvc_model_check(&a, "m", &err), 0);
+    a.select = FSVC_SELECT_AUTO;
+    assert_int_equal(fsvc_model_check(&a, "m", &err), FSVC_EINPUT);
+    assert_non_null(strstr(err.msg, "unknown selection 3"));
+    a.select = (fsvc_select)5;
+    assert_int_equal(fsvc_model_check(&a, "m", &err), FSVC_EINPUT);
+    a.select = FSVC_SELECT_KMEANS;
     fsvc_free_model(&a);
     /* no radius: refused, as random selection */
     p.radius_rms = 0; p.radius = 0;
