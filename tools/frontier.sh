@@ -87,7 +87,8 @@ md=$tmp/frontier.md
   echo "- machine: $machine, $(nproc) cores (shared; times are wall-clock)"
   echo "- fsvc: $("$FSVC" --version), the \`fsvc train\` defaults (ridge readout, preprocess auto, radius 0.45 x rms distance, L2 Gaussian), --shuffle on --seed $SEED${LIMITS[*]:+, ${LIMITS[*]}}"
   echo "- random, kmeans++: --max-neurons m. kmeans++ is batched D^2 seeding (rounds of up to k/8 draws, k chosen so far, the distances by the engine)"
-  echo "- global, per-class: the novelty pass reaches m through prag (a sample is kept while its activation sum over the centroids so far is < prag): count(prag) = a prag^b fitted on uncapped passes at prag 1 and $PRAG_HI, then prag = (m/a)^(1/b) (x1.25 for global) with --max-neurons m as the cap; column m is the count reached, m_target the aim"
+  echo "- global, per-class: the novelty pass reaches m through prag (a sample is kept while its activation sum over the centroids so far is < prag): count(prag) = a prag^b fitted on uncapped passes at prag 1 and $PRAG_HI, then prag = (m/a)^(1/b) (x1.25 for global) with --max-neurons m as the cap; column m is the count reached, m_target the aim. The capped per-class pass fills the classes in order (class 0 first): where its m equals m_target the last classes may have been cut short"
+  echo "- train (s) is the whole training (preprocessing, radius, selection, readout) on a shared machine; kmeans++'s selection costs N m n distance work, the novelty pass less, random none"
   echo
   echo "| data | m_target | select | m | prag | test accuracy | train (s) |"
   echo "| --- | ---: | --- | ---: | ---: | ---: | ---: |"
