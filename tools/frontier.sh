@@ -139,18 +139,25 @@ plot "$tmp/$name-random.dat" using 1:2 with linespoints title "random", \
      "$tmp/$name-kmeans++.dat" using 1:2 with linespoints title "kmeans++"
 GEOF
   awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %s | %.2f%% | %.1f |\n", $1, $3, $2, $4, ($5 == "" ? "-" : $5), $7, $8 }' "$csv" >> "$md"
-  # verdict: the best selection at each target m (ties: every one named)
-  v=$(awk -F, 'NR > 1 { if (!($3 in best) || $7 > best[$3]) { best[$3] = $7; who[$3] = $2 "" }
-                        else if ($7 == best[$3]) who[$3] = who[$3] "=" $2
-                        if (!($3 in seen)) { seen[$3] = 1; order[++n] = $3 } }
-               END { for (i = 1; i <= n; i++) printf "%sm %s: %s (%.2f%%)", (i > 1 ? "; " : ""), order[i], who[order[i]], best[order[i]] }' "$csv")
+  # verdict: the best selection at each target m (ties: every one named),
+  # its lead over the runner-up, and the test set's binomial sd at its accuracy
+  ntest=$(col "$tmp/study-$name-rk.csv" N_test | head -n 1)
+  v=$(awk -F, 'NR > 1 { a = $7 + 0; m = $3
+                        if (!(m in best) || a > best[m]) { second[m] = (m in best) ? best[m] : -1; best[m] = a; who[m] = $2 }
+                        else if (a == best[m]) { who[m] = who[m] "=" $2; second[m] = a }
+                        else if (a > second[m]) second[m] = a
+                        if (!(m in seen)) { seen[m] = 1; second[m] = -1; order[++n] = m } }
+               END { for (i = 1; i <= n; i++) { m = order[i]
+                       printf "%sm %s: %s (%.2f%%, +%.2f)", (i > 1 ? "; " : ""), m, who[m], best[m], best[m] - second[m] } }' "$csv")
+  sd=$(awk -F, -v N="$ntest" 'NR > 1 && $7 > b { b = $7 } END { p = b / 100; printf "%.2f", 100 * sqrt(p * (1 - p) / N) }' "$csv")
+  v="$v; test-set sd about $sd points ($ntest test samples, one seed)"
   verdicts+=("- **$name**: best at each target $v")
   cp "$csv" "$tmp/frontier-$name.png" "$OUT/"
   log "$name: done: $v"
 done
 {
   echo
-  echo "Verdict (highest test accuracy at each target m; the novelty rows are at the m they reached):"
+  echo "Verdict (highest test accuracy at each target m, +: its lead in points over the runner-up; the novelty rows are at the m they reached):"
   echo
   printf '%s\n' "${verdicts[@]}"
 } >> "$md"

@@ -26,7 +26,7 @@ if [ -f "$UCI/satimg.train" ] && command -v gnuplot >/dev/null; then
   is_png "$TMP/r/frontier-sat.png" && ok "frontier PNG written" || fail "frontier PNG missing or not a PNG"
   md=$TMP/r/frontier.md
   expect_match '^\| sat \| 150 \| kmeans\+\+ \| 150 \|' "frontier.md: table row" "$(cat "$md" 2>/dev/null)"
-  expect_match '^- \*\*sat\*\*: best at each target m 50: [a-z+=-]+ \([0-9.]+%\); m 150: ' \
+  expect_match '^- \*\*sat\*\*: best at each target m 50: [a-z+=-]+ \([0-9.]+%, \+[0-9.]+\); m 150: .*; test-set sd about [0-9.]+ points \(3218 test samples, one seed\)$' \
     "frontier.md: the verdict line" "$(cat "$md" 2>/dev/null)"
   expect_match '^- machine: ' "frontier.md: the machine" "$(cat "$md" 2>/dev/null)"
 fi
