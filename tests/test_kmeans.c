@@ -2,7 +2,8 @@
  * with a seed, m distinct samples, m = N selects all, the D^2 property (two
  * far clusters, m = 2: one centroid in each, for almost every seed; a
  * uniform draw would miss half the time), the batched rounds past the
- * exact start, every dtype and distance, bad arguments; and fsvc_train
+ * exact start, ref (plain loops) = cpu (tiled, GEMM) on exact u8 distances,
+ * every dtype and distance, bad arguments; and fsvc_train
  * with -s kmeans++ (the model's centroids are the selected samples, its
  * refusals). */
 #include <setjmp.h>
@@ -31,12 +32,12 @@ static void *rand_x(fsvc_dtype t, int64_t N, int n, uint64_t seed)
     return X;
 }
 
-static int run(int64_t *sel, int64_t m, const void *X, int64_t N, int n, fsvc_dtype t,
-               bnl_dist dist, uint64_t seed)
+static int run_on(const char *backend, int64_t *sel, int64_t m, const void *X, int64_t N, int n,
+                  fsvc_dtype t, bnl_dist dist, uint64_t seed)
 {
     bnl_ctx ctx;
     fsvc_error err;
-    assert_int_equal(bnl_ctx_open(&ctx, "cpu", 2, 0, &err), 0);
+    assert_int_equal(bnl_ctx_open(&ctx, backend, 2, 0, &err), 0);
     bnl_op op = {.dist = dist, .act = BNL_GAUSS, .dtype = t, .radius = 1.0,
                  .precision = BNL_PREC_FULL};
     double syn = -1;
@@ -44,6 +45,12 @@ static int run(int64_t *sel, int64_t m, const void *X, int64_t N, int n, fsvc_dt
     bnl_ctx_close(&ctx);
     if (!rc && m < N) assert_true(syn > 0 && syn <= (double)N * m * n);
     return rc;
+}
+
+static int run(int64_t *sel, int64_t m, const void *X, int64_t N, int n, fsvc_dtype t,
+               bnl_dist dist, uint64_t seed)
+{
+    return run_on("cpu", sel, m, X, N, n, t, dist, seed);
 }
 
 static void assert_distinct(const int64_t *sel, int64_t m, int64_t N)
@@ -75,6 +82,24 @@ static void test_reproducible_distinct(void **state)
             assert_distinct(a, m, N);
             free(X);
         }
+}
+
+/* The engine's fast path (cpu: tiled kernels, GEMM for L2) against its
+ * plain reference (ref): u8 distances are exact integers on both, so the
+ * D^2 weights and every draw are the same. */
+static void test_ref_equals_cpu(void **state)
+{
+    (void)state;
+    const int64_t N = 1500, m = 300;
+    const int n = 19; /* not a multiple of any vector width: edge tiles */
+    void *X = rand_x(FSVC_U8, N, n, 21);
+    for (int dist = BNL_L1; dist <= BNL_L2; dist++) {
+        int64_t a[300], b[300];
+        assert_int_equal(run_on("ref", a, m, X, N, n, FSVC_U8, (bnl_dist)dist, 8), 0);
+        assert_int_equal(run_on("cpu", b, m, X, N, n, FSVC_U8, (bnl_dist)dist, 8), 0);
+        assert_memory_equal(a, b, sizeof a);
+    }
+    free(X);
 }
 
 static void test_all(void **state)
@@ -225,6 +250,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reproducible_distinct),
+        cmocka_unit_test(test_ref_equals_cpu),
         cmocka_unit_test(test_all),
         cmocka_unit_test(test_duplicates),
         cmocka_unit_test(test_d2_two_clusters),
