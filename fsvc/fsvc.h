@@ -40,8 +40,10 @@ typedef enum {
     FSVC_SELECT_GLOBAL = 0,    /* the novelty pass over all classes */
     FSVC_SELECT_PER_CLASS = 1, /* the novelty pass inside each class */
     FSVC_SELECT_RANDOM = 2,    /* the first max_neurons of a seeded shuffle */
-    FSVC_SELECT_AUTO = 3       /* parameter only: random for the ridge readout
+    FSVC_SELECT_AUTO = 3,      /* parameter only: random for the ridge readout
                                   with a radius, else global (FSVC) */
+    FSVC_SELECT_KMEANS = 4     /* k-means++ (batched D^2) seeding of
+                                  max_neurons samples (fsvc/select_kmeans.c) */
 } fsvc_select;
 typedef enum {
     FSVC_READOUT_ONEHOT = 0, /* fixed one-hot W[j][k] = (lab_j == k) */
@@ -139,8 +141,8 @@ typedef struct fsvc_param {
     int shuffle;           /* 1: seeded shuffle of the pass order */
     uint64_t seed;
     int64_t max_neurons;   /* 0 (default): no cap, except select random
-                              takes 10000; > 0: the cap, or the number
-                              select random takes */
+                              and kmeans++ take 10000; > 0: the cap, or
+                              the number select random or kmeans++ takes */
     const char *backend;   /* "ref", "cpu" (default), "cuda" */
     int precision;         /* bnl_precision of the f32 L2 layer's GEMM
                               operands: 0 full (default), 1 tf32, 2 bf16;

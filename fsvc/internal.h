@@ -5,6 +5,16 @@
 #include "fsvc.h"
 #include "../layers/bnl.h"
 
+/* k-means++ seeding (fsvc/select_kmeans.c): m distinct rows of X (N x n,
+ * op->dtype) by D^2 sampling in op->dist (L1 or L2), the D^2 weights
+ * updated through bnl_forward after every round of draws (batched D^2
+ * seeding: a round draws max(1, min(k/8, 256)) samples for k chosen so
+ * far). sel: m indices in draw order; the same seed gives the same sel.
+ * 1 <= m <= N (m = N: every sample); *syn: the distance work N m n. */
+int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const bnl_ctx *ctx,
+                       const bnl_op *op, const void *X, int64_t N, int n, uint64_t seed,
+                       int progress, fsvc_error *err);
+
 /* Seeded PRNG (splitmix64) and a Fisher-Yates shuffle of idx[0..N-1]. */
 uint64_t fsvc_rng_next(uint64_t *state);
 void fsvc_shuffle(int64_t *idx, int64_t N, uint64_t seed);

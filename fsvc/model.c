@@ -143,7 +143,7 @@ int fsvc_model_check(const fsvc_model *M, const char *name, fsvc_error *err)
         BAD("%s: sqrt preprocessing with u8 centroids", name);
     if (M->dist != BNL_L1 && M->dist != BNL_L2) BAD("%s: unknown distance %d", name, M->dist);
     if (M->act != BNL_TRI && M->act != BNL_GAUSS) BAD("%s: unknown kernel %d", name, M->act);
-    if ((unsigned)M->select > FSVC_SELECT_RANDOM)
+    if ((unsigned)M->select > FSVC_SELECT_KMEANS || M->select == FSVC_SELECT_AUTO)
         BAD("%s: unknown selection %d", name, (int)M->select);
     if ((unsigned)M->readout > FSVC_READOUT_RIDGE)
         BAD("%s: unknown readout %d", name, (int)M->readout);
@@ -220,7 +220,8 @@ const char *fsvc_model_class_text(const fsvc_model *M, int k, char *buf, size_t 
 
 const fsvc_name fsvc_select_names[] = {
     {"global", FSVC_SELECT_GLOBAL}, {"per-class", FSVC_SELECT_PER_CLASS},
-    {"random", FSVC_SELECT_RANDOM}, {"auto", FSVC_SELECT_AUTO}, {NULL, 0}};
+    {"random", FSVC_SELECT_RANDOM}, {"auto", FSVC_SELECT_AUTO},
+    {"kmeans++", FSVC_SELECT_KMEANS}, {NULL, 0}};
 const fsvc_name fsvc_readout_names[] = {
     {"onehot", FSVC_READOUT_ONEHOT}, {"lms", FSVC_READOUT_LMS}, {"ridge", FSVC_READOUT_RIDGE},
     {NULL, 0}};

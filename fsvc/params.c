@@ -359,7 +359,10 @@ static const setting table[] = {
     S("kernel", 'k', "tri|gauss", NULL, 1, kernel, "kernel"),
     S("select", 's', NULL, fsvc_select_names, 1, select,
       "centroid selection: the novelty pass (global, per-class), the first\n"
-      "--max-neurons of a seeded shuffle (random), or auto: random for the ridge\n"
+      "--max-neurons of a seeded shuffle (random), k-means++ seeding of\n"
+      "--max-neurons samples (kmeans++: D^2 sampling in the model's distance,\n"
+      "batched: each round draws up to k/8 for k chosen so far, then updates\n"
+      "the distances through the engine), or auto: random for the ridge\n"
       "readout with a radius, else global"),
     S("readout", 'R', NULL, fsvc_readout_names, 1, readout, "readout"),
     S("lambda", 'l', "LAMBDA", NULL, 1, lambda,
@@ -399,10 +402,11 @@ static const setting table[] = {
       "seeded shuffle of the pass order (off: file order; a number: on with that\n"
       "--seed, the older form)"),
     S("seed", 0, "SEED", NULL, 1, seed,
-      "the seed of every random choice: the shuffled pass order, -s random, the\n"
-      "folds of -v"),
+      "the seed of every random choice: the shuffled pass order, -s random,\n"
+      "-s kmeans++, the folds of -v"),
     S("max-neurons", 0, "M", NULL, 1, max_neurons,
-      "cap on the centroids; -s random takes M (0: no cap, 10000 for random)"),
+      "cap on the centroids; -s random and -s kmeans++ take M (0: no cap,\n"
+      "10000 for random and kmeans++)"),
     S("backend", 0, NULL, bnl_backend_names, 0, backend,
       "engine backend; cuda without a usable device prints one line and runs\n"
       "on the CPU"),

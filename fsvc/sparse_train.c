@@ -35,6 +35,7 @@ static int check_sparse(const fsvc_dataset *d, const fsvc_param *p, const fsvc_d
     const char *what = NULL;
     if (dist->size > 1) what = "training across processes";
     else if (p->readout == FSVC_READOUT_LMS) what = "the LMS readout (-R lms)";
+    else if (p->select == FSVC_SELECT_KMEANS) what = "k-means++ selection (-s kmeans++)";
     else if (p->scale_features) what = "--scale-features (it would make every zero nonzero)";
     else if (p->preprocess != FSVC_PRE_NONE && p->preprocess != FSVC_PRE_AUTO)
         what = "preprocessing";

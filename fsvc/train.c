@@ -44,8 +44,12 @@ static int check_param(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *e
         return fsvc_fail(err, FSVC_EUSAGE, "train: solver must be direct, pcg or auto");
     if (p->readout == FSVC_READOUT_LMS && (!(p->eta >= 0) || p->epochs < 0))
         return fsvc_fail(err, FSVC_EUSAGE, "train: lms needs eta >= 0 and epochs >= 0");
-    if (p->select == FSVC_SELECT_RANDOM && !(p->radius > 0) && !(p->radius_rms > 0))
-        return fsvc_fail(err, FSVC_EUSAGE, "train: random selection needs a radius (-r)");
+    if ((p->select == FSVC_SELECT_RANDOM || p->select == FSVC_SELECT_KMEANS) &&
+        !(p->radius > 0) && !(p->radius_rms > 0))
+        return fsvc_fail(err, FSVC_EUSAGE, "train: %s selection needs a radius (-r)",
+                         fsvc_select_name(p->select));
+    if ((unsigned)p->select > FSVC_SELECT_KMEANS || p->select == FSVC_SELECT_AUTO)
+        return fsvc_fail(err, FSVC_EUSAGE, "train: unknown selection %d", (int)p->select);
     if (p->regression && p->readout != FSVC_READOUT_RIDGE)
         return fsvc_fail(err, FSVC_EUSAGE, "train: regression needs the ridge readout");
     if (p->class_weight[0] && (p->readout != FSVC_READOUT_RIDGE || p->regression))
@@ -79,6 +83,11 @@ static int select_pass(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx
         *m = m_;
         if (syn) *syn = 0;
         return FSVC_OK;
+    }
+    if (p->select == FSVC_SELECT_KMEANS) { /* one process (check_dist) */
+        *m = cap > 0 && cap < d->N ? cap : d->N;
+        return fsvc_select_kmeans(sel, *m, syn, ctx, &op, X, d->N, d->n, p->seed, progress,
+                                  err);
     }
     if (p->select == FSVC_SELECT_GLOBAL || p->regression)
         return fsvc_novelty_dist(sel, m, syn, ctx, &op, p->prag, cap, progress, X,
@@ -408,6 +417,9 @@ static int check_dist(const fsvc_dataset *d, int64_t N_total, int64_t first,
                          (long long)first, (long long)(first + d->N), (long long)N_total);
     if (dist->size <= 1)
         return FSVC_OK;
+    if (p->select == FSVC_SELECT_KMEANS)
+        return fsvc_fail(err, FSVC_EUSAGE, "train: -s kmeans++ runs as one process (the D^2 "
+                         "weights of every sample decide each draw)");
     if (p->readout == FSVC_READOUT_LMS)
         return fsvc_fail(err, FSVC_EUSAGE, "train: across processes the readout is ridge or "
                          "one-hot; the LMS readout (-R lms) updates the weights sample after "
@@ -582,7 +594,8 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
     if (rc) goto fail;
     int64_t m = 0;
     int64_t cap = p->max_neurons;
-    if (p->select == FSVC_SELECT_RANDOM && cap <= 0) cap = 10000;
+    if ((p->select == FSVC_SELECT_RANDOM || p->select == FSVC_SELECT_KMEANS) && cap <= 0)
+        cap = 10000;
     rc = select_pass(sel, &m, &syn2, &ctx, op, r, p, cap, X, order, &dg, &at, bars, err);
     if (rc) goto fail;
     syn += syn2;

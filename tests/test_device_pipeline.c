@@ -235,6 +235,32 @@ static void test_f32_direct_and_pcg(void **s)
     check(FSVC_F32, BNL_L2, 2, 0, FSVC_SOLVER_PCG, 97, NULL, FSVC_AUG_NONE); /* GEMM path */
 }
 
+/* -s kmeans++ on the device: the D^2 distances by the device's forward
+ * (identity activation); u8 distances are exact on both, so the device
+ * selects the CPU's centroids and the models agree. */
+static void test_kmeans_on_device(void **s)
+{
+    (void)s;
+    for (int dist = BNL_L1; dist <= BNL_L2; dist++) {
+        fsvc_dataset D = make_set(FSVC_U8, 3, 77 + dist);
+        fsvc_param p;
+        base_param(&p, FSVC_U8, dist, FSVC_SOLVER_DIRECT, 90);
+        p.select = FSVC_SELECT_KMEANS;
+        p.seed = 9;
+        fsvc_model Mc, Md;
+        fsvc_error err;
+        if (train(&Mc, NULL, &D, &p, "cpu", &err)) fail_msg("kmeans++ cpu: %s", err.msg);
+        emu_device_reset(0, 0, 0);
+        if (train(&Md, NULL, &D, &p, "cuda", &err)) fail_msg("kmeans++ device: %s", err.msg);
+        emu_stats st = emu_device_stats();
+        assert_true(st.forward >= 10); /* every round's distances on the device */
+        assert_int_equal(Md.select, FSVC_SELECT_KMEANS);
+        same_model(&Mc, &Md, &D, WTOL, dist == BNL_L1 ? "kmeans++ u8 L1" : "kmeans++ u8 L2");
+        fsvc_free_model(&Mc);
+        fsvc_free_model(&Md);
+    }
+}
+
 /* Class weights: the device groups the samples by class. */
 static void test_pcg_class_weights(void **s)
 {
@@ -566,6 +592,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_u8_direct_and_pcg),
         cmocka_unit_test(test_f32_direct_and_pcg),
+        cmocka_unit_test(test_kmeans_on_device),
         cmocka_unit_test(test_pcg_class_weights),
         cmocka_unit_test(test_direct_class_weights),
         cmocka_unit_test(test_direct_class_weights_odd_tiles),

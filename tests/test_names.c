@@ -46,7 +46,7 @@ static const struct {
 } tables[] = {
     {"dtype", fsvc_dtype_names, fsvc_dtype_n, fsvc_dtype_p, 3},
     {"scale", fsvc_scale_names, fsvc_scale_n, fsvc_scale_p, 3},
-    {"select", fsvc_select_names, fsvc_select_n, fsvc_select_p, 4},
+    {"select", fsvc_select_names, fsvc_select_n, fsvc_select_p, 5},
     {"readout", fsvc_readout_names, fsvc_readout_n, fsvc_readout_p, 3},
     {"preprocess", fsvc_preprocess_names, fsvc_preprocess_n, fsvc_preprocess_p, 5},
     {"dist", bnl_dist_names, bnl_dist_n, bnl_dist_p, 3},

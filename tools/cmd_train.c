@@ -198,7 +198,7 @@ static void print_summary(const fsvc_model *m, const fsvc_train_info *info,
 {
     /* prag and a selection t_syn mean something only for a novelty pass */
     char prag[48] = "", tsel[48] = "";
-    if (m->select != FSVC_SELECT_RANDOM)
+    if (m->select != FSVC_SELECT_RANDOM && m->select != FSVC_SELECT_KMEANS)
         snprintf(prag, sizeof prag, ", prag = %g", m->prag);
     if (info->syn_select > 0)
         snprintf(tsel, sizeof tsel, " (t_syn %.3g s)", info->t_select / info->syn_select);

@@ -1,0 +1,143 @@
+/* select_kmeans.c - k-means++ seeding of the centroids (D^2 sampling).
+ *
+ * k-means++ (Arthur and Vassilvitskii, 2007): the first centroid is a
+ * uniform draw; every next one is sample i with probability D(i)^2 / sum
+ * D^2, D(i) the distance (the model's L1 or L2) from sample i to its
+ * nearest centroid so far. Exact seeding updates D after every draw: m
+ * passes over X of one centroid each. Here the draws come in rounds
+ * ("batched D^2 seeding"): a round draws B samples (distinct, without
+ * replacement) from the same D, then D is updated with those B centroids
+ * at once through the engine (bnl_forward, identity activation: an N x B
+ * block of distances, GEMM-shaped for L2), over blocks of samples. B is
+ * k/8 for k centroids so far (at least 1, at most KM_MAX_BATCH): the first
+ * 8 draws are exact k-means++, later rounds add at most 1/8 of the set, so
+ * about 70 rounds reach m = 10000 and the distance work stays N m n. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KM_MAX_BATCH 256
+#define KM_BLOCK 8192   /* samples per bnl_forward call */
+#define KM_RETRY 16     /* redraws when a draw hits a sample of this round */
+
+/* Uniform in [0, bound) by rejection. */
+static int64_t draw_index(uint64_t *st, int64_t bound)
+{
+    uint64_t b = (uint64_t)bound, lim = UINT64_MAX - UINT64_MAX % b, r;
+    do r = fsvc_rng_next(st); while (r >= lim);
+    return (int64_t)(r % b);
+}
+
+/* D2[i] = min(D2[i], d(x_i, c)^2) over the centroids sel[0..B) (rows of X). */
+static int update_d2(double *D2, void *W, void *H, const bnl_ctx *ctx, const bnl_op *op,
+                     const int64_t *sel, int64_t B, const void *X, int64_t N, int n,
+                     fsvc_error *err)
+{
+    size_t row = (size_t)n * fsvc_dtype_size(op->dtype);
+    for (int64_t j = 0; j < B; j++)
+        memcpy((char *)W + (size_t)j * row, (const char *)X + (size_t)sel[j] * row, row);
+    for (int64_t i0 = 0; i0 < N; i0 += KM_BLOCK) {
+        int64_t nb = N - i0 < KM_BLOCK ? N - i0 : KM_BLOCK;
+        int rc = bnl_forward(ctx, op, H, B, W, B, (const char *)X + (size_t)i0 * row, nb, n,
+                             err);
+        if (rc) return rc;
+        for (int64_t i = 0; i < nb; i++) {
+            double best = D2[i0 + i];
+            for (int64_t j = 0; j < B; j++) {
+                double d = op->dtype == FSVC_F64 ? ((const double *)H)[i * B + j]
+                                                 : ((const float *)H)[i * B + j];
+                if (d * d < best) best = d * d;
+            }
+            D2[i0 + i] = best;
+        }
+    }
+    return FSVC_OK;
+}
+
+int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const bnl_ctx *ctx,
+                       const bnl_op *op_in, const void *X, int64_t N, int n, uint64_t seed,
+                       int progress, fsvc_error *err)
+{
+    if (syn) *syn = 0;
+    if (!sel || !ctx || !op_in || !X || N < 1 || n < 1)
+        return fsvc_fail(err, FSVC_EUSAGE, "kmeans++: no samples");
+    if (m < 1 || m > N)
+        return fsvc_fail(err, FSVC_EUSAGE, "kmeans++: %lld centroids out of 1..%lld samples",
+                         (long long)m, (long long)N);
+    if (op_in->dist != BNL_L1 && op_in->dist != BNL_L2)
+        return fsvc_fail(err, FSVC_EUSAGE, "kmeans++: the distance must be l1 or l2");
+    if (m == N) { /* every sample */
+        for (int64_t i = 0; i < N; i++) sel[i] = i;
+        return FSVC_OK;
+    }
+    bnl_op op = *op_in;
+    op.act = BNL_IDENT;
+    size_t row = (size_t)n * fsvc_dtype_size(op.dtype);
+    size_t hsz = op.dtype == FSVC_F64 ? sizeof(double) : sizeof(float);
+    double *D2 = malloc((size_t)N * sizeof *D2), *cum = malloc((size_t)N * sizeof *cum);
+    unsigned char *chosen = calloc((size_t)N, 1);
+    void *W = malloc((size_t)KM_MAX_BATCH * row);
+    void *H = malloc((size_t)KM_BLOCK * KM_MAX_BATCH * hsz);
+    int rc = FSVC_OK;
+    if (!D2 || !cum || !chosen || !W || !H) {
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "kmeans++: out of memory for %lld samples",
+                       (long long)N);
+        goto out;
+    }
+    for (int64_t i = 0; i < N; i++) D2[i] = INFINITY;
+    uint64_t st = seed;
+    int64_t k = 0, folded = 0, shown = 0;
+    sel[k] = draw_index(&st, N);
+    chosen[sel[k++]] = 1;
+    while (k < m) {
+        /* fold the centroids of the last round into D2 */
+        rc = update_d2(D2, W, H, ctx, &op, sel + folded, k - folded, X, N, n, err);
+        if (rc) goto out;
+        if (syn) *syn += (double)N * (double)(k - folded) * n;
+        folded = k;
+        double tot = 0;
+        for (int64_t i = 0; i < N; i++) {
+            if (chosen[i]) D2[i] = 0; /* exactly: a GEMM distance to itself may be > 0 */
+            tot += D2[i];
+            cum[i] = tot;
+        }
+        int64_t B = k / 8;
+        if (B < 1) B = 1;
+        if (B > KM_MAX_BATCH) B = KM_MAX_BATCH;
+        if (B > m - k) B = m - k;
+        if (!(tot > 0) || !isfinite(tot)) {
+            /* every sample left coincides with a centroid: uniform over them */
+            for (int64_t b = 0; b < B; b++) {
+                int64_t i = draw_index(&st, N);
+                while (chosen[i]) i = i + 1 < N ? i + 1 : 0;
+                sel[k++] = i;
+                chosen[i] = 1;
+            }
+            continue;
+        }
+        for (int64_t b = 0; b < B; b++) {
+            int64_t i = -1;
+            for (int t = 0; t < KM_RETRY && i < 0; t++) {
+                double u = (double)(fsvc_rng_next(&st) >> 11) * 0x1.0p-53 * tot;
+                int64_t lo = 0, hi = N - 1; /* the first i with cum[i] > u */
+                while (lo < hi) {
+                    int64_t mid = lo + (hi - lo) / 2;
+                    if (cum[mid] > u) hi = mid; else lo = mid + 1;
+                }
+                if (!chosen[lo]) i = lo;
+            }
+            if (i < 0) break; /* drawn already in this round: the next round sees it */
+            sel[k++] = i;
+            chosen[i] = 1;
+        }
+        if (progress && k * 10 / m > shown) {
+            shown = k * 10 / m;
+            fsvc_printf("kmeans++: %lld of %lld centroids\n", (long long)k, (long long)m);
+        }
+    }
+out:
+    free(D2); free(cum); free(chosen); free(W); free(H);
+    return rc;
+}
