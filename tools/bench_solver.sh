@@ -7,7 +7,9 @@
 # results/solver.csv (one row per run) and results/solver.md (medians,
 # the time ratio, the accuracies). Environment: REPS (default 3), DATA
 # (train prefix, default the MNIST train set), TEST (its test set),
-# EXTRA (more train options for both), RESULTS (default results).
+# EXTRA (more train options for both), RESULTS (default results),
+# RENDER_ONLY=1 (no runs: solver.md again from the solver.csv there; the
+# date line then says when the CSV was written).
 set -uo pipefail
 FSVC=${1:-build/fsvc}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +23,12 @@ mkdir -p "$R"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 csv="$R/solver.csv"
+when=$(date -u '+%Y-%m-%d %H:%M UTC')
+if [ "${RENDER_ONLY:-0}" = 1 ]; then
+  [ -f "$csv" ] || { echo "bench_solver: RENDER_ONLY=1 but no $csv" >&2; exit 1; }
+  REPS=$(awk -F, 'NR > 1 && $2 == "direct"' "$csv" | wc -l)
+  when="runs written $(date -u -r "$csv" '+%Y-%m-%d %H:%M UTC')"
+else
 echo "rep,solver,readout_s,train_s,accuracy,iterations,residual,load1" > "$csv.tmp"
 for rep in $(seq 1 "$REPS"); do
   for s in direct pcg; do
@@ -39,6 +47,7 @@ for rep in $(seq 1 "$REPS"); do
   done
 done
 mv "$csv.tmp" "$csv"
+fi
 med() { # SOLVER COLUMN -> median
   awk -F, -v s="$1" -v c="$2" 'NR > 1 && $2 == s { print $c }' "$csv" | sort -g |
     awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
@@ -48,7 +57,7 @@ ad=$(med direct 5); ap=$(med pcg 5)
 {
   echo "# Ridge solvers: pcg vs direct (issue 11)"
   echo
-  echo "Command: \`REPS=$REPS tools/bench_solver.sh\` (\`fsvc train --solver direct|pcg $EXTRA $(basename "$DATA")\`, alternating, $REPS runs each); $(date -u '+%Y-%m-%d %H:%M UTC')."
+  echo "Command: \`REPS=$REPS tools/bench_solver.sh\` (\`fsvc train --solver direct|pcg $EXTRA $(basename "$DATA")\`, alternating, $REPS runs each); $when."
   echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), shared with other jobs: the load average at each run's start is in solver.csv."
   echo
   echo "| solver | training s (median) | readout s (median) | test accuracy % (median) |"
@@ -57,7 +66,8 @@ ad=$(med direct 5); ap=$(med pcg 5)
   echo "| pcg | $tp | $rp | $ap |"
   echo
   awk -v a="$tp" -v b="$td" -v x="$ap" -v y="$ad" 'BEGIN {
-    printf "Training time ratio pcg / direct: **%.2f** (target <= 0.35); accuracy difference %+.2f points (target within 0.1).\n", a / b, x - y }'
+    r = a / b; d = x - y
+    printf "Training time ratio pcg / direct: **%.3f** (target <= 0.35: %s); accuracy difference %+.2f points (target within 0.1: %s).\n", r, r <= 0.35 ? "met" : "not met", d, (d <= 0.1 && d >= -0.1) ? "met" : "not met" }'
   echo
   echo "Runs: [solver.csv](solver.csv)."
 } > "$R/solver.md"
