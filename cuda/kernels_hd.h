@@ -421,6 +421,20 @@ FSVC_HD void bnlc_actsum_body(double *S, const float *Ht, int64_t ldo, int64_t m
     S[i] = s;
 }
 
+/* ---- k-means++ min distances (cuda/mind.cu): one thread a sample ----
+ * Ht: mt centroid rows x ldo distances (the transposed identity tile);
+ * D2[i] = min(D2[i], d_ij^2) in increasing j, the float distance squared
+ * in double as fsvc/select_kmeans.c's CPU loop does (same bits). */
+FSVC_HD void bnlc_mind_body(double *D2, const float *Ht, int64_t ldo, int64_t mt, int64_t i)
+{
+    double best = D2[i];
+    for (int64_t j = 0; j < mt; j++) {
+        double d = (double)Ht[j * ldo + i];
+        if (d * d < best) best = d * d;
+    }
+    D2[i] = best;
+}
+
 /* ---- device-resident ridge and scores (cuda/ridge.cu) ----
  * H tiles (samples x ldh floats, from the tile kernel or the GEMM epilogue)
  * are widened to float64 (samples x m, column-major m x samples for cuBLAS)

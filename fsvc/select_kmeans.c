@@ -11,7 +11,10 @@
  * block of distances, GEMM-shaped for L2), over blocks of samples. B is
  * k/8 for k centroids so far (at least 1, at most KM_MAX_BATCH): the first
  * 8 draws are exact k-means++, later rounds add at most 1/8 of the set, so
- * about 70 rounds reach m = 10000 and the distance work stays N m n. */
+ * about 70 rounds reach m = 10000 and the distance work stays N m n.
+ * On a device that offers the min-distance session (bnl.h bnl_mind_*), X
+ * and D2 stay on the device: per round only the B centroid rows go up and
+ * D2 (N doubles) comes back, never the N x B block; else the loop above. */
 #include "internal.h"
 
 #include <math.h>
@@ -56,6 +59,16 @@ static int update_d2(double *D2, void *W, void *H, const bnl_ctx *ctx, const bnl
     return FSVC_OK;
 }
 
+/* The same update on the device's session: the B rows up, D2 back. */
+static int update_d2_dev(bnl_mind *md, double *D2, void *W, const bnl_op *op,
+                         const int64_t *sel, int64_t B, const void *X, int n, fsvc_error *err)
+{
+    size_t row = (size_t)n * fsvc_dtype_size(op->dtype);
+    for (int64_t j = 0; j < B; j++)
+        memcpy((char *)W + (size_t)j * row, (const char *)X + (size_t)sel[j] * row, row);
+    return bnl_mind_update(md, W, B, D2, err);
+}
+
 int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const bnl_ctx *ctx,
                        const bnl_op *op_in, const void *X, int64_t N, int n, uint64_t seed,
                        int progress, fsvc_error *err)
@@ -80,6 +93,7 @@ int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const bnl_ctx *ctx,
     unsigned char *chosen = calloc((size_t)N, 1);
     void *W = malloc((size_t)KM_MAX_BATCH * row);
     void *H = malloc((size_t)KM_BLOCK * KM_MAX_BATCH * hsz);
+    bnl_mind *md = NULL;
     int rc = FSVC_OK;
     if (!D2 || !cum || !chosen || !W || !H) {
         rc = fsvc_fail(err, FSVC_ERESOURCE, "kmeans++: out of memory for %lld samples",
@@ -87,13 +101,16 @@ int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const bnl_ctx *ctx,
         goto out;
     }
     for (int64_t i = 0; i < N; i++) D2[i] = INFINITY;
+    if ((rc = bnl_mind_open(ctx, &op, X, N, n, &md, err)))
+        goto out;
     uint64_t st = seed;
     int64_t k = 0, folded = 0, shown = 0;
     sel[k] = draw_index(&st, N);
     chosen[sel[k++]] = 1;
     while (k < m) {
         /* fold the centroids of the last round into D2 */
-        rc = update_d2(D2, W, H, ctx, &op, sel + folded, k - folded, X, N, n, err);
+        rc = md ? update_d2_dev(md, D2, W, &op, sel + folded, k - folded, X, n, err)
+                : update_d2(D2, W, H, ctx, &op, sel + folded, k - folded, X, N, n, err);
         if (rc) goto out;
         if (syn) *syn += (double)N * (double)(k - folded) * n;
         folded = k;
@@ -138,6 +155,7 @@ int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const bnl_ctx *ctx,
         }
     }
 out:
+    bnl_mind_close(md);
     free(D2); free(cum); free(chosen); free(W); free(H);
     return rc;
 }

@@ -361,6 +361,43 @@ void bnl_novelty_close(bnl_novelty *s)
         dev_ops()->nov_close(s);
 }
 
+/* ---- the min-distance session (k-means++) ---- */
+int bnl_mind_open(const bnl_ctx *ctx, const bnl_op *op, const void *X, int64_t N, int n,
+                  bnl_mind **out, fsvc_error *err)
+{
+    *out = NULL;
+    if (!ctx || !op || ctx->backend != BNL_CUDA || !ctx->cuda || !OFFERS(mind_open) ||
+        !OFFERS(mind_update))
+        return FSVC_OK;
+    bnl_op id = *op;
+    id.act = BNL_IDENT;
+    int rc = bnl_op_check(&id, err);
+    if (rc)
+        return rc;
+    if (!X || N < 1)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: min distances: no samples");
+    if ((id.dist != BNL_L1 && id.dist != BNL_L2) || n < 1 || n > 65536 ||
+        (id.dtype == FSVC_U8 && id.dist != BNL_L1 && n > BNL_L2SQ_U8_MAX_N))
+        return FSVC_OK; /* bnl_forward says why */
+    return dev_ops()->mind_open(ctx->cuda, &id, X, N, n, out, err);
+}
+
+int bnl_mind_update(bnl_mind *s, const void *C, int64_t B, double *D2, fsvc_error *err)
+{
+    if (!s || !OFFERS(mind_update))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no min-distance session open on a device");
+    if (B < 0 || (B > 0 && !C) || !D2)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: min distances: bad centroids (%lld)",
+                         (long long)B);
+    return dev_ops()->mind_update(s, C, B, D2, err);
+}
+
+void bnl_mind_close(bnl_mind *s)
+{
+    if (s && OFFERS(mind_close))
+        dev_ops()->mind_close(s);
+}
+
 int bnl_gpu_time_forward(const bnl_ctx *ctx, const bnl_op *op, const void *W, int64_t m,
                          const void *X, int64_t N, int n, int reps, double *sec,
                          fsvc_error *err)

@@ -162,6 +162,19 @@ int bnl_novelty_open(const bnl_ctx *ctx, const bnl_op *op, int n, int64_t cap,
 int bnl_novelty_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err);
 int bnl_novelty_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err);
 void bnl_novelty_close(bnl_novelty *s); /* NULL is fine */
+/* ---- k-means++ seeding's min distances, resident on a device (issue 10) ----
+ * open: X (N x n of op->dtype) uploaded once, D2 (N) at +inf on the device;
+ * *out NULL and FSVC_OK when the context computes on the CPU, its device
+ * does not offer the session for op, or X does not fit its memory (then
+ * use bnl_forward). update: D2[i] = min(D2[i], d(x_i, c_j)^2) over the B
+ * rows of C (B x n), d the layer's distance (op's activation is ignored:
+ * identity), squared in float64 from the float distance; D2 (N, out) is
+ * the device's after the update. Per update only C goes up and D2 comes
+ * back. */
+int bnl_mind_open(const bnl_ctx *ctx, const bnl_op *op, const void *X, int64_t N, int n,
+                  bnl_mind **out, fsvc_error *err);
+int bnl_mind_update(bnl_mind *s, const void *C, int64_t B, double *D2, fsvc_error *err);
+void bnl_mind_close(bnl_mind *s); /* NULL is fine */
 
 /* The tiling the planner would use for this call on ctx. */
 bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op,

@@ -100,6 +100,17 @@ typedef struct bnl_device_ops {
     int (*nov_add)(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err);
     int (*nov_sums)(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err);
     void (*nov_close)(bnl_novelty *s);                   /* NULL is fine */
+    /* ---- the k-means++ min-distance session (issue 10; bnl.h bnl_mind_*) ----
+     * open: X (N x n of op->dtype) uploaded once and kept resident, D2 (N
+     * float64) resident at +inf (*out NULL and FSVC_OK when op is not
+     * offered or X does not fit the device memory); update: the B centroid
+     * rows C go up, d = dist(c_j, x_i) (identity activation) on the device,
+     * D2[i] = min(D2[i], (double)d^2) in increasing j there, then D2 (N
+     * float64) comes back: nothing N x B crosses; close. */
+    int (*mind_open)(bnl_cuda *c, const bnl_op *op, const void *X, int64_t N, int n,
+                     bnl_mind **out, fsvc_error *err);
+    int (*mind_update)(bnl_mind *s, const void *C, int64_t B, double *D2, fsvc_error *err);
+    void (*mind_close)(bnl_mind *s);                     /* NULL is fine */
 } bnl_device_ops;
 
 /* The CUDA backend (cuda/ops.c). */
@@ -107,7 +118,7 @@ extern const bnl_device_ops bnl_cuda_ops;
 
 /* A NULL entry point is "not offered": the engine computes that call on
  * the CPU (forward, actsum, scores, the normal equations and their block
- * products, the LMS epoch, the novelty session) or answers as without a device (the others).
+ * products, the LMS epoch, the novelty and min-distance sessions) or answers as without a device (the others).
  *
  * Test hook: the device backend of contexts opened from now on (NULL:
  * back to bnl_cuda_ops), e.g. a host-emulated device (tests/util/

@@ -87,6 +87,9 @@ typedef struct bnl_cuda bnl_cuda;
 typedef struct bnl_normal bnl_normal;
 /* A novelty session: centroids resident on a device (bnl.h bnl_novelty_*). */
 typedef struct bnl_novelty bnl_novelty;
+/* A k-means++ min-distance session: X and D2 resident on a device
+ * (bnl.h bnl_mind_*). */
+typedef struct bnl_mind bnl_mind;
 
 /* A GPU's properties (cuda/device.cu reads them at open). */
 typedef struct bnlc_device {

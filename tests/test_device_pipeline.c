@@ -235,9 +235,10 @@ static void test_f32_direct_and_pcg(void **s)
     check(FSVC_F32, BNL_L2, 2, 0, FSVC_SOLVER_PCG, 97, NULL, FSVC_AUG_NONE); /* GEMM path */
 }
 
-/* -s kmeans++ on the device: the D^2 distances by the device's forward
- * (identity activation); u8 distances are exact on both, so the device
- * selects the CPU's centroids and the models agree. */
+/* -s kmeans++ on the device: the D^2 distances by the device's
+ * min-distance session (X resident, identity activation; the session's
+ * own checks: tests/test_device_kmeans.c); u8 distances are exact on both,
+ * so the device selects the CPU's centroids and the models agree. */
 static void test_kmeans_on_device(void **s)
 {
     (void)s;
@@ -252,8 +253,9 @@ static void test_kmeans_on_device(void **s)
         if (train(&Mc, NULL, &D, &p, "cpu", &err)) fail_msg("kmeans++ cpu: %s", err.msg);
         emu_device_reset(0, 0, 0);
         if (train(&Md, NULL, &D, &p, "cuda", &err)) fail_msg("kmeans++ device: %s", err.msg);
-        emu_stats st = emu_device_stats();
-        assert_true(st.forward >= 10); /* every round's distances on the device */
+        emu_mind_stats ms = emu_mind_stats_get();
+        assert_int_equal(ms.opens, 1); /* every round's distances on the device */
+        assert_true(ms.updates >= 10);
         assert_int_equal(Md.select, FSVC_SELECT_KMEANS);
         same_model(&Mc, &Md, &D, WTOL, dist == BNL_L1 ? "kmeans++ u8 L1" : "kmeans++ u8 L2");
         fsvc_free_model(&Mc);

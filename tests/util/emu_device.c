@@ -552,6 +552,102 @@ static void ed_nov_close(bnl_novelty *s)
     free(s);
 }
 
+/* ---- the k-means++ min-distance session (mind_*, cuda/mind.cu) ----
+ * X is kept here as the "device" copy, its upload counted once, at open
+ * (packed rows, as the chunks of a job); D2 lives here at +inf. update
+ * runs forward's emulated job of the B centroids over X without counting
+ * X's chunks again (resident): B rows go up, the transposed float tiles
+ * fold into D2 by bnlc_mind_body on the tile's grid, D2 (N doubles) comes
+ * back. f64 is not emulated (not offered). X over the device memory:
+ * *out NULL (the caller's other path). */
+struct bnl_mind {
+    bnl_op op;
+    int n, es;
+    int64_t N, ldk;
+    char *X;
+    double *D2;
+};
+static emu_mind_stats gm;
+
+static int ed_mind_open(bnl_cuda *c, const bnl_op *op, const void *X, int64_t N, int n,
+                        bnl_mind **out, fsvc_error *err)
+{
+    (void)c;
+    *out = NULL;
+    if (op->dtype == FSVC_F64)
+        return FSVC_OK;
+    int es = op->dtype == FSVC_U8 ? 1 : 4;
+    int64_t ldk = bnlc_ldk(n, es);
+    if (N * (ldk * 4 + 8) > g.mem) {
+        gm.not_fit++;
+        return FSVC_OK;
+    }
+    bnl_mind *s = calloc(1, sizeof *s);
+    if (!s || !(s->X = malloc((size_t)(N * n * es))) ||
+        !(s->D2 = malloc((size_t)N * sizeof *s->D2))) {
+        if (s) free(s->X);
+        free(s);
+        return fsvc_fail(err, FSVC_ERESOURCE, "emu: out of memory");
+    }
+    s->op = *op;
+    s->n = n;
+    s->es = es;
+    s->N = N;
+    s->ldk = ldk;
+    memcpy(s->X, X, (size_t)(N * n * es));
+    for (int64_t i = 0; i < N; i++) s->D2[i] = INFINITY;
+    up(N * ldk * 4);
+    gm.x_up += N * ldk * 4;
+    gm.opens++;
+    *out = s;
+    return FSVC_OK;
+}
+
+/* bnl_mind_kernel's grid over the transposed float tile (B x nt) */
+static void mind_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
+{
+    (void)T;
+    double *D2 = (double *)u + i0;
+    float *Ht = malloc(sizeof(float) * (size_t)(e->m * nt));
+    assert_non_null(Ht);
+    for (int64_t r = 0; r < nt; r++)
+        for (int64_t j = 0; j < e->m; j++)
+            Ht[j * nt + r] = (float)Hd[r * e->m + j];
+    for (int64_t r = 0; r < nt; r++)
+        bnlc_mind_body(D2, Ht, nt, e->m, r);
+    free(Ht);
+}
+
+static int ed_mind_update(bnl_mind *s, const void *C, int64_t B, double *D2, fsvc_error *err)
+{
+    (void)err;
+    int64_t up0 = g.st.up;
+    if (B > 0) {
+        emu e;
+        emu_init(&e, s->op, C, B, s->N, s->n, 1, g.Nt, g.Xc);
+        emu_run(&e, s->X, NULL, NULL, mind_fn, s->D2);
+        emu_free(&e);
+    }
+    g.st.up = up0; /* X is resident: its chunks are not uploads */
+    up(B * s->ldk * 4);
+    gm.c_up += B * s->ldk * 4;
+    if (B * s->ldk * 4 > gm.max_update_up) gm.max_update_up = B * s->ldk * 4;
+    memcpy(D2, s->D2, (size_t)s->N * sizeof *D2);
+    down(s->N * 8);
+    gm.d2_down += s->N * 8;
+    gm.updates++;
+    return FSVC_OK;
+}
+
+static void ed_mind_close(bnl_mind *s)
+{
+    if (s) {
+        free(s->X);
+        free(s->D2);
+    }
+    free(s);
+}
+
 /* time_forward, limits and the tune files are not offered (NULL) */
 static const bnl_device_ops ops = {
     .name = "emu",
@@ -576,7 +672,21 @@ static const bnl_device_ops ops = {
     .nov_add = ed_nov_add,
     .nov_sums = ed_nov_sums,
     .nov_close = ed_nov_close,
+    /* the min-distance session (unless emu_device_mind(0)) */
+    .mind_open = ed_mind_open,
+    .mind_update = ed_mind_update,
+    .mind_close = ed_mind_close,
 };
+static bnl_device_ops ops_no_mind; /* ops without the min-distance session */
+
+const bnl_device_ops *emu_device_ops_no_mind(void)
+{
+    ops_no_mind = ops;
+    ops_no_mind.mind_open = NULL;
+    ops_no_mind.mind_update = NULL;
+    ops_no_mind.mind_close = NULL;
+    return &ops_no_mind;
+}
 
 const bnl_device_ops *emu_device_ops(void) { return &ops; }
 
@@ -584,6 +694,7 @@ void emu_device_reset(int64_t mem_free, int64_t Nt, int64_t Xc)
 {
     memset(&g.st, 0, sizeof g.st);
     memset(&gn, 0, sizeof gn); /* the novelty session's counts */
+    memset(&gm, 0, sizeof gm); /* the min-distance session's counts */
     g.mem = mem_free > 0 ? mem_free : (int64_t)16 << 30;
     g.Nt = Nt > 0 ? Nt : 48;
     g.Xc = Xc > 0 ? Xc : 112;
@@ -592,3 +703,5 @@ void emu_device_reset(int64_t mem_free, int64_t Nt, int64_t Xc)
 emu_stats emu_device_stats(void) { return g.st; }
 
 emu_nov_stats emu_novelty_stats(void) { return gn; }
+
+emu_mind_stats emu_mind_stats_get(void) { return gm; }

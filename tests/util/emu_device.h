@@ -8,7 +8,8 @@
  *     (tests/cuda_emu_grid.h), each cuBLAS / cuSOLVER call replaced by the
  *     CBLAS / LAPACKE call with the same arguments;
  *   - emu_device_ops(): a bnl_device_ops table made of those jobs (open,
- *     close, forward, actsum, scores, normal_*, lms, describe, props, nov_*), to
+ *     close, forward, actsum, scores, normal_*, lms, describe, props, nov_*,
+ *     mind_*), to
  *     install with bnl_device_ops_use so that a "cuda" context runs the
  *     whole device pipeline without a GPU. It counts the bytes that would
  *     cross PCIe (uploads, downloads) per entry point.
@@ -85,5 +86,19 @@ typedef struct emu_nov_stats {
     int opens, adds, sums, grows;
 } emu_nov_stats;
 emu_nov_stats emu_novelty_stats(void);
+
+/* ---- the k-means++ min-distance session (mind_*): own counts, zeroed by
+ * reset ----
+ * x_up: bytes of X uploaded (open, packed rows); c_up: bytes of centroid
+ * rows uploaded by updates, max_update_up the most of one update; d2_down:
+ * bytes of D2 downloaded; not_fit: opens refused for X over the device
+ * memory (*out NULL). Also in emu_stats' up and down. */
+typedef struct emu_mind_stats {
+    int64_t x_up, c_up, max_update_up, d2_down;
+    int opens, updates, not_fit;
+} emu_mind_stats;
+emu_mind_stats emu_mind_stats_get(void);
+/* emu_device_ops() less the min-distance session (NULL entries). */
+const bnl_device_ops *emu_device_ops_no_mind(void);
 
 #endif /* FSVC_TESTS_EMU_DEVICE_H */
