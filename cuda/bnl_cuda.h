@@ -88,6 +88,13 @@ int bnl_cuda_nov_open(bnl_cuda *c, const bnl_op *op, int n, int64_t cap, bnl_nov
 int bnl_cuda_nov_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err);
 int bnl_cuda_nov_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err);
 void bnl_cuda_nov_close(bnl_novelty *s);
+/* The k-means++ min-distance session (cuda/mind.cu; layers/bnl_device.h
+ * mind_*): X and D2 resident, per update the centroid rows up and D2
+ * back. u8 and f32. */
+int bnl_cuda_mind_open(bnl_cuda *c, const bnl_op *op, const void *X, int64_t N, int n,
+                       bnl_mind **out, fsvc_error *err);
+int bnl_cuda_mind_update(bnl_mind *s, const void *C, int64_t B, double *D2, fsvc_error *err);
+void bnl_cuda_mind_close(bnl_mind *s);
 int bnl_cuda_time_forward(bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
                           const void *X, int64_t N, int n, int reps, double *sec,
                           fsvc_error *err);

@@ -115,6 +115,21 @@ int bnl_cuda_nov_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_
 
 void bnl_cuda_nov_close(bnl_novelty *s) { (void)s; }
 
+int bnl_cuda_mind_open(bnl_cuda *c, const bnl_op *op, const void *X, int64_t N, int n,
+                       bnl_mind **out, fsvc_error *err)
+{
+    if (out)
+        *out = NULL;
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
+int bnl_cuda_mind_update(bnl_mind *s, const void *C, int64_t B, double *D2, fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_ERESOURCE, "%s", NOT_BUILT);
+}
+
+void bnl_cuda_mind_close(bnl_mind *s) { (void)s; }
+
 int bnl_cuda_describe(char *buf, size_t len)
 {
     if (buf && len)

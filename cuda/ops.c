@@ -30,4 +30,7 @@ const bnl_device_ops bnl_cuda_ops = {
     .nov_add = bnl_cuda_nov_add,
     .nov_sums = bnl_cuda_nov_sums,
     .nov_close = bnl_cuda_nov_close,
+    .mind_open = bnl_cuda_mind_open,
+    .mind_update = bnl_cuda_mind_update,
+    .mind_close = bnl_cuda_mind_close,
 };

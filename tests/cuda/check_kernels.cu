@@ -29,6 +29,10 @@
  *    pieces to a store opened small (it grows), the sums of a chunk after
  *    each piece against bnl_actsum on a ref context over all the centroids
  *    so far (u8 tri bit-exact; f32 and f64 within check_one's tolerance).
+ * 7. the k-means++ min-distance session (cuda/mind.cu, issue 10): D2
+ *    after updates of 1, 7 and 300 centroids against the fold of the ref
+ *    context's identity forward, squared in double (u8 bit-exact, f32
+ *    within a relative 1e-5).
  * Exit 0 all correct, 1 a mismatch, 3 no usable device (one line says why).
  */
 #include "cuda/cuda_internal.h"
@@ -499,6 +503,64 @@ static int novelty_session(bnl_cuda *c)
     return fails;
 }
 
+/* The min-distance session against the fold of ref's identity forward. */
+static int mind_session(bnl_cuda *c)
+{
+    bnl_ctx ref;
+    fsvc_error err;
+    if (bnl_ctx_open(&ref, "ref", 0, 1, &err)) { printf("%s\n", err.msg); return 1; }
+    const int64_t pieces[] = {1, 7, 300};
+    const int n = 785;
+    const int64_t N = 20011;
+    int fails = 0;
+    printf("\nmin-distance session (resident X and D2) vs ref forward, n %d, N %lld:\n", n,
+           (long long)N);
+    for (int o = 0; o < 4; o++) {
+        bnl_op op = {o % 2 ? BNL_L2 : BNL_L1, BNL_IDENT, o < 2 ? FSVC_U8 : FSVC_F32, 1.0,
+                     BNL_PREC_FULL};
+        void *C = fill(308 * n, op.dtype), *X = fill(N * n, op.dtype);
+        double *D2 = (double *)malloc(8 * N), *R = (double *)malloc(8 * N);
+        float *H = (float *)malloc(sizeof(float) * N * 300);
+        size_t es = fsvc_dtype_size(op.dtype);
+        for (int64_t i = 0; i < N; i++) R[i] = INFINITY;
+        bnl_mind *s = NULL;
+        int bad = 0;
+        if (bnl_cuda_mind_open(c, &op, X, N, n, &s, &err) || !s) {
+            printf("  ERROR %s\n", s ? err.msg : "not offered");
+            return fails + 1;
+        }
+        int64_t cnt = 0;
+        for (int p = 0; p < 3 && !bad; p++) {
+            const char *Cp = (const char *)C + cnt * n * es;
+            if (bnl_cuda_mind_update(s, Cp, pieces[p], D2, &err) ||
+                bnl_forward(&ref, &op, H, pieces[p], Cp, pieces[p], X, N, n, &err)) {
+                printf("  ERROR %s\n", err.msg);
+                bad++;
+                break;
+            }
+            cnt += pieces[p];
+            for (int64_t i = 0; i < N; i++) {
+                for (int64_t j = 0; j < pieces[p]; j++) {
+                    double d = H[i * pieces[p] + j];
+                    if (d * d < R[i]) R[i] = d * d;
+                }
+                int ok = op.dtype == FSVC_U8 ? memcmp(&D2[i], &R[i], 8) == 0
+                                             : fabs(D2[i] - R[i]) <= 1e-5 * (1 + R[i]);
+                if (!ok && bad++ < 4)
+                    printf("  %lld centroids: D2[%lld] gpu %.17g ref %.17g\n", (long long)cnt,
+                           (long long)i, D2[i], R[i]);
+            }
+        }
+        bnl_cuda_mind_close(s);
+        printf("%-4s %-3s 1 .. 308 centroids: %s\n", fsvc_dtype_name(op.dtype),
+               bnl_dist_name(op.dist), bad ? "MISMATCH" : "ok");
+        fails += bad != 0;
+        free(C); free(X); free(D2); free(R); free(H);
+    }
+    bnl_ctx_close(&ref);
+    return fails;
+}
+
 /* kernel-only time of one M x M BNL (device buffers, CUDA events) */
 static double time_kernel(int op, int64_t M, int n, int reps)
 {
@@ -551,6 +613,7 @@ int main(int argc, char **argv)
     fails += readout(c, quick);
     fails += lms(c, quick);
     fails += novelty_session(c);
+    fails += mind_session(c);
 
     FILE *out = csv ? fopen(csv, "w") : NULL;
     if (out) fprintf(out, "what,dtype,M,n,seconds_per_bnl,t_syn_ns\n");
