@@ -10,7 +10,8 @@
  *   - D2 of the session against the CPU's bnl_forward fold: the same bits
  *     for u8, within the forward's f32 tolerance for f32;
  *   - a device without the session (NULL entries) or whose memory does not
- *     hold X: today's path (forward per block), the same centroids. */
+ *     hold X: today's path (forward per block), the same centroids; a CPU
+ *     context opens no session, an update without one fails (EUSAGE). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -190,6 +191,22 @@ static void test_fallbacks(void **s)
     }
 }
 
+static void test_no_session_on_cpu(void **s)
+{
+    (void)s;
+    bnl_ctx ctx;
+    fsvc_error err;
+    assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 1, &err), 0);
+    bnl_op op = op_of(FSVC_U8, BNL_L1);
+    bnl_mind *md = (bnl_mind *)&ctx; /* overwritten */
+    assert_int_equal(bnl_mind_open(&ctx, &op, X8, N_, n_, &md, &err), 0);
+    assert_null(md);
+    bnl_ctx_close(&ctx);
+    static double D2[N_];
+    assert_int_equal(bnl_mind_update(NULL, X8, 1, D2, &err), FSVC_EUSAGE);
+    bnl_mind_close(NULL);
+}
+
 int main(void)
 {
     make_set();
@@ -198,6 +215,7 @@ int main(void)
         cmocka_unit_test(test_f32_same_centroids),
         cmocka_unit_test(test_d2_against_cpu),
         cmocka_unit_test(test_fallbacks),
+        cmocka_unit_test(test_no_session_on_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
