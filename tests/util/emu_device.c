@@ -273,16 +273,24 @@ static int ed_forward(bnl_cuda *c, const bnl_op *op, void *H, int64_t ldh, const
     return FSVC_OK;
 }
 
-/* bnl_actsum_kernel's grid over the transposed float tile (m x nt) */
-static void actsum_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
+/* The float tile transposed (m x nt) as the device's reduction kernels
+ * read it; the caller frees it. */
+static float *transposed_tile(const emu *e, const double *Hd, int64_t nt)
 {
-    (void)T;
-    double *S = (double *)u + i0;
     float *Ht = malloc(sizeof(float) * (size_t)(e->m * nt));
     assert_non_null(Ht);
     for (int64_t r = 0; r < nt; r++)
         for (int64_t j = 0; j < e->m; j++)
             Ht[j * nt + r] = (float)Hd[r * e->m + j];
+    return Ht;
+}
+
+/* bnl_actsum_kernel's grid over the transposed float tile (m x nt) */
+static void actsum_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
+{
+    (void)T;
+    double *S = (double *)u + i0;
+    float *Ht = transposed_tile(e, Hd, nt);
     for (int64_t r = 0; r < nt; r++)
         bnlc_actsum_body(S, Ht, nt, e->m, r);
     free(Ht);
@@ -608,11 +616,7 @@ static void mind_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64
 {
     (void)T;
     double *D2 = (double *)u + i0;
-    float *Ht = malloc(sizeof(float) * (size_t)(e->m * nt));
-    assert_non_null(Ht);
-    for (int64_t r = 0; r < nt; r++)
-        for (int64_t j = 0; j < e->m; j++)
-            Ht[j * nt + r] = (float)Hd[r * e->m + j];
+    float *Ht = transposed_tile(e, Hd, nt);
     for (int64_t r = 0; r < nt; r++)
         bnlc_mind_body(D2, Ht, nt, e->m, r);
     free(Ht);
