@@ -483,6 +483,27 @@ static void team_rank(int r, void *arg)
     }
 }
 
+/* K forked ranks train D with p on their emulated devices; the caller
+ * reads T->out and munmaps T. */
+static team *run_team(int K, const fsvc_dataset *D, const fsvc_param *p)
+{
+    team *T = ft_shared(sizeof *T);
+    assert_non_null(T);
+    assert_int_equal(ft_comm_init(&T->c, K), 0);
+    team_job j = {T, D, p};
+    assert_int_equal(ft_run(K, 120, team_rank, &j), 0);
+    return T;
+}
+
+/* rank r's readout is the one-process model's within WTOL x its largest */
+static void same_readout(const team *T, int r, int K, const fsvc_model *M1, double rmax)
+{
+    for (int64_t q = 0; q < M1->m * M1->Kout; q++)
+        if (!(fabs(T->out[r].R[q] - M1->R[q]) <= WTOL * rmax))
+            fail_msg("rank %d of %d: R[%lld] = %.17g, one process %.17g", r, K,
+                     (long long)q, T->out[r].R[q], M1->R[q]);
+}
+
 static void test_pcg_across_ranks(void **s)
 {
     (void)s;
@@ -495,20 +516,13 @@ static void test_pcg_across_ranks(void **s)
     double rmax = 0;
     for (int64_t q = 0; q < M1.m * M1.Kout; q++) rmax = fmax(rmax, fabs(M1.R[q]));
     for (int K = 2; K <= 3; K++) {
-        team *T = ft_shared(sizeof *T);
-        assert_non_null(T);
-        assert_int_equal(ft_comm_init(&T->c, K), 0);
-        team_job j = {T, &D, &p};
-        assert_int_equal(ft_run(K, 120, team_rank, &j), 0);
+        team *T = run_team(K, &D, &p);
         for (int r = 0; r < K; r++) {
             if (T->out[r].rc) fail_msg("rank %d of %d: %s", r, K, T->out[r].msg);
             assert_int_equal(T->out[r].m, M1.m);
             assert_true(T->out[r].st.rhs >= 1 && T->out[r].st.apply >= 1);
             assert_int_equal(T->out[r].st.forward_down, M1.m * M1.m * 4); /* K_mm only */
-            for (int64_t q = 0; q < M1.m * M1.Kout; q++)
-                if (!(fabs(T->out[r].R[q] - M1.R[q]) <= WTOL * rmax))
-                    fail_msg("rank %d of %d: R[%lld] = %.17g, one process %.17g", r, K,
-                             (long long)q, T->out[r].R[q], M1.R[q]);
+            same_readout(T, r, K, &M1, rmax);
         }
         munmap(T, sizeof *T);
     }
@@ -531,11 +545,7 @@ static void test_direct_across_ranks(void **s)
     double rmax = 0;
     for (int64_t q = 0; q < M1.m * M1.Kout; q++) rmax = fmax(rmax, fabs(M1.R[q]));
     for (int K = 2; K <= 3; K++) {
-        team *T = ft_shared(sizeof *T);
-        assert_non_null(T);
-        assert_int_equal(ft_comm_init(&T->c, K), 0);
-        team_job j = {T, &D, &p};
-        assert_int_equal(ft_run(K, 120, team_rank, &j), 0);
+        team *T = run_team(K, &D, &p);
         for (int r = 0; r < K; r++) {
             const emu_stats *st = &T->out[r].st;
             if (T->out[r].rc) fail_msg("rank %d of %d: %s", r, K, T->out[r].msg);
@@ -546,10 +556,7 @@ static void test_direct_across_ranks(void **s)
             assert_int_equal(st->rhs + st->apply, 0);
             assert_int_equal(st->forward_down, 0);    /* no H came back */
             assert_true(st->max_down <= M1.m * M1.m * 8);
-            for (int64_t q = 0; q < M1.m * M1.Kout; q++)
-                if (!(fabs(T->out[r].R[q] - M1.R[q]) <= WTOL * rmax))
-                    fail_msg("rank %d of %d: R[%lld] = %.17g, one process %.17g", r, K,
-                             (long long)q, T->out[r].R[q], M1.R[q]);
+            same_readout(T, r, K, &M1, rmax);
         }
         munmap(T, sizeof *T);
     }
@@ -569,21 +576,14 @@ static void test_direct_across_ranks_no_fetch(void **s)
     if (train(&M1, NULL, &D, &p, "cuda", &err)) fail_msg("one process: %s", err.msg);
     double rmax = 0;
     for (int64_t q = 0; q < M1.m * M1.Kout; q++) rmax = fmax(rmax, fabs(M1.R[q]));
-    team *T = ft_shared(sizeof *T);
-    assert_non_null(T);
-    assert_int_equal(ft_comm_init(&T->c, 2), 0);
     no_fetch = 1;
-    team_job j = {T, &D, &p};
-    assert_int_equal(ft_run(2, 120, team_rank, &j), 0);
+    team *T = run_team(2, &D, &p);
     no_fetch = 0;
     for (int r = 0; r < 2; r++) {
         if (T->out[r].rc) fail_msg("rank %d: %s", r, T->out[r].msg);
         assert_int_equal(T->out[r].st.accum, 0);
         assert_true(T->out[r].st.forward_down > 0);
-        for (int64_t q = 0; q < M1.m * M1.Kout; q++)
-            if (!(fabs(T->out[r].R[q] - M1.R[q]) <= WTOL * rmax))
-                fail_msg("rank %d: R[%lld] = %.17g, one process %.17g", r, (long long)q,
-                         T->out[r].R[q], M1.R[q]);
+        same_readout(T, r, 2, &M1, rmax);
     }
     munmap(T, sizeof *T);
     fsvc_free_model(&M1);
