@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #define NB FSVC_CHOL_NB
-#define SOLVE_COLS 16 /* right-hand sides per potrs */
+#define SOLVE_ROWS 512 /* rows per update chunk of a triangular solve */
 
 static int team(const bnl_ctx *ctx)
 {
@@ -184,23 +184,62 @@ int fsvc_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
     return info;
 }
 
+/* One triangular solve of the factor over all K columns: forward (L X =
+ * B) or backward (L^T X = B), block column by block column. Block k's
+ * diagonal by one trsm, then the rows it touches by fixed chunks of
+ * SOLVE_ROWS rows, one gemm each, the chunks shared by the team: forward,
+ * the rows below it (B_r -= L_rk X_k); backward, the rows above it (B_j -=
+ * L_kj^T X_k, the factor's row panel k). Each chunk gets the same calls in
+ * the same order whatever the thread count (the same bits), the factor is
+ * read once per solve, and both cores stream it: one potrs with a few
+ * right-hand sides runs on one thread at half the memory speed. */
+static void tri_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda, int f32,
+                      void *B, int K, int64_t ldb, int back)
+{
+    int64_t nt = (m + NB - 1) / NB;
+#pragma omp parallel num_threads(team(ctx))
+    for (int64_t s = 0; s < nt; s++) {
+        int64_t k = back ? nt - 1 - s : s, k0 = k * NB, kb = m - k0 < NB ? m - k0 : NB;
+        void *Lkk = at((void *)L, lda, k0, k0, f32), *Xk = at(B, ldb, k0, 0, f32);
+#pragma omp single
+        {
+            if (f32)
+                cblas_strsm(CblasColMajor, CblasLeft, CblasLower,
+                            back ? CblasTrans : CblasNoTrans, CblasNonUnit, (int)kb, K, 1.0f,
+                            Lkk, (int)lda, Xk, (int)ldb);
+            else
+                cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower,
+                            back ? CblasTrans : CblasNoTrans, CblasNonUnit, (int)kb, K, 1.0,
+                            Lkk, (int)lda, Xk, (int)ldb);
+        }
+        /* the rows to update: [r_lo, r_hi) */
+        int64_t r_lo = back ? 0 : k0 + kb, r_hi = back ? k0 : m;
+        int64_t nc = (r_hi - r_lo + SOLVE_ROWS - 1) / SOLVE_ROWS;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t c = 0; c < nc; c++) {
+            int64_t r0 = r_lo + c * SOLVE_ROWS, rb = r_hi - r0 < SOLVE_ROWS ? r_hi - r0
+                                                                              : SOLVE_ROWS;
+            /* forward: L[r0.., k0..] (rb x kb); backward: L[k0.., r0..]^T */
+            const void *A = back ? at((void *)L, lda, k0, r0, f32) : at((void *)L, lda, r0, k0, f32);
+            CBLAS_TRANSPOSE ta = back ? CblasTrans : CblasNoTrans;
+            if (f32)
+                cblas_sgemm(CblasColMajor, ta, CblasNoTrans, (int)rb, K, (int)kb, -1.0f, A,
+                            (int)lda, Xk, (int)ldb, 1.0f, at(B, ldb, r0, 0, f32), (int)ldb);
+            else
+                cblas_dgemm(CblasColMajor, ta, CblasNoTrans, (int)rb, K, (int)kb, -1.0, A,
+                            (int)lda, Xk, (int)ldb, 1.0, at(B, ldb, r0, 0, f32), (int)ldb);
+        }
+    }
+}
+
 int fsvc_chol_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda, int f32,
                     void *B, int K, int64_t ldb)
 {
-    int info = 0, ng = (K + SOLVE_COLS - 1) / SOLVE_COLS;
+    if (m < 0 || K < 0 || lda < (m > 1 ? m : 1) || ldb < (m > 1 ? m : 1)) return -1;
+    if (m == 0 || K == 0) return 0;
     int saved = bnl_blas_threads_push(ctx, 1);
-    /* fixed groups of SOLVE_COLS columns: one potrs (trsm, the factor read
-     * once per group) each, the groups in parallel */
-#pragma omp parallel for schedule(dynamic, 1) num_threads(team(ctx)) reduction(min : info)
-    for (int g = 0; g < ng; g++) {
-        int k0 = g * SOLVE_COLS, kb = K - k0 < SOLVE_COLS ? K - k0 : SOLVE_COLS;
-        void *Bk = at(B, ldb, 0, k0, f32);
-        int r = f32 ? LAPACKE_spotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, kb, L,
-                                     (lapack_int)lda, Bk, (lapack_int)ldb)
-                    : LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, kb, L,
-                                     (lapack_int)lda, Bk, (lapack_int)ldb);
-        if (r < info) info = r;
-    }
+    tri_solve(ctx, L, m, lda, f32, B, K, ldb, 0);
+    tri_solve(ctx, L, m, lda, f32, B, K, ldb, 1);
     bnl_blas_threads_pop(saved);
-    return info;
+    return 0;
 }

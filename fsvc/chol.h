@@ -40,9 +40,11 @@ typedef struct fsvc_chol_progress {
 int fsvc_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
               const fsvc_chol_progress *pr);
 
-/* B (m x K column-major, ldb) := A^{-1} B with the factor of fsvc_chol;
- * fixed groups of 16 columns of B in parallel, one single-threaded potrs
- * each. LAPACK info. */
+/* B (m x K column-major, ldb) := A^{-1} B with the factor of fsvc_chol:
+ * the forward and backward triangular solves by blocks of FSVC_CHOL_NB
+ * columns, the updates in fixed chunks of rows spread over the team (the
+ * factor streamed once per solve by all threads). 0, or -1 for a bad
+ * size or leading dimension (as LAPACK's argument refusals). */
 int fsvc_chol_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda, int f32,
                     void *B, int K, int64_t ldb);
 

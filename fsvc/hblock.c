@@ -165,17 +165,21 @@ static int cpu_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
     return FSVC_OK;
 }
 
-/* One chunk's H_c^T (H_c V) into Y (double): the chunk's blocks of
- * HB_ROWS samples go to s->slots accumulators in fixed contiguous ranges
- * (the number of slots depends on m and K, never on the thread count), an
- * OpenMP team takes whole slots, one-thread GEMMs inside (block and
- * accumulator stay in cache, so H is read once per product), and the slots
- * are summed into Y in double in slot order after the chunk: the same bits
- * for any --threads. */
+/* One chunk's H_c^T (H_c V) into the slots: the chunk's blocks of
+ * HB_ROWS samples go to s->slots float (or double) accumulators in fixed
+ * contiguous ranges (the number of slots depends on m and K, never on the
+ * thread count), an OpenMP team takes whole slots, one-thread GEMMs inside
+ * (block and accumulator stay in cache, so H is read once per product).
+ * The slots carry over HB_GROUP chunks: zeroed at a group's first chunk
+ * (`first`), summed into Y in double in slot order after its last
+ * (`last`): the same bits for any --threads, cached or not, and the
+ * flush, s->slots x m x K, paid once per group instead of per chunk (per
+ * chunk it moved nearly as many bytes as the chunk of H itself). */
+#define HB_GROUP 8
 #define HB_ROWS 32
 #define HB_SLOTS 32                  /* accumulators of a product */
 #define HB_SLOT_BYTES ((size_t)1 << 28) /* at most 256 MB of them */
-static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b)
+static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b, int first, int last)
 {
     int64_t m = s->m, nb = (b + HB_ROWS - 1) / HB_ROWS;
     int K = s->K, T = s->ctx->threads > 0 ? s->ctx->threads : 1, S = s->slots;
@@ -188,8 +192,8 @@ static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b)
 #pragma omp for schedule(dynamic, 1)
         for (int sl = 0; sl < S; sl++) {
             void *Yt = (char *)s->Ys + (size_t)sl * mk * hs;
+            if (first) memset(Yt, 0, mk * hs);
             if (nb * sl / S == nb * (sl + 1) / S) continue; /* no block */
-            memset(Yt, 0, mk * hs);
             for (int64_t q = nb * sl / S; q < nb * (sl + 1) / S; q++) {
                 int64_t r0 = q * HB_ROWS;
                 int rb = (int)(b - r0 < HB_ROWS ? b - r0 : HB_ROWS);
@@ -209,8 +213,8 @@ static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b)
         }
     }
     bnl_blas_threads_pop(saved);
-    for (int sl = 0; sl < S; sl++)
-        for (size_t q = 0; q < mk && nb * sl / S < nb * (sl + 1) / S; q++)
+    for (int sl = 0; last && sl < S; sl++)
+        for (size_t q = 0; q < mk; q++)
             Y[q] += s->hd ? ((double *)s->Ys)[(size_t)sl * mk + q]
                           : ((float *)s->Ys)[(size_t)sl * mk + q];
 }
@@ -229,7 +233,8 @@ static int cpu_gram_apply(void *self, double *Y, const double *V, fsvc_error *er
         int rc = chunk(s, i0, b, &Hc, err);
         if (rc) return rc;
         double t = fsvc_clock();
-        chunk_apply(s, Y, Hc, b);
+        int64_t c = i0 / s->Nc;
+        chunk_apply(s, Y, Hc, b, c % HB_GROUP == 0, c % HB_GROUP == HB_GROUP - 1 || i0 + b >= s->N);
         s->src->t_prod += fsvc_clock() - t;
     }
     pass_done(s);

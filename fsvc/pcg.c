@@ -221,6 +221,13 @@ int fsvc_pcg_solve(double *W, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_o
             if (res <= opt->tol || !(dq > 0)) done[k] = 1;
             if (res > rmax) rmax = res;
         }
+        if (opt->progress)
+            fsvc_printf("\rpcg: iteration %d, relative residual %.3g   ", it, rmax);
+        stop = !(rmax > opt->tol && it < opt->max_iter) || !isfinite(rmax);
+        if (!stop && rmax < 0.9 * best) { best = rmax; best_it = it; }
+        else if (!stop && it - best_it >= 30) stop = 1; /* stagnated at the rounding floor */
+        if ((stop = all_stop(src, stop)))
+            break; /* the last residual needs no preconditioning */
         tp = fsvc_clock();
         pre_apply(&P, Z, Rr, K);
         out->t_pre += fsvc_clock() - tp;
@@ -232,12 +239,6 @@ int fsvc_pcg_solve(double *W, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_o
             rz[k] = rzn;
             for (int64_t j = 0; j < m; j++) d[j] = z[j] + beta * d[j];
         }
-        if (opt->progress)
-            fsvc_printf("\rpcg: iteration %d, relative residual %.3g   ", it, rmax);
-        stop = !(rmax > opt->tol && it < opt->max_iter) || !isfinite(rmax);
-        if (!stop && rmax < 0.9 * best) { best = rmax; best_it = it; }
-        else if (!stop && it - best_it >= 30) stop = 1; /* stagnated at the rounding floor */
-        stop = all_stop(src, stop);
     }
     if (opt->progress) fsvc_printf("\n");
     /* the residual the caller gets: recomputed from W, not the recursion */

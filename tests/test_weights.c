@@ -7,7 +7,8 @@
  *   - fsvc_chol / fsvc_chol_solve / fsvc_syrk_acc agree with LAPACK and
  *     BLAS, give the same bits on 1, 2 and 3 threads, report the column
  *     where a matrix is not positive definite, and print progress only
- *     when asked;
+ *     when asked; the blocked solve matches potrs at edge sizes, f32 and
+ *     f64;
  *   - the class-weight setting: its values, its errors, its checks. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -210,6 +211,75 @@ static void test_chol_lapack_and_threads(void **s)
     free(A); free(L0); free(L); free(Af); free(Lf0); free(Lf); free(B); free(B0); free(X1);
 }
 
+/* fsvc_chol_solve by blocks against LAPACK's potrs on the same factor, at
+ * sizes around the 256-column blocks and the 512-row update chunks (one
+ * column, one partial block, exact blocks, chunks with a partial tail),
+ * right-hand sides 1..17, ldb > m, float and double; the same bits on 1,
+ * 2 and 3 threads; bad sizes refused. */
+static void test_chol_solve_shapes(void **s)
+{
+    (void)s;
+    const int64_t ms[] = {1, 5, 255, 256, 257, 769, 1100};
+    const int ks[] = {1, 3, 17};
+    for (size_t a = 0; a < sizeof ms / sizeof *ms; a++) {
+        int64_t m = ms[a], ldb = m + 3;
+        double *L = spd(m, 11 + (uint64_t)a);
+        assert_int_equal(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)m, L, (lapack_int)m), 0);
+        float *Lf = malloc(m * m * sizeof *Lf);
+        for (int64_t q = 0; q < m * m; q++) Lf[q] = (float)L[q];
+        for (size_t b = 0; b < sizeof ks / sizeof *ks; b++) {
+            int K = ks[b];
+            double *B0 = malloc(ldb * K * sizeof *B0), *Br = malloc(ldb * K * sizeof *Br),
+                   *B = malloc(ldb * K * sizeof *B), *B1 = malloc(ldb * K * sizeof *B1);
+            float *Bf0 = malloc(ldb * K * sizeof *Bf0), *Bfr = malloc(ldb * K * sizeof *Bfr),
+                  *Bf = malloc(ldb * K * sizeof *Bf), *Bf1 = malloc(ldb * K * sizeof *Bf1);
+            for (int64_t q = 0; q < ldb * K; q++) Bf0[q] = (float)(B0[q] = cos(0.37 * (double)q));
+            memcpy(Br, B0, ldb * K * sizeof *Br);
+            memcpy(Bfr, Bf0, ldb * K * sizeof *Bfr);
+            assert_int_equal(LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, K, L,
+                                            (lapack_int)m, Br, (lapack_int)ldb), 0);
+            assert_int_equal(LAPACKE_spotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, K, Lf,
+                                            (lapack_int)m, Bfr, (lapack_int)ldb), 0);
+            for (int T = 1; T <= 3; T++) {
+                bnl_ctx c = ctx_t(T);
+                memcpy(B, B0, ldb * K * sizeof *B);
+                memcpy(Bf, Bf0, ldb * K * sizeof *Bf);
+                assert_int_equal(fsvc_chol_solve(&c, L, m, m, 0, B, K, ldb), 0);
+                assert_int_equal(fsvc_chol_solve(&c, Lf, m, m, 1, Bf, K, ldb), 0);
+                double d = 0, df = 0, r = 0;
+                for (int k = 0; k < K; k++)
+                    for (int64_t i = 0; i < ldb; i++) {
+                        size_t q = (size_t)k * ldb + i;
+                        if (i >= m) { /* the rows past m are not touched */
+                            assert_true(B[q] == B0[q] && Bf[q] == Bf0[q]);
+                            continue;
+                        }
+                        d = fmax(d, fabs(B[q] - Br[q]));
+                        df = fmax(df, fabs((double)Bf[q] - Bfr[q]));
+                        r = fmax(r, fabs(Br[q]));
+                    }
+                if (!(d <= 1e-10 * r) || !(df <= 2e-3 * r))
+                    fail_msg("chol_solve m %lld K %d: %g (float %g) of %g", (long long)m, K, d,
+                             df, r);
+                if (T == 1) {
+                    memcpy(B1, B, ldb * K * sizeof *B);
+                    memcpy(Bf1, Bf, ldb * K * sizeof *Bf);
+                } else {
+                    assert_memory_equal(B, B1, ldb * K * sizeof *B);
+                    assert_memory_equal(Bf, Bf1, ldb * K * sizeof *Bf);
+                }
+                bnl_ctx_close(&c);
+            }
+            free(B0); free(Br); free(B); free(B1); free(Bf0); free(Bfr); free(Bf); free(Bf1);
+        }
+        free(L); free(Lf);
+    }
+    double one = 1, b = 1;
+    assert_int_equal(fsvc_chol_solve(&ctx, &one, 2, 1, 0, &b, 1, 2), -1); /* lda < m */
+    assert_int_equal(fsvc_chol_solve(&ctx, &one, 1, 1, 0, &b, -1, 1), -1);
+    assert_int_equal(fsvc_chol_solve(&ctx, &one, 1, 1, 0, &b, 0, 1), 0);
+}
+
 /* not positive definite at column 301 (in the second block): info 301 */
 static void test_chol_not_pd(void **s)
 {
@@ -332,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_weight_is_duplication),
         cmocka_unit_test(test_pcg_matches_direct),
         cmocka_unit_test(test_chol_lapack_and_threads),
+        cmocka_unit_test(test_chol_solve_shapes),
         cmocka_unit_test(test_chol_not_pd),
         cmocka_unit_test(test_syrk_threads),
         cmocka_unit_test(test_chol_progress),
