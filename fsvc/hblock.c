@@ -2,10 +2,11 @@
  *
  * H (N x m) is produced in chunks of samples by bnl_forward (float for
  * u8/f32 inputs, double for f64) and used at once: U = H_c V (GEMM, b x K)
- * then Y += H_c^T U, in cache-sized row blocks (chunk_apply). With `cache` the chunks are kept (all of H, N x m)
- * after the first pass, which then costs one read of H per product
- * instead of a new engine pass. Float products are summed per chunk in
- * float and across chunks in double. */
+ * then Y += H_c^T U, in cache-sized row blocks (chunk_apply). With
+ * `cache` the chunks are kept (all of H, N x m) after the first pass,
+ * which then costs one read of H per product instead of a new engine
+ * pass. Float products are summed in float over groups of HB_GROUP
+ * chunks and across groups in double. */
 #include "solver.h"
 
 #include <cblas.h>

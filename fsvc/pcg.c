@@ -12,10 +12,11 @@
  * factors out of (N/m) K_mm^2 + lam K_mm; ours carries lam I, which does
  * not, so we take
  *     P = (N/m) (K_mm + s I)^2,  s = sqrt(lam m / N),
- * one Cholesky factor L L^T = K_mm + s I, applied as two potrs. For every
- * eigenvalue k of K_mm, P / ((N/m) k^2 + lam) = (k + s)^2 / (k^2 + s^2),
- * between 1 and 2: P is within a factor 2 of the Nystrom estimate of A,
- * so the preconditioned spectrum is as tight as the Nystrom estimate is
+ * one Cholesky factor L L^T = K_mm + s I, applied as two solves
+ * (fsvc_chol_solve). For every eigenvalue k of K_mm,
+ * P / ((N/m) k^2 + lam) = (k + s)^2 / (k^2 + s^2), between 1 and 2: P
+ * is within a factor 2 of the Nystrom estimate of A, so the
+ * preconditioned spectrum is as tight as the Nystrom estimate is
  * good (for random centroids, a few tens of iterations). The factor is in
  * H's precision (float for u8/f32 inputs), blocked (chol.h: the same bits
  * for any thread count, progress per panel); a factorisation that fails in

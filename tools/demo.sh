@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # demo.sh BIN DATA_DIR - the main job on the default dataset: train FSVC on
-# Fashion-MNIST with the default options, evaluate on its test set, and
-# print accuracy and times. Called by `make demo`.
+# Fashion-MNIST with the 2-core preset (tools/presets.sh), evaluate on its
+# test set, and print accuracy and times. Called by `make demo`.
 set -euo pipefail
 bin=${1:-build/fsvc}
 data=${2:-/usr/share/datasets/fashion-mnist}
@@ -16,7 +16,11 @@ echo
 "$bin" data "$data/train"
 echo
 if "$bin" --help | grep -q '^  train'; then
-  "$bin" train "$data/train" "$out/fashion.fsvc"
+  # the 2-core Fashion-MNIST preset (README, tools/presets.sh)
+  opts=$(bash "$(dirname "$0")/presets.sh" --options fashion-2core)
+  echo "fsvc train $opts $data/train"
+  # shellcheck disable=SC2086 # the options are words
+  "$bin" train $opts "$data/train" "$out/fashion.fsvc"
   echo
   "$bin" predict "$out/fashion.fsvc" "$data/t10k" "$out/fashion-t10k.csv"
 fi

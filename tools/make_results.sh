@@ -3,7 +3,8 @@
 #   1. the machine description (results/machine.md)
 #   2. the BNL benchmarks: `fsvc bench --paper` (results/bnl-cpu.csv, .png)
 #      and issue 3's targets: `fsvc bench --targets` (results/bnl-cpu-targets.csv)
-#   3. the accuracy table: tools/accuracy.sh (fsvc vs LIBSVM, same run)
+#   3. the accuracy table: tools/accuracy.sh (fsvc vs LIBSVM, same run) and
+#      the 2-core presets: tools/presets.sh (results/presets.md)
 #   4. the studies: MNIST, Fashion-MNIST (training sub-samples), optd64 and
 #      satimg radius sweeps with cross-validation, an LMS learning curve,
 #      a centroid montage
@@ -56,6 +57,7 @@ want machine && rm -f "$R"/machine.md
 want bench && rm -f "$R"/bnl-cpu.csv "$R"/bnl-cpu-tsyn-vs-n.png "$R"/bnl-cpu-targets.csv \
   "$R"/logs/bench-paper.txt "$R"/logs/bench-targets.txt
 want accuracy && rm -f "$R"/accuracy.* "$R"/logs/accuracy.txt
+[ "$QUICK" = 1 ] || { want accuracy && rm -f "$R"/presets.* "$R"/logs/presets.txt; }
 # study-warm* (tools/study_warm.sh) are not made here: kept
 want studies && find "$R" -maxdepth 1 -type f -name 'study-*' ! -name 'study-warm*' -delete &&
   rm -f "$R"/centroids-*.png "$R"/logs/study-* "$R"/logs/centroids-*
@@ -106,6 +108,9 @@ fi
 # ---- 3. accuracy table ----------------------------------------------------------
 step "accuracy table (fsvc vs LIBSVM, training sub-sample $SVM_N for LIBSVM)"
 if want accuracy; then run accuracy bash "$here/tools/accuracy.sh" "$FSVC" "$R"
+  # the 2-core presets on the full sets (about 2 minutes; not in quick runs)
+  [ "$QUICK" = 1 ] || run presets env RESULTS="$R" MNIST_DIR="$MNIST_DIR" \
+    FASHION_DIR="$FASHION_DIR" bash "$here/tools/presets.sh" "$FSVC"
 else echo "   accuracy: not in STEPS; kept" >&2; fi
 
 # ---- 4. studies -------------------------------------------------------------------

@@ -99,6 +99,16 @@ echo "## Accuracy"
 echo
 if [ -f "$R/accuracy.md" ]; then sed '1,2d' "$R/accuracy.md"; else echo "Not regenerated in this run."; fi
 echo
+if [ -f "$R/presets.csv" ]; then # tools/presets.sh: the 2-core presets and their targets
+  echo "### Presets (\`tools/presets.sh\`, [presets.md](presets.md))"
+  echo
+  echo "| preset | command | training s | test accuracy | target | met | measured |"
+  echo "| --- | --- | ---: | ---: | --- | --- | --- |"
+  awk -F, 'NR > 1 { ok = ($5 + 0 >= $7 + 0) && ($4 + 0 <= $8 + 0)
+      printf "| %s | `fsvc train %s %s/train` | %s | %s%% | >= %s%% in <= %s s | %s | %s |\n",
+             $1, $3, $2, $4, $5, $7, $8, ok ? "yes" : "no", $10 }' "$R/presets.csv"
+  echo
+fi
 
 # ---- studies --------------------------------------------------------------------------------
 echo "## Studies (\`fsvc study\`)"
@@ -130,7 +140,7 @@ for f in "$R"/study-*.csv; do
   echo
 done
 # ---- the other reports (each written by its own tool; title and link) ----------------------
-others=$(cd "$R" && ls ./*.md 2>/dev/null | sed 's|^\./||' | grep -v -x -e README.md -e accuracy.md -e machine.md)
+others=$(cd "$R" && ls ./*.md 2>/dev/null | sed 's|^\./||' | grep -v -x -e README.md -e accuracy.md -e machine.md -e presets.md)
 if [ -n "$others" ]; then
   echo "## Other reports"
   echo

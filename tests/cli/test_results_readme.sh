@@ -16,10 +16,21 @@ M
 printf '# Accuracy\n\nx\n' > "$R/accuracy.md"
 printf '# Foo report: a title\n\nbody\n' > "$R/foo.md"
 : > "$R/frontier-mnist.png"
+cat > "$R/presets.csv" <<'C'
+name,data,options,train_s,accuracy,iterations,target_acc,target_s,load1,date
+fashion-2core,fashion,--max-neurons 20000 -l 1e-6,57.1,90.79,9,90.5,90,0.5,2020-01-02 05:06 UTC
+mnist-2core,mnist,--max-neurons 20000 -l 1e-7,66.0,98.94,10,99.0,90,0.5,2020-01-02 05:08 UTC
+C
+printf '# Presets\n' > "$R/presets.md"
 expect_exit 0 "results_readme.sh renders" -- bash "$here/tools/results_readme.sh" "$R"
 expect_match '^Measured by `make results` on 2020-01-02 on Test CPU 9000, 7 cores \(a shared machine, load average 0.25 at the start\)' \
   "headline: date, machine and load of machine.md" "$OUT"
 expect_match '^- \[foo.md\]\(foo.md\): Foo report: a title$' "other reports: listed with their title" "$OUT"
+expect_match '^\| fashion-2core \| `fsvc train --max-neurons 20000 -l 1e-6 fashion/train` \| 57.1 \| 90.79% \| >= 90.5% in <= 90 s \| yes \| 2020-01-02 05:06 UTC \|$' \
+  "presets: a met target" "$OUT"
+expect_match '^\| mnist-2core \| .* \| 98.94% \| >= 99.0% in <= 90 s \| no \|' "presets: a missed target" "$OUT"
+if echo "$OUT" | grep -q '^- \[presets\.md\]'; then fail "presets.md listed twice"
+else ok "presets.md shown in the accuracy section, not in other reports"; fi
 expect_match '^!\[frontier-mnist\]\(frontier-mnist.png\)$' "frontier plot shown" "$OUT"
 if echo "$OUT" | grep -q '^- \[\(machine\|accuracy\|README\)\.md\]'; then
   fail "other reports: machine.md / accuracy.md / README.md listed as reports"
