@@ -105,6 +105,7 @@ typedef struct fsvc_pcg_out {
     double res;       /* the largest column residual, recomputed from W */
     int converged;
     double t_pre;     /* seconds: K_mm, its factor, the preconditioner solves */
+    int restarts;     /* restarts from the true residual (pcg.c) */
 } fsvc_pcg_out;
 
 /* W: m x K column-major (in: the warm start when opt->warm). Returns

@@ -244,6 +244,65 @@ static void warm_start(void **s)
     drop(&P);
 }
 
+/* Products that are off by 1e-3 (relative) in their first calls, as
+ * float rounding is off a little in every call: the recursion's residual
+ * then leaves the true one, reaches tol while the truth does not, and CG
+ * restarts from the true residual until it is within tol. */
+typedef struct {
+    fsvc_hsrc in;
+    int calls, bad;
+} drift_src;
+
+static int drift_rhs(void *self, double *B, double *ss, fsvc_error *err)
+{
+    drift_src *d = self;
+    return d->in.ops->rhs(d->in.self, B, ss, err);
+}
+
+static int drift_apply(void *self, double *Y, const double *V, fsvc_error *err)
+{
+    drift_src *d = self;
+    int rc = d->in.ops->gram_apply(d->in.self, Y, V, err);
+    if (!rc && d->calls++ < d->bad)
+        for (size_t q = 0; q < (size_t)d->in.m * d->in.K; q++) Y[q] *= 1 + 1e-3 * sin((double)q);
+    return rc;
+}
+
+static int drift_kmm(void *self, void *Kmm, int f32, fsvc_error *err)
+{
+    drift_src *d = self;
+    return d->in.ops->kmm(d->in.self, Kmm, f32, err);
+}
+
+static void restart_on_drift(void **s)
+{
+    (void)s;
+    prob P = make(600, 150, 6, 4, 17);
+    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0, BNL_PREC_FULL};
+    static const fsvc_hops drift_ops = {drift_rhs, drift_apply, drift_kmm, NULL, NULL};
+    double *W = malloc(P.m * P.K * sizeof *W);
+    fsvc_error err;
+    for (int bad = 0; bad <= 4; bad += 4) {
+        drift_src d = {.calls = 0, .bad = bad};
+        assert_int_equal(fsvc_hsrc_cpu(&d.in, &ctx, &op, P.X, P.m, P.X, P.cls, NULL, P.N, P.n,
+                                       P.K, FSVC_AUG_NONE, 0, 0, 1, &err), 0);
+        fsvc_hsrc src = d.in;
+        src.ops = &drift_ops;
+        src.self = &d;
+        fsvc_pcg_opt opt = {1e-5, 1e-8, 500, 0, 0};
+        fsvc_pcg_out o;
+        assert_int_equal(fsvc_pcg_solve(W, &src, &op, &opt, &o, &err), 0);
+        if (!o.converged || !(o.res <= 1e-8))
+            fail_msg("bad %d: residual %g after %d iterations, %d restarts", bad, o.res, o.iter,
+                     o.restarts);
+        if (bad) assert_true(o.restarts >= 1);
+        else assert_int_equal(o.restarts, 0); /* exact products: no restart */
+        fsvc_hsrc_close(&d.in);
+    }
+    free(W);
+    drop(&P);
+}
+
 /* max_iter stops the CG short: not converged, the residual reported is the
  * true one (recomputed from W), and the verdict follows the rule. */
 static void no_convergence(void **s)
@@ -283,7 +342,7 @@ static void no_convergence(void **s)
     /* the rule: converged 0; up to max(100 tol, 1e-2) a warning; beyond, error 2 */
     int warn;
     char msg[256];
-    fsvc_pcg_out v = {40, 5e-3, 0, 0};
+    fsvc_pcg_out v = {40, 5e-3, 0, 0, 0};
     assert_int_equal(fsvc_pcg_verdict(&v, 1e-4, &warn, msg, sizeof msg, &err), FSVC_OK);
     assert_int_equal(warn, 1);
     assert_non_null(strstr(msg, "0.005"));
@@ -393,6 +452,7 @@ int main(void)
         cmocka_unit_test(regression),
         cmocka_unit_test(products),
         cmocka_unit_test(warm_start),
+        cmocka_unit_test(restart_on_drift),
         cmocka_unit_test(no_convergence),
         cmocka_unit_test(bad_input),
         cmocka_unit_test(memory),
