@@ -129,6 +129,19 @@ static double dot(const double *a, const double *b, int64_t m)
     return s;
 }
 
+/* CG's first direction from the residual R: Z = P^{-1} R, D = Z, rz_k =
+ * R_k . Z_k (the start, and each restart); *t_pre += its seconds. */
+static void first_direction(pre *P, double *D, double *Z, double *rz, const double *R, int K,
+                            double *t_pre)
+{
+    int64_t m = P->m;
+    double tp = fsvc_clock();
+    pre_apply(P, Z, R, K);
+    *t_pre += fsvc_clock() - tp;
+    memcpy(D, Z, (size_t)m * K * sizeof *D);
+    for (int k = 0; k < K; k++) rz[k] = dot(R + (size_t)k * m, Z + (size_t)k * m, m);
+}
+
 /* Across processes: the worst status of the ranks (a rank whose own is 0
  * gets FSVC_DIST_ELSEWHERE); one process: rc. */
 static int collective(fsvc_hsrc *src, int rc, fsvc_error *err)
@@ -199,11 +212,7 @@ int fsvc_pcg_solve(double *W, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_o
         done[k] = r <= opt->tol;
         if (r > rmax) rmax = r;
     }
-    tp = fsvc_clock();
-    pre_apply(&P, Z, Rr, K);
-    out->t_pre += fsvc_clock() - tp;
-    memcpy(D, Z, mk * sizeof *D);
-    for (int k = 0; k < K; k++) rz[k] = dot(Rr + (size_t)k * m, Z + (size_t)k * m, m);
+    first_direction(&P, D, Z, rz, Rr, K, &out->t_pre);
     double best = rmax;
     int best_it = 0, it = 0;
     int stop = all_stop(src, !(rmax > opt->tol && it < opt->max_iter));
@@ -272,11 +281,7 @@ int fsvc_pcg_solve(double *W, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_o
             fsvc_printf("\rpcg: true residual %.3g, above the recursion's %.3g: restart %d\n",
                         out->res, rmax, out->restarts);
         for (size_t q = 0; q < mk; q++) Rr[q] = B[q] - Q[q];
-        tp = fsvc_clock();
-        pre_apply(&P, Z, Rr, K);
-        out->t_pre += fsvc_clock() - tp;
-        memcpy(D, Z, mk * sizeof *D);
-        for (int k = 0; k < K; k++) rz[k] = dot(Rr + (size_t)k * m, Z + (size_t)k * m, m);
+        first_direction(&P, D, Z, rz, Rr, K, &out->t_pre);
         best = rmax = out->res;
         best_it = it;
         stop = 0;

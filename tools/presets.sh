@@ -6,6 +6,7 @@
 # >= 99.0 %, Fashion-MNIST >= 90.5 %, each in at most 90 s of training.
 #   --list         print each preset's command line, as the README has it
 #   --options NAME print one preset's fsvc train options
+#   --table CSV    print the table of a presets.csv (--dates: with dates)
 #   ONLY=NAME      run that preset only (the others' rows are kept)
 #   RENDER_ONLY=1  presets.md from an existing presets.csv, no training
 set -uo pipefail
@@ -20,6 +21,24 @@ fashion-2core|fashion|90.5|90|--max-neurons 20000 -l 1e-6'
 
 # the data folder of a preset as the README writes it (run beside ../shared)
 readme_dir() { [ "$1" = fashion ] && echo /usr/share/datasets/fashion-mnist || echo ../shared/datasets/mnist; }
+# --table CSV [--dates]: the table of a presets.csv (header and rows; with
+# --dates a last column, when each was measured); presets.md and
+# results/README.md (tools/results_readme.sh) both print it
+if [ "${1:-}" = --table ]; then
+  dates=0; [ "${3:-}" = --dates ] && dates=1
+  if [ $dates = 1 ]; then
+    echo "| preset | command | training s | test accuracy | target | met | measured |"
+    echo "| --- | --- | ---: | ---: | --- | --- | --- |"
+  else
+    echo "| preset | command | training s | test accuracy | target | met |"
+    echo "| --- | --- | ---: | ---: | --- | --- |"
+  fi
+  awk -F, -v dates=$dates 'NR > 1 {
+      ok = ($5 + 0 >= $7 + 0) && ($4 + 0 <= $8 + 0)
+      printf "| %s | `fsvc train %s %s/train` | %s | %s%% | >= %s%% in <= %s s | %s |%s\n",
+             $1, $3, $2, $4, $5, $7, $8, ok ? "yes" : "no", dates ? " " $10 " |" : "" }' "$2"
+  exit 0
+fi
 if [ "${1:-}" = --options ]; then # --options NAME: that preset's options (make demo)
   opts=$(echo "$PRESETS" | awk -F'|' -v n="${2:-}" '$1 == n { print $5 }')
   [ -n "$opts" ] || { echo "presets: no preset named '${2:-}'" >&2; exit 1; }
@@ -72,12 +91,7 @@ fi
   echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), shared with other jobs (the load average at each run's start is in presets.csv)."
   echo "Each row: \`fsvc train OPTIONS DATA/train\` on the full 60000 training images, \`fsvc eval\` on the full 10000 test images; training time is the \`time:\` line's total (preprocessing, radius, selection, readout)."
   echo
-  echo "| preset | command | training s | test accuracy | target | met |"
-  echo "| --- | --- | ---: | ---: | --- | --- |"
-  awk -F, 'NR > 1 {
-      ok = ($5 + 0 >= $7 + 0) && ($4 + 0 <= $8 + 0)
-      printf "| %s | `fsvc train %s %s/train` | %s | %s%% | >= %s%% in <= %s s | %s |\n",
-             $1, $3, $2, $4, $5, $7, $8, ok ? "yes" : "no" }' "$csv"
+  bash "$0" --table "$csv"
   echo
   echo "Runs: [presets.csv](presets.csv) (each row carries its date)."
 } > "$R/presets.md"

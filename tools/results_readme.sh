@@ -102,11 +102,7 @@ echo
 if [ -f "$R/presets.csv" ]; then # tools/presets.sh: the 2-core presets and their targets
   echo "### Presets (\`tools/presets.sh\`, [presets.md](presets.md))"
   echo
-  echo "| preset | command | training s | test accuracy | target | met | measured |"
-  echo "| --- | --- | ---: | ---: | --- | --- | --- |"
-  awk -F, 'NR > 1 { ok = ($5 + 0 >= $7 + 0) && ($4 + 0 <= $8 + 0)
-      printf "| %s | `fsvc train %s %s/train` | %s | %s%% | >= %s%% in <= %s s | %s | %s |\n",
-             $1, $3, $2, $4, $5, $7, $8, ok ? "yes" : "no", $10 }' "$R/presets.csv"
+  bash "$(dirname "$0")/presets.sh" --table "$R/presets.csv" --dates
   echo
 fi
 

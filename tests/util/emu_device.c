@@ -285,15 +285,23 @@ static float *transposed_tile(const emu *e, const double *Hd, int64_t nt)
     return Ht;
 }
 
-/* bnl_actsum_kernel's grid over the transposed float tile (m x nt) */
+/* A per-sample fold kernel's grid (bnlc_actsum_body, bnlc_mind_body) over
+ * the transposed float tile (m x nt), into the doubles u + i0. */
+typedef void (*fold_body)(double *, const float *, int64_t, int64_t, int64_t);
+static void fold_tile(emu *e, const double *Hd, int64_t i0, int64_t nt, double *u,
+                      fold_body body)
+{
+    float *Ht = transposed_tile(e, Hd, nt);
+    for (int64_t r = 0; r < nt; r++)
+        body(u + i0, Ht, nt, e->m, r);
+    free(Ht);
+}
+
+/* bnl_actsum_kernel's grid */
 static void actsum_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
 {
     (void)T;
-    double *S = (double *)u + i0;
-    float *Ht = transposed_tile(e, Hd, nt);
-    for (int64_t r = 0; r < nt; r++)
-        bnlc_actsum_body(S, Ht, nt, e->m, r);
-    free(Ht);
+    fold_tile(e, Hd, i0, nt, u, bnlc_actsum_body);
 }
 
 static int ed_actsum(bnl_cuda *c, const bnl_op *op, double *S, const void *W, int64_t m,
@@ -611,15 +619,11 @@ static int ed_mind_open(bnl_cuda *c, const bnl_op *op, const void *X, int64_t N,
     return FSVC_OK;
 }
 
-/* bnl_mind_kernel's grid over the transposed float tile (B x nt) */
+/* bnl_mind_kernel's grid (the tile B x nt) */
 static void mind_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
 {
     (void)T;
-    double *D2 = (double *)u + i0;
-    float *Ht = transposed_tile(e, Hd, nt);
-    for (int64_t r = 0; r < nt; r++)
-        bnlc_mind_body(D2, Ht, nt, e->m, r);
-    free(Ht);
+    fold_tile(e, Hd, i0, nt, u, bnlc_mind_body);
 }
 
 static int ed_mind_update(bnl_mind *s, const void *C, int64_t B, double *D2, fsvc_error *err)
