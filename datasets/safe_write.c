@@ -78,6 +78,15 @@ static tmp_slot *slot_find(FILE *f)
     return s;
 }
 
+/* From now on the slot is found by its stream (under the lock: other
+ * threads scan every slot's stream in slot_find). */
+static void slot_bind(tmp_slot *s, FILE *f)
+{
+    pthread_mutex_lock(&slots_lock);
+    s->f = f;
+    pthread_mutex_unlock(&slots_lock);
+}
+
 static void slot_release(tmp_slot *s)
 {
     atomic_store(&s->live, 0);
@@ -253,7 +262,7 @@ int ds_tmp_open(FILE **f, char *tmp, size_t tmpsz, const char *path, fsvc_error 
         slot_release(s);
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: fdopen: %s", path, strerror(e));
     }
-    s->f = fp; /* the slot is found by its stream from now on */
+    slot_bind(s, fp);
     if (tmp && tmpsz && !s->anon)
         snprintf(tmp, tmpsz, "%s", s->name);
     *f = fp;

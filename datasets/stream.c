@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #define IN_CHUNK ((size_t)1 << 18)
+#define SINK ((size_t)1 << 16)
 
 typedef struct zin {
     FILE *f;
@@ -22,6 +23,10 @@ typedef struct zin {
     int z_ready, z_end;
     unsigned char in[IN_CHUNK];
     uint64_t in_read;  /* compressed bytes read from the file */
+    /* skipped bytes land here: one per stream, never shared (inflate reads
+     * back-references from its own output, so streams on other threads
+     * writing the same sink would corrupt what this one inflates) */
+    unsigned char sink[SINK];
 } zin;
 
 int ds_stream_open(ds_stream *s, const char *path, fsvc_error *err)
@@ -86,13 +91,13 @@ static size_t refill(zin *zi)
 static int gz_read(ds_stream *s, unsigned char *dst, uint64_t n, uint64_t *got,
                    fsvc_error *err)
 {
-    static unsigned char sink[1 << 16];
     zin *zi = s->g;
+    unsigned char *sink = zi->sink;
     z_stream *z = &zi->z;
     while (*got < n && !zi->z_end) {
         if (z->avail_in == 0 && refill(zi) == 0 && ferror(zi->f))
             return fsvc_fail(err, FSVC_EINPUT, "%s: read error: %s", s->name, strerror(errno));
-        uint64_t want = n - *got, cap = dst ? (uint64_t)1 << 30 : sizeof sink;
+        uint64_t want = n - *got, cap = dst ? (uint64_t)1 << 30 : SINK;
         z->next_out = dst ? dst + *got : sink;
         z->avail_out = (uInt)(want < cap ? want : cap);
         uInt out0 = z->avail_out;
@@ -126,8 +131,8 @@ static int gz_read(ds_stream *s, unsigned char *dst, uint64_t n, uint64_t *got,
 
 int ds_stream_read(ds_stream *s, void *dst, uint64_t n, uint64_t *got, fsvc_error *err)
 {
-    static unsigned char sink[1 << 16];
     zin *zi = s->g;
+    unsigned char *sink = zi->sink;
     *got = 0;
     int rc = FSVC_OK;
     if (s->gz) {
@@ -135,7 +140,7 @@ int ds_stream_read(ds_stream *s, void *dst, uint64_t n, uint64_t *got, fsvc_erro
     } else {
         while (*got < n) {
             uint64_t want = n - *got;
-            size_t w = dst ? (size_t)want : (want < sizeof sink ? (size_t)want : sizeof sink);
+            size_t w = dst ? (size_t)want : (want < SINK ? (size_t)want : SINK);
             size_t k = fread(dst ? (unsigned char *)dst + *got : sink, 1, w, zi->f);
             *got += k;
             if (k < w) {

@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@
 
 /* fsync, interposed over libc's for the library linked into this test:
  * counts the calls and fails with EIO when asked. */
-static int fsync_calls, fsync_fail;
+static atomic_int fsync_calls, fsync_fail; /* writer threads call it at once */
 int fsync(int fd)
 {
     fsync_calls++;
