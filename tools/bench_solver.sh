@@ -10,7 +10,26 @@
 # EXTRA (more train options for both), RESULTS (default results),
 # RENDER_ONLY=1 (no runs: solver.md again from the solver.csv there; the
 # date line then says when the CSV was written).
+#   --summary CSV  print the verdict line of a solver.csv (the time ratio
+#                  and accuracy difference against the targets; accuracy.md)
 set -uo pipefail
+med() { # CSV SOLVER COLUMN -> median
+  awk -F, -v s="$2" -v c="$3" 'NR > 1 && $2 == s { print $c }' "$1" | sort -g |
+    awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+summary() { # CSV -> the verdict line
+  awk -v a="$(med "$1" pcg 4)" -v b="$(med "$1" direct 4)" -v x="$(med "$1" pcg 5)" \
+      -v y="$(med "$1" direct 5)" 'BEGIN {
+    r = a / b; d = x - y
+    printf "Training time ratio pcg / direct: **%.3f** (target <= 0.35: %s); accuracy difference %+.2f points (target within 0.1: %s).\n", r, r <= 0.35 ? "met" : "not met", d, (d <= 0.1 && d >= -0.1) ? "met" : "not met" }'
+}
+if [ "${1:-}" = --summary ]; then
+  [ -f "${2:-}" ] && awk -F, 'NR > 1 && $2 == "pcg" { p = 1 } NR > 1 && $2 == "direct" { d = 1 }
+                             END { exit !(p && d) }' "$2" ||
+    { echo "bench_solver: --summary needs a solver.csv with pcg and direct runs: '${2:-}'" >&2; exit 1; }
+  summary "$2"
+  exit 0
+fi
 FSVC=${1:-build/fsvc}
 here=$(cd "$(dirname "$0")/.." && pwd)
 R=${RESULTS:-results}
@@ -48,12 +67,8 @@ for rep in $(seq 1 "$REPS"); do
 done
 mv "$csv.tmp" "$csv"
 fi
-med() { # SOLVER COLUMN -> median
-  awk -F, -v s="$1" -v c="$2" 'NR > 1 && $2 == s { print $c }' "$csv" | sort -g |
-    awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-td=$(med direct 4); tp=$(med pcg 4); rd=$(med direct 3); rp=$(med pcg 3)
-ad=$(med direct 5); ap=$(med pcg 5)
+td=$(med "$csv" direct 4); tp=$(med "$csv" pcg 4); rd=$(med "$csv" direct 3); rp=$(med "$csv" pcg 3)
+ad=$(med "$csv" direct 5); ap=$(med "$csv" pcg 5)
 {
   echo "# Ridge solvers: pcg vs direct (issue 11)"
   echo
@@ -65,9 +80,7 @@ ad=$(med direct 5); ap=$(med pcg 5)
   echo "| direct | $td | $rd | $ad |"
   echo "| pcg | $tp | $rp | $ap |"
   echo
-  awk -v a="$tp" -v b="$td" -v x="$ap" -v y="$ad" 'BEGIN {
-    r = a / b; d = x - y
-    printf "Training time ratio pcg / direct: **%.3f** (target <= 0.35: %s); accuracy difference %+.2f points (target within 0.1: %s).\n", r, r <= 0.35 ? "met" : "not met", d, (d <= 0.1 && d >= -0.1) ? "met" : "not met" }'
+  summary "$csv"
   echo
   echo "Runs: [solver.csv](solver.csv)."
 } > "$R/solver.md"

@@ -111,6 +111,8 @@ if want accuracy; then run accuracy bash "$here/tools/accuracy.sh" "$FSVC" "$R"
   # the 2-core presets on the full sets (about 2 minutes; not in quick runs)
   [ "$QUICK" = 1 ] || run presets env RESULTS="$R" MNIST_DIR="$MNIST_DIR" \
     FASHION_DIR="$FASHION_DIR" bash "$here/tools/presets.sh" "$FSVC"
+  # accuracy.md's targets section again, with the presets just measured
+  run accuracy-targets env RENDER_ONLY=1 bash "$here/tools/accuracy.sh" "$FSVC" "$R"
 else echo "   accuracy: not in STEPS; kept" >&2; fi
 
 # ---- 4. studies -------------------------------------------------------------------

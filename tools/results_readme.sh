@@ -97,9 +97,11 @@ fi
 # ---- accuracy -------------------------------------------------------------------------------
 echo "## Accuracy"
 echo
-if [ -f "$R/accuracy.md" ]; then sed '1,2d' "$R/accuracy.md"; else echo "Not regenerated in this run."; fi
+# accuracy.md's own sections one level down; its targets section carries
+# the presets table, else the presets get their own
+if [ -f "$R/accuracy.md" ]; then sed '1,2d; s/^## /### /' "$R/accuracy.md"; else echo "Not regenerated in this run."; fi
 echo
-if [ -f "$R/presets.csv" ]; then # tools/presets.sh: the 2-core presets and their targets
+if [ -f "$R/presets.csv" ] && ! grep -q '^## Targets of the scalable readout' "$R/accuracy.md" 2>/dev/null; then
   echo "### Presets (\`tools/presets.sh\`, [presets.md](presets.md))"
   echo
   bash "$(dirname "$0")/presets.sh" --table "$R/presets.csv" --dates

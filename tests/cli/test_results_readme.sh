@@ -38,3 +38,10 @@ else ok "other reports: machine.md, accuracy.md, README.md not listed"; fi
 rm "$R/machine.md"
 expect_exit 0 "results_readme.sh without machine.md" -- bash "$here/tools/results_readme.sh" "$R"
 expect_match 'on an unrecorded date on an unrecorded machine' "no machine.md: says unrecorded, not today" "$OUT"
+# an accuracy.md with the targets section (tools/accuracy.sh) carries the
+# presets table: shown once, its headings one level down
+printf '# Accuracy\n\nx\n\n## Targets of the scalable readout (issue 11)\n\n| mnist-2core | t |\n' > "$R/accuracy.md"
+expect_exit 0 "results_readme.sh with accuracy.md's targets" -- bash "$here/tools/results_readme.sh" "$R"
+expect_match '^### Targets of the scalable readout \(issue 11\)$' "accuracy.md's section one level down" "$OUT"
+n=$(grep -c '^| mnist-2core |' <<< "$OUT")
+if [ "$n" = 1 ]; then ok "the presets table once"; else fail "the presets rows $n times"; fi
