@@ -75,6 +75,22 @@ int ds_idx_check_finite(const ds_idx *a, const char *name, int64_t first, fsvc_e
     return FSVC_OK;
 }
 
+int ds_idx_check_claim(const char *name, uint64_t count, uint64_t bytes, uint64_t max,
+                       uint64_t room, const char *what, fsvc_error *err)
+{
+    char lim[80];
+    if (bytes > max)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: IDX header claims %llu items (%llu bytes), "
+                         "more than the load limit (%s)", name, (unsigned long long)count,
+                         (unsigned long long)bytes, ds_limit_text(lim, sizeof lim, max));
+    if (bytes > room)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: IDX header claims %llu items (%llu bytes), "
+                         "more than the %s can hold (%llu bytes)", name,
+                         (unsigned long long)count, (unsigned long long)bytes, what,
+                         (unsigned long long)room);
+    return FSVC_OK;
+}
+
 static int parse_src(ds_idx *a, ds_src *s, const char *name, uint64_t max_bytes,
                      fsvc_error *err)
 {
@@ -104,17 +120,9 @@ static int parse_src(ds_idx *a, ds_src *s, const char *name, uint64_t max_bytes,
             count *= dim;
     }
     uint64_t bytes = count > (UINT64_MAX >> 4) ? UINT64_MAX : count * sz;
-    uint64_t room = ds_src_max_left(s);
-    char lim[80];
-    if (bytes > max_bytes)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: IDX header claims %llu items (%llu bytes), "
-                         "more than the load limit (%s)", name, (unsigned long long)count,
-                         (unsigned long long)bytes, ds_limit_text(lim, sizeof lim, max_bytes));
-    if (bytes > room)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: IDX header claims %llu items (%llu bytes), "
-                         "more than the %s can hold (%llu bytes)", name,
-                         (unsigned long long)count, (unsigned long long)bytes,
-                         s->gz ? "gzip stream" : "file", (unsigned long long)room);
+    if ((rc = ds_idx_check_claim(name, count, bytes, max_bytes, ds_src_max_left(s),
+                                 s->gz ? "gzip stream" : "file", err)))
+        return rc;
     a->count = (int64_t)count;
     /* gzip: the header is only a claim until the bytes arrive, so memory
      * grows with the data (from 16 MiB, doubling) instead of trusting the

@@ -16,8 +16,8 @@
 /* The items [N * rank / size, N * (rank + 1) / size) of the IDX file at
  * path into a (a->dims[0] = the slice's items, a->count its elements);
  * *items gets N. */
-static int read_slice(ds_idx *a, int64_t *items, int64_t *lo_out, const char *path, int rank,
-                      int size, fsvc_error *err)
+static int read_slice(ds_idx *a, int64_t *items, int64_t *lo_out, int64_t *elem0,
+                      const char *path, int rank, int size, fsvc_error *err)
 {
     memset(a, 0, sizeof *a);
     ds_stream s;
@@ -57,13 +57,13 @@ static int read_slice(ds_idx *a, int64_t *items, int64_t *lo_out, const char *pa
             count *= dim ? dim : 1;
     }
     uint64_t bytes = count > (UINT64_MAX >> 4) ? UINT64_MAX : count * sz;
-    uint64_t room = s.gz ? (s.fsize > hdr ? s.fsize : 0) * 1032 + 65536
-                         : (s.fsize > hdr ? s.fsize - hdr : 0);
+    uint64_t room = rc ? 0 : ds_stream_room(&s);
+    /* a claim the file cannot hold is refused as in one process (the load
+     * limit named first); a claim over the limit that the file holds is
+     * a slice's business (below: the slice against the limit) */
     if (!rc && bytes > room)
-        rc = fsvc_fail(err, FSVC_EINPUT, "%s: IDX header claims %llu items (%llu bytes), "
-                       "more than the %s can hold (%llu bytes)", path,
-                       (unsigned long long)count, (unsigned long long)bytes,
-                       s.gz ? "gzip stream" : "file", (unsigned long long)room);
+        rc = ds_idx_check_claim(path, count, bytes, ds_max_bytes(), room,
+                                s.gz ? "gzip stream" : "file", err);
     if (!rc && !s.gz && bytes < room)
         rc = fsvc_fail(err, FSVC_EINPUT, "%s: data goes on after the %llu bytes the "
                        "IDX header says", path, (unsigned long long)bytes);
@@ -100,12 +100,24 @@ static int read_slice(ds_idx *a, int64_t *items, int64_t *lo_out, const char *pa
         a->dims[0] = hi - lo;
         a->count = (int64_t)(want / sz);
         ds_idx_to_host(a->data, a->count, sz);
-        rc = ds_idx_check_finite(a, path, lo * (int64_t)(per / sz), err);
     }
     *items = N;
     *lo_out = lo;
+    *elem0 = rc ? 0 : lo * (int64_t)(per / sz);
     if (rc) ds_idx_free(a);
     return rc;
+}
+
+/* NaN/Inf in a slice, looked for once every rank has read its slice
+ * whole (one process finds a short or overlong payload before any NaN, in
+ * any part): rc of every rank exchanged, then the check, then exchanged
+ * again; the lowest rank with a NaN names the first one of the file. */
+static int finite_after_all(const ds_idx *a, int64_t elem0, const char *path,
+                            const fsvc_slice_comm *c, int rc, fsvc_error *err)
+{
+    rc = ds_slice_exchange(c, rc, NULL, 0, NULL, err);
+    if (!rc) rc = ds_idx_check_finite(a, path, elem0, err);
+    return ds_slice_exchange(c, rc, NULL, 0, NULL, err);
 }
 
 int ds_idx_load_pair_slice(fsvc_dataset *d, const char *images, const char *labels,
@@ -115,8 +127,9 @@ int ds_idx_load_pair_slice(fsvc_dataset *d, const char *images, const char *labe
     ds_dataset_init(d, images);
     ds_idx a, l;
     memset(&l, 0, sizeof l);
-    int64_t N = 0, lo = 0, Nl = 0, lol = 0;
-    int rc = read_slice(&a, &N, &lo, images, c->rank, c->size, err);
+    int64_t N = 0, lo = 0, Nl = 0, lol = 0, e0 = 0;
+    int rc = read_slice(&a, &N, &lo, &e0, images, c->rank, c->size, err);
+    rc = finite_after_all(&a, e0, images, c, rc, err);
     int64_t n = rc ? 0 : a.dims[0] ? a.count / a.dims[0] : a.count;
     if (!rc && a.dims[0] == 0) { /* an empty slice: the features from the header */
         n = 1;
@@ -126,7 +139,8 @@ int ds_idx_load_pair_slice(fsvc_dataset *d, const char *images, const char *labe
         rc = fsvc_fail(err, FSVC_EINPUT, "%s: %lld features per item is too many",
                        images, (long long)n);
     if (!rc && labels) {
-        rc = read_slice(&l, &Nl, &lol, labels, c->rank, c->size, err);
+        rc = read_slice(&l, &Nl, &lol, &e0, labels, c->rank, c->size, err);
+        rc = finite_after_all(&l, e0, labels, c, rc, err);
         if (!rc && l.rank != 1 && !(l.rank == 2 && l.dims[1] == 1))
             rc = fsvc_fail(err, FSVC_EINPUT, "%s: labels must be a rank-1 IDX array, "
                            "this one has rank %d", labels, l.rank);

@@ -179,6 +179,11 @@ static int parse_core(fsvc_dataset *d, const char *text, size_t len, const char 
                       const fsvc_load_opts *o, int64_t line0, uint64_t max_bytes,
                       fsvc_error *err);
 
+int ds_libsvm_fail_no_features(const char *name, fsvc_error *err)
+{
+    return fsvc_fail(err, FSVC_EINPUT, "%s: no features on any line", name);
+}
+
 int ds_libsvm_parse_from(fsvc_dataset *d, const char *text, size_t len,
                          const char *name, int n_features, int64_t line0,
                          uint64_t max_bytes, fsvc_error *err)
@@ -207,7 +212,7 @@ static int parse_core(fsvc_dataset *d, const char *text, size_t len, const char 
     growth idx = {0, 0, 0, sizeof(int)};     /* entries: index - 1 */
     growth val = {0, 0, 0, sizeof(double)};  /* entries: value */
     int rc = FSVC_OK, nmax = 0;
-    const char *p = text, *stop = text + len;
+    const char *p = text, *stop = len ? text + len : text; /* no text: NULL, 0 */
     while (p < stop && rc == FSVC_OK) {
         const char *eol = memchr(p, '\n', (size_t)(stop - p));
         if (!eol)
@@ -299,11 +304,18 @@ static int parse_core(fsvc_dataset *d, const char *text, size_t len, const char 
     }
     if (rc == FSVC_OK && ys.len == 0)
         rc = fsvc_fail(err, FSVC_EINPUT, "%s: no samples (empty file)", name);
+    if (rc == FSVC_OK && n_features < 0) { /* the lines only (ds_libsvm_parse_from) */
+        free(ys.p);
+        free(rows.p);
+        free(idx.p);
+        free(val.p);
+        return FSVC_OK;
+    }
     if (rc == FSVC_OK) {
         int n = n_features > 0 ? n_features : nmax;
         int sparse = want_sparse(storage, (uint64_t)ys.len, n, (uint64_t)idx.len);
         if (n == 0)
-            rc = fsvc_fail(err, FSVC_EINPUT, "%s: no features on any line", name);
+            rc = ds_libsvm_fail_no_features(name, err);
         else if (!sparse && o->dense_max_n > 0 && n > o->dense_max_n)
             rc = fsvc_fail(err, FSVC_EINPUT, "%s: %d features; dense data holds at most %d "
                            "(read it sparse: --sparse)", name, n, o->dense_max_n);

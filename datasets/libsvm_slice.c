@@ -257,7 +257,14 @@ int ds_libsvm_load_slice(fsvc_dataset *d, const char *path, int n_features,
         if (every[q] > nmax) nmax = every[q];
     free(every);
     int n = n_features > 0 ? n_features : (int)nmax;
-    if (!rc && parse) {
+    if (!rc && n == 0) { /* n is the same on every rank: all come here */
+        /* no features anywhere: as in one process, a bad line (on any
+         * rank) is the error, else "no features"; the lines first */
+        if (parse)
+            rc = ds_libsvm_parse_from(d, text, len, path, -1, line0, ds_max_bytes(), err);
+        rc = ds_slice_exchange(c, rc, NULL, 0, NULL, err);
+        if (!rc) rc = ds_libsvm_fail_no_features(path, err);
+    } else if (!rc && parse) {
         rc = ds_libsvm_parse_from(d, text, len, path, n, line0, ds_max_bytes(), err);
     } else if (!rc) { /* no samples here */
         d->x = malloc(1);

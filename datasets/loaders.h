@@ -33,6 +33,13 @@ void ds_idx_to_host(unsigned char *p, int64_t count, size_t sz);
 /* NaN/Inf in a (its a->count elements are elements first.. of the file):
  * FSVC_EINPUT naming the element and its byte offset in the file. */
 int ds_idx_check_finite(const ds_idx *a, const char *name, int64_t first, fsvc_error *err);
+/* A header's claim of count items (bytes) against the load limit max and
+ * the room the file or gzip stream has (what): FSVC_EINPUT naming the
+ * limit first (the claim is refused before anything is read), then the
+ * room; FSVC_OK when both hold. The whole and the slice loaders both ask
+ * it, so a bad header reads the same in one process or many. */
+int ds_idx_check_claim(const char *name, uint64_t count, uint64_t bytes, uint64_t max,
+                       uint64_t room, const char *what, fsvc_error *err);
 
 /* The elements of a as dtype `to` (u8 -> u8 takes a->data over: the
  * result is a->data), malloc'd; NULL when out of memory. */
@@ -53,10 +60,14 @@ int ds_libsvm_parse(fsvc_dataset *d, const char *text, size_t len,
                     const char *name, int n_features, uint64_t max_bytes,
                     fsvc_error *err);
 /* The same for text that starts after line line0 of the file (messages
- * name line line0 + k for its k-th line). */
+ * name line line0 + k for its k-th line). n_features < 0: the lines are
+ * checked only, nothing is made (d empty on success): a slice whose
+ * ranks all lack features fails as one process does, after every line. */
 int ds_libsvm_parse_from(fsvc_dataset *d, const char *text, size_t len,
                          const char *name, int n_features, int64_t line0,
                          uint64_t max_bytes, fsvc_error *err);
+/* FSVC_EINPUT: "NAME: no features on any line". */
+int ds_libsvm_fail_no_features(const char *name, fsvc_error *err);
 /* The bytes of a whole LIBSVM file, plain or gzip (inflated with memory
  * growing with the data, refused above max_bytes of text); a NUL byte is
  * refused as binary data. */
@@ -129,6 +140,11 @@ void ds_stream_close(ds_stream *s);
 int ds_stream_read(ds_stream *s, void *dst, uint64_t n, uint64_t *got, fsvc_error *err);
 /* Forward to decompressed offset off (a plain file seeks). */
 int ds_stream_skip(ds_stream *s, uint64_t off, fsvc_error *err);
+/* The most bytes the rest of the stream can deliver: what is left of a
+ * plain file; for gzip, deflate's 1032:1 times the compressed bytes not
+ * yet used, plus slack (ds_src_max_left's bound, so that a claim reads the
+ * same in one process or many). */
+uint64_t ds_stream_room(const ds_stream *s);
 
 /* ---- per-rank slices (slice_comm.c, idx_slice.c, libsvm_slice.c; above
  * them slice.c) ---- */

@@ -155,6 +155,14 @@ int ds_stream_read(ds_stream *s, void *dst, uint64_t n, uint64_t *got, fsvc_erro
     return rc;
 }
 
+uint64_t ds_stream_room(const ds_stream *s)
+{
+    if (!s->gz) return s->fsize > s->pos ? s->fsize - s->pos : 0;
+    const zin *zi = s->g;
+    uint64_t used = zi->in_read - zi->z.avail_in;
+    return (s->fsize > used ? s->fsize - used : 0) * 1032 + 65536;
+}
+
 int ds_stream_skip(ds_stream *s, uint64_t off, fsvc_error *err)
 {
     if (off <= s->pos) return FSVC_OK;

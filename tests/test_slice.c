@@ -16,7 +16,6 @@
 #include <cmocka.h>
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,73 +24,7 @@
 #include "datasets/loaders.h"
 #include "fsvc/fsvc.h"
 #include "tests/util/fixtures.h"
-
-#define MAXK 5
-#define SLOT 4096
-
-typedef struct team {
-    pthread_barrier_t bar;
-    int K;
-    unsigned char slot[MAXK][SLOT];
-} team;
-
-typedef struct member {
-    team *t;
-    fsvc_slice_comm comm;
-    const char *source;
-    fsvc_load_opts opts;
-    int shape;             /* rows = cols = shape after loading (0: none) */
-    fsvc_dataset d;
-    int64_t first, N_total;
-    int rc;
-    fsvc_error err;
-} member;
-
-static int t_allgather(void *self, const void *mine, size_t bytes, void *all)
-{
-    member *m = self;
-    team *T = m->t;
-    if (bytes > SLOT) return FSVC_ERESOURCE;
-    memcpy(T->slot[m->comm.rank], mine, bytes);
-    pthread_barrier_wait(&T->bar);
-    for (int r = 0; r < T->K; r++)
-        memcpy((char *)all + (size_t)r * bytes, T->slot[r], bytes);
-    pthread_barrier_wait(&T->bar);
-    return FSVC_OK;
-}
-
-static void *run_rank(void *arg)
-{
-    member *m = arg;
-    fsvc_error_clear(&m->err);
-    m->rc = fsvc_dataset_load_slice(&m->d, &m->first, &m->N_total, m->source, &m->opts,
-                                    &m->comm, &m->err);
-    if (!m->rc && m->shape)
-        m->rc = fsvc_dataset_set_shape_slice(&m->d, m->shape, m->shape, &m->comm, &m->err);
-    return NULL;
-}
-
-/* Loads source on K ranks into ms[0..K). */
-static void load_k(member *ms, int K, const char *source, const fsvc_load_opts *opts,
-                   int shape)
-{
-    static team T;
-    pthread_barrier_init(&T.bar, NULL, (unsigned)K);
-    T.K = K;
-    pthread_t th[MAXK];
-    for (int r = 0; r < K; r++) {
-        memset(&ms[r], 0, sizeof ms[r]);
-        ms[r].t = &T;
-        ms[r].comm = (fsvc_slice_comm){ r, K, &ms[r], t_allgather };
-        ms[r].source = source;
-        if (opts) ms[r].opts = *opts;
-        ms[r].shape = shape;
-        assert_int_equal(pthread_create(&th[r], NULL, run_rank, &ms[r]), 0);
-    }
-    for (int r = 0; r < K; r++)
-        pthread_join(th[r], NULL);
-    pthread_barrier_destroy(&T.bar);
-}
+#include "tests/util/slice_team.h"
 
 /* The K slices of source put together are fsvc_dataset_load's dataset. */
 static void same_as_whole(const char *source, const fsvc_load_opts *opts, int shape)
@@ -101,9 +34,9 @@ static void same_as_whole(const char *source, const fsvc_load_opts *opts, int sh
     assert_int_equal(fsvc_dataset_load(&w, source, opts, &err), FSVC_OK);
     if (shape) assert_int_equal(fsvc_dataset_set_shape(&w, shape, shape, &err), FSVC_OK);
     size_t row = (size_t)w.n * fsvc_dtype_size(w.dtype);
-    for (int K = 1; K <= MAXK; K++) {
-        member ms[MAXK];
-        load_k(ms, K, source, opts, shape);
+    for (int K = 1; K <= ST_MAXK; K++) {
+        st_member ms[ST_MAXK];
+        st_load_k(ms, K, source, opts, shape);
         int64_t at = 0;
         for (int r = 0; r < K; r++) {
             fsvc_dataset *d = &ms[r].d;
@@ -210,9 +143,9 @@ static void test_libsvm_bad_line_stops_every_rank(void **state)
     fsvc_dataset w;
     fsvc_error err;
     assert_int_not_equal(fsvc_dataset_load(&w, p, NULL, &err), FSVC_OK);
-    for (int K = 1; K <= MAXK; K++) {
-        member ms[MAXK];
-        load_k(ms, K, p, NULL, 0);
+    for (int K = 1; K <= ST_MAXK; K++) {
+        st_member ms[ST_MAXK];
+        st_load_k(ms, K, p, NULL, 0);
         int owners = 0;
         for (int r = 0; r < K; r++) {
             assert_int_equal(ms[r].rc, FSVC_EINPUT);
@@ -234,9 +167,9 @@ static void same_error(const char *source)
     fsvc_dataset w;
     fsvc_error err;
     assert_int_not_equal(fsvc_dataset_load(&w, source, NULL, &err), FSVC_OK);
-    for (int K = 1; K <= MAXK; K++) {
-        member ms[MAXK];
-        load_k(ms, K, source, NULL, 0);
+    for (int K = 1; K <= ST_MAXK; K++) {
+        st_member ms[ST_MAXK];
+        st_load_k(ms, K, source, NULL, 0);
         int r0 = -1;
         for (int r = 0; r < K; r++) {
             assert_int_not_equal(ms[r].rc, FSVC_OK);
@@ -288,6 +221,36 @@ static void test_gzip_faults_as_one_process(void **state)
     free(g2);
 }
 
+/* Found by fuzz_slice: with no features anywhere, one process reports a
+ * bad line before "no features on any line"; so do the ranks, whichever
+ * holds the bad line. A header claiming more than the file holds reads
+ * the same too (the load limit named first, then the room: plain and
+ * gzip). */
+static void test_no_features_and_claims_as_one_process(void **state)
+{
+    char p[4096];
+    fx_join(p, sizeof p, *state, "nf.txt");
+    assert_int_equal(fx_write_text(p, "1\n2\n1: 1`12:2\n1 1\n2\n"), 0);
+    same_error(p);
+    assert_int_equal(fx_write_text(p, "1\n2\n1\n2 # none\n1\n"), 0);
+    same_error(p);
+    fsvc_dataset w;
+    fsvc_error err;
+    assert_int_not_equal(fsvc_dataset_load(&w, p, NULL, &err), FSVC_OK);
+    assert_non_null(strstr(err.msg, "no features on any line"));
+    /* IDX images: 7 x 61698 x 393219 claimed, 42 bytes there; and a claim
+     * under the limit but over what the gzip stream can hold */
+    unsigned char h[16 + 42] = {0, 0, 8, 3, 0, 0, 0, 7, 0, 0, 0xf1, 2, 0, 6, 0, 3};
+    char g[4096];
+    fx_join(p, sizeof p, *state, "c-images-idx3-ubyte");
+    assert_int_equal(fx_write_file(p, h, sizeof h), 0);
+    same_error(p);
+    unsigned char h2[16 + 42] = {0, 0, 8, 2, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 2};
+    fx_join(g, sizeof g, *state, "d-images-idx3-ubyte.gz");
+    assert_int_equal(fx_write_gz(g, h2, sizeof h2), 0);
+    same_error(g);
+}
+
 static void test_idx_pairs(void **state)
 {
     enum { N = 23, R = 3, C = 2 };
@@ -313,9 +276,9 @@ static void test_idx_nan_named_globally(void **state)
     char p[4096];
     fx_join(p, sizeof p, *state, "f-images-idx3-ubyte");
     assert_int_equal(fx_write_idx(p, 0, 0x0D, 2, dims, v), 0);
-    for (int K = 1; K <= MAXK; K++) {
-        member ms[MAXK];
-        load_k(ms, K, p, NULL, 0);
+    for (int K = 1; K <= ST_MAXK; K++) {
+        st_member ms[ST_MAXK];
+        st_load_k(ms, K, p, NULL, 0);
         assert_int_equal(ms[K - 1].rc, FSVC_EINPUT);
         assert_non_null(strstr(ms[K - 1].err.msg, "NaN or Inf at element 25 (byte offset 112"));
         for (int r = 0; r < K - 1; r++)
@@ -362,6 +325,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_libsvm_bad_line_stops_every_rank, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idx_pairs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gzip_faults_as_one_process, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_features_and_claims_as_one_process, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_idx_nan_named_globally, setup, teardown),
         cmocka_unit_test_setup_teardown(test_png_folder, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shape_decided_over_ranks, setup, teardown),
