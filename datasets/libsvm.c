@@ -172,38 +172,34 @@ int ds_libsvm_parse(fsvc_dataset *d, const char *text, size_t len,
                     const char *name, int n_features, uint64_t max_bytes,
                     fsvc_error *err)
 {
-    return ds_libsvm_parse_from(d, text, len, name, n_features, 0, max_bytes, err);
+    return ds_libsvm_parse_from(d, text, len, name, n_features, 0, max_bytes, NULL, err);
 }
 
 static int parse_core(fsvc_dataset *d, const char *text, size_t len, const char *name,
                       const fsvc_load_opts *o, int64_t line0, uint64_t max_bytes,
-                      fsvc_error *err);
-
-int ds_libsvm_fail_no_features(const char *name, fsvc_error *err)
-{
-    return fsvc_fail(err, FSVC_EINPUT, "%s: no features on any line", name);
-}
+                      int *line_err, fsvc_error *err);
 
 int ds_libsvm_parse_from(fsvc_dataset *d, const char *text, size_t len,
                          const char *name, int n_features, int64_t line0,
-                         uint64_t max_bytes, fsvc_error *err)
+                         uint64_t max_bytes, int *line_err, fsvc_error *err)
 {
     fsvc_load_opts o = {0};
     o.n_features = n_features;
-    return parse_core(d, text, len, name, &o, line0, max_bytes, err);
+    return parse_core(d, text, len, name, &o, line0, max_bytes, line_err, err);
 }
 
 int ds_libsvm_parse_opt(fsvc_dataset *d, const char *text, size_t len,
                         const char *name, const fsvc_load_opts *o, uint64_t max_bytes,
                         fsvc_error *err)
 {
-    return parse_core(d, text, len, name, o, 0, max_bytes, err);
+    return parse_core(d, text, len, name, o, 0, max_bytes, NULL, err);
 }
 
 static int parse_core(fsvc_dataset *d, const char *text, size_t len, const char *name,
                       const fsvc_load_opts *o, int64_t line0, uint64_t max_bytes,
-                      fsvc_error *err)
+                      int *line_err, fsvc_error *err)
 {
+    if (line_err) *line_err = 0;
     int n_features = o->n_features, storage = o->storage;
     ds_dataset_init(d, name);
     parser ps = {name, line0, err};
@@ -302,20 +298,14 @@ static int parse_core(fsvc_dataset *d, const char *text, size_t len, const char 
         }
         p = eol + 1;
     }
+    if (line_err) *line_err = rc != FSVC_OK; /* a line's error, not the whole's */
     if (rc == FSVC_OK && ys.len == 0)
         rc = fsvc_fail(err, FSVC_EINPUT, "%s: no samples (empty file)", name);
-    if (rc == FSVC_OK && n_features < 0) { /* the lines only (ds_libsvm_parse_from) */
-        free(ys.p);
-        free(rows.p);
-        free(idx.p);
-        free(val.p);
-        return FSVC_OK;
-    }
     if (rc == FSVC_OK) {
         int n = n_features > 0 ? n_features : nmax;
         int sparse = want_sparse(storage, (uint64_t)ys.len, n, (uint64_t)idx.len);
         if (n == 0)
-            rc = ds_libsvm_fail_no_features(name, err);
+            rc = fsvc_fail(err, FSVC_EINPUT, "%s: no features on any line", name);
         else if (!sparse && o->dense_max_n > 0 && n > o->dense_max_n)
             rc = fsvc_fail(err, FSVC_EINPUT, "%s: %d features; dense data holds at most %d "
                            "(read it sparse: --sparse)", name, n, o->dense_max_n);

@@ -209,6 +209,27 @@ static int read_text(char **text, size_t *len, int64_t *line0, ds_stream *s,
     return FSVC_OK;
 }
 
+/* One process stops at the first bad line, before any check of the whole
+ * text (no samples or features, the dense size): so a rank whose error is
+ * of its text as a whole gives way (FSVC_SLICE_ELSEWHERE) when some rank
+ * has a line's error; the lowest of those then names the file's first bad
+ * line. Collective: every rank's kind of error (0 none, 1 the whole's, 2 a
+ * line's) goes to every rank. */
+static int lines_first(const fsvc_slice_comm *c, int rc, int lerr, fsvc_error *err)
+{
+    int64_t mine = rc ? (lerr ? 2 : 1) : 0, stack[256];
+    int64_t *all = c->size <= 256 ? stack : malloc((size_t)c->size * sizeof *all);
+    if (!all) return rc ? rc : fsvc_fail(err, FSVC_ERESOURCE, "out of memory for the "
+                                         "exchange of the slices");
+    int bad = c->allgather(c->self, &mine, sizeof mine, all), line = 0;
+    for (int r = 0; !bad && r < c->size; r++)
+        if (all[r] == 2) line = 1;
+    if (all != stack) free(all);
+    if (bad) return rc ? rc : fsvc_fail(err, FSVC_ERESOURCE, "the exchange of the slices failed");
+    if (line && mine == 1) rc = fsvc_fail(err, rc, FSVC_SLICE_ELSEWHERE);
+    return rc;
+}
+
 int ds_libsvm_load_slice(fsvc_dataset *d, const char *path, int n_features,
                          const fsvc_slice_comm *c, int64_t *first, int64_t *N_total,
                          fsvc_error *err)
@@ -257,16 +278,10 @@ int ds_libsvm_load_slice(fsvc_dataset *d, const char *path, int n_features,
         if (every[q] > nmax) nmax = every[q];
     free(every);
     int n = n_features > 0 ? n_features : (int)nmax;
-    if (!rc && n == 0) { /* n is the same on every rank: all come here */
-        /* no features anywhere: as in one process, a bad line (on any
-         * rank) is the error, else "no features"; the lines first */
-        if (parse)
-            rc = ds_libsvm_parse_from(d, text, len, path, -1, line0, ds_max_bytes(), err);
-        rc = ds_slice_exchange(c, rc, NULL, 0, NULL, err);
-        if (!rc) rc = ds_libsvm_fail_no_features(path, err);
-    } else if (!rc && parse) {
-        rc = ds_libsvm_parse_from(d, text, len, path, n, line0, ds_max_bytes(), err);
-    } else if (!rc) { /* no samples here */
+    int lerr = 0;
+    if (!rc && parse)
+        rc = ds_libsvm_parse_from(d, text, len, path, n, line0, ds_max_bytes(), &lerr, err);
+    if (!rc && !parse) { /* no samples here */
         d->x = malloc(1);
         d->y = malloc(sizeof *d->y);
         d->n = n;
@@ -278,6 +293,7 @@ int ds_libsvm_load_slice(fsvc_dataset *d, const char *path, int n_features,
     free(text);
     *first = lo;
     *N_total = N;
+    rc = lines_first(c, rc, lerr, err);
     rc = ds_slice_exchange(c, rc, NULL, 0, NULL, err);
     if (rc) fsvc_dataset_free(d);
     return rc;

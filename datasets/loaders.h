@@ -60,14 +60,13 @@ int ds_libsvm_parse(fsvc_dataset *d, const char *text, size_t len,
                     const char *name, int n_features, uint64_t max_bytes,
                     fsvc_error *err);
 /* The same for text that starts after line line0 of the file (messages
- * name line line0 + k for its k-th line). n_features < 0: the lines are
- * checked only, nothing is made (d empty on success): a slice whose
- * ranks all lack features fails as one process does, after every line. */
+ * name line line0 + k for its k-th line). *line_err (when not NULL): 1
+ * when the error is a line's (one process stops at the first bad line
+ * before any check of the whole), 0 for an error of the whole text (no
+ * samples or features, the dense size) or none. */
 int ds_libsvm_parse_from(fsvc_dataset *d, const char *text, size_t len,
                          const char *name, int n_features, int64_t line0,
-                         uint64_t max_bytes, fsvc_error *err);
-/* FSVC_EINPUT: "NAME: no features on any line". */
-int ds_libsvm_fail_no_features(const char *name, fsvc_error *err);
+                         uint64_t max_bytes, int *line_err, fsvc_error *err);
 /* The bytes of a whole LIBSVM file, plain or gzip (inflated with memory
  * growing with the data, refused above max_bytes of text); a NUL byte is
  * refused as binary data. */

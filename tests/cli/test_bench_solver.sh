@@ -1,6 +1,7 @@
 # tools/bench_solver.sh RENDER_ONLY=1: solver.md from an existing
 # solver.csv (medians, the ratio to 3 decimals and whether each target is
-# met), no training run; a missing CSV is an error.
+# met), no training run; a missing CSV is an error. --summary: the same
+# verdict line alone (accuracy.md's); a CSV without both solvers refused.
 source "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")/../.." && pwd)
 R="$TMP/res"
@@ -26,3 +27,9 @@ expect_match '\*\*0.336\*\* \(target <= 0.35: met\)' "median of pcg runs" "$(cat
 sed -i 's/^1,pcg,3,3.4/1,pcg,3,4.6/' "$R/solver.csv"
 expect_exit 0 "RENDER_ONLY renders a miss" -- env RENDER_ONLY=1 RESULTS="$R" bash "$here/tools/bench_solver.sh" "$FSVC"
 expect_match '\*\*0.391\*\* \(target <= 0.35: not met\)' "a ratio over 0.35 says not met" "$(cat "$R/solver.md")"
+expect_exit 0 "--summary of a solver.csv" -- bash "$here/tools/bench_solver.sh" --summary "$R/solver.csv"
+expect_match '^Training time ratio pcg / direct: \*\*0.391\*\* \(target <= 0.35: not met\); accuracy difference' \
+  "--summary: the verdict line of solver.md" "$OUT"
+grep -v ',direct,' "$R/solver.csv" > "$TMP/pcg-only.csv"
+expect_exit 1 "--summary without a direct run" -- bash "$here/tools/bench_solver.sh" --summary "$TMP/pcg-only.csv"
+expect_match "needs a solver.csv with pcg and direct runs" "says why" "$ERR"
