@@ -242,13 +242,77 @@ static int cpu_gram_apply(void *self, double *Y, const double *V, fsvc_error *er
     return FSVC_OK;
 }
 
+/* FNV-1a over a row's bytes. */
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h = 14695981039346656037ull;
+    for (size_t k = 0; k < n; k++) h = (h ^ b[k]) * 1099511628211ull;
+    return h;
+}
+
+/* The sample row of X equal to each centroid row (rows of n values of
+ * `row` bytes), by a hash table of X's rows: at[j] = i, or -1 when some
+ * centroid is no sample (then 0 is returned and nothing is kept). The
+ * centroids fsvc selects are samples, so their kernel rows are rows of H. */
+static int centroid_rows(int64_t *at, const void *C, int64_t m, const void *X, int64_t N,
+                         size_t row)
+{
+    size_t cap = 2;
+    while (cap < (size_t)N * 2) cap *= 2;
+    int64_t *tab = malloc(cap * sizeof *tab);
+    if (!tab) return 0;
+    for (size_t q = 0; q < cap; q++) tab[q] = -1;
+    for (int64_t i = 0; i < N; i++) {
+        size_t q = (size_t)hash_bytes((const char *)X + (size_t)i * row, row) & (cap - 1);
+        while (tab[q] >= 0) q = (q + 1) & (cap - 1);
+        tab[q] = i;
+    }
+    int found = 1;
+    for (int64_t j = 0; j < m && found; j++) {
+        const char *c = (const char *)C + (size_t)j * row;
+        size_t q = (size_t)hash_bytes(c, row) & (cap - 1);
+        at[j] = -1;
+        for (; tab[q] >= 0 && at[j] < 0; q = (q + 1) & (cap - 1))
+            if (!memcmp((const char *)X + (size_t)tab[q] * row, c, row)) at[j] = tab[q];
+        found = at[j] >= 0;
+    }
+    free(tab);
+    return found;
+}
+
+/* K_mm from the cached H: row j is H's row of the sample equal to
+ * centroid j (its first variant when augmented); 1 when done, 0 when H is
+ * not cached, rows are class-weighted, or a centroid is no sample. */
+static int kmm_from_cache(cpu_src *s, void *Kmm, int f32)
+{
+    if (!s->cached || s->cw) return 0;
+    int64_t m = s->m, N = s->N / s->nv;
+    size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
+    int64_t *at = malloc((size_t)m * sizeof *at);
+    int ok = at && centroid_rows(at, s->C, m, s->X, N, row);
+    for (int64_t j = 0; ok && j < m; j++) {
+        size_t h = (size_t)(at[j] * s->nv) * (size_t)m;
+        for (int64_t l = 0; l < m; l++) {
+            double v = s->hd ? ((double *)s->H)[h + l] : ((float *)s->H)[h + l];
+            if (f32) ((float *)Kmm)[(size_t)j * m + l] = (float)v;
+            else ((double *)Kmm)[(size_t)j * m + l] = v;
+        }
+    }
+    free(at);
+    return ok;
+}
+
 static int cpu_kmm(void *self, void *Kmm, int f32, fsvc_error *err)
 {
     cpu_src *s = self;
     int64_t m = s->m;
     double t = fsvc_clock();
     int rc;
-    if (f32 == !s->hd) { /* the engine's own precision: straight in */
+    s->src->kmm_cached = kmm_from_cache(s, Kmm, f32);
+    if (s->src->kmm_cached) {
+        rc = FSVC_OK;
+    } else if (f32 == !s->hd) { /* the engine's own precision: straight in */
         rc = bnl_forward(s->ctx, s->op, Kmm, m, s->C, m, s->C, m, s->n, err);
     } else { /* row blocks through the chunk buffer when not cached, else a temporary */
         size_t hs = s->hd ? sizeof(double) : sizeof(float);
@@ -321,7 +385,7 @@ int fsvc_hsrc_cpu(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const vo
                          cache ? "the cached H" : "the sample chunks",
                          (long long)(cache ? N : Nc), (long long)m);
     }
-    *src = (fsvc_hsrc){&cpu_ops, s, m, N, K, 0, 0, ctx};
+    *src = (fsvc_hsrc){&cpu_ops, s, m, N, K, 0, 0, ctx, 0};
     s->src = src;
     return FSVC_OK;
 }

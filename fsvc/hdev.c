@@ -212,7 +212,7 @@ int fsvc_hsrc_device(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const
         dev_close(s);
         return rc;
     }
-    *src = (fsvc_hsrc){&dev_ops, s, m, N * nv, K, 0, 0, ctx};
+    *src = (fsvc_hsrc){&dev_ops, s, m, N * nv, K, 0, 0, ctx, 0};
     s->src = src;
     return FSVC_OK;
 }

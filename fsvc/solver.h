@@ -38,10 +38,14 @@ typedef struct fsvc_hsrc {
     int K;
     double t_h, t_prod;   /* seconds in the engine (H) and in the products */
     const bnl_ctx *ctx;   /* threads of the preconditioner's factor and solves */
+    int kmm_cached;       /* the last kmm: rows of the cached H, no engine pass */
 } fsvc_hsrc;
 
 /* The CPU products: H chunks from bnl_forward, GEMM on the chunk. cache:
- * keep all of H (N x m) after the first pass instead of recomputing it.
+ * keep all of H (N x m) after the first pass instead of recomputing it;
+ * then K_mm is taken from H's rows of the samples the centroids are (the
+ * same bits as the engine's K_mm), found by content, unless rows are
+ * class-weighted or a centroid is no sample.
  * T: one-hot of cls, or y (K = 1) when y != NULL. aug: every sample also
  * as its variants (src->N = N x fsvc_augment_count(aug), virtual sample v
  * = variant v % count of sample v / count), made per chunk; needs rows x

@@ -206,6 +206,53 @@ static void products(void **s)
     drop(&P);
 }
 
+/* K_mm from the cached H (hblock.c kmm_from_cache): with centroids that
+ * are samples anywhere in X (augmented or not), the same matrix, bit for
+ * bit, as the engine's own K_mm (uncached source); a centroid that is no
+ * sample, or class weights, take the engine's path. f32 and f64. */
+static void kmm_rows_from_cache(void **s)
+{
+    (void)s;
+    enum { N = 3000, m = 41, n = 16 };
+    prob P = make(N, m, n, 4, 21);
+    fsvc_error err;
+    for (int f32 = 0; f32 <= 1; f32++)
+        for (int aug = 0; aug <= 1; aug++)
+            for (int odd = 0; odd <= 2; odd++) { /* 1: a centroid no sample; 2: class weights */
+                bnl_op op = {BNL_L2, BNL_GAUSS, f32 ? FSVC_F32 : FSVC_F64, 2.0, BNL_PREC_FULL};
+                size_t es = f32 ? sizeof(float) : sizeof(double), row = (size_t)n * es;
+                const char *X = f32 ? (const char *)P.Xf : (const char *)P.X;
+                char *C = malloc((size_t)m * row);
+                for (int j = 0; j < m; j++) /* scattered samples, the last one twice */
+                    memcpy(C + (size_t)j * row, X + (size_t)((j * 71 + 5) % N) * row, row);
+                memcpy(C + (size_t)(m - 1) * row, C, row);
+                if (odd == 1) { /* centroid 3 moved off every sample */
+                    if (f32) ((float *)(C + 3 * row))[0] += 0.25f;
+                    else ((double *)(C + 3 * row))[0] += 0.25;
+                }
+                double cw[4] = {1, 2, 0.5, 1};
+                void *Kc = malloc((size_t)m * m * es), *Ke = malloc((size_t)m * m * es);
+                for (int cache = 1; cache >= 0; cache--) {
+                    fsvc_hsrc src;
+                    assert_int_equal(fsvc_hsrc_cpu(&src, &ctx, &op, C, m, X, P.cls, NULL, N, n,
+                                                   4, aug ? FSVC_AUG_SHIFT1 : FSVC_AUG_NONE,
+                                                   aug ? 4 : 0, aug ? 4 : 0, cache, &err), 0);
+                    if (odd == 2) fsvc_hsrc_weights(&src, cw);
+                    double *B = malloc((size_t)m * 4 * sizeof *B), ss;
+                    assert_int_equal(src.ops->rhs(src.self, B, &ss, &err), 0);
+                    assert_int_equal(src.ops->kmm(src.self, cache ? Kc : Ke, f32, &err), 0);
+                    assert_int_equal(src.kmm_cached, cache && odd == 0);
+                    free(B);
+                    fsvc_hsrc_close(&src);
+                }
+                if (memcmp(Kc, Ke, (size_t)m * m * es))
+                    fail_msg("f32 %d aug %d case %d: K_mm from the cache differs from the "
+                             "engine's", f32, aug, odd);
+                free(Kc); free(Ke); free(C);
+            }
+    drop(&P);
+}
+
 static int pcg_run(double *W, const prob *P, const bnl_op *op, double lambda, double tol,
                    int max_iter, int warm, fsvc_pcg_out *out, fsvc_error *err)
 {
@@ -451,6 +498,7 @@ int main(void)
         cmocka_unit_test(shapes_f32),
         cmocka_unit_test(regression),
         cmocka_unit_test(products),
+        cmocka_unit_test(kmm_rows_from_cache),
         cmocka_unit_test(warm_start),
         cmocka_unit_test(restart_on_drift),
         cmocka_unit_test(no_convergence),
