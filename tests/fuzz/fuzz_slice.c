@@ -7,7 +7,10 @@
  * it succeeds and so does every rank, the slices put together being the
  * whole dataset. First byte: the file kind (bits 0-1: LIBSVM text as given,
  * LIBSVM gzipped here, an IDX images file as given, an IDX images file
- * gzipped here) and K (bits 2-3). Build and run: make fuzz. */
+ * gzipped here) and K (2 + (byte >> 2) % 3); an IDX kind with a first byte
+ * 0x40-0x4f is an IDX pair instead: the second byte splits the rest into
+ * the images and the labels file (both plain or both gzipped), loaded by
+ * their prefix. Build and run: make fuzz. */
 #include "datasets/loaders.h"
 #include "tests/util/slice_team.h"
 
@@ -20,13 +23,16 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char dir[64];
-static char path[4][128];
+static char path[8][128]; /* 4 kinds; then images, labels of the plain and gzip pairs */
+static char prefix[2][128];
 
 static void cleanup(void)
 {
-    for (int k = 0; k < 4; k++) unlink(path[k]);
+    for (int k = 0; k < 8; k++) unlink(path[k]);
     rmdir(dir);
 }
+
+
 
 /* bytes as a gzip member (deflate, level 1) into f; 0 or -1 */
 static int write_gz(FILE *f, const uint8_t *p, size_t n)
@@ -49,6 +55,15 @@ static int write_gz(FILE *f, const uint8_t *p, size_t n)
     deflateEnd(&z);
     free(out);
     return rc;
+}
+
+/* bytes into the file at p, plain or as one gzip member; 0 or -1 */
+static int write_file(const char *p, const uint8_t *b, size_t n, int gz)
+{
+    FILE *f = fopen(p, "wb");
+    if (!f) return -1;
+    int bad = gz ? write_gz(f, b, n) : (fwrite(b, 1, n, f) != n ? -1 : 0);
+    return fclose(f) || bad ? -1 : 0;
 }
 
 static void same_dataset_or_abort(const fsvc_dataset *w, st_member *ms, int K)
@@ -77,28 +92,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!dir[0]) {
         snprintf(dir, sizeof dir, "/tmp/fuzz-slice-XXXXXX");
         if (!mkdtemp(dir)) abort();
-        static const char *const names[4] = {"a.txt", "b.txt.gz", "c-images-idx3-ubyte",
-                                             "d-images-idx3-ubyte.gz"};
-        for (int k = 0; k < 4; k++) snprintf(path[k], sizeof path[k], "%s/%s", dir, names[k]);
+        static const char *const names[8] = {
+            "a.txt", "b.txt.gz", "c-images-idx3-ubyte", "d-images-idx3-ubyte.gz",
+            "p-images-idx3-ubyte", "p-labels-idx1-ubyte", "q-images-idx3-ubyte.gz",
+            "q-labels-idx1-ubyte.gz"};
+        for (int k = 0; k < 8; k++) snprintf(path[k], sizeof path[k], "%s/%s", dir, names[k]);
+        snprintf(prefix[0], sizeof prefix[0], "%s/p", dir);
+        snprintf(prefix[1], sizeof prefix[1], "%s/q", dir);
         atexit(cleanup);
     }
     if (size < 1) return 0;
     int kind = data[0] & 3, Kmany = 2 + (data[0] >> 2) % 3;
-    FILE *f = fopen(path[kind], "wb");
-    if (!f) abort();
-    int bad = (kind & 1) ? write_gz(f, data + 1, size - 1)
-                         : (fwrite(data + 1, 1, size - 1, f) != size - 1 ? -1 : 0);
-    if (fclose(f) || bad) abort();
+    int pair = (kind & 2) && data[0] >> 4 == 4 && size >= 2, gz = kind & 1;
+    const char *source = path[kind];
+    if (pair) { /* the images, then the labels */
+        size_t rest = size - 2, cut = rest * data[1] / 255;
+        if (write_file(path[4 + 2 * gz], data + 2, cut, gz) ||
+            write_file(path[5 + 2 * gz], data + 2 + cut, rest - cut, gz))
+            abort();
+        source = prefix[gz];
+    } else if (write_file(path[kind], data + 1, size - 1, gz)) {
+        abort();
+    }
 
     fsvc_dataset w;
     fsvc_error err;
     fsvc_error_clear(&err);
-    int wrc = fsvc_dataset_load(&w, path[kind], NULL, &err);
+    int wrc = fsvc_dataset_load(&w, source, NULL, &err);
     const int Ks[2] = {1, Kmany};
     for (int t = 0; t < 2; t++) {
         int K = Ks[t];
         st_member ms[ST_MAXK];
-        st_load_k(ms, K, path[kind], NULL, 0);
+        st_load_k(ms, K, source, NULL, 0);
         int r0 = -1;
         for (int r = 0; r < K; r++) {
             if ((ms[r].rc == FSVC_OK) != (wrc == FSVC_OK)) {
