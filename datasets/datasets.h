@@ -66,6 +66,10 @@ int ds_src_read(ds_src *s, void *dst, size_t n, size_t *got, fsvc_error *err);
 /* Most bytes this source could still deliver (raw: exact; gz: the deflate
  * limit of about 1032:1 over the remaining compressed input). */
 uint64_t ds_src_max_left(const ds_src *s);
+/* The most bytes `left` compressed bytes of gzip data can inflate to:
+ * deflate's 1032:1, plus the stream's slack (ds_src_max_left,
+ * ds_stream_room). */
+uint64_t ds_gz_max_out(uint64_t left);
 
 /* ---- safe_write.c: output that appears whole or not at all ----
  *

@@ -171,6 +171,11 @@ uint64_t ds_src_max_left(const ds_src *s)
     uint64_t left = s->len - s->pos;
     if (!s->gz)
         return left;
+    return ds_gz_max_out(left);
+}
+
+uint64_t ds_gz_max_out(uint64_t left)
+{
     /* deflate cannot expand more than 1032:1; allow for the stream's slack */
     return left * 1032 + 65536;
 }

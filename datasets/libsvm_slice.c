@@ -213,20 +213,14 @@ static int read_text(char **text, size_t *len, int64_t *line0, ds_stream *s,
  * text (no samples or features, the dense size): so a rank whose error is
  * of its text as a whole gives way (FSVC_SLICE_ELSEWHERE) when some rank
  * has a line's error; the lowest of those then names the file's first bad
- * line. Collective: every rank's kind of error (0 none, 1 the whole's, 2 a
- * line's) goes to every rank. */
+ * line. Collective: the worst kind of error over the ranks (0 none, 1 the
+ * whole's, 2 a line's). */
 static int lines_first(const fsvc_slice_comm *c, int rc, int lerr, fsvc_error *err)
 {
-    int64_t mine = rc ? (lerr ? 2 : 1) : 0, stack[256];
-    int64_t *all = c->size <= 256 ? stack : malloc((size_t)c->size * sizeof *all);
-    if (!all) return rc ? rc : fsvc_fail(err, FSVC_ERESOURCE, "out of memory for the "
-                                         "exchange of the slices");
-    int bad = c->allgather(c->self, &mine, sizeof mine, all), line = 0;
-    for (int r = 0; !bad && r < c->size; r++)
-        if (all[r] == 2) line = 1;
-    if (all != stack) free(all);
-    if (bad) return rc ? rc : fsvc_fail(err, FSVC_ERESOURCE, "the exchange of the slices failed");
-    if (line && mine == 1) rc = fsvc_fail(err, rc, FSVC_SLICE_ELSEWHERE);
+    int64_t mine = rc ? (lerr ? 2 : 1) : 0, worst;
+    if (ds_slice_max(c, mine, &worst))
+        return rc ? rc : fsvc_fail(err, FSVC_ERESOURCE, "the exchange of the slices failed");
+    if (worst == 2 && mine == 1) rc = fsvc_fail(err, rc, FSVC_SLICE_ELSEWHERE);
     return rc;
 }
 

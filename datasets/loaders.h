@@ -140,9 +140,9 @@ int ds_stream_read(ds_stream *s, void *dst, uint64_t n, uint64_t *got, fsvc_erro
 /* Forward to decompressed offset off (a plain file seeks). */
 int ds_stream_skip(ds_stream *s, uint64_t off, fsvc_error *err);
 /* The most bytes the rest of the stream can deliver: what is left of a
- * plain file; for gzip, deflate's 1032:1 times the compressed bytes not
- * yet used, plus slack (ds_src_max_left's bound, so that a claim reads the
- * same in one process or many). */
+ * plain file; for gzip, ds_gz_max_out of the compressed bytes not yet used
+ * (ds_src_max_left's bound, so that a claim reads the same in one process
+ * or many). */
 uint64_t ds_stream_room(const ds_stream *s);
 
 /* ---- per-rank slices (slice_comm.c, idx_slice.c, libsvm_slice.c; above
@@ -150,6 +150,9 @@ uint64_t ds_stream_room(const ds_stream *s);
 /* The collective exchange of the slice loaders: every rank's status (worst returned;
  * a rank fine itself gets err = FSVC_SLICE_ELSEWHERE) and bytes (may be 0)
  * in rank order into all (size x bytes; may be NULL when bytes is 0). */
+/* The largest of every rank's mine into *max (collective); -1 when the
+ * exchange failed. */
+int ds_slice_max(const fsvc_slice_comm *c, int64_t mine, int64_t *max);
 int ds_slice_exchange(const fsvc_slice_comm *c, int rc, const void *mine, size_t bytes,
                       void *all, fsvc_error *err);
 int ds_idx_load_pair_slice(fsvc_dataset *d, const char *images, const char *labels,

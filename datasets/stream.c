@@ -160,7 +160,7 @@ uint64_t ds_stream_room(const ds_stream *s)
     if (!s->gz) return s->fsize > s->pos ? s->fsize - s->pos : 0;
     const zin *zi = s->g;
     uint64_t used = zi->in_read - zi->z.avail_in;
-    return (s->fsize > used ? s->fsize - used : 0) * 1032 + 65536;
+    return ds_gz_max_out(s->fsize > used ? s->fsize - used : 0);
 }
 
 int ds_stream_skip(ds_stream *s, uint64_t off, fsvc_error *err)

@@ -291,8 +291,13 @@ static int kmm_from_cache(cpu_src *s, void *Kmm, int f32)
     size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
     int64_t *at = malloc((size_t)m * sizeof *at);
     int ok = at && centroid_rows(at, s->C, m, s->X, N, row);
+    size_t hs = s->hd ? sizeof(double) : sizeof(float);
     for (int64_t j = 0; ok && j < m; j++) {
         size_t h = (size_t)(at[j] * s->nv) * (size_t)m;
+        if (f32 == !s->hd) { /* H's own precision: the row as it is */
+            memcpy((char *)Kmm + (size_t)j * m * hs, (char *)s->H + h * hs, (size_t)m * hs);
+            continue;
+        }
         for (int64_t l = 0; l < m; l++) {
             double v = s->hd ? ((double *)s->H)[h + l] : ((float *)s->H)[h + l];
             if (f32) ((float *)Kmm)[(size_t)j * m + l] = (float)v;
