@@ -106,7 +106,7 @@ LIB_SO := $(BUILD)/libfsvc.so.$(VERSION)
 BIN    := $(BUILD)/fsvc
 
 .PHONY: all lib tool tests test unit-test cli-test asan-test tsan-test demo deps fuzz fuzz-replay \
-        results install uninstall clean config test-cuda python-test python-install
+        results install uninstall clean config test-cuda python-test python-install test-data
 all: config $(BIN) $(LIB_A) $(LIB_SO) $(BUILD)/fsvc.pc
 
 # pkg-config file; a CUDA build's static link needs the CUDA libraries too.
@@ -158,11 +158,33 @@ $(BUILD)/tests/%: tests/%.c $(TUTIL_OBJ) $(LIB_A)
 
 tests: $(TEST_BIN)
 
+# ---- test data ----------------------------------------------------------------
+# data/ holds the data sets compressed (MNIST as its IDX .gz files, the UCI
+# sets as gzipped LIBSVM text); the tests read them from $(BUILD)/data, the
+# UCI files expanded (svm-train and the text checks want plain files).
+# FSVC_DATA=DIR points every test at another folder of the same layout.
+DATA_SRC  := $(wildcard data/mnist/*.gz data/uci-dogaru/*.gz)
+DATA_DIR  := $(BUILD)/data
+TEST_DATA := $(patsubst data/uci-dogaru/%.gz,$(DATA_DIR)/uci-dogaru/%,$(filter data/uci-dogaru/%,$(DATA_SRC))) \
+             $(patsubst data/mnist/%,$(DATA_DIR)/mnist/%,$(filter data/mnist/%,$(DATA_SRC)))
+FSVC_DATA ?= $(abspath $(DATA_DIR))
+export FSVC_DATA
+
+$(DATA_DIR)/uci-dogaru/%: data/uci-dogaru/%.gz
+	@mkdir -p $(dir $@)
+	@gzip -dc $< > $@.tmp && mv -f $@.tmp $@
+
+$(DATA_DIR)/mnist/%: data/mnist/%
+	@mkdir -p $(dir $@)
+	@ln -sf $(abspath $<) $@
+
+test-data: $(TEST_DATA)
+
 # ---- tests ------------------------------------------------------------------
 # Unit tests (cmocka), the CLI tests, then the unit tests again under
 # AddressSanitizer + UBSan in their own build folder, and the threaded ones
 # under ThreadSanitizer in another (tsan-test).
-test: all tests
+test: all tests test-data
 	@bash tools/check_includes.sh --self-test >/dev/null || { bash tools/check_includes.sh --self-test; exit 1; }
 	@bash tools/check_includes.sh
 	@$(MAKE) --no-print-directory -j1 unit-test
@@ -174,15 +196,15 @@ test: all tests
 	@echo "make test: all passed"
 
 # Ends with "unit: N passed, M failed, K skipped" (tests/run_unit.sh).
-unit-test: tests
+unit-test: tests test-data
 	@bash tests/run_unit.sh $(TEST_BIN)
 
-cli-test: $(BIN)
+cli-test: $(BIN) test-data
 	@FSVC=$(BIN) bash tests/cli/run.sh
 
 # The Python package over build/libfsvc.so, with scikit-learn's estimator
 # checks (tests/python, pytest under $(PYTHON)).
-python-test: $(LIB_SO) $(BIN)
+python-test: $(LIB_SO) $(BIN) test-data
 	@cd tests/python && FSVC=$(abspath $(BIN)) FSVC_LIBRARY=$(abspath $(BUILD))/libfsvc.so \
 	  PYTHON=$(PYTHON) PYTHONPATH=$(abspath python) PYTHONDONTWRITEBYTECODE=1 \
 	  $(PYTHON) -m pytest -q -rs -p no:cacheprovider .

@@ -3,9 +3,10 @@
 set -u
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-SHARED=${FSVC_SHARED:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/shared}
-MNIST=$SHARED/datasets/mnist
-UCI=$SHARED/datasets/uci-dogaru
+# the test data (make test-data expands the repository's data/ there)
+TEST_DATA=${FSVC_DATA:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/data}
+MNIST=$TEST_DATA/mnist
+UCI=$TEST_DATA/uci-dogaru
 FASHION=/usr/share/datasets/fashion-mnist
 
 ok()   { echo "ok - $*"; }

@@ -115,7 +115,7 @@ expect_match 'LMS readout .* runs as one process' "LMS readout: says why" "$ERR"
 expect_exit 0 "no mpirun: one process" -- "$FSVC" train -q -r 1rms "$UCI/iris.train" y.fsvc
 
 # the README's mpirun example runs as written (paths from the repository root)
-mkdir -p readme/build && ln -sf "$FSVC" readme/build/fsvc && ln -sfn "$SHARED" shared
+mkdir -p readme/build && ln -sf "$FSVC" readme/build/fsvc && ln -sfn "$(dirname "$README")/data" readme/data
 n=0
 while read -r line; do
   n=$((n + 1))
