@@ -30,6 +30,7 @@ int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
     if (!backend || bnl_backend_parse(backend, &b) != 0)
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: unknown backend '%s' (ref, cpu or cuda)",
                          backend ? backend : "(null)");
+    bnl_blas_core_fix(); /* before any GEMM of this process's engine */
     ctx->threads = threads > 0 ? threads : omp_get_num_procs();
     ctx->arch = bnl_arch_detect(NULL, 0);
     ctx->backend = b;

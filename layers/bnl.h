@@ -207,6 +207,14 @@ void bnl_blas_threads_pop(int saved);
 /* The count OpenBLAS would use now, and its build configuration. */
 int bnl_blas_threads(void);
 const char *bnl_blas_config(void);
+/* OpenBLAS's core type: on the first bnl_ctx_open, a core weaker than the
+ * CPU's ISA is replaced by the ISA's (layers/blas_core.c), process-wide.
+ * status: why the core that runs was chosen; gemm_ok: 1 when a small
+ * sgemm/dgemm matches a plain loop. */
+void bnl_blas_core_fix(void);
+const char *bnl_blas_core_status(void);
+const char *bnl_blas_core_name(void);
+int bnl_blas_gemm_ok(void);
 
 /* ---- device backends: description and tuning (fsvc info, fsvc tune) ---- */
 /* One line on backend b's device, or why there is none; 1 if usable, 0 if
