@@ -12,6 +12,7 @@ README=$ROOT/README.md
 declare -A SKIP=(
   ["make demo"]="installs packages (apt-get, as root) and trains on Fashion-MNIST: minutes"
   ["make test"]="the test suite itself, this script included"
+  ["make check-full"]="make test, its full matrices and the portability runs: tens of minutes"
   ["make python-test"]="part of make test"
   ["make fuzz"]="libFuzzer (clang) for FUZZ_SECONDS per target: minutes"
   ["make fuzz-replay"]="part of make test"
