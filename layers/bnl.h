@@ -66,9 +66,10 @@ typedef struct bnl_ctx {
  * never the OpenMP default) and every OpenBLAS/LAPACK call, which the
  * engine brackets with bnl_blas_threads_push/pop (1 thread inside a team,
  * ctx->threads outside one). OpenBLAS's count is process-wide: do not run
- * GEMM ops from several threads of the caller at once. f64 on a "cuda"
- * context runs on the CPU; on a device bnl_scores computes H and Y = H R
- * there (only Y comes back). */
+ * GEMM ops from several threads of the caller at once. On a "cuda"
+ * context bnl_forward and bnl_actsum run u8, f32 and f64 on the device;
+ * bnl_scores computes H and Y = H R there for u8 and f32 (only Y comes
+ * back), f64 scores on the CPU. */
 int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
                  fsvc_error *err);
 void bnl_ctx_close(bnl_ctx *ctx);
