@@ -165,6 +165,8 @@ tests: $(TEST_BIN)
 test: all tests
 	@bash tools/check_includes.sh --self-test >/dev/null || { bash tools/check_includes.sh --self-test; exit 1; }
 	@bash tools/check_includes.sh
+	@bash tests/check_cuda_static.sh --self-test >/dev/null || { bash tests/check_cuda_static.sh --self-test; exit 1; }
+	@bash tests/check_cuda_static.sh
 	@$(MAKE) --no-print-directory -j1 unit-test
 	@$(MAKE) --no-print-directory -j1 cli-test
 	@$(MAKE) --no-print-directory -j1 python-test
