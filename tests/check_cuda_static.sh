@@ -14,6 +14,9 @@
 #           cuBLAS or cuSOLVER calls cudaSetDevice first: handles,
 #           allocations and launches belong to the current device, which
 #           FSVC_CUDA_DEVICE or another context may have changed.
+#   launch  no kernel launch under a switch's default: label (an op the
+#           switch does not name, e.g. BNLC_F64_L1 in bnlc_launch_tile,
+#           must fail, not run another op's kernel).
 #   size64  the readout files (ridge, lms, dstream: m^2 and m * Nt sized
 #           products) use cuBLAS's _64 calls and cuSOLVER's 64-bit X API.
 #
@@ -61,6 +64,11 @@ scan() {
                 }
             }
         }
+        # launch: from a default: label to the next case / closing brace
+        if (line ~ /^[ \t]*default[ \t]*:/) indef = 1
+        else if (line ~ /^[ \t]*(case[ \t].*:|\})/) indef = 0
+        if (indef && line ~ /<<</)
+            printf "%s:%d: launch: a kernel launched under default: (name each op; fail the rest)\n", FILENAME, FNR
         # size64: the readout files
         if (FILENAME ~ /(ridge|lms|dstream)\.cu$/) {
             s = line
@@ -88,6 +96,13 @@ extern "C" int good(bnl_cuda *c)
     CUDA_CHECK(err, cudaSetDevice(c->dev));
     CUDA_CHECK(err, cudaMemcpyAsync(d, h, 8, cudaMemcpyHostToDevice, s));
     CUDA_CHECK(err, cudaMemcpy(h, d, 8, cudaMemcpyDeviceToHost));
+    switch (op) {
+    case 1:
+        k1<<<g, b>>>();
+        break;
+    default:
+        return cudaErrorInvalidValue;
+    }
     return 0;
 }
 EOF
@@ -102,6 +117,13 @@ static int f(void)
     cublasDgemm_64(h, a);
     cublasDsyrk(h, a);
     cusolverDnDpotrf(h, a);
+    switch (op) {
+    case 1:
+        k1<<<g, b>>>();
+        break;
+    default:
+        k2<<<g, b>>>();
+    }
 }
 extern "C" int bad(bnl_cuda *c)
 {
@@ -116,10 +138,10 @@ EOF
     local want
     for want in ":3: sync: synchronous cudaMemset" ":5: sync: synchronous cudaMemcpy" \
                 ":9: size64: cublasDsyrk" ":10: size64: cusolverDnDpotrf" \
-                ":12: device: bad calls cudaMalloc"; do
+                ":16: launch: a kernel launched" ":19: device: bad calls cudaMalloc"; do
         grep -qF "$want" <<<"$out" || { echo "self-test: missed '$want' in:"; echo "$out"; return 1; }
     done
-    [ "$(wc -l <<<"$out")" = 5 ] || { echo "self-test: extra hits:"; echo "$out"; return 1; }
+    [ "$(wc -l <<<"$out")" = 6 ] || { echo "self-test: extra hits:"; echo "$out"; return 1; }
     echo "check_cuda_static: self-test ok"
 }
 
