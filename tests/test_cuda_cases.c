@@ -9,6 +9,10 @@
  *   - every readout and LMS case: H spans (0, 1), so H^T H is not 0 and
  *     the ridge's lambda = 1e-3 trace / m is positive (it was 0 at n = 784:
  *     both device solves returned info 1);
+ *   - the ridge check's tolerance on R holds at its lambda: R moves by
+ *     under a quarter of it when H or G is perturbed as the device's
+ *     differ from the CPU's (with lambda = 1e-3 trace / m, as before, the
+ *     u8 check at m 1000 was 1.4e-8 > 1e-8: a correct GPU would fail);
  *   - the tolerance is not vacuous: an all-zero H fails it wherever the
  *     reference is not ~0.
  * The guard uses the first 64 samples of each case (all of them below).
@@ -26,6 +30,8 @@
 #include <math.h>
 
 #include <cmocka.h>
+#include <cblas.h>
+#include <lapacke.h>
 
 #include "tests/cuda/ck_cases.h"
 
@@ -122,6 +128,91 @@ static void test_novelty_cases(void **s)
     assert_int_equal(bad, 0);
 }
 
+/* R of (G + lambda I) R = B, G = H^T H (+ dG), B = H^T T; lambda from G. */
+static void ridge(double *R, const double *Hd, const double *T, const double *dG, int64_t m,
+                  int64_t N, int K)
+{
+    double *G = calloc((size_t)(m * m), 8);
+    assert_non_null(G);
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)m, (int)N, 1.0, Hd, (int)m, 0.0, G,
+                (int)m);
+    double tr = 0;
+    for (int64_t j = 0; j < m; j++) tr += G[j * m + j];
+    for (int64_t q = 0; dG && q < m * m; q++) G[q] += dG[q] * G[q];
+    for (int64_t j = 0; j < m; j++) G[j * m + j] += CK_RIDGE_C * tr / (double)m;
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)m, K, (int)N, 1.0, Hd, (int)m, T,
+                K, 0.0, R, K);
+    assert_int_equal(LAPACKE_dposv(LAPACK_ROW_MAJOR, 'L', (int)m, K, G, (int)m, R, K), 0);
+    free(G);
+}
+
+/* The ridge check's tolerance on R covers what differs between device and
+ * CPU: f32 H within its elements' tolerance (the largest relative one of
+ * 64 samples, each element moved by it with a random sign); u8 H is the
+ * same bits and G differs by the order of N double sums (each entry
+ * moved by N 2^-53 relative). R must move by under a quarter of
+ * ck_tol_r(t) max |R|. */
+static void test_readout_conditioning(void **s)
+{
+    (void)s;
+    bnl_ctx cpu;
+    fsvc_error err;
+    assert_int_equal(bnl_ctx_open(&cpu, "cpu", 1, 1, &err), FSVC_OK);
+    const int K = 10;
+    int bad = 0;
+    for (int c = 0; c < 4; c++)
+        for (int k = 1; k < 3; k++) {
+            if (getenv("FSVC_TEST_QUICK") && k == 2)
+                continue;
+            const ck_case *cc = &ck_readout_cases[c];
+            int64_t m = ck_readout_shapes[k][0], N = ck_readout_shapes[k][1];
+            int n = ck_readout_shapes[k][2];
+            uint64_t rs = ck_seed(2, c, k);
+            bnl_op op = ck_op(cc, n);
+            void *W = ck_fill(m * n, cc->t, cc->data, &rs), *X = ck_fill(N * n, cc->t, cc->data, &rs);
+            float *H = malloc(sizeof(float) * (size_t)(N * m));
+            double *Hd = malloc(8 * (size_t)(N * m)), *T = calloc((size_t)(N * K), 8);
+            double *R = malloc(8 * (size_t)(m * K)), *R2 = malloc(8 * (size_t)(m * K));
+            double *dG = NULL;
+            assert_true(W && X && H && Hd && T && R && R2);
+            assert_int_equal(bnl_forward(&cpu, &op, H, m, W, m, X, N, n, &err), FSVC_OK);
+            for (int64_t q = 0; q < N * m; q++) Hd[q] = H[q];
+            for (int64_t i = 0; i < N; i++) T[i * K + (int)(ck_next(&rs) % (uint64_t)K)] = 1.0;
+            ridge(R, Hd, T, NULL, m, N, K);
+            double eps = 0;
+            size_t es = fsvc_dtype_size(cc->t);
+            for (int64_t i = 0; cc->t != FSVC_U8 && i < (N < 64 ? N : 64); i++)
+                for (int64_t j = 0; j < m; j++)
+                    eps = fmax(eps, ck_tol(cc, &op, (const char *)W + j * n * es,
+                                           (const char *)X + i * n * es, n) /
+                                        fmax(fabs(H[i * m + j]), 1e-3));
+            if (cc->t == FSVC_U8) {
+                dG = malloc(8 * (size_t)(m * m));
+                assert_non_null(dG);
+                for (int64_t q = 0; q < m * m; q++)
+                    dG[q] = (ck_next(&rs) & 1 ? 1.0 : -1.0) * (double)N * 0x1p-53;
+            } else {
+                for (int64_t q = 0; q < N * m; q++)
+                    Hd[q] *= 1.0 + (ck_next(&rs) & 1 ? eps : -eps);
+            }
+            ridge(R2, Hd, T, dG, m, N, K);
+            double rmax = 0, dmax = 0;
+            for (int64_t q = 0; q < m * K; q++) {
+                rmax = fmax(rmax, fabs(R[q]));
+                dmax = fmax(dmax, fabs(R2[q] - R[q]));
+            }
+            int ok = dmax <= 0.25 * ck_tol_r(cc->t) * rmax;
+            printf("  %s %s %s m %lld N %lld n %d: H moved by %.2g relative, R by %.3g of max "
+                   "|R| (tolerance %.3g)%s\n", fsvc_dtype_name(cc->t), bnl_dist_name(cc->d),
+                   bnl_act_name(cc->a), (long long)m, (long long)N, n, eps, dmax / rmax,
+                   ck_tol_r(cc->t), ok ? "" : ": UNFIT");
+            bad += !ok;
+            free(W); free(X); free(H); free(Hd); free(T); free(R); free(R2); free(dG);
+        }
+    bnl_ctx_close(&cpu);
+    assert_int_equal(bad, 0);
+}
+
 /* An all-zero H must fail the tolerance of every case whose reference is
  * not ~0 (the issue's f32 tolerance at n = 4099 passed an all-zero H). */
 static void test_zero_output_fails(void **s)
@@ -154,6 +245,7 @@ int main(void)
         cmocka_unit_test(test_forward_cases),
         cmocka_unit_test(test_readout_lms_cases),
         cmocka_unit_test(test_novelty_cases),
+        cmocka_unit_test(test_readout_conditioning),
         cmocka_unit_test(test_zero_output_fails),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
