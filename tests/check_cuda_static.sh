@@ -19,6 +19,10 @@
 #           must fail, not run another op's kernel).
 #   size64  the readout files (ridge, lms, dstream: m^2 and m * Nt sized
 #           products) use cuBLAS's _64 calls and cuSOLVER's 64-bit X API.
+#   ptxas   results/cuda-ptxas.txt has a line for every __global__ kernel
+#           of DIR on sm_80 and sm_90 (regenerate it: make -C tests/cuda
+#           ptxas); checked when DIR is this repo's cuda/ or PTXAS names
+#           the report.
 #
 #   check_cuda_static.sh --self-test   plants one fault per rule and checks
 #                                      that each is caught
@@ -84,6 +88,35 @@ scan() {
     }' "$@"
 }
 
+# the __global__ kernels of the .cu files given, one name a line
+kernels() {
+    awk '
+    /__global__/ { buf = $0; want = 1 }
+    want && !/__global__/ { buf = buf " " $0 }
+    want && buf ~ /\(/ {
+        gsub(/\/\*[^*]*\*\//, "", buf)
+        gsub(/__launch_bounds__[ \t]*\([^)]*\)/, "", buf)
+        if (match(buf, /[A-Za-z_][A-Za-z_0-9]*[ \t]*\(/)) {
+            name = substr(buf, RSTART, RLENGTH)
+            sub(/[ \t]*\($/, "", name)
+            print name
+            want = 0
+        }
+    }' "$@" | sort -u
+}
+
+# prints "report: ptxas: kernel arch missing" for each kernel without its line
+ptxas_check() {
+    local report=$1; shift
+    local k a
+    [ -r "$report" ] || { echo "$report: ptxas: no such report"; return; }
+    for k in $(kernels "$@"); do
+        for a in sm_80 sm_90; do
+            grep -Eq "^$k(<[^ ]*>)? +$a " "$report" || echo "$report: ptxas: $k $a missing"
+        done
+    done
+}
+
 self_test() {
     local t
     t=$(mktemp -d) || exit 1
@@ -142,6 +175,13 @@ EOF
         grep -qF "$want" <<<"$out" || { echo "self-test: missed '$want' in:"; echo "$out"; return 1; }
     done
     [ "$(wc -l <<<"$out")" = 6 ] || { echo "self-test: extra hits:"; echo "$out"; return 1; }
+    printf '%s\n' 'static __global__ void widen_kernel(double *Hd)' '{' '}' \
+        'template <int OP>' '__global__ void __launch_bounds__(BNLC_THREADS, 1) /* why */' \
+        'bnl_tile_kernel(float *out)' '{' '}' > "$t/k.cu"
+    printf '%s\n' 'widen_kernel sm_80 1' 'widen_kernel sm_90 1' 'bnl_tile_kernel<U8_L1> sm_80 1' > "$t/p.txt"
+    out=$(ptxas_check "$t/p.txt" "$t/k.cu")
+    [ "$out" = "$t/p.txt: ptxas: bnl_tile_kernel sm_90 missing" ] ||
+        { echo "self-test: ptxas rule gave:"; echo "$out"; return 1; }
     echo "check_cuda_static: self-test ok"
 }
 
@@ -151,6 +191,12 @@ if [ "${1:-}" = --self-test ]; then
 fi
 dir=${1:-$here/cuda}
 out=$(scan "$dir"/*.cu)
+report=${PTXAS:-}
+[ -z "$report" ] && [ "$(cd "$dir" && pwd)" = "$here/cuda" ] && report=$here/results/cuda-ptxas.txt
+if [ -n "$report" ]; then
+    p=$(ptxas_check "$report" "$dir"/*.cu)
+    out=$(printf '%s\n%s' "$out" "$p" | sed '/^$/d')
+fi
 if [ -n "$out" ]; then
     echo "$out"
     echo "check_cuda_static: $(wc -l <<<"$out") hit(s) in $dir"
