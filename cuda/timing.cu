@@ -133,6 +133,7 @@ static int time_f64(bnl_cuda *c, const bnl_op *op, const job_kind *k, const void
     if (e != cudaSuccess)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: f64 timing: %s", cudaGetErrorString(e));
     if (s) cudaStreamSynchronize(s);
+    if (gemm) cublasSetStream(c->blas, 0); /* s is destroyed below */
     cudaFree(dW); cudaFree(dX); cudaFree(dH); cudaFree(dwn); cudaFree(dxn);
     if (a) cudaEventDestroy(a);
     if (b) cudaEventDestroy(b);
