@@ -207,7 +207,6 @@ static int correctness(bnl_cuda *c, int quick)
     return fails;
 }
 
-/* The device readout at one shape against the CPU; returns mismatches. */
 /* The share of H strictly inside (0, 1) is at least a tenth (ck_spans):
  * else H^T H is ~0 and the checks below compare zeros (issue 25). */
 static int spans(const float *H, int64_t count)
@@ -221,6 +220,7 @@ static int spans(const float *H, int64_t count)
     return 1;
 }
 
+/* The device readout at one shape against the CPU; returns mismatches. */
 static int check_readout(bnl_cuda *c, bnl_ctx *cpu, const ck_case *cc, uint64_t seed,
                          int64_t m, int64_t N, int n, int K)
 {
