@@ -13,6 +13,8 @@
  *     under a quarter of it when H or G is perturbed as the device's
  *     differ from the CPU's (with lambda = 1e-3 trace / m, as before, the
  *     u8 check at m 1000 was 1.4e-8 > 1e-8: a correct GPU would fail);
+ *   - a correct device passes: the emulated device (kernels_hd.h's bodies)
+ *     holds every u8 / full f32 case within its tolerance against ref;
  *   - the tolerance is not vacuous: an all-zero H fails it wherever the
  *     reference is not ~0.
  * The guard uses the first 64 samples of each case (all of them below).
@@ -34,6 +36,7 @@
 #include <lapacke.h>
 
 #include "tests/cuda/ck_cases.h"
+#include "tests/util/emu_device.h"
 
 /* samples guarded per case: the first 64 (16 under FSVC_TEST_QUICK, the
  * sanitizer run) */
@@ -213,6 +216,67 @@ static void test_readout_conditioning(void **s)
     assert_int_equal(bad, 0);
 }
 
+/* The other half: a correct device passes. The emulated device (the kernel
+ * bodies of cuda/kernels_hd.h over emulated grids, cuBLAS as CBLAS) runs
+ * the u8 and full-precision f32 forward cases, and every element of H and
+ * every activation sum must hold its tolerance against ref (tf32 / bf16
+ * and f64 are not emulated there; shapes up to 40M synapses). */
+static void test_emulated_device_passes(void **s)
+{
+    (void)s;
+    bnl_ctx dev;
+    fsvc_error err;
+    bnl_device_ops_use(emu_device_ops());
+    emu_device_reset(0, 0, 0);
+    assert_int_equal(bnl_ctx_open(&dev, "cuda", 1, 1, &err), FSVC_OK);
+    int bad = 0, run = 0;
+    for (int c = 0; c < CK_NFWD; c++)
+        for (int k = 0; k < CK_NSHAPES; k++) {
+            const ck_case *cc = &ck_fwd_cases[c];
+            int64_t m = ck_shapes[k][0], N = ck_shapes[k][1];
+            int n = ck_shapes[k][2];
+            if (cc->t == FSVC_F64 || cc->p != BNL_PREC_FULL || n > cc->max_n ||
+                (double)m * N * n > (getenv("FSVC_TEST_QUICK") ? 2e6 : 4e7))
+                continue;
+            uint64_t rs = ck_seed(0, c, k);
+            bnl_op op = ck_op(cc, n);
+            void *W = ck_fill(m * n, cc->t, cc->data, &rs), *X = ck_fill(N * n, cc->t, cc->data, &rs);
+            float *H = malloc(sizeof(float) * (size_t)(N * m)), *R = malloc(sizeof(float) * (size_t)(N * m));
+            double *S = calloc((size_t)N, 8), *SR = calloc((size_t)N, 8), *ST = calloc((size_t)N, 8);
+            assert_true(W && X && H && R && S && SR && ST);
+            assert_int_equal(bnl_forward(&dev, &op, H, m, W, m, X, N, n, &err), FSVC_OK);
+            assert_int_equal(bnl_forward(&ref, &op, R, m, W, m, X, N, n, &err), FSVC_OK);
+            assert_int_equal(bnl_actsum(&dev, &op, S, W, m, X, N, n, &err), FSVC_OK);
+            assert_int_equal(bnl_actsum(&ref, &op, SR, W, m, X, N, n, &err), FSVC_OK);
+            size_t es = fsvc_dtype_size(cc->t);
+            int64_t off = 0;
+            for (int64_t i = 0; i < N; i++)
+                for (int64_t j = 0; j < m; j++) {
+                    double tol = ck_tol(cc, &op, (const char *)W + j * n * es,
+                                        (const char *)X + i * n * es, n);
+                    ST[i] += tol;
+                    if (!ck_ok(cc, H[i * m + j], R[i * m + j], tol) && off++ < 3)
+                        printf("  case %d m %lld N %lld n %d: H[%lld][%lld] emu %.9g ref %.9g "
+                               "tol %.3g\n", c, (long long)m, (long long)N, n, (long long)i,
+                               (long long)j, H[i * m + j], R[i * m + j], tol);
+                }
+            for (int64_t i = 0; i < N; i++) {
+                double ts = ck_tol_s(cc, ST[i], m, SR[i]);
+                int ok = ts == 0.0 ? memcmp(&S[i], &SR[i], 8) == 0 : fabs(S[i] - SR[i]) <= ts;
+                if (!ok && off++ < 6)
+                    printf("  case %d m %lld N %lld n %d: S[%lld] emu %.17g ref %.17g tol %.3g\n",
+                           c, (long long)m, (long long)N, n, (long long)i, S[i], SR[i], ts);
+            }
+            bad += off != 0;
+            run++;
+            free(W); free(X); free(H); free(R); free(S); free(SR); free(ST);
+        }
+    bnl_ctx_close(&dev);
+    bnl_device_ops_use(NULL);
+    printf("  %d cases on the emulated device, %d outside their tolerance\n", run, bad);
+    assert_int_equal(bad, 0);
+}
+
 /* An all-zero H must fail the tolerance of every case whose reference is
  * not ~0 (the issue's f32 tolerance at n = 4099 passed an all-zero H). */
 static void test_zero_output_fails(void **s)
@@ -246,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_readout_lms_cases),
         cmocka_unit_test(test_novelty_cases),
         cmocka_unit_test(test_readout_conditioning),
+        cmocka_unit_test(test_emulated_device_passes),
         cmocka_unit_test(test_zero_output_fails),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
