@@ -9,6 +9,7 @@
  *   - every readout and LMS case: H spans (0, 1), so H^T H is not 0 and
  *     the ridge's lambda = 1e-3 trace / m is positive (it was 0 at n = 784:
  *     both device solves returned info 1);
+ *   - a dropped k element moves diag(H^T H) past the readout's tolerance;
  *   - the ridge check's tolerance on R holds at its lambda: R moves by
  *     under a quarter of it when H or G is perturbed as the device's
  *     differ from the CPU's (with lambda = 1e-3 trace / m, as before, the
@@ -199,6 +200,26 @@ static void test_readout_conditioning(void **s)
                     Hd[q] *= 1.0 + (ck_next(&rs) & 1 ? eps : -eps);
             }
             ridge(R2, Hd, T, dG, m, N, K);
+            /* a dropped k element moves diag(G) past the readout's tolerance */
+            for (int64_t j = 0; j < m; j++) memset((char *)W + ((size_t)(j * n) + n - 1) * es, 0, es);
+            for (int64_t i = 0; i < N; i++) memset((char *)X + ((size_t)(i * n) + n - 1) * es, 0, es);
+            float *H2 = malloc(sizeof(float) * (size_t)(N * m));
+            assert_non_null(H2);
+            assert_int_equal(bnl_forward(&cpu, &op, H2, m, W, m, X, N, n, &err), FSVC_OK);
+            int64_t seen = 0;
+            for (int64_t j = 0; j < m; j++) {
+                double g = 0, g2 = 0;
+                for (int64_t i = 0; i < N; i++) {
+                    g += (double)H[i * m + j] * H[i * m + j];
+                    g2 += (double)H2[i * m + j] * H2[i * m + j];
+                }
+                seen += !(fabs(g2 - g) <= ck_tol_readout(cc->t) * (1 + g));
+            }
+            free(H2);
+            if (!seen)
+                printf("  %s %s m %lld n %d: a dropped element is within diag(G)'s tolerance: UNFIT\n",
+                       fsvc_dtype_name(cc->t), bnl_dist_name(cc->d), (long long)m, n);
+            bad += !seen;
             double rmax = 0, dmax = 0;
             for (int64_t q = 0; q < m * K; q++) {
                 rmax = fmax(rmax, fabs(R[q]));

@@ -249,7 +249,7 @@ static int check_readout(bnl_cuda *c, bnl_ctx *cpu, const ck_case *cc, uint64_t 
         bnl_cuda_normal_close(nq);
         return 1;
     }
-    double ftol = op->dtype == FSVC_U8 ? 1e-9 : 1e-4;
+    double ftol = ck_tol_readout(op->dtype);
     bad += !spans(H, N * m);
     for (int64_t q = 0; q < N * K; q++)
         if (!(fabs(Y[q] - Yc[q]) <= ftol * (double)m)) {

@@ -96,6 +96,10 @@ static const int ck_readout_shapes[][3] = {{1, 1, 3}, {133, 301, 50}, {1000, 500
  * the device's differ from the CPU's. */
 #define CK_RIDGE_C 1.0
 static inline double ck_tol_r(fsvc_dtype t) { return t == FSVC_U8 ? 1e-8 : 1e-3; }
+/* The readout's relative tolerance on Y (times m), diag(G) and B (times
+ * 1 + |value|): float64 sums of the same H bits (u8) or of H within
+ * activation ulps (dyadic f32). */
+static inline double ck_tol_readout(fsvc_dtype t) { return t == FSVC_U8 ? 1e-9 : 1e-4; }
 
 /* The LMS readout (check_lms): Gaussian, shapes (m, N, n, K). */
 static const ck_case ck_lms_cases[] = {
