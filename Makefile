@@ -212,6 +212,8 @@ test-build:
 test: test-build
 	@bash tools/check_includes.sh --self-test >/dev/null || { bash tools/check_includes.sh --self-test; exit 1; }
 	@bash tools/check_includes.sh
+	@bash tests/check_cuda_static.sh --self-test >/dev/null || { bash tests/check_cuda_static.sh --self-test; exit 1; }
+	@bash tests/check_cuda_static.sh
 	@bash tests/check_doc_paths.sh --self-test && bash tests/check_doc_paths.sh ARCHITECTURE.md README.md
 	@$(MAKE) --no-print-directory unit-test
 	@$(MAKE) --no-print-directory cli-test

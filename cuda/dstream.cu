@@ -117,12 +117,18 @@ int ds_open(dstream *d, bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
             HALLOC(err, d->hw[b], d->Xc * 8);
         }
     }
-    /* W once (pageable: one copy does not pay for pinning) */
+    /* W once (pageable: one copy does not pay for pinning), on the compute
+     * stream: a legacy-stream copy is not ordered before the norms kernel
+     * on the non-blocking d->s, and a pageable H2D may return before its
+     * DMA lands. The synchronize also makes freeing hW safe. */
     uint32_t *hW = (uint32_t *)malloc((size_t)(m * d->ldk * 4));
     if (!hW)
         return fsvc_fail(err, FSVC_ERESOURCE, "cuda: out of memory");
     bnlc_pack_rows(hW, d->ldk, W, 0, m, n, d->k.es);
-    cudaError_t e = cudaMemcpy(d->dW, hW, (size_t)(m * d->ldk * 4), cudaMemcpyHostToDevice);
+    cudaError_t e = cudaMemcpyAsync(d->dW, hW, (size_t)(m * d->ldk * 4), cudaMemcpyHostToDevice,
+                                    d->s);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(d->s);
     free(hW);
     CUDA_CHECK(err, e);
     if (gemm)

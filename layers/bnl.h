@@ -232,8 +232,8 @@ void bnl_gpu_device_tag(const bnl_ctx *ctx, char *buf, size_t len);
 void bnl_gpu_limits(const bnl_ctx *ctx, bnlc_limits *get, const bnlc_limits *set);
 int bnl_gpu_tune_path(char *buf, size_t len, const char *tag);
 /* Kernel-only seconds of bnl_forward on the device with W, X and H
- * resident (best of reps, device events); FSVC_EUSAGE without a device or
- * for f64. */
+ * resident (best of reps, device events; u8, f32 and f64 layers);
+ * FSVC_EUSAGE without a device. */
 int bnl_gpu_time_forward(const bnl_ctx *ctx, const bnl_op *op, const void *W, int64_t m,
                          const void *X, int64_t N, int n, int reps, double *sec,
                          fsvc_error *err);

@@ -69,6 +69,7 @@ typedef struct emu_stats {
     int64_t max_down;        /* the largest single download */
     int64_t forward_down;    /* of down: H from forward */
     int forward, actsum, scores, accum, solve, rhs, apply, lms, fetch; /* calls */
+    int time_forward;        /* kernel-only timings (any dtype, as cuda/timing.cu) */
 } emu_stats;
 
 const bnl_device_ops *emu_device_ops(void);
