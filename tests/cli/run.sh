@@ -26,6 +26,7 @@ one() {
   timeout -k 10 "${FSVC_CLI_TIMEOUT:-900}" bash "$t" >"$res/$b.out" 2>&1 </dev/null
   echo $? >"$res/$b.rc"
   echo $(($(date +%s) - s0)) >"$res/$b.s"
+  echo "   ran $b ($(cat "$res/$b.s") s)" # progress; the checks follow at the end
 }
 
 shared=() alone=()
