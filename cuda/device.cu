@@ -4,7 +4,7 @@
  * clear one-line FSVC_ERESOURCE, never a crash.
  */
 #include "cuda_internal.h"
-#include "model.h"
+#include "perf_model.h"
 #include "tune_file.h"
 
 #include <stdio.h>

@@ -86,7 +86,7 @@ extern "C" int bnl_cuda_lms(bnl_cuda *c, const bnl_op *op, double *R, const void
     memset(&q, 0, sizeof q);
     q.eta = eta;
     size_t rb = (size_t)m * K * 8;
-    int rc = ds_open(&d, c, op, W, m, N, n, K, 1, rb + (size_t)K * 8 + 8, 0, err);
+    int rc = dstream_open(&d, c, op, W, m, N, n, K, 1, rb + (size_t)K * 8 + 8, 0, err);
     if (!rc) {
         cudaError_t e = cudaMalloc((void **)&q.dR, rb);
         if (e == cudaSuccess) e = cudaMalloc((void **)&q.de, (size_t)K * 8);
@@ -101,14 +101,14 @@ extern "C" int bnl_cuda_lms(bnl_cuda *c, const bnl_op *op, double *R, const void
             rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: lms: %s", cudaGetErrorString(e));
     }
     if (!rc)
-        rc = ds_run(&d, X, N, cls, NULL, lms_tile, NULL, &q, err);
+        rc = dstream_run(&d, X, N, cls, NULL, lms_tile, NULL, &q, err);
     if (!rc) {
         cudaError_t e = cudaMemcpy(R, q.dR, rb, cudaMemcpyDeviceToHost);
         if (e == cudaSuccess) e = cudaMemcpy(bad, q.dbad, sizeof(int64_t), cudaMemcpyDeviceToHost);
         if (e != cudaSuccess)
             rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: lms: %s", cudaGetErrorString(e));
     }
-    ds_free(&d);
+    dstream_free(&d);
     cudaFree(q.dR);
     cudaFree(q.de);
     cudaFree(q.dbad);

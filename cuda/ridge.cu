@@ -157,7 +157,7 @@ static int normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t 
     DALLOC(err, s->dwork, s->lwork);
     if (s->hlwork && !(s->hwork = malloc(s->hlwork)))
         return fsvc_fail(err, FSVC_ERESOURCE, "cuda: out of memory");
-    int rc = ds_open(d, s->c, op, W, m, N, n, K, cw ? 2 : 1, 0, 0, err);
+    int rc = dstream_open(d, s->c, op, W, m, N, n, K, cw ? 2 : 1, 0, 0, err);
     if (rc)
         return rc;
     /* zeroed on the compute stream that accumulates into them (issue 25:
@@ -166,7 +166,7 @@ static int normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t 
     CUDA_CHECK(err, cudaMemsetAsync(s->dB, 0, (size_t)(m * K * 8), d->s));
     d->cw = cw; /* H tiles and targets scaled by sqrt(w) per sample */
     ridge_u u = {s};
-    if ((rc = ds_run(d, X, N, cls, y, ridge_tile, NULL, &u, err)))
+    if ((rc = dstream_run(d, X, N, cls, y, ridge_tile, NULL, &u, err)))
         return rc;
     unsigned gm = (unsigned)((m + 255) / 256);
     diag_kernel<<<gm, 256, 0, d->s>>>(s->dG, m, s->ddg, 0.0, 1);
@@ -193,7 +193,7 @@ extern "C" int bnl_cuda_normal_accum(bnl_normal *s, const bnl_op *op, const void
     dstream d;
     memset(&d, 0, sizeof d);
     int rc = normal_accum(s, op, W, m, X, N, n, cls, y, cw, K, diag, B, &d, err);
-    ds_free(&d);
+    dstream_free(&d);
     return rc;
 }
 
@@ -291,7 +291,7 @@ static int products(bnl_normal *s, const bnl_op *op, const void *W, int64_t m, c
     if (e != cudaSuccess)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: block products: %s", cudaGetErrorString(e));
     if (!rc)
-        rc = ds_open(&d, s->c, op, W, m, N, n, K, q.rhs, 0, q.rhs ? 0 : K * 8.0, err);
+        rc = dstream_open(&d, s->c, op, W, m, N, n, K, q.rhs, 0, q.rhs ? 0 : K * 8.0, err);
     /* Y zeroed and V up on d.s, the stream whose tiles use them (issue 25);
      * the synchronize: V is pageable */
     if (!rc) {
@@ -312,7 +312,7 @@ static int products(bnl_normal *s, const bnl_op *op, const void *W, int64_t m, c
     q.dV = dV;
     q.dB = q.dY;
     if (!rc)
-        rc = ds_run(&d, X, N, cls, y, apply_tile, NULL, &q, err);
+        rc = dstream_run(&d, X, N, cls, y, apply_tile, NULL, &q, err);
     if (!rc) {
         e = cudaMemcpy(out, q.dY, vb, cudaMemcpyDeviceToHost);
         if (e != cudaSuccess)
@@ -321,7 +321,7 @@ static int products(bnl_normal *s, const bnl_op *op, const void *W, int64_t m, c
     }
     if (!rc && sumsq)
         *sumsq = q.sumsq;
-    ds_free(&d);
+    dstream_free(&d);
     cudaFree(q.dY); cudaFree(q.dZ); cudaFree(dV);
     cudaGetLastError();
     return rc;
@@ -384,7 +384,7 @@ extern "C" int bnl_cuda_scores(bnl_cuda *c, const bnl_op *op, double *Y, const v
     CUDA_CHECK(err, cudaSetDevice(c->dev));
     dstream d;
     scores_u q = {NULL, NULL, Y};
-    int rc = ds_open(&d, c, op, W, m, N, n, K, 0, (size_t)m * K * 8, K * 8.0, err);
+    int rc = dstream_open(&d, c, op, W, m, N, n, K, 0, (size_t)m * K * 8, K * 8.0, err);
     if (!rc) {
         cudaError_t e = cudaMalloc((void **)&q.dR, (size_t)m * K * 8);
         if (e == cudaSuccess)
@@ -398,8 +398,8 @@ extern "C" int bnl_cuda_scores(bnl_cuda *c, const bnl_op *op, double *Y, const v
             rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: scores: %s", cudaGetErrorString(e));
     }
     if (!rc)
-        rc = ds_run(&d, X, N, NULL, NULL, scores_tile, scores_done, &q, err);
-    ds_free(&d);
+        rc = dstream_run(&d, X, N, NULL, NULL, scores_tile, scores_done, &q, err);
+    dstream_free(&d);
     cudaFree(q.dR);
     cudaFree(q.dY);
     cudaGetLastError();

@@ -161,9 +161,9 @@ extern "C" int bnl_cuda_time_forward(bnl_cuda *c, const bnl_op *op, const void *
         return time_f64(c, op, &k, W, m, X, N, n, reps < 1 ? 1 : reps, sec, err);
     dstream d;
     /* the whole H (N x ldo floats) besides the stream's buffers */
-    int rc = ds_open(&d, c, op, W, m, N, n, 1, 0, (size_t)N * r4(m) * 4, 0, err);
+    int rc = dstream_open(&d, c, op, W, m, N, n, 1, 0, (size_t)N * r4(m) * 4, 0, err);
     if (!rc)
         rc = time_fwd(&d, X, N, reps < 1 ? 1 : reps, sec, err);
-    ds_free(&d);
+    dstream_free(&d);
     return rc;
 }

@@ -103,7 +103,7 @@ const char *bench_peak_model(void)
            "f64 16, u8 64 (one 64-byte vpsadbw per cycle); AVX2 /2, baseline /4";
 }
 
-/* The tile kernel's instruction mix (cuda/model.c): u8 4 synapses per 2
+/* The tile kernel's instruction mix (cuda/perf_model.c): u8 4 synapses per 2
  * INT32 ops (VABSDIFF4 + IDP4A), f32 L1 1 synapse per 2 FP32 ops; cuBLAS
  * Sgemm 1 synapse per FMA lane cycle. */
 double bench_gpu_peak(const bnlc_device *d, const bnl_op *op)

@@ -61,7 +61,7 @@ void emu_free(emu *e)
 }
 
 /* H (nt x ldo, NaN beyond what the kernels write) of chunk rows Xp, then
- * widened into Hd (column-major m x nt), as ds_tile. */
+ * widened into Hd (column-major m x nt), as dstream_tile. */
 static void emu_tile(const emu *e, const uint32_t *Xp, const float *xn, int64_t nt, float *H,
                      double *Hd)
 {
@@ -86,7 +86,7 @@ static void emu_tile(const emu *e, const uint32_t *Xp, const float *xn, int64_t 
 }
 
 
-/* ds_run: chunks of Xc samples, tiles of Nt, targets per chunk. */
+/* dstream_run: chunks of Xc samples, tiles of Nt, targets per chunk. */
 void emu_run(emu *e, const void *X, const int *cls, const double *y, emu_fn fn, void *u)
 {
     float *H = malloc(sizeof(float) * (size_t)(e->Nt * e->ldo));
