@@ -223,3 +223,20 @@ double cli_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
+
+int cli_out_check(const char *cmd, const char *out, const char *const *inputs, int n,
+                  const char *hint, fsvc_error *err)
+{
+    for (int i = 0; out && i < n; i++) {
+        if (!inputs[i] || !fsvc_source_reads(inputs[i], out))
+            continue;
+        struct stat a, b; /* the input itself, or a file it names (IDX pair, folder) */
+        if (stat(inputs[i], &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino)
+            return fsvc_fail(err, FSVC_EINPUT, "%s: %s is an input, not an output: "
+                             "nothing is written over an input; %s", cmd, out, hint);
+        return fsvc_fail(err, FSVC_EINPUT, "%s: %s is an input (read for %s), not an output: "
+                         "nothing is written over an input; %s", cmd, out, inputs[i], hint);
+    }
+    return FSVC_OK;
+}

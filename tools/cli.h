@@ -105,6 +105,13 @@ int cli_png_predict(int *pred, double *score, const fsvc_model *m, const fsvc_da
                     long batch, const char *backend, int threads, int quiet, const char *cmd,
                     fsvc_error *err);
 
+/* No command writes over its input: FSVC_EINPUT (exit 2, err names out
+ * and says `hint`, e.g. "name another OUT") when writing out would replace
+ * a file that one of inputs[0..n-1] (sources as fsvc_dataset_load takes
+ * them, or models; NULL entries skipped) reads. out NULL: OK. */
+int cli_out_check(const char *cmd, const char *out, const char *const *inputs, int n,
+                  const char *hint, fsvc_error *err);
+
 /* Wall-clock seconds (monotonic). */
 double cli_now(void);
 

@@ -102,6 +102,9 @@ int cmd_eval(int argc, char **argv)
     fsvc_error err;
     fsvc_error_clear(&err);
     if (cli_backend_check(backend, a.strict, &err)) return cli_report(&err);
+    const char *in[2] = { a.model, a.data };
+    if (cli_out_check("eval", pngpath, in, 2, "name another file for --png", &err))
+        return cli_report(&err);
     fsvc_model m;
     fsvc_dataset d;
     int batched = cli_png_batched(a.data, a.batch); /* a PNG folder in batches */

@@ -385,7 +385,12 @@ int cmd_train(int argc, char **argv)
         fsvc_fail(&err, FSVC_ERESOURCE, "train: out of memory");
         return cli_report(&err);
     }
-    rc = train_run(&p, a.quiet, a.cv, a.storage, data, a.model ? a.model : model_path);
+    const char *mp = a.model ? a.model : model_path;
+    if (!a.cv && cli_out_check("train", mp, &data, 1, "name another MODEL", &err)) {
+        free(model_path);
+        return cli_report(&err);
+    }
+    rc = train_run(&p, a.quiet, a.cv, a.storage, data, mp);
     free(model_path);
     return rc;
 }
