@@ -72,7 +72,8 @@ static void help(const fsvc_param *p)
            "  --keep best|last  LMS readout kept with --val (best)\n"
            "  --max-train N   use the first N samples of DATA (all)\n"
            "  --max-test N    use the first N samples of TEST (all)\n"
-           "  -o DIR          output folder (results)\n"
+           "  -o DIR          output folder (fsvc-study-NAME, made in the working\n"
+           "                  directory)\n"
            "  --name NAME     CSV DIR/study-NAME.csv (DATA's basename)\n"
            "  --resume        keep the CSV and skip the points already in it; refused\n"
            "                  (exit 2) for a CSV made with other data or fixed settings\n"
@@ -868,7 +869,6 @@ int cmd_study(int argc, char **argv)
     study_opts o;
     memset(&o, 0, sizeof o);
     fsvc_param_default(&o.base);
-    o.dir = "results";
     o.seed = 1;
     o.keep_best = 1;
     o.plots = 1;
@@ -881,6 +881,11 @@ int cmd_study(int argc, char **argv)
     if (me == 0 && o.plots && !plot_available())
         rc = fsvc_fail(&err, FSVC_ERESOURCE, "gnuplot not found on PATH; the plots need it "
                        "(apt-get install gnuplot-nox), or give --no-plots");
+    /* by default a folder of its own, never a tracked results/ file */
+    char *name = study_name(&o), *defdir = NULL;
+    if (!name || (!o.dir && asprintf(&defdir, "fsvc-study-%s", name) < 0))
+        rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: out of memory");
+    if (!o.dir) o.dir = defdir;
     if (!rc && me == 0 && mkdir(o.dir, 0777) != 0) {
         struct stat st;
         if (stat(o.dir, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -897,12 +902,14 @@ int cmd_study(int argc, char **argv)
     if ((rc = cli_dist_agree(rc, &err))) { /* every rank has the data, or all stop */
         fsvc_dataset_free(&tr);
         fsvc_dataset_free(&te);
+        free(name);
+        free(defdir);
         return cli_dist_end(rc, &err);
     }
     study_ctx c = {canon_path(o.data), o.test ? canon_path(o.test) : strdup(""), tr.N,
                    o.test ? te.N : 0, tr.n};
     study_files F = {NULL, NULL, NULL, NULL, -1, -1};
-    char *name = study_name(&o), *cmdline = strdup("fsvc"), *set = malloc(SETTINGS_MAX);
+    char *cmdline = strdup("fsvc"), *set = malloc(SETTINGS_MAX);
     int64_t npts = fsvc_grid_size(&o.grid), ran = 0, skipped = 0, failed = 0;
     char **pset = calloc((size_t)npts, sizeof *pset);
     unsigned char *done_k = calloc((size_t)npts, 1);   /* point k is in the CSV */
@@ -924,6 +931,9 @@ int cmd_study(int argc, char **argv)
         asprintf(&F.csv, "%s.csv", F.prefix) < 0 || asprintf(&F.lms, "%s-lms.csv", F.prefix) < 0 ||
         asprintf(&F.steps, "%s-radius.txt", F.prefix) < 0)
         rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: out of memory");
+    const char *in[2] = { o.data, o.test }, *outs[3] = { F.csv, F.lms, F.steps };
+    for (int i = 0; !rc && i < 3; i++)
+        rc = cli_out_check("study", outs[i], in, 2, "give another -o DIR or --name", &err);
     /* every point's settings string */
     for (int64_t k = 0; k < npts && !rc; k++) {
         fsvc_param p = o.base;
@@ -1075,7 +1085,7 @@ out:
         for (int64_t k = 0; k < npts; k++) free(pset[k]);
     free(pset);
     free(done_k); free(round); free(round_n); free(mine); free(all); free(lens);
-    free(set); free(name); free(cmdline);
+    free(set); free(name); free(cmdline); free(defdir);
     free(c.data); free(c.test);
     free(F.prefix); free(F.csv); free(F.lms); free(F.steps);
     fsvc_dataset_free(&tr);

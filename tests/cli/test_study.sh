@@ -101,6 +101,6 @@ Q=$TMP/q; mkdir -p "$Q" && (cd "$Q" && "$FSVC" study -q --vary radius=0.5rms,1rm
 [ $rc -eq 0 ] && [ ! -s "$Q"/err ] && ok "study -q: stderr empty" || fail "study -q: exit $rc, stderr: $(head -c 200 "$Q"/err)"
 (cd "$Q" && "$FSVC" study -q --radius auto --max-train 300 --name auto "$UCI/optd64.train" "$UCI/optd64.test" \
   >out 2>err)
-[ ! -s "$Q"/err ] && grep -q 'radius' "$Q"/results/study-auto-radius.txt 2>/dev/null \
+[ ! -s "$Q"/err ] && grep -q 'radius' "$Q"/fsvc-study-auto/study-auto-radius.txt 2>/dev/null \
   && ok "study -q --radius auto: stderr empty, the steps in study-auto-radius.txt" \
-  || fail "study -q --radius auto: stderr $(head -c 200 "$Q"/err), steps file: $(ls "$Q"/results)"
+  || fail "study -q --radius auto: stderr $(head -c 200 "$Q"/err), steps file: $(ls "$Q"/fsvc-study-auto)"
