@@ -240,3 +240,46 @@ int cli_out_check(const char *cmd, const char *out, const char *const *inputs, i
     }
     return FSVC_OK;
 }
+
+#define LIBSVM_SEE "see 'Coming from LIBSVM' in README.md"
+
+int cli_libsvm_hint(const char *cmd, int c, int argc, char **argv)
+{
+    if (c == 's') { /* optarg: svm-train's -s N is the SVM type */
+        const char *v = optarg;
+        if (!v || !*v || strspn(v, "0123456789") != strlen(v)) return 0;
+        return cli_usage_error(cmd, "-s %s: that is svm-train's SVM type; fsvc's -s is the "
+                               "centroid selection (global, per-class, random, auto, kmeans++); "
+                               "classification is the default and --regression replaces "
+                               "epsilon-SVR: %s", v, LIBSVM_SEE);
+    }
+    if (c != '?' || optopt <= 0 || optopt >= CLI_LONG || !strchr("cgtb", optopt)) return 0;
+    switch (optopt) {
+    case 'c':
+        return cli_usage_error(cmd, "unknown option -c: svm-train's cost C has no direct "
+                               "equivalent; the ridge readout is regularised by -l LAMBDA "
+                               "(a larger C is a smaller lambda; search it with fsvc study "
+                               "--vary lambda=1e-3,1e-5,1e-7 -v 5): %s", LIBSVM_SEE);
+    case 'g': {
+        /* "-g G" as two words: name the radius of that gamma */
+        char *end = NULL;
+        double g = optind < argc && optind > 0 && !strcmp(argv[optind - 1], "-g")
+                 ? strtod(argv[optind], &end) : 0;
+        char r[96] = "";
+        if (end && !*end && g > 0 && isfinite(g))
+            snprintf(r, sizeof r, " (-g %s is -r %.4g)", argv[optind], 1 / sqrt(2 * g));
+        return cli_usage_error(cmd, "unknown option -g: svm-train's RBF gamma is the radius "
+                               "-r R here, exp(-|x-c|^2 / (2 R^2)), so R = 1/sqrt(2 gamma)%s: "
+                               "%s", r, LIBSVM_SEE);
+    }
+    case 't':
+        return cli_usage_error(cmd, "unknown option -t: svm-train's kernel type; fsvc's RBF "
+                               "kernel is the default (-d l2 -k gauss), the paper's is -d l1 "
+                               "-k tri; no linear, polynomial or sigmoid kernel: %s",
+                               LIBSVM_SEE);
+    default: /* 'b' */
+        return cli_usage_error(cmd, "unknown option -b: no training option is needed for "
+                               "probabilities; every model gives them: fsvc predict -b 1: %s",
+                               LIBSVM_SEE);
+    }
+}

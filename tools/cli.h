@@ -53,6 +53,12 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 #define CLI_LONG 256
 int cli_option_error(const char *cmd, int c, char **argv);
 
+/* svm-train's options that fsvc takes otherwise or not at all (-c, -g,
+ * -t, -b unknown to getopt: c == '?'; -s with a number, c == 's' with
+ * optarg): prints a usage error naming what to use instead and the README
+ * section "Coming from LIBSVM", returns FSVC_EUSAGE; 0 for anything else. */
+int cli_libsvm_hint(const char *cmd, int c, int argc, char **argv);
+
 /* --strict: with backend "cuda", fails (FSVC_ERESOURCE, err names the
  * cause) when no CUDA device can be opened; otherwise succeeds at once.
  * Without strict the engine prints one line and falls back to the CPU. */

@@ -149,7 +149,8 @@ static int parse(study_opts *o, int argc, char **argv)
         fsvc_error_clear(&err);
         switch (c) {
         case 'r': case 'p': case 'd': case 'k': case 's': case 'R': case 'l': case 'e': case 'E':
-            bad = set_fixed(o, short_name[c], optarg); break;
+            bad = cli_libsvm_hint("study", c, argc, argv) || set_fixed(o, short_name[c], optarg);
+            break;
         case 4: case 5: case 6: case 7: case 8: case 9: case 18: case 21: case 22:
             bad = set_fixed(o, long_name[c], optarg); break;
         case 1:
@@ -184,7 +185,8 @@ static int parse(study_opts *o, int argc, char **argv)
         case 19: strict = 1; break;
         case 20: o->no_warm = 1; break;
         default:
-            return cli_option_error("study", c, argv);
+            return cli_libsvm_hint("study", c, argc, argv) ? FSVC_EUSAGE
+                                                           : cli_option_error("study", c, argv);
         }
         if (bad) return FSVC_EUSAGE;
     }

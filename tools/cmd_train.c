@@ -106,6 +106,7 @@ int train_parse(train_args *a, int argc, char **argv)
                 if (fsvc_setting(i)->opt == c) s = fsvc_setting(i);
             snprintf(opt, sizeof opt, "-%c", c);
         }
+        if (c == 's' && cli_libsvm_hint("train", c, argc, argv)) return FSVC_EUSAGE;
         if (s) {
             fsvc_error err;
             const char *v = optarg ? optarg : "on";
@@ -155,7 +156,8 @@ int train_parse(train_args *a, int argc, char **argv)
         case O_SPARSE: a->storage = FSVC_STORE_SPARSE; break;
         case O_DENSE: a->storage = FSVC_STORE_DENSE; break;
         default:
-            return cli_option_error("train", c, argv);
+            return cli_libsvm_hint("train", c, argc, argv) ? FSVC_EUSAGE
+                                                           : cli_option_error("train", c, argv);
         }
     }
     int nargs = argc - optind;
