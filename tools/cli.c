@@ -116,7 +116,9 @@ int cli_load_data(fsvc_dataset *d, const char *data, const fsvc_model *m,
         fprintf(stderr, "fsvc %s: warning: %s: %lld values at features %d and above "
                 "ignored: the model has %d features and never saw them\n", cmd, d->source,
                 (long long)dropped, first, m->n);
-    if (n0 < m->n && d->rows == 0 && !quiet && talk) { /* LIBSVM's rule: not with -q */
+    /* LIBSVM's rule: not with -q; nor for sparse data, where absent
+     * features are the norm, not a sign of the wrong file */
+    if (n0 < m->n && d->rows == 0 && !d->csr && !quiet && talk) {
         char which[48];
         if (m->n - n0 > 1) snprintf(which, sizeof which, "features %d to %d", n0 + 1, m->n);
         else snprintf(which, sizeof which, "feature %d", m->n);
@@ -282,4 +284,36 @@ int cli_libsvm_hint(const char *cmd, int c, int argc, char **argv)
                                "probabilities; every model gives them: fsvc predict -b 1: %s",
                                LIBSVM_SEE);
     }
+}
+
+void cli_unknown_labels(char *out, size_t len, const fsvc_dataset *d, const int *truth)
+{
+    enum { SHOWN = 3 };
+    int seen[SHOWN];
+    int64_t count[SHOWN] = {0};
+    int ns = 0, more = 0;
+    /* the data's classes (d->cls) that the model lacks, in order of first use */
+    for (int64_t i = 0; i < d->N; i++) {
+        if (truth[i] >= 0) continue;
+        int c = d->cls ? d->cls[i] : -1, j = 0;
+        while (j < ns && seen[j] != c) j++;
+        if (j < ns) count[j]++;
+        else if (ns < SHOWN) { seen[ns] = c; count[ns++] = 1; }
+        else more = 1;
+    }
+    size_t u = 0;
+    out[0] = 0;
+    for (int j = 0; j < ns && u < len; j++) {
+        int c = seen[j];
+        char name[FSVC_MODEL_MAX_NAME + 8];
+        if (c >= 0 && c < d->K && d->class_names)
+            snprintf(name, sizeof name, "folder '%s'", d->class_names[c]);
+        else if (c >= 0 && c < d->K && d->class_values)
+            snprintf(name, sizeof name, "label %g", d->class_values[c]);
+        else
+            snprintf(name, sizeof name, "?");
+        u += (size_t)snprintf(out + u, len - u, "%s%s (%lld)", j ? ", " : "", name,
+                              (long long)count[j]);
+    }
+    if (more && u < len) snprintf(out + u, len - u, ", and more");
 }

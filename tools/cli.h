@@ -118,6 +118,12 @@ int cli_png_predict(int *pred, double *score, const fsvc_model *m, const fsvc_da
 int cli_out_check(const char *cmd, const char *out, const char *const *inputs, int n,
                   const char *hint, fsvc_error *err);
 
+/* The labels of d that the model does not know (truth[i] < 0, from
+ * fsvc_model_truth), for a warning: "folder 'wolf' (12), folder 'fox' (3)"
+ * (PNG class folders, sample counts) or "label 7 (3)", the first three in
+ * order of first use, then ", and more". */
+void cli_unknown_labels(char *out, size_t len, const fsvc_dataset *d, const int *truth);
+
 /* Wall-clock seconds (monotonic). */
 double cli_now(void);
 

@@ -247,9 +247,11 @@ int cmd_eval(int argc, char **argv)
     if (unknown) {
         printf("%lld samples have a label the model does not know (counted as errors)\n",
                (long long)unknown);
+        char which[600];
+        cli_unknown_labels(which, sizeof which, &d, truth);
         fprintf(stderr, "fsvc eval: warning: %s: %lld of %lld samples have a label the model "
-                "does not know (the model has %d classes); they count as errors\n",
-                d.source, (long long)unknown, (long long)N, K);
+                "does not know (%s; the model has %d classes); they count as errors\n",
+                d.source, (long long)unknown, (long long)N, which, K);
     }
     print_report(&m, conf, K);
     if (pngpath) {

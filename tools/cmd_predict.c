@@ -172,20 +172,15 @@ int predict_parse(predict_args *a, int argc, char **argv)
 }
 
 /* DATA's samples whose label is not one of the model's classes count as
- * errors: one warning line, naming the first such label. */
+ * errors: one warning line, naming those labels (or class folders). */
 static void warn_unknown_labels(const fsvc_model *m, const fsvc_dataset *d, const int *truth,
                                 int64_t unknown)
 {
-    int64_t i = 0;
-    while (i < d->N && truth[i] >= 0) i++;
-    char first[FSVC_MODEL_MAX_NAME + 32];
-    if (d->class_names && d->cls && d->cls[i] >= 0 && d->cls[i] < d->K)
-        snprintf(first, sizeof first, "'%s'", d->class_names[d->cls[i]]);
-    else
-        snprintf(first, sizeof first, "%g", d->y[i]);
+    char which[600];
+    cli_unknown_labels(which, sizeof which, d, truth);
     fprintf(stderr, "fsvc predict: warning: %s: %lld of %lld samples have a label the model "
-            "does not know (first: %s; the model has %d classes); they count as errors\n",
-            d->source, (long long)unknown, (long long)d->N, first, m->K);
+            "does not know (%s; the model has %d classes); they count as errors\n",
+            d->source, (long long)unknown, (long long)d->N, which, m->K);
 }
 
 /* OUT is never an input (the model, a DATA) nor an image: a CSV or label
