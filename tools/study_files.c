@@ -159,7 +159,8 @@ static int write_new(const char *path, const fsvc_csv_out *text, fsvc_error *err
     if (!tmp) return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
     FILE *f;
     int rc = ds_tmp_open(&f, tmp, tl, path, err);
-    if (!rc && fwrite(text->s, 1, text->len, f) != text->len) {
+    /* len 0 (an empty sidecar): s may be NULL, nothing to write */
+    if (!rc && text->len && fwrite(text->s, 1, text->len, f) != text->len) {
         int e = errno;
         ds_tmp_abort(f, tmp);
         rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: write error: %s", path, strerror(e));
