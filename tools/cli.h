@@ -127,15 +127,6 @@ void cli_unknown_labels(char *out, size_t len, const fsvc_dataset *d, const int 
 /* Wall-clock seconds (monotonic). */
 double cli_now(void);
 
-/* OpenBLAS's core type (tools/blas_core.c): re-executes the program once
- * with OPENBLAS_CORETYPE set when OpenBLAS chose a core weaker than the
- * CPU (never over a user's OPENBLAS_CORETYPE); call first in main. The
- * status says what was chosen and why; gemm_ok: 1 when a small sgemm and
- * dgemm match a plain loop. */
-void cli_blas_core_fix(char **argv);
-const char *cli_blas_core_status(void);
-int cli_blas_gemm_ok(void);
-
 /* OpenBLAS's work buffers for `threads` threads calling BLAS at once,
  * taken now so that no later BLAS call allocates (tools/blas_reserve.c:
  * OpenBLAS hangs when that allocation fails). FSVC_ERESOURCE when the

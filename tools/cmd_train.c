@@ -176,8 +176,9 @@ int train_parse(train_args *a, int argc, char **argv)
     return CLI_RUN;
 }
 
-/* The default model path: the data's basename (trailing slashes dropped)
- * + ".fsvc", in the current folder; malloc'd, NULL when out of memory. */
+/* The default model path: the data's basename (trailing slashes and a
+ * ".gz" dropped: x.train.gz and x.train name one data set) + ".fsvc", in
+ * the current folder; malloc'd, NULL when out of memory. */
 static char *default_model_path(const char *data)
 {
     size_t l = strlen(data);
@@ -186,7 +187,9 @@ static char *default_model_path(const char *data)
         return NULL;
     memcpy(tmp, data, l + 1);
     while (l > 1 && tmp[l - 1] == '/') tmp[--l] = 0;
-    const char *base = basename(tmp);
+    char *base = basename(tmp);
+    size_t bl = strlen(base);
+    if (bl > 3 && !strcmp(base + bl - 3, ".gz")) base[bl - 3] = 0;
     char *out = malloc(strlen(base) + 6);
     if (out)
         sprintf(out, "%s.fsvc", base);

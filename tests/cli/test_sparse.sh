@@ -151,5 +151,5 @@ if [ -e "$UCI/satimg.train" ]; then
   expect_exit 0 "show: the dense satimg model is format 3" -- "$FSVC" show "$TMP/sat-dense.fsvc"
   expect_match "format version 3" "dense models keep format version 3" "$OUT"
 else
-  fail "satimg, optd64: no UCI data at $UCI (../shared/datasets/uci-dogaru)"
+  fail "satimg, optd64: no UCI data at $UCI (make test-data)"
 fi

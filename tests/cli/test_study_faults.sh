@@ -22,7 +22,7 @@ is_png() {
 rows() { grep -v '^#' "$1" | tail -n +2 | grep -c .; }
 
 if [ ! -e "$IRIS" ]; then
-  echo "FAIL - $IRIS absent: the study fault tests need the shared uci-dogaru data"
+  echo "FAIL - $IRIS absent: the study fault tests need the uci-dogaru data (make test-data)"
   exit 0
 fi
 
