@@ -53,6 +53,12 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 #define CLI_LONG 256
 int cli_option_error(const char *cmd, int c, char **argv);
 
+/* svm-train's options that fsvc takes otherwise or not at all (-c, -g,
+ * -t, -b unknown to getopt: c == '?'; -s with a number, c == 's' with
+ * optarg): prints a usage error naming what to use instead and the README
+ * section "Coming from LIBSVM", returns FSVC_EUSAGE; 0 for anything else. */
+int cli_libsvm_hint(const char *cmd, int c, int argc, char **argv);
+
 /* --strict: with backend "cuda", fails (FSVC_ERESOURCE, err names the
  * cause) when no CUDA device can be opened; otherwise succeeds at once.
  * Without strict the engine prints one line and falls back to the CPU. */
@@ -104,6 +110,19 @@ int cli_png_list(fsvc_dataset *d, const char *data, int allow_unlabelled, fsvc_e
 int cli_png_predict(int *pred, double *score, const fsvc_model *m, const fsvc_dataset *d,
                     long batch, const char *backend, int threads, int quiet, const char *cmd,
                     fsvc_error *err);
+
+/* No command writes over its input: FSVC_EINPUT (exit 2, err names out
+ * and says `hint`, e.g. "name another OUT") when writing out would replace
+ * a file that one of inputs[0..n-1] (sources as fsvc_dataset_load takes
+ * them, or models; NULL entries skipped) reads. out NULL: OK. */
+int cli_out_check(const char *cmd, const char *out, const char *const *inputs, int n,
+                  const char *hint, fsvc_error *err);
+
+/* The labels of d that the model does not know (truth[i] < 0, from
+ * fsvc_model_truth), for a warning: "folder 'wolf' (12), folder 'fox' (3)"
+ * (PNG class folders, sample counts) or "label 7 (3)", the first three in
+ * order of first use, then ", and more". */
+void cli_unknown_labels(char *out, size_t len, const fsvc_dataset *d, const int *truth);
 
 /* Wall-clock seconds (monotonic). */
 double cli_now(void);

@@ -80,11 +80,11 @@ for r in rows:
     w.writerow(['' if i in hide and r is not rows[0] else v for i, v in enumerate(r)])
 EOF
 }
-# same_study NAME DIR1 DIR2: the CSVs (comments included, measured columns
-# masked) and the LMS curve CSVs are the same
+# same_study NAME DIR1 DIR2: the CSVs (measured columns masked), their
+# metadata sidecars (study-iris-about.txt) and the LMS curve CSVs are the same
 same_study() {
   local a=$2/r/study-iris.csv b=$3/r/study-iris.csv
-  if [ -s "$a" ] && [ -s "$b" ] && diff <(grep '^#' "$a") <(grep '^#' "$b") >/dev/null &&
+  if [ -s "$a" ] && [ -s "$b" ] && diff "${a%.csv}-about.txt" "${b%.csv}-about.txt" >/dev/null &&
      diff <(masked "$a") <(masked "$b") >/dev/null; then ok "$1: the one-process CSV"
   else fail "$1: the one-process CSV: $(diff <(masked "$a") <(masked "$b") 2>&1 | head -c 400)"; fi
   cmp -s "$2/r/study-iris-lms.csv" "$3/r/study-iris-lms.csv" && ok "$1: the one-process LMS curves" \
