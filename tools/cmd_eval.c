@@ -114,7 +114,7 @@ int cmd_eval(int argc, char **argv)
     if (!rc && m.regression)
         rc = fsvc_fail(&err, FSVC_EINPUT, "%s: a regression model; eval needs a classifier "
                        "(fsvc predict reports MSE and R^2)", a.model);
-    rc = cli_dist_agree(rc, &err); /* the load below is collective */
+    rc = cli_dist_same_model(rc, &m, a.model, &err); /* the load below is collective */
     if (!rc) {
         batched = batched && !m.Cs; /* a sparse model: the whole folder */
         rc = batched ? cli_png_list(&d, a.data, 0, &err)
