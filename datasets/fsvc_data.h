@@ -31,6 +31,8 @@ typedef struct fsvc_csr {
 
 /* The most features of sparse data (the model limit FSVC_MODEL_MAX_N). */
 #define FSVC_CSR_MAX_N (1 << 24)
+/* The most features of dense data (the engine's kernels). */
+#define FSVC_DENSE_MAX_N 65536
 
 typedef struct fsvc_dataset {
     int64_t N;            /* number of samples */

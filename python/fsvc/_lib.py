@@ -85,8 +85,9 @@ _sig = {
     "fsvc_param_set": (_I, [_P, ctypes.c_char_p, ctypes.c_char_p, _E]),
     "fsvc_model_meta": (None, [ctypes.POINTER(_I64), _P]),
     "fsvc_model_class_values": (ctypes.POINTER(_D), [_P]),
-    "fsvc_train_view": (_I, [_P, _P, _P, _I64, _I, _I, _I, _I, _P, _P, _E]),
-    "fsvc_predict_view": (_I, [_P, _P, _P, _P, _I64, _I, _I, _I, _I, ctypes.c_char_p, _I,
+    # sizes are int64_t in C: a ctypes c_int would cut 2**32 + 4 to 4
+    "fsvc_train_view": (_I, [_P, _P, _P, _I64, _I64, _I, _I64, _I64, _P, _P, _E]),
+    "fsvc_predict_view": (_I, [_P, _P, _P, _P, _I64, _I64, _I, _I64, _I64, ctypes.c_char_p, _I,
                                _E]),
     "fsvc_model_to_bytes": (_I, [ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_size_t), _P,
                                  _E]),

@@ -276,7 +276,10 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
             raise ValueError("this fsvc model is a regression model: use FSVCRegressor")
         est = cls()
         v = model.class_values()
-        est.classes_ = v.astype(np.int64) if np.all(v == np.round(v)) else v
+        # int64 only where every label is an integer int64 holds (|v| < 2**63):
+        # 1e19 would become int64's minimum
+        whole = np.all(v == np.round(v)) and np.all(np.abs(v) < 2.0**63)
+        est.classes_ = v.astype(np.int64) if whole else v
         est.n_features_in_ = meta["n"]
         return est._set_model(model, meta["rows"], meta["cols"])
 
