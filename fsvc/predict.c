@@ -40,7 +40,10 @@ int fsvc_predict_ctx(int *pred, double *score, const fsvc_model *model,
     size_t row = (size_t)model->n * fsvc_dtype_size(model->dtype);
     /* on a device one call: W and R go up once, only Y comes back */
     int64_t Nc = ctx->backend == BNL_CUDA ? (d->N > 0 ? d->N : 1) : FSVC_PREDICT_CHUNK;
-    double *Y = malloc((size_t)Nc * K * sizeof *Y); /* Y: Nc x K */
+    /* Y: the rows of one chunk, no more than the samples (a model of 10^6
+     * classes needs 8 MB a sample: 65 GB for a whole chunk) */
+    int64_t Ny = d->N < Nc ? (d->N > 0 ? d->N : 1) : Nc;
+    double *Y = malloc((size_t)Ny * K * sizeof *Y); /* Y: Ny x K */
     if (!Y) { rc = fsvc_fail(err, FSVC_ERESOURCE, "predict: out of memory"); goto done; }
     for (int64_t i0 = 0; i0 < d->N; i0 += Nc) {
         int64_t b = d->N - i0 < Nc ? d->N - i0 : Nc;

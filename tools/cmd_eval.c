@@ -10,6 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The confusion matrix is made, printed and drawn up to this many classes
+ * (a 2000 x 2000 px image; 10^6 classes would be 8 TB of counts). */
+#define EVAL_MATRIX_MAX_K 1000
+
 /* Confusion matrix conf (K x K) as a grid of cells, white (0) to dark blue
  * (the row's total), rows = true class, columns = predicted. */
 static int write_png(const char *path, const int64_t *conf, int K, fsvc_error *err)
@@ -114,6 +118,9 @@ int cmd_eval(int argc, char **argv)
     if (!rc && m.regression)
         rc = fsvc_fail(&err, FSVC_EINPUT, "%s: a regression model; eval needs a classifier "
                        "(fsvc predict reports MSE and R^2)", a.model);
+    else if (!rc && pngpath && m.K > EVAL_MATRIX_MAX_K)
+        rc = fsvc_fail(&err, FSVC_EINPUT, "%s: %d classes; --png draws the confusion matrix of "
+                       "at most %d", a.model, m.K, EVAL_MATRIX_MAX_K);
     rc = cli_dist_same_model(rc, &m, a.model, &err); /* the load below is collective */
     if (!rc) {
         batched = batched && !m.Cs; /* a sparse model: the whole folder */
@@ -131,8 +138,12 @@ int cmd_eval(int argc, char **argv)
     int K = m.K;
     int *pred = malloc((size_t)(N ? N : 1) * sizeof *pred);
     int *truth = malloc((size_t)(N ? N : 1) * sizeof *truth);
-    int64_t *conf = calloc((size_t)K * K, sizeof *conf);
-    if (!pred || !truth || !conf) rc = fsvc_fail(&err, FSVC_ERESOURCE, "eval: out of memory");
+    /* the K x K matrix only when it is shown; the per-class counts from
+     * the samples (3 x K): a model of 10^6 classes evaluates too */
+    int64_t *conf = K <= EVAL_MATRIX_MAX_K ? calloc((size_t)K * K, sizeof *conf) : NULL;
+    int64_t *tp = calloc((size_t)K * 3, sizeof *tp), *row = tp + K, *col = tp + 2 * (size_t)K;
+    if (!pred || !truth || !tp || (K <= EVAL_MATRIX_MAX_K && !conf))
+        rc = fsvc_fail(&err, FSVC_ERESOURCE, "eval: out of memory");
     else if (!d.has_labels || !d.y) rc = fsvc_fail(&err, FSVC_EINPUT, "%s: no labels to evaluate", d.source);
     rc = cli_dist_agree(rc, &err);
     if (rc) goto done;
@@ -158,21 +169,29 @@ int cmd_eval(int argc, char **argv)
                 "does not know (the model has %d classes); they count as errors\n",
                 d.source, (long long)unknown, (long long)N, K);
     }
+    for (int64_t i = 0; i < N; i++) {
+        if (truth[i] >= 0) row[truth[i]]++;
+        if (pred[i] >= 0) col[pred[i]]++;
+        if (truth[i] >= 0 && truth[i] == pred[i]) tp[truth[i]]++;
+    }
     char cn[FSVC_MODEL_MAX_NAME + 1]; /* class name (PNG folders) or label value */
     printf("\n%10s %10s %10s %8s\n", "class", "precision", "recall", "support");
-    for (int k = 0; k < K; k++) {
-        int64_t tp = conf[(size_t)k * K + k], col = 0, row = 0;
-        for (int q = 0; q < K; q++) { col += conf[(size_t)q * K + k]; row += conf[(size_t)k * K + q]; }
+    for (int k = 0; k < K; k++)
         printf("%10s %9.2f%% %9.2f%% %8lld\n", fsvc_model_class_text(&m, k, cn, sizeof cn),
-               col ? 100.0 * tp / col : 0.0, row ? 100.0 * tp / row : 0.0, (long long)row);
-    }
-    printf("\nconfusion matrix (rows: true class, columns: predicted)\n%8s", "");
-    for (int k = 0; k < K; k++) printf(" %6s", fsvc_model_class_text(&m, k, cn, sizeof cn));
-    printf("\n");
-    for (int r = 0; r < K; r++) {
-        printf("%8s", fsvc_model_class_text(&m, r, cn, sizeof cn));
-        for (int k = 0; k < K; k++) printf(" %6lld", (long long)conf[(size_t)r * K + k]);
+               col[k] ? 100.0 * tp[k] / col[k] : 0.0, row[k] ? 100.0 * tp[k] / row[k] : 0.0,
+               (long long)row[k]);
+    if (!conf) {
+        printf("\nconfusion matrix: not shown for %d classes (at most %d)\n", K,
+               EVAL_MATRIX_MAX_K);
+    } else {
+        printf("\nconfusion matrix (rows: true class, columns: predicted)\n%8s", "");
+        for (int k = 0; k < K; k++) printf(" %6s", fsvc_model_class_text(&m, k, cn, sizeof cn));
         printf("\n");
+        for (int r = 0; r < K; r++) {
+            printf("%8s", fsvc_model_class_text(&m, r, cn, sizeof cn));
+            for (int k = 0; k < K; k++) printf(" %6lld", (long long)conf[(size_t)r * K + k]);
+            printf("\n");
+        }
     }
     if (pngpath) {
         rc = write_png(pngpath, conf, K, &err);
@@ -181,7 +200,7 @@ int cmd_eval(int argc, char **argv)
     }
     printf("Accuracy = %.2f%% (%lld/%lld)\n", N ? 100.0 * ok / N : 0.0, (long long)ok, (long long)N);
 done:
-    free(pred); free(truth); free(conf);
+    free(pred); free(truth); free(conf); free(tp);
     fsvc_dataset_free(&d);
     fsvc_free_model(&m);
     return cli_dist_end(rc, &err);
