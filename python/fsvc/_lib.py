@@ -5,8 +5,11 @@ source tree this package sits in (python/fsvc -> build/libfsvc.so); next to
 the package; the lib/ folder of the prefix it was installed under
 (PREFIX/lib/python3.X/dist-packages/fsvc -> PREFIX/lib); the system loader.
 """
+import contextlib
 import ctypes
 import os
+import sys
+import threading
 
 __all__ = ["lib", "library_path", "FSVCError", "FSVCUsageError", "FSVCInputError",
            "FSVCResourceError", "check", "Error"]
@@ -111,18 +114,33 @@ for _name, (_res, _args) in _sig.items():
     _f.restype = _res
     _f.argtypes = _args
 
-# The library prints progress lines only when asked (param progress); the
-# few informative lines it prints otherwise are discarded.
-PRINT_DISCARD = ctypes.cast(lib.fsvc_print_discard, ctypes.c_void_p)
-lib.fsvc_set_print(PRINT_DISCARD)
-try:
-    _blas_threads = lib.openblas_set_num_threads
-    _blas_threads.restype = None
-    _blas_threads.argtypes = [_I]
-except AttributeError:  # another BLAS: its own thread settings apply
-    _blas_threads = None
+# The library's print hook is process-wide, so it is set once, here, to a
+# router: a line goes to sys.stderr when the thread that made the call
+# asked for it (verbose_lines), else nowhere. Fits in several threads no
+# longer reset each other's hook (issue 26 item 10), and a redirected
+# sys.stderr (pytest, Jupyter) sees the lines, not file descriptor 2.
+_tls = threading.local()
 
 
-def set_blas_threads(n):
-    if _blas_threads is not None and n > 0:
-        _blas_threads(int(n))
+@ctypes.CFUNCTYPE(None, ctypes.c_char_p)
+def _print_line(line):
+    if getattr(_tls, "verbose", False):
+        try:
+            sys.stderr.write(line.decode("utf-8", "replace"))
+            sys.stderr.flush()
+        except Exception:  # a closed stderr must not break the fit
+            pass
+
+
+lib.fsvc_set_print(ctypes.cast(_print_line, ctypes.c_void_p))
+
+
+@contextlib.contextmanager
+def verbose_lines(on):
+    """The library's lines printed by this thread go to sys.stderr inside."""
+    before = getattr(_tls, "verbose", False)
+    _tls.verbose = bool(on)
+    try:
+        yield
+    finally:
+        _tls.verbose = before

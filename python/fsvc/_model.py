@@ -5,7 +5,7 @@ import ctypes
 
 import numpy as np
 
-from ._lib import PRINT_DISCARD, Error, check, lib, set_blas_threads
+from ._lib import Error, check, lib, verbose_lines
 
 _DTYPES = {np.dtype(np.uint8): 0, np.dtype(np.float32): 1, np.dtype(np.float64): 2}
 
@@ -42,26 +42,20 @@ class Model:
         if not p:
             raise MemoryError("fsvc: out of memory for the parameters")
         keep = []  # the backend text must outlive the parameters
-        threads = 0
         try:
             for name, value in settings:
                 b = str(value).encode()
                 keep.append(b)
                 check(lib.fsvc_param_set(p, name.encode(), b, ctypes.byref(err)), err)
-                if name == "threads":
-                    threads = int(value)
-            set_blas_threads(threads)
+            # threads reach the library through the parameters only: it
+            # brackets its own BLAS calls (OpenBLAS's count is process-wide)
             m = cls()
             X = engine_array(X)
             y = np.ascontiguousarray(y, dtype=np.float64)
-            if verbose:
-                lib.fsvc_set_print(None)
-            try:
+            with verbose_lines(verbose):
                 rc = lib.fsvc_train_view(m._h, None, X.ctypes.data, X.shape[0], X.shape[1],
                                          _DTYPES[X.dtype], rows, cols, y.ctypes.data, p,
                                          ctypes.byref(err))
-            finally:
-                lib.fsvc_set_print(PRINT_DISCARD)
             check(rc, err)
             return m
         finally:
@@ -122,7 +116,6 @@ class Model:
         pred = np.empty(N, dtype=np.int32)
         score = np.empty((N, meta["Kout"]), dtype=np.float64) if scores else None
         err = Error()
-        set_blas_threads(threads)
         check(lib.fsvc_predict_view(pred.ctypes.data,
                                     score.ctypes.data if scores else None, self._h,
                                     X.ctypes.data, N, X.shape[1], _DTYPES[X.dtype], rows, cols,
