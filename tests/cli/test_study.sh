@@ -18,6 +18,17 @@ for bad in "bogus=1,2" "radius" "radius=1,,2" "radius=-3" "readout=svm" "prag=1,
   if [ "$(err_lines "$ERR")" -eq 1 ]; then ok "grid error '$bad': one line"; else fail "grid error '$bad': $ERR"; fi
 done
 expect_exit 1 "unknown setting" -- "$FSVC" study -v 3 --vary bogus=1 "$UCI/iris.train"
+# sparse data over the dense limit: refused at once, exit 2, no CSV (it was
+# loaded dense and failed in the engine, exit 1; issue 26 item 5)
+awk 'BEGIN { srand(1); for (i = 0; i < 40; i++) { k = i % 2; s = k; f = 0;
+  while ((f += 1 + int(rand() * 999)) <= 70000) s = s " " f ":" (f % 2 == k ? 3 : 1); print s } }' \
+  > "$TMP/wide.train"
+expect_exit 2 "study on sparse data of 70000 features" -- "$FSVC" study --no-plots -q -v 2 \
+  -o "$TMP/wide" --vary radius=1rms,2rms "$TMP/wide.train"
+expect_match 'wide.train: sparse data, 40 x 70000 \([0-9]+ values\); study runs on dense data, at most 65536 features' \
+  "study on sparse data: says why" "$ERR"
+expect_one_line "study on sparse data: one line" "$ERR"
+if [ ! -e "$TMP/wide/study-wide.csv" ]; then ok "study on sparse data: no CSV"; else fail "study on sparse data: a CSV"; fi
 expect_match "'bogus' is not a setting" "unknown setting named" "$(echo "$ERR" | head -n 1)"
 expect_exit 1 "-v 1 is refused" -- "$FSVC" study -v 1 "$UCI/iris.train"
 
