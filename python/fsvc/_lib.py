@@ -15,6 +15,7 @@ __all__ = ["lib", "library_path", "FSVCError", "FSVCUsageError", "FSVCInputError
            "FSVCResourceError", "check", "Error"]
 
 FSVC_OK, FSVC_EUSAGE, FSVC_EINPUT, FSVC_ERESOURCE = 0, 1, 2, 3
+DENSE_MAX_N = 65536  # FSVC_DENSE_MAX_N of datasets/fsvc_data.h: dense features
 
 
 class FSVCError(Exception):

@@ -5,7 +5,7 @@ import ctypes
 
 import numpy as np
 
-from ._lib import Error, check, lib, verbose_lines
+from ._lib import DENSE_MAX_N, Error, FSVCInputError, FSVCUsageError, check, lib, verbose_lines
 
 _DTYPES = {np.dtype(np.uint8): 0, np.dtype(np.float32): 1, np.dtype(np.float64): 2}
 
@@ -44,6 +44,8 @@ class Model:
         keep = []  # the backend text must outlive the parameters
         try:
             for name, value in settings:
+                if "\0" in str(value):  # C would read 'gauss\0tri' as 'gauss'
+                    raise FSVCUsageError(1, "%s: %r holds a NUL character" % (name, str(value)))
                 b = str(value).encode()
                 keep.append(b)
                 check(lib.fsvc_param_set(p, name.encode(), b, ctypes.byref(err)), err)
@@ -68,14 +70,24 @@ class Model:
         data = bytes(data)
         check(lib.fsvc_model_from_bytes(m._h, data, len(data), what.encode(),
                                         ctypes.byref(err)), err)
-        return m
+        return m._usable(what)
 
     @classmethod
     def load(cls, path):
         m = cls()
         err = Error()
         check(lib.fsvc_model_load(m._h, str(path).encode(), ctypes.byref(err)), err)
-        return m
+        return m._usable(str(path))
+
+    def _usable(self, what):
+        """self, or FSVCInputError for a model no array can reach: arrays are
+        dense, at most DENSE_MAX_N features (a sparse model of `fsvc train`
+        may have up to 2**24)."""
+        n = self.meta["n"]
+        if n > DENSE_MAX_N:
+            raise FSVCInputError(2, "%s: the model has %d features; arrays hold at most %d "
+                                    "(use `fsvc predict` on sparse data)" % (what, n, DENSE_MAX_N))
+        return self
 
     # ---- output ----
     def to_bytes(self):

@@ -58,3 +58,33 @@ def test_labels_beyond_int64(tmp_path, fsvc_bin):
     back = fsvc.FSVCClassifier.from_model_file(tmp_path / "big.fsvc")
     assert list(back.classes_) == [1e19, 3e19]
     assert np.mean(back.predict(X) == y) > 0.9
+
+
+def test_nul_in_a_setting_refused(blobs):
+    # c_char_p stopped at the NUL: 'gauss\0tri' trained as 'gauss'
+    X, y = blobs
+    with pytest.raises(fsvc.FSVCUsageError, match="kernel: 'gauss.x00tri' holds a NUL"):
+        fsvc.FSVCClassifier(kernel="gauss\0tri").fit(X, y)
+
+
+@pytest.mark.parametrize("n", [-5, 2**32 + 5, 1.5])
+def test_load_libsvm_n_features_checked(tmp_path, n):
+    # -5 was ignored (all features), 2**32 + 5 became 5
+    (tmp_path / "a.txt").write_text("1 1:1 7:2\n0 2:1\n")
+    with pytest.raises(fsvc.FSVCUsageError, match=r"n_features: .* is not an integer in "
+                                                  r"\[0, 65536\]"):
+        fsvc.load_libsvm(tmp_path / "a.txt", n_features=n)
+
+
+def test_model_wider_than_arrays_refused_at_load(tmp_path, fsvc_bin):
+    # a sparse model of 70000 features loaded, then failed at predict with
+    # the engine's message
+    import subprocess
+    with open(tmp_path / "wide.txt", "w") as f:
+        for i in range(20):
+            f.write("%d %d:1 %d:2\n" % (i % 2, 1 + i, 69990 + i % 2))
+    subprocess.run([fsvc_bin, "train", "-q", "--sparse", str(tmp_path / "wide.txt"),
+                    str(tmp_path / "wide.fsvc")], check=True, capture_output=True)
+    with pytest.raises(fsvc.FSVCInputError, match=r"wide.fsvc: the model has 69991 features; "
+                                                  r"arrays hold at most 65536"):
+        fsvc.FSVCClassifier.from_model_file(tmp_path / "wide.fsvc")
