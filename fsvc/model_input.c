@@ -5,6 +5,7 @@
 #include "internal.h" /* fsvc_model_input_threads */
 #include "deskew.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,14 @@ int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dat
                 free(pre);
                 return fsvc_fail(err, FSVC_EINPUT, "%s: value %zu of sample %zu is not finite",
                                  d->source, k % (size_t)d->n + 1, k / (size_t)d->n + 1);
+            }
+            if (model->dtype == FSVC_F32 && fabs(v) > FLT_MAX) { /* (float)v: +-Inf */
+                free(x);
+                free(pre);
+                return fsvc_fail(err, FSVC_EINPUT, "%s: value %zu of sample %zu (%g) is beyond "
+                                 "float32's range (+-3.4e38), the model's type (train "
+                                 "with --dtype f64)",
+                                 d->source, k % (size_t)d->n + 1, k / (size_t)d->n + 1, v);
             }
             if (model->dtype == FSVC_F32) ((float *)x)[k] = (float)v;
             else if (model->dtype == FSVC_F64) ((double *)x)[k] = v;

@@ -92,3 +92,12 @@ expect_match '^confusion matrix: not shown for 20000 classes \(at most 1000\)$' 
   "eval: no matrix above 1000 classes" "$OUT"
 limit 2 'many.fsvc: 20000 classes; --png draws the confusion matrix of at most 1000' \
   "eval --png above 1000 classes" -- "$FSVC" eval many.fsvc many.test --png many.png
+
+# values beyond float32 (fine as float64): said where they are, not later
+# as a non-finite radius or centroid (issue 26)
+printf '1 1:1 2:1\n# a comment\n0 1:1e39 2:2\n1 1:2 2:1\n0 1:0 2:3\n' > f32.txt
+limit 2 "f32.txt:3: value '1e39' is beyond float32's range" "sparse value beyond float32" -- \
+  "$FSVC" train -q --sparse f32.txt f32.fsvc
+limit 2 "f32.txt: value 1 of sample 2 \(1e\+39\) is beyond float32's range" \
+  "dense value beyond float32 (f32 model)" -- "$FSVC" train -q -r 1 f32.txt f32.fsvc
+expect_exit 0 "the same value trains with --dtype f64" -- "$FSVC" train -q --dtype f64 f32.txt f32.fsvc
