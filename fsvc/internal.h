@@ -114,8 +114,10 @@ int fsvc_class_weight_next(const char **pos, char *label, size_t cap, double *w,
 /* Rows i0..i0+b of a prediction from their scores Y (b x model->Kout):
  * the class of the largest score (pred) and the scores, or for regression
  * the value plus the model's offset (score); pred or score may be NULL.
+ * A score that is not finite (readout weights that overflow, e.g. 1e308)
+ * is FSVC_EINPUT naming source and the sample, not a NaN probability.
  * Dense and sparse prediction both end here (fsvc/predict.c). */
-void fsvc_scores_pick(const fsvc_model *model, const double *Y, int64_t b, int64_t i0,
-                      int *pred, double *score);
+int fsvc_scores_pick(const fsvc_model *model, const double *Y, int64_t b, int64_t i0,
+                     int *pred, double *score, const char *source, fsvc_error *err);
 
 #endif

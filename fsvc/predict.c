@@ -6,15 +6,21 @@
 #include "internal.h"
 #include "sparse.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-void fsvc_scores_pick(const fsvc_model *model, const double *Y, int64_t b, int64_t i0,
-                      int *pred, double *score)
+int fsvc_scores_pick(const fsvc_model *model, const double *Y, int64_t b, int64_t i0,
+                     int *pred, double *score, const char *source, fsvc_error *err)
 {
     int K = model->Kout;
     for (int64_t i = 0; i < b; i++) {
         const double *y = Y + (size_t)i * K;
+        for (int k = 0; k < K; k++)
+            if (!isfinite(y[k]))
+                return fsvc_fail(err, FSVC_EINPUT, "%s: sample %lld: the model's score %d is "
+                                 "not finite (its readout weights overflow)", source,
+                                 (long long)(i0 + i + 1), k + 1);
         if (model->regression) {
             if (pred) pred[i0 + i] = 0;
             if (score) score[i0 + i] = y[0] + model->y_offset;
@@ -26,6 +32,7 @@ void fsvc_scores_pick(const fsvc_model *model, const double *Y, int64_t b, int64
         if (pred) pred[i0 + i] = best;
         if (score) memcpy(score + (size_t)(i0 + i) * K, y, (size_t)K * sizeof *y);
     }
+    return FSVC_OK;
 }
 
 int fsvc_predict_ctx(int *pred, double *score, const fsvc_model *model,
@@ -50,7 +57,7 @@ int fsvc_predict_ctx(int *pred, double *score, const fsvc_model *model,
         rc = bnl_scores(ctx, &op, Y, model->C, model->m, (const char *)X + (size_t)i0 * row,
                         b, model->n, model->R, K, err);
         if (rc) goto done;
-        fsvc_scores_pick(model, Y, b, i0, pred, score);
+        if ((rc = fsvc_scores_pick(model, Y, b, i0, pred, score, d->source, err))) goto done;
     }
 done:
     free(Y); free(X);
