@@ -31,6 +31,14 @@ static double scaled(double v, fsvc_scale s)
     return v;
 }
 
+/* (v - lo) / (hi - lo) for lo < hi; a range wider than DBL_MAX (e.g.
+ * -1e308 .. 1e308) in halves, which are exact: finite data stays finite. */
+static double range01(double v, double lo, double hi)
+{
+    double w = hi - lo, d = v - lo;
+    return isfinite(w) && isfinite(d) ? d / w : (0.5 * v - 0.5 * lo) / (0.5 * hi - 0.5 * lo);
+}
+
 int fsvc_model_input(void **out, const fsvc_model *model,
                      const fsvc_dataset *d, fsvc_error *err)
 {
@@ -115,7 +123,7 @@ int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dat
             double v = get(src, st, (int64_t)k);
             if (lo) { /* svm-scale to [-1, 1]; a constant feature becomes 0 */
                 size_t f = k % (size_t)d->n;
-                v = hi[f] > lo[f] ? -1.0 + 2.0 * (v - lo[f]) / (hi[f] - lo[f]) : 0.0;
+                v = hi[f] > lo[f] ? -1.0 + 2.0 * range01(v, lo[f], hi[f]) : 0.0;
             }
             v = scaled(v, s);
             if (sq) v = sqrt(v > 0 ? v : 0);

@@ -101,3 +101,12 @@ limit 2 "f32.txt:3: value '1e39' is beyond float32's range" "sparse value beyond
 limit 2 "f32.txt: value 1 of sample 2 \(1e\+39\) is beyond float32's range" \
   "dense value beyond float32 (f32 model)" -- "$FSVC" train -q -r 1 f32.txt f32.fsvc
 expect_exit 0 "the same value trains with --dtype f64" -- "$FSVC" train -q --dtype f64 f32.txt f32.fsvc
+
+# a feature range of -1e308 .. 1e308 (wider than DBL_MAX): --scale-features
+# scales it in halves; it blamed the data ('value 1 of sample 1 is not
+# finite', exit 2; issue 26)
+printf '1 1:1e308 2:1\n0 1:-1e308 2:2\n1 1:2 2:1\n0 1:0 2:3\n' > range.txt
+expect_exit 0 "--scale-features over a range wider than DBL_MAX" -- \
+  "$FSVC" train -q --scale-features range --dtype f64 range.txt range.fsvc
+expect_exit 0 "predict with that range" -- "$FSVC" predict range.fsvc range.txt
+expect_match '^Accuracy = 100.00% \(4/4\)' "predict with that range: every sample right" "$OUT"
