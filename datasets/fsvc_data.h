@@ -73,6 +73,10 @@ typedef struct fsvc_load_opts {
                              other sources are always dense */
     int dense_max_n;      /* > 0: dense LIBSVM data with more features is
                              refused before the dense matrix is made */
+    int sparse_finite;    /* LIBSVM read sparse (float32): a value beyond
+                             float32's range is an error at its line (for
+                             training); 0: stored as +-Inf, as a float
+                             conversion makes it (prediction) */
 } fsvc_load_opts;
 
 /* Loads any supported source, detected from what it is:

@@ -316,7 +316,7 @@ static int parse_core(fsvc_dataset *d, const char *text, size_t len, const char 
         else if (!sparse && o->dense_max_n > 0 && n > o->dense_max_n)
             rc = fsvc_fail(err, FSVC_EINPUT, "%s: %d features; dense data holds at most %d "
                            "(read it sparse: --sparse)", name, n, o->dense_max_n);
-        else if (sparse && ps.big_line) /* make_csr would store +-Inf */
+        else if (sparse && ps.big_line && o->sparse_finite) /* make_csr would store +-Inf */
             rc = fsvc_fail(err, FSVC_EINPUT, "%s:%lld: value '%s' is beyond float32's range "
                            "(+-3.4e38): sparse data holds float32 values (read it --dense, "
                            "with --dtype f64)", name, (long long)ps.big_line, ps.big);

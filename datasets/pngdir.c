@@ -323,7 +323,7 @@ int ds_png_load_file(fsvc_dataset *d, const char *path, fsvc_error *err)
     strlist one = {0};
     if (push(&one, path))
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
-    static const fsvc_load_opts opts = {0, 1, 0, FSVC_STORE_DENSE, 0};
+    static const fsvc_load_opts opts = {0, 1, 0, FSVC_STORE_DENSE, 0, 0};
     int rc = read_images(d, one.s, 0, one.n, &opts, err);
     strlist_free(&one);
     if (rc)

@@ -90,7 +90,7 @@ int fsvc_dataset_load_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total,
                             const char *source, const fsvc_load_opts *opts,
                             const fsvc_slice_comm *comm, fsvc_error *err)
 {
-    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0};
+    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0, 0};
     if (!opts) opts = &none;
     if (!comm) comm = &one_comm;
     *first = *N_total = 0;

@@ -125,7 +125,7 @@ void fsvc_dataset_release(fsvc_dataset *d)
 int fsvc_dataset_load_with(fsvc_dataset *d, const char *source, int resize,
                            int allow_unlabelled, int n_features, fsvc_error *err)
 {
-    fsvc_load_opts o = { resize, allow_unlabelled, n_features, FSVC_STORE_DENSE, 0 };
+    fsvc_load_opts o = { resize, allow_unlabelled, n_features, FSVC_STORE_DENSE, 0, 0 };
     fsvc_dataset_free(d);
     return fsvc_dataset_load(d, source, &o, err);
 }

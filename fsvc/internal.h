@@ -27,6 +27,12 @@ int fsvc_predict_ctx(int *pred, double *score, const fsvc_model *model,
                      const fsvc_dataset *d, bnl_ctx *ctx, int threads, fsvc_error *err);
 int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dataset *d,
                              int threads, fsvc_error *err);
+/* The same for training data: a value beyond float32's range for a
+ * float32 model is FSVC_EINPUT naming the sample (it would become a
+ * centroid or a distance of +-Inf). Prediction keeps such a value as
+ * +-Inf, as it always did (satimg.test holds one: 1.58e308). */
+int fsvc_model_input_train(void **out, const fsvc_model *model, const fsvc_dataset *d,
+                           int threads, fsvc_error *err);
 
 /* Seconds on the monotonic clock. */
 double fsvc_clock(void);

@@ -45,8 +45,23 @@ int fsvc_model_input(void **out, const fsvc_model *model,
     return fsvc_model_input_threads(out, model, d, 0, err);
 }
 
+static int model_input(void **out, const fsvc_model *model, const fsvc_dataset *d,
+                       int threads, int train, fsvc_error *err);
+
 int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dataset *d,
                              int threads, fsvc_error *err)
+{
+    return model_input(out, model, d, threads, 0, err);
+}
+
+int fsvc_model_input_train(void **out, const fsvc_model *model, const fsvc_dataset *d,
+                           int threads, fsvc_error *err)
+{
+    return model_input(out, model, d, threads, 1, err);
+}
+
+static int model_input(void **out, const fsvc_model *model, const fsvc_dataset *d,
+                       int threads, int train, fsvc_error *err)
 {
     *out = NULL;
     if (d->n != model->n)
@@ -133,7 +148,7 @@ int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dat
                 return fsvc_fail(err, FSVC_EINPUT, "%s: value %zu of sample %zu is not finite",
                                  d->source, k % (size_t)d->n + 1, k / (size_t)d->n + 1);
             }
-            if (model->dtype == FSVC_F32 && fabs(v) > FLT_MAX) { /* (float)v: +-Inf */
+            if (train && model->dtype == FSVC_F32 && fabs(v) > FLT_MAX) { /* (float)v: +-Inf */
                 free(x);
                 free(pre);
                 return fsvc_fail(err, FSVC_EINPUT, "%s: value %zu of sample %zu (%g) is beyond "

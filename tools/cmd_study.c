@@ -217,7 +217,7 @@ static int parse(study_opts *o, int argc, char **argv)
  * has more features than dense data holds; else it is read dense. */
 static int study_load(fsvc_dataset *d, const char *path, fsvc_error *err)
 {
-    fsvc_load_opts o = { 0, 0, 0, FSVC_STORE_AUTO, 0 };
+    fsvc_load_opts o = { 0, 0, 0, FSVC_STORE_AUTO, 0, 0 };
     int rc = fsvc_dataset_load(d, path, &o, err);
     if (rc || !d->csr) return rc;
     long long N = (long long)d->N, nnz = (long long)d->csr->nnz;
@@ -914,7 +914,10 @@ int cmd_study(int argc, char **argv)
         rc = truncate_rows(&tr, o.max_train, &err);
     if (!rc && o.test && !(rc = study_load(&te, o.test, &err)))
         rc = truncate_rows(&te, o.max_test, &err);
-    if ((rc = cli_dist_agree(rc, &err))) { /* every rank has the data, or all stop */
+    /* every rank has the data, and the same data, or all stop */
+    rc = cli_dist_same_data(rc, &tr, o.data, &err);
+    if (!rc && o.test) rc = cli_dist_same_data(rc, &te, o.test, &err);
+    if (rc) {
         fsvc_dataset_free(&tr);
         fsvc_dataset_free(&te);
         return cli_dist_end(rc, &err);

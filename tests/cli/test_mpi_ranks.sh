@@ -51,3 +51,11 @@ cp d0/iris.fsvc d1/m.fsvc
 two_ranks "predict, other model on rank 1" predict m.fsvc data.train out.txt
 expect_match 'rank 1 of 2: m.fsvc: not the model rank 0 reads \(CRC32 ' "other model: says so" "$ERR"
 if [ ! -e d0/out.txt ]; then ok "other model: no output"; else fail "an output was written"; fi
+# study: every rank loads the whole data; other data on rank 1 is refused
+# (it ran, each rank on its own data, exit 0)
+cp "$UCI/optd64.train" d1/data.train
+expect_exit 2 "study, other data on rank 1: exit 2, no hang" -- "${MPI[@]}" -np 1 -wdir "$TMP/d0" \
+  "$FSVC" study -q --no-plots -v 2 --vary radius=1rms,2rms -o st data.train : \
+  -np 1 -wdir "$TMP/d1" "$FSVC" study -q --no-plots -v 2 --vary radius=1rms,2rms -o st data.train
+expect_match 'rank 1 of 2: data.train: not the data rank 0 reads \(CRC32 ' "study, other data: says so" "$ERR"
+if [ ! -e d0/st/study-data.csv ]; then ok "study, other data: no CSV"; else fail "study wrote a CSV"; fi
