@@ -45,11 +45,14 @@ static inline bnl_actp bnl_actp_make(const bnl_op *op)
 }
 
 /* exp(x) in float, Cephes-style: 2^k * p(x - k ln2); 0 below -87; within
- * 2e-7 relative of libm on [-87, 88]. */
+ * 2e-7 relative of libm on [-87, 88]; NaN for NaN (an overflowed f32
+ * distance over inf: converting a NaN k to int is undefined, so k is
+ * computed from 0 there; selects, no branch, for the vectorised loops). */
 static inline float bnl_expf(float x)
 {
     float xc = x < -87.0f ? -87.0f : x;
     xc = xc > 88.0f ? 88.0f : xc;
+    xc = x == x ? xc : 0.0f;
     float t = xc * 1.44269504088896341f + 12582912.0f; /* round to integer */
     float k = t - 12582912.0f;
     float r = xc - k * 0.693359375f;
@@ -66,7 +69,7 @@ static inline float bnl_expf(float x)
     float s;
     memcpy(&s, &bits, sizeof s);
     float y = p * s;
-    return x < -87.0f ? 0.0f : y;
+    return x < -87.0f ? 0.0f : x == x ? y : x;
 }
 
 /* tanh(x) in float: odd series below 1/16, else 1 - 2 / (exp(2|x|) + 1);
