@@ -11,7 +11,8 @@ import os
 import sys
 import threading
 
-__all__ = ["lib", "library_path", "FSVCError", "FSVCUsageError", "FSVCInputError",
+__all__ = ["lib", "library_path", "FSVCError", "FSVCUsageError", "FSVCInputError", "FSVCWarning",
+           "TrainInfo",
            "FSVCResourceError", "check", "Error"]
 
 FSVC_OK, FSVC_EUSAGE, FSVC_EINPUT, FSVC_ERESOURCE = 0, 1, 2, 3
@@ -38,6 +39,20 @@ class FSVCInputError(FSVCError, ValueError):
 
 class FSVCResourceError(FSVCError, OSError):
     """Out of memory, I/O failure, no device (fsvc exit code 3)."""
+
+
+class FSVCWarning(UserWarning):
+    """What `fsvc train` prints as a warning line (warnings.warn)."""
+
+
+class TrainInfo(ctypes.Structure):
+    """fsvc_train_info (fsvc/fsvc.h), field for field."""
+    _fields_ = [("radius", ctypes.c_double), ("m", ctypes.c_int64),
+                ("t_select", ctypes.c_double), ("t_readout", ctypes.c_double),
+                ("syn_select", ctypes.c_double), ("syn_readout", ctypes.c_double),
+                ("t_ridge", ctypes.c_double * 3), ("solver", ctypes.c_int),
+                ("solver_rule", ctypes.c_int), ("cg_iter", ctypes.c_int),
+                ("cg_res", ctypes.c_double), ("cg_converged", ctypes.c_int)]
 
 
 class Error(ctypes.Structure):

@@ -5,7 +5,8 @@ import ctypes
 
 import numpy as np
 
-from ._lib import DENSE_MAX_N, Error, FSVCInputError, FSVCUsageError, check, lib, verbose_lines
+from ._lib import (DENSE_MAX_N, Error, FSVCInputError, FSVCUsageError, TrainInfo, check, lib,
+                   verbose_lines)
 
 _DTYPES = {np.dtype(np.uint8): 0, np.dtype(np.float32): 1, np.dtype(np.float64): 2}
 
@@ -54,11 +55,13 @@ class Model:
             m = cls()
             X = engine_array(X)
             y = np.ascontiguousarray(y, dtype=np.float64)
+            info = TrainInfo()
             with verbose_lines(verbose):
-                rc = lib.fsvc_train_view(m._h, None, X.ctypes.data, X.shape[0], X.shape[1],
-                                         _DTYPES[X.dtype], rows, cols, y.ctypes.data, p,
-                                         ctypes.byref(err))
+                rc = lib.fsvc_train_view(m._h, ctypes.byref(info), X.ctypes.data, X.shape[0],
+                                         X.shape[1], _DTYPES[X.dtype], rows, cols,
+                                         y.ctypes.data, p, ctypes.byref(err))
             check(rc, err)
+            m.train_info = info  # what the warnings of fit read
             return m
         finally:
             lib.fsvc_param_release(p)

@@ -53,3 +53,14 @@ def test_verbose_goes_through_sys_stderr(blobs, capsys):
     X, y = blobs
     fsvc.FSVCClassifier(verbose=True).fit(X, y)
     assert "radius" in capsys.readouterr().err
+
+
+def test_train_warnings_are_python_warnings(blobs):
+    # issue 27: fsvc train's warning lines (pcg short of its tolerance, too
+    # few centroids for onehot) were lost in Python
+    import pytest
+    X, y = blobs
+    with pytest.warns(fsvc.FSVCWarning, match="pcg stopped at relative residual"):
+        fsvc.FSVCClassifier(solver="pcg", cg_tol=1e-15).fit(X, y)
+    with pytest.warns(fsvc.FSVCWarning, match="onehot readout got only"):  # 27 for 12000
+        fsvc.FSVCClassifier(readout="onehot").fit(np.tile(X, (40, 1)), np.tile(y, 40))
