@@ -51,6 +51,8 @@ cp d0/iris.fsvc d1/m.fsvc
 two_ranks "predict, other model on rank 1" predict m.fsvc data.train out.txt
 expect_match 'rank 1 of 2: m.fsvc: not the model rank 0 reads \(CRC32 ' "other model: says so" "$ERR"
 if [ ! -e d0/out.txt ]; then ok "other model: no output"; else fail "an output was written"; fi
+two_ranks "eval, other model on rank 1" eval m.fsvc data.train
+expect_match 'rank 1 of 2: m.fsvc: not the model rank 0 reads' "eval, other model: says so" "$ERR"
 # study: every rank loads the whole data; other data on rank 1 is refused
 # (it ran, each rank on its own data, exit 0)
 cp "$UCI/optd64.train" d1/data.train
