@@ -31,6 +31,8 @@ typedef struct fsvc_csr {
 
 /* The most features of sparse data (the model limit FSVC_MODEL_MAX_N). */
 #define FSVC_CSR_MAX_N (1 << 24)
+/* The most features of dense data (the engine's kernels). */
+#define FSVC_DENSE_MAX_N 65536
 
 typedef struct fsvc_dataset {
     int64_t N;            /* number of samples */
@@ -71,6 +73,10 @@ typedef struct fsvc_load_opts {
                              other sources are always dense */
     int dense_max_n;      /* > 0: dense LIBSVM data with more features is
                              refused before the dense matrix is made */
+    int sparse_finite;    /* LIBSVM read sparse (float32): a value beyond
+                             float32's range is an error at its line (for
+                             training); 0: stored as +-Inf, as a float
+                             conversion makes it (prediction) */
 } fsvc_load_opts;
 
 /* Loads any supported source, detected from what it is:

@@ -61,6 +61,8 @@ typedef struct parser {
     const char *name;
     int64_t line;
     fsvc_error *err;
+    int64_t big_line;      /* the first line with a value beyond float32 */
+    char big[32];          /* and that value, for the message */
 } parser;
 
 static int bad(parser *ps, const char *what, const char *at)
@@ -202,7 +204,7 @@ static int parse_core(fsvc_dataset *d, const char *text, size_t len, const char 
     if (line_err) *line_err = 0;
     int n_features = o->n_features, storage = o->storage;
     ds_dataset_init(d, name);
-    parser ps = {name, line0, err};
+    parser ps = {name, line0, err, 0, ""};
     growth ys = {0, 0, 0, sizeof(double)};   /* N labels */
     growth rows = {0, 0, 0, sizeof(size_t)}; /* N+1 entry offsets */
     growth idx = {0, 0, 0, sizeof(int)};     /* entries: index - 1 */
@@ -286,8 +288,13 @@ static int parse_core(fsvc_dataset *d, const char *text, size_t len, const char 
                 break;
             }
             double v;
-            if ((rc = number(&ps, &v, p + 1, &p, "value")))
+            const char *vat = p + 1;
+            if ((rc = number(&ps, &v, vat, &p, "value")))
                 break;
+            if (!ps.big_line && fabs(v) > FLT_MAX) { /* fine as float64 (dense) */
+                ps.big_line = ps.line;
+                token(ps.big, vat);
+            }
             if (grow(&idx, 1) || grow(&val, 1))
                 goto oom;
             ((int *)idx.p)[idx.len++] = (int)(k - 1);
@@ -309,6 +316,10 @@ static int parse_core(fsvc_dataset *d, const char *text, size_t len, const char 
         else if (!sparse && o->dense_max_n > 0 && n > o->dense_max_n)
             rc = fsvc_fail(err, FSVC_EINPUT, "%s: %d features; dense data holds at most %d "
                            "(read it sparse: --sparse)", name, n, o->dense_max_n);
+        else if (sparse && ps.big_line && o->sparse_finite) /* make_csr would store +-Inf */
+            rc = fsvc_fail(err, FSVC_EINPUT, "%s:%lld: value '%s' is beyond float32's range "
+                           "(+-3.4e38): sparse data holds float32 values (read it --dense, "
+                           "with --dtype f64)", name, (long long)ps.big_line, ps.big);
         else if (sparse) {
             ((size_t *)rows.p)[rows.len] = idx.len;
             if (make_csr(d, ys.len, rows.p, idx.p, val.p))

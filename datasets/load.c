@@ -13,7 +13,7 @@
 int fsvc_dataset_load(fsvc_dataset *d, const char *source,
                       const fsvc_load_opts *opts, fsvc_error *err)
 {
-    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0};
+    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0, 0};
     if (!opts)
         opts = &none;
     ds_dataset_init(d, source);

@@ -152,6 +152,16 @@ uint64_t ds_stream_room(const ds_stream *s);
  * in rank order into all (size x bytes; may be NULL when bytes is 0). */
 /* The largest of every rank's mine into *max (collective); -1 when the
  * exchange failed. */
+/* What a slice load reads (slice.c), compared across the ranks. */
+enum { DS_SRC_NONE, DS_SRC_DIR, DS_SRC_PNG, DS_SRC_IDX, DS_SRC_TEXT };
+/* Collective (slice_agree.c): every rank reads the same kind of source and
+ * the same file bytes (file0, file1 may be NULL; size, CRC32 of the first
+ * and last 64 KiB); else FSVC_EINPUT on every rank, naming source and the
+ * difference on a rank that differs from rank 0 (missing_errno: why a
+ * missing source is missing). FSVC_OK at once for one rank. */
+int ds_slice_same_source(const fsvc_slice_comm *c, int kind, const char *file0,
+                         const char *file1, const char *source, int missing_errno,
+                         fsvc_error *err);
 int ds_slice_max(const fsvc_slice_comm *c, int64_t mine, int64_t *max);
 int ds_slice_exchange(const fsvc_slice_comm *c, int rc, const void *mine, size_t bytes,
                       void *all, fsvc_error *err);

@@ -334,7 +334,7 @@ int fsvc_dataset_load_pngs(fsvc_dataset *d, const char *const *paths, size_t n,
             strlist_free(&l);
             return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", paths[i]);
         }
-    static const fsvc_load_opts opts = {0, 1, 0, FSVC_STORE_DENSE, 0};
+    static const fsvc_load_opts opts = {0, 1, 0, FSVC_STORE_DENSE, 0, 0};
     int rc = read_images(d, l.s, 0, l.n, &opts, err);
     strlist_free(&l);
     if (rc)

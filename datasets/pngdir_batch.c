@@ -13,7 +13,7 @@
 int fsvc_pngdir_list(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts,
                      fsvc_error *err)
 {
-    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0};
+    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0, 0};
     ds_dataset_init(d, dir);
     ds_png_listing L;
     int rc = ds_png_list(&L, dir, opts ? opts : &none, err);

@@ -90,21 +90,34 @@ int fsvc_dataset_load_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total,
                             const char *source, const fsvc_load_opts *opts,
                             const fsvc_slice_comm *comm, fsvc_error *err)
 {
-    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0};
+    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0, 0};
     if (!opts) opts = &none;
     if (!comm) comm = &one_comm;
     *first = *N_total = 0;
     ds_dataset_init(d, source);
     struct stat st;
     char images[PATH_MAX], labels[PATH_MAX];
-    int rc, found = stat(source, &st) == 0, labelled = 1;
-    if (found && S_ISDIR(st.st_mode)) {
+    int rc, found = stat(source, &st) == 0, labelled = 1, serr = errno;
+    int kind = found && S_ISDIR(st.st_mode) ? DS_SRC_DIR
+             : found && S_ISREG(st.st_mode) && ds_png_is_png(source) ? DS_SRC_PNG
+             : ds_idx_resolve(images, labels, sizeof images, source) ? DS_SRC_IDX
+             : found ? DS_SRC_TEXT : DS_SRC_NONE;
+    /* the branches below make different exchanges: every rank must take
+     * the same one, on the same bytes */
+    rc = ds_slice_same_source(comm, kind, kind == DS_SRC_IDX ? images : source,
+                              kind == DS_SRC_IDX && labels[0] ? labels : NULL, source, serr,
+                              err);
+    if (rc) {
+        fsvc_dataset_free(d);
+        return rc;
+    }
+    if (kind == DS_SRC_DIR) {
         /* the listing is the same on every rank: no exchange needed */
         rc = ds_png_load_dir_slice(d, source, opts, comm->rank, comm->size, first, N_total,
                                    err);
         rc = ds_slice_exchange(comm, rc, NULL, 0, NULL, err);
         labelled = 0; /* classes from the folder names, already global */
-    } else if (found && S_ISREG(st.st_mode) && ds_png_is_png(source)) {
+    } else if (kind == DS_SRC_PNG) {
         /* one image: every rank reads it, the last keeps it (its slice) */
         rc = ds_png_load_file(d, source, err);
         if (!rc) {
@@ -118,14 +131,14 @@ int fsvc_dataset_load_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total,
         }
         rc = ds_slice_exchange(comm, rc, NULL, 0, NULL, err);
         labelled = 0;
-    } else if (ds_idx_resolve(images, labels, sizeof images, source)) {
+    } else if (kind == DS_SRC_IDX) {
         rc = ds_idx_load_pair_slice(d, images, labels[0] ? labels : NULL, comm, first,
                                     N_total, err);
         labelled = labels[0] != 0;
-    } else if (found) {
+    } else if (kind == DS_SRC_TEXT) {
         rc = ds_libsvm_load_slice(d, source, opts->n_features, comm, first, N_total, err);
     } else {
-        int e = errno;
+        int e = serr;
         rc = e != ENOENT
            ? fsvc_fail(err, FSVC_EINPUT, "%s: cannot open: %s", source, strerror(e))
            : fsvc_fail(err, FSVC_EINPUT, "%s: no such file or folder, and no "
@@ -133,8 +146,8 @@ int fsvc_dataset_load_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total,
         rc = ds_slice_exchange(comm, rc, NULL, 0, NULL, err);
         labelled = 0;
     }
-    /* every rank took the same branch (the same file system), so every
-     * rank makes the same exchanges below */
+    /* every rank took the same branch (checked above), so every rank
+     * makes the same exchanges below */
     if (labelled)
         rc = rc ? rc : union_classes(d, comm, err);
     if (rc) {

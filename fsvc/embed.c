@@ -49,20 +49,25 @@ const double *fsvc_model_class_values(const fsvc_model *M) { return M->class_val
 
 /* d: a view of caller memory; only cls and class_values (from y) are
  * allocated, and freed by view_done. */
-static int view(fsvc_dataset *d, const void *x, int64_t N, int n, int dtype, int rows,
-                int cols, const double *y, int classes, fsvc_error *err)
+static int view(fsvc_dataset *d, const void *x, int64_t N, int64_t n, int dtype, int64_t rows,
+                int64_t cols, const double *y, int classes, fsvc_error *err)
 {
     memset(d, 0, sizeof *d);
     snprintf(d->source, sizeof d->source, "array");
     if (N < 1 || n < 1 || !x)
-        return fsvc_fail(err, FSVC_EINPUT, "array: %lld x %d samples: need at least one "
-                         "sample and one feature", (long long)N, n);
+        return fsvc_fail(err, FSVC_EINPUT, "array: %lld x %lld samples: need at least one "
+                         "sample and one feature", (long long)N, (long long)n);
+    /* sizes are 64-bit here: a larger array is refused, never cut */
+    if (n > FSVC_DENSE_MAX_N)
+        return fsvc_fail(err, FSVC_EINPUT, "array: %lld features; dense data holds at most %d",
+                         (long long)n, FSVC_DENSE_MAX_N);
     if (dtype < FSVC_U8 || dtype > FSVC_F64)
         return fsvc_fail(err, FSVC_EUSAGE, "array: unknown element type %d", dtype);
-    if (rows < 0 || cols < 0 || (rows && (int64_t)rows * cols != n))
-        return fsvc_fail(err, FSVC_EUSAGE, "array: image shape %d x %d does not match %d "
-                         "features", rows, cols, n);
-    d->N = N; d->n = n; d->dtype = (fsvc_dtype)dtype; d->rows = rows; d->cols = cols;
+    if (rows < 0 || cols < 0 || rows > n || cols > n || (rows && rows * cols != n))
+        return fsvc_fail(err, FSVC_EUSAGE, "array: image shape %lld x %lld does not match %lld "
+                         "features", (long long)rows, (long long)cols, (long long)n);
+    d->N = N; d->n = (int)n; d->dtype = (fsvc_dtype)dtype; d->rows = (int)rows;
+    d->cols = (int)cols;
     d->x = (void *)x;     /* read only: train and predict take a const dataset */
     if (y) {
         d->y = (double *)y;
@@ -80,7 +85,7 @@ static void view_done(fsvc_dataset *d)
 }
 
 int fsvc_train_view(fsvc_model *model, fsvc_train_info *info, const void *x, int64_t N,
-                    int n, int dtype, int rows, int cols, const double *y,
+                    int64_t n, int dtype, int64_t rows, int64_t cols, const double *y,
                     const fsvc_param *p, fsvc_error *err)
 {
     if (!y) return fsvc_fail(err, FSVC_EINPUT, "array: training needs labels");
@@ -95,13 +100,14 @@ int fsvc_train_view(fsvc_model *model, fsvc_train_info *info, const void *x, int
 }
 
 int fsvc_predict_view(int *pred, double *score, const fsvc_model *model, const void *x,
-                      int64_t N, int n, int dtype, int rows, int cols, const char *backend,
-                      int threads, fsvc_error *err)
+                      int64_t N, int64_t n, int dtype, int64_t rows, int64_t cols,
+                      const char *backend, int threads, fsvc_error *err)
 {
     fsvc_dataset d;
     int rc = view(&d, x, N, n, dtype, rows, cols, NULL, 0, err);
     if (!rc && n != model->n)
-        rc = fsvc_fail(err, FSVC_EINPUT, "array: %d features, the model has %d", n, model->n);
+        rc = fsvc_fail(err, FSVC_EINPUT, "array: %lld features, the model has %d",
+                       (long long)n, model->n);
     if (!rc) rc = fsvc_predict(pred, score, model, &d, backend, threads, err);
     view_done(&d);
     return rc;
@@ -119,7 +125,7 @@ void fsvc_dataset_release(fsvc_dataset *d)
 int fsvc_dataset_load_with(fsvc_dataset *d, const char *source, int resize,
                            int allow_unlabelled, int n_features, fsvc_error *err)
 {
-    fsvc_load_opts o = { resize, allow_unlabelled, n_features, FSVC_STORE_DENSE, 0 };
+    fsvc_load_opts o = { resize, allow_unlabelled, n_features, FSVC_STORE_DENSE, 0, 0 };
     fsvc_dataset_free(d);
     return fsvc_dataset_load(d, source, &o, err);
 }

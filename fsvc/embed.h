@@ -40,12 +40,12 @@ const double *fsvc_model_class_values(const fsvc_model *model);
  * not modified); rows x cols = n gives the image geometry (0, 0: none).
  * y: N label values (classes) or targets (p's regression), not copied. */
 int fsvc_train_view(fsvc_model *model, fsvc_train_info *info, const void *x,
-                    int64_t N, int n, int dtype, int rows, int cols,
+                    int64_t N, int64_t n, int dtype, int64_t rows, int64_t cols,
                     const double *y, const fsvc_param *p, fsvc_error *err);
 /* pred: N class indices or NULL; score: N x Kout or NULL (see fsvc_predict). */
 int fsvc_predict_view(int *pred, double *score, const fsvc_model *model,
-                      const void *x, int64_t N, int n, int dtype, int rows,
-                      int cols, const char *backend, int threads,
+                      const void *x, int64_t N, int64_t n, int dtype, int64_t rows,
+                      int64_t cols, const char *backend, int threads,
                       fsvc_error *err);
 
 /* ---- datasets loaded by fsvc_dataset_load, read through a handle ----

@@ -27,6 +27,12 @@ int fsvc_predict_ctx(int *pred, double *score, const fsvc_model *model,
                      const fsvc_dataset *d, bnl_ctx *ctx, int threads, fsvc_error *err);
 int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dataset *d,
                              int threads, fsvc_error *err);
+/* The same for training data: a value beyond float32's range for a
+ * float32 model is FSVC_EINPUT naming the sample (it would become a
+ * centroid or a distance of +-Inf). Prediction keeps such a value as
+ * +-Inf, as it always did (satimg.test holds one: 1.58e308). */
+int fsvc_model_input_train(void **out, const fsvc_model *model, const fsvc_dataset *d,
+                           int threads, fsvc_error *err);
 
 /* Seconds on the monotonic clock. */
 double fsvc_clock(void);
@@ -114,8 +120,10 @@ int fsvc_class_weight_next(const char **pos, char *label, size_t cap, double *w,
 /* Rows i0..i0+b of a prediction from their scores Y (b x model->Kout):
  * the class of the largest score (pred) and the scores, or for regression
  * the value plus the model's offset (score); pred or score may be NULL.
+ * A score that is not finite (readout weights that overflow, e.g. 1e308)
+ * is FSVC_EINPUT naming source and the sample, not a NaN probability.
  * Dense and sparse prediction both end here (fsvc/predict.c). */
-void fsvc_scores_pick(const fsvc_model *model, const double *Y, int64_t b, int64_t i0,
-                      int *pred, double *score);
+int fsvc_scores_pick(const fsvc_model *model, const double *Y, int64_t b, int64_t i0,
+                     int *pred, double *score, const char *source, fsvc_error *err);
 
 #endif

@@ -5,6 +5,7 @@
 #include "internal.h" /* fsvc_model_input_threads */
 #include "deskew.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,14 +31,37 @@ static double scaled(double v, fsvc_scale s)
     return v;
 }
 
+/* (v - lo) / (hi - lo) for lo < hi; a range wider than DBL_MAX (e.g.
+ * -1e308 .. 1e308) in halves, which are exact: finite data stays finite. */
+static double range01(double v, double lo, double hi)
+{
+    double w = hi - lo, d = v - lo;
+    return isfinite(w) && isfinite(d) ? d / w : (0.5 * v - 0.5 * lo) / (0.5 * hi - 0.5 * lo);
+}
+
 int fsvc_model_input(void **out, const fsvc_model *model,
                      const fsvc_dataset *d, fsvc_error *err)
 {
     return fsvc_model_input_threads(out, model, d, 0, err);
 }
 
+static int model_input(void **out, const fsvc_model *model, const fsvc_dataset *d,
+                       int threads, int train, fsvc_error *err);
+
 int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dataset *d,
                              int threads, fsvc_error *err)
+{
+    return model_input(out, model, d, threads, 0, err);
+}
+
+int fsvc_model_input_train(void **out, const fsvc_model *model, const fsvc_dataset *d,
+                           int threads, fsvc_error *err)
+{
+    return model_input(out, model, d, threads, 1, err);
+}
+
+static int model_input(void **out, const fsvc_model *model, const fsvc_dataset *d,
+                       int threads, int train, fsvc_error *err)
 {
     *out = NULL;
     if (d->n != model->n)
@@ -114,7 +138,7 @@ int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dat
             double v = get(src, st, (int64_t)k);
             if (lo) { /* svm-scale to [-1, 1]; a constant feature becomes 0 */
                 size_t f = k % (size_t)d->n;
-                v = hi[f] > lo[f] ? -1.0 + 2.0 * (v - lo[f]) / (hi[f] - lo[f]) : 0.0;
+                v = hi[f] > lo[f] ? -1.0 + 2.0 * range01(v, lo[f], hi[f]) : 0.0;
             }
             v = scaled(v, s);
             if (sq) v = sqrt(v > 0 ? v : 0);
@@ -123,6 +147,14 @@ int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dat
                 free(pre);
                 return fsvc_fail(err, FSVC_EINPUT, "%s: value %zu of sample %zu is not finite",
                                  d->source, k % (size_t)d->n + 1, k / (size_t)d->n + 1);
+            }
+            if (train && model->dtype == FSVC_F32 && fabs(v) > FLT_MAX) { /* (float)v: +-Inf */
+                free(x);
+                free(pre);
+                return fsvc_fail(err, FSVC_EINPUT, "%s: value %zu of sample %zu (%g) is beyond "
+                                 "float32's range (+-3.4e38), the model's type (train "
+                                 "with --dtype f64)",
+                                 d->source, k % (size_t)d->n + 1, k / (size_t)d->n + 1, v);
             }
             if (model->dtype == FSVC_F32) ((float *)x)[k] = (float)v;
             else if (model->dtype == FSVC_F64) ((double *)x)[k] = v;

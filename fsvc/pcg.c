@@ -45,12 +45,13 @@
 #include <string.h>
 
 #define PCG_RESTARTS 2 /* restarts from the true residual (see below) */
+#define PCG_SCALE_FROM 1e6 /* s beyond any lambda <= 1 (s <= sqrt(m) there) */
 
 typedef struct pre {
     void *L;       /* factor of K_mm + s I, column-major lower, m x m */
     int f32;
     int64_t m;
-    double scale;  /* m / N */
+    double scale;  /* m / N, over s^2 when the factor is of K_mm / s + I */
     float *tmp;    /* m x K float scratch */
     const bnl_ctx *ctx;
 } pre;
@@ -86,9 +87,19 @@ static int pre_build(pre *P, fsvc_hsrc *src, double lam, int f32, int progress,
                     if (f32) ((float *)P->L)[(size_t)i * m + j] = ((float *)P->L)[(size_t)j * m + i];
                     else ((double *)P->L)[(size_t)i * m + j] = ((double *)P->L)[(size_t)j * m + i];
                 }
+        /* a large lambda (s above PCG_SCALE_FROM: -l 1e100 gives s ~ 1e50,
+         * +-Inf in float) factors K_mm / s + I instead, the same
+         * preconditioner over s^2 (P->scale); below it, as always */
+        double f = s > PCG_SCALE_FROM ? 1 / s : 1, d = s > PCG_SCALE_FROM ? 1 : s;
+        P->scale = (double)m / (double)src->N * f * f;
+        for (int64_t i = 0; f != 1 && i < m; i++)
+            for (int64_t j = 0; j < i; j++) { /* the row-major upper triangle, as potrf reads it */
+                if (f32) ((float *)P->L)[(size_t)j * m + i] = (float)(f * ((float *)P->L)[(size_t)i * m + j]);
+                else ((double *)P->L)[(size_t)j * m + i] = f * ((double *)P->L)[(size_t)i * m + j];
+            }
         for (int64_t j = 0; j < m; j++) {
-            if (f32) ((float *)P->L)[(size_t)j * m + j] = (float)(dg[j] + s);
-            else ((double *)P->L)[(size_t)j * m + j] = dg[j] + s;
+            if (f32) ((float *)P->L)[(size_t)j * m + j] = (float)(f * dg[j] + d);
+            else ((double *)P->L)[(size_t)j * m + j] = f * dg[j] + d;
         }
         /* row-major upper == column-major lower: potrf 'L' reads the
          * upper triangle of the row-major matrix and overwrites it */

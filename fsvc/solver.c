@@ -127,7 +127,7 @@ static int check_args(double lambda, double tol, int64_t m, int64_t N, int nv,
                       fsvc_error *err)
 {
     if (!(lambda > 0) || lambda > 1e300)
-        return fsvc_fail(err, FSVC_EUSAGE, "ridge: lambda must be a finite number > 0");
+        return fsvc_fail(err, FSVC_EUSAGE, "ridge: lambda %g is not in (0, 1e300]", lambda);
     if (!(tol > 0) || tol >= 1)
         return fsvc_fail(err, FSVC_EUSAGE, "ridge: the pcg tolerance must be in (0, 1)");
     if (m < 1 || N < 1)

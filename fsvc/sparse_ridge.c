@@ -265,7 +265,7 @@ int fsvc_sparse_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl
 {
     int64_t m = Ct->m, N = X->rows;
     if (!(lambda > 0) || lambda > 1e300)
-        return fsvc_fail(err, FSVC_EUSAGE, "ridge: lambda must be a finite number > 0");
+        return fsvc_fail(err, FSVC_EUSAGE, "ridge: lambda %g is not in (0, 1e300]", lambda);
     if (m < 1 || N < 1)
         return fsvc_fail(err, FSVC_EINPUT, "ridge: no %s to fit (m = %lld, N = %lld)",
                          m < 1 ? "centroids" : "samples", (long long)m, (long long)N);

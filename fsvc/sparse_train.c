@@ -338,7 +338,7 @@ int fsvc_predict_sparse(int *pred, double *score, const fsvc_model *model,
         for (size_t q = 0; q < (size_t)b * m; q++) Hd[q] = H[q];
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b, K, (int)m, 1.0, Hd,
                     (int)m, model->R, K, 0.0, Y, K);
-        fsvc_scores_pick(model, Y, b, i0, pred, score);
+        rc = fsvc_scores_pick(model, Y, b, i0, pred, score, d->source, err);
     }
     bnl_blas_threads_pop(saved);
     free(H); free(Hd); free(Y);

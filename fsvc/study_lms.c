@@ -77,7 +77,7 @@ int fsvc_train_lms_val(fsvc_model *model, fsvc_train_info *info,
     }
     curve->n_train = tr.N;
     curve->n_val = va.N;
-    rc = fsvc_model_input_threads(&X, model, &tr, p->threads, err);
+    rc = fsvc_model_input_train(&X, model, &tr, p->threads, err);
     if (rc) goto done;
     rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err);
     if (rc) goto done;

@@ -258,7 +258,7 @@ int fsvc_train_lambdas(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc
     bnl_ctx ctx;
     int ctx_open = 0;
     if (!ok) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
-    if (!rc) rc = fsvc_model_input_threads(&X, &path->model, d, p->threads, err);
+    if (!rc) rc = fsvc_model_input_train(&X, &path->model, d, p->threads, err);
     if (!rc) {
         rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err);
         ctx_open = !rc;

@@ -520,7 +520,7 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
     int *gcls = NULL;
     bnl_ctx ctx;
     int ctx_open = 0;
-    rc = fsvc_model_input_threads(&X, M, d, p->threads, err);
+    rc = fsvc_model_input_train(&X, M, d, p->threads, err);
     if (!rc) {
         rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err);
         ctx_open = !rc;

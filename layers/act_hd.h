@@ -55,11 +55,14 @@ BNL_AHD float bnl_hd_bits_float(int32_t bits)
 }
 
 /* exp(x) in float, Cephes-style: 2^k * p(x - k ln2); 0 below -87; within
- * 2e-7 relative of libm on [-87, 88]. */
+ * 2e-7 relative of libm on [-87, 88]; NaN for NaN (an overflowed f32
+ * distance over inf: converting a NaN k to int is undefined, so k is
+ * computed from 0 there; selects, no branch, for the vectorised loops). */
 BNL_AHD float bnl_hd_expf(float x)
 {
     float xc = x < -87.0f ? -87.0f : x;
     xc = xc > 88.0f ? 88.0f : xc;
+    xc = x == x ? xc : 0.0f;
     float t = BNL_FADD(BNL_FMUL(xc, 1.44269504088896341f), 12582912.0f); /* round */
     float k = BNL_FSUB(t, 12582912.0f);
     float r = BNL_FSUB(xc, BNL_FMUL(k, 0.693359375f));
@@ -74,7 +77,7 @@ BNL_AHD float bnl_hd_expf(float x)
     p = BNL_FADD(BNL_FADD(BNL_FMUL(p, z), r), 1.0f);
     float s = bnl_hd_bits_float(((int32_t)k + 127) * 8388608); /* 2^k */
     float y = BNL_FMUL(p, s);
-    return x < -87.0f ? 0.0f : y;
+    return x < -87.0f ? 0.0f : x == x ? y : x;
 }
 
 /* tanh(x) in float: odd series below 1/16, else 1 - 2 / (exp(2|x|) + 1);

@@ -169,6 +169,33 @@ static void crafted_good(void **st)
     fsvc_free_model(&m);
 }
 
+/* Readout weights near DBL_MAX (issue 26): finite in the file, their sum
+ * overflows; predict said nothing and -b 1 printed -nan probabilities.
+ * Now bad input naming the data and the sample. */
+static void readout_overflow(void **st)
+{
+    (void)st;
+    spec s = good();
+    fsvc_model m;
+    parse_spec(&s, NULL, &m);
+    for (int64_t q = 0; q < m.m * m.Kout; q++) m.R[q] = 1e308;
+    float x[4], *c = m.C;
+    for (int64_t j = 1; j < m.m; j++) memcpy(c + 4 * j, c, 4 * sizeof *c);
+    memcpy(x, c, sizeof x); /* every centroid is the sample: 3 x 1e308 */
+    fsvc_dataset d;
+    memset(&d, 0, sizeof d);
+    d.N = 1; d.n = 4; d.dtype = FSVC_F32; d.x = x;
+    snprintf(d.source, sizeof d.source, "big.data");
+    int pred;
+    double score[2];
+    fsvc_error err;
+    fsvc_error_clear(&err);
+    assert_int_equal(fsvc_predict(&pred, score, &m, &d, "cpu", 1, &err), FSVC_EINPUT);
+    if (!strstr(err.msg, "big.data: sample 1: the model's score 1 is not finite"))
+        fail_msg("%s", err.msg);
+    fsvc_free_model(&m);
+}
+
 /* Defect 1's class: every size from the file checked in 64-bit arithmetic
  * before allocation, against the limits and the bytes present. */
 static void sizes(void **st)
@@ -553,6 +580,7 @@ int main(void)
         cmocka_unit_test(ridge_all_zero),
         cmocka_unit_test(names_from_training_and_truth),
         cmocka_unit_test(fuzz_corpus),
+        cmocka_unit_test(readout_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,7 +70,7 @@ static void print_classes(const fsvc_dataset *d)
 int data_parse(data_args *da, int argc, char **argv)
 {
     memset(da, 0, sizeof *da);
-    fsvc_load_opts opts = {0, 0, 0, FSVC_STORE_DENSE, 0};
+    fsvc_load_opts opts = {0, 0, 0, FSVC_STORE_DENSE, 0, 0};
     const char *out = NULL, *source = NULL;
     int files_only = 0; /* after "--" */
     for (int i = 1; i < argc; i++) {

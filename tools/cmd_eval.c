@@ -11,6 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The confusion matrix is made, printed and drawn up to this many classes
+ * (10^6 classes would be 8 TB of counts). */
+#define EVAL_MATRIX_MAX_K 1000
+
 /* The confusion matrix as a labelled heat map (plot_confusion): class
  * names, counts, the colour scale; the title says what was evaluated. */
 static int write_png(const char *path, const int64_t *conf, int K, const fsvc_model *m,
@@ -73,7 +77,8 @@ static const char *report_name(const fsvc_model *m, int k, char *buf, size_t len
  * columns: headed by the class names when they are no wider than the
  * counts (or 6 columns), else by class numbers #1..#K, which the rows
  * list with their names. */
-static void print_report(const fsvc_model *m, const int64_t *conf, int K)
+static void print_report(const fsvc_model *m, const int64_t *conf, int K, const int64_t *tps,
+                         const int64_t *rows, const int64_t *cols)
 {
     char nm[EVAL_NAME_MAX * 4 + 8];
     int nw = 5, nmax = 0, cw = 1; /* "class"; widest name; widest count */
@@ -81,7 +86,7 @@ static void print_report(const fsvc_model *m, const int64_t *conf, int K)
     for (int k = 0; k < K; k++) {
         int w = text_cols(report_name(m, k, nm, sizeof nm));
         nmax = w > nmax ? w : nmax;
-        for (int q = 0; q < K; q++) big = conf[(size_t)k * K + q] > big ? conf[(size_t)k * K + q] : big;
+        big = rows[k] > big ? rows[k] : big; /* no cell is above its row's total */
     }
     nw = nmax > nw ? nmax : nw;
     for (int64_t b = big; b >= 10; b /= 10) cw++;
@@ -90,11 +95,15 @@ static void print_report(const fsvc_model *m, const int64_t *conf, int K)
     put_right("class", nw);
     printf(" %10s %10s %8s\n", "precision", "recall", "support");
     for (int k = 0; k < K; k++) {
-        int64_t tp = conf[(size_t)k * K + k], col = 0, row = 0;
-        for (int q = 0; q < K; q++) { col += conf[(size_t)q * K + k]; row += conf[(size_t)k * K + q]; }
+        int64_t tp = tps[k], col = cols[k], row = rows[k];
         put_right(report_name(m, k, nm, sizeof nm), nw);
         printf(" %9.2f%% %9.2f%% %8lld\n", col ? 100.0 * tp / col : 0.0,
                row ? 100.0 * tp / row : 0.0, (long long)row);
+    }
+    if (!conf) {
+        printf("\nconfusion matrix: not shown for %d classes (at most %d)\n", K,
+               EVAL_MATRIX_MAX_K);
+        return;
     }
     char num[16];
     int kw = snprintf(num, sizeof num, "#%d", K); /* widest class number */
@@ -207,7 +216,10 @@ int cmd_eval(int argc, char **argv)
     if (!rc && m.regression)
         rc = fsvc_fail(&err, FSVC_EINPUT, "%s: a regression model; eval needs a classifier "
                        "(fsvc predict reports MSE and R^2)", a.model);
-    rc = cli_dist_agree(rc, &err); /* the load below is collective */
+    else if (!rc && pngpath && m.K > EVAL_MATRIX_MAX_K)
+        rc = fsvc_fail(&err, FSVC_EINPUT, "%s: %d classes; --png draws the confusion matrix of "
+                       "at most %d", a.model, m.K, EVAL_MATRIX_MAX_K);
+    rc = cli_dist_same_model(rc, &m, a.model, &err); /* the load below is collective */
     if (!rc) {
         batched = batched && !m.Cs; /* a sparse model: the whole folder */
         rc = batched ? cli_png_list(&d, a.data, 0, &err)
@@ -224,8 +236,12 @@ int cmd_eval(int argc, char **argv)
     int K = m.K;
     int *pred = malloc((size_t)(N ? N : 1) * sizeof *pred);
     int *truth = malloc((size_t)(N ? N : 1) * sizeof *truth);
-    int64_t *conf = calloc((size_t)K * K, sizeof *conf);
-    if (!pred || !truth || !conf) rc = fsvc_fail(&err, FSVC_ERESOURCE, "eval: out of memory");
+    /* the K x K matrix only when it is shown; the per-class counts from
+     * the samples (3 x K): a model of 10^6 classes evaluates too */
+    int64_t *conf = K <= EVAL_MATRIX_MAX_K ? calloc((size_t)K * K, sizeof *conf) : NULL;
+    int64_t *tp = calloc((size_t)K * 3, sizeof *tp), *row = tp + K, *col = tp + 2 * (size_t)K;
+    if (!pred || !truth || !tp || (K <= EVAL_MATRIX_MAX_K && !conf))
+        rc = fsvc_fail(&err, FSVC_ERESOURCE, "eval: out of memory");
     else if (!d.has_labels || !d.y) rc = fsvc_fail(&err, FSVC_EINPUT, "%s: no labels to evaluate", d.source);
     rc = cli_dist_agree(rc, &err);
     if (rc) goto done;
@@ -253,7 +269,12 @@ int cmd_eval(int argc, char **argv)
                 "does not know (%s; the model has %d classes); they count as errors\n",
                 d.source, (long long)unknown, (long long)N, which, K);
     }
-    print_report(&m, conf, K);
+    for (int64_t i = 0; i < N; i++) {
+        if (truth[i] >= 0) row[truth[i]]++;
+        if (pred[i] >= 0) col[pred[i]]++;
+        if (truth[i] >= 0 && truth[i] == pred[i]) tp[truth[i]]++;
+    }
+    print_report(&m, conf, K, tp, row, col);
     if (pngpath) {
         rc = write_png(pngpath, conf, K, &m, a.model, a.data, ok, N, &err);
         if (rc) goto done;
@@ -261,7 +282,7 @@ int cmd_eval(int argc, char **argv)
     }
     printf("Accuracy = %.2f%% (%lld/%lld)\n", N ? 100.0 * ok / N : 0.0, (long long)ok, (long long)N);
 done:
-    free(pred); free(truth); free(conf);
+    free(pred); free(truth); free(conf); free(tp);
     fsvc_dataset_free(&d);
     fsvc_free_model(&m);
     return cli_dist_end(rc, &err);

@@ -229,7 +229,7 @@ int cmd_predict(int argc, char **argv)
     if (!rc && table && m.regression)
         rc = fsvc_fail(&err, FSVC_EUSAGE, "predict: %s: a regression model has no class %s",
                        mpath, proba ? "probabilities (-b 1)" : "scores (--decision-values)");
-    rc = cli_dist_agree(rc, &err); /* the load below is collective */
+    rc = cli_dist_same_model(rc, &m, mpath, &err); /* the load below is collective */
     if (!rc) {
         cli_set_quiet(quiet); /* -q: no note on features taken as 0 */
         batched = batched && !m.Cs; /* a sparse model: the whole folder */

@@ -52,34 +52,45 @@ static int too_big(int64_t W, int64_t H)
     return W > SHOW_MAX_W || H > SHOW_MAX_H || W * H > SHOW_MAX_PIXELS;
 }
 
-/* Centroid j's pixel k as 0..255: u8 as is, floats by the model's scaling
- * (min-max over all centroids for unscaled floats). */
-static uint8_t pixel(const fsvc_model *m, int64_t j, int k, double lo, double hi)
+/* Centroid j as n doubles in row (dense C, or the sparse model's CSR row
+ * Cs, whose C is NULL: absent features are 0). */
+static void centroid_row(double *row, const fsvc_model *m, int64_t j)
 {
-    size_t at = (size_t)j * m->n + k;
-    double v;
-    switch (m->dtype) {
-    case FSVC_U8: return ((const uint8_t *)m->C)[at];
-    case FSVC_F32: v = ((const float *)m->C)[at]; break;
-    default: v = ((const double *)m->C)[at]; break;
+    if (m->Cs) {
+        memset(row, 0, (size_t)m->n * sizeof *row);
+        for (int64_t p = m->Cs->row_ptr[j]; p < m->Cs->row_ptr[j + 1]; p++)
+            if (m->Cs->col[p] >= 0 && m->Cs->col[p] < m->n) row[m->Cs->col[p]] = m->Cs->val[p];
+        return;
     }
+    size_t at = (size_t)j * m->n;
+    for (int k = 0; k < m->n; k++)
+        row[k] = m->dtype == FSVC_U8 ? ((const uint8_t *)m->C)[at + k]
+               : m->dtype == FSVC_F32 ? ((const float *)m->C)[at + k]
+               : ((const double *)m->C)[at + k];
+}
+
+/* A value as 0..255: u8 models as they are, floats by the model's scaling
+ * (min-max over all centroids for unscaled floats). */
+static uint8_t pixel(const fsvc_model *m, double v, double lo, double hi)
+{
+    if (m->dtype == FSVC_U8 && !m->Cs) return (uint8_t)v;
     double t = hi > lo ? (v - lo) / (hi - lo) : 0;
     t = t < 0 ? 0 : t > 1 ? 1 : t;
     return (uint8_t)lrint(255 * t);
 }
 
-static void value_range(double *lo, double *hi, const fsvc_model *m)
+static void value_range(double *lo, double *hi, const fsvc_model *m, double *row)
 {
     *lo = INFINITY;
     *hi = -INFINITY;
     if (m->scale == FSVC_SCALE_01) { *lo = 0; *hi = 1; return; }
     if (m->scale == FSVC_SCALE_PM1) { *lo = -1; *hi = 1; return; }
-    size_t tot = (size_t)m->m * m->n;
-    for (size_t i = 0; i < tot; i++) {
-        double v = m->dtype == FSVC_F32 ? ((const float *)m->C)[i]
-                 : m->dtype == FSVC_F64 ? ((const double *)m->C)[i] : ((const uint8_t *)m->C)[i];
-        if (v < *lo) *lo = v;
-        if (v > *hi) *hi = v;
+    for (int64_t j = 0; j < m->m; j++) {
+        centroid_row(row, m, j);
+        for (int k = 0; k < m->n; k++) {
+            if (row[k] < *lo) *lo = row[k];
+            if (row[k] > *hi) *hi = row[k];
+        }
     }
 }
 
@@ -106,8 +117,9 @@ static int build(montage *g, const fsvc_model *m, const int64_t *counts, int K)
                                       {211, 54, 130}, {181, 137, 0}, {42, 161, 152},
                                       {108, 113, 196}, {203, 75, 22}};
     fill(g, 0, 0, g->W, g->H, grey);
-    double lo, hi;
-    value_range(&lo, &hi, m);
+    double lo, hi, *row = malloc((size_t)m->n * sizeof *row);
+    if (!row) return -1;
+    value_range(&lo, &hi, m, row);
     int y = 0;
     for (int k = 0; k < K; k++) {
         fill(g, 0, y, g->W, BAR, pal[k % 8]);  /* class separator */
@@ -115,11 +127,12 @@ static int build(montage *g, const fsvc_model *m, const int64_t *counts, int K)
         int shown = 0;
         for (int64_t j = 0; j < m->m && shown < g->max_per_class; j++) {
             if (m->lab[j] != k) continue;
+            centroid_row(row, m, j);
             int tx = GAP + (shown % g->per_row) * (tw + GAP);
             int ty = y + (shown / g->per_row) * (th + GAP);
             for (int py = 0; py < th; py++)
                 for (int px = 0; px < tw; px++) {
-                    uint8_t v = pixel(m, j, (py / g->zoom) * g->cols + px / g->zoom, lo, hi);
+                    uint8_t v = pixel(m, row[(py / g->zoom) * g->cols + px / g->zoom], lo, hi);
                     uint8_t *o = g->rgb + ((size_t)(ty + py) * g->W + tx + px) * 3;
                     o[0] = o[1] = o[2] = v;
                 }
@@ -128,6 +141,7 @@ static int build(montage *g, const fsvc_model *m, const int64_t *counts, int K)
         int brows = shown ? (shown + g->per_row - 1) / g->per_row : 1;
         y += brows * (th + GAP);
     }
+    free(row);
     return 0;
 }
 

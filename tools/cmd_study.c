@@ -218,6 +218,26 @@ static int parse(study_opts *o, int argc, char **argv)
 }
 
 /* The first `max` rows of *d (max <= 0 or >= N: unchanged). */
+/* DATA or TEST as the study runs it: dense. A file that train would read
+ * sparse is read sparse first (no dense matrix made) and refused when it
+ * has more features than dense data holds; else it is read dense. */
+static int study_load(fsvc_dataset *d, const char *path, fsvc_error *err)
+{
+    fsvc_load_opts o = { 0, 0, 0, FSVC_STORE_AUTO, 0, 0 };
+    int rc = fsvc_dataset_load(d, path, &o, err);
+    if (rc || !d->csr) return rc;
+    long long N = (long long)d->N, nnz = (long long)d->csr->nnz;
+    int n = d->n;
+    fsvc_dataset_free(d);
+    if (n > FSVC_DENSE_MAX_N)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: sparse data, %lld x %d (%lld values); study "
+                         "runs on dense data, at most %d features (fsvc train reads it "
+                         "sparse, and -v K cross-validates it)", path, N, n, nnz,
+                         FSVC_DENSE_MAX_N);
+    o.storage = FSVC_STORE_DENSE;
+    return fsvc_dataset_load(d, path, &o, err);
+}
+
 static int truncate_rows(fsvc_dataset *d, int64_t max, fsvc_error *err)
 {
     if (max <= 0 || max >= d->N) return FSVC_OK;
@@ -947,11 +967,14 @@ int cmd_study(int argc, char **argv)
     fsvc_dataset tr, te;
     memset(&tr, 0, sizeof tr);
     memset(&te, 0, sizeof te);
-    if (!rc && !(rc = fsvc_dataset_load(&tr, o.data, NULL, &err)))
+    if (!rc && !(rc = study_load(&tr, o.data, &err)))
         rc = truncate_rows(&tr, o.max_train, &err);
-    if (!rc && o.test && !(rc = fsvc_dataset_load(&te, o.test, NULL, &err)))
+    if (!rc && o.test && !(rc = study_load(&te, o.test, &err)))
         rc = truncate_rows(&te, o.max_test, &err);
-    if ((rc = cli_dist_agree(rc, &err))) { /* every rank has the data, or all stop */
+    /* every rank has the data, and the same data, or all stop */
+    rc = cli_dist_same_data(rc, &tr, o.data, &err);
+    if (!rc && o.test) rc = cli_dist_same_data(rc, &te, o.test, &err);
+    if (rc) {
         fsvc_dataset_free(&tr);
         fsvc_dataset_free(&te);
         free(name);

@@ -312,6 +312,7 @@ static int train_run(fsvc_param *pp, int quiet, int cv, int storage, const char 
      * limit refused before the dense matrix is made */
     lopt.storage = p.rows > 0 || D->size > 1 ? FSVC_STORE_DENSE : storage;
     lopt.dense_max_n = CLI_MAX_FEATURES;
+    lopt.sparse_finite = 1; /* a float32 +-Inf would become a centroid */
     int rc = cli_blas_reserve(p.threads, &err), loaded = 0;
     if (!rc && storage == FSVC_STORE_SPARSE && (p.rows > 0 || D->size > 1))
         rc = fsvc_fail(&err, FSVC_EUSAGE, "train: --sparse does not combine with %s",

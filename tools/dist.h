@@ -20,6 +20,13 @@ int cli_dist_agree(int rc, fsvc_error *err);
 /* Collective, the last call of a command: rc (the worst over the ranks);
  * rank 0 prints the error of the lowest failing rank, once. */
 int cli_dist_end(int rc, const fsvc_error *err);
+/* cli_dist_agree, then, when every rank loaded its model (mpath), that
+ * every rank holds the same one (the CRC32 and length of its bytes): the
+ * collectives of predict and eval are sized by it. Collective. */
+int cli_dist_same_model(int rc, const fsvc_model *m, const char *mpath, fsvc_error *err);
+/* cli_dist_agree, then, when every rank loaded d (dense, whole: study),
+ * that every rank holds the same values and labels (CRC32). Collective. */
+int cli_dist_same_data(int rc, const fsvc_dataset *d, const char *path, fsvc_error *err);
 /* The MPI library compiled in, e.g. "Open MPI v4.1.4", or "not compiled in". */
 const char *cli_dist_library(void);
 /* The end of the process (MPI_Finalize). */

@@ -3,8 +3,70 @@
  * exchanged (zeros elsewhere, OR-ed: exact) so rank 0 holds them all in
  * input order. One process: fsvc_predict. */
 #include "tools/dist.h"
+#include "fsvc/embed.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
+
+/* Collective: every rank's (CRC32, length) of `what` against rank 0's:
+ * FSVC_OK when all agree, else FSVC_EINPUT on every rank, naming path and
+ * the difference on the ranks that differ from rank 0. */
+static int same_print(uint64_t crc, uint64_t len, const char *path, const char *what,
+                      fsvc_error *err)
+{
+    const fsvc_dist *D = cli_dist();
+    uint64_t mine[2] = { crc, len }, first[2];
+    uint64_t *all = calloc((size_t)D->size * 2, sizeof *all);
+    int rc = all ? FSVC_OK : fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
+    rc = cli_dist_agree(rc, err);
+    if (!rc && D->allgather(D->self, mine, sizeof mine, all))
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: the ranks could not compare their %s", path,
+                       what);
+    int same = 1;
+    for (int r = 1; !rc && r < D->size; r++)
+        same = same && !memcmp(all + 2 * r, all, sizeof mine);
+    if (!rc) memcpy(first, all, sizeof first);
+    free(all);
+    if (rc || same) return rc;
+    if (!memcmp(mine, first, sizeof mine))
+        return fsvc_fail(err, FSVC_EINPUT, FSVC_DIST_ELSEWHERE);
+    return fsvc_fail(err, FSVC_EINPUT, "%s: not the %s rank 0 reads (CRC32 %08llx, %llu "
+                     "bytes here; %08llx, %llu bytes on rank 0): every process must read the "
+                     "same %s", path, what, (unsigned long long)mine[0],
+                     (unsigned long long)mine[1], (unsigned long long)first[0],
+                     (unsigned long long)first[1], what);
+}
+
+int cli_dist_same_data(int rc, const fsvc_dataset *d, const char *path, fsvc_error *err)
+{
+    rc = cli_dist_agree(rc, err);
+    if (rc || cli_dist()->size <= 1) return rc;
+    /* the loaded values and labels (the file may differ in form only) */
+    size_t xb = d->x ? (size_t)d->N * d->n * fsvc_dtype_size(d->dtype) : 0;
+    uLong c = crc32_z(0L, d->x, (z_size_t)xb);
+    if (d->y) c = crc32_z(c, (const unsigned char *)d->y, (z_size_t)d->N * sizeof *d->y);
+    return same_print(c, xb, path, "data", err);
+}
+
+int cli_dist_same_model(int rc, const fsvc_model *m, const char *mpath, fsvc_error *err)
+{
+    const fsvc_dist *D = cli_dist();
+    rc = cli_dist_agree(rc, err);
+    if (rc || D->size <= 1) return rc;
+    /* the model's file bytes (the same for the same model, whatever its
+     * file's version): their CRC32 and length */
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    uint64_t mine[2] = { 0, 0 };
+    rc = fsvc_model_to_bytes(&buf, &len, m, err);
+    if (!rc) {
+        mine[0] = (uint64_t)crc32_z(0L, buf, (z_size_t)len);
+        mine[1] = len;
+    }
+    fsvc_bytes_free(buf);
+    return rc ? cli_dist_agree(rc, err) : same_print(mine[0], mine[1], mpath, "model", err);
+}
 
 int cli_dist_predict_at(int *pred, double *score, const fsvc_model *m, const fsvc_dataset *d,
                         int64_t first, int64_t N_total, const char *backend, int threads,

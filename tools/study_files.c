@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,9 +115,35 @@ int64_t study_latest_row(const fsvc_csv *t, int col, const char *settings)
     return -1;
 }
 
+/* The result columns the best point is picked by: empty (not measured, a
+ * failed point) or a number in range. An edited CSV whose cv_mean is 1000,
+ * inf or nan would otherwise become the best point on --resume. */
+static const struct { const char *name; double lo, hi; } measured[] = {
+    {"acc_test", 0, 100}, {"cv_mean", 0, 100}, {"cv_sd", 0, 100},
+    {"centroids", 0, 1099511627776.0}, {"cv_centroids", 0, 1099511627776.0},
+    {"lambda", 0, DBL_MAX}};
+
+static int check_measured(const fsvc_csv *t, int64_t r, const char *path, fsvc_error *err)
+{
+    for (size_t i = 0; i < sizeof measured / sizeof *measured; i++) {
+        int c = fsvc_csv_col(t, measured[i].name);
+        const char *v = c < 0 ? "" : fsvc_csv_get(t, r, c);
+        if (!*v) continue;
+        char *end;
+        double x = strtod(v, &end);
+        if (*end || !isfinite(x) || x < measured[i].lo || x > measured[i].hi)
+            return fsvc_fail(err, FSVC_EINPUT, "%s:%lld: %s '%s' is not a number in [%g, %g]; "
+                             "the CSV was edited or damaged: remove the row, or resume "
+                             "without it", path, (long long)t->line[r], measured[i].name, v,
+                             measured[i].lo, measured[i].hi);
+    }
+    return FSVC_OK;
+}
+
 /* A resumed CSV must be this version's and made with this run's data and
  * fixed settings: every key of cur that is not a --vary axis has the same
- * value in every row (else FSVC_EINPUT saying which). */
+ * value in every row (else FSVC_EINPUT saying which), and its results are
+ * numbers in range (check_measured). */
 static int check_resume(const fsvc_csv *t, const char *path, const char *cur,
                         const fsvc_grid *g, fsvc_error *err)
 {
@@ -129,6 +157,8 @@ static int check_resume(const fsvc_csv *t, const char *path, const char *cur,
         if (fsvc_csv_nfields(t, r) != STUDY_NCOLUMNS)
             return fsvc_fail(err, FSVC_EINPUT, "%s:%lld: %d fields, the header has %d", path, line,
                              fsvc_csv_nfields(t, r), STUDY_NCOLUMNS);
+        int bad = check_measured(t, r, path, err);
+        if (bad) return bad;
         const char *rs = fsvc_csv_get(t, r, STUDY_NCOLUMNS - 1);
         for (const char *k = cur; *k;) {
             const char *eq = strchr(k, '='), *end = strchr(k, ';');

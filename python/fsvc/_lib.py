@@ -5,13 +5,18 @@ source tree this package sits in (python/fsvc -> build/libfsvc.so); next to
 the package; the lib/ folder of the prefix it was installed under
 (PREFIX/lib/python3.X/dist-packages/fsvc -> PREFIX/lib); the system loader.
 """
+import contextlib
 import ctypes
 import os
+import sys
+import threading
 
 __all__ = ["lib", "library_path", "blas_core", "FSVCError", "FSVCUsageError", "FSVCInputError",
+           "FSVCWarning", "TrainInfo",
            "FSVCResourceError", "check", "Error"]
 
 FSVC_OK, FSVC_EUSAGE, FSVC_EINPUT, FSVC_ERESOURCE = 0, 1, 2, 3
+DENSE_MAX_N = 65536  # FSVC_DENSE_MAX_N of datasets/fsvc_data.h: dense features
 
 
 class FSVCError(Exception):
@@ -34,6 +39,20 @@ class FSVCInputError(FSVCError, ValueError):
 
 class FSVCResourceError(FSVCError, OSError):
     """Out of memory, I/O failure, no device (fsvc exit code 3)."""
+
+
+class FSVCWarning(UserWarning):
+    """What `fsvc train` prints as a warning line (warnings.warn)."""
+
+
+class TrainInfo(ctypes.Structure):
+    """fsvc_train_info (fsvc/fsvc.h), field for field."""
+    _fields_ = [("radius", ctypes.c_double), ("m", ctypes.c_int64),
+                ("t_select", ctypes.c_double), ("t_readout", ctypes.c_double),
+                ("syn_select", ctypes.c_double), ("syn_readout", ctypes.c_double),
+                ("t_ridge", ctypes.c_double * 3), ("solver", ctypes.c_int),
+                ("solver_rule", ctypes.c_int), ("cg_iter", ctypes.c_int),
+                ("cg_res", ctypes.c_double), ("cg_converged", ctypes.c_int)]
 
 
 class Error(ctypes.Structure):
@@ -85,8 +104,9 @@ _sig = {
     "fsvc_param_set": (_I, [_P, ctypes.c_char_p, ctypes.c_char_p, _E]),
     "fsvc_model_meta": (None, [ctypes.POINTER(_I64), _P]),
     "fsvc_model_class_values": (ctypes.POINTER(_D), [_P]),
-    "fsvc_train_view": (_I, [_P, _P, _P, _I64, _I, _I, _I, _I, _P, _P, _E]),
-    "fsvc_predict_view": (_I, [_P, _P, _P, _P, _I64, _I, _I, _I, _I, ctypes.c_char_p, _I,
+    # sizes are int64_t in C: a ctypes c_int would cut 2**32 + 4 to 4
+    "fsvc_train_view": (_I, [_P, _P, _P, _I64, _I64, _I, _I64, _I64, _P, _P, _E]),
+    "fsvc_predict_view": (_I, [_P, _P, _P, _P, _I64, _I64, _I, _I64, _I64, ctypes.c_char_p, _I,
                                _E]),
     "fsvc_model_to_bytes": (_I, [ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_size_t), _P,
                                  _E]),
@@ -112,16 +132,12 @@ for _name, (_res, _args) in _sig.items():
     _f.restype = _res
     _f.argtypes = _args
 
-# The library prints progress lines only when asked (param progress); the
-# few informative lines it prints otherwise are discarded.
-PRINT_DISCARD = ctypes.cast(lib.fsvc_print_discard, ctypes.c_void_p)
-lib.fsvc_set_print(PRINT_DISCARD)
-try:
-    _blas_threads = lib.openblas_set_num_threads
-    _blas_threads.restype = None
-    _blas_threads.argtypes = [_I]
-except AttributeError:  # another BLAS: its own thread settings apply
-    _blas_threads = None
+# The library's print hook is process-wide, so it is set once, here, to a
+# router: a line goes to sys.stderr when the thread that made the call
+# asked for it (verbose_lines), else nowhere. Fits in several threads no
+# longer reset each other's hook (issue 26 item 10), and a redirected
+# sys.stderr (pytest, Jupyter) sees the lines, not file descriptor 2.
+_tls = threading.local()
 
 
 def blas_core():
@@ -133,6 +149,25 @@ def blas_core():
     return lib.bnl_blas_core_name().decode(), why
 
 
-def set_blas_threads(n):
-    if _blas_threads is not None and n > 0:
-        _blas_threads(int(n))
+@ctypes.CFUNCTYPE(None, ctypes.c_char_p)
+def _print_line(line):
+    if getattr(_tls, "verbose", False):
+        try:
+            sys.stderr.write(line.decode("utf-8", "replace"))
+            sys.stderr.flush()
+        except Exception:  # a closed stderr must not break the fit
+            pass
+
+
+lib.fsvc_set_print(ctypes.cast(_print_line, ctypes.c_void_p))
+
+
+@contextlib.contextmanager
+def verbose_lines(on):
+    """The library's lines printed by this thread go to sys.stderr inside."""
+    before = getattr(_tls, "verbose", False)
+    _tls.verbose = bool(on)
+    try:
+        yield
+    finally:
+        _tls.verbose = before

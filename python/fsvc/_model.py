@@ -5,7 +5,8 @@ import ctypes
 
 import numpy as np
 
-from ._lib import PRINT_DISCARD, Error, check, lib, set_blas_threads
+from ._lib import (DENSE_MAX_N, Error, FSVCInputError, FSVCUsageError, TrainInfo, check, lib,
+                   verbose_lines)
 
 _DTYPES = {np.dtype(np.uint8): 0, np.dtype(np.float32): 1, np.dtype(np.float64): 2}
 
@@ -42,27 +43,25 @@ class Model:
         if not p:
             raise MemoryError("fsvc: out of memory for the parameters")
         keep = []  # the backend text must outlive the parameters
-        threads = 0
         try:
             for name, value in settings:
+                if "\0" in str(value):  # C would read 'gauss\0tri' as 'gauss'
+                    raise FSVCUsageError(1, "%s: %r holds a NUL character" % (name, str(value)))
                 b = str(value).encode()
                 keep.append(b)
                 check(lib.fsvc_param_set(p, name.encode(), b, ctypes.byref(err)), err)
-                if name == "threads":
-                    threads = int(value)
-            set_blas_threads(threads)
+            # threads reach the library through the parameters only: it
+            # brackets its own BLAS calls (OpenBLAS's count is process-wide)
             m = cls()
             X = engine_array(X)
             y = np.ascontiguousarray(y, dtype=np.float64)
-            if verbose:
-                lib.fsvc_set_print(None)
-            try:
-                rc = lib.fsvc_train_view(m._h, None, X.ctypes.data, X.shape[0], X.shape[1],
-                                         _DTYPES[X.dtype], rows, cols, y.ctypes.data, p,
-                                         ctypes.byref(err))
-            finally:
-                lib.fsvc_set_print(PRINT_DISCARD)
+            info = TrainInfo()
+            with verbose_lines(verbose):
+                rc = lib.fsvc_train_view(m._h, ctypes.byref(info), X.ctypes.data, X.shape[0],
+                                         X.shape[1], _DTYPES[X.dtype], rows, cols,
+                                         y.ctypes.data, p, ctypes.byref(err))
             check(rc, err)
+            m.train_info = info  # what the warnings of fit read
             return m
         finally:
             lib.fsvc_param_release(p)
@@ -74,14 +73,24 @@ class Model:
         data = bytes(data)
         check(lib.fsvc_model_from_bytes(m._h, data, len(data), what.encode(),
                                         ctypes.byref(err)), err)
-        return m
+        return m._usable(what)
 
     @classmethod
     def load(cls, path):
         m = cls()
         err = Error()
         check(lib.fsvc_model_load(m._h, str(path).encode(), ctypes.byref(err)), err)
-        return m
+        return m._usable(str(path))
+
+    def _usable(self, what):
+        """self, or FSVCInputError for a model no array can reach: arrays are
+        dense, at most DENSE_MAX_N features (a sparse model of `fsvc train`
+        may have up to 2**24)."""
+        n = self.meta["n"]
+        if n > DENSE_MAX_N:
+            raise FSVCInputError(2, "%s: the model has %d features; arrays hold at most %d "
+                                    "(use `fsvc predict` on sparse data)" % (what, n, DENSE_MAX_N))
+        return self
 
     # ---- output ----
     def to_bytes(self):
@@ -122,7 +131,6 @@ class Model:
         pred = np.empty(N, dtype=np.int32)
         score = np.empty((N, meta["Kout"]), dtype=np.float64) if scores else None
         err = Error()
-        set_blas_threads(threads)
         check(lib.fsvc_predict_view(pred.ctypes.data,
                                     score.ctypes.data if scores else None, self._h,
                                     X.ctypes.data, N, X.shape[1], _DTYPES[X.dtype], rows, cols,

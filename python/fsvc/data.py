@@ -6,10 +6,11 @@ values, or None for an unlabelled PNG folder. load_png_folder also returns
 the class names (one per class index, sorted like the folders). The arrays
 are copies of the loader's (the loader's memory is freed right after)."""
 import ctypes
+import numbers
 
 import numpy as np
 
-from ._lib import Error, check, lib
+from ._lib import DENSE_MAX_N, Error, FSVCUsageError, check, lib
 
 __all__ = ["load_idx", "load_libsvm", "load_png_folder"]
 
@@ -17,6 +18,11 @@ _NP = {0: np.uint8, 1: np.float32, 2: np.float64}
 
 
 def _load(source, resize=0, allow_unlabelled=0, n_features=0):
+    # an int of C: checked here, where ctypes would cut 2**32 + 5 to 5
+    if (isinstance(n_features, (bool, np.bool_)) or not isinstance(n_features, numbers.Integral)
+            or not 0 <= n_features <= DENSE_MAX_N):
+        raise FSVCUsageError(1, "n_features: %r is not an integer in [0, %d] (0: the largest "
+                                "index seen)" % (n_features, DENSE_MAX_N))
     err = Error()
     d = lib.fsvc_dataset_alloc()
     if not d:

@@ -12,6 +12,7 @@ it is, with no copy; any other dtype or layout is copied once to float64.
 same as the CLI does.)
 """
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -20,6 +21,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (check_array, check_consistent_length, check_is_fitted,
                                       column_or_1d)
 
+from ._lib import FSVCWarning
 from ._model import Model, scores_proba
 
 __all__ = ["FSVCClassifier", "FSVCRegressor"]
@@ -125,6 +127,23 @@ class _FSVCBase(BaseEstimator):
         if X.shape[0] < 2:
             raise ValueError("%s needs at least 2 samples, got 1 sample" % type(self).__name__)
         return X, y, rows, cols
+
+    def _warn(self, model, N):
+        """The warning lines of `fsvc train`, as warnings.warn (issue 27)."""
+        info = getattr(model, "train_info", None)
+        if info is None:
+            return
+        if info.solver == 1 and not info.cg_converged:  # FSVC_SOLVER_PCG
+            warnings.warn("fsvc: pcg stopped at relative residual %.3g after %d iterations, "
+                          "short of cg_tol %g" % (info.cg_res, info.cg_iter, self.cg_tol),
+                          FSVCWarning, stacklevel=3)
+        r = str(self.radius)
+        if (self.readout in ("onehot", "lms") and r.endswith("rms") and not self._regression
+                and info.m < 0.01 * N):
+            warnings.warn("fsvc: the %s readout got only %d centroids for %d samples at "
+                          "radius %s (the ridge readout's default); give radius='search' or "
+                          "a smaller radius" % (self.readout, info.m, N, r), FSVCWarning,
+                          stacklevel=3)
 
     def _set_model(self, model, rows, cols):
         self._model = model
@@ -233,6 +252,7 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
             raise RuntimeError("fsvc: the model has %d classes, expected %d"
                                % (model.meta["K"], len(classes)))
         self.classes_ = classes
+        self._warn(model, X.shape[0])
         return self._set_model(model, rows, cols)
 
     def _scores(self, X):
@@ -276,7 +296,10 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
             raise ValueError("this fsvc model is a regression model: use FSVCRegressor")
         est = cls()
         v = model.class_values()
-        est.classes_ = v.astype(np.int64) if np.all(v == np.round(v)) else v
+        # int64 only where every label is an integer int64 holds (|v| < 2**63):
+        # 1e19 would become int64's minimum
+        whole = np.all(v == np.round(v)) and np.all(np.abs(v) < 2.0**63)
+        est.classes_ = v.astype(np.int64) if whole else v
         est.n_features_in_ = meta["n"]
         return est._set_model(model, meta["rows"], meta["cols"])
 
@@ -292,6 +315,7 @@ class FSVCRegressor(RegressorMixin, _FSVCBase):
         X, y, rows, cols = self._fit(X, y)
         y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
         model = Model.train(X, y, self._settings(), True, rows, cols, self.verbose)
+        self._warn(model, X.shape[0])
         return self._set_model(model, rows, cols)
 
     def predict(self, X):

@@ -77,3 +77,36 @@ limit 1 "-m: '16777217' is not an integer" "bench -m above 2^24" -- "$FSVC" benc
 limit 3 "needs [0-9.]+ GiB, more than this machine's [0-9.]+ GiB of RAM" "bench larger than RAM" -- \
   "$FSVC" bench -m 16777216 -N 16777216 -n 65536 --no-ref
 expect_one_line "bench larger than RAM: one line" "$ERR"
+
+# classes: a 20000-class model (10 centroids) predicts and evaluates in
+# 800 MB of address space; predict held 8192 x K scores whatever N (1.3 GB
+# here), eval a K x K matrix (3.2 GB): both were exit 3 (issue 26 item 9)
+awk 'BEGIN { for (i = 0; i < 20000; i++) print i " 1:" i / 20000 }' > many.train
+head -100 many.train > many.test
+"$FSVC" train -q --max-neurons 10 -s random -r 0.1 --solver direct many.train many.fsvc >/dev/null
+in_800mb() { bash -c 'ulimit -v 800000; exec "$@"' sh "$@"; }
+expect_exit 0 "predict with 20000 classes in 800 MB" -- in_800mb "$FSVC" predict --threads 1 \
+  many.fsvc many.test many.out
+expect_exit 0 "eval with 20000 classes in 800 MB" -- in_800mb "$FSVC" eval --threads 1 many.fsvc many.test
+expect_match '^confusion matrix: not shown for 20000 classes \(at most 1000\)$' \
+  "eval: no matrix above 1000 classes" "$OUT"
+limit 2 'many.fsvc: 20000 classes; --png draws the confusion matrix of at most 1000' \
+  "eval --png above 1000 classes" -- "$FSVC" eval many.fsvc many.test --png many.png
+
+# values beyond float32 (fine as float64): said where they are, not later
+# as a non-finite radius or centroid (issue 26)
+printf '1 1:1 2:1\n# a comment\n0 1:1e39 2:2\n1 1:2 2:1\n0 1:0 2:3\n' > f32.txt
+limit 2 "f32.txt:3: value '1e39' is beyond float32's range" "sparse value beyond float32" -- \
+  "$FSVC" train -q --sparse f32.txt f32.fsvc
+limit 2 "f32.txt: value 1 of sample 2 \(1e\+39\) is beyond float32's range" \
+  "dense value beyond float32 (f32 model)" -- "$FSVC" train -q -r 1 f32.txt f32.fsvc
+expect_exit 0 "the same value trains with --dtype f64" -- "$FSVC" train -q --dtype f64 f32.txt f32.fsvc
+
+# a feature range of -1e308 .. 1e308 (wider than DBL_MAX): --scale-features
+# scales it in halves; it blamed the data ('value 1 of sample 1 is not
+# finite', exit 2; issue 26)
+printf '1 1:1e308 2:1\n0 1:-1e308 2:2\n1 1:2 2:1\n0 1:0 2:3\n' > range.txt
+expect_exit 0 "--scale-features over a range wider than DBL_MAX" -- \
+  "$FSVC" train -q --scale-features range --dtype f64 range.txt range.fsvc
+expect_exit 0 "predict with that range" -- "$FSVC" predict range.fsvc range.txt
+expect_match '^Accuracy = 100.00% \(4/4\)' "predict with that range: every sample right" "$OUT"

@@ -15,6 +15,18 @@ for l in nan -1 0 inf; do
   expect_exit 1 "train: --solver pcg -l $l is bad usage" -- "$FSVC" train --solver pcg -l "$l" x
 done
 expect_exit 1 "train: --cg-tol 0 is bad usage" -- "$FSVC" train --cg-tol 0 x
+# lambda's range, said as it is: 1.7e308 is finite (issue 26)
+expect_exit 1 "train: -l 1.7e308 is bad usage" -- "$FSVC" train -q -l 1.7e308 "$UCI/iris.train" "$TMP/l.fsvc"
+expect_match "lambda 1.7e\+308 is not in \(0, 1e300\]" "train: -l 1.7e308 names the range" "$ERR"
+# a huge lambda: pcg trains where direct does, the same predictions (its
+# float32 preconditioner overflowed: no convergence, exit 2; issue 26)
+for s in direct pcg; do
+  expect_exit 0 "train iris --solver $s -l 1e100" -- \
+    "$FSVC" train -q --solver $s -l 1e100 "$UCI/iris.train" "$TMP/big_$s.fsvc"
+  "$FSVC" predict "$TMP/big_$s.fsvc" "$UCI/iris.test" "$TMP/big_$s.txt" >/dev/null 2>&1
+done
+if [ -s "$TMP/big_pcg.txt" ] && cmp -s "$TMP/big_direct.txt" "$TMP/big_pcg.txt"; then
+  ok "-l 1e100: pcg predicts as direct"; else fail "-l 1e100: pcg and direct differ"; fi
 
 if [ -f "$UCI/satimg.train" ]; then
   cd "$TMP"

@@ -19,6 +19,17 @@ for bad in "bogus=1,2" "radius" "radius=1,,2" "radius=-3" "readout=svm" "prag=1,
 done
 expect_exit 1 "unknown setting" -- "$FSVC" study -v 3 --vary bogus=1 "$UCI/iris.train"
 expect_match "'bogus' is not a setting" "unknown setting named" "$(echo "$ERR" | head -n 1)"
+# sparse data over the dense limit: refused at once, exit 2, no CSV (it was
+# loaded dense and failed in the engine, exit 1; issue 26 item 5)
+awk 'BEGIN { srand(1); for (i = 0; i < 40; i++) { k = i % 2; s = k; f = 0;
+  while ((f += 1 + int(rand() * 999)) <= 70000) s = s " " f ":" (f % 2 == k ? 3 : 1); print s } }' \
+  > "$TMP/wide.train"
+expect_exit 2 "study on sparse data of 70000 features" -- "$FSVC" study --no-plots -q -v 2 \
+  -o "$TMP/wide" --vary radius=1rms,2rms "$TMP/wide.train"
+expect_match 'wide.train: sparse data, 40 x 70000 \([0-9]+ values\); study runs on dense data, at most 65536 features' \
+  "study on sparse data: says why" "$ERR"
+expect_one_line "study on sparse data: one line" "$ERR"
+if [ ! -e "$TMP/wide/study-wide.csv" ]; then ok "study on sparse data: no CSV"; else fail "study on sparse data: a CSV"; fi
 expect_exit 1 "-v 1 is refused" -- "$FSVC" study -v 1 "$UCI/iris.train"
 
 if [ -e "$UCI/optd64.train" ]; then
@@ -65,6 +76,30 @@ if [ -e "$UCI/optd64.train" ]; then
   grep -q '^#' "$csv" && fail "resumed CSV has comment lines" || ok "resumed CSV: no comment lines"
   run_study "rerun without --resume starts a new CSV"
   if [ "$(rows "$csv")" -eq 4 ] && ! grep -q '^resumed' "$about"; then ok "fresh CSV"; else fail "fresh CSV: $(cat "$csv")"; fi
+  # an edited CSV: a cv_mean of 1000, inf or nan is refused on --resume,
+  # not made the best point (issue 26)
+  cp "$csv" "$TMP/fresh.csv"
+  for v in 1000 inf nan; do
+    python3 - "$csv" "$v" <<'PY'
+import csv, io, sys
+path, v = sys.argv[1], sys.argv[2]
+lines = open(path).read().splitlines(True)
+head = next(i for i, l in enumerate(lines) if not l.startswith("#"))
+col = next(csv.reader([lines[head]])).index("cv_mean")
+row = next(csv.reader([lines[head + 1]]))
+row[col] = v
+out = io.StringIO()
+csv.writer(out, lineterminator="\n").writerow(row)
+lines[head + 1] = out.getvalue()
+open(path, "w").write("".join(lines))
+PY
+    expect_exit 2 "resume with cv_mean $v in the CSV" -- "$FSVC" study -q "${PIN[@]}" --max-train 800 \
+      --max-test 400 --vary radius=6,9 --readout onehot,ridge -v 3 -o "$D" --name t --resume \
+      "$UCI/optd64.train" "$UCI/optd64.test"
+    expect_match "study-t.csv:[0-9]+: cv_mean '$v' is not a number in \[0, 100\]" \
+      "resume with cv_mean $v: says where" "$ERR"
+    cp "$TMP/fresh.csv" "$csv"
+  done
   expect_exit 1 "a -v larger than 64 is refused" -- "$FSVC" study -v 65 "$UCI/optd64.train"
 
   # auto radius, reported step by step

@@ -24,6 +24,14 @@ expect_match 'format version 1,' "show names version 1" "$OUT"
 expect_exit 0 "show a regression model" -- "$FSVC" show reg.fsvc
 expect_match '^task: regression' "show: regression task" "$OUT"
 expect_match '^output offset: ' "show: regression offset" "$OUT"
+# a sparse model (C is NULL, the centroids are CSR): the montage of its
+# rows, as for a dense model (issue 26 item 1: it crashed, exit 139)
+"$FSVC" train -q --sparse "$UCI/iris.train" sp.fsvc >/dev/null
+expect_exit 0 "show --png of a sparse model" -- "$FSVC" show sp.fsvc --png sp.png --size 2x2
+expect_match '^montage: 3 classes' "show --png of a sparse model: the montage line" "$OUT"
+"$FSVC" train -q --dense "$UCI/iris.train" dn.fsvc >/dev/null
+"$FSVC" show dn.fsvc --png dn.png --size 2x2 >/dev/null
+if cmp -s sp.png dn.png; then ok "sparse and dense iris models draw the same montage"; else fail "sparse and dense montages differ"; fi
 # PNG class folders keep their names (python3 writes the PNGs)
 if command -v python3 >/dev/null; then
   python3 - "$TMP/pets" <<'PY'
