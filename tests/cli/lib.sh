@@ -35,3 +35,15 @@ expect_one_line() {
   local n; n=$(printf '%s' "$2" | grep -c '')
   if [ "$n" -eq 1 ]; then ok "$1"; else fail "$1: $n lines: $(echo "$2" | head -c 300)"; fi
 }
+
+# vm_startup: the address space (KB, ulimit -v) $FSVC needs to start, by
+# bisection (a CUDA build maps ~1.3 GB of libraries, a CPU build ~0.2 GB)
+vm_startup() {
+  local lo=0 hi=16000000 mid
+  while [ $((hi - lo)) -gt 20000 ]; do
+    mid=$(((lo + hi) / 2))
+    if timeout 5 bash -c "ulimit -v $mid; exec \"\$0\" --version" "$FSVC" >/dev/null 2>&1
+    then hi=$mid; else lo=$mid; fi
+  done
+  echo "$hi"
+}

@@ -7,14 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 
-# the address space fsvc needs to start (a CUDA build maps ~1.3 GB of
-# libraries, a CPU build ~0.2 GB), found by bisection
-vm_lo=0; vm_hi=16000000
-while [ $((vm_hi - vm_lo)) -gt 20000 ]; do
-  vm_mid=$(((vm_lo + vm_hi) / 2))
-  if timeout 5 bash -c "ulimit -v $vm_mid; exec \"\$0\" --version" "$FSVC" >/dev/null 2>&1
-  then vm_hi=$vm_mid; else vm_lo=$vm_mid; fi
-done
+vm_hi=$(vm_startup) # the address space fsvc needs to start
 
 hung=0; clean=1; both=""
 for add in 0 100000 150000 200000 250000 300000 350000 400000 600000 900000; do
