@@ -11,11 +11,12 @@ cd "$root"
 out=""
 if [ "${1:-}" = -o ]; then out=$2; shift 2; fi
 cores=${*:-Prescott Haswell SkylakeX Zen Cooperlake}
-flags=$(grep -m1 '^flags' /proc/cpuinfo)
-tiers="ref scalar"
-[[ $flags == *" avx2 "* && $flags == *" fma "* ]] && tiers="$tiers avx2"
-[[ $flags == *" avx512f "* && $flags == *" avx512bw "* ]] && tiers="$tiers avx512"
 make -s all tests test-data >/dev/null || { echo "portability: the build failed" >&2; exit 1; }
+# the kernel tiers this CPU runs: those fsvc takes from FSVC_ARCH
+tiers=""
+for t in ref scalar avx2 avx512 avx512vnni avxvnni amx; do
+  env FSVC_ARCH=$t build/fsvc info | grep -q "^cpu kernels: $t (FSVC_ARCH" && tiers="$tiers $t"
+done
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 rows=() fails=0
