@@ -1,5 +1,5 @@
 /* arch.c - which CPU kernels to run: cpuid (gcc's __builtin_cpu_supports),
- * or FSVC_ARCH=ref|scalar|avx2|avx512 from the environment; their names and
+ * or FSVC_ARCH=ref|scalar|avx2|avx512|avx512vnni from the environment; their names and
  * the kernels alone for benchmarks (the public face of kernels.h). Pure:
  * nothing is cached here beyond what the compiler's cpuid model holds. */
 #include "bnl.h"
@@ -10,18 +10,17 @@
 
 bnl_arch bnl_arch_detect(char *why, size_t len)
 {
-    bnl_arch best = BNL_ARCH_SCALAR;
-    if (bnl_arch_supported(BNL_ARCH_AVX512))
-        best = BNL_ARCH_AVX512;
-    else if (bnl_arch_supported(BNL_ARCH_AVX2))
-        best = BNL_ARCH_AVX2;
+    bnl_arch best = BNL_ARCH_SCALAR; /* the highest tier this CPU runs */
+    for (int a = BNL_ARCH_SCALAR + 1; a < BNL_ARCH_COUNT; a++)
+        if (bnl_arch_supported((bnl_arch)a))
+            best = (bnl_arch)a;
 
     const char *env = getenv("FSVC_ARCH");
     if (env && *env) {
         bnl_arch want;
         if (bnl_arch_parse(env, &want) != 0) {
             if (why)
-                snprintf(why, len, "%s (cpuid; FSVC_ARCH='%s' is not ref|scalar|avx2|avx512, ignored)",
+                snprintf(why, len, "%s (cpuid; FSVC_ARCH='%s' is not ref|scalar|avx2|avx512|avx512vnni, ignored)",
                          bnl_arch_name(best), env);
             return best;
         }

@@ -22,9 +22,13 @@ typedef enum { BNL_L1 = 0, BNL_L2 = 1, BNL_DOT = 2 } bnl_dist;
 typedef enum { BNL_TRI = 0, BNL_GAUSS = 1, BNL_TANH = 2, BNL_IDENT = 3 } bnl_act;
 typedef enum { BNL_REF = 0, BNL_CPU = 1, BNL_CUDA = 2 } bnl_backend;
 /* CPU kernels: ref runs the oracle loops of layers/ref.c on the CPU
- * backend; scalar, avx2, avx512 the kernels of layers/kern_*.c. */
+ * backend; scalar, avx2, avx512 the kernels of layers/kern_*.c;
+ * avx512vnni (issue 24) avx512's with u8 L2 / dot on a packed vpdpbusd
+ * GEMM. Each tier needs the CPU features of those below it; an arch a
+ * CPU lacks runs the best tier below it. BNL_ARCH_COUNT: how many. */
 typedef enum { BNL_ARCH_REF = 0, BNL_ARCH_SCALAR = 1, BNL_ARCH_AVX2 = 2,
-               BNL_ARCH_AVX512 = 3 } bnl_arch;
+               BNL_ARCH_AVX512 = 3, BNL_ARCH_AVX512VNNI = 4 } bnl_arch;
+#define BNL_ARCH_COUNT 5
 /* Precision of the GEMM operands of f32 L2 and dot (issue 10): full f32;
  * tf32 (operands rounded to 10 mantissa bits, TF32 tensor cores) or bf16
  * (7 mantissa bits, bf16 tensor cores), both round-to-nearest-even with
@@ -47,7 +51,7 @@ const char *bnl_precision_name(bnl_precision p);
 int bnl_dist_parse(const char *s, bnl_dist *out);       /* "l1" "l2" "dot" */
 int bnl_act_parse(const char *s, bnl_act *out);         /* "tri" "gauss" "tanh" "ident" */
 int bnl_backend_parse(const char *s, bnl_backend *out); /* "ref" "cpu" "cuda" */
-int bnl_arch_parse(const char *s, bnl_arch *out);       /* "ref" "scalar" "avx2" "avx512" */
+int bnl_arch_parse(const char *s, bnl_arch *out);       /* "ref" "scalar" "avx2" "avx512" "avx512vnni" */
 int bnl_precision_parse(const char *s, bnl_precision *out); /* "full" "tf32" "bf16" */
 /* 1 if this CPU can run arch (cpuid); REF and SCALAR always 1. */
 int bnl_arch_supported(bnl_arch arch);

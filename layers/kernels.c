@@ -15,6 +15,11 @@ static const bnl_kernels k_avx512 = {
     "avx512", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
     l2sq_u8_avx512_4x4,
 };
+/* avx512's kernels, u8 L2 (and dot, from it) as a packed vpdpbusd GEMM. */
+static const bnl_kernels k_avx512vnni = {
+    "avx512vnni", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
+    l2sq_u8_avx512vnni_8x48,
+};
 
 int bnl_arch_supported(bnl_arch arch)
 {
@@ -32,12 +37,16 @@ int bnl_arch_supported(bnl_arch arch)
                __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
                __builtin_cpu_supports("avx512vnni");
+    case BNL_ARCH_AVX512VNNI: /* today's avx512 tier already asks for VNNI */
+        return bnl_arch_supported(BNL_ARCH_AVX512);
     }
     return 0;
 }
 
 const bnl_kernels *bnl_kernels_get(bnl_arch arch)
 {
+    if (arch >= BNL_ARCH_AVX512VNNI && bnl_arch_supported(BNL_ARCH_AVX512VNNI))
+        return &k_avx512vnni;
     if (arch >= BNL_ARCH_AVX512 && bnl_arch_supported(BNL_ARCH_AVX512)) return &k_avx512;
     if (arch >= BNL_ARCH_AVX2 && bnl_arch_supported(BNL_ARCH_AVX2)) return &k_avx2;
     return &k_scalar;

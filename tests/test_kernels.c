@@ -55,7 +55,7 @@ static double fval(int kind)
 #define PAD 3 /* ldd = m + PAD in the padded runs */
 static const int32_t SENT_I = 0x5A5A5A5A;
 
-static const char *arch_names[] = {"ref", "scalar", "avx2", "avx512"};
+static const char *arch_names[] = {"ref", "scalar", "avx2", "avx512", "avx512vnni"};
 
 typedef struct caseinfo {
     const char *arch, *kern;
@@ -216,8 +216,8 @@ static int run_shape(bnl_arch a, int64_t m, int64_t N, int n, int fkind)
 static void test_dispatch(void **state)
 {
     (void)state;
-    const char *want[] = {"scalar", "scalar", "avx2", "avx512"};
-    for (int a = BNL_ARCH_REF; a <= BNL_ARCH_AVX512; a++) {
+    const char *want[] = {"scalar", "scalar", "avx2", "avx512", "avx512vnni"};
+    for (int a = BNL_ARCH_REF; a < BNL_ARCH_COUNT; a++) {
         const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
         assert_non_null(k);
         assert_true(k->l1_f32 && k->l1_f64 && k->l1_u8 && k->l2sq_u8);
@@ -242,7 +242,7 @@ static void test_grid(void **state)
 {
     (void)state;
     int bad = 0, shapes = 0;
-    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
         if (!bnl_arch_supported((bnl_arch)a)) {
             printf("  arch %s not supported here, skipped\n", arch_names[a]);
             continue;
@@ -273,9 +273,13 @@ static void test_edges(void **state)
         {513, 9, 3},   {9, 513, 3},   {520, 17, 5},  {33, 1030, 2},  {257, 5, 96},
         {1, 1, 1},     {1, 1, 65536}, {1, 3, 4099},  {5, 1, 4099},   {3, 2, 1025},
         {29, 7, 784},  {57, 6, 785},  {30, 9, 770},  {260, 3, 64},   {4, 4, 65536},
+        /* the avx512vnni GEMM: 8 x 48 register tiles, k blocks of 768 bytes
+         * (balanced), quads with a 1-3 byte tail, sample groups of 1024 */
+        {47, 7, 767},  {48, 8, 768},  {49, 9, 769},  {95, 15, 771},  {97, 17, 1537},
+        {96, 16, 1539}, {49, 1025, 6}, {50, 3, 2305}, {145, 23, 4099}, {1, 1031, 772},
     };
     int bad = 0;
-    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
         if (!bnl_arch_supported((bnl_arch)a)) continue;
         for (int s = 0; s < LEN(shapes); s++) {
             if (quick && (int64_t)shapes[s][0] * shapes[s][1] * shapes[s][2] > 70000) continue;
@@ -290,7 +294,7 @@ static void test_u8_worst(void **state)
 {
     (void)state;
     int bad = 0;
-    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
         if (!bnl_arch_supported((bnl_arch)a)) continue;
         const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
         for (int l2 = 0; l2 < 2; l2++) {
@@ -340,7 +344,7 @@ static void test_self_zero(void **state)
         Wf[t] = (float)Wd[t];
         Wu[t] = (uint8_t)rnd();
     }
-    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
         if (!bnl_arch_supported((bnl_arch)a)) continue;
         const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
         k->l1_f32(Df, M, Wf, M, Wf, M, NN);
@@ -380,7 +384,7 @@ static void test_tiling_invariance(void **state)
     assert_true(Wf && Xf && Wd && Xd && Wu && Xu && Af && Bf && Ad && Bd && Au && Bu && Al && Bl);
     for (int t = 0; t < M * NV; t++) { Wd[t] = fval(0); Wf[t] = (float)fval(3); Wu[t] = (uint8_t)rnd(); }
     for (int t = 0; t < NN * NV; t++) { Xd[t] = fval(0); Xf[t] = (float)fval(3); Xu[t] = (uint8_t)rnd(); }
-    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
         if (!bnl_arch_supported((bnl_arch)a)) continue;
         const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
         k->l1_f32(Af, M, Wf, M, Xf, NN, NV);
