@@ -43,6 +43,28 @@ int bnl_arch_supported(bnl_arch arch)
     return 0;
 }
 
+/* The slot of op in a table, as a plain pointer for comparison. */
+static const void *op_slot(const bnl_kernels *k, const bnl_op *op)
+{
+    if (op->dist == BNL_L1)
+        return op->dtype == FSVC_U8 ? (const void *)k->l1_u8
+               : op->dtype == FSVC_F32 ? (const void *)k->l1_f32 : (const void *)k->l1_f64;
+    return op->dtype == FSVC_U8 ? (const void *)k->l2sq_u8 : NULL;
+}
+
+const char *bnl_kernels_op_tier(bnl_arch arch, const bnl_op *op)
+{
+    if (arch == BNL_ARCH_REF)
+        return "ref";
+    const void *fn = op_slot(bnl_kernels_get(arch), op);
+    if (!fn)
+        return NULL;
+    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++)
+        if (op_slot(bnl_kernels_get((bnl_arch)a), op) == fn)
+            return bnl_kernels_get((bnl_arch)a)->name;
+    return bnl_kernels_get(arch)->name;
+}
+
 const bnl_kernels *bnl_kernels_get(bnl_arch arch)
 {
     if (arch >= BNL_ARCH_AVX512VNNI && bnl_arch_supported(BNL_ARCH_AVX512VNNI))

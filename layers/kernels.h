@@ -74,6 +74,12 @@ typedef struct bnl_kernels {
  * engine runs ref.c for it); here it gives scalar. */
 const bnl_kernels *bnl_kernels_get(bnl_arch arch);
 
+/* The tier whose code computes op's distance kernel on arch: tables share
+ * kernels (avx512vnni runs avx512's L1), so the lowest table holding the
+ * same function. "ref" for BNL_ARCH_REF; NULL when op has no kernel here
+ * (f32 / f64 L2 and dot run on GEMM). */
+const char *bnl_kernels_op_tier(bnl_arch arch, const bnl_op *op);
+
 #ifdef __cplusplus
 }
 #endif

@@ -75,7 +75,7 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
         tm = 240;
         tN = 1024;
         p.path = "kernels";
-        p.kernel = bnl_kernels_get(ctx->arch)->name;
+        p.kernel = bnl_kernels_op_tier(ctx->arch, op);
     } else {
         /* The float kernels block k internally (KC panels in L1), so a
          * tile need not fit L2; tiles under 256 x 256 cost packing and row
@@ -87,7 +87,7 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
         tN = clamp64(q / (n * elem), lo, 1024);
         tN = clamp64(q / (tm * 4), lo, tN) / 16 * 16;
         p.path = "kernels";
-        p.kernel = bnl_kernels_get(ctx->arch)->name;
+        p.kernel = bnl_kernels_op_tier(ctx->arch, op);
     }
     tm = tm < m ? tm : m;
     tN = tN < N ? tN : N;

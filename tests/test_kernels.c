@@ -225,6 +225,18 @@ static void test_dispatch(void **state)
     }
     assert_true(bnl_arch_supported(BNL_ARCH_SCALAR));
     assert_true(bnl_arch_supported(BNL_ARCH_REF));
+    /* the tier per op: avx512vnni shares avx512's L1, has its own u8 L2 */
+    if (bnl_arch_supported(BNL_ARCH_AVX512VNNI)) {
+        bnl_op l1 = {BNL_L1, BNL_IDENT, FSVC_U8, 0, BNL_PREC_FULL}, l2 = l1, f2 = l1;
+        l2.dist = BNL_L2;
+        f2.dist = BNL_L2;
+        f2.dtype = FSVC_F32;
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVX512VNNI, &l1), "avx512");
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVX512VNNI, &l2), "avx512vnni");
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVX512, &l2), "avx512");
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_REF, &l2), "ref");
+        assert_null(bnl_kernels_op_tier(BNL_ARCH_AVX512VNNI, &f2)); /* GEMM */
+    }
     /* an arch the CPU lacks falls back below it */
     if (!bnl_arch_supported(BNL_ARCH_AVX512))
         assert_ptr_equal(bnl_kernels_get(BNL_ARCH_AVX512), bnl_kernels_get(BNL_ARCH_AVX2));

@@ -19,6 +19,20 @@ expect_match "^cpu kernels: ref \(FSVC_ARCH" "info: kernels ref from FSVC_ARCH" 
 expect_match "^blas: .*, [0-9]+ threads" "info: BLAS line" "$OUT"
 expect_match "^cuda: " "info: the cuda line" "$OUT"
 
+# issue 24: the tier per op, and FSVC_ARCH forcing any tier the CPU has
+expect_exit 0 "info, cpuid arch" -- env -u FSVC_ARCH "$FSVC" info
+expect_match "^  u8 l2, dot +(scalar|avx2|avx512|avx512vnni) \(kernels\)" "info: u8 L2 tier" "$OUT"
+expect_match "^  f32 l2, dot +openblas-sgemm \(gemm\)" "info: f32 L2 on GEMM" "$OUT"
+if grep -q ' avx512_vnni' /proc/cpuinfo && grep -q ' avx512bw' /proc/cpuinfo; then
+  expect_match "^cpu kernels: avx512vnni \(cpuid\)" "cpuid picks avx512vnni" "$OUT"
+  expect_match "^  u8 l1 +avx512 \(kernels\)" "avx512vnni runs avx512's L1" "$OUT"
+  expect_exit 0 "info, FSVC_ARCH=avx512" -- env FSVC_ARCH=avx512 "$FSVC" info
+  expect_match "^  u8 l2, dot +avx512 \(kernels\)" "FSVC_ARCH=avx512 keeps today's u8 L2" "$OUT"
+  expect_exit 0 "bench u8 L2 on avx512vnni" -- env FSVC_ARCH=avx512vnni "$FSVC" bench \
+    --op rbf-l2 --dtype u8 -m 100 -N 70 -n 29 -v -r 1
+  expect_match "plan: path=kernels kernel=avx512vnni" "bench plan names avx512vnni" "$OUT"
+else echo "ok - no AVX-512 VNNI here: the avx512vnni tier not checked"; fi
+
 if echo "$OUT" | grep -q "using CPU"; then
   expect_exit 3 "tune without a device" -- "$FSVC" tune --backend cuda --dry-run
   expect_one_line "tune without a device: one line" "$ERR"
