@@ -27,7 +27,7 @@
 
 #define VN_MR 8
 #define VN_NR 48
-#define VN_KQ 192  /* quads per k block: a 48 x 768-byte panel, 36 KB (L1) */
+#define VN_KQ 128  /* quads per k block: a 48 x 512-byte panel, 24 KB (L1 half) */
 #define VN_HG 1024 /* samples per group of row sums */
 
 static inline __m512i vn_bcast(const uint8_t *p)
