@@ -6,19 +6,24 @@
 
 static const bnl_kernels k_scalar = {
     "scalar", l1_f32_scalar_4x8, l1_f64_scalar_4x4, l1_u8_scalar_2x2,
-    l2sq_u8_scalar_2x2,
+    l2sq_u8_scalar_2x2, NULL,
 };
 static const bnl_kernels k_avx2 = {
-    "avx2", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avx2_4x4,
+    "avx2", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avx2_4x4, NULL,
 };
 static const bnl_kernels k_avx512 = {
     "avx512", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
-    l2sq_u8_avx512_4x4,
+    l2sq_u8_avx512_4x4, NULL,
 };
 /* avx512's kernels, u8 L2 (and dot, from it) as a packed vpdpbusd GEMM. */
 static const bnl_kernels k_avx512vnni = {
     "avx512vnni", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
-    l2sq_u8_avx512vnni_8x48,
+    l2sq_u8_avx512vnni_8x48, NULL,
+};
+/* avx512vnni's, and the bf16 layer's GEMM on vdpbf16ps. */
+static const bnl_kernels k_avx512bf16 = {
+    "avx512bf16", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
+    l2sq_u8_avx512vnni_8x48, dot_bf16_avx512bf16_8x48,
 };
 
 int bnl_arch_supported(bnl_arch arch)
@@ -39,6 +44,9 @@ int bnl_arch_supported(bnl_arch arch)
                __builtin_cpu_supports("avx512vnni");
     case BNL_ARCH_AVX512VNNI: /* today's avx512 tier already asks for VNNI */
         return bnl_arch_supported(BNL_ARCH_AVX512);
+    case BNL_ARCH_AVX512BF16:
+        __builtin_cpu_init();
+        return bnl_arch_supported(BNL_ARCH_AVX512VNNI) && __builtin_cpu_supports("avx512bf16");
     }
     return 0;
 }
@@ -49,6 +57,8 @@ static const void *op_slot(const bnl_kernels *k, const bnl_op *op)
     if (op->dist == BNL_L1)
         return op->dtype == FSVC_U8 ? (const void *)k->l1_u8
                : op->dtype == FSVC_F32 ? (const void *)k->l1_f32 : (const void *)k->l1_f64;
+    if (op->dtype == FSVC_F32 && op->precision == BNL_PREC_BF16)
+        return (const void *)k->dot_bf16; /* NULL: emulated on sgemm */
     return op->dtype == FSVC_U8 ? (const void *)k->l2sq_u8 : NULL;
 }
 
@@ -67,6 +77,8 @@ const char *bnl_kernels_op_tier(bnl_arch arch, const bnl_op *op)
 
 const bnl_kernels *bnl_kernels_get(bnl_arch arch)
 {
+    if (arch >= BNL_ARCH_AVX512BF16 && bnl_arch_supported(BNL_ARCH_AVX512BF16))
+        return &k_avx512bf16;
     if (arch >= BNL_ARCH_AVX512VNNI && bnl_arch_supported(BNL_ARCH_AVX512VNNI))
         return &k_avx512vnni;
     if (arch >= BNL_ARCH_AVX512 && bnl_arch_supported(BNL_ARCH_AVX512)) return &k_avx512;

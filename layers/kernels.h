@@ -61,12 +61,18 @@ typedef void (*bnl_l1_u8_fn)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t 
 typedef void (*bnl_l2sq_u8_fn)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
                                const uint8_t *X, int64_t N, int n);
 
+/* C (N x m, ldc) = alpha X W^T, X: N x n2 and W: m x n2 bf16 bit patterns
+ * (n2 even, rows padded with zeros), f32 sums; the GEMM of a bf16 layer. */
+typedef void (*bnl_dot_bf16_fn)(float *C, int64_t ldc, const uint16_t *W, int64_t m,
+                                const uint16_t *X, int64_t N, int n2, float alpha);
+
 typedef struct bnl_kernels {
     const char *name;
     bnl_l1_f32_fn l1_f32;
     bnl_l1_f64_fn l1_f64;
     bnl_l1_u8_fn l1_u8;
     bnl_l2sq_u8_fn l2sq_u8;
+    bnl_dot_bf16_fn dot_bf16; /* NULL: the bf16 layer runs emulated on sgemm */
 } bnl_kernels;
 
 /* Never NULL; an arch the CPU lacks or that was not built falls back to the
@@ -77,7 +83,8 @@ const bnl_kernels *bnl_kernels_get(bnl_arch arch);
 /* The tier whose code computes op's distance kernel on arch: tables share
  * kernels (avx512vnni runs avx512's L1), so the lowest table holding the
  * same function. "ref" for BNL_ARCH_REF; NULL when op has no kernel here
- * (f32 / f64 L2 and dot run on GEMM). */
+ * (f32 / f64 L2 and dot run on BLAS GEMM; f32 bf16 L2 and dot on
+ * dot_bf16 where a tier has it, else emulated on sgemm). */
 const char *bnl_kernels_op_tier(bnl_arch arch, const bnl_op *op);
 
 #ifdef __cplusplus

@@ -61,7 +61,15 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
     int64_t elem = (int64_t)fsvc_dtype_size(op->dtype);
     int64_t q = l2_bytes() / 4;
     int64_t tm, tN;
-    if (bnl_cpu_uses_gemm(op)) {
+    if (bnl_op_reduced(op) && op->precision == BNL_PREC_BF16 &&
+        bnl_kernels_get(ctx->arch)->dot_bf16) {
+        /* the bf16 GEMM kernel (avx512bf16): its own packing, so the tiles
+         * of the u8 GEMM kernel (the f32 H tile, 1 MiB, in L2) */
+        tm = 240;
+        tN = 1024;
+        p.path = "kernels";
+        p.kernel = bnl_kernels_op_tier(ctx->arch, op);
+    } else if (bnl_cpu_uses_gemm(op)) {
         tm = 2048;
         tN = 1024 * 4 / elem;
         p.path = "gemm";

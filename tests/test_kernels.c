@@ -55,7 +55,8 @@ static double fval(int kind)
 #define PAD 3 /* ldd = m + PAD in the padded runs */
 static const int32_t SENT_I = 0x5A5A5A5A;
 
-static const char *arch_names[] = {"ref", "scalar", "avx2", "avx512", "avx512vnni"};
+static const char *arch_names[] = {"ref", "scalar", "avx2", "avx512", "avx512vnni",
+                                   "avx512bf16"};
 
 typedef struct caseinfo {
     const char *arch, *kern;
@@ -216,7 +217,7 @@ static int run_shape(bnl_arch a, int64_t m, int64_t N, int n, int fkind)
 static void test_dispatch(void **state)
 {
     (void)state;
-    const char *want[] = {"scalar", "scalar", "avx2", "avx512", "avx512vnni"};
+    const char *want[] = {"scalar", "scalar", "avx2", "avx512", "avx512vnni", "avx512bf16"};
     for (int a = BNL_ARCH_REF; a < BNL_ARCH_COUNT; a++) {
         const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
         assert_non_null(k);
@@ -236,6 +237,12 @@ static void test_dispatch(void **state)
         assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVX512, &l2), "avx512");
         assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_REF, &l2), "ref");
         assert_null(bnl_kernels_op_tier(BNL_ARCH_AVX512VNNI, &f2)); /* GEMM */
+        f2.precision = BNL_PREC_BF16; /* emulated on sgemm below avx512bf16 */
+        assert_null(bnl_kernels_op_tier(BNL_ARCH_AVX512VNNI, &f2));
+        if (bnl_arch_supported(BNL_ARCH_AVX512BF16)) {
+            assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVX512BF16, &f2), "avx512bf16");
+            assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVX512BF16, &l2), "avx512vnni");
+        }
     }
     /* an arch the CPU lacks falls back below it */
     if (!bnl_arch_supported(BNL_ARCH_AVX512))

@@ -22,6 +22,7 @@ typedef struct bench_cfg {
     int64_t tile_m, tile_N;
     double ref_budget;    /* synapses the ref run may take (sub-sample N) */
     int no_ref, no_gemm, no_kernel_only;
+    bnl_precision precision; /* f32 L2 / dot GEMM operands (full, tf32, bf16) */
 } bench_cfg;
 
 typedef struct bench_res {

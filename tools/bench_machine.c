@@ -74,7 +74,8 @@ void bench_cpu_features(char *buf, size_t len)
              __builtin_cpu_supports("avx512f") ? "avx512f " : "",
              __builtin_cpu_supports("avx512bw") ? "avx512bw " : "",
              __builtin_cpu_supports("avx512vl") ? "avx512vl " : "",
-             __builtin_cpu_supports("avx512vnni") ? "avx512vnni " : "", "");
+             __builtin_cpu_supports("avx512vnni") ? "avx512vnni " : "",
+             __builtin_cpu_supports("avx512bf16") ? "avx512bf16 " : "");
     char flags[8192];
     cpuinfo_field("flags", flags, sizeof flags);
     if (strstr(flags, " amx_tile") && strlen(buf) + 10 < len)
@@ -126,5 +127,6 @@ const char *bench_gpu_peak_model(void)
 const char *bench_compiler_flags(void)
 {
     return "gcc " __VERSION__ " -std=c11 -O2 -fopenmp (baseline x86-64); *_avx512.c: -mavx512f "
-           "-mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mbmi2; *_avx2.c: -mavx2 -mfma -mbmi2";
+           "-mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mbmi2 (*_avx512bf16.c: and "
+           "-mavx512bf16); *_avx2.c: -mavx2 -mfma -mbmi2";
 }

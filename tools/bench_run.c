@@ -32,6 +32,7 @@ bnl_op bench_make_op(const bench_cfg *c)
     double maxv = c->dtype == FSVC_U8 ? 255.0 : 1.0;
     op.dtype = c->dtype;
     op.act = c->act;
+    op.precision = c->precision;
     if (c->opk == BENCH_RBF_L1) {
         op.dist = BNL_L1;
         op.radius = maxv * c->n / 3.0 / BNL_TRI_SCALE; /* about half the pairs inside */

@@ -68,6 +68,8 @@ static void usage(FILE *f, const bench_cfg *d)
             "  --threads T    CPU threads, 0 = all cores (default %d)\n"
             "  -r R           repeats (default %d)\n"
             "  --tile NxM     force tile_N x tile_m (default: the planner's)\n"
+            "  --precision P  full, tf32, bf16: the GEMM operands of f32 L2 / dot\n"
+            "                 (default full; bf16 runs vdpbf16ps on the avx512bf16 tier)\n"
             "  --no-ref       skip the ref measurement\n"
             "  -v             print the plan, the kernel-only time and 1-thread scaling\n"
             "  --paper        re-measure the paper's Table III/IV and best BNL configurations\n"
@@ -82,10 +84,11 @@ static void usage(FILE *f, const bench_cfg *d)
 static void print_result(const bench_cfg *c, const bench_res *r)
 {
     bnl_op op = bench_make_op(c);
-    printf("bench %s %s/%s %s m=%lld N=%lld n=%d backend=%s arch=%s threads=%d\n",
+    printf("bench %s %s/%s %s%s%s m=%lld N=%lld n=%d backend=%s arch=%s threads=%d\n",
            bench_op_name(c->opk), bnl_dist_name(op.dist), bnl_act_name(op.act),
-           fsvc_dtype_name(c->dtype), (long long)c->m, (long long)c->N, c->n, r->backend_used,
-           r->arch, r->plan.threads);
+           fsvc_dtype_name(c->dtype), bnl_op_reduced(&op) ? " precision=" : "",
+           bnl_op_reduced(&op) ? bnl_precision_name(op.precision) : "", (long long)c->m,
+           (long long)c->N, c->n, r->backend_used, r->arch, r->plan.threads);
     if (c->verbose)
         printf("  plan: path=%s kernel=%s tile_N=%lld tile_m=%lld tiles=%lld threads=%d\n",
                r->plan.path, r->plan.kernel, (long long)r->plan.tile_N, (long long)r->plan.tile_m,
@@ -207,6 +210,10 @@ int bench_parse(bench_args *ba, int argc, char **argv)
                 return cli_usage_error(cmd, "--tile: '%s' is not NxM (e.g. 256x1024)", v);
             c.tile_N = tn;
             c.tile_m = tm;
+            i++;
+        } else if (!strcmp(a, "--precision")) {
+            if (bnl_precision_parse(v, &c.precision))
+                return cli_usage_error(cmd, "--precision: '%s' is not full, tf32 or bf16", v);
             i++;
         } else if (!strcmp(a, "--csv")) {
             csv = tcsv = v;

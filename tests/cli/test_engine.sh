@@ -24,13 +24,24 @@ expect_exit 0 "info, cpuid arch" -- env -u FSVC_ARCH "$FSVC" info
 expect_match "^  u8 l2, dot +(scalar|avx2|avx512|avx512vnni) \(kernels\)" "info: u8 L2 tier" "$OUT"
 expect_match "^  f32 l2, dot +openblas-sgemm \(gemm\)" "info: f32 L2 on GEMM" "$OUT"
 if grep -q ' avx512_vnni' /proc/cpuinfo && grep -q ' avx512bw' /proc/cpuinfo; then
-  expect_match "^cpu kernels: avx512vnni \(cpuid\)" "cpuid picks avx512vnni" "$OUT"
+  if grep -q ' avx512_bf16' /proc/cpuinfo; then top=avx512bf16; else top=avx512vnni; fi
+  expect_match "^cpu kernels: $top \(cpuid\)" "cpuid picks $top" "$OUT"
   expect_match "^  u8 l1 +avx512 \(kernels\)" "avx512vnni runs avx512's L1" "$OUT"
   expect_exit 0 "info, FSVC_ARCH=avx512" -- env FSVC_ARCH=avx512 "$FSVC" info
   expect_match "^  u8 l2, dot +avx512 \(kernels\)" "FSVC_ARCH=avx512 keeps today's u8 L2" "$OUT"
   expect_exit 0 "bench u8 L2 on avx512vnni" -- env FSVC_ARCH=avx512vnni "$FSVC" bench \
     --op rbf-l2 --dtype u8 -m 100 -N 70 -n 29 -v -r 1
   expect_match "plan: path=kernels kernel=avx512vnni" "bench plan names avx512vnni" "$OUT"
+  if [ $top = avx512bf16 ]; then
+    expect_exit 0 "info, cpuid arch (bf16)" -- env -u FSVC_ARCH "$FSVC" info
+    expect_match "^  f32 l2, dot bf16 +avx512bf16 \(kernels\)" "info: bf16 layers on avx512bf16" "$OUT"
+    expect_exit 0 "info, FSVC_ARCH=avx512vnni" -- env FSVC_ARCH=avx512vnni "$FSVC" info
+    expect_match "^  f32 l2, dot bf16 +openblas-sgemm \(gemm\)" "below avx512bf16: bf16 emulated" "$OUT"
+    expect_exit 0 "bench --precision bf16" -- "$FSVC" bench --op rbf-l2 --dtype f32 \
+      --precision bf16 -m 100 -N 70 -n 29 -v -r 1
+    expect_match "precision=bf16 .*arch=avx512bf16" "bench names the precision and tier" "$OUT"
+    expect_match "plan: path=kernels kernel=avx512bf16" "bench bf16 plan names avx512bf16" "$OUT"
+  fi
 else echo "ok - no AVX-512 VNNI here: the avx512vnni tier not checked"; fi
 
 if echo "$OUT" | grep -q "using CPU"; then
