@@ -143,7 +143,8 @@ int bnl_cpu_job_init(bnl_cpu_job *job, const bnl_ctx *ctx, const bnl_op *op,
     job->wb = job->xb = NULL;
     job->n2 = 0;
     int t = bnl_par_threads(ctx, m, N, n);
-    int need = (job->gemm && op->dist == BNL_L2) || (op->dtype == FSVC_U8 && op->dist == BNL_DOT);
+    int need = (job->gemm && op->dist == BNL_L2) ||
+               (op->dtype == FSVC_U8 && op->dist == BNL_DOT && !job->kern->dot_u8);
     if (!need)
         return bnl_op_reduced(op) ? round_operands(job, t, err) : FSVC_OK;
     size_t es = op->dtype == FSVC_F64 ? sizeof(double) : 4;
@@ -206,9 +207,11 @@ void bnl_cpu_tile(const bnl_cpu_job *job, void *H, int64_t ldh, int32_t *scratch
         const uint8_t *X = (const uint8_t *)job->X + i0 * n;
         if (op->dist == BNL_L1)
             job->kern->l1_u8(scratch, cols, W, cols, X, rows, n);
+        else if (op->dist == BNL_DOT && job->kern->dot_u8)
+            job->kern->dot_u8(scratch, cols, W, cols, X, rows, n);
         else
             job->kern->l2sq_u8(scratch, cols, W, cols, X, rows, n);
-        if (op->dist == BNL_DOT)
+        if (op->dist == BNL_DOT && !job->kern->dot_u8)
             u8_dot_from_l2(scratch, (const int32_t *)job->xn + i0,
                            (const int32_t *)job->wn + j0, rows, cols);
         job->epi->from_i32(H, ldh, scratch, cols, rows, cols, &job->p);

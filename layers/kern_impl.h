@@ -59,6 +59,8 @@ void dot_bf16_avx512bf16_8x48(float *C, int64_t ldc, const uint16_t *W, int64_t 
 /* AVX-512 VNNI packed GEMM (kern_u8_avx512vnni.c). */
 void l2sq_u8_avx512vnni_8x48(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
                              const uint8_t *X, int64_t N, int n);
+void dot_u8_avx512vnni_8x48(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                            const uint8_t *X, int64_t N, int n);
 
 static inline int64_t kern_min64(int64_t a, int64_t b) { return a < b ? a : b; }
 

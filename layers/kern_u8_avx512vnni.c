@@ -2,6 +2,7 @@
  * kern_u8_avx512vnni.c - exact u8 squared L2 as a packed int8 GEMM on
  * AVX-512 VNNI (the avx512vnni tier; BLIS shape).
  *
+ *   dot_u8_avx512vnni_8x48    the same GEMM finished as x.w = x.(w - 128) + 128 Sx.
  *   l2sq_u8_avx512vnni_8x48   D = (Sx2 - 256 Sx) + Sw2 - 2 sum_k x_k (w_k - 128),
  *                             the dot by vpdpbusd (u8 x s8, 4 products per
  *                             int32 lane): a register tile of 8 samples x 48
@@ -65,18 +66,21 @@ static inline __m512i vn_bcast(const uint8_t *p)
     do {                                                                        \
         __m512i a = (acc);                                                      \
         if (!first) a = _mm512_add_epi32(a, _mm512_maskz_loadu_epi32(cm[v], (d) + 16 * (v))); \
-        if (last)                                                               \
+        if (last && dot)                                                        \
+            a = _mm512_add_epi32(a, xv);                                        \
+        else if (last)                                                          \
             a = _mm512_sub_epi32(_mm512_add_epi32(xv, _mm512_loadu_si512(sw + 16 * (v))), \
                                  _mm512_slli_epi32(a, 1));                      \
         _mm512_mask_storeu_epi32((d) + 16 * (v), cm[v], a);                     \
     } while (0)
 
 /* D tile (rows x cols of 8 x 48) = sum over nq quads of the panel wp (and
- * one tail quad from xt, 8 x 4 bytes, when xt != NULL); finished with xs
- * (8 sample terms) and sw (48 neuron sums) on the last k block. */
+ * one tail quad from xt, 8 x 4 bytes, when xt != NULL); finished on the
+ * last k block with xs (8 sample terms) and sw (48 neuron sums): L2
+ * xs + sw - 2 a, dot a + xs. */
 static void vn_tile(int32_t *D, int64_t ldd, const uint8_t *wp, const uint8_t *const xr[VN_MR],
                     int nq, const uint8_t *xt, int rows, int cols, int first, int last,
-                    const uint32_t *xs, const uint32_t *sw)
+                    const uint32_t *xs, const uint32_t *sw, int dot)
 {
     __m512i c00 = _mm512_setzero_si512(), c01 = c00, c02 = c00, c10 = c00, c11 = c00, c12 = c00;
     __m512i c20 = c00, c21 = c00, c22 = c00, c30 = c00, c31 = c00, c32 = c00;
@@ -105,12 +109,13 @@ static void vn_tile(int32_t *D, int64_t ldd, const uint8_t *wp, const uint8_t *c
     VN_STORE(4) VN_STORE(5) VN_STORE(6) VN_STORE(7)
 }
 
-void l2sq_u8_avx512vnni_8x48(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
-                             const uint8_t *X, int64_t N, int n)
+/* The driver: dot = 0: D = squared L2, 1: D = x.w = x.(w - 128) + 128 Sx. */
+static void vn_gemm(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, const uint8_t *X,
+                    int64_t N, int n, int dot)
 {
     _Alignas(64) uint8_t wp[(VN_KQ + 1) * VN_NR * 4]; /* quads x 48 x 4 */
-    _Alignas(64) uint32_t sw[VN_NR];                  /* Sw2 of the panel */
-    uint32_t xs[VN_HG + VN_MR];                       /* Sx2 - 256 Sx */
+    _Alignas(64) uint32_t sw[VN_NR];                  /* Sw2 of the panel (L2) */
+    uint32_t xs[VN_HG + VN_MR];                       /* Sx2 - 256 Sx (L2), 128 Sx (dot) */
     const int nq = n / 4, tail = n % 4;
     const int nb = nq > VN_KQ ? (nq + VN_KQ - 1) / VN_KQ : 1; /* k blocks */
     const int kqb = (nq + nb - 1) / nb;
@@ -119,14 +124,14 @@ void l2sq_u8_avx512vnni_8x48(int32_t *D, int64_t ldd, const uint8_t *W, int64_t 
         for (int64_t i = h0; i < h1; i++) {
             uint32_t s1, s2;
             u8_rowsums_avx512(X + i * (int64_t)n, n, &s1, &s2);
-            xs[i - h0] = s2 - 256u * s1;
+            xs[i - h0] = dot ? 128u * s1 : s2 - 256u * s1;
         }
         for (int64_t j0 = 0; j0 < m; j0 += VN_NR) {
             int cols = (int)kern_min64(VN_NR, m - j0);
             for (int c = 0; c < VN_NR; c++) {
                 uint32_t s1;
                 sw[c] = 0;
-                if (c < cols) u8_rowsums_avx512(W + (j0 + c) * (int64_t)n, n, &s1, &sw[c]);
+                if (c < cols && !dot) u8_rowsums_avx512(W + (j0 + c) * (int64_t)n, n, &s1, &sw[c]);
             }
             for (int b = 0; b < nb; b++) {
                 int q0 = b * kqb, kq = (int)kern_min64(kqb, nq - q0);
@@ -141,9 +146,21 @@ void l2sq_u8_avx512vnni_8x48(int32_t *D, int64_t ldd, const uint8_t *W, int64_t 
                         if (tq) memcpy(xt + 4 * r, xr[r] + 4 * kq, (size_t)tail);
                     }
                     vn_tile(D + i0 * ldd + j0, ldd, wp, xr, kq, tq ? xt : NULL, rows, cols,
-                            b == 0, last, xs + (i0 - h0), sw);
+                            b == 0, last, xs + (i0 - h0), sw, dot);
                 }
             }
         }
     }
+}
+
+void l2sq_u8_avx512vnni_8x48(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                             const uint8_t *X, int64_t N, int n)
+{
+    vn_gemm(D, ldd, W, m, X, N, n, 0);
+}
+
+void dot_u8_avx512vnni_8x48(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                            const uint8_t *X, int64_t N, int n)
+{
+    vn_gemm(D, ldd, W, m, X, N, n, 1);
 }

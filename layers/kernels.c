@@ -6,24 +6,24 @@
 
 static const bnl_kernels k_scalar = {
     "scalar", l1_f32_scalar_4x8, l1_f64_scalar_4x4, l1_u8_scalar_2x2,
-    l2sq_u8_scalar_2x2, NULL,
+    l2sq_u8_scalar_2x2, NULL, NULL,
 };
 static const bnl_kernels k_avx2 = {
-    "avx2", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avx2_4x4, NULL,
+    "avx2", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avx2_4x4, NULL, NULL,
 };
 static const bnl_kernels k_avx512 = {
     "avx512", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
-    l2sq_u8_avx512_4x4, NULL,
+    l2sq_u8_avx512_4x4, NULL, NULL,
 };
 /* avx512's kernels, u8 L2 (and dot, from it) as a packed vpdpbusd GEMM. */
 static const bnl_kernels k_avx512vnni = {
     "avx512vnni", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
-    l2sq_u8_avx512vnni_8x48, NULL,
+    l2sq_u8_avx512vnni_8x48, NULL, dot_u8_avx512vnni_8x48,
 };
 /* avx512vnni's, and the bf16 layer's GEMM on vdpbf16ps. */
 static const bnl_kernels k_avx512bf16 = {
     "avx512bf16", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
-    l2sq_u8_avx512vnni_8x48, dot_bf16_avx512bf16_8x48,
+    l2sq_u8_avx512vnni_8x48, dot_bf16_avx512bf16_8x48, dot_u8_avx512vnni_8x48,
 };
 
 int bnl_arch_supported(bnl_arch arch)
@@ -59,6 +59,8 @@ static const void *op_slot(const bnl_kernels *k, const bnl_op *op)
                : op->dtype == FSVC_F32 ? (const void *)k->l1_f32 : (const void *)k->l1_f64;
     if (op->dtype == FSVC_F32 && op->precision == BNL_PREC_BF16)
         return (const void *)k->dot_bf16; /* NULL: emulated on sgemm */
+    if (op->dtype == FSVC_U8 && op->dist == BNL_DOT && k->dot_u8)
+        return (const void *)k->dot_u8;
     return op->dtype == FSVC_U8 ? (const void *)k->l2sq_u8 : NULL;
 }
 

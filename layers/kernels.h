@@ -73,6 +73,8 @@ typedef struct bnl_kernels {
     bnl_l1_u8_fn l1_u8;
     bnl_l2sq_u8_fn l2sq_u8;
     bnl_dot_bf16_fn dot_bf16; /* NULL: the bf16 layer runs emulated on sgemm */
+    bnl_l2sq_u8_fn dot_u8;    /* D = x.w exactly (n <= BNL_L2SQ_U8_MAX_N); NULL:
+                                 the engine derives it from l2sq_u8 */
 } bnl_kernels;
 
 /* Never NULL; an arch the CPU lacks or that was not built falls back to the

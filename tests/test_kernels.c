@@ -84,12 +84,13 @@ static int report(const caseinfo *c, int *shown, int64_t i, int64_t j, const cha
 static int check_u8(const bnl_kernels *k, const char *arch, int l2, const uint8_t *W, int64_t m,
                     const uint8_t *X, int64_t N, int n, int64_t ldd)
 {
-    caseinfo c = {arch, l2 ? "l2sq_u8" : "l1_u8", m, N, n, ldd};
+    /* l2: 0 l1_u8, 1 l2sq_u8, 2 dot_u8 (tables that have it) */
+    caseinfo c = {arch, l2 == 2 ? "dot_u8" : l2 ? "l2sq_u8" : "l1_u8", m, N, n, ldd};
     size_t len = (size_t)((N - 1) * ldd + m);
     int32_t *D = malloc(len * sizeof *D);
     assert_non_null(D);
     for (size_t t = 0; t < len; t++) D[t] = SENT_I;
-    (l2 ? k->l2sq_u8 : k->l1_u8)(D, ldd, W, m, X, N, n);
+    (l2 == 2 ? k->dot_u8 : l2 ? k->l2sq_u8 : k->l1_u8)(D, ldd, W, m, X, N, n);
     int bad = 0;
     for (int64_t i = 0; i < N; i++) {
         for (int64_t j = 0; j < ldd && i * ldd + j < (int64_t)len; j++) {
@@ -101,7 +102,8 @@ static int check_u8(const bnl_kernels *k, const char *arch, int l2, const uint8_
             uint64_t s = 0;
             for (int t = 0; t < n; t++) {
                 int d = (int)X[i * n + t] - (int)W[j * n + t];
-                s += l2 ? (uint64_t)(d * d) : (uint64_t)abs(d);
+                s += l2 == 2 ? (uint64_t)X[i * n + t] * W[j * n + t]
+                     : l2 ? (uint64_t)(d * d) : (uint64_t)abs(d);
             }
             if ((int64_t)got != (int64_t)s)
                 bad += report(&c, &bad, i, j, "got %d want %llu", got, (unsigned long long)s);
@@ -205,6 +207,7 @@ static int run_shape(bnl_arch a, int64_t m, int64_t N, int n, int fkind)
         int64_t ldd = m + (padded ? PAD : 0);
         bad += check_u8(k, an, 0, Wu, m, Xu, N, n, ldd);
         if (n <= BNL_L2SQ_U8_MAX_N) bad += check_u8(k, an, 1, Wu, m, Xu, N, n, ldd);
+        if (n <= BNL_L2SQ_U8_MAX_N && k->dot_u8) bad += check_u8(k, an, 2, Wu, m, Xu, N, n, ldd);
         bad += check_f64(k, an, Wd, m, Xd, N, n, ldd);
         bad += check_f32(k, an, Wf, m, Xf, N, n, ldd, f32_exact);
     }
@@ -308,7 +311,8 @@ static void test_edges(void **state)
     assert_int_equal(bad, 0);
 }
 
-/* Largest values: all 0 against all 255 at the largest n for each kernel. */
+/* Largest values: all 0 against all 255 at the largest n for each kernel
+ * (the dot: 255 against 255). */
 static void test_u8_worst(void **state)
 {
     (void)state;
@@ -316,16 +320,16 @@ static void test_u8_worst(void **state)
     for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
         if (!bnl_arch_supported((bnl_arch)a)) continue;
         const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
-        for (int l2 = 0; l2 < 2; l2++) {
+        for (int l2 = 0; l2 < (k->dot_u8 ? 3 : 2); l2++) { /* 2: dot */
             int n = l2 ? BNL_L2SQ_U8_MAX_N : 65536;
             int64_t m = 5, N = 3;
             uint8_t *W = malloc((size_t)(m * n)), *X = malloc((size_t)(N * n));
             int32_t D[3 * 5];
             assert_true(W && X);
             memset(W, 255, (size_t)(m * n));
-            memset(X, 0, (size_t)(N * n));
+            memset(X, l2 == 2 ? 255 : 0, (size_t)(N * n));
             W[n - 1] = 0; /* neuron 0 differs in its last byte */
-            (l2 ? k->l2sq_u8 : k->l1_u8)(D, m, W, m, X, N, n);
+            (l2 == 2 ? k->dot_u8 : l2 ? k->l2sq_u8 : k->l1_u8)(D, m, W, m, X, N, n);
             int64_t full = l2 ? (int64_t)n * 255 * 255 : (int64_t)n * 255;
             int64_t less = l2 ? full - 255 * 255 : full - 255;
             for (int64_t i = 0; i < N; i++)
@@ -333,7 +337,8 @@ static void test_u8_worst(void **state)
                     int64_t want = j == 0 ? less : full;
                     if (D[i * m + j] != want) {
                         fprintf(stderr, "MISMATCH %s %s worst case n=%d (%lld,%lld): got %d want %lld\n",
-                                arch_names[a], l2 ? "l2sq_u8" : "l1_u8", n, (long long)i,
+                                arch_names[a], l2 == 2 ? "dot_u8" : l2 ? "l2sq_u8" : "l1_u8",
+                                n, (long long)i,
                                 (long long)j, D[i * m + j], (long long)want);
                         bad++;
                     }
