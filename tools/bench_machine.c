@@ -130,3 +130,21 @@ const char *bench_compiler_flags(void)
            "-mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mbmi2 (*_avx512bf16.c: and "
            "-mavx512bf16); *_avx2.c: -mavx2 -mfma -mbmi2";
 }
+
+/* The tier's instruction for op (what its kernel or GEMM is built on). */
+double bench_probe_peak(const bnl_op *op, bnl_arch arch, int threads, const char **what)
+{
+    bench_insn insn;
+    double syn;
+    if (arch < BNL_ARCH_AVX512 || !bnl_arch_supported(arch) || op->dist == BNL_L1 ||
+        op->dtype == FSVC_F64)
+        return 0;
+    if (op->dtype == FSVC_U8) {
+        insn = BENCH_INSN_VPDPBUSD, syn = 64, *what = "vpdpbusd zmm, 64 synapses";
+    } else if (op->precision == BNL_PREC_BF16 && arch >= BNL_ARCH_AVX512BF16) {
+        insn = BENCH_INSN_VDPBF16PS, syn = 32, *what = "vdpbf16ps zmm, 32 synapses";
+    } else {
+        insn = BENCH_INSN_VFMADD231PS, syn = 16, *what = "vfmadd231ps zmm, 16 synapses";
+    }
+    return bench_probe_rate(insn) * syn * threads;
+}

@@ -110,6 +110,10 @@ static void print_result(const bench_cfg *c, const bench_res *r)
     }
     printf("  CPU-time t_syn = %.5f ns (CPU seconds / threads / synapses; load average %.1f "
            "on %s)\n", r->t_syn_cpu, r->load1, "this machine");
+    if (r->probe_peak > 0)
+        printf("  measured peak (register probe, %s per instruction): %.4g G synapses/s on %d "
+               "threads; the layer per CPU second: %.1f%% of it\n", r->probe_what,
+               r->probe_peak / 1e9, r->plan.threads, 100.0 * r->probe_frac);
     if (r->ref_t_syn > 0)
         printf("  ref: t_syn = %.4f ns measured on m=%lld N=%lld (a sub-sample, scaled); "
                "speed-up %.1fx\n", r->ref_t_syn, (long long)r->ref_m, (long long)r->ref_N,

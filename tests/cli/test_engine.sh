@@ -32,6 +32,8 @@ if grep -q ' avx512_vnni' /proc/cpuinfo && grep -q ' avx512bw' /proc/cpuinfo; th
   expect_exit 0 "bench u8 L2 on avx512vnni" -- env FSVC_ARCH=avx512vnni "$FSVC" bench \
     --op rbf-l2 --dtype u8 -m 100 -N 70 -n 29 -v -r 1
   expect_match "plan: path=kernels kernel=avx512vnni" "bench plan names avx512vnni" "$OUT"
+  expect_match "measured peak \(register probe, vpdpbusd zmm, 64 synapses per instruction\): [0-9.]+ G synapses/s on [0-9]+ threads; the layer per CPU second: [0-9.]+% of it" \
+    "bench: % of the tier's measured peak" "$OUT"
   if [ $top = avx512bf16 ]; then
     expect_exit 0 "info, cpuid arch (bf16)" -- env -u FSVC_ARCH "$FSVC" info
     expect_match "^  f32 l2, dot bf16 +avx512bf16 \(kernels\)" "info: bf16 layers on avx512bf16" "$OUT"
