@@ -22,9 +22,15 @@
  *   l1_u8   avx512 64 (one vpsadbw zmm/cycle; with its vpaddq the ports
  *           give 0.73 vpsadbw/cycle measured here, ~47)            avx2 32
  *   l2sq_u8 avx512 64 (one vpdpbusd zmm, 64 products, per cycle)   avx2 16
+ *           (Zen 5 issues 2 vpdpbusd/cycle: 128; avx512's 4x4 kernel ~55,
+ *           avx512vnni's packed 8x48 GEMM ~93, measured)
+ *   dot_u8  avx512vnni: as its l2sq_u8 (the same GEMM, another finish)
+ *   dot_bf16 avx512bf16 32 per vdpbf16ps (Zen 5: 2 per cycle, 64)
  *
  * Results:
  *   l1_u8   exact int32 (max 65536 * 255 fits).
+ *   dot_u8  exact int32 x.w, the same limit as l2sq_u8 (255^2 x 33025 fits).
+ *   dot_bf16 f32 sums of exact bf16 products, in the kernel's order (DAZ/FTZ).
  *   l2sq_u8 exact int32 sum of squared differences; it overflows int32 past
  *           n = BNL_L2SQ_U8_MAX_N (33025 * 255^2 = 2147450625 <= INT32_MAX).
  *           ENGINE: check n <= BNL_L2SQ_U8_MAX_N before calling, else use
