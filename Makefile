@@ -1,7 +1,8 @@
 # fsvc - one Makefile for the library, the tool, the tests and the results.
 #
 #   make            build build/fsvc, build/libfsvc.a, build/libfsvc.so
-#   make test       unit + CLI tests, then the unit tests under ASan+UBSan, TSan
+#   make test       unit, CLI, Python tests, fuzz replay, ASan+UBSan and TSan reruns
+#   make check-full make test's full matrices, ASan over every unit test, portability
 #   make demo       install what is missing, build, train and evaluate
 #   make deps       install missing Debian packages (root) or print the command
 #   make fuzz       libFuzzer runs of every tests/fuzz/fuzz_*.c (clang), FUZZ_SECONDS each
@@ -106,7 +107,8 @@ LIB_SO := $(BUILD)/libfsvc.so.$(VERSION)
 BIN    := $(BUILD)/fsvc
 
 .PHONY: all lib tool tests test unit-test cli-test asan-test tsan-test demo deps fuzz fuzz-replay \
-        results install uninstall clean config test-cuda python-test python-install
+        results install uninstall clean config test-cuda python-test python-install test-data \
+        test-build check-full fuzz-bins
 all: config $(BIN) $(LIB_A) $(LIB_SO) $(BUILD)/fsvc.pc
 
 # pkg-config file; a CUDA build's static link needs the CUDA libraries too.
@@ -158,49 +160,99 @@ $(BUILD)/tests/%: tests/%.c $(TUTIL_OBJ) $(LIB_A)
 
 tests: $(TEST_BIN)
 
+# ---- test data ----------------------------------------------------------------
+# data/ holds the data sets compressed (MNIST as its IDX .gz files, the UCI
+# sets as gzipped LIBSVM text); the tests read them from $(BUILD)/data, the
+# UCI files expanded (svm-train and the text checks want plain files).
+# FSVC_DATA=DIR points every test at another folder of the same layout.
+DATA_SRC  := $(wildcard data/mnist/*.gz data/uci-dogaru/*.gz)
+DATA_DIR  := $(BUILD)/data
+TEST_DATA := $(patsubst data/uci-dogaru/%.gz,$(DATA_DIR)/uci-dogaru/%,$(filter data/uci-dogaru/%,$(DATA_SRC))) \
+             $(patsubst data/mnist/%,$(DATA_DIR)/mnist/%,$(filter data/mnist/%,$(DATA_SRC)))
+FSVC_DATA ?= $(abspath $(DATA_DIR))
+export FSVC_DATA
+
+$(DATA_DIR)/uci-dogaru/%: data/uci-dogaru/%.gz
+	@mkdir -p $(dir $@)
+	@gzip -dc $< > $@.tmp && mv -f $@.tmp $@
+
+$(DATA_DIR)/mnist/%: data/mnist/%
+	@mkdir -p $(dir $@)
+	@ln -sf $(abspath $<) $@
+
+test-data: $(TEST_DATA)
+
 # ---- tests ------------------------------------------------------------------
-# Unit tests (cmocka), the CLI tests, then the unit tests again under
-# AddressSanitizer + UBSan in their own build folder, and the threaded ones
-# under ThreadSanitizer in another (tsan-test).
-test: all tests
+# make test: one parallel build of everything it runs, then the unit tests
+# (cmocka), the CLI tests, the Python tests, the fuzz corpora replayed, and
+# the sanitizer reruns where they find defects: ASan+UBSan over the tests
+# of the code that reads untrusted bytes (loaders, the model reader, CSV,
+# PNG), the slices, the threaded writers and the fuzz replay; TSan over the
+# tests whose threads share the library's data. make check-full adds the
+# whole MPI matrix (FSVC_TEST_FULL=1), ASan over every unit test and
+# scripts/portability.sh (each OpenBLAS core and kernel tier).
+NPROC      := $(shell nproc 2>/dev/null || echo 1)
+ASAN_TESTS := test_libsvm test_idx test_idx_dims test_png test_png_write test_csv test_csr \
+              test_names test_params test_model test_model_bad test_model_scale \
+              test_model_regression test_embed test_dataset test_slice test_dist test_io \
+              test_batch
+# OpenMP's runtime is not instrumented, so only these (pthreads: ranks as
+# threads in test_slice, writers in test_io; a shared inflate sink once
+# corrupted 1 run in 20 of test_slice)
+TSAN_TESTS := test_slice test_io
+SAN_ASAN   := BUILD=build/asan SAN=1 NO_CUDA=1 OPT=-O1
+SAN_TSAN   := BUILD=build/tsan SAN=thread NO_CUDA=1 OPT=-O1
+test-build:
+	@$(MAKE) --no-print-directory -j$(NPROC) all tests test-data $(REPLAY_BIN) \
+	  $(BUILD)/tests/fuzz/replay_selftest
+	@$(MAKE) --no-print-directory -j$(NPROC) $(SAN_ASAN) $(ASAN_TESTS:%=build/asan/tests/%) \
+	  fuzz-bins
+	@$(MAKE) --no-print-directory -j$(NPROC) $(SAN_TSAN) $(TSAN_TESTS:%=build/tsan/tests/%)
+
+test: test-build
 	@bash tools/check_includes.sh --self-test >/dev/null || { bash tools/check_includes.sh --self-test; exit 1; }
 	@bash tools/check_includes.sh
-	@$(MAKE) --no-print-directory -j1 unit-test
-	@$(MAKE) --no-print-directory -j1 cli-test
-	@$(MAKE) --no-print-directory -j1 python-test
+	@bash tests/check_cuda_static.sh --self-test >/dev/null || { bash tests/check_cuda_static.sh --self-test; exit 1; }
+	@bash tests/check_cuda_static.sh
+	@bash tests/check_doc_paths.sh --self-test && bash tests/check_doc_paths.sh ARCHITECTURE.md README.md
+	@$(MAKE) --no-print-directory unit-test
+	@$(MAKE) --no-print-directory cli-test
+	@$(MAKE) --no-print-directory python-test
 	@$(MAKE) --no-print-directory fuzz-replay
 	@$(MAKE) --no-print-directory asan-test
 	@$(MAKE) --no-print-directory tsan-test
 	@echo "make test: all passed"
 
+check-full:
+	@FSVC_TEST_FULL=1 $(MAKE) --no-print-directory test
+	@$(MAKE) --no-print-directory -j$(NPROC) $(SAN_ASAN) tests
+	@FSVC_TEST_QUICK=1 bash tests/run_unit.sh $(TEST_SRC:tests/%.c=build/asan/tests/%)
+	@bash scripts/portability.sh
+	@echo "make check-full: all passed"
+
 # Ends with "unit: N passed, M failed, K skipped" (tests/run_unit.sh).
-unit-test: tests
+unit-test: tests test-data
 	@bash tests/run_unit.sh $(TEST_BIN)
 
-cli-test: $(BIN)
+cli-test: $(BIN) test-data
 	@FSVC=$(BIN) bash tests/cli/run.sh
 
 # The Python package over build/libfsvc.so, with scikit-learn's estimator
 # checks (tests/python, pytest under $(PYTHON)).
-python-test: $(LIB_SO) $(BIN)
+python-test: $(LIB_SO) $(BIN) test-data
 	@cd tests/python && FSVC=$(abspath $(BIN)) FSVC_LIBRARY=$(abspath $(BUILD))/libfsvc.so \
 	  PYTHON=$(PYTHON) PYTHONPATH=$(abspath python) PYTHONDONTWRITEBYTECODE=1 \
 	  $(PYTHON) -m pytest -q -rs -p no:cacheprovider .
 
-asan-test:
-	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 NO_CUDA=1 OPT=-O1 tests
-	@FSVC_TEST_QUICK=1 $(MAKE) --no-print-directory -j1 BUILD=build/asan SAN=1 NO_CUDA=1 OPT=-O1 unit-test
-	@$(MAKE) --no-print-directory BUILD=build/asan SAN=1 NO_CUDA=1 OPT=-O1 fuzz-replay
+fuzz-bins: $(REPLAY_BIN) $(BUILD)/tests/fuzz/replay_selftest
 
-# The tests whose threads share the library's data (ranks as threads in
-# test_slice, writers in test_io) under ThreadSanitizer: any race fails them
-# (a shared inflate sink once corrupted 1 run in 20 of test_slice). Only
-# these: OpenMP's runtime is not instrumented, so the engine's teams would
-# report races that are not there.
-TSAN_TESTS := test_slice test_io
-tsan-test:
-	@$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread NO_CUDA=1 OPT=-O1 \
-	  $(TSAN_TESTS:%=build/tsan/tests/%)
+asan-test: test-data
+	@$(MAKE) --no-print-directory -j$(NPROC) $(SAN_ASAN) $(ASAN_TESTS:%=build/asan/tests/%) fuzz-bins
+	@FSVC_TEST_QUICK=1 bash tests/run_unit.sh $(ASAN_TESTS:%=build/asan/tests/%)
+	@$(MAKE) --no-print-directory $(SAN_ASAN) fuzz-replay
+
+tsan-test: test-data
+	@$(MAKE) --no-print-directory -j$(NPROC) $(SAN_TSAN) $(TSAN_TESTS:%=build/tsan/tests/%)
 	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" bash tests/run_unit.sh \
 	  $(TSAN_TESTS:%=build/tsan/tests/%)
 

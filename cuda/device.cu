@@ -4,7 +4,7 @@
  * clear one-line FSVC_ERESOURCE, never a crash.
  */
 #include "cuda_internal.h"
-#include "model.h"
+#include "perf_model.h"
 #include "tune_file.h"
 
 #include <stdio.h>
@@ -39,9 +39,17 @@ int bnlc_query(int dev, bnlc_device *d, fsvc_error *err)
     d->clock_ghz = clk / 1e6;
     d->mem_bw_gbs = 2.0 * mclk * 1e3 * (bus / 8.0) / 1e9;
     d->mem_total = (int64_t)pr.totalGlobalMem;
+    /* free memory is the current device's: switch, then switch back, so that
+     * a query (bnl_cuda_describe over all devices) leaves the caller's
+     * device current (issue 25) */
     size_t fr = 0, tot = 0;
+    int cur = 0;
+    CUDA_CHECK(err, cudaGetDevice(&cur));
     CUDA_CHECK(err, cudaSetDevice(dev));
-    CUDA_CHECK(err, cudaMemGetInfo(&fr, &tot));
+    cudaError_t e = cudaMemGetInfo(&fr, &tot);
+    cudaError_t e2 = cudaSetDevice(cur);
+    CUDA_CHECK(err, e);
+    CUDA_CHECK(err, e2);
     d->mem_free = (int64_t)fr;
     d->max_grid_x = pr.maxGridSize[0];
     d->max_grid_y = pr.maxGridSize[1];
@@ -87,6 +95,7 @@ extern "C" void bnl_cuda_close(bnl_cuda *c)
 {
     if (!c)
         return;
+    cudaSetDevice(c->dev); /* streams, buffers and the handle are c's device's */
     for (int i = 0; i < c->nstreams; i++) {
         struct bnlc_stream *s = &c->st[i];
         if (s->s)

@@ -31,7 +31,7 @@ static __global__ void rowscale_kernel(double *Hd, int64_t ldd, const double *sw
         bnlc_rowscale_body(Hd, ldd, sw, r, c);
 }
 
-void ds_free(dstream *d)
+void dstream_free(dstream *d)
 {
     if (d->s) cudaStreamSynchronize(d->s);
     if (d->cs) cudaStreamSynchronize(d->cs);
@@ -49,7 +49,7 @@ void ds_free(dstream *d)
 }
 
 /* Plans and allocates: fixed = device bytes the caller holds besides. */
-int ds_open(dstream *d, bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
+int dstream_open(dstream *d, bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
                    int64_t N, int n, int K, int targets, size_t fixed, double extra_row,
                    fsvc_error *err)
 {
@@ -117,12 +117,18 @@ int ds_open(dstream *d, bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
             HALLOC(err, d->hw[b], d->Xc * 8);
         }
     }
-    /* W once (pageable: one copy does not pay for pinning) */
+    /* W once (pageable: one copy does not pay for pinning), on the compute
+     * stream: a legacy-stream copy is not ordered before the norms kernel
+     * on the non-blocking d->s, and a pageable H2D may return before its
+     * DMA lands. The synchronize also makes freeing hW safe. */
     uint32_t *hW = (uint32_t *)malloc((size_t)(m * d->ldk * 4));
     if (!hW)
         return fsvc_fail(err, FSVC_ERESOURCE, "cuda: out of memory");
     bnlc_pack_rows(hW, d->ldk, W, 0, m, n, d->k.es);
-    cudaError_t e = cudaMemcpy(d->dW, hW, (size_t)(m * d->ldk * 4), cudaMemcpyHostToDevice);
+    cudaError_t e = cudaMemcpyAsync(d->dW, hW, (size_t)(m * d->ldk * 4), cudaMemcpyHostToDevice,
+                                    d->s);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(d->s);
     free(hW);
     CUDA_CHECK(err, e);
     if (gemm)
@@ -132,7 +138,7 @@ int ds_open(dstream *d, bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
 
 /* H of samples t0 .. t0 + nt - 1 of the chunk in buffer b, widened into
  * dHd (column-major m x nt). */
-int ds_tile(dstream *d, int b, int64_t t0, int64_t nt, fsvc_error *err)
+int dstream_tile(dstream *d, int b, int64_t t0, int64_t nt, fsvc_error *err)
 {
     const uint32_t *X = d->dX[b] + t0 * d->ldk;
     if (d->k.tile_op >= 0) {
@@ -153,9 +159,9 @@ int ds_tile(dstream *d, int b, int64_t t0, int64_t nt, fsvc_error *err)
     return FSVC_OK;
 }
 
-/* Streams every sample through ds_tile and fn; done(u) after each chunk's
+/* Streams every sample through dstream_tile and fn; done(u) after each chunk's
  * tiles are queued (scores: copy Y back). */
-int ds_run(dstream *d, const void *X, int64_t N, const int *cls, const double *y,
+int dstream_run(dstream *d, const void *X, int64_t N, const int *cls, const double *y,
                   tile_fn fn, chunk_fn done, void *u, fsvc_error *err)
 {
     int gemm = d->k.tile_op < 0;
@@ -191,7 +197,7 @@ int ds_run(dstream *d, const void *X, int64_t N, const int *cls, const double *y
                                               d->n, d->s));
         for (int64_t t0 = 0; t0 < rows; t0 += d->Nt) {
             int64_t nt = rows - t0 < d->Nt ? rows - t0 : d->Nt;
-            if ((rc = ds_tile(d, b, t0, nt, err)))
+            if ((rc = dstream_tile(d, b, t0, nt, err)))
                 return rc;
             if (wt) {
                 rowscale_kernel<<<grid2(d->m, nt), 256, 0, d->s>>>(d->dHd, d->m, d->dw[b] + t0,

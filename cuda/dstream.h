@@ -22,7 +22,7 @@ typedef struct dstream {
     uint32_t *dW, *dX[2], *hX[2];
     double *dT[2], *hT[2]; /* ridge: targets of the chunk */
     double *dw[2], *hw[2]; /* sqrt of the class weight per sample (targets 2) */
-    const double *cw;      /* class weights (K), set before ds_run; NULL: none */
+    const double *cw;      /* class weights (K), set before dstream_run; NULL: none */
     float *dwn, *dxn, *dH;
     void *dQ;              /* tf32 / bf16 GEMM operands (gemm.cu) */
     size_t capQ;
@@ -50,21 +50,21 @@ static inline dim3 grid2(int64_t cols, int64_t rows)
  * its device bytes per sample of a chunk; targets: upload T per chunk (1),
  * and with it the per-sample weights (2: d->cw, when set, scales each
  * sample's target row and H column by sqrt(cw[cls]), bnlc_weight_body). */
-int ds_open(dstream *d, bnl_cuda *c, const bnl_op *op, const void *W, int64_t m, int64_t N,
+int dstream_open(dstream *d, bnl_cuda *c, const bnl_op *op, const void *W, int64_t m, int64_t N,
             int n, int K, int targets, size_t fixed, double extra_row, fsvc_error *err);
-void ds_free(dstream *d);
+void dstream_free(dstream *d);
 /* H of samples t0 .. t0 + nt - 1 of the chunk in buffer b into dHd. */
-int ds_tile(dstream *d, int b, int64_t t0, int64_t nt, fsvc_error *err);
+int dstream_tile(dstream *d, int b, int64_t t0, int64_t nt, fsvc_error *err);
 
 /* What a tile feeds (samples i0 + t0 .. of the chunk in buffer b). */
 typedef int (*tile_fn)(void *u, dstream *d, int b, int64_t i0, int64_t t0, int64_t nt,
                        fsvc_error *err);
 typedef int (*chunk_fn)(void *u, dstream *d, int64_t i0, int64_t rows, fsvc_error *err);
 
-/* Streams every sample through ds_tile and fn, in order; done(u) after
+/* Streams every sample through dstream_tile and fn, in order; done(u) after
  * each chunk's tiles are queued (NULL: nothing). With d->cw and cls (and
  * targets 2) each tile of H reaches fn weighted (bnlc_rowscale_body). */
-int ds_run(dstream *d, const void *X, int64_t N, const int *cls, const double *y, tile_fn fn,
+int dstream_run(dstream *d, const void *X, int64_t N, const int *cls, const double *y, tile_fn fn,
            chunk_fn done, void *u, fsvc_error *err);
 
 #endif /* FSVC_CUDA_DSTREAM_H */

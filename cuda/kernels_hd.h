@@ -45,6 +45,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../layers/act_hd.h"   /* the activation, as on the host */
 #include "../layers/round_hd.h" /* tf32 / bf16 operands (gemm.cu) */
 
 #ifdef __CUDACC__
@@ -277,60 +278,10 @@ FSVC_HD void bnlc_compute_f32(float acc[BNLC_EPB], const uint32_t *sW, const uin
     }
 }
 
-/* ---- the activation, the same operations as layers/act.h ---- */
-FSVC_HD float bnlc_expf(float x)
-{
-    float xc = x < -87.0f ? -87.0f : x;
-    xc = xc > 88.0f ? 88.0f : xc;
-    float t = BNLC_ADD(BNLC_MUL(xc, 1.44269504088896341f), 12582912.0f);
-    float k = BNLC_SUB(t, 12582912.0f);
-    float r = BNLC_SUB(xc, BNLC_MUL(k, 0.693359375f));
-    r = BNLC_SUB(r, BNLC_MUL(k, -2.12194440e-4f));
-    float z = BNLC_MUL(r, r);
-    float p = 1.9875691500e-4f;
-    p = BNLC_ADD(BNLC_MUL(p, r), 1.3981999507e-3f);
-    p = BNLC_ADD(BNLC_MUL(p, r), 8.3334519073e-3f);
-    p = BNLC_ADD(BNLC_MUL(p, r), 4.1665795894e-2f);
-    p = BNLC_ADD(BNLC_MUL(p, r), 1.6666665459e-1f);
-    p = BNLC_ADD(BNLC_MUL(p, r), 5.0000001201e-1f);
-    p = BNLC_ADD(BNLC_ADD(BNLC_MUL(p, z), r), 1.0f);
-    float s = bnlc_bits_float(((int32_t)k + 127) * 8388608);
-    float y = BNLC_MUL(p, s);
-    return x < -87.0f ? 0.0f : y;
-}
-
-FSVC_HD float bnlc_tanhf(float x)
-{
-    float ax = x < 0.0f ? -x : x;
-    float ac = ax > 10.0f ? 10.0f : ax; /* 1 - 2/(e^20 + 1) rounds to 1 */
-    float e = bnlc_expf(BNLC_MUL(2.0f, ac));
-    float big = BNLC_SUB(1.0f, BNLC_DIV(2.0f, BNLC_ADD(e, 1.0f)));
-    float z = BNLC_MUL(ax, ax);
-    float small = BNLC_ADD(ax, BNLC_MUL(ax, BNLC_MUL(z, BNLC_ADD(-0.333333333333f,
-                                                             BNLC_MUL(z, 0.133333333333f)))));
-    float tt = ax < 0.0625f ? small : big;
-    return x < 0.0f ? -tt : tt;
-}
-
+/* ---- the activation: layers/act_hd.h, shared with the host ---- */
 FSVC_HD float bnlc_act_f(const bnlc_actp *p, float v)
 {
-    if (p->vk != 2) /* a reordered float sum of a zero distance counts as 0 */
-        v = v > 0.0f ? v : 0.0f;
-    switch (p->act) {
-    case 0: { /* tri */
-        float d = p->vk == 1 ? BNLC_SQRT(v) : v;
-        float h = BNLC_SUB(1.0f, BNLC_MUL(d, p->a));
-        return h > 0.0f ? h : 0.0f;
-    }
-    case 1: { /* gauss */
-        float d2 = p->vk == 1 ? v : BNLC_MUL(v, v);
-        return bnlc_expf(-BNLC_MUL(d2, p->g));
-    }
-    case 2:
-        return bnlc_tanhf(v);
-    default:
-        return p->vk == 1 ? BNLC_SQRT(v) : v;
-    }
+    return bnl_hd_act_f(p->act, p->vk, p->a, p->g, v);
 }
 
 /* The activation in the tile kernel's epilogue. Inlined: a real call
@@ -630,23 +581,7 @@ FSVC_HD double bnlc_as_double(uint32_t lo, uint32_t hi)
 
 FSVC_HD double bnlc_act_d(const bnlc_actpd *p, double v)
 {
-    if (p->vk != 2)
-        v = v > 0.0 ? v : 0.0;
-    switch (p->act) {
-    case 0: { /* tri */
-        double d = p->vk == 1 ? sqrt(v) : v;
-        double h = BNLC_DSUB(1.0, BNLC_DDIV(d, p->s));
-        return h > 0.0 ? h : 0.0;
-    }
-    case 1: { /* gauss */
-        double d2 = p->vk == 1 ? v : BNLC_DMUL(v, v);
-        return exp(BNLC_DDIV(-d2, p->g2));
-    }
-    case 2:
-        return tanh(v);
-    default:
-        return p->vk == 1 ? sqrt(v) : v;
-    }
+    return bnl_hd_act_d(p->act, p->vk, p->s, p->g2, v);
 }
 
 /* f64 L1 over kw words of the stage (kw even): acc += |x - w| per element

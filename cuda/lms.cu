@@ -80,30 +80,35 @@ extern "C" int bnl_cuda_lms(bnl_cuda *c, const bnl_op *op, double *R, const void
         return fsvc_fail(err, FSVC_EUSAGE, "cuda: bad LMS shape (m %lld, N %lld, n %d, K %d)",
                          (long long)m, (long long)N, n, K);
     *bad = -1;
+    CUDA_CHECK(err, cudaSetDevice(c->dev));
     dstream d;
     lms_u q;
     memset(&q, 0, sizeof q);
     q.eta = eta;
     size_t rb = (size_t)m * K * 8;
-    int rc = ds_open(&d, c, op, W, m, N, n, K, 1, rb + (size_t)K * 8 + 8, 0, err);
+    int rc = dstream_open(&d, c, op, W, m, N, n, K, 1, rb + (size_t)K * 8 + 8, 0, err);
     if (!rc) {
         cudaError_t e = cudaMalloc((void **)&q.dR, rb);
         if (e == cudaSuccess) e = cudaMalloc((void **)&q.de, (size_t)K * 8);
         if (e == cudaSuccess) e = cudaMalloc((void **)&q.dbad, sizeof(int64_t));
-        if (e == cudaSuccess) e = cudaMemcpy(q.dR, R, rb, cudaMemcpyHostToDevice);
-        if (e == cudaSuccess) e = cudaMemcpy(q.dbad, bad, sizeof(int64_t), cudaMemcpyHostToDevice);
+        /* on d.s, where lms_kernel reads them (issue 25: a legacy-stream copy
+         * is not ordered before a non-blocking stream) */
+        if (e == cudaSuccess) e = cudaMemcpyAsync(q.dR, R, rb, cudaMemcpyHostToDevice, d.s);
+        if (e == cudaSuccess)
+            e = cudaMemcpyAsync(q.dbad, bad, sizeof(int64_t), cudaMemcpyHostToDevice, d.s);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(d.s); /* R and bad: pageable */
         if (e != cudaSuccess)
             rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: lms: %s", cudaGetErrorString(e));
     }
     if (!rc)
-        rc = ds_run(&d, X, N, cls, NULL, lms_tile, NULL, &q, err);
+        rc = dstream_run(&d, X, N, cls, NULL, lms_tile, NULL, &q, err);
     if (!rc) {
         cudaError_t e = cudaMemcpy(R, q.dR, rb, cudaMemcpyDeviceToHost);
         if (e == cudaSuccess) e = cudaMemcpy(bad, q.dbad, sizeof(int64_t), cudaMemcpyDeviceToHost);
         if (e != cudaSuccess)
             rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: lms: %s", cudaGetErrorString(e));
     }
-    ds_free(&d);
+    dstream_free(&d);
     cudaFree(q.dR);
     cudaFree(q.de);
     cudaFree(q.dbad);

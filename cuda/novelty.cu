@@ -55,9 +55,17 @@ static int store_alloc(bnl_novelty *s, int64_t cap, fsvc_error *err)
                          "of %lld centroids", (long long)cap);
     }
     if (s->cnt > 0) {
-        cudaError_t e = cudaMemcpy(dC, s->dC, (size_t)s->cnt * row, cudaMemcpyDeviceToDevice);
+        /* a legacy-stream D2D copy returns at once and the non-blocking
+         * streams of the sums would not wait for it (issue 25): copy on one
+         * of them and wait, so every later launch sees the grown store */
+        cudaStream_t cs = s->c->st[0].s;
+        cudaError_t e = cudaMemcpyAsync(dC, s->dC, (size_t)s->cnt * row,
+                                        cudaMemcpyDeviceToDevice, cs);
         if (e == cudaSuccess && dwn)
-            e = cudaMemcpy(dwn, s->dwn, (size_t)s->cnt * s->ob, cudaMemcpyDeviceToDevice);
+            e = cudaMemcpyAsync(dwn, s->dwn, (size_t)s->cnt * s->ob, cudaMemcpyDeviceToDevice,
+                                cs);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(cs);
         if (e != cudaSuccess) {
             cudaFree(dC);
             cudaFree(dwn);

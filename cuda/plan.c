@@ -4,7 +4,7 @@
  */
 #include "plan.h"
 #include "kernels_hd.h"
-#include "model.h"
+#include "perf_model.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -57,7 +57,7 @@ int64_t bnlc_stream_bytes(fsvc_dtype dt, int gemm, int actsum, int n,
                           int64_t tile_m, int64_t tile_N);
 
 /* Peak synaptic time (ns) of the tile kernel's inner loop on dev: the
- * instruction mix of cuda/model.h against the lanes and clock. */
+ * instruction mix of cuda/perf_model.h against the lanes and clock. */
 double bnlc_tsyn_peak_ns(const bnlc_device *dev, fsvc_dtype dt);
 
 /* Plans H = act(dist(W, X)) (or the activation sums) for m neurons, N

@@ -39,14 +39,19 @@
                              __FILE__, __LINE__, #call, (int)s_);                      \
     } while (0)
 
+/* The solve uses cuSOLVER's 64-bit API (Xpotrf / Xpotrs) and the products
+ * cuBLAS's _64 calls: m^2 passes 2^31 at m = 46341 and m * Nt at far less,
+ * while the direct solve is chosen up to m ~ 67k on an 80 GB device. */
 struct bnl_normal {
     bnl_cuda *c;
     cusolverDnHandle_t sol;
+    cusolverDnParams_t par;
     int64_t m;
     int K;
-    double *dG, *dB, *dB0, *ddg, *dwork;
+    double *dG, *dB, *dB0, *ddg;
+    void *dwork, *hwork;
     int *dinfo;
-    int lwork;
+    size_t lwork, hlwork;
 };
 
 /* ---- kernels: the bodies are in kernels_hd.h ---- */
@@ -80,9 +85,16 @@ extern "C" int bnl_cuda_normal_open(bnl_cuda *c, bnl_normal **out, fsvc_error *e
     if (!s)
         return fsvc_fail(err, FSVC_ERESOURCE, "cuda: out of memory");
     s->c = c;
-    if (cusolverDnCreate(&s->sol) != CUSOLVER_STATUS_SUCCESS) {
+    /* the handle binds to the current device: make it c's (issue 25) */
+    if (cudaSetDevice(c->dev) != cudaSuccess || cusolverDnCreate(&s->sol) != CUSOLVER_STATUS_SUCCESS) {
+        cudaGetLastError();
         free(s);
         return fsvc_fail(err, FSVC_ERESOURCE, "cusolver: cannot create a handle");
+    }
+    if (cusolverDnCreateParams(&s->par) != CUSOLVER_STATUS_SUCCESS) {
+        cusolverDnDestroy(s->sol);
+        free(s);
+        return fsvc_fail(err, FSVC_ERESOURCE, "cusolver: cannot create its parameters");
     }
     *out = s;
     return FSVC_OK;
@@ -92,9 +104,12 @@ extern "C" void bnl_cuda_normal_close(bnl_normal *s)
 {
     if (!s)
         return;
+    cudaSetDevice(s->c->dev); /* the synchronize and frees are the session's device */
     cudaDeviceSynchronize();
     cudaFree(s->dG); cudaFree(s->dB); cudaFree(s->dB0); cudaFree(s->ddg); cudaFree(s->dwork);
     cudaFree(s->dinfo);
+    free(s->hwork);
+    cusolverDnDestroyParams(s->par);
     cusolverDnDestroy(s->sol);
     cudaGetLastError();
     free(s);
@@ -111,11 +126,10 @@ static int ridge_tile(void *u, dstream *d, int b, int64_t i0, int64_t t0, int64_
     const double one = 1.0;
     cublasHandle_t h = d->c->blas;
     CUBLAS_CHECK(err, cublasSetStream(h, d->s));
-    CUBLAS_CHECK(err, cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, (int)d->m, (int)nt,
-                                  &one, d->dHd, (int)d->m, &one, s->dG, (int)d->m));
-    CUBLAS_CHECK(err, cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, (int)d->m, d->K, (int)nt, &one,
-                                  d->dHd, (int)d->m, d->dT[b] + t0 * d->K, d->K, &one, s->dB,
-                                  (int)d->m));
+    CUBLAS_CHECK(err, cublasDsyrk_64(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, d->m, nt, &one,
+                                     d->dHd, d->m, &one, s->dG, d->m));
+    CUBLAS_CHECK(err, cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_T, d->m, d->K, nt, &one, d->dHd,
+                                     d->m, d->dT[b] + t0 * d->K, d->K, &one, s->dB, d->m));
     return FSVC_OK;
 }
 
@@ -124,28 +138,35 @@ static int normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t 
                         const double *cw, int K, double *diag, double *B, dstream *d,
                         fsvc_error *err)
 {
+    CUDA_CHECK(err, cudaSetDevice(s->c->dev));
     cudaFree(s->dG); cudaFree(s->dB); cudaFree(s->dB0); cudaFree(s->ddg); cudaFree(s->dwork);
     cudaFree(s->dinfo);
-    s->dG = s->dB = s->dB0 = s->ddg = s->dwork = NULL;
+    free(s->hwork);
+    s->dG = s->dB = s->dB0 = s->ddg = NULL;
+    s->dwork = s->hwork = NULL;
     s->dinfo = NULL;
     s->m = m; s->K = K;
-    CUDA_CHECK(err, cudaSetDevice(s->c->dev));
     DALLOC(err, s->dG, m * m * 8);
     DALLOC(err, s->dB, m * K * 8);
     DALLOC(err, s->dB0, m * K * 8);
     DALLOC(err, s->ddg, m * 8);
     DALLOC(err, s->dinfo, sizeof(int));
-    CUSOLVER_CHECK(err, cusolverDnDpotrf_bufferSize(s->sol, CUBLAS_FILL_MODE_LOWER, (int)m, s->dG,
-                                                    (int)m, &s->lwork));
-    DALLOC(err, s->dwork, (size_t)s->lwork * 8);
-    CUDA_CHECK(err, cudaMemset(s->dG, 0, (size_t)(m * m * 8)));
-    CUDA_CHECK(err, cudaMemset(s->dB, 0, (size_t)(m * K * 8)));
-    int rc = ds_open(d, s->c, op, W, m, N, n, K, cw ? 2 : 1, 0, 0, err);
+    CUSOLVER_CHECK(err, cusolverDnXpotrf_bufferSize(s->sol, s->par, CUBLAS_FILL_MODE_LOWER, m,
+                                                    CUDA_R_64F, s->dG, m, CUDA_R_64F, &s->lwork,
+                                                    &s->hlwork));
+    DALLOC(err, s->dwork, s->lwork);
+    if (s->hlwork && !(s->hwork = malloc(s->hlwork)))
+        return fsvc_fail(err, FSVC_ERESOURCE, "cuda: out of memory");
+    int rc = dstream_open(d, s->c, op, W, m, N, n, K, cw ? 2 : 1, 0, 0, err);
     if (rc)
         return rc;
+    /* zeroed on the compute stream that accumulates into them (issue 25:
+     * a legacy-stream memset is ordered before d->s only by accident) */
+    CUDA_CHECK(err, cudaMemsetAsync(s->dG, 0, (size_t)(m * m * 8), d->s));
+    CUDA_CHECK(err, cudaMemsetAsync(s->dB, 0, (size_t)(m * K * 8), d->s));
     d->cw = cw; /* H tiles and targets scaled by sqrt(w) per sample */
     ridge_u u = {s};
-    if ((rc = ds_run(d, X, N, cls, y, ridge_tile, NULL, &u, err)))
+    if ((rc = dstream_run(d, X, N, cls, y, ridge_tile, NULL, &u, err)))
         return rc;
     unsigned gm = (unsigned)((m + 255) / 256);
     diag_kernel<<<gm, 256, 0, d->s>>>(s->dG, m, s->ddg, 0.0, 1);
@@ -172,7 +193,7 @@ extern "C" int bnl_cuda_normal_accum(bnl_normal *s, const bnl_op *op, const void
     dstream d;
     memset(&d, 0, sizeof d);
     int rc = normal_accum(s, op, W, m, X, N, n, cls, y, cw, K, diag, B, &d, err);
-    ds_free(&d);
+    dstream_free(&d);
     return rc;
 }
 
@@ -183,18 +204,22 @@ extern "C" int bnl_cuda_normal_solve(bnl_normal *s, double lam, double *R, int *
         return fsvc_fail(err, FSVC_EUSAGE, "cuda: normal equations not accumulated");
     int64_t m = s->m;
     unsigned gm = (unsigned)((m + 255) / 256);
+    /* everything on the legacy stream 0, in order, on the session's device */
+    CUDA_CHECK(err, cudaSetDevice(s->c->dev));
     CUSOLVER_CHECK(err, cusolverDnSetStream(s->sol, 0));
-    mirror_kernel<<<grid2(m, m), 256>>>(s->dG, m, 0);
-    diag_kernel<<<gm, 256>>>(s->dG, m, s->ddg, lam, 0);
+    mirror_kernel<<<grid2(m, m), 256, 0, 0>>>(s->dG, m, 0);
+    diag_kernel<<<gm, 256, 0, 0>>>(s->dG, m, s->ddg, lam, 0);
     CUDA_CHECK(err, cudaGetLastError());
-    CUDA_CHECK(err, cudaMemcpy(s->dB, s->dB0, (size_t)(m * s->K * 8), cudaMemcpyDeviceToDevice));
-    CUSOLVER_CHECK(err, cusolverDnDpotrf(s->sol, CUBLAS_FILL_MODE_LOWER, (int)m, s->dG, (int)m,
-                                         s->dwork, s->lwork, s->dinfo));
+    CUDA_CHECK(err, cudaMemcpyAsync(s->dB, s->dB0, (size_t)(m * s->K * 8),
+                                    cudaMemcpyDeviceToDevice, 0));
+    CUSOLVER_CHECK(err, cusolverDnXpotrf(s->sol, s->par, CUBLAS_FILL_MODE_LOWER, m, CUDA_R_64F,
+                                         s->dG, m, CUDA_R_64F, s->dwork, s->lwork, s->hwork,
+                                         s->hlwork, s->dinfo));
     CUDA_CHECK(err, cudaMemcpy(info, s->dinfo, sizeof(int), cudaMemcpyDeviceToHost));
     if (*info != 0)
         return FSVC_OK;
-    CUSOLVER_CHECK(err, cusolverDnDpotrs(s->sol, CUBLAS_FILL_MODE_LOWER, (int)m, s->K, s->dG,
-                                         (int)m, s->dB, (int)m, s->dinfo));
+    CUSOLVER_CHECK(err, cusolverDnXpotrs(s->sol, s->par, CUBLAS_FILL_MODE_LOWER, m, s->K,
+                                         CUDA_R_64F, s->dG, m, CUDA_R_64F, s->dB, m, s->dinfo));
     CUDA_CHECK(err, cudaMemcpy(info, s->dinfo, sizeof(int), cudaMemcpyDeviceToHost));
     CUDA_CHECK(err, cudaMemcpy(R, s->dB, (size_t)(m * s->K * 8), cudaMemcpyDeviceToHost));
     return FSVC_OK;
@@ -227,18 +252,18 @@ static int apply_tile(void *u, dstream *d, int b, int64_t i0, int64_t t0, int64_
     CUBLAS_CHECK(err, cublasSetStream(h, d->s));
     if (q->rhs) { /* B += H^T T, sumsq += sum H^2 */
         double ss = 0;
-        CUBLAS_CHECK(err, cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, (int)d->m, d->K, (int)nt,
-                                      &one, d->dHd, (int)d->m, d->dT[b] + t0 * d->K, d->K,
-                                      &one, q->dB, (int)d->m));
-        CUBLAS_CHECK(err, cublasDdot(h, (int)(d->m * nt), d->dHd, 1, d->dHd, 1, &ss));
+        CUBLAS_CHECK(err, cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_T, d->m, d->K, nt, &one,
+                                         d->dHd, d->m, d->dT[b] + t0 * d->K, d->K, &one, q->dB,
+                                         d->m));
+        CUBLAS_CHECK(err, cublasDdot_64(h, d->m * nt, d->dHd, 1, d->dHd, 1, &ss));
         q->sumsq += ss;
         return FSVC_OK;
     }
     /* Z (nt x K) = H V; Y += H^T Z */
-    CUBLAS_CHECK(err, cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)nt, d->K, (int)d->m, &one,
-                                  d->dHd, (int)d->m, q->dV, (int)d->m, &zero, q->dZ, (int)nt));
-    CUBLAS_CHECK(err, cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)d->m, d->K, (int)nt, &one,
-                                  d->dHd, (int)d->m, q->dZ, (int)nt, &one, q->dY, (int)d->m));
+    CUBLAS_CHECK(err, cublasDgemm_64(h, CUBLAS_OP_T, CUBLAS_OP_N, nt, d->K, d->m, &one, d->dHd,
+                                     d->m, q->dV, d->m, &zero, q->dZ, nt));
+    CUBLAS_CHECK(err, cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, d->m, d->K, nt, &one, d->dHd,
+                                     d->m, q->dZ, nt, &one, q->dY, d->m));
     return FSVC_OK;
 }
 
@@ -262,13 +287,22 @@ static int products(bnl_normal *s, const bnl_op *op, const void *W, int64_t m, c
     int rc = FSVC_OK;
     cudaError_t e = cudaSetDevice(s->c->dev);
     if (e == cudaSuccess) e = cudaMalloc((void **)&q.dY, vb);
-    if (e == cudaSuccess) e = cudaMemset(q.dY, 0, vb);
     if (e == cudaSuccess && !q.rhs) e = cudaMalloc((void **)&dV, vb);
-    if (e == cudaSuccess && !q.rhs) e = cudaMemcpy(dV, V, vb, cudaMemcpyHostToDevice);
     if (e != cudaSuccess)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: block products: %s", cudaGetErrorString(e));
     if (!rc)
-        rc = ds_open(&d, s->c, op, W, m, N, n, K, q.rhs, 0, q.rhs ? 0 : K * 8.0, err);
+        rc = dstream_open(&d, s->c, op, W, m, N, n, K, q.rhs, 0, q.rhs ? 0 : K * 8.0, err);
+    /* Y zeroed and V up on d.s, the stream whose tiles use them (issue 25);
+     * the synchronize: V is pageable */
+    if (!rc) {
+        e = cudaMemsetAsync(q.dY, 0, vb, d.s);
+        if (e == cudaSuccess && !q.rhs)
+            e = cudaMemcpyAsync(dV, V, vb, cudaMemcpyHostToDevice, d.s);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(d.s);
+        if (e != cudaSuccess)
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: block products: %s",
+                           cudaGetErrorString(e));
+    }
     if (!rc && !q.rhs) {
         e = cudaMalloc((void **)&q.dZ, (size_t)d.Nt * K * 8);
         if (e != cudaSuccess)
@@ -278,7 +312,7 @@ static int products(bnl_normal *s, const bnl_op *op, const void *W, int64_t m, c
     q.dV = dV;
     q.dB = q.dY;
     if (!rc)
-        rc = ds_run(&d, X, N, cls, y, apply_tile, NULL, &q, err);
+        rc = dstream_run(&d, X, N, cls, y, apply_tile, NULL, &q, err);
     if (!rc) {
         e = cudaMemcpy(out, q.dY, vb, cudaMemcpyDeviceToHost);
         if (e != cudaSuccess)
@@ -287,7 +321,7 @@ static int products(bnl_normal *s, const bnl_op *op, const void *W, int64_t m, c
     }
     if (!rc && sumsq)
         *sumsq = q.sumsq;
-    ds_free(&d);
+    dstream_free(&d);
     cudaFree(q.dY); cudaFree(q.dZ); cudaFree(dV);
     cudaGetLastError();
     return rc;
@@ -323,9 +357,9 @@ static int scores_tile(void *u, dstream *d, int b, int64_t i0, int64_t t0, int64
     const double one = 1.0, zero = 0.0;
     CUBLAS_CHECK(err, cublasSetStream(d->c->blas, d->s));
     /* column-major K x nt = R^T (K x m, R row-major m x K) times H^T (m x nt) */
-    CUBLAS_CHECK(err, cublasDgemm(d->c->blas, CUBLAS_OP_N, CUBLAS_OP_N, d->K, (int)nt, (int)d->m,
-                                  &one, q->dR, d->K, d->dHd, (int)d->m, &zero,
-                                  q->dY + t0 * d->K, d->K));
+    CUBLAS_CHECK(err, cublasDgemm_64(d->c->blas, CUBLAS_OP_N, CUBLAS_OP_N, d->K, nt, d->m, &one,
+                                     q->dR, d->K, d->dHd, d->m, &zero, q->dY + t0 * d->K,
+                                     d->K));
     return FSVC_OK;
 }
 
@@ -347,91 +381,27 @@ extern "C" int bnl_cuda_scores(bnl_cuda *c, const bnl_op *op, double *Y, const v
     if (m < 1 || N < 1 || n < 1 || K < 1)
         return fsvc_fail(err, FSVC_EUSAGE, "cuda: empty scores (m %lld, N %lld, n %d, K %d)",
                          (long long)m, (long long)N, n, K);
+    CUDA_CHECK(err, cudaSetDevice(c->dev));
     dstream d;
     scores_u q = {NULL, NULL, Y};
-    int rc = ds_open(&d, c, op, W, m, N, n, K, 0, (size_t)m * K * 8, K * 8.0, err);
+    int rc = dstream_open(&d, c, op, W, m, N, n, K, 0, (size_t)m * K * 8, K * 8.0, err);
     if (!rc) {
         cudaError_t e = cudaMalloc((void **)&q.dR, (size_t)m * K * 8);
         if (e == cudaSuccess)
             e = cudaMalloc((void **)&q.dY, (size_t)d.Xc * K * 8);
+        /* on d.s, where scores_tile reads it (issue 25); R is pageable */
         if (e == cudaSuccess)
-            e = cudaMemcpy(q.dR, R, (size_t)m * K * 8, cudaMemcpyHostToDevice);
+            e = cudaMemcpyAsync(q.dR, R, (size_t)m * K * 8, cudaMemcpyHostToDevice, d.s);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(d.s);
         if (e != cudaSuccess)
             rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: scores: %s", cudaGetErrorString(e));
     }
     if (!rc)
-        rc = ds_run(&d, X, N, NULL, NULL, scores_tile, scores_done, &q, err);
-    ds_free(&d);
+        rc = dstream_run(&d, X, N, NULL, NULL, scores_tile, scores_done, &q, err);
+    dstream_free(&d);
     cudaFree(q.dR);
     cudaFree(q.dY);
     cudaGetLastError();
-    return rc;
-}
-
-/* ---- kernel-only timing (fsvc bench) ---- */
-static int time_fwd(dstream *d, const void *X, int64_t N, int reps, double *sec,
-                    fsvc_error *err)
-{
-    if (d->nb != 1)
-        return fsvc_fail(err, FSVC_ERESOURCE, "cuda: the layer does not fit the device memory "
-                         "for a resident timing");
-    int gemm = d->k.tile_op < 0;
-    bnlc_pack_rows(d->hX[0], d->ldk, X, 0, N, d->n, d->k.es);
-    CUDA_CHECK(err, cudaMemcpy(d->dX[0], d->hX[0], (size_t)(N * d->ldk * 4),
-                               cudaMemcpyHostToDevice));
-    float *dHall = NULL;
-    CUDA_CHECK(err, cudaMalloc((void **)&dHall, (size_t)(N * d->ldo * 4)));
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    double best = 1e300;
-    int rc = FSVC_OK;
-    for (int r = 0; r < reps + 1 && !rc; r++) { /* the first run warms up */
-        cudaEventRecord(a, d->s);
-        if (!gemm) {
-            cudaError_t e = bnlc_launch_tile(d->k.tile_op, d->ap, dHall, d->ldo, 0, d->dW, d->m,
-                                             d->dX[0], N, d->ldk, d->s);
-            if (e != cudaSuccess)
-                rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: %s", cudaGetErrorString(e));
-        } else {
-            const float alpha = d->k.l2 ? -2.0f : 1.0f;
-            bnlc_launch_norms(d->dxn, (const float *)d->dX[0], N, d->ldk, d->n, d->s);
-            rc = bnlc_gemm_prec(d->c->blas, d->s, d->k.prec, (int)d->m, (int)N, d->n, alpha,
-                                (const float *)d->dW, (int)d->ldk, (const float *)d->dX[0],
-                                (int)d->ldk, dHall, (int)d->ldo, &d->dQ, &d->capQ, err);
-            bnlc_launch_gemm_epi(dHall, d->ldo, N, d->m, 0, d->dxn, d->dwn, d->k.l2, d->ap,
-                                 d->s);
-        }
-        cudaEventRecord(b, d->s);
-        cudaEventSynchronize(b);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, a, b);
-        if (r > 0 && ms / 1e3 < best)
-            best = ms / 1e3;
-    }
-    cudaError_t e = cudaGetLastError();
-    if (!rc && e != cudaSuccess)
-        rc = fsvc_fail(err, FSVC_ERESOURCE, "cuda: %s", cudaGetErrorString(e));
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    cudaFree(dHall);
-    *sec = best;
-    return rc;
-}
-
-extern "C" int bnl_cuda_time_forward(bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
-                                     const void *X, int64_t N, int n, int reps, double *sec,
-                                     fsvc_error *err)
-{
-    if (!c)
-        return fsvc_fail(err, FSVC_EUSAGE, "cuda: backend not open");
-    if (m < 1 || N < 1 || n < 1)
-        return fsvc_fail(err, FSVC_EUSAGE, "cuda: empty layer");
-    dstream d;
-    /* the whole H (N x ldo floats) besides the stream's buffers */
-    int rc = ds_open(&d, c, op, W, m, N, n, 1, 0, (size_t)N * r4(m) * 4, 0, err);
-    if (!rc)
-        rc = time_fwd(&d, X, N, reps < 1 ? 1 : reps, sec, err);
-    ds_free(&d);
     return rc;
 }

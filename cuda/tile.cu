@@ -70,9 +70,11 @@ cudaError_t bnlc_launch_tile(int op, bnlc_actp p, float *out, int64_t ldo, int t
     case BNLC_U8_DOT:
         bnl_tile_kernel<BNLC_U8_DOT><<<grid, block, 0, s>>>(out, ldo, trans, W, m, X, N, ldk, p);
         break;
-    default:
+    case BNLC_F32_L1:
         bnl_tile_kernel<BNLC_F32_L1><<<grid, block, 0, s>>>(out, ldo, trans, W, m, X, N, ldk, p);
         break;
+    default: /* BNLC_F64_L1 is bnlc_launch_tile_f64's (double H): never the f32 kernel */
+        return cudaErrorInvalidValue;
     }
     return cudaGetLastError();
 }

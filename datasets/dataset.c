@@ -105,6 +105,14 @@ static double get(const void *x, fsvc_dtype t, size_t i)
     }
 }
 
+/* "read it --dense" where dense data can hold d (the engine's 65536
+ * features at most), else why not. */
+static const char *dense_hint(const fsvc_dataset *d)
+{
+    return d->n > FSVC_SPARSE_AUTO_N ? " (and too many features to read it dense)"
+                                     : " (read it --dense)";
+}
+
 int fsvc_dataset_convert(fsvc_dataset *d, fsvc_dtype to, fsvc_scale scale,
                          fsvc_error *err)
 {
@@ -119,7 +127,8 @@ int fsvc_dataset_convert(fsvc_dataset *d, fsvc_dtype to, fsvc_scale scale,
         return FSVC_OK;
     if (d->csr)
         return fsvc_fail(err, FSVC_EUSAGE, "%s: sparse data holds float32 values; it does "
-                         "not convert to %s (read it --dense)", d->source, fsvc_dtype_name(to));
+                         "not convert to %s%s", d->source, fsvc_dtype_name(to),
+                         dense_hint(d));
     size_t count = (size_t)d->N * (size_t)d->n;
     if (to == FSVC_U8) { /* floats back to u8: only integers 0..255 */
         for (size_t i = 0; i < count; i++) {
@@ -161,8 +170,8 @@ int fsvc_dataset_set_shape(fsvc_dataset *d, int rows, int cols, fsvc_error *err)
                          "data has %d features", d->source, rows, cols,
                          (long long)rows * cols, d->n);
     if (d->csr)
-        return fsvc_fail(err, FSVC_EUSAGE, "%s: sparse data has no image shape (read it "
-                         "--dense)", d->source);
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: sparse data has no image shape%s", d->source,
+                         dense_hint(d));
     d->rows = rows;
     d->cols = cols;
     if (d->dtype == FSVC_U8)

@@ -84,6 +84,18 @@ int fsvc_dataset_load(fsvc_dataset *d, const char *source,
                       const fsvc_load_opts *opts, fsvc_error *err);
 void fsvc_dataset_free(fsvc_dataset *d);
 
+/* Several PNG files as one set of n unlabelled images, in the order given
+ * (paths kept); every image must have the size of the first. */
+int fsvc_dataset_load_pngs(fsvc_dataset *d, const char *const *paths, size_t n,
+                           fsvc_error *err);
+/* 1 when path names a PNG image: its name ends in .png (any case) or the
+ * file starts with the PNG signature. */
+int fsvc_source_is_png(const char *path);
+/* 1 when writing to path would write over a file that loading source
+ * reads: the same file (device and inode), one of an IDX pair, or a .png
+ * file inside a PNG folder. A path that does not exist is no input. */
+int fsvc_source_reads(const char *source, const char *path);
+
 /* ---- slices: one process of several reads only its part ----
  *
  * Rank r of size processes loads the global samples [first, first + N) with

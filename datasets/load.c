@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -37,4 +38,30 @@ int fsvc_dataset_load(fsvc_dataset *d, const char *source,
     if (rc == FSVC_OK)
         snprintf(d->source, sizeof d->source, "%s", source);
     return rc;
+}
+
+static int same_file(const struct stat *o, const char *path)
+{
+    struct stat st;
+    return path[0] && stat(path, &st) == 0 && st.st_dev == o->st_dev && st.st_ino == o->st_ino;
+}
+
+int fsvc_source_reads(const char *source, const char *path)
+{
+    struct stat o, st;
+    if (stat(path, &o) != 0) /* not there: nothing to write over */
+        return 0;
+    if (same_file(&o, source))
+        return 1;
+    char images[PATH_MAX], labels[PATH_MAX];
+    if (stat(source, &st) != 0 || !S_ISDIR(st.st_mode))
+        return ds_idx_resolve(images, labels, sizeof images, source) &&
+               (same_file(&o, images) || same_file(&o, labels));
+    /* a folder: its .png files, at any depth, are its images */
+    char dir[PATH_MAX], out[PATH_MAX];
+    if (!S_ISREG(o.st_mode) || !fsvc_source_is_png(path) || !realpath(source, dir) ||
+        !realpath(path, out))
+        return 0;
+    size_t l = strlen(dir);
+    return !strncmp(out, dir, l) && (out[l] == '/' || (l == 1 && dir[0] == '/'));
 }

@@ -319,14 +319,31 @@ int ds_png_load_dir_slice(fsvc_dataset *d, const char *dir, const fsvc_load_opts
 
 int ds_png_load_file(fsvc_dataset *d, const char *path, fsvc_error *err)
 {
-    ds_dataset_init(d, path);
-    strlist one = {0};
-    if (push(&one, path))
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
+    return fsvc_dataset_load_pngs(d, &path, 1, err);
+}
+
+int fsvc_dataset_load_pngs(fsvc_dataset *d, const char *const *paths, size_t n,
+                           fsvc_error *err)
+{
+    ds_dataset_init(d, n ? paths[0] : "");
+    if (!n)
+        return fsvc_fail(err, FSVC_EUSAGE, "no PNG image given");
+    strlist l = {0};
+    for (size_t i = 0; i < n; i++)
+        if (push(&l, paths[i])) {
+            strlist_free(&l);
+            return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", paths[i]);
+        }
     static const fsvc_load_opts opts = {0, 1, 0, FSVC_STORE_DENSE, 0};
-    int rc = read_images(d, one.s, 0, one.n, &opts, err);
-    strlist_free(&one);
+    int rc = read_images(d, l.s, 0, l.n, &opts, err);
+    strlist_free(&l);
     if (rc)
         fsvc_dataset_free(d);
     return rc;
+}
+
+int fsvc_source_is_png(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    return is_png_name(base ? base + 1 : path) || ds_png_is_png(path);
 }

@@ -142,6 +142,16 @@ static int check_args(double lambda, double tol, int64_t m, int64_t N, int nv,
     return FSVC_OK;
 }
 
+/* Class weights that are all 1 are no weights: the unweighted path, so
+ * the same model bits by construction (weighted pcg takes K_mm from the
+ * engine, unweighted from the cached H: other GEMM tiles, other bits). */
+static const double *real_weights(const double *cw, int K)
+{
+    for (int k = 0; cw && k < K; k++)
+        if (cw[k] != 1.0) return cw;
+    return NULL;
+}
+
 int fsvc_readout_solve_dist(double *R, const fsvc_dist *dist, int64_t N_total,
                             const bnl_ctx *ctx, const bnl_op *op, const void *C, int64_t m,
                             const void *X, const int *cls, const double *y, const double *cw,
@@ -150,6 +160,7 @@ int fsvc_readout_solve_dist(double *R, const fsvc_dist *dist, int64_t N_total,
                             fsvc_train_info *info, fsvc_error *err)
 {
     int nv = fsvc_augment_count(aug);
+    cw = real_weights(cw, K);
     /* the arguments are the same on every rank, but the check sees N_total:
      * a rank with an empty slice is no error */
     int rc = check_args(lambda, tol, m, N_total, nv, s, rows, cols, n, aug, err);

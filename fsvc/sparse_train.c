@@ -28,6 +28,9 @@ int fsvc_csr_check(const fsvc_csr *a, int n, const char *name, fsvc_error *err)
     return bnl_csr_check(&v, n, name, err);
 }
 
+/* The most features of dense data: the engine's limit (layers/bnl.c). */
+#define DENSE_MAX_N 65536
+
 /* What the sparse form runs; the rest refused with the option to change. */
 static int check_sparse(const fsvc_dataset *d, const fsvc_param *p, const fsvc_dist *dist,
                         fsvc_error *err)
@@ -44,6 +47,11 @@ static int check_sparse(const fsvc_dataset *d, const fsvc_param *p, const fsvc_d
     else if (p->dtype >= 0 && p->dtype != FSVC_F32) what = "centroids other than f32";
     else if (p->rows > 0) what = "--shape";
     else if (p->class_weight[0]) what = "class weights (-w, --class-weight)";
+    /* --dense is advice only where dense data can hold it */
+    if (what && d->n > DENSE_MAX_N)
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: sparse data does not support %s, and its %d "
+                         "features are too many to read it dense (at most %d)", d->source,
+                         what, d->n, DENSE_MAX_N);
     if (what)
         return fsvc_fail(err, FSVC_EUSAGE, "%s: sparse data does not support %s; read the "
                          "data --dense", d->source, what);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "act_hd.h"
 #include "bnl_types.h"
 
 typedef enum { BNL_V_DIST = 0, BNL_V_SQ = 1, BNL_V_DOT = 2 } bnl_vkind;
@@ -44,90 +45,20 @@ static inline bnl_actp bnl_actp_make(const bnl_op *op)
     return p;
 }
 
-/* exp(x) in float, Cephes-style: 2^k * p(x - k ln2); 0 below -87; within
- * 2e-7 relative of libm on [-87, 88]. */
-static inline float bnl_expf(float x)
-{
-    float xc = x < -87.0f ? -87.0f : x;
-    xc = xc > 88.0f ? 88.0f : xc;
-    float t = xc * 1.44269504088896341f + 12582912.0f; /* round to integer */
-    float k = t - 12582912.0f;
-    float r = xc - k * 0.693359375f;
-    r = r - k * -2.12194440e-4f;
-    float z = r * r;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * z + r + 1.0f;
-    int32_t bits = ((int32_t)k + 127) * 8388608; /* 2^k as float bits */
-    float s;
-    memcpy(&s, &bits, sizeof s);
-    float y = p * s;
-    return x < -87.0f ? 0.0f : y;
-}
+/* The definitions live in act_hd.h, shared with the device. */
+static inline float bnl_expf(float x) { return bnl_hd_expf(x); }
+static inline float bnl_tanhf(float x) { return bnl_hd_tanhf(x); }
 
-/* tanh(x) in float: odd series below 1/16, else 1 - 2 / (exp(2|x|) + 1);
- * within 2e-7 absolute of libm. */
-static inline float bnl_tanhf(float x)
-{
-    float ax = x < 0.0f ? -x : x;
-    float ac = ax > 10.0f ? 10.0f : ax; /* 1 - 2/(e^20 + 1) rounds to 1 */
-    float e = bnl_expf(2.0f * ac);
-    float big = 1.0f - 2.0f / (e + 1.0f);
-    float z = ax * ax;
-    float small = ax + ax * (z * (-0.333333333333f + z * 0.133333333333f));
-    float t = ax < 0.0625f ? small : big;
-    return x < 0.0f ? -t : t;
-}
-
-/* Float outputs (u8, f32). Distances below 0 (a reordered float sum of a
- * zero distance) count as 0. */
+/* Float outputs (u8, f32). */
 static inline float bnl_act_f(const bnl_actp *p, float v)
 {
-    if (p->vk != BNL_V_DOT)
-        v = v > 0.0f ? v : 0.0f;
-    switch (p->act) {
-    case BNL_TRI: {
-        float d = p->vk == BNL_V_SQ ? sqrtf(v) : v;
-        float h = 1.0f - d * p->a;
-        return h > 0.0f ? h : 0.0f;
-    }
-    case BNL_GAUSS: {
-        float d2 = p->vk == BNL_V_SQ ? v : v * v;
-        return bnl_expf(-(d2 * p->g));
-    }
-    case BNL_TANH:
-        return bnl_tanhf(v);
-    case BNL_IDENT:
-    default:
-        return p->vk == BNL_V_SQ ? sqrtf(v) : v;
-    }
+    return bnl_hd_act_f(p->act, p->vk, p->a, p->g, v);
 }
 
 /* Double outputs (f64), libm. */
 static inline double bnl_act_d(const bnl_actp *p, double v)
 {
-    if (p->vk != BNL_V_DOT)
-        v = v > 0.0 ? v : 0.0;
-    switch (p->act) {
-    case BNL_TRI: {
-        double d = p->vk == BNL_V_SQ ? sqrt(v) : v;
-        double h = 1.0 - d / p->s;
-        return h > 0.0 ? h : 0.0;
-    }
-    case BNL_GAUSS: {
-        double d2 = p->vk == BNL_V_SQ ? v : v * v;
-        return exp(-d2 / p->g2);
-    }
-    case BNL_TANH:
-        return tanh(v);
-    case BNL_IDENT:
-    default:
-        return p->vk == BNL_V_SQ ? sqrt(v) : v;
-    }
+    return bnl_hd_act_d(p->act, p->vk, p->s, p->g2, v);
 }
 
 /* ---- tile epilogues (epi_*.c, one copy per ISA) ---- */

@@ -30,6 +30,7 @@ int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
     if (!backend || bnl_backend_parse(backend, &b) != 0)
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: unknown backend '%s' (ref, cpu or cuda)",
                          backend ? backend : "(null)");
+    bnl_blas_core_fix(); /* before any GEMM of this process's engine */
     ctx->threads = threads > 0 ? threads : omp_get_num_procs();
     ctx->arch = bnl_arch_detect(NULL, 0);
     ctx->backend = b;
@@ -402,9 +403,8 @@ int bnl_gpu_time_forward(const bnl_ctx *ctx, const bnl_op *op, const void *W, in
                          const void *X, int64_t N, int n, int reps, double *sec,
                          fsvc_error *err)
 {
-    if (!ctx || !ctx->cuda || !op || op->dtype == FSVC_F64 || !OFFERS(time_forward))
-        return fsvc_fail(err, FSVC_EUSAGE, "bnl: kernel-only timing needs a device and a u8 or "
-                         "f32 layer");
+    if (!ctx || !ctx->cuda || !op || !OFFERS(time_forward))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: kernel-only timing needs a device");
     int rc = bnl_op_check(op, err);
     if (rc)
         return rc;

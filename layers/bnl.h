@@ -66,9 +66,10 @@ typedef struct bnl_ctx {
  * never the OpenMP default) and every OpenBLAS/LAPACK call, which the
  * engine brackets with bnl_blas_threads_push/pop (1 thread inside a team,
  * ctx->threads outside one). OpenBLAS's count is process-wide: do not run
- * GEMM ops from several threads of the caller at once. f64 on a "cuda"
- * context runs on the CPU; on a device bnl_scores computes H and Y = H R
- * there (only Y comes back). */
+ * GEMM ops from several threads of the caller at once. On a "cuda"
+ * context bnl_forward and bnl_actsum run u8, f32 and f64 on the device;
+ * bnl_scores computes H and Y = H R there for u8 and f32 (only Y comes
+ * back), f64 scores on the CPU. */
 int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
                  fsvc_error *err);
 void bnl_ctx_close(bnl_ctx *ctx);
@@ -207,6 +208,14 @@ void bnl_blas_threads_pop(int saved);
 /* The count OpenBLAS would use now, and its build configuration. */
 int bnl_blas_threads(void);
 const char *bnl_blas_config(void);
+/* OpenBLAS's core type: on the first bnl_ctx_open, a core weaker than the
+ * CPU's ISA is replaced by the ISA's (layers/blas_core.c), process-wide.
+ * status: why the core that runs was chosen; gemm_ok: 1 when a small
+ * sgemm/dgemm matches a plain loop. */
+void bnl_blas_core_fix(void);
+const char *bnl_blas_core_status(void);
+const char *bnl_blas_core_name(void);
+int bnl_blas_gemm_ok(void);
 
 /* ---- device backends: description and tuning (fsvc info, fsvc tune) ---- */
 /* One line on backend b's device, or why there is none; 1 if usable, 0 if
@@ -223,8 +232,8 @@ void bnl_gpu_device_tag(const bnl_ctx *ctx, char *buf, size_t len);
 void bnl_gpu_limits(const bnl_ctx *ctx, bnlc_limits *get, const bnlc_limits *set);
 int bnl_gpu_tune_path(char *buf, size_t len, const char *tag);
 /* Kernel-only seconds of bnl_forward on the device with W, X and H
- * resident (best of reps, device events); FSVC_EUSAGE without a device or
- * for f64. */
+ * resident (best of reps, device events; u8, f32 and f64 layers);
+ * FSVC_EUSAGE without a device. */
 int bnl_gpu_time_forward(const bnl_ctx *ctx, const bnl_op *op, const void *W, int64_t m,
                          const void *X, int64_t N, int n, int reps, double *sec,
                          fsvc_error *err);

@@ -1,6 +1,6 @@
 /*
  * bnl_device.h - the interface a device backend implements to plug in
- * behind the engine (not installed). The engine (layers/bnl.c, gpu.c)
+ * behind the engine (not installed). The engine (layers/bnl.c)
  * calls a backend only through its table of entry points; the backend
  * includes this header and bnl_types.h, never bnl.h, and the engine never
  * includes the backend's headers: the dependency runs one way, backend ->
@@ -32,7 +32,7 @@ typedef struct bnl_device_ops {
      * (FSVC_ERESOURCE); strict only changes the wording. */
     int (*open)(bnl_cuda **out, int strict, fsvc_error *err);
     void (*close)(bnl_cuda *c);                      /* NULL is fine */
-    /* H = act(dist(W, X)), u8 and f32 (f64 stays on the CPU). */
+    /* H = act(dist(W, X)), u8, f32 and f64. */
     int (*forward)(bnl_cuda *c, const bnl_op *op, void *H, int64_t ldh,
                    const void *W, int64_t m, const void *X, int64_t N, int n,
                    fsvc_error *err);

@@ -354,8 +354,8 @@ static void test_inf(void **state)
 static int load_uci(fsvc_dataset *d, const char *name, int storage)
 {
     char dir[512], path[700];
-    if (!fx_shared(dir, sizeof dir)) return -1;
-    snprintf(path, sizeof path, "%s/datasets/uci-dogaru/%s", dir, name);
+    if (!fx_data(dir, sizeof dir)) return -1;
+    snprintf(path, sizeof path, "%s/uci-dogaru/%s", dir, name);
     if (!fx_exists(path)) return -1;
     fsvc_load_opts o = {0};
     o.storage = storage;

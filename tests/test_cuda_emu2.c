@@ -354,6 +354,32 @@ static void test_no_device_cpu_path(void **s)
     bnl_ctx_close(&ctx);
 }
 
+/* Kernel-only timing is offered for every dtype the device computes,
+ * f64 included (issue 25: the engine refused f64, so `fsvc bench` and
+ * tools/gpu_targets.sh had no kernel-only f64 figure). */
+static void test_time_forward_all_dtypes(void **s)
+{
+    (void)s;
+    bnl_ctx ctx;
+    fsvc_error err;
+    bnl_device_ops_use(emu_device_ops());
+    emu_device_reset(0, 0, 0);
+    assert_int_equal(bnl_ctx_open(&ctx, "cuda", 1, 1, &err), FSVC_OK);
+    const fsvc_dtype dt[] = {FSVC_U8, FSVC_F32, FSVC_F64, FSVC_F64};
+    const bnl_dist ds[] = {BNL_L1, BNL_L1, BNL_L1, BNL_L2};
+    double buf[2 * 7 * 5] = {0}; /* room for 7 x 5 doubles, W and X */
+    for (int i = 0; i < 4; i++) {
+        bnl_op op = {ds[i], BNL_GAUSS, dt[i], 3.0, BNL_PREC_FULL};
+        double t = -1;
+        int rc = bnl_gpu_time_forward(&ctx, &op, buf, 7, buf + 35, 3, 5, 2, &t, &err);
+        if (rc) fail_msg("%s %s: %s", fsvc_dtype_name(dt[i]), bnl_dist_name(ds[i]), err.msg);
+        assert_true(t > 0);
+    }
+    assert_int_equal(emu_device_stats().time_forward, 4);
+    bnl_ctx_close(&ctx);
+    bnl_device_ops_use(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -366,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_scores),
         cmocka_unit_test(test_block_products),
         cmocka_unit_test(test_no_device_cpu_path),
+        cmocka_unit_test(test_time_forward_all_dtypes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "cuda/plan.h"
-#include "cuda/model.h"
+#include "cuda/perf_model.h"
 #include "cuda/jobs.h"
 
 #include <stdlib.h>

@@ -191,8 +191,8 @@ static void test_cross_validate_optd64(void **state)
 {
     (void)state;
     char sh[512], path[700];
-    fx_shared(sh, sizeof sh);
-    snprintf(path, sizeof path, "%s/datasets/uci-dogaru/optd64.train", sh);
+    fx_data(sh, sizeof sh);
+    snprintf(path, sizeof path, "%s/uci-dogaru/optd64.train", sh);
     FX_REQUIRE(path);
     fsvc_dataset d;
     assert_int_equal(fsvc_dataset_load(&d, path, NULL, NULL), FSVC_OK);

@@ -1,5 +1,5 @@
 /* test_dataset.c - fsvc_dataset: conversion and scaling, class index, and
- * the real datasets (MNIST from the shared folder, Debian's Fashion-MNIST):
+ * the real datasets (MNIST from the repository's data/, Debian's Fashion-MNIST):
  * a missing one is a failure. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -120,7 +120,7 @@ static void test_mnist(void **state)
     (void)state;
     char sh[4096], src[4200];
     fsvc_dataset d;
-    snprintf(src, sizeof src, "%s/datasets/mnist/train", fx_shared(sh, sizeof sh));
+    snprintf(src, sizeof src, "%s/mnist/train", fx_data(sh, sizeof sh));
     load_real(&d, src);
     const int64_t tr[10] = {5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949};
     check_counts(&d, 60000, tr);
@@ -132,7 +132,7 @@ static void test_mnist(void **state)
         sum += ((uint8_t *)d.x)[i];
     assert_true(sum / (60000.0 * 784) > 33.31 && sum / (60000.0 * 784) < 33.32);
     fsvc_dataset_free(&d);
-    snprintf(src, sizeof src, "%s/datasets/mnist/t10k", sh);
+    snprintf(src, sizeof src, "%s/mnist/t10k", sh);
     load_real(&d, src);
     const int64_t te[10] = {980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009};
     check_counts(&d, 10000, te);

@@ -311,8 +311,8 @@ static void mnist_matches_numpy(void **state)
 {
     (void)state;
     char dir[512], prefix[600];
-    fx_shared(dir, sizeof dir);
-    snprintf(prefix, sizeof prefix, "%s/datasets/mnist/train", dir);
+    fx_data(dir, sizeof dir);
+    snprintf(prefix, sizeof prefix, "%s/mnist/train", dir);
     char img[700];
     snprintf(img, sizeof img, "%s-images-idx3-ubyte.gz", prefix);
     FX_REQUIRE(img);

@@ -306,7 +306,7 @@ static void test_satimg(void **state)
 {
     (void)state;
     char sh[4096], p[4200];
-    snprintf(p, sizeof p, "%s/datasets/uci-dogaru/satimg.train", fx_shared(sh, sizeof sh));
+    snprintf(p, sizeof p, "%s/uci-dogaru/satimg.train", fx_data(sh, sizeof sh));
     FX_REQUIRE(p);
     fsvc_dataset d;
     fsvc_error err;

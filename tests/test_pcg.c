@@ -210,6 +210,34 @@ static void products(void **s)
  * are samples anywhere in X (augmented or not), the same matrix, bit for
  * bit, as the engine's own K_mm (uncached source); a centroid that is no
  * sample, or class weights, take the engine's path. f32 and f64. */
+/* The first entry (i*m + j) where two K_mm of Gaussian L2 (radius r) over
+ * the centroids C differ by more than the GEMM's rounding allows, else -1.
+ * Not bits: the cache holds H's rows made from blocks of samples, the
+ * engine's K_mm from the centroids, and a BLAS kernel's edge tiles sum x.c
+ * in another order (which depends on the CPU and OPENBLAS_CORETYPE). Each
+ * side's d = |x|^2 + |c|^2 - 2 x.c is off by at most (n+2) u (|x|^2 +
+ * |c|^2) doubled for |x.c|, exp(-g d) moves by g times that, plus the
+ * last rounding of exp on each side. */
+static int64_t kmm_far(const void *A, const void *B, const char *C, int64_t m, int n, int f32,
+                       double r)
+{
+    double u = f32 ? 0x1p-24 : 0x1p-53, g = 1.0 / (2 * r * r);
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < m; j++) {
+            double ni = 0, nj = 0;
+            for (int k = 0; k < n; k++) {
+                double a = f32 ? ((const float *)C)[i * n + k] : ((const double *)C)[i * n + k];
+                double b = f32 ? ((const float *)C)[j * n + k] : ((const double *)C)[j * n + k];
+                ni += a * a, nj += b * b;
+            }
+            double tol = 2 * (g * 2 * (n + 2) * u * (ni + nj) + 4 * u);
+            double a = f32 ? ((const float *)A)[i * m + j] : ((const double *)A)[i * m + j];
+            double b = f32 ? ((const float *)B)[i * m + j] : ((const double *)B)[i * m + j];
+            if (!(fabs(a - b) <= tol)) return i * m + j;
+        }
+    return -1;
+}
+
 static void kmm_rows_from_cache(void **s)
 {
     (void)s;
@@ -245,9 +273,11 @@ static void kmm_rows_from_cache(void **s)
                     free(B);
                     fsvc_hsrc_close(&src);
                 }
-                if (memcmp(Kc, Ke, (size_t)m * m * es))
+                int64_t bad = kmm_far(Kc, Ke, C, m, n, f32, op.radius);
+                if (bad >= 0)
                     fail_msg("f32 %d aug %d case %d: K_mm from the cache differs from the "
-                             "engine's", f32, aug, odd);
+                             "engine's at (%lld, %lld)", f32, aug, odd, (long long)(bad / m),
+                             (long long)(bad % m));
                 free(Kc); free(Ke); free(C);
             }
     drop(&P);

@@ -3,7 +3,7 @@
  * float64, the batched novelty pass against the plain sequential loop on
  * real data, ref vs cpu, and u8/f32 vs f64 selection on MNIST pixels. The
  * cpu runs cover every kernel set the CPU runs (scalar, avx2, avx512), not
- * only cpuid's choice. Needs the shared datasets: a missing file is a
+ * only cpuid's choice. Needs the repository's data (build/data): a missing file is a
  * failure (FX_REQUIRE). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,8 +22,8 @@
 static void load_uci(fsvc_dataset *d, const char *name)
 {
     char sh[1024], path[1200];
-    fx_shared(sh, sizeof sh);
-    snprintf(path, sizeof path, "%s/datasets/uci-dogaru/%s", sh, name);
+    fx_data(sh, sizeof sh);
+    snprintf(path, sizeof path, "%s/uci-dogaru/%s", sh, name);
     FX_REQUIRE(path);
     fsvc_error err;
     if (fsvc_dataset_load(d, path, NULL, &err))
@@ -143,10 +143,10 @@ static void seq_optd64(void **s)
 static void load_mnist(fsvc_dataset *d, int64_t N)
 {
     char sh[1024], path[1200];
-    fx_shared(sh, sizeof sh);
-    snprintf(path, sizeof path, "%s/datasets/mnist/train-images-idx3-ubyte.gz", sh);
+    fx_data(sh, sizeof sh);
+    snprintf(path, sizeof path, "%s/mnist/train-images-idx3-ubyte.gz", sh);
     FX_REQUIRE(path);
-    snprintf(path, sizeof path, "%s/datasets/mnist/train", sh);
+    snprintf(path, sizeof path, "%s/mnist/train", sh);
     fsvc_error err;
     if (fsvc_dataset_load(d, path, NULL, &err)) fail_msg("%s", err.msg);
     if (d->N > N) d->N = N; /* the first N samples */

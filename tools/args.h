@@ -25,7 +25,9 @@ typedef struct predict_args {
     int quiet, strict;
     int proba, decision;            /* -b 1, --decision-values */
     long batch;                     /* --batch B: PNG folder in batches; 0: whole */
-    const char *model, *data, *out; /* out NULL: stdout */
+    const char *model, *data, *out; /* out NULL: stdout; data: datas[0] */
+    char **datas;                   /* ndata DATA (several: PNG image files) */
+    int ndata;
 } predict_args;
 
 typedef struct eval_args {

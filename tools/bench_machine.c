@@ -104,7 +104,7 @@ const char *bench_peak_model(void)
            "f64 16, u8 64 (one 64-byte vpsadbw per cycle); AVX2 /2, baseline /4";
 }
 
-/* The tile kernel's instruction mix (cuda/model.c): u8 4 synapses per 2
+/* The tile kernel's instruction mix (cuda/perf_model.c): u8 4 synapses per 2
  * INT32 ops (VABSDIFF4 + IDP4A), f32 L1 1 synapse per 2 FP32 ops; cuBLAS
  * Sgemm 1 synapse per FMA lane cycle. */
 double bench_gpu_peak(const bnlc_device *d, const bnl_op *op)
@@ -114,14 +114,15 @@ double bench_gpu_peak(const bnlc_device *d, const bnl_op *op)
         return hz * (d->int32_per_sm > 0 ? d->int32_per_sm : d->fp32_per_sm) * 2.0;
     if (op->dtype == FSVC_F32)
         return hz * d->fp32_per_sm * (op->dist == BNL_L1 ? 0.5 : 1.0);
-    return hz * d->fp64_per_sm;
+    return hz * d->fp64_per_sm * (op->dist == BNL_L1 ? 0.5 : 1.0); /* f64: as f32, FP64 lanes */
 }
 
 const char *bench_gpu_peak_model(void)
 {
     return "GPU peak = SMs x clock x lanes/SM x synapses/lane/cycle: u8 INT32 lanes x 2 "
            "(VABSDIFF4 + IDP4A per 4 synapses), f32 L1 FP32 lanes x 0.5 (2 FADD a synapse), "
-           "f32 L2/dot FP32 lanes x 1 (cuBLAS Sgemm, one FMA a synapse)";
+           "f32 L2/dot FP32 lanes x 1 (cuBLAS Sgemm, one FMA a synapse); f64 the same "
+           "with FP64 lanes (L1 tile kernel x 0.5, Dgemm x 1)";
 }
 
 const char *bench_compiler_flags(void)

@@ -13,14 +13,14 @@
 # (default results/png-pipeline.md): the commands, the date, the machine
 # (lscpu), the times, the ratios and the peak memory.
 #
-# Environment: MNIST_DIR (default ../shared/datasets/mnist), SETS (default
+# Environment: MNIST_DIR (default data/mnist), SETS (default
 # "t10k train"), NEURONS (default 1000), REPS (default 3), THREADS (fsvc
 # --threads, default 0: all cores).
 set -uo pipefail
 fsvc=${1:?usage: bench_png_pipeline.sh FSVC [OUT.md]}
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${2:-$here/results/png-pipeline.md}
-MNIST_DIR=${MNIST_DIR:-$here/../shared/datasets/mnist}
+MNIST_DIR=${MNIST_DIR:-$here/../data/mnist}
 SETS=${SETS:-t10k train}
 NEURONS=${NEURONS:-1000}
 REPS=${REPS:-3}

@@ -176,8 +176,7 @@ int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err)
             r->probe_frac = syn / r->cpu_min / (r->probe_peak / ctx.threads);
     }
     bnlc_device dev;
-    if (ctx.backend == BNL_CUDA && op.dtype != FSVC_F64 &&
-        bnl_gpu_props(&ctx, &dev, NULL, 0) == 0) {
+    if (ctx.backend == BNL_CUDA && bnl_gpu_props(&ctx, &dev, NULL, 0) == 0) {
         /* the layer ran on the device: its own model, and the kernels with
          * the data resident beside the end-to-end time above */
         r->gpu_peak = bench_gpu_peak(&dev, &op);

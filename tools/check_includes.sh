@@ -15,7 +15,7 @@
 # Layers, bottom to top, and what each may include (besides itself):
 #   base        base/                                       -
 #   types       layers/bnl_types.h bnl_names.c              base
-#   backif      layers/bnl_device.h act.h kernels.h round_hd.h types base
+#   backif      layers/bnl_device.h act.h act_hd.h kernels.h round_hd.h types base
 #   backend     layers/kern_* kernels.c epi*, cuda/         backif types base
 #   engine      layers/ (the rest: bnl.h, bnl.c, cpu_*, ...)  backif types base
 # (the engine reaches a backend only through its interface: kernels.h,
@@ -34,7 +34,7 @@ layer_of() { # path relative to ROOT -> layer name, or "" when unplaced
     case "$1" in
     base/*) echo base ;;
     layers/bnl_types.h | layers/bnl_names.c) echo types ;;
-    layers/bnl_device.h | layers/act.h | layers/kernels.h | layers/round_hd.h) echo backif ;;
+    layers/bnl_device.h | layers/act.h | layers/act_hd.h | layers/kernels.h | layers/round_hd.h) echo backif ;;
     layers/kern_* | layers/kernels.c | layers/epi.c | layers/epi_*.c | \
         layers/epi_body.h | cuda/*) echo backend ;;
     layers/*) echo engine ;;

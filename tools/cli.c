@@ -116,7 +116,9 @@ int cli_load_data(fsvc_dataset *d, const char *data, const fsvc_model *m,
         fprintf(stderr, "fsvc %s: warning: %s: %lld values at features %d and above "
                 "ignored: the model has %d features and never saw them\n", cmd, d->source,
                 (long long)dropped, first, m->n);
-    if (n0 < m->n && d->rows == 0 && !quiet && talk) { /* LIBSVM's rule: not with -q */
+    /* LIBSVM's rule: not with -q; nor for sparse data, where absent
+     * features are the norm, not a sign of the wrong file */
+    if (n0 < m->n && d->rows == 0 && !d->csr && !quiet && talk) {
         char which[48];
         if (m->n - n0 > 1) snprintf(which, sizeof which, "features %d to %d", n0 + 1, m->n);
         else snprintf(which, sizeof which, "feature %d", m->n);
@@ -222,4 +224,96 @@ double cli_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+int cli_out_check(const char *cmd, const char *out, const char *const *inputs, int n,
+                  const char *hint, fsvc_error *err)
+{
+    for (int i = 0; out && i < n; i++) {
+        if (!inputs[i] || !fsvc_source_reads(inputs[i], out))
+            continue;
+        struct stat a, b; /* the input itself, or a file it names (IDX pair, folder) */
+        if (stat(inputs[i], &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino)
+            return fsvc_fail(err, FSVC_EINPUT, "%s: %s is an input, not an output: "
+                             "nothing is written over an input; %s", cmd, out, hint);
+        return fsvc_fail(err, FSVC_EINPUT, "%s: %s is an input (read for %s), not an output: "
+                         "nothing is written over an input; %s", cmd, out, inputs[i], hint);
+    }
+    return FSVC_OK;
+}
+
+#define LIBSVM_SEE "see 'Coming from LIBSVM' in README.md"
+
+int cli_libsvm_hint(const char *cmd, int c, int argc, char **argv)
+{
+    if (c == 's') { /* optarg: svm-train's -s N is the SVM type */
+        const char *v = optarg;
+        if (!v || !*v || strspn(v, "0123456789") != strlen(v)) return 0;
+        return cli_usage_error(cmd, "-s %s: that is svm-train's SVM type; fsvc's -s is the "
+                               "centroid selection (global, per-class, random, auto, kmeans++); "
+                               "classification is the default and --regression replaces "
+                               "epsilon-SVR: %s", v, LIBSVM_SEE);
+    }
+    if (c != '?' || optopt <= 0 || optopt >= CLI_LONG || !strchr("cgtb", optopt)) return 0;
+    switch (optopt) {
+    case 'c':
+        return cli_usage_error(cmd, "unknown option -c: svm-train's cost C has no direct "
+                               "equivalent; the ridge readout is regularised by -l LAMBDA "
+                               "(a larger C is a smaller lambda; search it with fsvc study "
+                               "--vary lambda=1e-3,1e-5,1e-7 -v 5): %s", LIBSVM_SEE);
+    case 'g': {
+        /* "-g G" as two words: name the radius of that gamma */
+        char *end = NULL;
+        double g = optind < argc && optind > 0 && !strcmp(argv[optind - 1], "-g")
+                 ? strtod(argv[optind], &end) : 0;
+        char r[96] = "";
+        if (end && !*end && g > 0 && isfinite(g))
+            snprintf(r, sizeof r, " (-g %s is -r %.4g)", argv[optind], 1 / sqrt(2 * g));
+        return cli_usage_error(cmd, "unknown option -g: svm-train's RBF gamma is the radius "
+                               "-r R here, exp(-|x-c|^2 / (2 R^2)), so R = 1/sqrt(2 gamma)%s: "
+                               "%s", r, LIBSVM_SEE);
+    }
+    case 't':
+        return cli_usage_error(cmd, "unknown option -t: svm-train's kernel type; fsvc's RBF "
+                               "kernel is the default (-d l2 -k gauss), the paper's is -d l1 "
+                               "-k tri; no linear, polynomial or sigmoid kernel: %s",
+                               LIBSVM_SEE);
+    default: /* 'b' */
+        return cli_usage_error(cmd, "unknown option -b: no training option is needed for "
+                               "probabilities; every model gives them: fsvc predict -b 1: %s",
+                               LIBSVM_SEE);
+    }
+}
+
+void cli_unknown_labels(char *out, size_t len, const fsvc_dataset *d, const int *truth)
+{
+    enum { SHOWN = 3 };
+    int seen[SHOWN];
+    int64_t count[SHOWN] = {0};
+    int ns = 0, more = 0;
+    /* the data's classes (d->cls) that the model lacks, in order of first use */
+    for (int64_t i = 0; i < d->N; i++) {
+        if (truth[i] >= 0) continue;
+        int c = d->cls ? d->cls[i] : -1, j = 0;
+        while (j < ns && seen[j] != c) j++;
+        if (j < ns) count[j]++;
+        else if (ns < SHOWN) { seen[ns] = c; count[ns++] = 1; }
+        else more = 1;
+    }
+    size_t u = 0;
+    out[0] = 0;
+    for (int j = 0; j < ns && u < len; j++) {
+        int c = seen[j];
+        char name[FSVC_MODEL_MAX_NAME + 8];
+        if (c >= 0 && c < d->K && d->class_names)
+            snprintf(name, sizeof name, "folder '%s'", d->class_names[c]);
+        else if (c >= 0 && c < d->K && d->class_values)
+            snprintf(name, sizeof name, "label %g", d->class_values[c]);
+        else
+            snprintf(name, sizeof name, "?");
+        u += (size_t)snprintf(out + u, len - u, "%s%s (%lld)", j ? ", " : "", name,
+                              (long long)count[j]);
+    }
+    if (more && u < len) snprintf(out + u, len - u, ", and more");
 }

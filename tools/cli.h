@@ -53,6 +53,12 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 #define CLI_LONG 256
 int cli_option_error(const char *cmd, int c, char **argv);
 
+/* svm-train's options that fsvc takes otherwise or not at all (-c, -g,
+ * -t, -b unknown to getopt: c == '?'; -s with a number, c == 's' with
+ * optarg): prints a usage error naming what to use instead and the README
+ * section "Coming from LIBSVM", returns FSVC_EUSAGE; 0 for anything else. */
+int cli_libsvm_hint(const char *cmd, int c, int argc, char **argv);
+
 /* --strict: with backend "cuda", fails (FSVC_ERESOURCE, err names the
  * cause) when no CUDA device can be opened; otherwise succeeds at once.
  * Without strict the engine prints one line and falls back to the CPU. */
@@ -105,17 +111,21 @@ int cli_png_predict(int *pred, double *score, const fsvc_model *m, const fsvc_da
                     long batch, const char *backend, int threads, int quiet, const char *cmd,
                     fsvc_error *err);
 
+/* No command writes over its input: FSVC_EINPUT (exit 2, err names out
+ * and says `hint`, e.g. "name another OUT") when writing out would replace
+ * a file that one of inputs[0..n-1] (sources as fsvc_dataset_load takes
+ * them, or models; NULL entries skipped) reads. out NULL: OK. */
+int cli_out_check(const char *cmd, const char *out, const char *const *inputs, int n,
+                  const char *hint, fsvc_error *err);
+
+/* The labels of d that the model does not know (truth[i] < 0, from
+ * fsvc_model_truth), for a warning: "folder 'wolf' (12), folder 'fox' (3)"
+ * (PNG class folders, sample counts) or "label 7 (3)", the first three in
+ * order of first use, then ", and more". */
+void cli_unknown_labels(char *out, size_t len, const fsvc_dataset *d, const int *truth);
+
 /* Wall-clock seconds (monotonic). */
 double cli_now(void);
-
-/* OpenBLAS's core type (tools/blas_core.c): re-executes the program once
- * with OPENBLAS_CORETYPE set when OpenBLAS chose a core weaker than the
- * CPU (never over a user's OPENBLAS_CORETYPE); call first in main. The
- * status says what was chosen and why; gemm_ok: 1 when a small sgemm and
- * dgemm match a plain loop. */
-void cli_blas_core_fix(char **argv);
-const char *cli_blas_core_status(void);
-int cli_blas_gemm_ok(void);
 
 /* OpenBLAS's work buffers for `threads` threads calling BLAS at once,
  * taken now so that no later BLAS call allocates (tools/blas_reserve.c:

@@ -74,9 +74,11 @@ static void usage(FILE *f, const bench_cfg *d)
             "  -v             print the plan, the kernel-only time and 1-thread scaling\n"
             "  --paper        re-measure the paper's Table III/IV and best BNL configurations\n"
             "  --targets      measure issue 3's targets (m = N = 4096, n = 784)\n"
-            "  --csv FILE     --paper: default results/bnl-cpu.csv;\n"
-            "                 --targets: default results/bnl-cpu-targets.csv\n"
-            "  --png FILE     (--paper) default results/bnl-cpu-tsyn-vs-n.png\n",
+            "  --csv FILE     --paper: default fsvc-bench/bnl-cpu.csv;\n"
+            "                 --targets: default fsvc-bench/bnl-cpu-targets.csv\n"
+            "  --png FILE     (--paper) default fsvc-bench/bnl-cpu-tsyn-vs-n.png\n"
+            "                 (fsvc-bench/: made in the working directory; make results\n"
+            "                 names results/ files)\n",
             bench_op_name(d->opk), fsvc_dtype_name(d->dtype), (long long)d->m, (long long)d->N,
             d->n, d->backend, d->threads, d->repeats);
 }
@@ -145,8 +147,9 @@ int bench_parse(bench_args *ba, int argc, char **argv)
     c.threads = 0;
     c.repeats = 5;
     int paper = 0, targets = 0, act_set = 0;
-    const char *csv = "results/bnl-cpu.csv", *png = "results/bnl-cpu-tsyn-vs-n.png";
-    const char *tcsv = "results/bnl-cpu-targets.csv";
+    /* a folder of its own in the working directory, never a tracked file */
+    const char *csv = "fsvc-bench/bnl-cpu.csv", *png = "fsvc-bench/bnl-cpu-tsyn-vs-n.png";
+    const char *tcsv = "fsvc-bench/bnl-cpu-targets.csv";
     const char *cmd = "bench";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

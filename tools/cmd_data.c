@@ -122,6 +122,8 @@ int cmd_data(int argc, char **argv)
     fsvc_dataset d;
     fsvc_error err;
     fsvc_error_clear(&err);
+    if (cli_out_check("data", out, &source, 1, "name another file for -o", &err))
+        return cli_report(&err);
     double t0 = cli_now();
     if (fsvc_dataset_load(&d, source, &opts, &err) != FSVC_OK)
         return cli_report(&err);

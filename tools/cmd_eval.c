@@ -1,8 +1,9 @@
 /* cmd_eval.c - `fsvc eval MODEL DATA [--png FILE]`: accuracy, per-class
  * precision and recall, the confusion matrix as text and, with --png, as a
- * heat-map image (libpng; written to a temp file, then renamed). */
+ * labelled heat map (gnuplot, tools/plot_confusion.c). */
 #include "tools/args.h"
 #include "tools/dist.h"
+#include "tools/plot.h"
 #include "layers/bnl.h"
 
 #include <getopt.h>
@@ -10,32 +11,115 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Confusion matrix conf (K x K) as a grid of cells, white (0) to dark blue
- * (the row's total), rows = true class, columns = predicted. */
-static int write_png(const char *path, const int64_t *conf, int K, fsvc_error *err)
+/* The confusion matrix as a labelled heat map (plot_confusion): class
+ * names, counts, the colour scale; the title says what was evaluated. */
+static int write_png(const char *path, const int64_t *conf, int K, const fsvc_model *m,
+                     const char *mpath, const char *data, int64_t ok, int64_t N,
+                     fsvc_error *err)
 {
-    int cell = K <= 20 ? 24 : K <= 100 ? 6 : 2, gap = K <= 100 ? 1 : 0;
-    int W = K * (cell + gap) + gap;
-    unsigned char *rgb = malloc((size_t)W * W * 3); /* W x W x 3 */
-    if (!rgb) return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
-    for (int y = 0; y < W; y++) {
-        int r = y / (cell + gap), in_r = y % (cell + gap) >= gap;
-        int64_t tot = 0;
-        if (r < K) for (int c = 0; c < K; c++) tot += conf[(size_t)r * K + c];
-        for (int x = 0; x < W; x++) {
-            int c = x / (cell + gap), in_c = x % (cell + gap) >= gap;
-            unsigned char *px = rgb + ((size_t)y * W + x) * 3;
-            if (r >= K || c >= K || !in_r || !in_c) { px[0] = px[1] = px[2] = 160; continue; }
-            double v = tot ? (double)conf[(size_t)r * K + c] / tot : 0;
-            if (v > 0 && v < 0.02) v = 0.02; /* any error stays visible */
-            px[0] = (unsigned char)(255 * (1 - v));
-            px[1] = (unsigned char)(255 * (1 - 0.8 * v));
-            px[2] = (unsigned char)(255 - 100 * v);
-        }
+    char **names = calloc((size_t)K, sizeof *names), *title = NULL;
+    int rc = names ? FSVC_OK : fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
+    for (int k = 0; !rc && k < K; k++) {
+        char cn[FSVC_MODEL_MAX_NAME + 1];
+        if (!(names[k] = strdup(fsvc_model_class_text(m, k, cn, sizeof cn))))
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
     }
-    int rc = fsvc_png_write_rgb(path, rgb, W, W, err);
-    free(rgb);
+    if (!rc && asprintf(&title, "fsvc eval: %s on %s\n%lld samples, accuracy %.2f%%; "
+                        "cells: samples (row: true class, column: predicted)%s", mpath, data,
+                        (long long)N, N ? 100.0 * ok / N : 0.0,
+                        K > 25 ? "; counts in the text output" : "") < 0) {
+        title = NULL;
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
+    }
+    if (!rc) rc = plot_confusion(path, conf, K, (const char *const *)names, title, err);
+    for (int k = 0; names && k < K; k++) free(names[k]);
+    free(names);
+    free(title);
     return rc;
+}
+
+/* Characters shown for UTF-8 text (continuation bytes take no column). */
+static int text_cols(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* s right-aligned in w columns (UTF-8 aware; printf pads bytes). */
+static void put_right(const char *s, int w)
+{
+    for (int i = text_cols(s); i < w; i++) putchar(' ');
+    fputs(s, stdout);
+}
+
+#define EVAL_NAME_MAX 40 /* longer class names are cut in the text report */
+
+/* Class k's name for the report, cut to EVAL_NAME_MAX columns. */
+static const char *report_name(const fsvc_model *m, int k, char *buf, size_t len)
+{
+    char cn[FSVC_MODEL_MAX_NAME + 1];
+    fsvc_model_class_text(m, k, cn, sizeof cn);
+    if (text_cols(cn) <= EVAL_NAME_MAX) return strcpy(buf, cn);
+    int cols = 0;
+    size_t i = 0;
+    for (; cn[i] && i + 8 < len; i++) /* whole characters up to EVAL_NAME_MAX - 3 */
+        if (((unsigned char)cn[i] & 0xC0) != 0x80 && ++cols > EVAL_NAME_MAX - 3) break;
+    snprintf(buf, len, "%.*s...", (int)i, cn);
+    return buf;
+}
+
+/* Per-class precision and recall, then the confusion matrix, in aligned
+ * columns: headed by the class names when they are no wider than the
+ * counts (or 6 columns), else by class numbers #1..#K, which the rows
+ * list with their names. */
+static void print_report(const fsvc_model *m, const int64_t *conf, int K)
+{
+    char nm[EVAL_NAME_MAX * 4 + 8];
+    int nw = 5, nmax = 0, cw = 1; /* "class"; widest name; widest count */
+    int64_t big = 0;
+    for (int k = 0; k < K; k++) {
+        int w = text_cols(report_name(m, k, nm, sizeof nm));
+        nmax = w > nmax ? w : nmax;
+        for (int q = 0; q < K; q++) big = conf[(size_t)k * K + q] > big ? conf[(size_t)k * K + q] : big;
+    }
+    nw = nmax > nw ? nmax : nw;
+    for (int64_t b = big; b >= 10; b /= 10) cw++;
+    int by_name = nmax <= (cw > 6 ? cw : 6);
+    printf("\n");
+    put_right("class", nw);
+    printf(" %10s %10s %8s\n", "precision", "recall", "support");
+    for (int k = 0; k < K; k++) {
+        int64_t tp = conf[(size_t)k * K + k], col = 0, row = 0;
+        for (int q = 0; q < K; q++) { col += conf[(size_t)q * K + k]; row += conf[(size_t)k * K + q]; }
+        put_right(report_name(m, k, nm, sizeof nm), nw);
+        printf(" %9.2f%% %9.2f%% %8lld\n", col ? 100.0 * tp / col : 0.0,
+               row ? 100.0 * tp / row : 0.0, (long long)row);
+    }
+    char num[16];
+    int kw = snprintf(num, sizeof num, "#%d", K); /* widest class number */
+    int colw = by_name ? (cw > nmax ? cw : nmax) : (cw > kw ? cw : kw);
+    int roww = by_name ? nw : kw + 1 + nmax;
+    printf("\nconfusion matrix (rows: true class, columns: predicted%s)\n",
+           by_name ? "" : "; classes by number");
+    put_right("", roww);
+    for (int k = 0; k < K; k++) {
+        putchar(' ');
+        if (by_name) put_right(report_name(m, k, nm, sizeof nm), colw);
+        else { snprintf(num, sizeof num, "#%d", k + 1); put_right(num, colw); }
+    }
+    printf("\n");
+    for (int r = 0; r < K; r++) {
+        if (by_name) put_right(report_name(m, r, nm, sizeof nm), roww);
+        else { /* "#r name", the name left-aligned */
+            snprintf(num, sizeof num, "#%d", r + 1);
+            put_right(num, kw);
+            printf(" %s", report_name(m, r, nm, sizeof nm));
+            for (int i = text_cols(nm); i < nmax; i++) putchar(' ');
+        }
+        for (int k = 0; k < K; k++) printf(" %*lld", colw, (long long)conf[(size_t)r * K + k]);
+        printf("\n");
+    }
 }
 
 enum { O_PNG = CLI_LONG, O_BACKEND, O_THREADS, O_STRICT, O_BATCH, O_HELP };
@@ -59,7 +143,8 @@ int eval_parse(eval_args *a, int argc, char **argv)
             printf("usage: fsvc eval [options] MODEL DATA\n\n"
                    "Accuracy, per-class precision and recall, confusion matrix.\n\n"
                    "options (default):\n"
-                   "  --png FILE      also write the confusion matrix as a heat map (%s)\n"
+                   "  --png FILE      also draw the confusion matrix (gnuplot): class names,\n"
+                   "                  counts, colour scale of the row shares (%s)\n"
                    "  --backend ref|cpu|cuda  engine backend (%s); cuda without a usable\n"
                    "                  device prints one line and runs on the CPU\n"
                    "  --strict        --backend cuda: fail (exit 3) instead of falling back\n"
@@ -102,6 +187,14 @@ int cmd_eval(int argc, char **argv)
     fsvc_error err;
     fsvc_error_clear(&err);
     if (cli_backend_check(backend, a.strict, &err)) return cli_report(&err);
+    const char *in[2] = { a.model, a.data };
+    if (cli_out_check("eval", pngpath, in, 2, "name another file for --png", &err))
+        return cli_report(&err);
+    if (pngpath && !plot_available()) { /* before any work */
+        fsvc_fail(&err, FSVC_ERESOURCE, "eval: gnuplot not found on PATH; --png needs it "
+                  "(apt-get install gnuplot-nox)");
+        return cli_report(&err);
+    }
     fsvc_model m;
     fsvc_dataset d;
     int batched = cli_png_batched(a.data, a.batch); /* a PNG folder in batches */
@@ -154,28 +247,15 @@ int cmd_eval(int argc, char **argv)
     if (unknown) {
         printf("%lld samples have a label the model does not know (counted as errors)\n",
                (long long)unknown);
+        char which[600];
+        cli_unknown_labels(which, sizeof which, &d, truth);
         fprintf(stderr, "fsvc eval: warning: %s: %lld of %lld samples have a label the model "
-                "does not know (the model has %d classes); they count as errors\n",
-                d.source, (long long)unknown, (long long)N, K);
+                "does not know (%s; the model has %d classes); they count as errors\n",
+                d.source, (long long)unknown, (long long)N, which, K);
     }
-    char cn[FSVC_MODEL_MAX_NAME + 1]; /* class name (PNG folders) or label value */
-    printf("\n%10s %10s %10s %8s\n", "class", "precision", "recall", "support");
-    for (int k = 0; k < K; k++) {
-        int64_t tp = conf[(size_t)k * K + k], col = 0, row = 0;
-        for (int q = 0; q < K; q++) { col += conf[(size_t)q * K + k]; row += conf[(size_t)k * K + q]; }
-        printf("%10s %9.2f%% %9.2f%% %8lld\n", fsvc_model_class_text(&m, k, cn, sizeof cn),
-               col ? 100.0 * tp / col : 0.0, row ? 100.0 * tp / row : 0.0, (long long)row);
-    }
-    printf("\nconfusion matrix (rows: true class, columns: predicted)\n%8s", "");
-    for (int k = 0; k < K; k++) printf(" %6s", fsvc_model_class_text(&m, k, cn, sizeof cn));
-    printf("\n");
-    for (int r = 0; r < K; r++) {
-        printf("%8s", fsvc_model_class_text(&m, r, cn, sizeof cn));
-        for (int k = 0; k < K; k++) printf(" %6lld", (long long)conf[(size_t)r * K + k]);
-        printf("\n");
-    }
+    print_report(&m, conf, K);
     if (pngpath) {
-        rc = write_png(pngpath, conf, K, &err);
+        rc = write_png(pngpath, conf, K, &m, a.model, a.data, ok, N, &err);
         if (rc) goto done;
         printf("confusion matrix image: %s\n", pngpath);
     }

@@ -75,9 +75,10 @@ int cmd_info(int argc, char **argv)
            ""
 #endif
     );
+    const char *core_why = bnl_blas_core_status(); /* makes the choice, if not made */
     printf("blas: %s, %d threads\n", bnl_blas_config(), bnl_blas_threads());
-    printf("blas core: %s (%s); GEMM check %s\n", openblas_get_corename(),
-           cli_blas_core_status(), cli_blas_gemm_ok() ? "ok" : "FAILED");
+    printf("blas core: %s (%s); GEMM check %s\n", bnl_blas_core_name(), core_why,
+           bnl_blas_gemm_ok() ? "ok" : "FAILED");
     printf("mpi: %s (mpirun -np K fsvc train|predict|eval|study; %d process%s now)\n",
            cli_dist_library(), cli_dist()->size, cli_dist()->size > 1 ? "es" : "");
     printf("openmp: %d threads (max), %d processors\n", omp_get_max_threads(), omp_get_num_procs());

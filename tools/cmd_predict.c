@@ -1,4 +1,7 @@
-/* cmd_predict.c - `fsvc predict MODEL DATA [OUT]`: batch inference.
+/* cmd_predict.c - `fsvc predict MODEL DATA [OUT]`, `fsvc predict MODEL
+ * IMAGE.png... [-o OUT]`: batch inference. Several PNG files are several
+ * inputs: the last argument is OUT only when it is not named .png, and an
+ * OUT that is an input or a PNG image is refused (exit 2), never written.
  * OUT (temp file + rename): for a PNG folder, CSV `path,class,score` per
  * image; otherwise one predicted label (or regression value) per line.
  * -b 1 (class probabilities, as `svm-predict -b 1`) or --decision-values
@@ -16,6 +19,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* One CSV field: quoted (quotes doubled) when it holds , " or a line end. */
@@ -79,7 +83,14 @@ static int write_out(const char *path, const fsvc_model *m, const fsvc_dataset *
     return ds_tmp_commit(f, tmp, path, err);
 }
 
-enum { O_BACKEND = CLI_LONG, O_THREADS, O_STRICT, O_DECISION, O_BATCH, O_HELP };
+enum { O_BACKEND = CLI_LONG, O_THREADS, O_STRICT, O_DECISION, O_BATCH, O_HELP, O_OUT };
+
+/* An image file by its name (the parse step reads no file). */
+static int png_name(const char *s)
+{
+    size_t l = strlen(s);
+    return l > 4 && !strcasecmp(s + l - 4, ".png");
+}
 
 int predict_parse(predict_args *a, int argc, char **argv)
 {
@@ -89,19 +100,23 @@ int predict_parse(predict_args *a, int argc, char **argv)
     static const struct option lo[] = {
         {"backend", 1, 0, O_BACKEND}, {"threads", 1, 0, O_THREADS}, {"strict", 0, 0, O_STRICT},
         {"decision-values", 0, 0, O_DECISION}, {"batch", 1, 0, O_BATCH}, {"help", 0, 0, O_HELP},
-        {0, 0, 0, 0}};
+        {"output", 1, 0, O_OUT}, {0, 0, 0, 0}};
     optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
     int c;
     long bv = 0;
     bnl_backend b;
-    while ((c = getopt_long(argc, argv, ":qhb:", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":qhb:o:", lo, NULL)) != -1) {
         switch (c) {
         case 'h': case O_HELP:
-            printf("usage: fsvc predict [options] MODEL DATA [OUT]\n\n"
-                   "DATA: IDX prefix or file, LIBSVM text, PNG folder. OUT: one label per\n"
-                   "line, or CSV path,class,score for a PNG folder (printed when OUT is\n"
-                   "not given for a PNG folder).\n\noptions (default):\n"
+            printf("usage: fsvc predict [options] MODEL DATA [OUT]\n"
+                   "       fsvc predict [options] MODEL IMAGE.png... [OUT]\n\n"
+                   "DATA: IDX prefix or file, LIBSVM text, PNG folder, or PNG files (each\n"
+                   "an input: the last argument is OUT only when not named .png). OUT: one\n"
+                   "label per line, or CSV path,class,score for PNG images (printed when\n"
+                   "OUT is not given for PNG images). OUT is never an input nor a PNG\n"
+                   "image (exit 2).\n\noptions (default):\n"
+                   "  -o, --output OUT  write OUT; every argument after MODEL is DATA\n"
                    "  --backend ref|cpu|cuda  engine backend (%s); cuda without a usable\n"
                    "                  device prints one line and runs on the CPU\n"
                    "  --strict        --backend cuda: fail (exit 3) instead of falling back\n"
@@ -130,36 +145,59 @@ int predict_parse(predict_args *a, int argc, char **argv)
             break;
         case O_THREADS: if (cli_parse_long("predict", "--threads", optarg, 0, 4096, &a->threads)) return FSVC_EUSAGE; break;
         case O_STRICT: a->strict = 1; break;
+        case 'o': case O_OUT: a->out = optarg; break;
         case O_BATCH: if (cli_parse_long("predict", "--batch", optarg, 0, 1L << 30, &a->batch)) return FSVC_EUSAGE; break;
         default: return cli_option_error("predict", c, argv);
         }
     }
     int nargs = argc - optind;
-    if (nargs < 2 || nargs > 3)
+    if (nargs < 2)
         return cli_usage_error("predict", "expected MODEL DATA [OUT]");
     a->model = argv[optind];
-    a->data = argv[optind + 1];
-    a->out = nargs == 3 ? argv[optind + 2] : NULL;
+    a->datas = argv + optind + 1;
+    a->ndata = nargs - 1;
+    /* without -o the last argument is OUT, unless it is an image: an input */
+    if (!a->out && nargs >= 3 && !png_name(argv[argc - 1])) {
+        a->out = argv[argc - 1];
+        a->ndata--;
+    }
+    a->data = a->datas[0];
+    for (int i = 0; a->ndata > 1 && i < a->ndata; i++)
+        if (!png_name(a->datas[i]))
+            return cli_usage_error("predict", "'%s': several DATA are PNG images (*.png) only; "
+                                   "other data is one DATA: MODEL DATA [OUT]", a->datas[i]);
     if (a->proba && a->decision)
         return cli_usage_error("predict", "-b 1 and --decision-values: choose one");
     return CLI_RUN;
 }
 
 /* DATA's samples whose label is not one of the model's classes count as
- * errors: one warning line, naming the first such label. */
+ * errors: one warning line, naming those labels (or class folders). */
 static void warn_unknown_labels(const fsvc_model *m, const fsvc_dataset *d, const int *truth,
                                 int64_t unknown)
 {
-    int64_t i = 0;
-    while (i < d->N && truth[i] >= 0) i++;
-    char first[FSVC_MODEL_MAX_NAME + 32];
-    if (d->class_names && d->cls && d->cls[i] >= 0 && d->cls[i] < d->K)
-        snprintf(first, sizeof first, "'%s'", d->class_names[d->cls[i]]);
-    else
-        snprintf(first, sizeof first, "%g", d->y[i]);
+    char which[600];
+    cli_unknown_labels(which, sizeof which, d, truth);
     fprintf(stderr, "fsvc predict: warning: %s: %lld of %lld samples have a label the model "
-            "does not know (first: %s; the model has %d classes); they count as errors\n",
-            d->source, (long long)unknown, (long long)d->N, first, m->K);
+            "does not know (%s; the model has %d classes); they count as errors\n",
+            d->source, (long long)unknown, (long long)d->N, which, m->K);
+}
+
+/* OUT is never an input (the model, a DATA) nor an image: a CSV or label
+ * list written there would destroy it. */
+static int out_guard(const predict_args *a, fsvc_error *err)
+{
+    if (!a->out)
+        return FSVC_OK;
+    const char *in[1] = { a->model };
+    const char *hint = "name another OUT (-o OUT)";
+    int rc = cli_out_check("predict", a->out, in, 1, hint, err);
+    for (int i = 0; !rc && i < a->ndata; i++)
+        rc = cli_out_check("predict", a->out, (const char *const *)a->datas + i, 1, hint, err);
+    if (!rc && access(a->out, F_OK) == 0 && fsvc_source_is_png(a->out))
+        rc = fsvc_fail(err, FSVC_EINPUT, "predict: %s is a PNG image, not an output: it would "
+                       "be written over; %s, or give it as DATA", a->out, hint);
+    return rc;
 }
 
 int cmd_predict(int argc, char **argv)
@@ -174,6 +212,10 @@ int cmd_predict(int argc, char **argv)
     fsvc_error err;
     fsvc_error_clear(&err);
     if (cli_backend_check(backend, a.strict, &err)) return cli_report(&err);
+    if (out_guard(&a, &err)) return cli_report(&err);
+    if (a.ndata > 1 && cli_dist()->size > 1)
+        return cli_usage_error("predict", "several PNG files run in one process; give a "
+                               "folder of them to mpirun");
     fsvc_model m;
     int table = proba || decision;
     int batched = cli_png_batched(data, a.batch); /* a PNG folder in batches */
@@ -191,9 +233,11 @@ int cmd_predict(int argc, char **argv)
     if (!rc) {
         cli_set_quiet(quiet); /* -q: no note on features taken as 0 */
         batched = batched && !m.Cs; /* a sparse model: the whole folder */
-        rc = batched ? cli_png_list(&d, data, 1, &err)
+        rc = a.ndata > 1 ? fsvc_dataset_load_pngs(&d, (const char *const *)a.datas,
+                                                  (size_t)a.ndata, &err)
+           : batched ? cli_png_list(&d, data, 1, &err)
                      : cli_load_data_slice(&d, &first, &N, data, &m, 1, "predict", &err);
-        if (batched && !rc) N = d.N;
+        if ((batched || a.ndata > 1) && !rc) N = d.N;
         have_d = !rc;
     }
     rc = cli_dist_agree(rc, &err); /* every rank, or none, goes on */

@@ -177,7 +177,9 @@ int cmd_show(int argc, char **argv)
     fsvc_error err;
     fsvc_error_clear(&err);
     fsvc_model m;
-    if (fsvc_model_load(&m, mpath, &err)) return cli_report(&err);
+    if (cli_out_check("show", out, &mpath, 1, "name another file for --png", &err) ||
+        fsvc_model_load(&m, mpath, &err))
+        return cli_report(&err);
     montage g = {0};
     g.rows = R ? (int)R : m.rows;
     g.cols = Cc ? (int)Cc : m.cols;

@@ -5,7 +5,10 @@
  * best point by it (never by the test set). Every row carries the point's
  * settings string (data, every fixed and varied setting, folds, seed):
  * --resume skips the points whose settings are already in the CSV and
- * refuses a CSV made with other data or fixed settings. --val F trains LMS
+ * refuses a CSV made with other data or fixed settings. The CSV is the
+ * header and the rows only (a plain pandas.read_csv reads it); the command,
+ * machine, resumes and best point go to DIR/study-NAME-about.txt. A best
+ * point at the end of a numeric axis is flagged. --val F trains LMS
  * points with a validation split (curve + PNG). Any failed write or plot
  * exits 3 naming the file; nothing is left half-written. */
 #include "tools/cli.h"
@@ -72,7 +75,8 @@ static void help(const fsvc_param *p)
            "  --keep best|last  LMS readout kept with --val (best)\n"
            "  --max-train N   use the first N samples of DATA (all)\n"
            "  --max-test N    use the first N samples of TEST (all)\n"
-           "  -o DIR          output folder (results)\n"
+           "  -o DIR          output folder (fsvc-study-NAME, made in the working\n"
+           "                  directory)\n"
            "  --name NAME     CSV DIR/study-NAME.csv (DATA's basename)\n"
            "  --resume        keep the CSV and skip the points already in it; refused\n"
            "                  (exit 2) for a CSV made with other data or fixed settings\n"
@@ -148,7 +152,8 @@ static int parse(study_opts *o, int argc, char **argv)
         fsvc_error_clear(&err);
         switch (c) {
         case 'r': case 'p': case 'd': case 'k': case 's': case 'R': case 'l': case 'e': case 'E':
-            bad = set_fixed(o, short_name[c], optarg); break;
+            bad = cli_libsvm_hint("study", c, argc, argv) || set_fixed(o, short_name[c], optarg);
+            break;
         case 4: case 5: case 6: case 7: case 8: case 9: case 18: case 21: case 22:
             bad = set_fixed(o, long_name[c], optarg); break;
         case 1:
@@ -183,7 +188,8 @@ static int parse(study_opts *o, int argc, char **argv)
         case 19: strict = 1; break;
         case 20: o->no_warm = 1; break;
         default:
-            return cli_option_error("study", c, argv);
+            return cli_libsvm_hint("study", c, argc, argv) ? FSVC_EUSAGE
+                                                           : cli_option_error("study", c, argv);
         }
         if (bad) return FSVC_EUSAGE;
     }
@@ -566,8 +572,54 @@ static int better(const fsvc_csv *t, int64_t a, int64_t b, int cm, int cc, int c
  * with its `fsvc train` command (also with -q), appended to the CSV as '#'
  * lines and written alone to PREFIX-best.txt (the command, then the
  * point's line; replaced whole). */
+/* A value of an ordered axis as a number: "2", "1e-5", "0.45rms" (rms 1);
+ * 0 when it is not one ("auto", a name). */
+static int axis_number(const char *v, double *x, int *rms)
+{
+    char *end;
+    *x = strtod(v, &end);
+    *rms = !strcmp(end, "rms");
+    return end != v && (!*end || *rms) && isfinite(*x);
+}
+
+/* A best point at the end of a numeric axis may be bettered beyond the
+ * grid: "edge: radius=0.3rms is the smallest radius tried, ..." for each
+ * such axis (of 2 values or more of the same kind), else "". */
+static void grid_edge(char *out, size_t len, const fsvc_grid *g, int64_t k)
+{
+    int vi[FSVC_GRID_MAX_AXES];
+    for (int a = g->naxes - 1; a >= 0; a--) {
+        vi[a] = (int)(k % g->axis[a].nval);
+        k /= g->axis[a].nval;
+    }
+    size_t u = 0;
+    out[0] = 0;
+    for (int a = 0; a < g->naxes && u < len; a++) {
+        const fsvc_grid_axis *ax = &g->axis[a];
+        double x, y;
+        int rx, ry, lower = 0, higher = 0, kin = 0;
+        if (!axis_number(ax->val[vi[a]], &x, &rx)) continue;
+        for (int i = 0; i < ax->nval; i++)
+            if (i != vi[a] && axis_number(ax->val[i], &y, &ry) && ry == rx) {
+                kin++;
+                lower += y < x;
+                higher += y > x;
+            }
+        if (!kin || (lower && higher)) continue;
+        u += (size_t)snprintf(out + u, len - u, "%s%s=%s is the %s %s tried",
+                              u ? "; " : "edge: the best point is at the edge of the grid, ",
+                              ax->name, ax->val[vi[a]], lower ? "largest" : "smallest",
+                              ax->name);
+    }
+    if (out[0] && u < len)
+        snprintf(out + u, len - u, ": a better one may lie beyond it; extend --vary");
+}
+
+/* The best point by CV: printed, written to PREFIX-best.txt and the
+ * sidecar; *edge_note (malloc'd, or NULL) the note for a best point at the
+ * edge of the grid, printed on stderr once the study has succeeded. */
 static int report_best(const study_files *F, const study_opts *o, char *const *pset,
-                       fsvc_error *err)
+                       char **edge_note, fsvc_error *err)
 {
     fsvc_csv t;
     int rc = fsvc_csv_load(&t, F->csv, err);
@@ -588,25 +640,24 @@ static int report_best(const study_files *F, const study_opts *o, char *const *p
         const char *key = fsvc_csv_get(&t, best, cp), *cvm = fsvc_csv_get(&t, best, cm),
                    *acc = fsvc_csv_get(&t, best, ca);
         char *cmd = train_command(o, best_k), *path = NULL, *txt = NULL;
-        char note[160] = "";
+        char note[160] = "", edge[FSVC_GRID_MAX_AXES * 160] = "";
         if (o->max_train > 0)
             snprintf(note, sizeof note, "note: the study used the first %lld samples of DATA "
                      "(--max-train); fsvc train takes all of it", (long long)o->max_train);
+        grid_edge(edge, sizeof edge, &o->grid, best_k);
         if (!cmd || asprintf(&path, "%s-best.txt", F->prefix) < 0 ||
-            asprintf(&txt, "%s\n# best by %d-fold CV: point=%s cv_mean=%s test=%s\n%s%s%s",
+            asprintf(&txt, "%s\n# best by %d-fold CV: point=%s cv_mean=%s test=%s\n%s%s%s%s%s%s",
                      cmd, o->folds, key, cvm, acc[0] ? acc : "none", note[0] ? "# " : "",
-                     note, note[0] ? "\n" : "") < 0) {
+                     note, note[0] ? "\n" : "", edge[0] ? "# " : "", edge,
+                     edge[0] ? "\n" : "") < 0) {
             free(cmd); free(path);
             fsvc_csv_free(&t);
             return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
         }
-        fsvc_csv_out c = {0};
-        fsvc_csv_comment(&c, "best by %d-fold CV: point=%s cv_mean=%s test=%s", o->folds, key,
-                         cvm, acc[0] ? acc : "none");
-        fsvc_csv_comment(&c, "train it: %s", cmd);
-        rc = c.oom ? fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory")
-                   : study_append(F->csv_fd, F->csv, c.s, c.len, err);
-        fsvc_csv_out_free(&c);
+        rc = study_about(F, err, "best by %d-fold CV: point=%s cv_mean=%s test=%s", o->folds,
+                         key, cvm, acc[0] ? acc : "none");
+        if (!rc) rc = study_about(F, err, "train it: %s", cmd);
+        if (!rc && edge[0]) rc = study_about(F, err, "%s", edge);
         if (!rc) rc = study_write_text(path, txt, strlen(txt), err);
         if (!rc)
             printf("best by %d-fold CV: %s, CV accuracy %s%%, test accuracy %s%s\n", o->folds,
@@ -614,6 +665,8 @@ static int report_best(const study_files *F, const study_opts *o, char *const *p
                    acc[0] ? "% (measured once, not used to choose)" : "");
         if (!rc) printf("train it: %s\n", cmd);
         if (!rc && note[0]) printf("%s\n", note);
+        if (!rc && edge[0] && !(*edge_note = strdup(edge)))
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
         free(cmd); free(path); free(txt);
     }
     fsvc_csv_free(&t);
@@ -868,7 +921,6 @@ int cmd_study(int argc, char **argv)
     study_opts o;
     memset(&o, 0, sizeof o);
     fsvc_param_default(&o.base);
-    o.dir = "results";
     o.seed = 1;
     o.keep_best = 1;
     o.plots = 1;
@@ -881,6 +933,11 @@ int cmd_study(int argc, char **argv)
     if (me == 0 && o.plots && !plot_available())
         rc = fsvc_fail(&err, FSVC_ERESOURCE, "gnuplot not found on PATH; the plots need it "
                        "(apt-get install gnuplot-nox), or give --no-plots");
+    /* by default a folder of its own, never a tracked results/ file */
+    char *name = study_name(&o), *defdir = NULL;
+    if (!name || (!o.dir && asprintf(&defdir, "fsvc-study-%s", name) < 0))
+        rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: out of memory");
+    if (!o.dir) o.dir = defdir;
     if (!rc && me == 0 && mkdir(o.dir, 0777) != 0) {
         struct stat st;
         if (stat(o.dir, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -897,12 +954,14 @@ int cmd_study(int argc, char **argv)
     if ((rc = cli_dist_agree(rc, &err))) { /* every rank has the data, or all stop */
         fsvc_dataset_free(&tr);
         fsvc_dataset_free(&te);
+        free(name);
+        free(defdir);
         return cli_dist_end(rc, &err);
     }
     study_ctx c = {canon_path(o.data), o.test ? canon_path(o.test) : strdup(""), tr.N,
                    o.test ? te.N : 0, tr.n};
-    study_files F = {NULL, NULL, NULL, NULL, -1, -1};
-    char *name = study_name(&o), *cmdline = strdup("fsvc"), *set = malloc(SETTINGS_MAX);
+    study_files F = {NULL, NULL, NULL, NULL, -1, -1, NULL, -1};
+    char *cmdline = strdup("fsvc"), *set = malloc(SETTINGS_MAX), *edge_note = NULL;
     int64_t npts = fsvc_grid_size(&o.grid), ran = 0, skipped = 0, failed = 0;
     char **pset = calloc((size_t)npts, sizeof *pset);
     unsigned char *done_k = calloc((size_t)npts, 1);   /* point k is in the CSV */
@@ -922,8 +981,12 @@ int cmd_study(int argc, char **argv)
     if (!c.data || !c.test || !name || !cmdline || !set || !pset || !done_k || !round || !round_n ||
         !lens || asprintf(&F.prefix, "%s/study-%s", o.dir, name) < 0 ||
         asprintf(&F.csv, "%s.csv", F.prefix) < 0 || asprintf(&F.lms, "%s-lms.csv", F.prefix) < 0 ||
-        asprintf(&F.steps, "%s-radius.txt", F.prefix) < 0)
+        asprintf(&F.steps, "%s-radius.txt", F.prefix) < 0 ||
+        asprintf(&F.about, "%s-about.txt", F.prefix) < 0)
         rc = fsvc_fail(&err, FSVC_ERESOURCE, "study: out of memory");
+    const char *in[2] = { o.data, o.test }, *outs[4] = { F.csv, F.lms, F.steps, F.about };
+    for (int i = 0; !rc && i < 4; i++)
+        rc = cli_out_check("study", outs[i], in, 2, "give another -o DIR or --name", &err);
     /* every point's settings string */
     for (int64_t k = 0; k < npts && !rc; k++) {
         fsvc_param p = o.base;
@@ -1037,7 +1100,7 @@ int cmd_study(int argc, char **argv)
         goto out;
     }
     if (me > 0) goto out; /* the rest reads and writes rank 0's files */
-    if (o.folds) rc = report_best(&F, &o, pset, &err);
+    if (o.folds) rc = report_best(&F, &o, pset, &edge_note, &err);
     else if (npts > 1)
         printf("no -v: no best point picked (choosing on the test set would be test-set tuning)\n");
     if (F.csv_fd >= 0 && close(F.csv_fd) != 0 && !rc)
@@ -1068,6 +1131,7 @@ int cmd_study(int argc, char **argv)
         }
         if (!rc) printf("study: %d plots written to %s/\n", np, o.dir);
     }
+    if (!rc && edge_note) fprintf(stderr, "study: note: %s\n", edge_note + strlen("edge: "));
 out:
     study_close(&F);
     fsvc_csv_free(&done);
@@ -1075,9 +1139,9 @@ out:
         for (int64_t k = 0; k < npts; k++) free(pset[k]);
     free(pset);
     free(done_k); free(round); free(round_n); free(mine); free(all); free(lens);
-    free(set); free(name); free(cmdline);
+    free(set); free(name); free(cmdline); free(defdir); free(edge_note);
     free(c.data); free(c.test);
-    free(F.prefix); free(F.csv); free(F.lms); free(F.steps);
+    free(F.prefix); free(F.csv); free(F.lms); free(F.steps); free(F.about);
     fsvc_dataset_free(&tr);
     fsvc_dataset_free(&te);
     return cli_dist_end(rc, &err);

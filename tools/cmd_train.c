@@ -106,6 +106,7 @@ int train_parse(train_args *a, int argc, char **argv)
                 if (fsvc_setting(i)->opt == c) s = fsvc_setting(i);
             snprintf(opt, sizeof opt, "-%c", c);
         }
+        if (c == 's' && cli_libsvm_hint("train", c, argc, argv)) return FSVC_EUSAGE;
         if (s) {
             fsvc_error err;
             const char *v = optarg ? optarg : "on";
@@ -155,7 +156,8 @@ int train_parse(train_args *a, int argc, char **argv)
         case O_SPARSE: a->storage = FSVC_STORE_SPARSE; break;
         case O_DENSE: a->storage = FSVC_STORE_DENSE; break;
         default:
-            return cli_option_error("train", c, argv);
+            return cli_libsvm_hint("train", c, argc, argv) ? FSVC_EUSAGE
+                                                           : cli_option_error("train", c, argv);
         }
     }
     int nargs = argc - optind;
@@ -174,8 +176,9 @@ int train_parse(train_args *a, int argc, char **argv)
     return CLI_RUN;
 }
 
-/* The default model path: the data's basename (trailing slashes dropped)
- * + ".fsvc", in the current folder; malloc'd, NULL when out of memory. */
+/* The default model path: the data's basename (trailing slashes and a
+ * ".gz" dropped: x.train.gz and x.train name one data set) + ".fsvc", in
+ * the current folder; malloc'd, NULL when out of memory. */
 static char *default_model_path(const char *data)
 {
     size_t l = strlen(data);
@@ -184,7 +187,9 @@ static char *default_model_path(const char *data)
         return NULL;
     memcpy(tmp, data, l + 1);
     while (l > 1 && tmp[l - 1] == '/') tmp[--l] = 0;
-    const char *base = basename(tmp);
+    char *base = basename(tmp);
+    size_t bl = strlen(base);
+    if (bl > 3 && !strcmp(base + bl - 3, ".gz")) base[bl - 3] = 0;
     char *out = malloc(strlen(base) + 6);
     if (out)
         sprintf(out, "%s.fsvc", base);
@@ -272,6 +277,20 @@ static int train_cv(const fsvc_dataset *d, const fsvc_param *p, int nfold, int q
     return FSVC_OK;
 }
 
+/* A classifier of one class would answer it for everything: refused, with
+ * what to do instead (exit 2, the data's content). */
+static int one_class(const fsvc_dataset *d, fsvc_error *err)
+{
+    char cls[FSVC_MODEL_MAX_NAME + 32] = "";
+    if (d->K == 1 && d->class_names)
+        snprintf(cls, sizeof cls, " (class folder '%s')", d->class_names[0]);
+    else if (d->K == 1 && d->class_values)
+        snprintf(cls, sizeof cls, " (label %g)", d->class_values[0]);
+    return fsvc_fail(err, FSVC_EINPUT, "%s: every sample is of one class%s; a classifier "
+                     "needs two classes or more (fsvc has no one-class mode like svm-train "
+                     "-s 2; --regression fits the label values)", d->source, cls);
+}
+
 static int train_run(fsvc_param *pp, int quiet, int cv, int storage, const char *data,
                      const char *model_path)
 {
@@ -319,6 +338,8 @@ static int train_run(fsvc_param *pp, int quiet, int cv, int storage, const char 
         rc = fsvc_fail(&err, FSVC_EINPUT, "%s: %d features; fsvc trains dense data on at most "
                        "%d (LIBSVM text: read it sparse with --sparse, or reduce the features)",
                        d.source, d.n, CLI_MAX_FEATURES);
+    if (!rc && !p.regression && d.K < 2) /* the class list is every rank's */
+        rc = one_class(&d, &err);
     if (!rc && N_total < D->size)
         rc = fsvc_fail(&err, FSVC_EUSAGE, "%s: %lld samples for %d processes", d.source,
                        (long long)N_total, D->size);
@@ -385,7 +406,12 @@ int cmd_train(int argc, char **argv)
         fsvc_fail(&err, FSVC_ERESOURCE, "train: out of memory");
         return cli_report(&err);
     }
-    rc = train_run(&p, a.quiet, a.cv, a.storage, data, a.model ? a.model : model_path);
+    const char *mp = a.model ? a.model : model_path;
+    if (!a.cv && cli_out_check("train", mp, &data, 1, "name another MODEL", &err)) {
+        free(model_path);
+        return cli_report(&err);
+    }
+    rc = train_run(&p, a.quiet, a.cv, a.storage, data, mp);
     free(model_path);
     return rc;
 }

@@ -26,13 +26,13 @@
 #
 # usage: tools/frontier.sh [-o DIR] [-m "500 1000 2000 5000"] [--max-train N]
 #          [--max-test N] [--data NAME=TRAIN,TEST]...
-#   default data: mnist (/work/shared/datasets/mnist) and fashion
+#   default data: mnist (data/mnist) and fashion
 #   (/usr/share/datasets/fashion-mnist); FSVC=path of the fsvc binary
 #   (build/fsvc); needs gnuplot for the PNGs.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 FSVC=${FSVC:-$root/build/fsvc}
-SHARED=${FSVC_SHARED:-$root/../shared}
+MNIST_DIR=${MNIST_DIR:-$root/data/mnist}
 OUT=$root/results
 MS="500 1000 2000 5000"
 SEED=1
@@ -51,7 +51,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ ${#DATA[@]} -eq 0 ]; then
-  DATA=("mnist=$SHARED/datasets/mnist/train,$SHARED/datasets/mnist/t10k"
+  DATA=("mnist=$MNIST_DIR/train,$MNIST_DIR/t10k"
         "fashion=/usr/share/datasets/fashion-mnist/train,/usr/share/datasets/fashion-mnist/t10k")
 fi
 [ -x "$FSVC" ] || { echo "frontier.sh: no fsvc binary at $FSVC (set FSVC)" >&2; exit 1; }

@@ -98,8 +98,6 @@ int main(int argc, char **argv)
      * reason, not in a printf whose errno is gone by then */
     static char outbuf[1 << 16]; /* glibc takes the size only with a buffer */
     if (!isatty(1)) setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    /* before any BLAS work: OpenBLAS's core type (may re-execute once) */
-    cli_blas_core_fix(argv);
     int rc = cli_dist_init(&argc, &argv); /* MPI only under mpirun */
     if (rc) return rc;
     rc = run(argc, argv);

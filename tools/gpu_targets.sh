@@ -15,14 +15,14 @@
 #   4. fsvc train --backend cuda --strict on MNIST 60k, default model
 #      (target: 0.25 s wall without file loading), then eval on the 10k
 #      test set (target: predict 0.01 s), and the same with --backend cpu.
-# Environment: MNIST_DIR (default ../shared/datasets/mnist or
-# .gpuhost/mnist), THREADS (CPU threads for the cpu runs, default all).
+# Environment: MNIST_DIR (default data/mnist, in the repository),
+# THREADS (CPU threads for the cpu runs, default all).
 # Exit 0 when every step ran, 1 when one failed (each is reported), 3
 # when there is no usable CUDA device (nothing measured).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 FSVC=${1:-$here/build/fsvc}
-MNIST_DIR=${MNIST_DIR:-$([ -d "$here/.gpuhost/mnist" ] && echo "$here/.gpuhost/mnist" || echo "$here/../shared/datasets/mnist")}
+MNIST_DIR=${MNIST_DIR:-$here/../data/mnist}
 THREADS=${THREADS:-0}
 
 if ! "$FSVC" info 2>/dev/null | grep -q '^cuda:.*SMs\|^cuda: [^n]' || \

@@ -19,7 +19,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KEEP=0
 if [ "${1:-}" = --keep ]; then KEEP=1; shift; fi
 WANT=" $* "
-export FSVC_SHARED=${FSVC_SHARED:-$(cd "$ROOT/.." && pwd)/shared}
+export FSVC_DATA=${FSVC_DATA:-$ROOT/build/data}
 unset FSVC_TEST_QUICK FSVC_ARCH
 
 # ID @ file @ exact text @ replacement @ tests (unit binaries, cli:SCRIPT) @ what

@@ -318,8 +318,8 @@ int plot_png_check(const unsigned char *b, size_t len, char *why, size_t whylen)
 
 /* Runs the gnuplot program written by emit(g, ctx), checks the PNG and
  * writes it to path through ds_tmp_*. */
-static int render(const char *path, void (*emit)(FILE *, const void *), const void *ctx,
-                  fsvc_error *err)
+int plot_render(const char *path, void (*emit)(FILE *, const void *), const void *ctx,
+                fsvc_error *err)
 {
     char *prog = NULL, *png = NULL, emsg[240], why[80];
     size_t plen = 0, pnglen = 0;
@@ -375,7 +375,7 @@ int plot_png(const char *path, const plot_spec *spec, const plot_series *s,
         return PLOT_EMPTY;
     }
     struct xy_args xa = {spec, s, ns};
-    return render(path, emit_xy, &xa, err);
+    return plot_render(path, emit_xy, &xa, err);
 }
 
 /* The tics of one heat map axis: the labels at 0, 1, ... */
@@ -427,7 +427,7 @@ int plot_heatmap(const char *path, const plot_heat *h, fsvc_error *err)
         fsvc_fail(err, FSVC_OK, "%s: no data to plot", path);
         return PLOT_EMPTY;
     }
-    return render(path, emit_heat, h, err);
+    return plot_render(path, emit_heat, h, err);
 }
 
 int plot_pareto(int *front, const double *x, const double *y, int n)

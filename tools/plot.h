@@ -15,6 +15,7 @@
 #include "fsvc/fsvc.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef struct plot_series {
@@ -67,6 +68,20 @@ typedef struct plot_heat {
  * labelled with it), as plot_png does: FSVC_OK, PLOT_EMPTY when no cell has
  * a value, or FSVC_ERESOURCE naming path. */
 int plot_heatmap(const char *path, const plot_heat *h, fsvc_error *err);
+
+/* The confusion matrix conf (K x K, row = true class, column = predicted)
+ * as a labelled heat map (tools/plot_confusion.c): the class names on both
+ * axes (the true ones with their sample counts), each cell coloured by its
+ * share of the row (a colour scale in %) and, up to 25 classes, labelled
+ * with its count; title any text. As plot_png: FSVC_OK or FSVC_ERESOURCE
+ * naming path. */
+int plot_confusion(const char *path, const int64_t *conf, int K, const char *const *names,
+                   const char *title, fsvc_error *err);
+
+/* Runs the gnuplot program that emit(g, ctx) writes and stores the PNG it
+ * draws at path, checked and all or nothing (the engine of plot_png). */
+int plot_render(const char *path, void (*emit)(FILE *, const void *), const void *ctx,
+                fsvc_error *err);
 
 /* Writes text as a gnuplot string expression: single-quoted parts joined
  * by ."\n". for a line break and ."'". for a quote (constant double-quoted

@@ -12,15 +12,15 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 R=${RESULTS:-results}
-MNIST_DIR=${MNIST_DIR:-$here/../shared/datasets/mnist}
+MNIST_DIR=${MNIST_DIR:-$here/../data/mnist}
 FASHION_DIR=${FASHION_DIR:-/usr/share/datasets/fashion-mnist}
 
 # name|data|target accuracy %|target training s|fsvc train options
 PRESETS='mnist-2core|mnist|99.0|90|--max-neurons 20000 -l 1e-7 -r 0.5rms
 fashion-2core|fashion|90.5|90|--max-neurons 20000 -l 1e-6'
 
-# the data folder of a preset as the README writes it (run beside ../shared)
-readme_dir() { [ "$1" = fashion ] && echo /usr/share/datasets/fashion-mnist || echo ../shared/datasets/mnist; }
+# the data folder of a preset as the README writes it (from the repository root)
+readme_dir() { [ "$1" = fashion ] && echo /usr/share/datasets/fashion-mnist || echo data/mnist; }
 # --table CSV [--dates]: the table of a presets.csv (header and rows; with
 # --dates a last column, when each was measured); presets.md and
 # results/README.md (tools/results_readme.sh) both print it

@@ -118,12 +118,17 @@ for f in "$R"/study-*.csv; do
   name=${b#study-}
   echo "### $name"
   echo
-  echo "- command: \`$(sed -n 's/^# command: //p' "$f" | head -n 1)\`"
-  echo "- machine: $(sed -n 's/^# machine: //p' "$f" | head -n 1); threads: $(sed -n 's/^# threads: //p' "$f" | head -n 1)"
+  # the metadata: the sidecar STUDY-about.txt, or '# ' lines of an older CSV
+  about=$R/$b-about.txt
+  meta() { if [ -f "$about" ]; then sed -n "s/^$1: //p" "$about"; else sed -n "s/^# $1: //p" "$f"; fi; }
+  echo "- command: \`$(meta command | head -n 1)\`"
+  echo "- machine: $(meta machine | head -n 1); threads: $(meta threads | head -n 1)"
   echo "- data: $(csv_tsv "$f" | awk "$HDR"'NR == 2 { print $h["data"] " (" $h["N_train"] " samples); test: " ($h["test"] == "" ? "none" : $h["test"] " (" $h["N_test"] ")") }')"
-  best=$(grep '^# best' "$f" | tail -n 1 | sed 's/^# //')
+  if [ -f "$about" ]; then best=$(grep '^best' "$about" | tail -n 1); edge=$(grep '^edge: ' "$about" | tail -n 1 | sed 's/^edge: //')
+  else best=$(grep '^# best' "$f" | tail -n 1 | sed 's/^# //'); edge=; fi
   if [ -n "$best" ]; then echo "- **$best** (chosen by cross-validation on the training set; the test accuracy is reported, never used to choose)"
   else echo "- no cross-validation in this study: no point is picked (that would tune on the test set)"; fi
+  [ -n "$edge" ] && echo "- note: $edge"
   echo
   echo "| point | radius | centroids | train (s) | select t_syn (ns) | predict (s) | test acc (%) | CV acc (%) | peak RSS (MB) |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"

@@ -8,7 +8,7 @@
 set -eu
 FSVC=$(realpath "${1:-build/fsvc}")
 root=$(cd "$(dirname "$0")/.." && pwd)
-MNIST=${MNIST:-$root/../shared/datasets/mnist}
+MNIST=${MNIST:-$root/data/mnist}
 NS=${NS:-20000}; M=${M:-2000}; M_PCG=${M_PCG:-4000}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 MPIRUN=(mpirun -q --bind-to none --oversubscribe --allow-run-as-root)

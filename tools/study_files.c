@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,7 +159,8 @@ static int write_new(const char *path, const fsvc_csv_out *text, fsvc_error *err
     if (!tmp) return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
     FILE *f;
     int rc = ds_tmp_open(&f, tmp, tl, path, err);
-    if (!rc && fwrite(text->s, 1, text->len, f) != text->len) {
+    /* len 0 (an empty sidecar): s may be NULL, nothing to write */
+    if (!rc && text->len && fwrite(text->s, 1, text->len, f) != text->len) {
         int e = errno;
         ds_tmp_abort(f, tmp);
         rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: write error: %s", path, strerror(e));
@@ -175,6 +177,32 @@ int study_write_text(const char *path, const char *text, size_t len, fsvc_error 
     t.s = (char *)text;
     t.len = len;
     return write_new(path, &t, err);
+}
+
+/* One sanitised line "text\n" (control characters as '?') in *s (malloc'd). */
+static char *about_line(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    int n = vasprintf(&s, fmt, ap);
+    if (n < 0) return NULL;
+    for (char *c = s; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    char *t = realloc(s, (size_t)n + 2);
+    if (!t) { free(s); return NULL; }
+    memcpy(t + n, "\n", 2);
+    return t;
+}
+
+int study_about(const study_files *F, fsvc_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = about_line(fmt, ap);
+    va_end(ap);
+    if (!s) return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
+    int rc = study_append(F->about_fd, F->about, s, strlen(s), err);
+    free(s);
+    return rc;
 }
 
 /* Reads the CSV at path back for --resume: an unfinished last row (an
@@ -217,26 +245,37 @@ int study_open(study_files *F, fsvc_csv *done, int *resumed, int resume, int lms
         *resumed = done->nrec > 0;
     }
     fsvc_csv_out t = {0};
-    if (*resumed) {
-        fsvc_csv_comment(&t, "resumed: %s", cmdline);
-    } else {
-        char mach[512], comp[1024];
-        sysinfo_machine(mach, sizeof mach);
-        sysinfo_compiler(comp, sizeof comp);
-        fsvc_csv_comment(&t, "command: %s", cmdline);
-        fsvc_csv_comment(&t, "machine: %s", mach);
-        fsvc_csv_comment(&t, "compiler: %s", comp);
-        fsvc_csv_comment(&t, "threads: %d (0 = all cores)", threads);
-        fsvc_csv_comment(&t, "times in seconds, t_syn in ns per synaptic operation (n*m*N), "
-                             "accuracies in %%, maxrss_mb = process peak so far; settings: "
-                             "what defines a point (--resume matches it)");
+    rc = FSVC_OK;
+    if (!*resumed) { /* the header alone: the metadata goes to the sidecar */
         for (int c = 0; c < STUDY_NCOLUMNS; c++) fsvc_csv_field(&t, study_columns[c]);
         fsvc_csv_endrow(&t);
         rc = write_new(F->csv, &t, err);
+        fsvc_csv_reset(&t);
+        fsvc_csv_out a = {0};
+        if (!rc) rc = write_new(F->about, &a, err); /* a new, empty sidecar */
     }
-    if (!rc) rc = open_append(&F->csv_fd, F->csv, err);
-    if (!rc && *resumed) rc = study_append(F->csv_fd, F->csv, t.s, t.len, err);
     fsvc_csv_out_free(&t);
+    if (!rc) rc = open_append(&F->csv_fd, F->csv, err);
+    if (!rc) { /* a resumed study of an older version may have no sidecar yet */
+        F->about_fd = open(F->about, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+        if (F->about_fd < 0)
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot open for appending: %s", F->about,
+                           strerror(errno));
+    }
+    if (!rc && *resumed) {
+        rc = study_about(F, err, "resumed: %s", cmdline);
+    } else if (!rc) {
+        char mach[512], comp[1024];
+        sysinfo_machine(mach, sizeof mach);
+        sysinfo_compiler(comp, sizeof comp);
+        if (!(rc = study_about(F, err, "command: %s", cmdline)) &&
+            !(rc = study_about(F, err, "machine: %s", mach)) &&
+            !(rc = study_about(F, err, "compiler: %s", comp)) &&
+            !(rc = study_about(F, err, "threads: %d (0 = all cores)", threads)))
+            rc = study_about(F, err, "units: times in seconds, t_syn in ns per synaptic "
+                             "operation (n*m*N), accuracies in %%, maxrss_mb = process peak "
+                             "so far; settings: what defines a point (--resume matches it)");
+    }
     if (!rc && lms) {
         fsvc_csv lt;
         int have = *resumed && access(F->lms, F_OK) == 0;
@@ -263,6 +302,7 @@ void study_close(study_files *F)
 {
     if (F->lms_fd >= 0) close(F->lms_fd);
     if (F->csv_fd >= 0) close(F->csv_fd);
+    if (F->about_fd >= 0) close(F->about_fd);
     study_steps_stop();
-    F->lms_fd = F->csv_fd = -1;
+    F->lms_fd = F->csv_fd = F->about_fd = -1;
 }

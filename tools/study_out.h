@@ -27,19 +27,31 @@ extern const char *const study_columns[STUDY_NCOLUMNS];
 typedef struct study_files {
     char *csv, *lms, *steps, *prefix;   /* paths */
     int csv_fd, lms_fd;                 /* open for appending, or -1 */
+    char *about;                        /* the metadata sidecar, PREFIX-about.txt */
+    int about_fd;
 } study_files;
 
-/* Opens F->csv for appending rows: a new one (comment lines, the header)
- * written through ds_tmp_*, or with resume an existing one (an unfinished
- * last row cut off), refused (FSVC_EINPUT, saying which setting) unless
- * its header is this version's and every row has the value of cur (the
- * settings string of a point) for every key that is not an axis of g; its
- * records are left in *done, *resumed = 1 and a "# resumed" line appended.
+/* Opens F->csv for appending rows: a new one (the header line, nothing
+ * else: it reads with a plain pandas.read_csv) written through ds_tmp_*,
+ * or with resume an existing one (an unfinished last row cut off; '#'
+ * comment lines of older versions are skipped), refused (FSVC_EINPUT,
+ * saying which setting) unless its header is this version's and every row
+ * has the value of cur (the settings string of a point) for every key
+ * that is not an axis of g; its records are left in *done, *resumed = 1.
+ * The metadata goes to F->about, "key: value" lines: command, machine,
+ * compiler, threads, units (a new study), "resumed: COMMAND" (a resumed
+ * one); it stays open for study_about.
  * With lms, F->lms is opened the same way (header point,epoch,...). A new
  * study removes an old steps file F->steps. */
 int study_open(study_files *F, fsvc_csv *done, int *resumed, int resume, int lms,
                int threads, const fsvc_grid *g, const char *cur, const char *cmdline,
                fsvc_error *err);
+/* Appends one "key: value" line (control characters as '?') to F->about. */
+int study_about(const study_files *F, fsvc_error *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 /* Appends text to fd (open O_APPEND) in one write and fsync; on failure
  * the file is cut back to its old size and err names path (FSVC_ERESOURCE). */
 int study_append(int fd, const char *path, const char *text, size_t len, fsvc_error *err);

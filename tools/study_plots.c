@@ -33,20 +33,51 @@ static int draw(const char *png, const plot_spec *sp, const plot_series *s, int 
     return rc;
 }
 
-/* The series label of grid point k: the values of every axis but the
- * first ("" when there is one axis or none). */
-static void rest_key(char *out, size_t len, const fsvc_grid *g, int64_t k)
+/* 1 when every value of the axis is a number (or Xrms, or the radius
+ * search): an order worth a line through its points. Names (select,
+ * readout, dtype, ...) are categories: their points are never joined. */
+static int ordered_axis(const fsvc_grid_axis *ax)
 {
-    int vi[FSVC_GRID_MAX_AXES];
+    for (int i = 0; i < ax->nval; i++) {
+        const char *v = ax->val[i];
+        char *end;
+        double x = strtod(v, &end);
+        if (!strcmp(v, "auto") || !strcmp(v, "search")) continue;
+        if (end == v || !isfinite(x) || (*end && strcmp(end, "rms"))) return 0;
+    }
+    return 1;
+}
+
+/* The axis the plot lines run along: the first ordered one, or -1 (each
+ * point a series of its own, a marker without a line). */
+static int sweep_axis(const fsvc_grid *g)
+{
+    for (int a = 0; a < g->naxes; a++)
+        if (ordered_axis(&g->axis[a])) return a;
+    return -1;
+}
+
+/* Grid point k's value indices (the last axis varies fastest). */
+static void point_index(int *vi, const fsvc_grid *g, int64_t k)
+{
     for (int a = g->naxes - 1; a >= 0; a--) {
         vi[a] = (int)(k % g->axis[a].nval);
         k /= g->axis[a].nval;
     }
+}
+
+/* The series label of grid point k: the values of every axis but the
+ * sweep axis ("" when there is no other). */
+static void rest_key(char *out, size_t len, const fsvc_grid *g, int sweep, int64_t k)
+{
+    int vi[FSVC_GRID_MAX_AXES];
+    point_index(vi, g, k);
     size_t u = 0;
     out[0] = 0;
-    for (int a = 1; a < g->naxes && u < len; a++)
-        u += (size_t)snprintf(out + u, len - u, "%s%s=%s", a > 1 ? ", " : "", g->axis[a].name,
-                              g->axis[a].val[vi[a]]);
+    for (int a = 0; a < g->naxes && u < len; a++)
+        if (a != sweep)
+            u += (size_t)snprintf(out + u, len - u, "%s%s=%s", u ? ", " : "", g->axis[a].name,
+                                  g->axis[a].val[vi[a]]);
 }
 
 int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
@@ -63,8 +94,8 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
             return fsvc_fail(err, FSVC_EINPUT, "%s: no column '%s' to plot", csv, colname[c]);
         }
     int64_t np = fsvc_grid_size(g);
-    int nser = g->naxes > 1 ? (int)(np / g->axis[0].nval) : 1;
-    int per = g->naxes ? g->axis[0].nval : 1;
+    int sw = sweep_axis(g), per = sw >= 0 ? g->axis[sw].nval : 1;
+    int nser = (int)(np / per);
     /* per point: centroids, time, test acc, cv, cv sd, t_syn x3 */
     double *v = malloc((size_t)np * 8 * sizeof *v);
     plot_series *s = calloc((size_t)(3 * nser + 4), sizeof *s);
@@ -75,9 +106,10 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
            *cs = malloc((size_t)np * sizeof *cs), *t1 = malloc((size_t)np * sizeof *t1),
            *t2 = malloc((size_t)np * sizeof *t2), *t3 = malloc((size_t)np * sizeof *t3);
     int *front = malloc((size_t)np * sizeof *front);
+    int64_t *rep = malloc((size_t)nser * sizeof *rep); /* a point of each series */
     double *fx = malloc((size_t)np * sizeof *fx), *fy = malloc((size_t)np * sizeof *fy);
     if (!v || !s || !lab || !cm || !ct || !ca || !cc || !cs || !t1 || !t2 || !t3 || !front ||
-        !fx || !fy) {
+        !fx || !fy || !rep) {
         rc = fsvc_fail(err, FSVC_ERESOURCE, "study plots: out of memory");
         goto done;
     }
@@ -91,15 +123,22 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
         have_acc |= isfinite(q[2]);
         have_cv |= isfinite(q[3]);
     }
-    /* the first axis varies slowest in the point index: point of series j,
-     * value i is k = i * nser + j */
-    for (int j = 0; j < nser; j++)
-        for (int i = 0; i < per; i++) {
-            int64_t k = (int64_t)i * nser + j, o = (int64_t)j * per + i;
-            double *q = v + k * 8;
-            cm[o] = q[0]; ct[o] = q[1]; ca[o] = q[2]; cc[o] = q[3]; cs[o] = q[4];
-            t1[o] = q[5]; t2[o] = q[6]; t3[o] = q[7];
-        }
+    /* series j holds the points of one value of every other axis (in grid
+     * order), value i of the sweep axis at o = j * per + i; rep[j]: one of
+     * its points, for its label */
+    for (int64_t k = 0; k < np; k++) {
+        int vi[FSVC_GRID_MAX_AXES], i = 0;
+        int64_t j = 0;
+        point_index(vi, g, k);
+        for (int a = 0; a < g->naxes; a++)
+            if (a == sw) i = vi[a];
+            else j = j * g->axis[a].nval + vi[a];
+        int64_t o = j * per + i;
+        double *q = v + k * 8;
+        rep[j] = k;
+        cm[o] = q[0]; ct[o] = q[1]; ca[o] = q[2]; cc[o] = q[3]; cs[o] = q[4];
+        t1[o] = q[5]; t2[o] = q[6]; t3[o] = q[7];
+    }
     size_t pl = strlen(prefix) + 32;
     char *png = malloc(pl), ttl[900];
     if (!png) { rc = fsvc_fail(err, FSVC_ERESOURCE, "study plots: out of memory"); goto done; }
@@ -107,7 +146,7 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
     int ns = 0;
     for (int j = 0; j < nser; j++) {
         char rk[256];
-        rest_key(rk, sizeof rk, g, j);
+        rest_key(rk, sizeof rk, g, sw, rep[j]);
         if (have_acc) {
             snprintf(lab[2 * j], sizeof lab[0], "test%s%s", rk[0] ? ", " : "", rk);
             s[ns++] = (plot_series){lab[2 * j], cm + j * per, ca + j * per, NULL, per, NULL, NULL};
@@ -118,9 +157,9 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
                                     NULL, "dt 2"};
         }
     }
-    snprintf(ttl, sizeof ttl, "%s\naccuracy vs centroids%s%s", title,
-             g->naxes ? " (points along " : "", g->naxes ? g->axis[0].name : "");
-    if (g->naxes) strncat(ttl, ")", sizeof ttl - strlen(ttl) - 1);
+    snprintf(ttl, sizeof ttl, "%s\naccuracy vs centroids%s%s%s", title,
+             sw >= 0 ? " (lines along " : g->naxes ? " (one marker per setting)" : "",
+             sw >= 0 ? g->axis[sw].name : "", sw >= 0 ? ")" : "");
     plot_spec sp = {ttl, "centroids m (hidden neurons)", "accuracy (%)", 1, 0, 1200, 600,
                     "outside right top"};
     snprintf(png, pl, "%s-acc-centroids.png", prefix);
@@ -130,7 +169,7 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
     ns = 0;
     for (int j = 0; j < nser; j++) {
         char rk[256];
-        rest_key(rk, sizeof rk, g, j);
+        rest_key(rk, sizeof rk, g, sw, rep[j]);
         snprintf(lab[2 * j], sizeof lab[0], "%s%s%s", have_acc ? "test" : "CV mean",
                  rk[0] ? ", " : "", rk);
         s[ns++] = (plot_series){lab[2 * j], ct + j * per, acc + j * per, NULL, per, "points",
@@ -158,6 +197,7 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
 done2:
     free(png);
 done:
+    free(rep);
     free(cm); free(ct); free(ca); free(cc); free(cs); free(t1); free(t2); free(t3);
     free(front); free(fx); free(fy);
     free(v); free(s); free(lab);

@@ -47,7 +47,11 @@ out, cmd, date, loadavg = sys.argv[1], sys.argv[4], sys.argv[5], sys.argv[6]
 (tw, cw), (tc, cc) = [map(float, a.split()) for a in sys.argv[2:4]]
 def load(name):
     lines = open(f"{out}/study-{name}.csv").read().splitlines()
-    meta = [l[2:] for l in lines if l.startswith('# ')]
+    meta = [l[2:] for l in lines if l.startswith('# ')]  # an older CSV's comments
+    try:
+        meta = open(f"{out}/study-{name}-about.txt").read().splitlines()
+    except FileNotFoundError:
+        pass
     rows = list(csv.DictReader([l for l in lines if not l.startswith('#')]))
     return meta, {r['point']: r for r in rows}
 mw, w = load('warm')

@@ -9,7 +9,7 @@ python3-sklearn); in the source tree, after `make`:
 PYTHONPATH=python /usr/bin/python3 ...
 """
 from ._lib import (FSVCError, FSVCInputError, FSVCResourceError, FSVCUsageError,
-                   library_path)
+                   blas_core, library_path)
 from ._model import Model, scores_proba
 from .data import load_idx, load_libsvm, load_png_folder
 from .estimators import FSVCClassifier, FSVCRegressor
@@ -17,4 +17,4 @@ from .estimators import FSVCClassifier, FSVCRegressor
 __version__ = "0.1.0"
 __all__ = ["FSVCClassifier", "FSVCRegressor", "FSVCError", "FSVCUsageError",
            "FSVCInputError", "FSVCResourceError", "Model", "scores_proba", "load_idx",
-           "load_libsvm", "load_png_folder", "library_path"]
+           "load_libsvm", "load_png_folder", "library_path", "blas_core"]

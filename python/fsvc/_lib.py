@@ -8,7 +8,7 @@ the package; the lib/ folder of the prefix it was installed under
 import ctypes
 import os
 
-__all__ = ["lib", "library_path", "FSVCError", "FSVCUsageError", "FSVCInputError",
+__all__ = ["lib", "library_path", "blas_core", "FSVCError", "FSVCUsageError", "FSVCInputError",
            "FSVCResourceError", "check", "Error"]
 
 FSVC_OK, FSVC_EUSAGE, FSVC_EINPUT, FSVC_ERESOURCE = 0, 1, 2, 3
@@ -104,6 +104,8 @@ _sig = {
     "fsvc_dataset_y": (_P, [_P]),
     "fsvc_dataset_class_name": (ctypes.c_char_p, [_P, _I]),
     "fsvc_set_print": (None, [_P]),
+    "bnl_blas_core_status": (ctypes.c_char_p, []),
+    "bnl_blas_core_name": (ctypes.c_char_p, []),
 }
 for _name, (_res, _args) in _sig.items():
     _f = getattr(lib, _name)
@@ -120,6 +122,15 @@ try:
     _blas_threads.argtypes = [_I]
 except AttributeError:  # another BLAS: its own thread settings apply
     _blas_threads = None
+
+
+def blas_core():
+    """(core, why): OpenBLAS's kernels fsvc computes with in this process
+    and why they were chosen, as `fsvc info` prints them. The choice is
+    made once, before fsvc's first product (a core weaker than the CPU is
+    replaced, as in the CLI), whatever loaded OpenBLAS first."""
+    why = lib.bnl_blas_core_status().decode()
+    return lib.bnl_blas_core_name().decode(), why
 
 
 def set_blas_threads(n):

@@ -3,10 +3,14 @@
 set -u
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-SHARED=${FSVC_SHARED:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/shared}
-MNIST=$SHARED/datasets/mnist
-UCI=$SHARED/datasets/uci-dogaru
+# the test data (make test-data expands the repository's data/ there)
+TEST_DATA=${FSVC_DATA:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/data}
+MNIST=$TEST_DATA/mnist
+UCI=$TEST_DATA/uci-dogaru
 FASHION=/usr/share/datasets/fashion-mnist
+# 1 under make check-full: the whole matrix of a test (every rank count,
+# every data set); make test runs the part that proves each promise
+FULL=${FSVC_TEST_FULL:-0}
 
 ok()   { echo "ok - $*"; }
 fail() { echo "FAIL - $*"; }

@@ -8,7 +8,7 @@ BUILD=$(cd "$(dirname "$FSVC")" && pwd)
 FSVC=$BUILD/$(basename "$FSVC")
 
 if [ -f "$BUILD/libfsvc.a" ]; then
-  link=$(make -s -n -C "$ROOT/tests/cuda" BUILD="$BUILD" LDFLAGS="-Wl,--fsvc-ldflags-marker" \
+  link=$(make -s -n -B -C "$ROOT/tests/cuda" BUILD="$BUILD" LDFLAGS="-Wl,--fsvc-ldflags-marker" \
          "$BUILD/tests/cuda/check_kernels" 2>&1 | grep -- "-o $BUILD/tests/cuda/check_kernels ")
   expect_match 'fsvc-ldflags-marker' "tests/cuda link line honours LDFLAGS" "$link"
 else

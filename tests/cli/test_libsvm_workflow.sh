@@ -81,7 +81,7 @@ PY
     "$FSVC" train --shape 20x20 "$TMP/mtr.libsvm" "$TMP/x.fsvc"
   expect_match "index above the forced n = 400" "--shape 20x20 on 28x28 data: says why" "$ERR"
 else
-  fail "missing dataset $MNIST/train-images-idx3-ubyte.gz (set FSVC_SHARED)"
+  fail "missing dataset $MNIST/train-images-idx3-ubyte.gz (make test-data, or FSVC_DATA)"
 fi
 expect_exit 1 "--shape 28 is bad usage" -- "$FSVC" train --shape 28 "$TMP/iris.train" "$TMP/x.fsvc"
 expect_match "^fsvc train: --shape: '28' is not ROWSxCOLS" "--shape 28: names the option" "$ERR"

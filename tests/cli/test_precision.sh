@@ -58,5 +58,5 @@ if [ -f "$MNIST/train-images-idx3-ubyte.gz" ]; then
     ok "MNIST tf32 within 1 point of full ($acc_tf32% vs $acc_full%)"
   else fail "MNIST tf32 $acc_tf32% vs full $acc_full% (bound: 1 point)"; fi
 else
-  fail "missing $MNIST/train-images-idx3-ubyte.gz (set FSVC_SHARED)"
+  fail "missing $MNIST/train-images-idx3-ubyte.gz (make test-data, or FSVC_DATA)"
 fi

@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 P="$here/tools/presets.sh"
 expect_exit 0 "--list" -- bash "$P" --list
 list=$OUT
-expect_match '^fsvc train .* \.\./shared/datasets/mnist/train mnist-2core\.fsvc$' "an MNIST preset" "$list"
+expect_match '^fsvc train .* data/mnist/train mnist-2core\.fsvc$' "an MNIST preset" "$list"
 expect_match '^fsvc train .* /usr/share/datasets/fashion-mnist/train fashion-2core\.fsvc$' "a Fashion preset" "$list"
 while IFS= read -r line; do
   if grep -qxF -- "$line" "$here/README.md"; then ok "README has: $line"

@@ -45,3 +45,11 @@ expect_exit 0 "results_readme.sh with accuracy.md's targets" -- bash "$here/tool
 expect_match '^### Targets of the scalable readout \(issue 11\)$' "accuracy.md's section one level down" "$OUT"
 n=$(grep -c '^| mnist-2core |' <<< "$OUT")
 if [ "$n" = 1 ]; then ok "the presets table once"; else fail "the presets rows $n times"; fi
+# a study's metadata comes from its sidecar study-NAME-about.txt (the CSV
+# is plain since issue 27 item 13), its edge note too
+"$FSVC" study -q --no-plots -v 3 --vary radius=0.3rms,0.6rms -o "$R" --name iris "$UCI/iris.train" >/dev/null 2>&1
+expect_exit 0 "results_readme.sh with a study" -- bash "$here/tools/results_readme.sh" "$R"
+expect_match '^- command: `fsvc study -q --no-plots -v 3 --vary radius=0.3rms,0.6rms' "study: the command of study-iris-about.txt" "$OUT"
+expect_match '^- machine: .*cores.*; threads: 0' "study: the machine of study-iris-about.txt" "$OUT"
+expect_match '^- \*\*best by 3-fold CV: point=radius=0\.[36]rms' "study: the best point" "$OUT"
+expect_match '^- note: the best point is at the edge of the grid, radius=0\.[36]rms' "study: the edge note" "$OUT"

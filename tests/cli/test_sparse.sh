@@ -3,7 +3,8 @@
 # memory (read as CSR, never N x n), the model file stays small, predict
 # and eval read test files sparse (features beyond the model's ignored),
 # --sparse/--dense, .gz, bad input refused with file:line and the limit,
-# and the settings sparse data does not run refused naming --dense.
+# and the settings sparse data does not run refused (naming --dense where
+# dense data can hold the features).
 source "$(dirname "$0")/lib.sh"
 
 
@@ -88,12 +89,14 @@ expect_match "100000 features; dense data holds at most 65536 \(read it sparse: 
   "--dense on 100000 features: names the limit and the fix" "$ERR"
 [ -e "$TMP/d.fsvc" ] && fail "--dense refused: no model file" || ok "--dense refused: no model file"
 
-# ---- the settings sparse data does not run: exit 1, one line naming --dense ----
+# ---- the settings sparse data does not run: exit 1, one line; --dense is no
+#      advice at 100000 features, which --dense refuses (issue 27, item 15) ----
 for opt in "-R lms -s random" "--scale-features range" "--preprocess sqrt"; do
   # shellcheck disable=SC2086
   expect_exit 1 "sparse: $opt refused (exit 1)" -- "$FSVC" train $opt "$TMP/text.train" "$TMP/x.fsvc"
   expect_one_line "sparse: $opt refused in one line" "$ERR"
-  expect_match "sparse data does not support .*; read the data --dense" "sparse: $opt names --dense" "$ERR"
+  expect_match "sparse data does not support .*, and its 100000 features are too many to read it dense" \
+    "sparse: $opt says why, no --dense" "$ERR"
 done
 expect_exit 1 "--sparse with --shape: exit 1" -- "$FSVC" train --sparse --shape 28x28 "$TMP/text.train" "$TMP/x.fsvc"
 # L1 distances / triangular kernel, onehot readout, pcg, cross-validation run
@@ -148,5 +151,5 @@ if [ -e "$UCI/satimg.train" ]; then
   expect_exit 0 "show: the dense satimg model is format 3" -- "$FSVC" show "$TMP/sat-dense.fsvc"
   expect_match "format version 3" "dense models keep format version 3" "$OUT"
 else
-  fail "satimg, optd64: no UCI data at $UCI (../shared/datasets/uci-dogaru)"
+  fail "satimg, optd64: no UCI data at $UCI (make test-data)"
 fi

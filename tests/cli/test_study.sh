@@ -30,17 +30,30 @@ if [ -e "$UCI/optd64.train" ]; then
   run_study "study on an optd64 subset with CV"
   csv=$D/study-t.csv
   if [ "$(rows "$csv")" -eq 4 ]; then ok "one CSV row per grid point"; else fail "rows: $(cat "$csv")"; fi
-  expect_match "^# command: fsvc study" "CSV records the command" "$(head -n 1 "$csv")"
-  expect_match "^# machine: .*cores" "CSV records the machine" "$(sed -n 2p "$csv")"
-  expect_match "^point,.*acc_test,cv_folds,cv_mean,cv_sd" "CSV header" "$(grep -v '^#' "$csv" | head -n 1)"
-  expect_match "^# best by 3-fold CV: point=radius=" "best point by CV written" "$(grep '^# best' "$csv")"
+  about=$D/study-t-about.txt
+  expect_match "^command: fsvc study" "study-t-about.txt records the command" "$(head -n 1 "$about")"
+  expect_match "^machine: .*cores" "study-t-about.txt records the machine" "$(sed -n 2p "$about")"
+  expect_match "^point,.*acc_test,cv_folds,cv_mean,cv_sd" "CSV header, first line" "$(head -n 1 "$csv")"
+  expect_match "^best by 3-fold CV: point=radius=" "best point by CV written" "$(grep '^best' "$about")"
+  # issue 27, item 13: the CSV reads with a plain pandas.read_csv (no comment lines)
+  if grep -q '^#' "$csv"; then fail "CSV has comment lines: $(grep '^#' "$csv" | head -n 2)"; else ok "CSV: no comment lines"; fi
+  if /usr/bin/python3 -c 'import pandas' 2>/dev/null; then
+    got=$(/usr/bin/python3 -c 'import pandas, sys; d = pandas.read_csv(sys.argv[1]); print(d.shape, d["cv_mean"].notna().all())' "$csv" 2>&1)
+    [ "$got" = "(4, 42) True" ] && ok "pandas.read_csv: 4 rows x 42 columns" || fail "pandas.read_csv: $got"
+  fi
   expect_match "best by 3-fold CV: .*test accuracy" "best point printed with its test accuracy" "$OUT"
+  # a best point at the end of a numeric axis (radius=6,9) is flagged; readout is no order
+  expect_match "^study: note: the best point is at the edge of the grid, radius=[69] is the (small|larg)est radius tried" \
+    "best on the edge: a note on stderr" "$ERR"
+  expect_match "^edge: .*radius=[69] is the" "best on the edge: in study-t-about.txt" "$(cat "$about")"
+  expect_match "^# edge: .*radius=[69] is the" "best on the edge: in study-t-best.txt" "$(cat "$D/study-t-best.txt")"
+  echo "$ERR" | grep -q 'readout=' && fail "a category flagged as an edge: $ERR" || ok "a category is no edge"
   for p in acc-centroids acc-time tsyn; do
     if is_png "$D/study-t-$p.png"; then ok "plot $p is a PNG"; else fail "plot $p missing"; fi
   done
   ls "$D"/*.tmp* >/dev/null 2>&1 && fail "temporary files left" || ok "no temporary files left"
   # an interrupted study: two finished rows and a half-written third
-  grep -v '^# \(best\|train it\)' "$csv" | head -n -2 > "$TMP/part.csv"
+  head -n -2 "$csv" > "$TMP/part.csv"
   printf 'radius=9;readout=ridge,/x,/y,80' >> "$TMP/part.csv"
   cp "$TMP/part.csv" "$csv"
   run_study "resumed study" --resume
@@ -48,9 +61,10 @@ if [ -e "$UCI/optd64.train" ]; then
   if [ "$(rows "$csv")" -eq 4 ]; then ok "resumed CSV has every point once"; else fail "resumed rows: $(cat "$csv")"; fi
   dup=$(grep -v '^#' "$csv" | cut -d, -f1 | sort | uniq -d)
   if [ -z "$dup" ]; then ok "no duplicate points"; else fail "duplicates: $dup"; fi
-  expect_match "^# resumed: fsvc study" "resume recorded" "$(grep '^# resumed' "$csv")"
+  expect_match "^resumed: fsvc study" "resume recorded" "$(grep '^resumed' "$about")"
+  grep -q '^#' "$csv" && fail "resumed CSV has comment lines" || ok "resumed CSV: no comment lines"
   run_study "rerun without --resume starts a new CSV"
-  if [ "$(rows "$csv")" -eq 4 ] && ! grep -q '^# resumed' "$csv"; then ok "fresh CSV"; else fail "fresh CSV: $(cat "$csv")"; fi
+  if [ "$(rows "$csv")" -eq 4 ] && ! grep -q '^resumed' "$about"; then ok "fresh CSV"; else fail "fresh CSV: $(cat "$csv")"; fi
   expect_exit 1 "a -v larger than 64 is refused" -- "$FSVC" study -v 65 "$UCI/optd64.train"
 
   # auto radius, reported step by step
@@ -101,6 +115,20 @@ Q=$TMP/q; mkdir -p "$Q" && (cd "$Q" && "$FSVC" study -q --vary radius=0.5rms,1rm
 [ $rc -eq 0 ] && [ ! -s "$Q"/err ] && ok "study -q: stderr empty" || fail "study -q: exit $rc, stderr: $(head -c 200 "$Q"/err)"
 (cd "$Q" && "$FSVC" study -q --radius auto --max-train 300 --name auto "$UCI/optd64.train" "$UCI/optd64.test" \
   >out 2>err)
-[ ! -s "$Q"/err ] && grep -q 'radius' "$Q"/results/study-auto-radius.txt 2>/dev/null \
+[ ! -s "$Q"/err ] && grep -q 'radius' "$Q"/fsvc-study-auto/study-auto-radius.txt 2>/dev/null \
   && ok "study -q --radius auto: stderr empty, the steps in study-auto-radius.txt" \
-  || fail "study -q --radius auto: stderr $(head -c 200 "$Q"/err), steps file: $(ls "$Q"/results)"
+  || fail "study -q --radius auto: stderr $(head -c 200 "$Q"/err), steps file: $(ls "$Q"/fsvc-study-auto)"
+
+# plots join points only along an ordered axis (issue 27, item 13): with
+# --vary readout=... first, the lines run along radius, one per readout
+if [ -e "$UCI/optd64.train" ]; then
+  mkdir -p "$TMP/gp"
+  printf '#!/bin/sh\ncat >> "%s/gp/prog.gp"\ncat "%s"\n' "$TMP" "$TMP/r/study-t-tsyn.png" > "$TMP/gp/gnuplot"
+  chmod +x "$TMP/gp/gnuplot"
+  expect_exit 0 "study with a category first" -- env PATH="$TMP/gp:$PATH" "$FSVC" study -q "${PIN[@]}" \
+    --max-train 300 --vary readout=onehot,ridge --vary radius=6,9 -o "$TMP/c" "$UCI/optd64.train" "$UCI/optd64.test"
+  P=$(cat "$TMP/gp/prog.gp" 2>/dev/null)
+  expect_match "accuracy vs centroids \(lines along radius\)" "plot: lines along the numeric axis" "$P"
+  expect_match "title \('test, readout=onehot'\)" "plot: one line per readout" "$P"
+  echo "$P" | grep -q "title ('test, radius=" && fail "plot: a line joins the readouts" || ok "plot: no line joins the readouts"
+fi

@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 DATA=$UCI/optd64.train
 TEST=$UCI/optd64.test
-[ -e "$DATA" ] || { fail "missing $DATA (FSVC_SHARED)"; exit 0; }
+[ -e "$DATA" ] || { fail "missing $DATA (make test-data, or FSVC_DATA)"; exit 0; }
 D=$TMP/w
 SET=(--solver pcg --cg-tol 1e-8 --max-train 600 --max-test 300 --vary lambda=1e-2,1e-4,1e-6
      -v 3 --no-plots -o "$D")

@@ -131,5 +131,5 @@ if [ -f "$UCI/iris.train" ]; then
   expect_exit 0 "train -r search" -- "$FSVC" train -q -r search -R onehot -d l1 -k tri --dtype f64 "$UCI/iris.train" "$TMP/rs.fsvc"
   if cmp -s "$TMP/ra.fsvc" "$TMP/rs.fsvc"; then ok "-r auto and -r search: same model"; else fail "-r auto and -r search differ"; fi
 else
-  fail "missing $UCI/iris.train (set FSVC_SHARED)"
+  fail "missing $UCI/iris.train (make test-data, or FSVC_DATA)"
 fi

@@ -24,7 +24,7 @@ else fail "offset labels: R^2 '$R2', r^2 '$r2' (unshifted '$r2b')"; fi
 "$FSVC" train -q "$UCI/iris.train" iris.fsvc >/dev/null
 { head -3 "$UCI/iris.test" | sed 's/^[^ ]*/7/'; cat "$UCI/iris.test"; } > odd.txt
 expect_exit 0 "predict with unknown labels" -- "$FSVC" predict iris.fsvc odd.txt
-expect_match '^fsvc predict: warning: .*odd.txt: 3 of [0-9]+ samples have a label the model does not know \(first: 7; the model has 3 classes\)' \
+expect_match '^fsvc predict: warning: .*odd.txt: 3 of [0-9]+ samples have a label the model does not know \(label 7 \(3\); the model has 3 classes\)' \
   "predict warns about unknown labels" "$ERR"
 expect_exit 0 "predict with known labels" -- "$FSVC" predict iris.fsvc "$UCI/iris.test"
 if [ -z "$ERR" ]; then ok "no warning when the labels are the model's"; else fail "warning: $ERR"; fi

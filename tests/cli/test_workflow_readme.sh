@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every example in README.md runs as written (issue 14 point 17): the lines
-# of its ```sh blocks, in order, from a scratch folder beside a link to the
-# shared data sets (as the repository root sits beside ../shared), with
+# of its ```sh blocks, in order, from a scratch folder that links the
+# repository's data/ (as the README runs from the repository root), with
 # the fsvc under test first on PATH. A line runs unless SKIP below names
 # it (the whole line, comment dropped) with the reason: only lines that need a GPU, minutes of
 # CPU, the user's own files, or that are this test suite itself. A SKIP
@@ -12,26 +12,31 @@ README=$ROOT/README.md
 declare -A SKIP=(
   ["make demo"]="installs packages (apt-get, as root) and trains on Fashion-MNIST: minutes"
   ["make test"]="the test suite itself, this script included"
+  ["make check-full"]="make test, its full matrices and the portability runs: tens of minutes"
   ["make python-test"]="part of make test"
   ["make fuzz"]="libFuzzer (clang) for FUZZ_SECONDS per target: minutes"
   ["make fuzz-replay"]="part of make test"
   ["make results"]="regenerates results/: tens of minutes of CPU"
   ["make test-cuda"]="needs a GPU"
   ["make install PREFIX=/usr/local"]="writes into /usr/local"
+  ["make install PREFIX=\"\$HOME/.local\""]="writes into ~/.local (tests/cli/test_first_steps.sh installs into a scratch folder)"
+  ["/usr/bin/python3 -m venv --system-site-packages ~/fsvc-env"]="writes ~/fsvc-env (tests/cli/test_first_steps.sh installs the package with pip --target)"
+  ["~/fsvc-env/bin/pip install --no-build-isolation --no-index ./python"]="needs the venv above (tests/cli/test_first_steps.sh runs pip install ./python)"
   ["make"]="the build, done before this test runs"
   ["PYTHONPATH=python /usr/bin/python3 example.py"]="the python block is run as written by tests/python/test_interop.py"
-  ["fsvc train ../shared/datasets/mnist/train"]="60000 samples x 10000 centroids: about a minute on an idle 2-core machine, minutes under load"
+  ["fsvc train data/mnist/train"]="60000 samples x 10000 centroids: about a minute on an idle 2-core machine, minutes under load"
   ["fsvc train pets/ pets.fsvc"]="needs your own folder of PNG images"
   ["fsvc predict pets.fsvc photos/ out.csv"]="needs your own PNG folders (pets.fsvc, photos/)"
+  ["fsvc predict pets.fsvc a.png b.png"]="needs your own images (tests/cli/test_no_overwrite.sh runs the same line)"
   ["fsvc show pets.fsvc --png centroids.png"]="needs pets.fsvc, trained on your own images"
-  ["fsvc train --max-neurons 20000 -l 1e-7 -r 0.5rms ../shared/datasets/mnist/train mnist-2core.fsvc"]="a preset: over a minute of 2-core CPU (tools/presets.sh runs it)"
+  ["fsvc train --max-neurons 20000 -l 1e-7 -r 0.5rms data/mnist/train mnist-2core.fsvc"]="a preset: over a minute of 2-core CPU (tools/presets.sh runs it)"
   ["fsvc train --max-neurons 20000 -l 1e-6 /usr/share/datasets/fashion-mnist/train fashion-2core.fsvc"]="a preset: over a minute of 2-core CPU (tools/presets.sh runs it)"
   ["fsvc bench --paper"]="the paper's tables: about 90 s of CPU, minutes under load"
   ["fsvc tune --backend cuda"]="needs a GPU"
 )
 W=$TMP/work
 mkdir -p "$W"
-ln -s "$SHARED" "$TMP/shared"
+ln -s "$ROOT/data" "$W/data"
 export PATH="$(dirname "$FSVC"):$PATH"
 [ "$(command -v fsvc)" = "$FSVC" ] || { fail "fsvc on PATH is not $FSVC"; exit 0; }
 declare -A used=()

@@ -25,7 +25,7 @@ nok=$(grep -v '^#' "$csv" | grep -c ',ok,data=')
 if [ "$nok" -eq 2 ]; then ok "the other points are ok rows"; else fail "ok rows: $nok"; fi
 expect_match "study: 2 points failed" "the failures are counted at the end" "$OUT"
 expect_match '^train it: fsvc train --radius 0.7rms --lambda 0.001 ' "best point as a train command" "$OUT"
-expect_match '^# train it: fsvc train ' "train command noted in the CSV" "$(grep '^# train it' "$csv")"
+expect_match '^train it: fsvc train ' "train command noted in study-f-about.txt" "$(grep '^train it' "${csv%.csv}-about.txt")"
 # the printed command runs as written
 cmd=$(echo "$OUT" | sed -n 's/^train it: //p')
 (cd "$TMP" && eval "${cmd/fsvc/\"\$FSVC\"} -q b.fsvc" >/dev/null 2>&1)

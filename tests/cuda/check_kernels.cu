@@ -13,7 +13,8 @@
  *    shapes with edge tiles, against bnl_forward / bnl_actsum on a ref
  *    context: u8 bit-exact, f32 and f64 within the stated tolerances;
  * 2. kernel-only timing (CUDA events around the tile kernel on device
- *    buffers) for BNLs M x M, n = 784: time per BNL and t_syn;
+ *    buffers) for BNLs M x M, n = 784, u8, f32 and f64 L1: time per BNL
+ *    and t_syn;
  * 3. end-to-end timing of bnl_cuda_forward (pinned staging, streams,
  *    transfers included, as the paper's GPU times include the D2H of H);
  * 4. the device-resident readout (cuda/ridge.cu): bnl_cuda_scores against
@@ -33,11 +34,17 @@
  *    after updates of 1, 7 and 300 centroids against the fold of the ref
  *    context's identity forward, squared in double (u8 bit-exact, f32
  *    within a relative 1e-5).
+ * The cases, their data, radii and per-element tolerances are
+ * ck_cases.h's (issue 25): each case's H spans (0, 1) and a dropped k
+ * element fails its tolerance, which tests/test_cuda_cases.c checks on
+ * the host and check_one checks again here on the first 64 samples
+ * ("UNFIT" when a case could not fail).
  * Exit 0 all correct, 1 a mismatch, 3 no usable device (one line says why).
  */
 #include "cuda/cuda_internal.h"
 #include "cuda/tune_file.h"
 #include "layers/bnl.h"
+#include "tests/cuda/ck_cases.h" /* the cases, radii, tolerances and guard */
 
 #include <lapacke.h>
 #include <math.h>
@@ -82,66 +89,83 @@ static void *fill(int64_t count, fsvc_dtype dt)
     return p;
 }
 
-/* one op at one shape: forward and actsum vs ref; returns mismatches */
-static int check_one(bnl_cuda *c, bnl_ctx *ref, const bnl_op *op, int64_t m, int64_t N, int n)
+/* Rows drawn as ck_cases.h draws them (the host test sees the same). */
+static void *draw(int64_t count, const ck_case *cc, uint64_t *rs)
 {
-    void *W = fill(m * n, op->dtype), *X = fill(N * n, op->dtype);
+    void *p = ck_fill(count, cc->t, cc->data, rs);
+    if (!p) { fprintf(stderr, "out of memory\n"); exit(3); }
+    return p;
+}
+
+/* one case at one shape: forward and actsum vs ref, each element within
+ * its own tolerance (ck_tol); returns mismatches (1 when the case could
+ * not fail: ck_guard) */
+static int check_one(bnl_cuda *c, bnl_ctx *ref, const ck_case *cc, uint64_t seed, int64_t m,
+                     int64_t N, int n)
+{
+    uint64_t rs = seed;
+    bnl_op op = ck_op(cc, n);
+    void *W = draw(m * n, cc, &rs), *X = draw(N * n, cc, &rs);
+    size_t es = fsvc_dtype_size(op.dtype);
     int64_t ldh = m + 3; /* a leading dimension that is not m */
-    int f64 = op->dtype == FSVC_F64;
+    int f64 = op.dtype == FSVC_F64;
     size_t hs = f64 ? 8 : 4; /* H: float, double for f64 */
     void *H = malloc(hs * N * ldh), *R = malloc(hs * N * m);
     double *S = (double *)malloc(8 * N), *SR = (double *)malloc(8 * N);
+    double *ST = (double *)calloc((size_t)N, 8); /* per sample: the sum of its tolerances */
+    fsvc_error err;
+    int bad = 0, shown = 0;
+    ck_guard_res gr;
+    if (ck_guard(ref, cc, &op, W, m, X, N < 64 ? N : 64, n, &gr, &err) ||
+        !ck_guard_ok(&gr, 1)) {
+        printf("  UNFIT: %lld of %lld inside (0, 1), a dropped element seen in %lld H, %lld S\n",
+               (long long)gr.inside, (long long)gr.total, (long long)gr.fault_h,
+               (long long)gr.fault_s);
+        bad++;
+    }
     for (int64_t i = 0; i < N * ldh; i++) {
         if (f64) ((double *)H)[i] = -5.0;
         else ((float *)H)[i] = -5.0f;
     }
     for (int64_t i = 0; i < N; i++) S[i] = SR[i] = 0.5 * i;
-    fsvc_error err;
-    int bad = 0, shown = 0;
-    if (bnl_cuda_forward(c, op, H, ldh, W, m, X, N, n, &err) ||
-        bnl_forward(ref, op, R, m, W, m, X, N, n, &err)) {
+    if (bnl_cuda_forward(c, &op, H, ldh, W, m, X, N, n, &err) ||
+        bnl_forward(ref, &op, R, m, W, m, X, N, n, &err)) {
         printf("  ERROR %s\n", err.msg);
-        return 1;
+        return bad + 1;
     }
-    /* f32: sequential float sums on both sides (n 2^-24 sum each), through
-     * the activation's slope; GEMM paths: cuBLAS order, relative 1e-5 */
-    double slope = op->act == BNL_TRI ? 1.0 / (BNL_TRI_SCALE * op->radius)
-                 : op->act == BNL_GAUSS ? 1.0 / op->radius : 1.0;
-    double tol = op->dtype == FSVC_U8 ? 0.0 : 2.0 * n * ldexp(1.0, -24) * n * slope + 1e-5;
-    if (f64) /* double sums: L1 the same order (exp / tanh within ulps), Dgemm reordered */
-        tol = 2.0 * n * ldexp(1.0, -53) * n * slope + 1e-13;
     for (int64_t i = 0; i < N; i++)
         for (int64_t j = 0; j < m; j++) {
             double g = f64 ? ((double *)H)[i * ldh + j] : ((float *)H)[i * ldh + j];
             double w = f64 ? ((double *)R)[i * m + j] : ((float *)R)[i * m + j];
-            float gf = (float)g, wf = (float)w;
-            int ok = op->dtype == FSVC_U8 ? memcmp(&gf, &wf, 4) == 0
-                                          : fabs(g - w) <= tol * fmax(1.0, fabs(w));
-            if (!ok) {
+            double tol = ck_tol(cc, &op, (const char *)W + j * n * es,
+                                (const char *)X + i * n * es, n);
+            ST[i] += tol;
+            if (!ck_ok(cc, g, w, tol)) {
                 bad++;
                 if (shown++ < 4)
-                    printf("  H[%lld][%lld] gpu %.9g ref %.9g\n", (long long)i, (long long)j, g, w);
+                    printf("  H[%lld][%lld] gpu %.9g ref %.9g (tol %.3g)\n", (long long)i,
+                           (long long)j, g, w, tol);
             }
         }
     for (int64_t i = 0; i < N; i++)
         for (int64_t j = m; j < ldh; j++)
             if ((f64 ? ((double *)H)[i * ldh + j] : ((float *)H)[i * ldh + j]) != -5.0) bad++;
-    if (bnl_cuda_actsum(c, op, S, W, m, X, N, n, &err) ||
-        bnl_actsum(ref, op, SR, W, m, X, N, n, &err)) {
+    if (bnl_cuda_actsum(c, &op, S, W, m, X, N, n, &err) ||
+        bnl_actsum(ref, &op, SR, W, m, X, N, n, &err)) {
         printf("  ERROR %s\n", err.msg);
         return bad + 1;
     }
     for (int64_t i = 0; i < N; i++) {
-        int ok = op->dtype == FSVC_U8 && op->act == BNL_TRI
-                     ? memcmp(&S[i], &SR[i], 8) == 0
-                     : fabs(S[i] - SR[i]) <= (tol + 1e-6) * m + 1e-9 * fabs(SR[i]);
+        double ts = ck_tol_s(cc, ST[i], m, SR[i]);
+        int ok = ts == 0.0 ? memcmp(&S[i], &SR[i], 8) == 0 : fabs(S[i] - SR[i]) <= ts;
         if (!ok) {
             bad++;
             if (shown++ < 8)
-                printf("  S[%lld] gpu %.17g ref %.17g\n", (long long)i, S[i], SR[i]);
+                printf("  S[%lld] gpu %.17g ref %.17g (tol %.3g)\n", (long long)i, S[i], SR[i],
+                       ts);
         }
     }
-    free(W); free(X); free(H); free(R); free(S); free(SR);
+    free(W); free(X); free(H); free(R); free(S); free(SR); free(ST);
     return bad;
 }
 
@@ -150,27 +174,17 @@ static int correctness(bnl_cuda *c, int quick)
     bnl_ctx ref;
     fsvc_error err;
     if (bnl_ctx_open(&ref, "ref", 0, 1, &err)) { printf("%s\n", err.msg); return 1; }
-    const int shapes[][3] = {{1, 1, 1}, {7, 5, 13}, {128, 128, 128}, {131, 257, 97},
-                             {300, 1000, 784}, {1000, 300, 784}, {2, 3, 4099}, {513, 129, 1025}};
-    const struct { bnl_dist d; bnl_act a; fsvc_dtype t; double r; bnl_precision p; } ops[] = {
-        {BNL_L1, BNL_TRI, FSVC_U8, 8000.0, BNL_PREC_FULL}, {BNL_L1, BNL_IDENT, FSVC_U8, 1.0, BNL_PREC_FULL},
-        {BNL_L2, BNL_GAUSS, FSVC_U8, 2000.0, BNL_PREC_FULL}, {BNL_DOT, BNL_TANH, FSVC_U8, 1.0, BNL_PREC_FULL},
-        {BNL_L1, BNL_TRI, FSVC_F32, 200.0, BNL_PREC_FULL}, {BNL_L2, BNL_GAUSS, FSVC_F32, 10.0, BNL_PREC_FULL},
-        {BNL_DOT, BNL_TANH, FSVC_F32, 1.0, BNL_PREC_FULL}, {BNL_L2, BNL_TRI, FSVC_F32, 10.0, BNL_PREC_FULL},
-        /* issue 10: tensor cores (ref emulates the rounding) and f64 */
-        {BNL_L2, BNL_GAUSS, FSVC_F32, 10.0, BNL_PREC_TF32}, {BNL_L2, BNL_GAUSS, FSVC_F32, 10.0, BNL_PREC_BF16},
-        {BNL_DOT, BNL_IDENT, FSVC_F32, 1.0, BNL_PREC_BF16},
-        {BNL_L1, BNL_TRI, FSVC_F64, 200.0, BNL_PREC_FULL}, {BNL_L1, BNL_GAUSS, FSVC_F64, 20.0, BNL_PREC_FULL},
-        {BNL_L2, BNL_GAUSS, FSVC_F64, 10.0, BNL_PREC_FULL}, {BNL_DOT, BNL_TANH, FSVC_F64, 1.0, BNL_PREC_FULL}};
-    int nshapes = quick ? 5 : 8, fails = 0;
-    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+    int nshapes = quick ? 5 : CK_NSHAPES, fails = 0;
+    for (int o = 0; o < CK_NFWD; o++)
         for (int s = 0; s < nshapes; s++) {
-            bnl_op op = {ops[o].d, ops[o].a, ops[o].t, ops[o].r, ops[o].p};
-            int bad = check_one(c, &ref, &op, shapes[s][0], shapes[s][1], shapes[s][2]);
-            printf("%-4s %-3s %-5s %-4s m %5d N %5d n %5d: %s", fsvc_dtype_name(op.dtype),
-                   bnl_dist_name(op.dist), bnl_act_name(op.act), bnl_precision_name(op.precision),
-                   shapes[s][0], shapes[s][1],
-                   shapes[s][2], bad ? "MISMATCH" : "ok");
+            const ck_case *cc = &ck_fwd_cases[o];
+            if (ck_shapes[s][2] > cc->max_n) /* the bound would not see a dropped element */
+                continue;
+            int bad = check_one(c, &ref, cc, ck_seed(0, o, s), ck_shapes[s][0], ck_shapes[s][1],
+                                ck_shapes[s][2]);
+            printf("%-4s %-3s %-5s %-4s m %5d N %5d n %5d: %s", fsvc_dtype_name(cc->t),
+                   bnl_dist_name(cc->d), bnl_act_name(cc->a), bnl_precision_name(cc->p),
+                   ck_shapes[s][0], ck_shapes[s][1], ck_shapes[s][2], bad ? "MISMATCH" : "ok");
             if (bad) printf(" (%d)", bad);
             printf("\n");
             fails += bad != 0;
@@ -182,11 +196,10 @@ static int correctness(bnl_cuda *c, int quick)
     small.max_M = 384;
     bnl_cuda_limits(c, NULL, &small);
     for (int t = 0; t < 3; t++) {
-        bnl_op op = {BNL_L1, BNL_TRI, t == 2 ? FSVC_F64 : t ? FSVC_F32 : FSVC_U8,
-                     t ? 200.0 : 8000.0, BNL_PREC_FULL};
-        int bad = check_one(c, &ref, &op, 1000, 1500, 300);
+        const ck_case *cc = &ck_tile_cases[t];
+        int bad = check_one(c, &ref, cc, ck_seed(1, t, 0), 1000, 1500, 300);
         printf("%-4s l1 tri   m 1000 N 1500 n 300, BNL <= 384 (12 tiles): %s\n",
-               fsvc_dtype_name(op.dtype), bad ? "MISMATCH" : "ok");
+               fsvc_dtype_name(cc->t), bad ? "MISMATCH" : "ok");
         fails += bad != 0;
     }
     bnl_cuda_limits(c, NULL, &lim);
@@ -194,11 +207,27 @@ static int correctness(bnl_cuda *c, int quick)
     return fails;
 }
 
-/* The device readout at one shape against the CPU; returns mismatches. */
-static int check_readout(bnl_cuda *c, bnl_ctx *cpu, const bnl_op *op, int64_t m, int64_t N,
-                         int n, int K)
+/* The share of H strictly inside (0, 1) is at least a tenth (ck_spans):
+ * else H^T H is ~0 and the checks below compare zeros (issue 25). */
+static int spans(const float *H, int64_t count)
 {
-    void *W = fill(m * n, op->dtype), *X = fill(N * n, op->dtype);
+    int64_t in = 0;
+    for (int64_t q = 0; q < count; q++) in += H[q] > 0.001f && H[q] < 0.999f;
+    if (count >= 16 && in * 10 < count) {
+        printf("  UNFIT: %lld of %lld of H inside (0, 1)\n", (long long)in, (long long)count);
+        return 0;
+    }
+    return 1;
+}
+
+/* The device readout at one shape against the CPU; returns mismatches. */
+static int check_readout(bnl_cuda *c, bnl_ctx *cpu, const ck_case *cc, uint64_t seed,
+                         int64_t m, int64_t N, int n, int K)
+{
+    uint64_t rs = seed;
+    bnl_op opv = ck_op(cc, n);
+    const bnl_op *op = &opv;
+    void *W = draw(m * n, cc, &rs), *X = draw(N * n, cc, &rs);
     float *H = (float *)malloc(sizeof(float) * N * m);
     double *R = (double *)malloc(8 * m * K), *Y = (double *)malloc(8 * N * K);
     double *Yc = (double *)malloc(8 * N * K), *dg = (double *)malloc(8 * m);
@@ -220,7 +249,8 @@ static int check_readout(bnl_cuda *c, bnl_ctx *cpu, const bnl_op *op, int64_t m,
         bnl_cuda_normal_close(nq);
         return 1;
     }
-    double ftol = op->dtype == FSVC_U8 ? 1e-9 : 1e-4;
+    double ftol = ck_tol_readout(op->dtype);
+    bad += !spans(H, N * m);
     for (int64_t q = 0; q < N * K; q++)
         if (!(fabs(Y[q] - Yc[q]) <= ftol * (double)m)) {
             if (bad++ < 4) printf("  Y[%lld] gpu %.17g cpu %.17g\n", (long long)q, Y[q], Yc[q]);
@@ -242,7 +272,7 @@ static int check_readout(bnl_cuda *c, bnl_ctx *cpu, const bnl_op *op, int64_t m,
     for (int64_t q = 0; q < m * K; q++)
         if (!(fabs(B[q] - Bc[q]) <= ftol * (1 + fabs(Bc[q]))) && bad++ < 8)
             printf("  B[%lld] gpu %.17g cpu %.17g\n", (long long)q, B[q], Bc[q]);
-    double lam = 1e-3 * md / (double)m;
+    double lam = CK_RIDGE_C * md / (double)m; /* ck_cases.h: R's tolerance holds at it */
     if (bnl_cuda_normal_solve(nq, 0.0 * lam, Rd, &info, &err) ||   /* may fail: a retry */
         bnl_cuda_normal_solve(nq, lam, Rd, &info, &err) || info != 0) {
         printf("  ERROR solve info %d: %s\n", info, err.msg);
@@ -254,7 +284,7 @@ static int check_readout(bnl_cuda *c, bnl_ctx *cpu, const bnl_op *op, int64_t m,
         double rmax = 0;
         for (int64_t q = 0; q < m * K; q++) rmax = fmax(rmax, fabs(Bc[q]));
         for (int64_t q = 0; q < m * K; q++)
-            if (!(fabs(Rd[q] - Bc[q]) <= (op->dtype == FSVC_U8 ? 1e-8 : 1e-3) * rmax) &&
+            if (!(fabs(Rd[q] - Bc[q]) <= ck_tol_r(op->dtype) * rmax) &&
                 bad++ < 12)
                 printf("  R[%lld] gpu %.17g cpu %.17g\n", (long long)q, Rd[q], Bc[q]);
     }
@@ -305,19 +335,16 @@ static int readout(bnl_cuda *c, int quick)
     bnl_ctx cpu;
     fsvc_error err;
     if (bnl_ctx_open(&cpu, "cpu", 0, 1, &err)) { printf("%s\n", err.msg); return 1; }
-    const struct { bnl_dist d; bnl_act a; fsvc_dtype t; double r; } ops[] = {
-        {BNL_L1, BNL_GAUSS, FSVC_U8, 3000.0}, {BNL_L1, BNL_TRI, FSVC_U8, 20000.0},
-        {BNL_L1, BNL_GAUSS, FSVC_F32, 60.0}, {BNL_L2, BNL_GAUSS, FSVC_F32, 6.0}};
-    const int shapes[][3] = {{1, 1, 3}, {133, 301, 50}, {1000, 5000, 784}};
     int fails = 0;
     printf("\ndevice readout (scores, H^T H, H^T T, solve; weighted, fetched G) vs cpu:\n");
-    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+    for (int o = 0; o < 4; o++)
         for (int s = 0; s < (quick ? 2 : 3); s++) {
-            bnl_op op = {ops[o].d, ops[o].a, ops[o].t, ops[o].r, BNL_PREC_FULL};
-            int bad = check_readout(c, &cpu, &op, shapes[s][0], shapes[s][1], shapes[s][2], 10);
-            printf("%-4s %-3s %-5s m %5d N %5d n %5d: %s\n", fsvc_dtype_name(op.dtype),
-                   bnl_dist_name(op.dist), bnl_act_name(op.act), shapes[s][0], shapes[s][1],
-                   shapes[s][2], bad ? "MISMATCH" : "ok");
+            const ck_case *cc = &ck_readout_cases[o];
+            const int *sh = ck_readout_shapes[s];
+            int bad = check_readout(c, &cpu, cc, ck_seed(2, o, s), sh[0], sh[1], sh[2], 10);
+            printf("%-4s %-3s %-5s m %5d N %5d n %5d: %s\n", fsvc_dtype_name(cc->t),
+                   bnl_dist_name(cc->d), bnl_act_name(cc->a), sh[0], sh[1], sh[2],
+                   bad ? "MISMATCH" : "ok");
             fails += bad != 0;
         }
     /* streamed: leave the readout ~48 MB so that X (40000 x 800 B) comes in chunks */
@@ -329,8 +356,7 @@ static int readout(bnl_cuda *c, int quick)
     small.mem_frac = 0.9;
     small.mem_reserve = (int64_t)(0.9 * (double)fr) - (48 << 20);
     bnl_cuda_limits(c, NULL, &small);
-    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 3000.0, BNL_PREC_FULL};
-    int bad = check_readout(c, &cpu, &op, 300, 40000, 784, 10);
+    int bad = check_readout(c, &cpu, &ck_readout_cases[0], ck_seed(2, 9, 0), 300, 40000, 784, 10);
     printf("u8   l1  gauss m   300 N 40000 n   784, X streamed in chunks: %s\n",
            bad ? "MISMATCH" : "ok");
     fails += bad != 0;
@@ -341,10 +367,13 @@ static int readout(bnl_cuda *c, int quick)
 
 /* The LMS epochs on the device at one shape against the CPU's loop over
  * the CPU's H (fsvc/readout.c); returns mismatches. */
-static int check_lms(bnl_cuda *c, bnl_ctx *cpu, const bnl_op *op, int64_t m, int64_t N, int n,
-                     int K, double eta, int epochs)
+static int check_lms(bnl_cuda *c, bnl_ctx *cpu, const ck_case *cc, uint64_t seed, int64_t m,
+                     int64_t N, int n, int K, double eta, int epochs)
 {
-    void *W = fill(m * n, op->dtype), *X = fill(N * n, op->dtype);
+    uint64_t rs = seed;
+    bnl_op opv = ck_op(cc, n);
+    const bnl_op *op = &opv;
+    void *W = draw(m * n, cc, &rs), *X = draw(N * n, cc, &rs);
     float *H = (float *)malloc(sizeof(float) * N * m);
     double *R = (double *)calloc((size_t)(m * K), 8), *Rc = (double *)calloc((size_t)(m * K), 8);
     double *e = (double *)malloc(8 * K);
@@ -357,6 +386,7 @@ static int check_lms(bnl_cuda *c, bnl_ctx *cpu, const bnl_op *op, int64_t m, int
         printf("  ERROR %s\n", err.msg);
         return 1;
     }
+    bad += !spans(H, N * m);
     int64_t bc = -1, bd = -1;
     for (int ep = 0; ep < epochs && bc < 0; ep++)
         for (int64_t i = 0; i < N && bc < 0; i++) {
@@ -406,22 +436,15 @@ static int lms(bnl_cuda *c, int quick)
     fsvc_error err;
     if (bnl_ctx_open(&cpu, "cpu", 0, 1, &err)) { printf("%s\n", err.msg); return 1; }
     printf("\nLMS readout on the device (bnl_cuda_lms) vs the cpu loop:\n");
-    const struct { bnl_dist d; fsvc_dtype t; double r; } ops[] = {
-        {BNL_L1, FSVC_U8, 3000.0}, {BNL_L2, FSVC_U8, 300.0}, {BNL_L1, FSVC_F32, 60.0},
-        {BNL_L2, FSVC_F32, 6.0}};
-    const int shapes[][4] = {{1, 1, 3, 2}, {133, 301, 50, 10}, {300, 997, 784, 17},
-                             {2000, 10000, 784, 10}};
     int fails = 0;
-    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+    for (int o = 0; o < 4; o++)
         for (int s = 0; s < (quick ? 3 : 4); s++) {
-            double sc = (double)shapes[s][2] / 50.0; /* the radius grows with n */
-            bnl_op op = {ops[o].d, BNL_GAUSS, ops[o].t,
-                         ops[o].r * (ops[o].d == BNL_L1 ? sc : sqrt(sc)), BNL_PREC_FULL};
-            fails += check_lms(c, &cpu, &op, shapes[s][0], shapes[s][1], shapes[s][2],
-                               shapes[s][3], 1e-3, 2) != 0;
+            const int *sh = ck_lms_shapes[s];
+            fails += check_lms(c, &cpu, &ck_lms_cases[o], ck_seed(3, o, s), sh[0], sh[1], sh[2],
+                               sh[3], 1e-3, 2) != 0;
         }
-    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 3000.0, BNL_PREC_FULL};
-    fails += check_lms(c, &cpu, &op, 133, 301, 50, 10, 1e6, 2) != 0; /* diverges */
+    fails += check_lms(c, &cpu, &ck_lms_cases[0], ck_seed(3, 8, 0), 133, 301, 50, 10, 1e6,
+                       2) != 0; /* diverges */
     /* streamed: leave ~48 MB so that X (40000 x 800 B) comes in chunks */
     size_t fr = 0, tot = 0;
     CK(cudaMemGetInfo(&fr, &tot));
@@ -432,8 +455,8 @@ static int lms(bnl_cuda *c, int quick)
     small.mem_reserve = (int64_t)(0.9 * (double)fr) - (48 << 20);
     bnl_cuda_limits(c, NULL, &small);
     printf("X streamed in chunks:\n");
-    op.radius = 3000.0 * 784 / 50;
-    fails += check_lms(c, &cpu, &op, 300, 40000, 784, 10, 1e-3, 1) != 0;
+    fails += check_lms(c, &cpu, &ck_lms_cases[0], ck_seed(3, 9, 0), 300, 40000, 784, 10, 1e-3,
+                       1) != 0;
     bnl_cuda_limits(c, NULL, &lim);
     bnl_ctx_close(&cpu);
     return fails;
@@ -445,26 +468,29 @@ static int novelty_session(bnl_cuda *c)
     bnl_ctx ref;
     fsvc_error err;
     if (bnl_ctx_open(&ref, "ref", 0, 1, &err)) { printf("%s\n", err.msg); return 1; }
-    const struct { bnl_dist d; bnl_act a; fsvc_dtype t; double r; } ops[] = {
-        {BNL_L1, BNL_TRI, FSVC_U8, 8000.0}, {BNL_L2, BNL_GAUSS, FSVC_U8, 2000.0},
-        {BNL_L1, BNL_TRI, FSVC_F32, 200.0}, {BNL_L2, BNL_GAUSS, FSVC_F32, 10.0},
-        {BNL_L1, BNL_TRI, FSVC_F64, 200.0}, {BNL_L2, BNL_GAUSS, FSVC_F64, 10.0}};
-    const int64_t pieces[] = {1, 6, 130, 300, 700}; /* 1137 centroids, grown from 4 */
-    const int n = 785;
-    const int64_t N = 333;
+    const int64_t pieces[] = {1, 6, 130, 300, 700}; /* CK_NOV_CENTROIDS, grown from 4 */
+    const int n = CK_NOV_N;
+    const int64_t N = CK_NOV_SAMPLES;
     int fails = 0;
     printf("\nnovelty session (resident centroids, grown) vs ref actsum, n %d, N %lld:\n", n,
            (long long)N);
-    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
-        bnl_op op = {ops[o].d, ops[o].a, ops[o].t, ops[o].r, BNL_PREC_FULL};
-        void *C = fill(1137 * n, op.dtype), *X = fill(N * n, op.dtype);
+    for (int o = 0; o < (int)(sizeof ck_nov_cases / sizeof *ck_nov_cases); o++) {
+        const ck_case *cc = &ck_nov_cases[o];
+        uint64_t rs = ck_seed(4, o, 0);
+        bnl_op op = ck_op(cc, n);
+        void *C = draw(CK_NOV_CENTROIDS * n, cc, &rs), *X = draw(N * n, cc, &rs);
         double *S = (double *)malloc(8 * N), *SR = (double *)malloc(8 * N);
+        double *ST = (double *)calloc((size_t)N, 8); /* the sums' element tolerances so far */
         size_t es = fsvc_dtype_size(op.dtype);
         bnl_novelty *s = NULL;
         int bad = 0;
-        double slope = op.act == BNL_TRI ? 1.0 / (BNL_TRI_SCALE * op.radius) : 1.0 / op.radius;
-        double tol = op.dtype == FSVC_F64 ? 2.0 * n * ldexp(1.0, -53) * n * slope + 1e-13
-                                          : 2.0 * n * ldexp(1.0, -24) * n * slope + 1e-5;
+        ck_guard_res gr;
+        if (ck_guard(&ref, cc, &op, C, CK_NOV_CENTROIDS, X, 64, n, &gr, &err) ||
+            !ck_guard_ok(&gr, 1)) {
+            printf("  UNFIT: %lld of %lld inside (0, 1), a dropped element seen in %lld S\n",
+                   (long long)gr.inside, (long long)gr.total, (long long)gr.fault_s);
+            bad++;
+        }
         if (bnl_cuda_nov_open(c, &op, n, 4, &s, &err)) {
             printf("  ERROR %s\n", err.msg);
             return fails + 1;
@@ -476,6 +502,10 @@ static int novelty_session(bnl_cuda *c)
                 bad++;
                 break;
             }
+            for (int64_t i = 0; i < N; i++)
+                for (int64_t j = cnt; j < cnt + pieces[p]; j++)
+                    ST[i] += ck_tol(cc, &op, (const char *)C + j * n * es,
+                                    (const char *)X + i * n * es, n);
             cnt += pieces[p];
             for (int64_t i = 0; i < N; i++) S[i] = SR[i] = 0.25 * i;
             if (bnl_cuda_nov_sums(s, S, X, N, &err) ||
@@ -485,9 +515,8 @@ static int novelty_session(bnl_cuda *c)
                 break;
             }
             for (int64_t i = 0; i < N; i++) {
-                int ok = op.dtype == FSVC_U8 && op.act == BNL_TRI
-                             ? memcmp(&S[i], &SR[i], 8) == 0
-                             : fabs(S[i] - SR[i]) <= (tol + 1e-6) * cnt + 1e-9 * fabs(SR[i]);
+                double ts = ck_tol_s(cc, ST[i], cnt, SR[i]);
+                int ok = ts == 0.0 ? memcmp(&S[i], &SR[i], 8) == 0 : fabs(S[i] - SR[i]) <= ts;
                 if (!ok && bad++ < 4)
                     printf("  %lld centroids: S[%lld] gpu %.17g ref %.17g\n", (long long)cnt,
                            (long long)i, S[i], SR[i]);
@@ -497,7 +526,7 @@ static int novelty_session(bnl_cuda *c)
         printf("%-4s %-3s %-5s 1 .. 1137 centroids: %s\n", fsvc_dtype_name(op.dtype),
                bnl_dist_name(op.dist), bnl_act_name(op.act), bad ? "MISMATCH" : "ok");
         fails += bad != 0;
-        free(C); free(X); free(S); free(SR);
+        free(C); free(X); free(S); free(SR); free(ST);
     }
     bnl_ctx_close(&ref);
     return fails;
@@ -564,23 +593,28 @@ static int mind_session(bnl_cuda *c)
 /* kernel-only time of one M x M BNL (device buffers, CUDA events) */
 static double time_kernel(int op, int64_t M, int n, int reps)
 {
-    int es = op == BNLC_F32_L1 ? 4 : 1;
+    int es = op == BNLC_F64_L1 ? 8 : op == BNLC_F32_L1 ? 4 : 1, hs = es == 8 ? 8 : 4;
     int64_t ldk = bnlc_ldk(n, es), ldo = (M + 3) / 4 * 4;
     uint32_t *dW, *dX;
     float *dH;
     CK(cudaMalloc(&dW, M * ldk * 4));
     CK(cudaMalloc(&dX, M * ldk * 4));
-    CK(cudaMalloc(&dH, M * ldo * 4));
+    CK(cudaMalloc(&dH, M * ldo * hs));
     CK(cudaMemset(dW, 0x35, M * ldk * 4));
     CK(cudaMemset(dX, 0x3a, M * ldk * 4));
     bnlc_actp p = {0, 0, 1e-5f, 1e-6f};
+    bnlc_actpd pd = {0, 0, 1e5, 1e6};
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));
     CK(cudaEventCreate(&b));
-    CK(bnlc_launch_tile(op, p, dH, ldo, 0, dW, M, dX, M, ldk, 0)); /* warm-up */
+    /* f64: its own launcher (double H); bnlc_launch_tile refuses BNLC_F64_L1 */
+#define LAUNCH() (es == 8 ? bnlc_launch_tile_f64(pd, (double *)dH, ldo, 0, dW, M, dX, M, ldk, 0) \
+                          : bnlc_launch_tile(op, p, dH, ldo, 0, dW, M, dX, M, ldk, 0))
+    CK(LAUNCH()); /* warm-up */
     CK(cudaEventRecord(a));
     for (int r = 0; r < reps; r++)
-        CK(bnlc_launch_tile(op, p, dH, ldo, 0, dW, M, dX, M, ldk, 0));
+        CK(LAUNCH());
+#undef LAUNCH
     CK(cudaEventRecord(b));
     CK(cudaEventSynchronize(b));
     float ms = 0;
@@ -620,13 +654,14 @@ int main(int argc, char **argv)
     printf("\nkernel only (CUDA events), n = %d:\n%-7s %6s %12s %10s\n", n, "dtype", "M",
            "s per BNL", "t_syn ns");
     const int64_t Ms[] = {1024, 2048, 4096, 8192};
-    for (int o = 0; o < 2; o++) {
-        int op = o ? BNLC_F32_L1 : BNLC_U8_L1;
+    const char *names[] = {"u8", "f32", "f64"};
+    const int kops[] = {BNLC_U8_L1, BNLC_F32_L1, BNLC_F64_L1};
+    for (int o = 0; o < 3; o++) {
         for (int k = 0; k < (quick ? 3 : 4); k++) {
-            double s = time_kernel(op, Ms[k], n, Ms[k] <= 2048 ? 10 : 3);
+            double s = time_kernel(kops[o], Ms[k], n, Ms[k] <= 2048 ? 10 : 3);
             double ts = s / ((double)n * Ms[k] * Ms[k]) * 1e9;
-            printf("%-7s %6lld %12.6f %10.5f\n", o ? "f32" : "u8", (long long)Ms[k], s, ts);
-            if (out) fprintf(out, "kernel,%s,%lld,%d,%.9g,%.6g\n", o ? "f32" : "u8", (long long)Ms[k], n, s, ts);
+            printf("%-7s %6lld %12.6f %10.5f\n", names[o], (long long)Ms[k], s, ts);
+            if (out) fprintf(out, "kernel,%s,%lld,%d,%.9g,%.6g\n", names[o], (long long)Ms[k], n, s, ts);
         }
     }
     printf("\nend to end (bnl_cuda_forward: packing, H2D, kernels, D2H), n = %d:\n", n);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <cblas.h>
@@ -15,6 +16,7 @@
 
 #include "cuda/kernels_hd.h"
 #include "layers/act.h"
+#include "layers/backend.h" /* bnl_ref_forward: ed_time_forward's layer */
 #include "fsvc/internal.h"
 
 #include "tests/cuda_emu_grid.h"
@@ -59,7 +61,7 @@ void emu_free(emu *e)
 }
 
 /* H (nt x ldo, NaN beyond what the kernels write) of chunk rows Xp, then
- * widened into Hd (column-major m x nt), as ds_tile. */
+ * widened into Hd (column-major m x nt), as dstream_tile. */
 static void emu_tile(const emu *e, const uint32_t *Xp, const float *xn, int64_t nt, float *H,
                      double *Hd)
 {
@@ -84,7 +86,7 @@ static void emu_tile(const emu *e, const uint32_t *Xp, const float *xn, int64_t 
 }
 
 
-/* ds_run: chunks of Xc samples, tiles of Nt, targets per chunk. */
+/* dstream_run: chunks of Xc samples, tiles of Nt, targets per chunk. */
 void emu_run(emu *e, const void *X, const int *cls, const double *y, emu_fn fn, void *u)
 {
     float *H = malloc(sizeof(float) * (size_t)(e->Nt * e->ldo));
@@ -656,7 +658,27 @@ static void ed_mind_close(bnl_mind *s)
     free(s);
 }
 
-/* time_forward, limits and the tune files are not offered (NULL) */
+/* Kernel-only timing as cuda/timing.cu offers it: u8, f32 and f64 layers
+ * (the layer computed by ref.c, its wall time the answer). */
+static int ed_time_forward(bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
+                           const void *X, int64_t N, int n, int reps, double *sec,
+                           fsvc_error *err)
+{
+    (void)c; (void)reps;
+    void *H = malloc((size_t)(N * m) * (op->dtype == FSVC_F64 ? 8 : 4));
+    if (!H)
+        return fsvc_fail(err, FSVC_ERESOURCE, "emu: out of memory");
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    int rc = bnl_ref_forward(op, H, m, W, m, X, N, n, err);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    free(H);
+    *sec = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec) + 1e-9;
+    g.st.time_forward += rc == FSVC_OK;
+    return rc;
+}
+
+/* limits and the tune files are not offered (NULL) */
 static const bnl_device_ops ops = {
     .name = "emu",
     .open = ed_open,
@@ -672,6 +694,7 @@ static const bnl_device_ops ops = {
     .normal_rhs = ed_normal_rhs,
     .normal_apply = ed_normal_apply,
     .lms = ed_lms,
+    .time_forward = ed_time_forward,
     .describe = ed_describe,
     .device_tag = ed_device_tag,
     .props = ed_props,

@@ -32,7 +32,7 @@ typedef struct emu {
     float *wn;
     double *G, *dg, *B0; /* m x m, m, m x K (column-major) */
     const double *cw;    /* class weights (K) or NULL, set after emu_init:
-                          * emu_run with cls weights each tile (ds_run) */
+                          * emu_run with cls weights each tile (dstream_run) */
 } emu;
 
 void emu_init(emu *e, bnl_op op, const void *W, int64_t m, int64_t N, int n, int K,
@@ -42,7 +42,7 @@ void emu_free(emu *e);
  * tile), T the tile's nt x K targets, samples i0 .. i0+nt-1. */
 typedef void (*emu_fn)(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt,
                        void *u);
-/* ds_run: chunks of Xc samples (packed, uploaded), tiles of Nt, targets
+/* dstream_run: chunks of Xc samples (packed, uploaded), tiles of Nt, targets
  * (one-hot of cls, or y, or none) per chunk; with e->cw and cls the
  * targets and Hd scaled by sqrt(cw[cls]) per sample (bnlc_weight_body,
  * bnlc_rowscale_body on the tile's grid). */
@@ -69,6 +69,7 @@ typedef struct emu_stats {
     int64_t max_down;        /* the largest single download */
     int64_t forward_down;    /* of down: H from forward */
     int forward, actsum, scores, accum, solve, rhs, apply, lms, fetch; /* calls */
+    int time_forward;        /* kernel-only timings (any dtype, as cuda/timing.cu) */
 } emu_stats;
 
 const bnl_device_ops *emu_device_ops(void);

@@ -216,10 +216,10 @@ int fx_write_png(const char *path, int w, int h, int color_type, int bit_depth,
     return fclose(f) == 0 ? 0 : -1;
 }
 
-const char *fx_shared(char *out, size_t sz)
+const char *fx_data(char *out, size_t sz)
 {
-    const char *e = getenv("FSVC_SHARED");
-    snprintf(out, sz, "%s", e && *e ? e : "../shared");
+    const char *e = getenv("FSVC_DATA");
+    snprintf(out, sz, "%s", e && *e ? e : "build/data");
     return out;
 }
 
@@ -232,8 +232,8 @@ const char *fx_missing(const char *path)
         snprintf(why, sizeof why, "missing dataset %s: install the Debian package "
                  "(make deps)", path);
     else
-        snprintf(why, sizeof why, "missing dataset %s: the tests need the shared "
-                 "datasets (set FSVC_SHARED to the folder that holds datasets/; "
-                 "default ../shared)", path);
+        snprintf(why, sizeof why, "missing dataset %s: the tests read the repository's "
+                 "data/ expanded by `make test-data` (default build/data; "
+                 "FSVC_DATA=DIR for another folder)", path);
     return why;
 }

@@ -45,14 +45,15 @@ int fx_write_mnist_pair(const char *dir, const char *prefix, int gz, uint32_t N,
 int fx_write_png(const char *path, int w, int h, int color_type, int bit_depth,
                  const void *data, const uint8_t *palette, int npal);
 
-/* The shared datasets folder: $FSVC_SHARED if set, else ../shared (tests
- * run from the repository root). Writes into out, returns out. */
-const char *fx_shared(char *out, size_t sz);
+/* The test data folder (mnist/, uci-dogaru/): $FSVC_DATA if set, else
+ * build/data, where make expands the repository's data/ (tests run from
+ * the repository root). Writes into out, returns out. */
+const char *fx_data(char *out, size_t sz);
 
 /* Real data is never optional: a test that needs a dataset file and does
  * not find it FAILS (it does not skip or pass silently). fx_missing
  * returns NULL when path exists, else one line naming the path and how to
- * provide it (FSVC_SHARED for ../shared, `make deps` for Debian's
+ * provide it (`make test-data` or FSVC_DATA, `make deps` for Debian's
  * /usr/share/datasets). FX_REQUIRE fails the current cmocka test with that
  * line (include <cmocka.h> before using it). */
 const char *fx_missing(const char *path);

@@ -2,7 +2,7 @@
  * model.c - instruction mix of the tile kernel (see model.h) and the peak
  * synaptic time it implies. Host C, no CUDA needed.
  */
-#include "model.h"
+#include "perf_model.h"
 #include "kernels_hd.h"
 
 static const bnlc_mix mixes[BNLC_MIXES] = {
