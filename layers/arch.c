@@ -50,9 +50,9 @@ int bnl_kernel_dist(bnl_arch arch, const bnl_op *op, void *D, int64_t ldd,
                     fsvc_error *err)
 {
     const bnl_kernels *k = bnl_kernels_get(arch);
-    if (!op || (op->dist != BNL_L1 && !(op->dist == BNL_L2 && op->dtype == FSVC_U8)))
+    if (!op || (op->dist != BNL_L1 && op->dtype != FSVC_U8))
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: no distance kernel for this op "
-                         "(L1, or L2 squared on u8)");
+                         "(L1, or L2 squared / dot on u8)");
     if (m < 1 || N < 1 || n < 1 || n > 65536 || ldd < m)
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: bad kernel shape m=%lld N=%lld n=%d",
                          (long long)m, (long long)N, n);
@@ -60,7 +60,9 @@ int bnl_kernel_dist(bnl_arch arch, const bnl_op *op, void *D, int64_t ldd,
     case FSVC_U8:
         if (op->dist == BNL_L1)
             k->l1_u8(D, ldd, W, m, X, N, n);
-        else
+        else if (op->dist == BNL_DOT && k->dot_u8)
+            k->dot_u8(D, ldd, W, m, X, N, n);
+        else /* L2, or the dot's distance part where there is no dot kernel */
             k->l2sq_u8(D, ldd, W, m, X, N, n);
         return FSVC_OK;
     case FSVC_F32:

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "layers/kernels.h"
+#include "layers/bnl.h"
 
 static int quick;
 
@@ -245,6 +246,25 @@ static void test_dispatch(void **state)
         if (bnl_arch_supported(BNL_ARCH_AVX512BF16)) {
             assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVX512BF16, &f2), "avx512bf16");
             assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVX512BF16, &l2), "avx512vnni");
+        }
+    }
+    /* the benchmarks' kernel-only entry (bnl_kernel_dist): u8 dot runs (it
+     * once refused dot, so bench timed nothing), f32 dot has no kernel */
+    {
+        bnl_op d8 = {BNL_DOT, BNL_IDENT, FSVC_U8, 0, BNL_PREC_FULL}, df = d8;
+        df.dtype = FSVC_F32;
+        uint8_t w[2 * 5] = {1, 2, 3, 4, 5, 255, 0, 7, 9, 200}, x[5] = {3, 1, 4, 1, 5};
+        int32_t D[2] = {-1, -1};
+        float Df[2];
+        for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
+            if (!bnl_arch_supported((bnl_arch)a)) continue;
+            const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
+            assert_int_equal(bnl_kernel_dist((bnl_arch)a, &d8, D, 2, w, 2, x, 1, 5, NULL), 0);
+            if (k->dot_u8) {
+                assert_int_equal(D[0], 3 + 2 + 12 + 4 + 25);
+                assert_int_equal(D[1], 765 + 0 + 28 + 9 + 1000);
+            }
+            assert_int_not_equal(bnl_kernel_dist((bnl_arch)a, &df, Df, 2, Df, 1, Df, 1, 1, NULL), 0);
         }
     }
     /* an arch the CPU lacks falls back below it */
