@@ -1,5 +1,5 @@
 /* arch.c - which CPU kernels to run: cpuid (gcc's __builtin_cpu_supports),
- * or FSVC_ARCH=ref|scalar|avx2|avx512|avx512vnni|avx512bf16 from the environment; their names and
+ * or FSVC_ARCH=ref|scalar|avx2|avxvnni|avx512|avx512vnni|avx512bf16 from the environment; their names and
  * the kernels alone for benchmarks (the public face of kernels.h). Pure:
  * nothing is cached here beyond what the compiler's cpuid model holds. */
 #include "bnl.h"
@@ -12,7 +12,7 @@ bnl_arch bnl_arch_detect(char *why, size_t len)
 {
     bnl_arch best = BNL_ARCH_SCALAR; /* the highest tier this CPU runs */
     for (int a = BNL_ARCH_SCALAR + 1; a < BNL_ARCH_COUNT; a++)
-        if (bnl_arch_supported((bnl_arch)a))
+        if (bnl_arch_supported((bnl_arch)a) && bnl_arch_rank((bnl_arch)a) > bnl_arch_rank(best))
             best = (bnl_arch)a;
 
     const char *env = getenv("FSVC_ARCH");
@@ -20,8 +20,8 @@ bnl_arch bnl_arch_detect(char *why, size_t len)
         bnl_arch want;
         if (bnl_arch_parse(env, &want) != 0) {
             if (why)
-                snprintf(why, len, "%s (cpuid; FSVC_ARCH='%s' is not ref|scalar|avx2|avx512|"
-                         "avx512vnni|avx512bf16, ignored)", bnl_arch_name(best), env);
+                snprintf(why, len, "%s (cpuid; FSVC_ARCH='%s' is not ref|scalar|avx2|avxvnni|"
+                         "avx512|avx512vnni|avx512bf16, ignored)", bnl_arch_name(best), env);
             return best;
         }
         if (!bnl_arch_supported(want)) {

@@ -14,7 +14,7 @@ const fsvc_name bnl_backend_names[] = {
 const fsvc_name bnl_arch_names[] = {
     {"ref", BNL_ARCH_REF}, {"scalar", BNL_ARCH_SCALAR}, {"avx2", BNL_ARCH_AVX2},
     {"avx512", BNL_ARCH_AVX512}, {"avx512vnni", BNL_ARCH_AVX512VNNI},
-    {"avx512bf16", BNL_ARCH_AVX512BF16}, {NULL, 0}};
+    {"avx512bf16", BNL_ARCH_AVX512BF16}, {"avxvnni", BNL_ARCH_AVXVNNI}, {NULL, 0}};
 const fsvc_name bnl_precision_names[] = {
     {"full", BNL_PREC_FULL}, {"tf32", BNL_PREC_TF32}, {"bf16", BNL_PREC_BF16}, {NULL, 0}};
 

@@ -74,9 +74,9 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
         tN = 1024 * 4 / elem;
         p.path = "gemm";
         p.kernel = op->dtype == FSVC_F32 ? "openblas-sgemm" : "openblas-dgemm";
-    } else if (op->dtype == FSVC_U8 && op->dist != BNL_L1 && ctx->arch >= BNL_ARCH_AVX512VNNI &&
-               bnl_arch_supported(BNL_ARCH_AVX512VNNI)) {
-        /* the packed vpdpbusd GEMM (avx512vnni) packs a 48-neuron panel per
+    } else if (op->dtype == FSVC_U8 && op->dist != BNL_L1 && bnl_kernels_get(ctx->arch)->dot_u8) {
+        /* the packed vpdpbusd GEMMs (avx512vnni, avxvnni: the tiers with a
+         * dot_u8 kernel) pack a 48-neuron panel per
          * call and reuses it over the tile's samples: tall tiles (measured
          * at 4096^2 x 784, CPU time: 192 x 320 0.0019 ns, 512 x 480 0.0018,
          * 1024 x 240 0.0015); the int32 tile (1 MiB) stays in L2 */

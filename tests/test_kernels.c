@@ -57,7 +57,7 @@ static double fval(int kind)
 static const int32_t SENT_I = 0x5A5A5A5A;
 
 static const char *arch_names[] = {"ref", "scalar", "avx2", "avx512", "avx512vnni",
-                                   "avx512bf16"};
+                                   "avx512bf16", "avxvnni"};
 
 typedef struct caseinfo {
     const char *arch, *kern;
@@ -221,7 +221,8 @@ static int run_shape(bnl_arch a, int64_t m, int64_t N, int n, int fkind)
 static void test_dispatch(void **state)
 {
     (void)state;
-    const char *want[] = {"scalar", "scalar", "avx2", "avx512", "avx512vnni", "avx512bf16"};
+    const char *want[] = {"scalar", "scalar", "avx2", "avx512", "avx512vnni", "avx512bf16",
+                          "avxvnni"};
     for (int a = BNL_ARCH_REF; a < BNL_ARCH_COUNT; a++) {
         const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
         assert_non_null(k);
@@ -266,6 +267,15 @@ static void test_dispatch(void **state)
             }
             assert_int_not_equal(bnl_kernel_dist((bnl_arch)a, &df, Df, 2, Df, 1, Df, 1, 1, NULL), 0);
         }
+    }
+    /* avxvnni: avx2's L1, its own u8 L2 and dot; ranked between avx2 and avx512 */
+    assert_true(bnl_arch_rank(BNL_ARCH_AVX2) < bnl_arch_rank(BNL_ARCH_AVXVNNI) &&
+                bnl_arch_rank(BNL_ARCH_AVXVNNI) < bnl_arch_rank(BNL_ARCH_AVX512));
+    if (bnl_arch_supported(BNL_ARCH_AVXVNNI)) {
+        bnl_op l1 = {BNL_L1, BNL_IDENT, FSVC_U8, 0, BNL_PREC_FULL}, d8 = l1;
+        d8.dist = BNL_DOT;
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVXVNNI, &l1), "avx2");
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVXVNNI, &d8), "avxvnni");
     }
     /* an arch the CPU lacks falls back below it */
     if (!bnl_arch_supported(BNL_ARCH_AVX512))
@@ -319,6 +329,8 @@ static void test_edges(void **state)
          * (balanced), quads with a 1-3 byte tail, sample groups of 1024 */
         {47, 7, 767},  {48, 8, 768},  {49, 9, 769},  {95, 15, 771},  {97, 17, 1537},
         {96, 16, 1539}, {49, 1025, 6}, {50, 3, 2305}, {145, 23, 4099}, {1, 1031, 772},
+        /* the avxvnni GEMM: 4 x 24 tiles, k blocks of 1024 bytes */
+        {23, 3, 1023}, {25, 5, 1025}, {24, 4, 1027}, {71, 9, 2051},
     };
     int bad = 0;
     for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {

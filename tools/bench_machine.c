@@ -91,10 +91,10 @@ void bench_cpu_features(char *buf, size_t len)
 double bench_peak(fsvc_dtype dt, int threads, bnl_arch arch)
 {
     double per = dt == FSVC_U8 ? 64.0 : dt == FSVC_F32 ? 32.0 : 16.0;
-    if (arch == BNL_ARCH_AVX2)
-        per /= 2;
-    else if (arch < BNL_ARCH_AVX2)
+    if (bnl_arch_rank(arch) < bnl_arch_rank(BNL_ARCH_AVX2))
         per /= 4;
+    else if (bnl_arch_rank(arch) < bnl_arch_rank(BNL_ARCH_AVX512)) /* avx2, avxvnni */
+        per /= 2;
     return per * threads * bench_cpu_ghz() * 1e9;
 }
 
@@ -137,12 +137,12 @@ double bench_probe_peak(const bnl_op *op, bnl_arch arch, int threads, const char
 {
     bench_insn insn;
     double syn;
-    if (arch < BNL_ARCH_AVX512 || !bnl_arch_supported(arch) || op->dist == BNL_L1 ||
+    if (bnl_arch_rank(arch) < bnl_arch_rank(BNL_ARCH_AVX512) || !bnl_arch_supported(arch) || op->dist == BNL_L1 ||
         op->dtype == FSVC_F64)
         return 0;
     if (op->dtype == FSVC_U8) {
         insn = BENCH_INSN_VPDPBUSD, syn = 64, *what = "vpdpbusd zmm, 64 synapses";
-    } else if (op->precision == BNL_PREC_BF16 && arch >= BNL_ARCH_AVX512BF16) {
+    } else if (op->precision == BNL_PREC_BF16 && bnl_arch_rank(arch) >= bnl_arch_rank(BNL_ARCH_AVX512BF16)) {
         insn = BENCH_INSN_VDPBF16PS, syn = 32, *what = "vdpbf16ps zmm, 32 synapses";
     } else {
         insn = BENCH_INSN_VFMADD231PS, syn = 16, *what = "vfmadd231ps zmm, 16 synapses";

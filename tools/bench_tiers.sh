@@ -3,7 +3,8 @@
 # (default 4096 x 4096 x 784, all cores): today's u8 kernels (FSVC_ARCH=
 # avx512), the int8 GEMM tier (avx512vnni), the f32 path (OpenBLAS sgemm
 # with the environment's OPENBLAS_CORETYPE, and with SkylakeX, its AVX-512
-# kernels) and the bf16 layer (--precision bf16: emulated on avx512vnni,
+# kernels), where the CPU has AVX-VNNI the 256-bit avxvnni tier against
+# avx2, and the bf16 layer (--precision bf16: emulated on avx512vnni,
 # vdpbf16ps on avx512bf16), L2/Gaussian and dot (MUL).
 # The machine is shared: every configuration runs once per round, rounds
 # interleaved (A/B/A/B), and each figure is the median over the rounds of
@@ -37,6 +38,11 @@ pairs=(
   "u8-l2-avx512vnni u8-l2-avx512" "u8-l2-avx512vnni f32-l2-sgemm" "u8-l2-avx512vnni f32-l2-sgemm-skx"
   "u8-l2-avx512 f32-l2-sgemm" "u8-dot-avx512vnni u8-dot-avx512"
 )
+if grep -q ' avx_vnni' /proc/cpuinfo; then # the 256-bit tier (CPUs without AVX-512)
+  configs+=("u8-l2-avx2|FSVC_ARCH=avx2|--op rbf-l2 --dtype u8"
+            "u8-l2-avxvnni|FSVC_ARCH=avxvnni|--op rbf-l2 --dtype u8")
+  pairs+=("u8-l2-avxvnni u8-l2-avx2")
+fi
 if "$fsvc" bench --help | grep -q -- '--precision'; then
   configs+=(
     "f32-l2-bf16-emulated|FSVC_ARCH=avx512vnni|--op rbf-l2 --dtype f32 --precision bf16"

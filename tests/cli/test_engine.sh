@@ -45,6 +45,12 @@ if grep -q ' avx512_vnni' /proc/cpuinfo && grep -q ' avx512bw' /proc/cpuinfo; th
     expect_match "plan: path=kernels kernel=avx512bf16" "bench bf16 plan names avx512bf16" "$OUT"
   fi
 else echo "ok - no AVX-512 VNNI here: the avx512vnni tier not checked"; fi
+if grep -q ' avx_vnni' /proc/cpuinfo; then
+  expect_exit 0 "info, FSVC_ARCH=avxvnni" -- env FSVC_ARCH=avxvnni "$FSVC" info
+  expect_match "^cpu kernels: avxvnni \(FSVC_ARCH" "FSVC_ARCH=avxvnni is taken" "$OUT"
+  expect_match "^  u8 l2, dot +avxvnni \(kernels\)" "avxvnni runs its u8 GEMM" "$OUT"
+  expect_match "^  u8 l1 +avx2 \(kernels\)" "avxvnni runs avx2's L1" "$OUT"
+else echo "ok - no AVX-VNNI here: the avxvnni tier not checked"; fi
 
 if echo "$OUT" | grep -q "using CPU"; then
   expect_exit 3 "tune without a device" -- "$FSVC" tune --backend cuda --dry-run

@@ -11,6 +11,8 @@ static int cpu_has(bnl_arch a)
                __builtin_cpu_supports("bmi2");
     if (a == BNL_ARCH_AVX2)
         return avx2;
+    if (a == BNL_ARCH_AVXVNNI)
+        return avx2 && __builtin_cpu_supports("avxvnni");
     int avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                  __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
                  __builtin_cpu_supports("avx512vnni");
@@ -24,7 +26,7 @@ static int cpu_has(bnl_arch a)
 int fx_cpu_archs(bnl_arch out[BNL_ARCH_COUNT])
 {
     static const bnl_arch all[] = {BNL_ARCH_SCALAR, BNL_ARCH_AVX2, BNL_ARCH_AVX512,
-                                   BNL_ARCH_AVX512VNNI, BNL_ARCH_AVX512BF16};
+                                   BNL_ARCH_AVX512VNNI, BNL_ARCH_AVX512BF16, BNL_ARCH_AVXVNNI};
     bnl_ctx ctx;
     if (bnl_ctx_open(&ctx, "cpu", 1, 1, NULL) != FSVC_OK)
         return -1;
