@@ -414,8 +414,9 @@ static const setting table[] = {
       "GEMM operands of the f32 L2 layer: full f32, or rounded to tf32 (10-bit\n"
       "mantissa) or bf16 (7-bit) as the GPU's tensor cores take them (round to\n"
       "nearest even, f32 sums, norms in full f32); the cpu backend emulates it\n"
-      "exactly. Stored in the model, used by predict and eval. L1 and u8 layers\n"
-      "are exact and ignore it"),
+      "exactly, or runs bf16 on AVX-512 BF16 (the same products, f32 sums in\n"
+      "another order). Stored in the model, used by predict and eval. L1 and u8\n"
+      "layers are exact and ignore it"),
     S("threads", 0, "T", NULL, 0, threads, "CPU threads (0: all cores)"),
 };
 #undef S

@@ -67,7 +67,7 @@ void bnl_ctx_close(bnl_ctx *ctx)
 
 int bnl_ctx_set_arch(bnl_ctx *ctx, bnl_arch arch, fsvc_error *err)
 {
-    if ((unsigned)arch > BNL_ARCH_AVX512)
+    if ((unsigned)arch >= BNL_ARCH_COUNT)
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: unknown arch %d", (int)arch);
     if (!bnl_arch_supported(arch))
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: this CPU cannot run %s kernels",

@@ -59,7 +59,7 @@ typedef struct bnl_ctx {
 /* Opens a context. backend "ref", "cpu" or "cuda"; threads <= 0 means all
  * cores. A "cuda" request with no usable device prints one line and falls
  * back to "cpu" unless strict, in which case it fails with FSVC_ERESOURCE.
- * FSVC_ARCH=ref|scalar|avx2|avx512 in the environment overrides cpuid
+ * FSVC_ARCH=ref|scalar|avx2|avxvnni|avx512|avx512vnni|avx512bf16 in the environment overrides cpuid
  * (ref: the CPU backend runs the oracle loops of layers/ref.c).
  * Threads: ctx->threads is the one thread count of everything fsvc runs on
  * the context: the CPU backend's OpenMP teams (num_threads(ctx->threads),
@@ -193,7 +193,8 @@ int bnl_ctx_set_arch(bnl_ctx *ctx, bnl_arch arch, fsvc_error *err);
 const char *bnl_arch_kernels(bnl_arch arch);
 /* The distance kernels of arch alone, single-threaded, for benchmarks:
  * D (N x m, ldd) = dist(X rows, W rows) with op->dist L1 (any dtype) or
- * L2 squared (u8), D float, double or int32 by dtype. FSVC_EUSAGE for
+ * L2 squared or dot (u8: the dot kernel, or where a tier has none the L2
+ * kernel it is derived from), D float, double or int32 by dtype. FSVC_EUSAGE for
  * another op. */
 int bnl_kernel_dist(bnl_arch arch, const bnl_op *op, void *D, int64_t ldd,
                     const void *W, int64_t m, const void *X, int64_t N, int n,

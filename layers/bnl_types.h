@@ -22,15 +22,25 @@ typedef enum { BNL_L1 = 0, BNL_L2 = 1, BNL_DOT = 2 } bnl_dist;
 typedef enum { BNL_TRI = 0, BNL_GAUSS = 1, BNL_TANH = 2, BNL_IDENT = 3 } bnl_act;
 typedef enum { BNL_REF = 0, BNL_CPU = 1, BNL_CUDA = 2 } bnl_backend;
 /* CPU kernels: ref runs the oracle loops of layers/ref.c on the CPU
- * backend; scalar, avx2, avx512 the kernels of layers/kern_*.c. */
+ * backend; scalar, avx2, avx512 the kernels of layers/kern_*.c;
+ * avx512vnni (issue 24) avx512's with u8 L2 / dot on a packed vpdpbusd
+ * GEMM; avx512bf16 those and the GEMM of f32 bf16 layers (--precision
+ * bf16) on vdpbf16ps; avxvnni avx2's with u8 L2 / dot on a 256-bit
+ * vpdpbusd GEMM (CPUs with AVX-VNNI and no AVX-512). Tiers rank scalar <
+ * avx2 < avxvnni < avx512 < avx512vnni < avx512bf16 (bnl_arch_rank; the
+ * values are not the ranks); an arch a CPU lacks runs the best-ranked
+ * tier below it that the CPU has. BNL_ARCH_COUNT: how many. */
 typedef enum { BNL_ARCH_REF = 0, BNL_ARCH_SCALAR = 1, BNL_ARCH_AVX2 = 2,
-               BNL_ARCH_AVX512 = 3 } bnl_arch;
+               BNL_ARCH_AVX512 = 3, BNL_ARCH_AVX512VNNI = 4,
+               BNL_ARCH_AVX512BF16 = 5, BNL_ARCH_AVXVNNI = 6 } bnl_arch;
+#define BNL_ARCH_COUNT 7
 /* Precision of the GEMM operands of f32 L2 and dot (issue 10): full f32;
  * tf32 (operands rounded to 10 mantissa bits, TF32 tensor cores) or bf16
  * (7 mantissa bits, bf16 tensor cores), both round-to-nearest-even with
  * an f32 accumulation, the squared norms of L2 in full f32. L1, u8 and
  * f64 layers are exact and ignore it. The CPU backend emulates the mode
- * (layers/round_hd.h), the cuda backend runs it on the tensor cores. */
+ * (layers/round_hd.h), or runs bf16 on the avx512bf16 tier's vdpbf16ps
+ * kernel; the cuda backend runs it on the tensor cores. */
 typedef enum { BNL_PREC_FULL = 0, BNL_PREC_TF32 = 1, BNL_PREC_BF16 = 2 } bnl_precision;
 
 /* One name table per enum (layers/bnl_names.c); _name and _parse read it. */
@@ -47,8 +57,11 @@ const char *bnl_precision_name(bnl_precision p);
 int bnl_dist_parse(const char *s, bnl_dist *out);       /* "l1" "l2" "dot" */
 int bnl_act_parse(const char *s, bnl_act *out);         /* "tri" "gauss" "tanh" "ident" */
 int bnl_backend_parse(const char *s, bnl_backend *out); /* "ref" "cpu" "cuda" */
-int bnl_arch_parse(const char *s, bnl_arch *out);       /* "ref" "scalar" "avx2" "avx512" */
+int bnl_arch_parse(const char *s, bnl_arch *out);       /* "ref" ... "avx512bf16" "avxvnni" */
 int bnl_precision_parse(const char *s, bnl_precision *out); /* "full" "tf32" "bf16" */
+/* The tier's place in the fallback order (ref 0, scalar 1, avx2 2,
+ * avxvnni 3, avx512 4, avx512vnni 5, avx512bf16 6). */
+int bnl_arch_rank(bnl_arch arch);
 /* 1 if this CPU can run arch (cpuid); REF and SCALAR always 1. */
 int bnl_arch_supported(bnl_arch arch);
 

@@ -73,10 +73,42 @@ static void round_rows(float *out, const float *A, int64_t rows, int n, int prec
             out[i * n + k] = bnl_round_prec(A[i * n + k], prec);
 }
 
-/* The emulated tf32 / bf16 GEMM operands (bnl_op_reduced): after the norms. */
+/* out = A (rows x n) as bf16 bit patterns, rows of n2 >= n, zero-padded. */
+static void bf16_rows(uint16_t *out, const float *A, int64_t rows, int n, int n2, int threads)
+{
+    #pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t i = 0; i < rows; i++) {
+        for (int k = 0; k < n; k++)
+            out[i * n2 + k] = bnl_bf16_bits(A[i * n + k]);
+        for (int k = n; k < n2; k++)
+            out[i * n2 + k] = 0;
+    }
+}
+
+/* bf16 operands for the tier's dot_bf16 kernel: the rounding of round_hd.h
+ * (what the reference multiplies), half the bytes of the f32 copies. */
+static int bf16_operands(bnl_cpu_job *job, int threads, fsvc_error *err)
+{
+    job->n2 = job->n + (job->n & 1);
+    job->wb = malloc((size_t)(job->m * job->n2) * sizeof(uint16_t));
+    job->xb = malloc((size_t)(job->N * job->n2) * sizeof(uint16_t));
+    if (!job->wb || !job->xb) {
+        bnl_cpu_job_free(job);
+        return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory for the bf16 copies of a "
+                         "%lld + %lld x %d layer", (long long)job->m, (long long)job->N, job->n);
+    }
+    bf16_rows(job->wb, job->W, job->m, job->n, job->n2, threads);
+    bf16_rows(job->xb, job->X, job->N, job->n, job->n2, threads);
+    return FSVC_OK;
+}
+
+/* The emulated tf32 / bf16 GEMM operands (bnl_op_reduced): after the norms;
+ * bf16 on a tier with its own kernel: bf16 copies instead. */
 static int round_operands(bnl_cpu_job *job, int threads, fsvc_error *err)
 {
     const bnl_op *op = job->op;
+    if (op->precision == BNL_PREC_BF16 && job->kern->dot_bf16)
+        return bf16_operands(job, threads, err);
     job->wr = malloc((size_t)(job->m * job->n) * sizeof(float));
     job->xr = malloc((size_t)(job->N * job->n) * sizeof(float));
     if (!job->wr || !job->xr) {
@@ -108,8 +140,11 @@ int bnl_cpu_job_init(bnl_cpu_job *job, const bnl_ctx *ctx, const bnl_op *op,
     job->gemm = bnl_cpu_uses_gemm(op);
     job->xn = job->wn = NULL;
     job->wr = job->xr = NULL;
+    job->wb = job->xb = NULL;
+    job->n2 = 0;
     int t = bnl_par_threads(ctx, m, N, n);
-    int need = (job->gemm && op->dist == BNL_L2) || (op->dtype == FSVC_U8 && op->dist == BNL_DOT);
+    int need = (job->gemm && op->dist == BNL_L2) ||
+               (op->dtype == FSVC_U8 && op->dist == BNL_DOT && !job->kern->dot_u8);
     if (!need)
         return bnl_op_reduced(op) ? round_operands(job, t, err) : FSVC_OK;
     size_t es = op->dtype == FSVC_F64 ? sizeof(double) : 4;
@@ -143,8 +178,11 @@ void bnl_cpu_job_free(bnl_cpu_job *job)
     free(job->wn);
     free(job->wr);
     free(job->xr);
+    free(job->wb);
+    free(job->xb);
     job->xn = job->wn = NULL;
     job->wr = job->xr = NULL;
+    job->wb = job->xb = NULL;
 }
 
 /* u8 dot from the exact squared distance: x.w = (|x|^2 + |w|^2 - |x-w|^2) / 2.
@@ -169,9 +207,11 @@ void bnl_cpu_tile(const bnl_cpu_job *job, void *H, int64_t ldh, int32_t *scratch
         const uint8_t *X = (const uint8_t *)job->X + i0 * n;
         if (op->dist == BNL_L1)
             job->kern->l1_u8(scratch, cols, W, cols, X, rows, n);
+        else if (op->dist == BNL_DOT && job->kern->dot_u8)
+            job->kern->dot_u8(scratch, cols, W, cols, X, rows, n);
         else
             job->kern->l2sq_u8(scratch, cols, W, cols, X, rows, n);
-        if (op->dist == BNL_DOT)
+        if (op->dist == BNL_DOT && !job->kern->dot_u8)
             u8_dot_from_l2(scratch, (const int32_t *)job->xn + i0,
                            (const int32_t *)job->wn + j0, rows, cols);
         job->epi->from_i32(H, ldh, scratch, cols, rows, cols, &job->p);
@@ -183,6 +223,14 @@ void bnl_cpu_tile(const bnl_cpu_job *job, void *H, int64_t ldh, int32_t *scratch
         if (!job->gemm) {
             job->kern->l1_f32(H, ldh, W, cols, X, rows, n);
             job->epi->inplace_f32(H, ldh, rows, cols, &job->p); /* clamps ident too */
+        } else if (job->xb) { /* bf16 on the tier's kernel, then as the GEMM below */
+            job->kern->dot_bf16(H, ldh, job->wb + j0 * job->n2, cols, job->xb + i0 * job->n2,
+                                rows, job->n2, op->dist == BNL_DOT ? 1.0f : -2.0f);
+            if (op->dist != BNL_DOT)
+                job->epi->l2_f32(H, ldh, (const float *)job->xn + i0,
+                                 (const float *)job->wn + j0, rows, cols, &job->p);
+            else if (!ident)
+                job->epi->inplace_f32(H, ldh, rows, cols, &job->p);
         } else if (op->dist == BNL_DOT) {
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)cols, n,
                         1.0f, X, n, W, n, 0.0f, H, (int)ldh);

@@ -20,6 +20,10 @@ typedef struct bnl_cpu_job {
     float *wr, *xr;     /* tf32 / bf16 (bnl_op_reduced): W and X rounded
                            (round_hd.h), what W and X then point at; the
                            norms stay those of the full f32 values */
+    uint16_t *wb, *xb;  /* bf16 on a tier with kern->dot_bf16: W and X as
+                           bf16 bit patterns (the same rounding), rows of
+                           n2 (n padded to even with zeros); else NULL */
+    int n2;
 } bnl_cpu_job;
 
 /* Fills the job (kernels, epilogue, norms, rounded operands). Free with

@@ -9,9 +9,10 @@ extern const bnl_epi bnl_epi_table_avx512;
 
 const bnl_epi *bnl_epi_get(bnl_arch arch)
 {
-    if (arch >= BNL_ARCH_AVX512 && bnl_arch_supported(BNL_ARCH_AVX512))
+    if (bnl_arch_rank(arch) >= bnl_arch_rank(BNL_ARCH_AVX512) &&
+        bnl_arch_supported(BNL_ARCH_AVX512))
         return &bnl_epi_table_avx512;
-    if (arch >= BNL_ARCH_AVX2 && bnl_arch_supported(BNL_ARCH_AVX2))
+    if (bnl_arch_rank(arch) >= bnl_arch_rank(BNL_ARCH_AVX2) && bnl_arch_supported(BNL_ARCH_AVX2))
         return &bnl_epi_table_avx2;
     return &bnl_epi_table_scalar;
 }

@@ -49,6 +49,24 @@ void l1_u8_avx512_4x4(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
                       const uint8_t *X, int64_t N, int n);
 void l2sq_u8_avx512_4x4(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
                         const uint8_t *X, int64_t N, int n);
+/* sum x and sum x^2 of a row of n bytes, modulo 2^32 (kern_u8_avx512.c). */
+void u8_rowsums_avx512(const uint8_t *x, int n, uint32_t *s1, uint32_t *s2);
+
+/* AVX-VNNI packed GEMM, 256-bit (kern_u8_avxvnni.c). */
+void l2sq_u8_avxvnni_4x24(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                          const uint8_t *X, int64_t N, int n);
+void dot_u8_avxvnni_4x24(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                         const uint8_t *X, int64_t N, int n);
+
+/* AVX-512 BF16 GEMM (kern_flt_avx512bf16.c). */
+void dot_bf16_avx512bf16_8x48(float *C, int64_t ldc, const uint16_t *W, int64_t m,
+                              const uint16_t *X, int64_t N, int n2, float alpha);
+
+/* AVX-512 VNNI packed GEMM (kern_u8_avx512vnni.c). */
+void l2sq_u8_avx512vnni_8x48(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                             const uint8_t *X, int64_t N, int n);
+void dot_u8_avx512vnni_8x48(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                            const uint8_t *X, int64_t N, int n);
 
 static inline int64_t kern_min64(int64_t a, int64_t b) { return a < b ? a : b; }
 

@@ -155,8 +155,9 @@ KERN_MACRO_U8(l1_u8_avx512_4x4, u8_group, L1_U8_TILE)
 #define VNNI_ACC(a, x, w) ((a) = _mm512_dpbusd_epi32((a), (x), (w)))
 #define VNNI_DOT(x, w) _mm512_dpbusd_epi32(_mm512_setzero_si512(), (x), (w))
 
-/* sum x and sum x^2 of one row (vectorised), modulo 2^32. */
-static void u8_rowsums_avx512(const uint8_t *x, int n, uint32_t *s1, uint32_t *s2)
+/* sum x and sum x^2 of one row (vectorised), modulo 2^32; shared with the
+ * avx512vnni kernel (kern_impl.h). */
+void u8_rowsums_avx512(const uint8_t *x, int n, uint32_t *s1, uint32_t *s2)
 {
     __m512i z = _mm512_setzero_si512(), a = z, b = z;
     const __m512i flip = _mm512_set1_epi8((char)0x80);

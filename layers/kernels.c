@@ -6,14 +6,29 @@
 
 static const bnl_kernels k_scalar = {
     "scalar", l1_f32_scalar_4x8, l1_f64_scalar_4x4, l1_u8_scalar_2x2,
-    l2sq_u8_scalar_2x2,
+    l2sq_u8_scalar_2x2, NULL, NULL,
 };
 static const bnl_kernels k_avx2 = {
-    "avx2", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avx2_4x4,
+    "avx2", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avx2_4x4, NULL, NULL,
 };
 static const bnl_kernels k_avx512 = {
     "avx512", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
-    l2sq_u8_avx512_4x4,
+    l2sq_u8_avx512_4x4, NULL, NULL,
+};
+/* avx512's kernels, u8 L2 (and dot, from it) as a packed vpdpbusd GEMM. */
+static const bnl_kernels k_avx512vnni = {
+    "avx512vnni", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
+    l2sq_u8_avx512vnni_8x48, NULL, dot_u8_avx512vnni_8x48,
+};
+/* avx2's kernels, u8 L2 and dot as a 256-bit vpdpbusd GEMM (AVX-VNNI). */
+static const bnl_kernels k_avxvnni = {
+    "avxvnni", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avxvnni_4x24, NULL,
+    dot_u8_avxvnni_4x24,
+};
+/* avx512vnni's, and the bf16 layer's GEMM on vdpbf16ps. */
+static const bnl_kernels k_avx512bf16 = {
+    "avx512bf16", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
+    l2sq_u8_avx512vnni_8x48, dot_bf16_avx512bf16_8x48, dot_u8_avx512vnni_8x48,
 };
 
 int bnl_arch_supported(bnl_arch arch)
@@ -32,13 +47,59 @@ int bnl_arch_supported(bnl_arch arch)
                __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
                __builtin_cpu_supports("avx512vnni");
+    case BNL_ARCH_AVX512VNNI: /* today's avx512 tier already asks for VNNI */
+        return bnl_arch_supported(BNL_ARCH_AVX512);
+    case BNL_ARCH_AVX512BF16:
+        __builtin_cpu_init();
+        return bnl_arch_supported(BNL_ARCH_AVX512VNNI) && __builtin_cpu_supports("avx512bf16");
+    case BNL_ARCH_AVXVNNI: /* the VEX form: not implied by AVX-512 VNNI */
+        __builtin_cpu_init();
+        return bnl_arch_supported(BNL_ARCH_AVX2) && __builtin_cpu_supports("avxvnni");
     }
     return 0;
 }
 
+int bnl_arch_rank(bnl_arch arch)
+{
+    static const int rank[BNL_ARCH_COUNT] = {0, 1, 2, 4, 5, 6, 3}; /* by enum value */
+    return (unsigned)arch < BNL_ARCH_COUNT ? rank[arch] : -1;
+}
+
+/* The slot of op in a table, as a plain pointer for comparison. */
+static const void *op_slot(const bnl_kernels *k, const bnl_op *op)
+{
+    if (op->dist == BNL_L1)
+        return op->dtype == FSVC_U8 ? (const void *)k->l1_u8
+               : op->dtype == FSVC_F32 ? (const void *)k->l1_f32 : (const void *)k->l1_f64;
+    if (op->dtype == FSVC_F32 && op->precision == BNL_PREC_BF16)
+        return (const void *)k->dot_bf16; /* NULL: emulated on sgemm */
+    if (op->dtype == FSVC_U8 && op->dist == BNL_DOT && k->dot_u8)
+        return (const void *)k->dot_u8;
+    return op->dtype == FSVC_U8 ? (const void *)k->l2sq_u8 : NULL;
+}
+
+const char *bnl_kernels_op_tier(bnl_arch arch, const bnl_op *op)
+{
+    if (arch == BNL_ARCH_REF)
+        return "ref";
+    const void *fn = op_slot(bnl_kernels_get(arch), op);
+    if (!fn)
+        return NULL;
+    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++)
+        if (op_slot(bnl_kernels_get((bnl_arch)a), op) == fn)
+            return bnl_kernels_get((bnl_arch)a)->name;
+    return bnl_kernels_get(arch)->name;
+}
+
 const bnl_kernels *bnl_kernels_get(bnl_arch arch)
 {
-    if (arch >= BNL_ARCH_AVX512 && bnl_arch_supported(BNL_ARCH_AVX512)) return &k_avx512;
-    if (arch >= BNL_ARCH_AVX2 && bnl_arch_supported(BNL_ARCH_AVX2)) return &k_avx2;
+    /* the best-ranked tier at or below arch that this CPU runs */
+    static const struct { bnl_arch a; const bnl_kernels *k; } down[] = {
+        {BNL_ARCH_AVX512BF16, &k_avx512bf16}, {BNL_ARCH_AVX512VNNI, &k_avx512vnni},
+        {BNL_ARCH_AVX512, &k_avx512}, {BNL_ARCH_AVXVNNI, &k_avxvnni}, {BNL_ARCH_AVX2, &k_avx2},
+    };
+    for (size_t i = 0; i < sizeof down / sizeof *down; i++)
+        if (bnl_arch_rank(arch) >= bnl_arch_rank(down[i].a) && bnl_arch_supported(down[i].a))
+            return down[i].k;
     return &k_scalar;
 }

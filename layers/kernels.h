@@ -22,9 +22,15 @@
  *   l1_u8   avx512 64 (one vpsadbw zmm/cycle; with its vpaddq the ports
  *           give 0.73 vpsadbw/cycle measured here, ~47)            avx2 32
  *   l2sq_u8 avx512 64 (one vpdpbusd zmm, 64 products, per cycle)   avx2 16
+ *           (Zen 5 issues 2 vpdpbusd/cycle: 128; avx512's 4x4 kernel ~55,
+ *           avx512vnni's packed 8x48 GEMM ~93, measured)
+ *   dot_u8  avx512vnni: as its l2sq_u8 (the same GEMM, another finish)
+ *   dot_bf16 avx512bf16 32 per vdpbf16ps (Zen 5: 2 per cycle, 64)
  *
  * Results:
  *   l1_u8   exact int32 (max 65536 * 255 fits).
+ *   dot_u8  exact int32 x.w, the same limit as l2sq_u8 (255^2 x 33025 fits).
+ *   dot_bf16 f32 sums of exact bf16 products, in the kernel's order (DAZ/FTZ).
  *   l2sq_u8 exact int32 sum of squared differences; it overflows int32 past
  *           n = BNL_L2SQ_U8_MAX_N (33025 * 255^2 = 2147450625 <= INT32_MAX).
  *           ENGINE: check n <= BNL_L2SQ_U8_MAX_N before calling, else use
@@ -61,18 +67,33 @@ typedef void (*bnl_l1_u8_fn)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t 
 typedef void (*bnl_l2sq_u8_fn)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
                                const uint8_t *X, int64_t N, int n);
 
+/* C (N x m, ldc) = alpha X W^T, X: N x n2 and W: m x n2 bf16 bit patterns
+ * (n2 even, rows padded with zeros), f32 sums; the GEMM of a bf16 layer. */
+typedef void (*bnl_dot_bf16_fn)(float *C, int64_t ldc, const uint16_t *W, int64_t m,
+                                const uint16_t *X, int64_t N, int n2, float alpha);
+
 typedef struct bnl_kernels {
     const char *name;
     bnl_l1_f32_fn l1_f32;
     bnl_l1_f64_fn l1_f64;
     bnl_l1_u8_fn l1_u8;
     bnl_l2sq_u8_fn l2sq_u8;
+    bnl_dot_bf16_fn dot_bf16; /* NULL: the bf16 layer runs emulated on sgemm */
+    bnl_l2sq_u8_fn dot_u8;    /* D = x.w exactly (n <= BNL_L2SQ_U8_MAX_N); NULL:
+                                 the engine derives it from l2sq_u8 */
 } bnl_kernels;
 
 /* Never NULL; an arch the CPU lacks or that was not built falls back to the
  * best available below it, down to scalar. BNL_ARCH_REF has no kernels (the
  * engine runs ref.c for it); here it gives scalar. */
 const bnl_kernels *bnl_kernels_get(bnl_arch arch);
+
+/* The tier whose code computes op's distance kernel on arch: tables share
+ * kernels (avx512vnni runs avx512's L1), so the lowest table holding the
+ * same function. "ref" for BNL_ARCH_REF; NULL when op has no kernel here
+ * (f32 / f64 L2 and dot run on BLAS GEMM; f32 bf16 L2 and dot on
+ * dot_bf16 where a tier has it, else emulated on sgemm). */
+const char *bnl_kernels_op_tier(bnl_arch arch, const bnl_op *op);
 
 #ifdef __cplusplus
 }

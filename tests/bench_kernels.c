@@ -53,7 +53,7 @@ static double ghz;
 
 enum { K_F32, K_F64, K_U8, K_L2U8, K_COUNT };
 static const char *kname[] = {"l1_f32", "l1_f64", "l1_u8", "l2sq_u8"};
-static const char *aname[] = {"ref", "scalar", "avx2", "avx512"};
+static const char *aname[] = {"ref", "scalar", "avx2", "avx512", "avx512vnni", "avx512bf16", "avxvnni"};
 
 typedef struct data {
     float *Wf, *Xf, *Df;
@@ -150,7 +150,7 @@ int main(int argc, char **argv)
     data t, big;
     fill(&t, 256, 256, tile_n);
     fill(&big, M, NN, n);
-    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
         if (!bnl_arch_supported((bnl_arch)a)) continue;
         if (only && strcmp(only, aname[a]) != 0) continue;
         const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);

@@ -91,7 +91,8 @@ static void test_act_definition(void **state)
  * bit for bit, for every act and kind of v, at odd lengths. */
 static void test_epilogue_copies(void **state)
 {
-    const bnl_arch archs[] = {BNL_ARCH_SCALAR, BNL_ARCH_AVX2, BNL_ARCH_AVX512};
+    const bnl_arch archs[] = {BNL_ARCH_SCALAR, BNL_ARCH_AVX2, BNL_ARCH_AVX512,
+                              BNL_ARCH_AVX512VNNI, BNL_ARCH_AVX512BF16, BNL_ARCH_AVXVNNI};
     const int64_t rows = 3, cols = 37, ld = 41;
     float *H = malloc(sizeof(float) * rows * ld), *V = malloc(sizeof(float) * rows * ld);
     int32_t *D = malloc(sizeof(int32_t) * rows * ld);
@@ -105,7 +106,7 @@ static void test_epilogue_copies(void **state)
         {BNL_L1, BNL_TRI}, {BNL_L1, BNL_GAUSS}, {BNL_L1, BNL_IDENT}, {BNL_L2, BNL_TRI},
         {BNL_L2, BNL_GAUSS}, {BNL_L2, BNL_IDENT}, {BNL_DOT, BNL_TANH}, {BNL_DOT, BNL_IDENT},
     };
-    for (int a = 0; a < 3; a++) {
+    for (int a = 0; a < (int)(sizeof archs / sizeof *archs); a++) {
         if (!bnl_arch_supported(archs[a]))
             continue;
         const bnl_epi *e = bnl_epi_get(archs[a]);

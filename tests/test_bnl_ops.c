@@ -282,10 +282,9 @@ static void check_structure(const char *what, const bnl_op *op, const data *d, c
 static int arch_list(bnl_arch *out)
 {
     int k = 0;
-    const bnl_arch all[] = {BNL_ARCH_REF, BNL_ARCH_SCALAR, BNL_ARCH_AVX2, BNL_ARCH_AVX512};
-    for (int i = 0; i < 4; i++)
-        if (bnl_arch_supported(all[i]))
-            out[k++] = all[i];
+    for (int a = BNL_ARCH_REF; a < BNL_ARCH_COUNT; a++)
+        if (bnl_arch_supported((bnl_arch)a))
+            out[k++] = (bnl_arch)a;
     return k;
 }
 
@@ -305,7 +304,7 @@ static void run_shape_ops(int64_t m, int64_t N, int n, int few, int64_t tile_m,
     bnl_ctx cu;
     fsvc_error cerr;
     int have_cuda = bnl_ctx_open(&cu, "cuda", 1, 1, &cerr) == FSVC_OK;
-    bnl_arch archs[4];
+    bnl_arch archs[BNL_ARCH_COUNT];
     int na = arch_list(archs);
     for (int di = 0; di < 3; di++) {
         if (only_dt >= 0 && (int)DTS[di] != only_dt)
@@ -442,7 +441,7 @@ static void test_actsum_scores(void **state)
     cpu.par_min_syn = -1;
     const int64_t m = 157, N = quick() ? 67 : 301;
     const int n = 97, K = 10;
-    bnl_arch archs[4];
+    bnl_arch archs[BNL_ARCH_COUNT];
     int na = arch_list(archs);
     for (int di = 0; di < 3; di++) {
         data d;

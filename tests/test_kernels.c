@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "layers/kernels.h"
+#include "layers/bnl.h"
 
 static int quick;
 
@@ -55,7 +56,8 @@ static double fval(int kind)
 #define PAD 3 /* ldd = m + PAD in the padded runs */
 static const int32_t SENT_I = 0x5A5A5A5A;
 
-static const char *arch_names[] = {"ref", "scalar", "avx2", "avx512"};
+static const char *arch_names[] = {"ref", "scalar", "avx2", "avx512", "avx512vnni",
+                                   "avx512bf16", "avxvnni"};
 
 typedef struct caseinfo {
     const char *arch, *kern;
@@ -83,12 +85,13 @@ static int report(const caseinfo *c, int *shown, int64_t i, int64_t j, const cha
 static int check_u8(const bnl_kernels *k, const char *arch, int l2, const uint8_t *W, int64_t m,
                     const uint8_t *X, int64_t N, int n, int64_t ldd)
 {
-    caseinfo c = {arch, l2 ? "l2sq_u8" : "l1_u8", m, N, n, ldd};
+    /* l2: 0 l1_u8, 1 l2sq_u8, 2 dot_u8 (tables that have it) */
+    caseinfo c = {arch, l2 == 2 ? "dot_u8" : l2 ? "l2sq_u8" : "l1_u8", m, N, n, ldd};
     size_t len = (size_t)((N - 1) * ldd + m);
     int32_t *D = malloc(len * sizeof *D);
     assert_non_null(D);
     for (size_t t = 0; t < len; t++) D[t] = SENT_I;
-    (l2 ? k->l2sq_u8 : k->l1_u8)(D, ldd, W, m, X, N, n);
+    (l2 == 2 ? k->dot_u8 : l2 ? k->l2sq_u8 : k->l1_u8)(D, ldd, W, m, X, N, n);
     int bad = 0;
     for (int64_t i = 0; i < N; i++) {
         for (int64_t j = 0; j < ldd && i * ldd + j < (int64_t)len; j++) {
@@ -100,7 +103,8 @@ static int check_u8(const bnl_kernels *k, const char *arch, int l2, const uint8_
             uint64_t s = 0;
             for (int t = 0; t < n; t++) {
                 int d = (int)X[i * n + t] - (int)W[j * n + t];
-                s += l2 ? (uint64_t)(d * d) : (uint64_t)abs(d);
+                s += l2 == 2 ? (uint64_t)X[i * n + t] * W[j * n + t]
+                     : l2 ? (uint64_t)(d * d) : (uint64_t)abs(d);
             }
             if ((int64_t)got != (int64_t)s)
                 bad += report(&c, &bad, i, j, "got %d want %llu", got, (unsigned long long)s);
@@ -204,6 +208,7 @@ static int run_shape(bnl_arch a, int64_t m, int64_t N, int n, int fkind)
         int64_t ldd = m + (padded ? PAD : 0);
         bad += check_u8(k, an, 0, Wu, m, Xu, N, n, ldd);
         if (n <= BNL_L2SQ_U8_MAX_N) bad += check_u8(k, an, 1, Wu, m, Xu, N, n, ldd);
+        if (n <= BNL_L2SQ_U8_MAX_N && k->dot_u8) bad += check_u8(k, an, 2, Wu, m, Xu, N, n, ldd);
         bad += check_f64(k, an, Wd, m, Xd, N, n, ldd);
         bad += check_f32(k, an, Wf, m, Xf, N, n, ldd, f32_exact);
     }
@@ -216,8 +221,9 @@ static int run_shape(bnl_arch a, int64_t m, int64_t N, int n, int fkind)
 static void test_dispatch(void **state)
 {
     (void)state;
-    const char *want[] = {"scalar", "scalar", "avx2", "avx512"};
-    for (int a = BNL_ARCH_REF; a <= BNL_ARCH_AVX512; a++) {
+    const char *want[] = {"scalar", "scalar", "avx2", "avx512", "avx512vnni", "avx512bf16",
+                          "avxvnni"};
+    for (int a = BNL_ARCH_REF; a < BNL_ARCH_COUNT; a++) {
         const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
         assert_non_null(k);
         assert_true(k->l1_f32 && k->l1_f64 && k->l1_u8 && k->l2sq_u8);
@@ -225,6 +231,52 @@ static void test_dispatch(void **state)
     }
     assert_true(bnl_arch_supported(BNL_ARCH_SCALAR));
     assert_true(bnl_arch_supported(BNL_ARCH_REF));
+    /* the tier per op: avx512vnni shares avx512's L1, has its own u8 L2 */
+    if (bnl_arch_supported(BNL_ARCH_AVX512VNNI)) {
+        bnl_op l1 = {BNL_L1, BNL_IDENT, FSVC_U8, 0, BNL_PREC_FULL}, l2 = l1, f2 = l1;
+        l2.dist = BNL_L2;
+        f2.dist = BNL_L2;
+        f2.dtype = FSVC_F32;
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVX512VNNI, &l1), "avx512");
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVX512VNNI, &l2), "avx512vnni");
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVX512, &l2), "avx512");
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_REF, &l2), "ref");
+        assert_null(bnl_kernels_op_tier(BNL_ARCH_AVX512VNNI, &f2)); /* GEMM */
+        f2.precision = BNL_PREC_BF16; /* emulated on sgemm below avx512bf16 */
+        assert_null(bnl_kernels_op_tier(BNL_ARCH_AVX512VNNI, &f2));
+        if (bnl_arch_supported(BNL_ARCH_AVX512BF16)) {
+            assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVX512BF16, &f2), "avx512bf16");
+            assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVX512BF16, &l2), "avx512vnni");
+        }
+    }
+    /* the benchmarks' kernel-only entry (bnl_kernel_dist): u8 dot runs (it
+     * once refused dot, so bench timed nothing), f32 dot has no kernel */
+    {
+        bnl_op d8 = {BNL_DOT, BNL_IDENT, FSVC_U8, 0, BNL_PREC_FULL}, df = d8;
+        df.dtype = FSVC_F32;
+        uint8_t w[2 * 5] = {1, 2, 3, 4, 5, 255, 0, 7, 9, 200}, x[5] = {3, 1, 4, 1, 5};
+        int32_t D[2] = {-1, -1};
+        float Df[2];
+        for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
+            if (!bnl_arch_supported((bnl_arch)a)) continue;
+            const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
+            assert_int_equal(bnl_kernel_dist((bnl_arch)a, &d8, D, 2, w, 2, x, 1, 5, NULL), 0);
+            if (k->dot_u8) {
+                assert_int_equal(D[0], 3 + 2 + 12 + 4 + 25);
+                assert_int_equal(D[1], 765 + 0 + 28 + 9 + 1000);
+            }
+            assert_int_not_equal(bnl_kernel_dist((bnl_arch)a, &df, Df, 2, Df, 1, Df, 1, 1, NULL), 0);
+        }
+    }
+    /* avxvnni: avx2's L1, its own u8 L2 and dot; ranked between avx2 and avx512 */
+    assert_true(bnl_arch_rank(BNL_ARCH_AVX2) < bnl_arch_rank(BNL_ARCH_AVXVNNI) &&
+                bnl_arch_rank(BNL_ARCH_AVXVNNI) < bnl_arch_rank(BNL_ARCH_AVX512));
+    if (bnl_arch_supported(BNL_ARCH_AVXVNNI)) {
+        bnl_op l1 = {BNL_L1, BNL_IDENT, FSVC_U8, 0, BNL_PREC_FULL}, d8 = l1;
+        d8.dist = BNL_DOT;
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVXVNNI, &l1), "avx2");
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVXVNNI, &d8), "avxvnni");
+    }
     /* an arch the CPU lacks falls back below it */
     if (!bnl_arch_supported(BNL_ARCH_AVX512))
         assert_ptr_equal(bnl_kernels_get(BNL_ARCH_AVX512), bnl_kernels_get(BNL_ARCH_AVX2));
@@ -242,7 +294,7 @@ static void test_grid(void **state)
 {
     (void)state;
     int bad = 0, shapes = 0;
-    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
         if (!bnl_arch_supported((bnl_arch)a)) {
             printf("  arch %s not supported here, skipped\n", arch_names[a]);
             continue;
@@ -273,9 +325,15 @@ static void test_edges(void **state)
         {513, 9, 3},   {9, 513, 3},   {520, 17, 5},  {33, 1030, 2},  {257, 5, 96},
         {1, 1, 1},     {1, 1, 65536}, {1, 3, 4099},  {5, 1, 4099},   {3, 2, 1025},
         {29, 7, 784},  {57, 6, 785},  {30, 9, 770},  {260, 3, 64},   {4, 4, 65536},
+        /* the avx512vnni GEMM: 8 x 48 register tiles, k blocks of 768 bytes
+         * (balanced), quads with a 1-3 byte tail, sample groups of 1024 */
+        {47, 7, 767},  {48, 8, 768},  {49, 9, 769},  {95, 15, 771},  {97, 17, 1537},
+        {96, 16, 1539}, {49, 1025, 6}, {50, 3, 2305}, {145, 23, 4099}, {1, 1031, 772},
+        /* the avxvnni GEMM: 4 x 24 tiles, k blocks of 1024 bytes */
+        {23, 3, 1023}, {25, 5, 1025}, {24, 4, 1027}, {71, 9, 2051},
     };
     int bad = 0;
-    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
         if (!bnl_arch_supported((bnl_arch)a)) continue;
         for (int s = 0; s < LEN(shapes); s++) {
             if (quick && (int64_t)shapes[s][0] * shapes[s][1] * shapes[s][2] > 70000) continue;
@@ -285,24 +343,25 @@ static void test_edges(void **state)
     assert_int_equal(bad, 0);
 }
 
-/* Largest values: all 0 against all 255 at the largest n for each kernel. */
+/* Largest values: all 0 against all 255 at the largest n for each kernel
+ * (the dot: 255 against 255). */
 static void test_u8_worst(void **state)
 {
     (void)state;
     int bad = 0;
-    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
         if (!bnl_arch_supported((bnl_arch)a)) continue;
         const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
-        for (int l2 = 0; l2 < 2; l2++) {
+        for (int l2 = 0; l2 < (k->dot_u8 ? 3 : 2); l2++) { /* 2: dot */
             int n = l2 ? BNL_L2SQ_U8_MAX_N : 65536;
             int64_t m = 5, N = 3;
             uint8_t *W = malloc((size_t)(m * n)), *X = malloc((size_t)(N * n));
             int32_t D[3 * 5];
             assert_true(W && X);
             memset(W, 255, (size_t)(m * n));
-            memset(X, 0, (size_t)(N * n));
+            memset(X, l2 == 2 ? 255 : 0, (size_t)(N * n));
             W[n - 1] = 0; /* neuron 0 differs in its last byte */
-            (l2 ? k->l2sq_u8 : k->l1_u8)(D, m, W, m, X, N, n);
+            (l2 == 2 ? k->dot_u8 : l2 ? k->l2sq_u8 : k->l1_u8)(D, m, W, m, X, N, n);
             int64_t full = l2 ? (int64_t)n * 255 * 255 : (int64_t)n * 255;
             int64_t less = l2 ? full - 255 * 255 : full - 255;
             for (int64_t i = 0; i < N; i++)
@@ -310,7 +369,8 @@ static void test_u8_worst(void **state)
                     int64_t want = j == 0 ? less : full;
                     if (D[i * m + j] != want) {
                         fprintf(stderr, "MISMATCH %s %s worst case n=%d (%lld,%lld): got %d want %lld\n",
-                                arch_names[a], l2 ? "l2sq_u8" : "l1_u8", n, (long long)i,
+                                arch_names[a], l2 == 2 ? "dot_u8" : l2 ? "l2sq_u8" : "l1_u8",
+                                n, (long long)i,
                                 (long long)j, D[i * m + j], (long long)want);
                         bad++;
                     }
@@ -340,7 +400,7 @@ static void test_self_zero(void **state)
         Wf[t] = (float)Wd[t];
         Wu[t] = (uint8_t)rnd();
     }
-    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
         if (!bnl_arch_supported((bnl_arch)a)) continue;
         const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
         k->l1_f32(Df, M, Wf, M, Wf, M, NN);
@@ -380,7 +440,7 @@ static void test_tiling_invariance(void **state)
     assert_true(Wf && Xf && Wd && Xd && Wu && Xu && Af && Bf && Ad && Bd && Au && Bu && Al && Bl);
     for (int t = 0; t < M * NV; t++) { Wd[t] = fval(0); Wf[t] = (float)fval(3); Wu[t] = (uint8_t)rnd(); }
     for (int t = 0; t < NN * NV; t++) { Xd[t] = fval(0); Xf[t] = (float)fval(3); Xu[t] = (uint8_t)rnd(); }
-    for (int a = BNL_ARCH_SCALAR; a <= BNL_ARCH_AVX512; a++) {
+    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
         if (!bnl_arch_supported((bnl_arch)a)) continue;
         const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
         k->l1_f32(Af, M, Wf, M, Xf, NN, NV);

@@ -52,7 +52,7 @@ static const struct {
     {"dist", bnl_dist_names, bnl_dist_n, bnl_dist_p, 3},
     {"act", bnl_act_names, bnl_act_n, bnl_act_p, 4},
     {"backend", bnl_backend_names, bnl_backend_n, bnl_backend_p, 3},
-    {"arch", bnl_arch_names, bnl_arch_n, bnl_arch_p, 4},
+    {"arch", bnl_arch_names, bnl_arch_n, bnl_arch_p, BNL_ARCH_COUNT},
 };
 
 static void test_tables(void **state)
@@ -85,7 +85,7 @@ static void test_lookup(void **state)
     char buf[64];
     assert_string_equal(fsvc_name_list(fsvc_readout_names, buf, sizeof buf), "onehot|lms|ridge");
     assert_string_equal(fsvc_name_list(bnl_arch_names, buf, sizeof buf),
-                        "ref|scalar|avx2|avx512");
+                        "ref|scalar|avx2|avxvnni|avx512|avx512vnni|avx512bf16");
     /* cut at a whole name, still terminated */
     assert_string_equal(fsvc_name_list(bnl_arch_names, buf, 12), "ref|scalar");
     int v = 0;

@@ -46,7 +46,7 @@ static void seq_eq_batched(fsvc_dtype t, bnl_dist dist, bnl_act act, double r, d
     bnl_ctx ctx;
     if (bnl_ctx_open(&ctx, backend, 0, 0, &err)) fail_msg("%s", err.msg);
     assert_int_equal(fsvc_novelty_seq(a, &ma, &op, prag, cap, X, order, N, n, &err), 0);
-    bnl_arch archs[3];
+    bnl_arch archs[BNL_ARCH_COUNT];
     int na = ctx.backend == BNL_CPU ? fx_cpu_archs(archs) : 1;
     assert_true(na >= 1);
     for (int ai = 0; ai < na; ai++) {
@@ -156,7 +156,7 @@ static void ties_batched(void **s)
     const double prags[] = {1, 2, 3, 2.5};
     const int64_t want[] = {1, 2, 3, 3};
     const char *backends[] = {"ref", "cpu"};
-    bnl_arch archs[3];
+    bnl_arch archs[BNL_ARCH_COUNT];
     int ncpu = fx_cpu_archs(archs);
     assert_true(ncpu >= 1);
     int64_t sel[N], sq[N], m, mq;

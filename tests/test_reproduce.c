@@ -68,7 +68,7 @@ static const pub P3 = {"optd64.train", "optd64.test", BNL_L2, BNL_GAUSS, 0.25, 1
  * contexts). */
 static void published_cpu(const pub *P)
 {
-    bnl_arch archs[3];
+    bnl_arch archs[BNL_ARCH_COUNT];
     int na = fx_cpu_archs(archs);
     assert_true(na >= 1);
     for (int ai = 0; ai < na; ai++) {
@@ -102,7 +102,7 @@ static void batched_vs_seq(const fsvc_dataset *d, bnl_op op, double prag, int64_
     if (bnl_ctx_open(&ctx, "cpu", 0, 0, &err)) fail_msg("%s", err.msg);
     assert_int_equal(fsvc_novelty_seq(a, &ma, &op, prag, 0, X, NULL, d->N, d->n, &err), 0);
     if (expect_m) assert_int_equal(ma, expect_m);
-    bnl_arch archs[3], best = bnl_arch_detect(NULL, 0);
+    bnl_arch archs[BNL_ARCH_COUNT], best = bnl_arch_detect(NULL, 0);
     int na = fx_cpu_archs(archs);
     assert_true(na >= 1);
     for (int ai = 0; ai < na; ai++) {
@@ -211,7 +211,7 @@ static void ref_cpu_same_model(void **s)
     fsvc_error err;
     p.backend = "ref";
     if (fsvc_train(&a, NULL, &d, &p, &err)) fail_msg("%s", err.msg);
-    bnl_arch archs[3];
+    bnl_arch archs[BNL_ARCH_COUNT];
     int na = fx_cpu_archs(archs);
     assert_true(na >= 1);
     for (int ai = 0; ai < na; ai++) {

@@ -22,6 +22,7 @@ typedef struct bench_cfg {
     int64_t tile_m, tile_N;
     double ref_budget;    /* synapses the ref run may take (sub-sample N) */
     int no_ref, no_gemm, no_kernel_only;
+    bnl_precision precision; /* f32 L2 / dot GEMM operands (full, tf32, bf16) */
 } bench_cfg;
 
 typedef struct bench_res {
@@ -34,6 +35,9 @@ typedef struct bench_res {
     double t_syn;         /* ns, from t_min */
     double gsyn;          /* G synapses / s */
     double peak_frac;     /* t_syn of the peak model / t_syn */
+    double probe_peak;    /* synapses / s, measured (bench_probe_peak), 0 if none */
+    double probe_frac;    /* of it */
+    const char *probe_what;
     double ref_t_syn;     /* ns, 0 when not measured */
     int64_t ref_m, ref_N; /* shape ref ran on */
     double speedup;       /* ref time scaled to the full shape / t_min */
@@ -68,6 +72,17 @@ int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err);
 void bench_cpu_model(char *buf, size_t len);
 void bench_cpu_features(char *buf, size_t len);
 double bench_cpu_ghz(void);
+/* The instructions whose peak bench_probe_rate measures (tools/
+ * peak_avx512.c): vpdpbusd zmm (64 u8 synapses), vdpbf16ps zmm (32 bf16
+ * synapses), vfmadd231ps zmm (16 f32 synapses). */
+typedef enum { BENCH_INSN_VPDPBUSD, BENCH_INSN_VDPBF16PS, BENCH_INSN_VFMADD231PS } bench_insn;
+/* Instructions per CPU second on one core (register-only probe). */
+double bench_probe_rate(bench_insn insn);
+/* The measured peak of the instruction op's layer runs on for arch:
+ * synapses/s with the given threads, its name in *what; 0 when op has no
+ * probe on arch (L1, f64, or a tier below avx512). */
+double bench_probe_peak(const bnl_op *op, bnl_arch arch, int threads, const char **what);
+
 /* Peak synapses/s of this CPU for the dtype with the given threads and arch
  * (model printed by bench_peak_model). */
 double bench_peak(fsvc_dtype dt, int threads, bnl_arch arch);

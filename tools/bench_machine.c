@@ -74,7 +74,8 @@ void bench_cpu_features(char *buf, size_t len)
              __builtin_cpu_supports("avx512f") ? "avx512f " : "",
              __builtin_cpu_supports("avx512bw") ? "avx512bw " : "",
              __builtin_cpu_supports("avx512vl") ? "avx512vl " : "",
-             __builtin_cpu_supports("avx512vnni") ? "avx512vnni " : "", "");
+             __builtin_cpu_supports("avx512vnni") ? "avx512vnni " : "",
+             __builtin_cpu_supports("avx512bf16") ? "avx512bf16 " : "");
     char flags[8192];
     cpuinfo_field("flags", flags, sizeof flags);
     if (strstr(flags, " amx_tile") && strlen(buf) + 10 < len)
@@ -90,10 +91,10 @@ void bench_cpu_features(char *buf, size_t len)
 double bench_peak(fsvc_dtype dt, int threads, bnl_arch arch)
 {
     double per = dt == FSVC_U8 ? 64.0 : dt == FSVC_F32 ? 32.0 : 16.0;
-    if (arch == BNL_ARCH_AVX2)
-        per /= 2;
-    else if (arch < BNL_ARCH_AVX2)
+    if (bnl_arch_rank(arch) < bnl_arch_rank(BNL_ARCH_AVX2))
         per /= 4;
+    else if (bnl_arch_rank(arch) < bnl_arch_rank(BNL_ARCH_AVX512)) /* avx2, avxvnni */
+        per /= 2;
     return per * threads * bench_cpu_ghz() * 1e9;
 }
 
@@ -127,5 +128,24 @@ const char *bench_gpu_peak_model(void)
 const char *bench_compiler_flags(void)
 {
     return "gcc " __VERSION__ " -std=c11 -O2 -fopenmp (baseline x86-64); *_avx512.c: -mavx512f "
-           "-mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mbmi2; *_avx2.c: -mavx2 -mfma -mbmi2";
+           "-mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mbmi2 (*_avx512bf16.c: and "
+           "-mavx512bf16); *_avx2.c: -mavx2 -mfma -mbmi2";
+}
+
+/* The tier's instruction for op (what its kernel or GEMM is built on). */
+double bench_probe_peak(const bnl_op *op, bnl_arch arch, int threads, const char **what)
+{
+    bench_insn insn;
+    double syn;
+    if (bnl_arch_rank(arch) < bnl_arch_rank(BNL_ARCH_AVX512) || !bnl_arch_supported(arch) || op->dist == BNL_L1 ||
+        op->dtype == FSVC_F64)
+        return 0;
+    if (op->dtype == FSVC_U8) {
+        insn = BENCH_INSN_VPDPBUSD, syn = 64, *what = "vpdpbusd zmm, 64 synapses";
+    } else if (op->precision == BNL_PREC_BF16 && bnl_arch_rank(arch) >= bnl_arch_rank(BNL_ARCH_AVX512BF16)) {
+        insn = BENCH_INSN_VDPBF16PS, syn = 32, *what = "vdpbf16ps zmm, 32 synapses";
+    } else {
+        insn = BENCH_INSN_VFMADD231PS, syn = 16, *what = "vfmadd231ps zmm, 16 synapses";
+    }
+    return bench_probe_rate(insn) * syn * threads;
 }

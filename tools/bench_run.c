@@ -32,6 +32,7 @@ bnl_op bench_make_op(const bench_cfg *c)
     double maxv = c->dtype == FSVC_U8 ? 255.0 : 1.0;
     op.dtype = c->dtype;
     op.act = c->act;
+    op.precision = c->precision;
     if (c->opk == BENCH_RBF_L1) {
         op.dist = BNL_L1;
         op.radius = maxv * c->n / 3.0 / BNL_TRI_SCALE; /* about half the pairs inside */
@@ -167,6 +168,13 @@ int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err)
     r->t_syn_cpu = r->cpu_min / (ctx.backend == BNL_REF ? 1 : ctx.threads) / syn * 1e9;
     r->gsyn = syn / r->t_min / 1e9;
     r->peak_frac = syn / r->t_min / bench_peak(op.dtype, ctx.threads, ctx.arch);
+    if (ctx.backend == BNL_CPU) {
+        r->probe_peak = bench_probe_peak(&op, ctx.arch, ctx.threads, &r->probe_what);
+        /* per CPU second on both sides (the probe's rate is per CPU second
+         * of one thread): contention from other jobs cancels out */
+        if (r->probe_peak > 0 && r->cpu_min > 0)
+            r->probe_frac = syn / r->cpu_min / (r->probe_peak / ctx.threads);
+    }
     bnlc_device dev;
     if (ctx.backend == BNL_CUDA && bnl_gpu_props(&ctx, &dev, NULL, 0) == 0) {
         /* the layer ran on the device: its own model, and the kernels with

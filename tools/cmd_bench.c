@@ -68,6 +68,8 @@ static void usage(FILE *f, const bench_cfg *d)
             "  --threads T    CPU threads, 0 = all cores (default %d)\n"
             "  -r R           repeats (default %d)\n"
             "  --tile NxM     force tile_N x tile_m (default: the planner's)\n"
+            "  --precision P  full, tf32, bf16: the GEMM operands of f32 L2 / dot\n"
+            "                 (default full; bf16 runs vdpbf16ps on the avx512bf16 tier)\n"
             "  --no-ref       skip the ref measurement\n"
             "  -v             print the plan, the kernel-only time and 1-thread scaling\n"
             "  --paper        re-measure the paper's Table III/IV and best BNL configurations\n"
@@ -84,10 +86,11 @@ static void usage(FILE *f, const bench_cfg *d)
 static void print_result(const bench_cfg *c, const bench_res *r)
 {
     bnl_op op = bench_make_op(c);
-    printf("bench %s %s/%s %s m=%lld N=%lld n=%d backend=%s arch=%s threads=%d\n",
+    printf("bench %s %s/%s %s%s%s m=%lld N=%lld n=%d backend=%s arch=%s threads=%d\n",
            bench_op_name(c->opk), bnl_dist_name(op.dist), bnl_act_name(op.act),
-           fsvc_dtype_name(c->dtype), (long long)c->m, (long long)c->N, c->n, r->backend_used,
-           r->arch, r->plan.threads);
+           fsvc_dtype_name(c->dtype), bnl_op_reduced(&op) ? " precision=" : "",
+           bnl_op_reduced(&op) ? bnl_precision_name(op.precision) : "", (long long)c->m,
+           (long long)c->N, c->n, r->backend_used, r->arch, r->plan.threads);
     if (c->verbose)
         printf("  plan: path=%s kernel=%s tile_N=%lld tile_m=%lld tiles=%lld threads=%d\n",
                r->plan.path, r->plan.kernel, (long long)r->plan.tile_N, (long long)r->plan.tile_m,
@@ -109,6 +112,10 @@ static void print_result(const bench_cfg *c, const bench_res *r)
     }
     printf("  CPU-time t_syn = %.5f ns (CPU seconds / threads / synapses; load average %.1f "
            "on %s)\n", r->t_syn_cpu, r->load1, "this machine");
+    if (r->probe_peak > 0)
+        printf("  measured peak (register probe, %s per instruction): %.4g G synapses/s on %d "
+               "threads; the layer per CPU second: %.1f%% of it\n", r->probe_what,
+               r->probe_peak / 1e9, r->plan.threads, 100.0 * r->probe_frac);
     if (r->ref_t_syn > 0)
         printf("  ref: t_syn = %.4f ns measured on m=%lld N=%lld (a sub-sample, scaled); "
                "speed-up %.1fx\n", r->ref_t_syn, (long long)r->ref_m, (long long)r->ref_N,
@@ -210,6 +217,10 @@ int bench_parse(bench_args *ba, int argc, char **argv)
                 return cli_usage_error(cmd, "--tile: '%s' is not NxM (e.g. 256x1024)", v);
             c.tile_N = tn;
             c.tile_m = tm;
+            i++;
+        } else if (!strcmp(a, "--precision")) {
+            if (bnl_precision_parse(v, &c.precision))
+                return cli_usage_error(cmd, "--precision: '%s' is not full, tf32 or bf16", v);
             i++;
         } else if (!strcmp(a, "--csv")) {
             csv = tcsv = v;

@@ -15,14 +15,37 @@ int info_parse(int argc, char **argv)
 {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: fsvc info [MODEL]\n\nPrints the version, compiler, CPU features, the CPU "
-               "kernels chosen (cpuid or FSVC_ARCH=ref|scalar|avx2|avx512), backends, BLAS, "
-               "OpenMP and CUDA devices.\nWith MODEL: the model described, as `fsvc show "
-               "MODEL`.\n");
+               "kernels chosen (cpuid or\nFSVC_ARCH=ref|scalar|avx2|avxvnni|avx512|avx512vnni|avx512bf16)\n"
+               "and the tier that runs each op, backends, BLAS, OpenMP and CUDA devices.\nWith "
+               "MODEL: the model described, as `fsvc show MODEL`.\n");
         return FSVC_OK;
     }
     if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
         return cli_usage_error("info", "unexpected argument '%s'", argv[argc - 1]);
     return CLI_RUN;
+}
+
+/* Per op, what the CPU backend runs on arch (the planner's own answer). */
+static void print_op_tiers(bnl_arch arch)
+{
+    static const struct { const char *what; bnl_op op; } ops[] = {
+        {"u8 l1", {BNL_L1, BNL_IDENT, FSVC_U8, 0, BNL_PREC_FULL}},
+        {"u8 l2, dot", {BNL_L2, BNL_IDENT, FSVC_U8, 0, BNL_PREC_FULL}},
+        {"f32 l1", {BNL_L1, BNL_IDENT, FSVC_F32, 0, BNL_PREC_FULL}},
+        {"f32 l2, dot", {BNL_L2, BNL_IDENT, FSVC_F32, 0, BNL_PREC_FULL}},
+        {"f32 l2, dot bf16", {BNL_L2, BNL_IDENT, FSVC_F32, 0, BNL_PREC_BF16}},
+        {"f64 l1", {BNL_L1, BNL_IDENT, FSVC_F64, 0, BNL_PREC_FULL}},
+        {"f64 l2, dot", {BNL_L2, BNL_IDENT, FSVC_F64, 0, BNL_PREC_FULL}},
+    };
+    bnl_ctx ctx;
+    if (bnl_ctx_open(&ctx, "cpu", 1, 1, NULL) != FSVC_OK)
+        return;
+    ctx.arch = arch;
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+        bnl_plan p = bnl_plan_for(&ctx, &ops[i].op, 4096, 4096, 784);
+        printf("  %-17s %s (%s)\n", ops[i].what, p.kernel, p.path);
+    }
+    bnl_ctx_close(&ctx);
 }
 
 int cmd_info(int argc, char **argv)
@@ -43,6 +66,8 @@ int cmd_info(int argc, char **argv)
     printf("cpu features: %s\n", feat[0] ? feat : "(none of avx2/avx512/vnni/amx)");
     printf("cpu kernels: %s -> %s, epilogue %s\n", why, bnl_arch_kernels(arch),
            bnl_arch_name(arch));
+    printf("cpu ops (tier per op on %s):\n", bnl_arch_name(arch));
+    print_op_tiers(arch);
     printf("backends: ref cpu%s\n",
 #ifdef FSVC_HAVE_CUDA
            " cuda"

@@ -2,7 +2,8 @@
 # make_results.sh [FSVC] - regenerates results/ (called by `make results`):
 #   1. the machine description (results/machine.md)
 #   2. the BNL benchmarks: `fsvc bench --paper` (results/bnl-cpu.csv, .png)
-#      and issue 3's targets: `fsvc bench --targets` (results/bnl-cpu-targets.csv)
+#      and issue 3's targets: `fsvc bench --targets` (results/bnl-cpu-targets.csv),
+#      issue 24's CPU tiers: tools/bench_tiers.sh (results/tiers-cpu.csv, .md)
 #   3. the accuracy table: tools/accuracy.sh (fsvc vs LIBSVM, same run) and
 #      the 2-core presets: tools/presets.sh (results/presets.md)
 #   4. the studies: MNIST, Fashion-MNIST (training sub-samples), optd64 and
@@ -100,6 +101,7 @@ elif [ "${BENCH:-1}" = 0 ]; then
 elif "$FSVC" bench --help >/dev/null 2>&1; then
   run bench-paper "$FSVC" bench --paper --csv "$R/bnl-cpu.csv" --png "$R/bnl-cpu-tsyn-vs-n.png"
   run bench-targets "$FSVC" bench --targets --threads 2 -r 9 --csv "$R/bnl-cpu-targets.csv"
+  run bench-tiers "$here/tools/bench_tiers.sh" "$FSVC" "$R" # issue 24: tiers-cpu.{csv,md}
 else
   echo "   bench: 'fsvc bench' is not in this build; BNL benchmarks NOT regenerated" >&2
   failed+=("bench (missing)")

@@ -42,6 +42,8 @@ MUTANTS=(
 "M16@datasets/idx.c@if (dim == 0)@if (0 && dim == 0)@test_idx test_idx_dims@IDX loader: zero-dimension check removed"
 "M17@datasets/libsvm.c@if (k == prev) {@if (0 && k == prev) {@test_libsvm@LIBSVM loader: duplicate index accepted"
 "M18@datasets/png.c@png_set_expand(png);@(void)png;@test_png@PNG loader: palette and low-bit images not expanded"
+"M19@layers/kern_u8_avx512vnni.c@c##r##2 = _mm512_dpbusd_epi32(c##r##2, b, w2)@c##r##2 = _mm512_dpbusd_epi32(c##r##2, b, w1)@test_kernels test_bnl_ops@avx512vnni u8 GEMM: neurons 32-47 against the panel of 16-31"
+"M20@layers/kern_flt_avx512bf16.c@c##r##2 = _mm512_dpbf16_ps(c##r##2, b, w2)@c##r##2 = _mm512_dpbf16_ps(c##r##2, b, w1)@test_bf16@avx512bf16 GEMM: neurons 32-47 against the panel of 16-31"
 )
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fsvc-mutation-XXXXXX")

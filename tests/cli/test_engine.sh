@@ -19,6 +19,39 @@ expect_match "^cpu kernels: ref \(FSVC_ARCH" "info: kernels ref from FSVC_ARCH" 
 expect_match "^blas: .*, [0-9]+ threads" "info: BLAS line" "$OUT"
 expect_match "^cuda: " "info: the cuda line" "$OUT"
 
+# issue 24: the tier per op, and FSVC_ARCH forcing any tier the CPU has
+expect_exit 0 "info, cpuid arch" -- env -u FSVC_ARCH "$FSVC" info
+expect_match "^  u8 l2, dot +(scalar|avx2|avx512|avx512vnni) \(kernels\)" "info: u8 L2 tier" "$OUT"
+expect_match "^  f32 l2, dot +openblas-sgemm \(gemm\)" "info: f32 L2 on GEMM" "$OUT"
+if grep -q ' avx512_vnni' /proc/cpuinfo && grep -q ' avx512bw' /proc/cpuinfo; then
+  if grep -q ' avx512_bf16' /proc/cpuinfo; then top=avx512bf16; else top=avx512vnni; fi
+  expect_match "^cpu kernels: $top \(cpuid\)" "cpuid picks $top" "$OUT"
+  expect_match "^  u8 l1 +avx512 \(kernels\)" "avx512vnni runs avx512's L1" "$OUT"
+  expect_exit 0 "info, FSVC_ARCH=avx512" -- env FSVC_ARCH=avx512 "$FSVC" info
+  expect_match "^  u8 l2, dot +avx512 \(kernels\)" "FSVC_ARCH=avx512 keeps today's u8 L2" "$OUT"
+  expect_exit 0 "bench u8 L2 on avx512vnni" -- env FSVC_ARCH=avx512vnni "$FSVC" bench \
+    --op rbf-l2 --dtype u8 -m 100 -N 70 -n 29 -v -r 1
+  expect_match "plan: path=kernels kernel=avx512vnni" "bench plan names avx512vnni" "$OUT"
+  expect_match "measured peak \(register probe, vpdpbusd zmm, 64 synapses per instruction\): [0-9.]+ G synapses/s on [0-9]+ threads; the layer per CPU second: [0-9.]+% of it" \
+    "bench: % of the tier's measured peak" "$OUT"
+  if [ $top = avx512bf16 ]; then
+    expect_exit 0 "info, cpuid arch (bf16)" -- env -u FSVC_ARCH "$FSVC" info
+    expect_match "^  f32 l2, dot bf16 +avx512bf16 \(kernels\)" "info: bf16 layers on avx512bf16" "$OUT"
+    expect_exit 0 "info, FSVC_ARCH=avx512vnni" -- env FSVC_ARCH=avx512vnni "$FSVC" info
+    expect_match "^  f32 l2, dot bf16 +openblas-sgemm \(gemm\)" "below avx512bf16: bf16 emulated" "$OUT"
+    expect_exit 0 "bench --precision bf16" -- "$FSVC" bench --op rbf-l2 --dtype f32 \
+      --precision bf16 -m 100 -N 70 -n 29 -v -r 1
+    expect_match "precision=bf16 .*arch=avx512bf16" "bench names the precision and tier" "$OUT"
+    expect_match "plan: path=kernels kernel=avx512bf16" "bench bf16 plan names avx512bf16" "$OUT"
+  fi
+else echo "ok - no AVX-512 VNNI here: the avx512vnni tier not checked"; fi
+if grep -q ' avx_vnni' /proc/cpuinfo; then
+  expect_exit 0 "info, FSVC_ARCH=avxvnni" -- env FSVC_ARCH=avxvnni "$FSVC" info
+  expect_match "^cpu kernels: avxvnni \(FSVC_ARCH" "FSVC_ARCH=avxvnni is taken" "$OUT"
+  expect_match "^  u8 l2, dot +avxvnni \(kernels\)" "avxvnni runs its u8 GEMM" "$OUT"
+  expect_match "^  u8 l1 +avx2 \(kernels\)" "avxvnni runs avx2's L1" "$OUT"
+else echo "ok - no AVX-VNNI here: the avxvnni tier not checked"; fi
+
 if echo "$OUT" | grep -q "using CPU"; then
   expect_exit 3 "tune without a device" -- "$FSVC" tune --backend cuda --dry-run
   expect_one_line "tune without a device: one line" "$ERR"

@@ -11,21 +11,27 @@ static int cpu_has(bnl_arch a)
                __builtin_cpu_supports("bmi2");
     if (a == BNL_ARCH_AVX2)
         return avx2;
-    if (a == BNL_ARCH_AVX512)
-        return avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-               __builtin_cpu_supports("avx512vnni");
+    if (a == BNL_ARCH_AVXVNNI)
+        return avx2 && __builtin_cpu_supports("avxvnni");
+    int avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                 __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+                 __builtin_cpu_supports("avx512vnni");
+    if (a == BNL_ARCH_AVX512BF16)
+        return avx512 && __builtin_cpu_supports("avx512bf16");
+    if (a == BNL_ARCH_AVX512 || a == BNL_ARCH_AVX512VNNI)
+        return avx512;
     return 1;
 }
 
-int fx_cpu_archs(bnl_arch out[3])
+int fx_cpu_archs(bnl_arch out[BNL_ARCH_COUNT])
 {
-    static const bnl_arch all[3] = {BNL_ARCH_SCALAR, BNL_ARCH_AVX2, BNL_ARCH_AVX512};
+    static const bnl_arch all[] = {BNL_ARCH_SCALAR, BNL_ARCH_AVX2, BNL_ARCH_AVX512,
+                                   BNL_ARCH_AVX512VNNI, BNL_ARCH_AVX512BF16, BNL_ARCH_AVXVNNI};
     bnl_ctx ctx;
     if (bnl_ctx_open(&ctx, "cpu", 1, 1, NULL) != FSVC_OK)
         return -1;
     int k = 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < (int)(sizeof all / sizeof *all); i++) {
         int ok = bnl_ctx_set_arch(&ctx, all[i], NULL) == FSVC_OK;
         if (!ok && cpu_has(all[i])) {
             k = -1; /* the CPU has it, the engine will not run it */

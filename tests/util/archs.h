@@ -6,11 +6,11 @@
 
 #include "layers/bnl.h"
 
-/* Fills out (3 entries) with the sets this CPU runs, scalar first, and
+/* Fills out (BNL_ARCH_COUNT entries) with the sets this CPU runs, scalar first, and
  * returns how many; -1 when the engine refuses a set that cpuid (asked
  * here on its own) says this CPU has, which would shrink the coverage
  * without a word. */
-int fx_cpu_archs(bnl_arch out[3]);
+int fx_cpu_archs(bnl_arch out[BNL_ARCH_COUNT]);
 
 /* FSVC_ARCH=<arch> for the contexts the library opens itself (fsvc_train,
  * fsvc_predict); fx_arch_reset() removes it again. */
