@@ -100,16 +100,7 @@ typedef struct bnlc_actp {
 #define BNLC_DADD(a, b) ((a) + (b))
 #endif
 
-FSVC_HD float bnlc_as_float(uint32_t u)
-{
-#ifdef __CUDA_ARCH__
-    return __uint_as_float(u);
-#else
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-#endif
-}
+FSVC_HD float bnlc_as_float(uint32_t u) { return bnl_hd_bits_float((int32_t)u); }
 
 /* Row stride in words of a packed device matrix: n elements of es bytes
  * (1 or 4) in whole 32-byte sectors. */
@@ -119,10 +110,7 @@ FSVC_HD int64_t bnlc_ldk(int n, int es)
     return (words + 7) / 8 * 8;
 }
 
-FSVC_HD float bnlc_bits_float(int32_t bits)
-{
-    return bnlc_as_float((uint32_t)bits);
-}
+FSVC_HD float bnlc_bits_float(int32_t bits) { return bnl_hd_bits_float(bits); }
 
 /* ---- byte-SIMD synapses: 4 u8 synapses per 32-bit word, exact ---- */
 /* acc + sum_b |a_b - c_b| */
