@@ -43,7 +43,11 @@ med() { printf '%s\n' "${rows[@]}" | awk -F'|' -v c="$1" '{print $c}' | sort -g 
 report() {
   echo "# The CLI and Python on the MNIST default model"
   echo
-  echo "- command: \`scripts/python_vs_cli.sh${out:+ -o $out}\` (REPS=$REPS)"
+  local envs=""
+  for v in OPENBLAS_CORETYPE FSVC_BLAS_CORE FSVC_BLAS_CORE_PRETEND FSVC_ARCH; do
+    [ -n "${!v:-}" ] && envs="$envs$v=${!v} "
+  done
+  echo "- command: \`${envs}scripts/python_vs_cli.sh${out:+ -o $out}\` (REPS=$REPS)"
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end (shared: compare the ratios)"
   echo "- OpenBLAS core: CLI $ccore; Python $pcore"
