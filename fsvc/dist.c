@@ -34,13 +34,19 @@ int fsvc_dist_rows(void *out, const void *X, size_t row, const int64_t *idx, int
     return FSVC_OK;
 }
 
-/* the worst status over the ranks, in err */
-static int agreed(const fsvc_dist *dist, int rc, fsvc_error *err, const char *what)
+int fsvc_dist_agreed(const fsvc_dist *dist, int rc, fsvc_error *err)
 {
+    if (dist->size <= 1) return rc;
     int any = dist->agree(dist->self, rc);
-    if (any && !rc) return fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
-    if (rc) fsvc_fail(err, rc, "out of memory for %s", what);
+    if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
     return rc;
+}
+
+/* out of memory for `what` on this rank or another, in err */
+static int agreed_memory(const fsvc_dist *dist, int rc, fsvc_error *err, const char *what)
+{
+    if (rc) fsvc_fail(err, rc, "out of memory for %s", what);
+    return fsvc_dist_agreed(dist, rc, err);
 }
 
 int fsvc_dist_concat(char **out, size_t *len, const char *mine, size_t n,
@@ -50,7 +56,7 @@ int fsvc_dist_concat(char **out, size_t *len, const char *mine, size_t n,
     *out = NULL;
     /* the lengths: each rank's in its place, summed (exact below 2^53) */
     double *L = calloc((size_t)K, sizeof *L);
-    int rc = agreed(dist, L ? FSVC_OK : FSVC_ERESOURCE, err, "the text lengths");
+    int rc = agreed_memory(dist, L ? FSVC_OK : FSVC_ERESOURCE, err, "the text lengths");
     if (rc) { free(L); return rc; }
     L[dist->rank] = (double)n;
     if (K > 1 && dist->sum(dist->self, L, (size_t)K, FSVC_F64)) {
@@ -66,7 +72,7 @@ int fsvc_dist_concat(char **out, size_t *len, const char *mine, size_t n,
     free(L);
     /* the texts: each rank's at its offset, zero elsewhere, OR-ed */
     char *buf = calloc(total + 1, 1);
-    rc = agreed(dist, buf ? FSVC_OK : FSVC_ERESOURCE, err, "the texts of the processes");
+    rc = agreed_memory(dist, buf ? FSVC_OK : FSVC_ERESOURCE, err, "the texts of the processes");
     if (rc) { free(buf); return rc; }
     if (n) memcpy(buf + off, mine, n);
     if (K > 1 && total && dist->bor(dist->self, buf, total)) {

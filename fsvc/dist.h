@@ -38,6 +38,10 @@ const fsvc_dist *fsvc_dist_one(void);
 /* The message of a rank that stopped because another rank failed. */
 #define FSVC_DIST_ELSEWHERE "stopped: another process failed"
 
+/* The worst status over the ranks (one process: rc): a rank whose own rc
+ * is 0 gets the others' failure as FSVC_DIST_ELSEWHERE in err. */
+int fsvc_dist_agreed(const fsvc_dist *dist, int rc, fsvc_error *err);
+
 /* fsvc_train on the slice d = global samples [first, first + d->N) of
  * N_total (d's labels indexed into the same classes on every rank). When
  * dist->size > 1, random selection and the novelty pass (global or per

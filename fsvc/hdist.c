@@ -17,14 +17,6 @@ typedef struct dist_src {
     double *buf;           /* m x K + 1: H^T T and the trace */
 } dist_src;
 
-/* The worst status of the ranks' own products, in err. */
-static int agreed(const fsvc_dist *dist, int rc, fsvc_error *err)
-{
-    int any = dist->agree(dist->self, rc);
-    if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
-    return rc;
-}
-
 static int summed(dist_src *s, double *v, size_t n, fsvc_error *err)
 {
     if (s->dist->sum(s->dist->self, v, n, FSVC_F64))
@@ -38,7 +30,7 @@ static int d_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
     dist_src *s = self;
     size_t mk = (size_t)s->inner->m * s->inner->K;
     int rc = s->inner->ops->rhs(s->inner->self, s->buf, &s->buf[mk], err);
-    rc = agreed(s->dist, rc, err);
+    rc = fsvc_dist_agreed(s->dist, rc, err);
     if (!rc) rc = summed(s, s->buf, mk + 1, err);
     if (rc) return rc;
     memcpy(B, s->buf, mk * sizeof *B);
@@ -50,7 +42,7 @@ static int d_gram_apply(void *self, double *Y, const double *V, fsvc_error *err)
 {
     dist_src *s = self;
     int rc = s->inner->ops->gram_apply(s->inner->self, Y, V, err);
-    rc = agreed(s->dist, rc, err);
+    rc = fsvc_dist_agreed(s->dist, rc, err);
     return rc ? rc : summed(s, Y, (size_t)s->inner->m * s->inner->K, err);
 }
 

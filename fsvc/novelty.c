@@ -139,8 +139,7 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
         one.threads = 1;
     }
     if (multi) { /* a process short of memory stops every process */
-        int any = dist->agree(dist->self, rc);
-        if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+        rc = fsvc_dist_agreed(dist, rc, err);
     }
     if (rc) goto done;
     for (int64_t t0i = 0; t0i < N && (max_m <= 0 || cnt < max_m);) {
@@ -231,8 +230,7 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
         }
         t0i += b;
         if (multi) { /* whether every process resolved the chunk */
-            int any = dist->agree(dist->self, rc);
-            if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+            rc = fsvc_dist_agreed(dist, rc, err);
         }
         if (rc) goto done;
         /* adapt: small chunks while centroids are accepted often */

@@ -112,16 +112,6 @@ int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const 
                                    K, lambda, s, tol, aug, rows, cols, ram, progress, info, err);
 }
 
-/* Across processes: the worst status of the ranks, the others' failure
- * named FSVC_DIST_ELSEWHERE (one process: rc). */
-static int agreed(const fsvc_dist *dist, int rc, fsvc_error *err)
-{
-    if (dist->size <= 1) return rc;
-    int any = dist->agree(dist->self, rc);
-    if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
-    return rc;
-}
-
 static int check_args(double lambda, double tol, int64_t m, int64_t N, int nv,
                       fsvc_solver s, int rows, int cols, int n, fsvc_augment aug,
                       fsvc_error *err)
@@ -189,7 +179,7 @@ int fsvc_readout_solve_dist(double *R, const fsvc_dist *dist, int64_t N_total,
                        (long long)mfit,
                        s == FSVC_SOLVER_DIRECT && mpcg > mfit ? ", or use --solver pcg" : "");
     }
-    if ((rc = agreed(dist, rc, err))) /* each rank checks its own machine */
+    if ((rc = fsvc_dist_agreed(dist, rc, err))) /* each rank checks its own machine */
         return rc;
     if (info) {
         info->solver = s;
@@ -233,7 +223,7 @@ int fsvc_readout_solve_dist(double *R, const fsvc_dist *dist, int64_t N_total,
     if (!rc && !(W = malloc((size_t)m * K * sizeof *W)))
         rc = fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
     fsvc_pcg_opt opt = {lambda, tol, PCG_MAX_ITER, 0, bars};
-    if (!(rc = agreed(dist, rc, err)))
+    if (!(rc = fsvc_dist_agreed(dist, rc, err)))
         rc = fsvc_pcg_readout(R, W, src, &loc, op, &opt, progress, info, err);
     free(W);
     fsvc_hsrc_close(&all);

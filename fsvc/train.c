@@ -253,8 +253,7 @@ static int radius_search(double *r_out, double *syn, const bnl_ctx *ctx, bnl_op 
         int64_t *idx = malloc((size_t)k0 * sizeof *idx);
         R0 = malloc((size_t)k0 * row);
         int rc = !idx || !R0 ? fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory") : FSVC_OK;
-        int any = at->dist->agree(at->dist->self, rc);
-        if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+        rc = fsvc_dist_agreed(at->dist, rc, err);
         for (int64_t i = 0; !rc && i < k0; i++) idx[i] = i;
         if (!rc) rc = fsvc_dist_rows(R0, X, row, idx, k0, at->first, at->Nloc, at->dist, err);
         free(idx);
@@ -325,8 +324,7 @@ static int class_weights(double **out, const fsvc_dataset *d, const fsvc_param *
         for (int k = 0; k < K; k++) w[k] = 0;
         for (int64_t i = 0; i < d->N; i++) w[d->cls[i]] += 1;
     }
-    int any = dist->agree(dist->self, rc);
-    if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+    rc = fsvc_dist_agreed(dist, rc, err);
     if (!rc && balanced && dist->size > 1 && dist->sum(dist->self, w, (size_t)K, FSVC_F64))
         rc = fsvc_fail(err, FSVC_ERESOURCE, "train: the sum of the class counts failed");
     if (!rc && balanced) {
@@ -544,8 +542,7 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
         gcls = calloc((size_t)(N ? N : 1), sizeof *gcls);
         if (!gcls) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
     }
-    int any = dist->agree(dist->self, rc);
-    if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+    rc = fsvc_dist_agreed(dist, rc, err);
     if (rc) goto fail;
     if (gcls) {
         if (d->N > 0) memcpy(gcls + first, d->cls, (size_t)d->N * sizeof *gcls);
@@ -569,8 +566,7 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
             int64_t *idx = order ? NULL : malloc((size_t)(k ? k : 1) * sizeof *idx);
             if (!R8 || (!order && !idx))
                 rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
-            any = dist->agree(dist->self, rc);
-            if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+            rc = fsvc_dist_agreed(dist, rc, err);
             for (int64_t i = 0; !rc && idx && i < k; i++) idx[i] = i; /* file order */
             if (!rc) rc = fsvc_dist_rows(R8, X, row, order ? order : idx, k, first, d->N, dist, err);
             if (!rc) rms = rms_distance(R8, NULL, k, d, p->dist, M->dtype);
@@ -607,8 +603,7 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
     M->R = calloc((size_t)m * M->Kout, sizeof *M->R);
     if (!M->C || !M->lab || !M->R)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory for %lld centroids", (long long)m);
-    any = dist->agree(dist->self, rc);
-    if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+    rc = fsvc_dist_agreed(dist, rc, err);
     if (rc) goto fail;
     /* the centroid rows and labels: from the rank holding each */
     rc = fsvc_dist_rows(M->C, X, row, sel, m, first, d->N, dist, err);
