@@ -8,6 +8,8 @@ TEST_DATA=${FSVC_DATA:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build
 MNIST=$TEST_DATA/mnist
 UCI=$TEST_DATA/uci-dogaru
 FASHION=/usr/share/datasets/fashion-mnist
+# pngw.py (a PNG writer) for the tests' python3 heredocs
+export PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
 # 1 under make check-full: the whole matrix of a test (every rank count,
 # every data set); make test runs the part that proves each promise
 FULL=${FSVC_TEST_FULL:-0}

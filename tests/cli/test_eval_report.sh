@@ -8,13 +8,7 @@ cd "$TMP" || exit 1
 # three PNG classes, one name long and one not ASCII
 python3 - <<'PY'
 import os, struct, zlib
-def png(path, px, w=8, h=8):
-    raw = b"".join(b"\x00" + bytes(px[r*w:(r+1)*w]) for r in range(h))
-    def chunk(t, d):
-        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+from pngw import png
 names = ["cat", "golden_retriever_with_a_very_long_folder_name_indeed", "b\u00e9b\u00e9"]
 for k, name in enumerate(names):
     os.makedirs("pets/" + name, exist_ok=True)

@@ -7,13 +7,7 @@ cd "$TMP" || exit 1
 
 python3 - <<'PY'
 import os, struct, zlib
-def png(path, px, w=8, h=8):
-    raw = b"".join(b"\x00" + bytes(px[r*w:(r+1)*w]) for r in range(h))
-    def chunk(t, d):
-        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+from pngw import png
 def img(k, i):  # class 0: left half bright, class 1: right half bright
     return [(200 if (c < 4) == (k == 0) else 20) + (r * 7 + c * 3 + i) % 40 for r in range(8) for c in range(8)]
 for k in (0, 1):

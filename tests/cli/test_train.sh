@@ -89,13 +89,7 @@ if command -v python3 >/dev/null; then
   cd "$TMP"
   python3 - <<'PY'
 import os, struct, zlib, random
-def png(path, px, w, h):
-    raw = b"".join(b"\x00" + bytes(px[r*w:(r+1)*w]) for r in range(h))
-    def chunk(t, d):
-        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+from pngw import png
 random.seed(1)
 def img(k):  # class 0: left half bright, class 1: right half bright
     return [min(255, (200 if (c < 4) == (k == 0) else 20) + random.randint(0, 40)) for r in range(8) for c in range(8)]
