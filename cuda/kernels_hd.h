@@ -165,7 +165,7 @@ FSVC_HD void bnlc_ld4(const uint32_t *p, uint32_t v[4]) /* p 16-byte aligned */
 #endif
 }
 
-FSVC_HD void bnlc_st4f(float *p, float a, float b, float c, float d)
+FSVC_HD void bnlc_st4_f(float *p, float a, float b, float c, float d)
 {
 #ifdef __CUDA_ARCH__
     __stcs((float4 *)p, make_float4(a, b, c, d)); /* streaming: H is not re-read */
@@ -247,25 +247,6 @@ FSVC_HD void bnlc_compute_u8(uint32_t acc[BNLC_EPB], const uint32_t *sW, const u
     }
 }
 
-/* f32 L1: acc += |x - w| in increasing k for each pair (float, sequential). */
-FSVC_HD void bnlc_compute_f32(float acc[BNLC_EPB], const uint32_t *sW, const uint32_t *sX,
-                              int t, int kw)
-{
-    int tx = t % BNLC_TX, ty = t / BNLC_TX;
-    for (int k = 0; k < kw; k++) {
-        uint32_t w[8], x[8];
-        bnlc_ld4(sW + k * BNLC_LDS + ty * 4, w);
-        bnlc_ld4(sW + k * BNLC_LDS + ty * 4 + 64, w + 4);
-        bnlc_ld4(sX + k * BNLC_LDS + tx * 4, x);
-        bnlc_ld4(sX + k * BNLC_LDS + tx * 4 + 64, x + 4);
-        BNLC_UNROLL for (int r = 0; r < 8; r++)
-            BNLC_UNROLL for (int c = 0; c < 8; c++)
-                acc[r * 8 + c] = BNLC_ADD(acc[r * 8 + c],
-                                          fabsf(BNLC_SUB(bnlc_as_float(x[c]),
-                                                         bnlc_as_float(w[r]))));
-    }
-}
-
 /* ---- the activation: layers/act_hd.h, shared with the host ---- */
 FSVC_HD float bnlc_act_f(const bnlc_actp *p, float v)
 {
@@ -281,83 +262,10 @@ FSVC_HD_CALL float bnlc_act_call(bnlc_actp p, float v)
     return bnlc_act_f(&p, v);
 }
 
-/* ---- phase 3: epilogue of the tile kernel ----
- * v = the accumulator (u8: (float)(int32), f32: the float sum), H = act(v).
- * out points at the block's corner; rows / cols are what remains of the
- * buffer from there (tile-local, cols a multiple of 4):
- *   not transposed: out[i*ldo + j], i sample (< rows), j neuron (quad < cols)
- *   transposed:     out[j*ldo + i], j neuron (< rows), i sample (quad < cols)
- * Each thread writes 16-byte vectors: 4 consecutive neurons (or samples). */
-FSVC_HD void bnlc_epilogue(float *out, int64_t ldo, int64_t rows, int64_t cols, int trans,
-                           const float v[BNLC_EPB], const bnlc_actp *p, int t)
-{
-    int tx = t % BNLC_TX, ty = t / BNLC_TX;
-    BNLC_UNROLL for (int i = 0; i < 2; i++)
-        BNLC_UNROLL for (int j = 0; j < 2; j++) {
-            int64_t nj = ty * 4 + 64 * i; /* first neuron of the quad */
-            int64_t si = tx * 4 + 64 * j; /* first sample of the quad */
-            const float *q = v + (4 * i) * 8 + 4 * j; /* q[a*8 + b]: neuron a, sample b */
-            if (!trans) {
-                if (nj >= cols)
-                    continue;
-                BNLC_UNROLL for (int b = 0; b < 4; b++)
-                    if (si + b < rows)
-                        bnlc_st4f(out + (si + b) * ldo + nj, bnlc_act_call(*p, q[b]),
-                                  bnlc_act_call(*p, q[8 + b]), bnlc_act_call(*p, q[16 + b]),
-                                  bnlc_act_call(*p, q[24 + b]));
-            } else {
-                if (si >= cols)
-                    continue;
-                BNLC_UNROLL for (int a = 0; a < 4; a++)
-                    if (nj + a < rows)
-                        bnlc_st4f(out + (nj + a) * ldo + si, bnlc_act_call(*p, q[a * 8]),
-                                  bnlc_act_call(*p, q[a * 8 + 1]), bnlc_act_call(*p, q[a * 8 + 2]),
-                                  bnlc_act_call(*p, q[a * 8 + 3]));
-            }
-        }
-}
-
 FSVC_HD void bnlc_acc_to_float_u8(float v[BNLC_EPB], const uint32_t acc[BNLC_EPB])
 {
     for (int e = 0; e < BNLC_EPB; e++)
         v[e] = (float)(int32_t)acc[e];
-}
-
-/* ---- the GEMM path (f32 L2 and dot through cuBLAS) ----
- * Squared norms of rows (rows x ldk floats), one thread a row, sequential
- * in k: nrm[r] = sum_k A[r][k]^2 (unfused, as the CPU's norms). */
-FSVC_HD float bnlc_rownorm(const float *A, int64_t ldk, int n, int64_t r)
-{
-    float s = 0.0f;
-    for (int k = 0; k < n; k++) {
-        float a = A[r * ldk + k];
-        s = BNLC_ADD(s, BNLC_MUL(a, a));
-    }
-    return s;
-}
-
-/* One element of the GEMM epilogue: G = -2 x.w (from cuBLAS with alpha =
- * -2) for L2, or x.w for dot. L2: v = max(0, (xn + wn) + G) as act.h. */
-FSVC_HD float bnlc_gemm_epi(float G, float xn, float wn, int l2, const bnlc_actp *p)
-{
-    float v = G;
-    if (l2) {
-        v = BNLC_ADD(BNLC_ADD(xn, wn), G);
-        v = v > 0.0f ? v : 0.0f;
-    }
-    return bnlc_act_f(p, v);
-}
-
-/* ---- activation sums: one thread a sample, neurons in increasing order ----
- * Ht: rows neurons x ldo floats (transposed tile); S[i] continues the sum
- * of the earlier neuron tiles: s = S[i]; s += (double)h_j; S[i] = s. A warp
- * reads 32 consecutive samples of one neuron row (coalesced). */
-FSVC_HD void bnlc_actsum_body(double *S, const float *Ht, int64_t ldo, int64_t mt, int64_t i)
-{
-    double s = S[i];
-    for (int64_t j = 0; j < mt; j++)
-        s = BNLC_DADD(s, (double)Ht[j * ldo + i]);
-    S[i] = s;
 }
 
 /* ---- k-means++ min distances (cuda/mind.cu): one thread a sample ----
@@ -525,12 +433,13 @@ FSVC_HD void bnlc_lms_update_body(double *R, const double *z, const double *e, i
     }
 }
 
-/* ==== f64 layers (issue 10: Hopper's full FP64 pipe) ====
+/* ==== f64 layers (Hopper's full FP64 pipe) ====
  * The same tile kernel geometry and staging (bnlc_stage copies 32-bit
  * words; an f64 row is 2n words, little-endian: word 2k the low half of
  * element k, word 2k + 1 the high half, ldk = bnlc_ldk(n, 8)), the
  * accumulation in double, H in double (rows x ldo doubles). L2 and dot go
- * through cublasDgemm + the f64 GEMM epilogue below. Every body restates
+ * through cublasDgemm + the GEMM epilogue; the L1, epilogue, norm and sum
+ * bodies are kernels_real_hd.h's, generated for double below. They restate
  * layers/ref.c / act.h / epi.c's f64 operations in their order: L1 sums
  * |x - w| in increasing k (bit-exact with the CPU), the L2 epilogue is
  * epi.c's (xn + wn) + G. The activations use exp / tanh / sqrt of the
@@ -572,34 +481,7 @@ FSVC_HD double bnlc_act_d(const bnlc_actpd *p, double v)
     return bnl_hd_act_d(p->act, p->vk, p->s, p->g2, v);
 }
 
-/* f64 L1 over kw words of the stage (kw even): acc += |x - w| per element
- * in increasing k, acc laid out as bnlc_compute_u8's. */
-FSVC_HD void bnlc_compute_f64(double acc[BNLC_EPB], const uint32_t *sW, const uint32_t *sX,
-                              int t, int kw)
-{
-    int tx = t % BNLC_TX, ty = t / BNLC_TX;
-    for (int k = 0; k + 1 < kw; k += 2) {
-        uint32_t wl[8], wh[8], xl[8], xh[8];
-        bnlc_ld4(sW + k * BNLC_LDS + ty * 4, wl);
-        bnlc_ld4(sW + k * BNLC_LDS + ty * 4 + 64, wl + 4);
-        bnlc_ld4(sW + (k + 1) * BNLC_LDS + ty * 4, wh);
-        bnlc_ld4(sW + (k + 1) * BNLC_LDS + ty * 4 + 64, wh + 4);
-        bnlc_ld4(sX + k * BNLC_LDS + tx * 4, xl);
-        bnlc_ld4(sX + k * BNLC_LDS + tx * 4 + 64, xl + 4);
-        bnlc_ld4(sX + (k + 1) * BNLC_LDS + tx * 4, xh);
-        bnlc_ld4(sX + (k + 1) * BNLC_LDS + tx * 4 + 64, xh + 4);
-        double w[8], x[8];
-        BNLC_UNROLL for (int r = 0; r < 8; r++) {
-            w[r] = bnlc_as_double(wl[r], wh[r]);
-            x[r] = bnlc_as_double(xl[r], xh[r]);
-        }
-        BNLC_UNROLL for (int r = 0; r < 8; r++)
-            BNLC_UNROLL for (int c = 0; c < 8; c++)
-                acc[r * 8 + c] = BNLC_DADD(acc[r * 8 + c], fabs(BNLC_DSUB(x[c], w[r])));
-    }
-}
-
-FSVC_HD void bnlc_st4d(double *p, double a, double b, double c, double d)
+FSVC_HD void bnlc_st4_d(double *p, double a, double b, double c, double d)
 {
 #ifdef __CUDA_ARCH__
     __stcs((double2 *)p, make_double2(a, b)); /* 16-byte aligned: ldo % 4 == 0 */
@@ -609,67 +491,68 @@ FSVC_HD void bnlc_st4d(double *p, double a, double b, double c, double d)
 #endif
 }
 
-/* The f64 tile epilogue: bnlc_epilogue's layout with doubles. */
-FSVC_HD void bnlc_epilogue_f64(double *out, int64_t ldo, int64_t rows, int64_t cols, int trans,
-                               const double v[BNLC_EPB], const bnlc_actpd *p, int t)
+
+/* ---- the bodies f32 and f64 share (kernels_real_hd.h), generated twice ----
+ * bnlc_ld8_*: the 8 elements a thread reads at stage row k (4 at ty*4 or
+ * tx*4, 4 at +64); f64 elements are two words, rows k (low) and k+1 (high). */
+FSVC_HD void bnlc_ld8_f(const uint32_t *p, float v[8])
 {
-    int tx = t % BNLC_TX, ty = t / BNLC_TX;
-    /* unrolled: v stays in registers (a runtime index put it on the stack) */
-    BNLC_UNROLL for (int i = 0; i < 2; i++)
-        BNLC_UNROLL for (int j = 0; j < 2; j++) {
-            int64_t nj = ty * 4 + 64 * i, si = tx * 4 + 64 * j;
-            const double *q = v + (4 * i) * 8 + 4 * j;
-            if (!trans) {
-                if (nj >= cols)
-                    continue;
-                BNLC_UNROLL for (int b = 0; b < 4; b++)
-                    if (si + b < rows)
-                        bnlc_st4d(out + (si + b) * ldo + nj, bnlc_act_d(p, q[b]),
-                                  bnlc_act_d(p, q[8 + b]), bnlc_act_d(p, q[16 + b]),
-                                  bnlc_act_d(p, q[24 + b]));
-            } else {
-                if (si >= cols)
-                    continue;
-                BNLC_UNROLL for (int a = 0; a < 4; a++)
-                    if (nj + a < rows)
-                        bnlc_st4d(out + (nj + a) * ldo + si, bnlc_act_d(p, q[a * 8]),
-                                  bnlc_act_d(p, q[a * 8 + 1]), bnlc_act_d(p, q[a * 8 + 2]),
-                                  bnlc_act_d(p, q[a * 8 + 3]));
-            }
-        }
+    uint32_t u[8];
+    bnlc_ld4(p, u);
+    bnlc_ld4(p + 64, u + 4);
+    BNLC_UNROLL for (int e = 0; e < 8; e++)
+        v[e] = bnlc_as_float(u[e]);
 }
 
-/* Squared norm of row r of A (rows x ldk words = ldk / 2 doubles), in
- * increasing k, as cpu_tile.c's norms_f64. */
-FSVC_HD double bnlc_rownorm_d(const double *A, int64_t ldd, int n, int64_t r)
+FSVC_HD void bnlc_ld8_d(const uint32_t *p, double v[8])
 {
-    double s = 0.0;
-    for (int k = 0; k < n; k++) {
-        double a = A[r * ldd + k];
-        s = BNLC_DADD(s, BNLC_DMUL(a, a));
-    }
-    return s;
+    uint32_t lo[8], hi[8];
+    bnlc_ld4(p, lo);
+    bnlc_ld4(p + 64, lo + 4);
+    bnlc_ld4(p + BNLC_LDS, hi);
+    bnlc_ld4(p + BNLC_LDS + 64, hi + 4);
+    BNLC_UNROLL for (int e = 0; e < 8; e++)
+        v[e] = bnlc_as_double(lo[e], hi[e]);
 }
 
-/* One element of the f64 GEMM epilogue: G = -2 x.w (Dgemm, alpha -2) for
- * L2, x.w for dot; L2: v = (xn + wn) + G, at least 0 (epi.c). */
-FSVC_HD double bnlc_gemm_epi_d(double G, double xn, double wn, int l2, const bnlc_actpd *p)
-{
-    double v = G;
-    if (l2) {
-        v = BNLC_DADD(BNLC_DADD(xn, wn), G);
-        v = v > 0.0 ? v : 0.0;
-    }
-    return bnlc_act_d(p, v);
-}
+#define BNLC_R float
+#define BNLC_RN(x) x##_f
+#define BNLC_WPE 1
+#define BNLC_RADD BNLC_ADD
+#define BNLC_RSUB BNLC_SUB
+#define BNLC_RMUL BNLC_MUL
+#define BNLC_RABS fabsf
+#define BNLC_ACTP bnlc_actp
+#define BNLC_ACT(p, v) bnlc_act_call(*(p), (v))
+#include "kernels_real_hd.h"
+#undef BNLC_R
+#undef BNLC_RN
+#undef BNLC_WPE
+#undef BNLC_RADD
+#undef BNLC_RSUB
+#undef BNLC_RMUL
+#undef BNLC_RABS
+#undef BNLC_ACTP
+#undef BNLC_ACT
 
-/* Activation sums of an f64 transposed tile (as bnlc_actsum_body). */
-FSVC_HD void bnlc_actsum_body_d(double *S, const double *Ht, int64_t ldo, int64_t mt, int64_t i)
-{
-    double s = S[i];
-    for (int64_t j = 0; j < mt; j++)
-        s = BNLC_DADD(s, Ht[j * ldo + i]);
-    S[i] = s;
-}
+#define BNLC_R double
+#define BNLC_RN(x) x##_d
+#define BNLC_WPE 2
+#define BNLC_RADD BNLC_DADD
+#define BNLC_RSUB BNLC_DSUB
+#define BNLC_RMUL BNLC_DMUL
+#define BNLC_RABS fabs
+#define BNLC_ACTP bnlc_actpd
+#define BNLC_ACT(p, v) bnlc_act_d((p), (v))
+#include "kernels_real_hd.h"
+#undef BNLC_R
+#undef BNLC_RN
+#undef BNLC_WPE
+#undef BNLC_RADD
+#undef BNLC_RSUB
+#undef BNLC_RMUL
+#undef BNLC_RABS
+#undef BNLC_ACTP
+#undef BNLC_ACT
 
 #endif /* FSVC_CUDA_KERNELS_HD_H */

@@ -46,7 +46,7 @@ static void emulate_tile(int op, const bnlc_actp *p, float *out, int64_t ldo, in
                 int kw = (int)(ldk - k0 < BNLC_KW ? ldk - k0 : BNLC_KW);
                 for (int t = 0; t < BNLC_THREADS; t++) {       /* phase 2 */
                     if (op == BNLC_F32_L1)
-                        bnlc_compute_f32(facc[t], sW, sX, t, kw);
+                        bnlc_compute_f(facc[t], sW, sX, t, kw);
                     else
                         bnlc_compute_u8(acc[t], sW, sX, t, kw, op);
                 }
@@ -58,9 +58,9 @@ static void emulate_tile(int op, const bnlc_actp *p, float *out, int64_t ldo, in
                 else
                     bnlc_acc_to_float_u8(v, acc[t]);
                 if (!trans)
-                    bnlc_epilogue(out + i0 * ldo + m0, ldo, N - i0, ldo - m0, 0, v, p, t);
+                    bnlc_epilogue_f(out + i0 * ldo + m0, ldo, N - i0, ldo - m0, 0, v, p, t);
                 else
-                    bnlc_epilogue(out + m0 * ldo + i0, ldo, m - m0, ldo - i0, 1, v, p, t);
+                    bnlc_epilogue_f(out + m0 * ldo + i0, ldo, m - m0, ldo - i0, 1, v, p, t);
             }
         }
     free(sW); free(sX); free(acc); free(facc);

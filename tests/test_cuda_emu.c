@@ -201,21 +201,21 @@ static void test_gemm_epilogue(void **s)
             float G = -2.0f * (float)((int)(rnd() % 200000) - 100000) / 1000.0f;
             float v = (xn + wn) + G;
             v = v > 0.0f ? v : 0.0f;
-            float want = bnl_act_f(&ap, v), got = bnlc_gemm_epi(G, xn, wn, 1, &hp);
+            float want = bnl_act_f(&ap, v), got = bnlc_gemm_epi_f(G, xn, wn, 1, &hp);
             if (memcmp(&want, &got, sizeof got)) bad++;
             bnl_op od = {BNL_DOT, (bnl_act)a, FSVC_F32, 2.5, BNL_PREC_FULL};
             bnl_actp apd = bnl_actp_make(&od);
             bnlc_actp hpd = to_hd(&apd);
             want = bnl_act_f(&apd, G);
-            got = bnlc_gemm_epi(G, 0, 0, 0, &hpd);
+            got = bnlc_gemm_epi_f(G, 0, 0, 0, &hpd);
             if (memcmp(&want, &got, sizeof got)) bad++;
         }
     }
     float A[3 * 8] = {0};
     for (int k = 0; k < 5; k++) A[8 + k] = (float)(k + 1);
-    float nrm = bnlc_rownorm(A, 8, 5, 1);
+    float nrm = bnlc_rownorm_f(A, 8, 5, 1);
     assert_true(nrm == 55.0f);
-    assert_true(bnlc_rownorm(A, 8, 5, 0) == 0.0f);
+    assert_true(bnlc_rownorm_f(A, 8, 5, 0) == 0.0f);
     assert_int_equal(bad, 0);
 }
 
@@ -246,7 +246,7 @@ static void test_actsum(void **st)
         assert_non_null(Ht);
         emulate_tile(BNLC_U8_L1, &hp, Ht, ldo, 1, Wp, mt, Xp, N, ldk);
         for (int64_t i = 0; i < N; i++)
-            bnlc_actsum_body(S, Ht, ldo, mt, i);
+            bnlc_actsum_body_f(S, Ht, ldo, mt, i);
         free(Ht); free(Wp); free(Xp);
     }
     int bad = 0;

@@ -77,13 +77,13 @@ static void emulate_tile_f64(const bnlc_actpd *p, double *out, int64_t ldo, int 
                 }
                 int kw = (int)(ldk - k0 < BNLC_KW ? ldk - k0 : BNLC_KW);
                 for (int t = 0; t < BNLC_THREADS; t++)
-                    bnlc_compute_f64(acc[t], sW, sX, t, kw);
+                    bnlc_compute_d(acc[t], sW, sX, t, kw);
             }
             for (int t = 0; t < BNLC_THREADS; t++) {
                 if (!trans)
-                    bnlc_epilogue_f64(out + i0 * ldo + m0, ldo, N - i0, ldo - m0, 0, acc[t], p, t);
+                    bnlc_epilogue_d(out + i0 * ldo + m0, ldo, N - i0, ldo - m0, 0, acc[t], p, t);
                 else
-                    bnlc_epilogue_f64(out + m0 * ldo + i0, ldo, m - m0, ldo - i0, 1, acc[t], p, t);
+                    bnlc_epilogue_d(out + m0 * ldo + i0, ldo, m - m0, ldo - i0, 1, acc[t], p, t);
             }
         }
     free(sW); free(sX); free(acc);

@@ -28,10 +28,11 @@ for f in "$@"; do
     elif [[ -n $name && $line =~ $re_used ]]; then
       regs=${BASH_REMATCH[1]}; smem=0
       [[ $line =~ $re_smem ]] && smem=${BASH_REMATCH[1]}
-      pretty=$(echo "$name" | c++filt | sed -e 's/(.*//' -e 's/^void //')
+      pretty=$(echo "$name" | c++filt | sed -e 's/(.*//' -e 's/^void //' -e 's/, bnlc_actpd*>/>/')
       case "$name" in
         *kernelILi0E*) pretty="bnl_tile_kernel<U8_L1>";;  *kernelILi1E*) pretty="bnl_tile_kernel<U8_L2>";;
         *kernelILi2E*) pretty="bnl_tile_kernel<U8_DOT>";; *kernelILi3E*) pretty="bnl_tile_kernel<F32_L1>";;
+        *kernelILi4E*) pretty="bnl_tile_kernel<F64_L1>";;
       esac
       printf "%-34s %-6s %5s %6s %6s %12s %11s\n" "$pretty" "$arch" "$regs" "$smem" "$stack" "$sst" "$sld"
       if [ "$sst" != 0 ] || [ "$sld" != 0 ]; then spilled=1; echo "SPILL: $pretty $arch" >&2; fi

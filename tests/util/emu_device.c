@@ -52,7 +52,7 @@ void emu_init(emu *e, bnl_op op, const void *W, int64_t m, int64_t N, int n, int
     e->wn = malloc(sizeof(float) * (size_t)m);
     assert_non_null(e->wn);
     for (int64_t j = 0; j < m; j++)
-        e->wn[j] = e->tile_op < 0 ? bnlc_rownorm((const float *)e->Wp, e->ldk, n, j) : 0.0f;
+        e->wn[j] = e->tile_op < 0 ? bnlc_rownorm_f((const float *)e->Wp, e->ldk, n, j) : 0.0f;
 }
 
 void emu_free(emu *e)
@@ -77,7 +77,7 @@ static void emu_tile(const emu *e, const uint32_t *Xp, const float *xn, int64_t 
                     (const float *)Xp, (int)e->ldk, 0.0f, H, (int)e->ldo);
         for (int64_t r = 0; r < nt; r++)   /* bnl_gemm_epi_kernel's grid */
             for (int64_t c = 0; c < e->m; c++)
-                H[r * e->ldo + c] = bnlc_gemm_epi(H[r * e->ldo + c], e->l2 ? xn[r] : 0.0f,
+                H[r * e->ldo + c] = bnlc_gemm_epi_f(H[r * e->ldo + c], e->l2 ? xn[r] : 0.0f,
                                                   e->l2 ? e->wn[c] : 0.0f, e->l2, &p);
     }
     for (int64_t r = 0; r < nt; r++)       /* widen_kernel's grid */
@@ -107,7 +107,7 @@ void emu_run(emu *e, const void *X, const int *cls, const double *y, emu_fn fn, 
                 bnlc_target_body(T, e->K, cls ? cls + i0 : NULL, y ? y + i0 : NULL, r);
             if (wt)
                 bnlc_weight_body(sw, T, e->K, cls + i0, e->cw, r);
-            xn[r] = e->tile_op < 0 ? bnlc_rownorm((const float *)Xp, ldk, e->n, r) : 0.0f;
+            xn[r] = e->tile_op < 0 ? bnlc_rownorm_f((const float *)Xp, ldk, e->n, r) : 0.0f;
         }
         for (int64_t t0 = 0; t0 < rows; t0 += e->Nt) {
             int64_t nt = rows - t0 < e->Nt ? rows - t0 : e->Nt;
@@ -287,7 +287,7 @@ static float *transposed_tile(const emu *e, const double *Hd, int64_t nt)
     return Ht;
 }
 
-/* A per-sample fold kernel's grid (bnlc_actsum_body, bnlc_mind_body) over
+/* A per-sample fold kernel's grid (bnlc_actsum_body_f, bnlc_mind_body) over
  * the transposed float tile (m x nt), into the doubles u + i0. */
 typedef void (*fold_body)(double *, const float *, int64_t, int64_t, int64_t);
 static void fold_tile(emu *e, const double *Hd, int64_t i0, int64_t nt, double *u,
@@ -303,7 +303,7 @@ static void fold_tile(emu *e, const double *Hd, int64_t i0, int64_t nt, double *
 static void actsum_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t nt, void *u)
 {
     (void)T;
-    fold_tile(e, Hd, i0, nt, u, bnlc_actsum_body);
+    fold_tile(e, Hd, i0, nt, u, bnlc_actsum_body_f);
 }
 
 static int ed_actsum(bnl_cuda *c, const bnl_op *op, double *S, const void *W, int64_t m,
