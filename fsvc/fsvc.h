@@ -76,13 +76,18 @@ typedef enum {
  * (fsvc/model.c) and its call in fsvc_model_input (fsvc/model_input.c).
  * Bit flags: deskew (moment-based shear of each rows x cols image, before
  * scaling, fsvc/deskew.h), sqrt (v -> sqrt(max(v, 0)) after scaling; a
- * float dtype). auto is a training parameter only: sqrt for u8 images,
+ * float dtype), sqrt-u8 (u8 v -> round(sqrt(255 v)), after deskew: the
+ * same curve kept in u8, so that the exact integer kernels apply; u8
+ * input only). auto is a training parameter only: sqrt-u8 for u8 images,
  * with deskew when the median |skew| of the images exceeds 0.1
  * (handwriting); none for other data. */
 typedef enum {
     FSVC_PRE_NONE = 0, FSVC_PRE_DESKEW = 1, FSVC_PRE_SQRT = 2,
-    FSVC_PRE_DESKEW_SQRT = 3, FSVC_PRE_AUTO = 4
+    FSVC_PRE_DESKEW_SQRT = 3, FSVC_PRE_AUTO = 4, FSVC_PRE_SQRT_U8 = 8,
+    FSVC_PRE_DESKEW_SQRT_U8 = 9
 } fsvc_preprocess;
+/* 1 for the values a model may store (not auto, no unknown bits). */
+int fsvc_preprocess_stored(int p);
 
 /* One name table per enum (fsvc/model.c); _name and _parse read it. */
 extern const fsvc_name fsvc_select_names[];

@@ -135,7 +135,7 @@ int fsvc_model_check(const fsvc_model *M, const char *name, fsvc_error *err)
         BAD("%s: image geometry %d x %d does not match its %d features", name, M->rows,
             M->cols, M->n);
     if ((unsigned)M->scale > FSVC_SCALE_PM1) BAD("%s: unknown scaling %d", name, (int)M->scale);
-    if ((unsigned)M->preprocess > FSVC_PRE_DESKEW_SQRT)
+    if (!fsvc_preprocess_stored((int)M->preprocess))
         BAD("%s: unknown preprocessing %d", name, (int)M->preprocess);
     if ((M->preprocess & FSVC_PRE_DESKEW) && M->rows < 1)
         BAD("%s: deskew preprocessing without an image geometry", name);
@@ -227,7 +227,14 @@ const fsvc_name fsvc_readout_names[] = {
     {NULL, 0}};
 const fsvc_name fsvc_preprocess_names[] = {
     {"none", FSVC_PRE_NONE}, {"deskew", FSVC_PRE_DESKEW}, {"sqrt", FSVC_PRE_SQRT},
-    {"deskew+sqrt", FSVC_PRE_DESKEW_SQRT}, {"auto", FSVC_PRE_AUTO}, {NULL, 0}};
+    {"deskew+sqrt", FSVC_PRE_DESKEW_SQRT}, {"sqrt-u8", FSVC_PRE_SQRT_U8},
+    {"deskew+sqrt-u8", FSVC_PRE_DESKEW_SQRT_U8}, {"auto", FSVC_PRE_AUTO}, {NULL, 0}};
+
+int fsvc_preprocess_stored(int p)
+{
+    return (p >= FSVC_PRE_NONE && p <= FSVC_PRE_DESKEW_SQRT) || p == FSVC_PRE_SQRT_U8 ||
+           p == FSVC_PRE_DESKEW_SQRT_U8;
+}
 const fsvc_name fsvc_solver_names[] = {
     {"direct", FSVC_SOLVER_DIRECT}, {"pcg", FSVC_SOLVER_PCG}, {"auto", FSVC_SOLVER_AUTO},
     {NULL, 0}};

@@ -33,6 +33,18 @@ static double scaled(double v, fsvc_scale s)
 
 /* (v - lo) / (hi - lo) for lo < hi; a range wider than DBL_MAX (e.g.
  * -1e308 .. 1e308) in halves, which are exact: finite data stays finite. */
+/* sqrt-u8: out = round(sqrt(255 v)), the sqrt curve on 0..255 kept in u8
+ * (in == out allowed). sqrt(255 v) is never k + 1/2 for integers, so the
+ * rounding has no ties. */
+static void sqrt_u8(uint8_t *out, const uint8_t *in, size_t total)
+{
+    uint8_t lut[256];
+    for (int v = 0; v < 256; v++)
+        lut[v] = (uint8_t)floor(sqrt(255.0 * v) + 0.5);
+    for (size_t k = 0; k < total; k++)
+        out[k] = lut[in[k]];
+}
+
 static double range01(double v, double lo, double hi)
 {
     double w = hi - lo, d = v - lo;
@@ -84,7 +96,7 @@ static int model_input(void **out, const fsvc_model *model, const fsvc_dataset *
     const void *src = d->x;
     fsvc_dtype st = d->dtype;
     void *pre = NULL;
-    if (model->preprocess > FSVC_PRE_DESKEW_SQRT)
+    if (!fsvc_preprocess_stored((int)model->preprocess))
         return fsvc_fail(err, FSVC_EINPUT, "%s: unknown preprocessing %d", d->source,
                          (int)model->preprocess);
     int sq = (model->preprocess & FSVC_PRE_SQRT) != 0;
@@ -112,6 +124,18 @@ static int model_input(void **out, const fsvc_model *model, const fsvc_dataset *
             free(pre);
             return fsvc_fail(err, FSVC_ERESOURCE, "%s: deskew failed (out of memory)", d->source);
         }
+        src = pre;
+    }
+    if (model->preprocess & FSVC_PRE_SQRT_U8) {
+        if (d->dtype != FSVC_U8) {
+            free(pre);
+            return fsvc_fail(err, FSVC_EINPUT, "%s: sqrt-u8 preprocessing needs u8 data, got %s",
+                             d->source, fsvc_dtype_name(d->dtype));
+        }
+        if (!pre && !(pre = malloc(total ? total : 1)))
+            return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for %zu input values",
+                             d->source, total);
+        sqrt_u8(pre, src, total);
         src = pre;
     }
     if (model->dtype == FSVC_U8 && st != FSVC_U8) {

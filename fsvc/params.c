@@ -387,8 +387,9 @@ static const setting table[] = {
     S("dtype", 0, "u8|f32|f64|auto", NULL, 1, dtype,
       "centroid type (auto: u8 for unscaled u8 data, else f32)"),
     S("preprocess", 0, NULL, fsvc_preprocess_names, 1, preprocess,
-      "input preprocessing (auto: sqrt for u8 images, deskew+sqrt when they are\n"
-      "slanted)"),
+      "input preprocessing (auto: sqrt-u8 for u8 images, deskew+sqrt-u8 when\n"
+      "they are slanted; sqrt-u8 is round(sqrt(255 v)), kept in u8; the float\n"
+      "sqrt forms with --precision tf32|bf16)"),
     S("shape", 0, "ROWSxCOLS|none", NULL, 1, shape,
       "image shape of data that has none (LIBSVM text of images): such data\n"
       "then gets the preprocessing of IDX images (auto, deskew)"),

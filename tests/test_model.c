@@ -8,8 +8,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
+#include "fsvc/deskew.h"
 #include "fsvc/internal.h"
 #include "tests/util/fixtures.h"
 
@@ -198,8 +200,8 @@ static void defaults_roundtrip(void **s)
     if (fsvc_train(&a, NULL, &d, &p, &err)) fail_msg("%s", err.msg);
     assert_int_equal(a.m, 120);
     assert_int_equal(a.select, FSVC_SELECT_RANDOM);
-    assert_true(a.preprocess == FSVC_PRE_SQRT || a.preprocess == FSVC_PRE_DESKEW_SQRT);
-    assert_int_equal(a.dtype, FSVC_F32);
+    assert_true(a.preprocess == FSVC_PRE_SQRT_U8 || a.preprocess == FSVC_PRE_DESKEW_SQRT_U8);
+    assert_int_equal(a.dtype, FSVC_U8);
     assert_true(a.radius > 0);
     char *dir = fx_tmpdir(), path[1024];
     fx_join(path, sizeof path, dir, "d.fsvc");
@@ -217,10 +219,67 @@ static void defaults_roundtrip(void **s)
     /* the same options and seed give the same model bit for bit */
     fsvc_model c;
     if (fsvc_train(&c, NULL, &d, &p, &err)) fail_msg("%s", err.msg);
-    assert_memory_equal(a.C, c.C, a.m * a.n * sizeof(float));
+    assert_memory_equal(a.C, c.C, a.m * a.n * fsvc_dtype_size(a.dtype));
     assert_memory_equal(a.R, c.R, a.m * a.Kout * sizeof(double));
     free(pa); free(pb); free(t);
     fsvc_free_model(&a); fsvc_free_model(&b); fsvc_free_model(&c);
+    fx_rmtree(dir); free(dir);
+    fsvc_dataset_free(&d);
+}
+
+/* sqrt-u8 keeps the model in u8: the input the model sees is deskew_u8
+ * then round(sqrt(255 v)) (computed here directly), the setting survives
+ * save/load, and float data is refused with a line naming it. */
+static void sqrt_u8_input(void **s)
+{
+    (void)s;
+    fsvc_dataset d;
+    synth(&d, 300, 24, 3, 5);
+    d.rows = 4; d.cols = 6;
+    fsvc_param p;
+    fsvc_param_default(&p);
+    p.max_neurons = 60;
+    p.preprocess = FSVC_PRE_DESKEW_SQRT_U8;
+    fsvc_model a, b;
+    fsvc_error err;
+    if (fsvc_train(&a, NULL, &d, &p, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(a.dtype, FSVC_U8);
+    assert_int_equal(a.preprocess, FSVC_PRE_DESKEW_SQRT_U8);
+    uint8_t *x = NULL, *want = malloc(d.N * d.n);
+    assert_int_equal(fsvc_model_input((void **)&x, &a, &d, &err), FSVC_OK);
+    assert_int_equal(fsvc_deskew_u8_batch(d.x, want, d.N, 4, 6, 1), 0);
+    int changed = 0;
+    for (int64_t k = 0; k < d.N * d.n; k++) {
+        uint8_t v = (uint8_t)(sqrt(255.0 * want[k]) + 0.5);
+        changed += v != want[k];
+        want[k] = v;
+    }
+    assert_true(changed > d.N * d.n / 2); /* the curve did apply */
+    assert_memory_equal(x, want, d.N * d.n);
+    char *dir = fx_tmpdir(), path[1024];
+    fx_join(path, sizeof path, dir, "q.fsvc");
+    assert_int_equal(fsvc_model_save(&a, path, &err), FSVC_OK);
+    assert_int_equal(fsvc_model_load(&b, path, &err), FSVC_OK);
+    assert_int_equal(b.preprocess, FSVC_PRE_DESKEW_SQRT_U8);
+    int *pa = malloc(d.N * sizeof *pa), *pb = malloc(d.N * sizeof *pb);
+    assert_int_equal(fsvc_predict(pa, NULL, &a, &d, "cpu", 0, &err), FSVC_OK);
+    assert_int_equal(fsvc_predict(pb, NULL, &b, &d, "cpu", 0, &err), FSVC_OK);
+    assert_memory_equal(pa, pb, d.N * sizeof *pa);
+    /* float data: refused, naming the setting */
+    fsvc_dataset f = d;
+    float *xf = malloc(d.N * d.n * sizeof *xf);
+    for (int64_t k = 0; k < d.N * d.n; k++) xf[k] = ((const uint8_t *)d.x)[k];
+    f.x = xf; f.dtype = FSVC_F32;
+    void *y = NULL;
+    assert_int_equal(fsvc_model_input(&y, &a, &f, &err), FSVC_EINPUT); /* a u8 model */
+    assert_null(y);
+    fsvc_model c = a; /* the input side of a --dtype f32 model with sqrt-u8 */
+    c.dtype = FSVC_F32;
+    assert_int_equal(fsvc_model_input(&y, &c, &f, &err), FSVC_EINPUT);
+    assert_non_null(strstr(err.msg, "sqrt-u8"));
+    assert_null(y);
+    free(xf); free(x); free(want); free(pa); free(pb);
+    fsvc_free_model(&a); fsvc_free_model(&b);
     fx_rmtree(dir); free(dir);
     fsvc_dataset_free(&d);
 }
@@ -249,6 +308,7 @@ int main(void)
         cmocka_unit_test(refused),
         cmocka_unit_test(input_mismatch),
         cmocka_unit_test(defaults_roundtrip),
+        cmocka_unit_test(sqrt_u8_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

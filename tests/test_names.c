@@ -48,7 +48,7 @@ static const struct {
     {"scale", fsvc_scale_names, fsvc_scale_n, fsvc_scale_p, 3},
     {"select", fsvc_select_names, fsvc_select_n, fsvc_select_p, 5},
     {"readout", fsvc_readout_names, fsvc_readout_n, fsvc_readout_p, 3},
-    {"preprocess", fsvc_preprocess_names, fsvc_preprocess_n, fsvc_preprocess_p, 5},
+    {"preprocess", fsvc_preprocess_names, fsvc_preprocess_n, fsvc_preprocess_p, 7},
     {"dist", bnl_dist_names, bnl_dist_n, bnl_dist_p, 3},
     {"act", bnl_act_names, bnl_act_n, bnl_act_p, 4},
     {"backend", bnl_backend_names, bnl_backend_n, bnl_backend_p, 3},
