@@ -130,15 +130,24 @@ config:
 	@missing="$(if $(HAVE_OPENBLAS),,libopenblas-dev )$(if $(HAVE_LAPACKE),,liblapacke-dev )$(if $(HAVE_ZLIB),,zlib1g-dev )$(if $(HAVE_PNG),,libpng-dev )"; \
 	  if [ -n "$$missing" ]; then echo "fsvc: missing packages: $$missing(run 'make deps')"; exit 1; fi
 
-$(BUILD)/obj/%.o: %.c
+# The flags the objects of this build folder were compiled with, replaced
+# only when they change: switching NO_CUDA (or CC, CFLAGS) in one folder
+# recompiles everything instead of linking objects of both kinds.
+FLAGS_STAMP := $(BUILD)/obj/flags.txt
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '$(CC) $(CPPFLAGS) $(CFLAGS) $(NVCC) $(NVCCFLAGS)' > $@.tmp && \
+	  { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
+
+$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(call isa_flags,$<) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/tools/dist_mpi.o: tools/dist_mpi.c
+$(BUILD)/obj/tools/dist_mpi.o: tools/dist_mpi.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/%.cu.o: %.cu
+$(BUILD)/obj/%.cu.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(dir $@) results
 	$(NVCC) $(NVCCFLAGS) -DFSVC_HAVE_CUDA=1 -MMD -MP -c $< -o $@ 2> >(tee $@.ptxas >&2)
 
