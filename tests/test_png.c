@@ -301,7 +301,7 @@ static void test_unlabelled_and_errors(void **state)
     assert_int_equal(fsvc_dataset_load(&d, root, NULL, &err), FSVC_EINPUT);
     assert_non_null(strstr(err.msg, "empty folder"));
     assert_int_equal(fsvc_dataset_load(&d, root, &o, &err), FSVC_EINPUT);
-    assert_non_null(strstr(err.msg, "no PNG images"));
+    assert_non_null(strstr(err.msg, "no PNG or JPEG images"));
     /* loose images: unlabelled only when allowed; sorted, recursive */
     mk(root, "sub");
     img(root, "b.png", 2, 2, 2);
