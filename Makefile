@@ -193,7 +193,7 @@ test-data: $(TEST_DATA)
 # whole MPI matrix (FSVC_TEST_FULL=1), ASan over every unit test and
 # scripts/portability.sh (each OpenBLAS core and kernel tier).
 NPROC      := $(shell nproc 2>/dev/null || echo 1)
-ASAN_TESTS := test_libsvm test_idx test_idx_dims test_png test_png_write test_csv test_csr \
+ASAN_TESTS := test_libsvm test_idx test_idx_dims test_png test_jpeg test_png_write test_csv test_csr \
               test_names test_params test_model test_model_bad test_model_scale \
               test_model_regression test_embed test_dataset test_slice test_dist test_io \
               test_batch

@@ -56,3 +56,9 @@ int ds_image_read(unsigned char **pix, int *rows, int *cols, int channels, const
     fclose(f);
     return rc;
 }
+
+int ds_image_source(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    return ds_image_file_kind(path) != 0 || ds_image_name(base ? base + 1 : path);
+}

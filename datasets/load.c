@@ -23,7 +23,7 @@ int fsvc_dataset_load(fsvc_dataset *d, const char *source,
     int found = stat(source, &st) == 0;
     if (found && S_ISDIR(st.st_mode)) {
         rc = ds_png_load_dir(d, source, opts, err);
-    } else if (found && S_ISREG(st.st_mode) && ds_image_file_kind(source)) {
+    } else if (found && S_ISREG(st.st_mode) && ds_image_source(source)) {
         rc = ds_png_load_file(d, source, opts, err);
     } else if (ds_idx_resolve(images, labels, sizeof images, source)) {
         rc = ds_idx_load_pair(d, images, labels[0] ? labels : NULL, err);

@@ -92,6 +92,9 @@ int ds_image_kind(const unsigned char *b, size_t n);
 int ds_image_file_kind(const char *path);
 /* 1 when a file name ends in .png, .jpg or .jpeg (any case). */
 int ds_image_name(const char *name);
+/* 1 when the file at path is read as an image: its signature, or its
+ * name (so that a bad .jpg is refused as an image, not read as text). */
+int ds_image_source(const char *path);
 /* Reads one PNG or JPEG (by its signature) as 8-bit gray (channels 1) or
  * interleaved RGB (3): *pix (malloc'd, rows x cols x channels). */
 int ds_image_read(unsigned char **pix, int *rows, int *cols, int channels, const char *path,

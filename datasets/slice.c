@@ -99,7 +99,7 @@ int fsvc_dataset_load_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total,
     char images[PATH_MAX], labels[PATH_MAX];
     int rc, found = stat(source, &st) == 0, labelled = 1, serr = errno;
     int kind = found && S_ISDIR(st.st_mode) ? DS_SRC_DIR
-             : found && S_ISREG(st.st_mode) && ds_image_file_kind(source) ? DS_SRC_PNG
+             : found && S_ISREG(st.st_mode) && ds_image_source(source) ? DS_SRC_PNG
              : ds_idx_resolve(images, labels, sizeof images, source) ? DS_SRC_IDX
              : found ? DS_SRC_TEXT : DS_SRC_NONE;
     /* the branches below make different exchanges: every rank must take

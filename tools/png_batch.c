@@ -24,9 +24,7 @@ int cli_png_list(fsvc_dataset *d, const char *data, const fsvc_model *m, int all
     lopt.allow_unlabelled = allow_unlabelled;
     cli_image_opts(&lopt, m);
     int rc = fsvc_pngdir_list(d, data, &lopt, err);
-    if (!rc && (rc = cli_image_check(d, m, cmd, err)))
-        fsvc_dataset_free(d);
-    if (!rc)
+    if (!rc) /* the size against the model's: after the load limit's check */
         cli_warn_skipped(d, cmd, 0);
     return rc;
 }
@@ -73,8 +71,11 @@ int cli_png_predict(int *pred, double *score, const fsvc_model *m, const fsvc_da
                          "bytes, more than the load limit (%s)", d->source, (long long)E,
                          d->cols, d->rows, (unsigned long long)need, lim);
     }
+    int rc = cli_image_check(d, m, cmd, err);
+    if (rc)
+        return rc;
     png_job j = { d, cli_image_resize(m), threads, cmd, 0 };
-    int rc = fsvc_predict_batched(pred, score, m, d, batch, fill, &j,
+    rc = fsvc_predict_batched(pred, score, m, d, batch, fill, &j,
                                   cli_progress_wanted(quiet) ? progress : NULL, &j, backend,
                                   threads, err);
     if (j.open_line) /* stopped by an error: the message on a line of its own */
