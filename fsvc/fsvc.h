@@ -152,7 +152,12 @@ typedef struct fsvc_param {
                               progress lines (ETA) and messages (radius,
                               radius search steps, preprocess auto, ridge
                               retries); FSVC_PROGRESS_STEPS the messages only */
+    unsigned given;        /* FSVC_GIVEN_* bits: settings set through
+                              fsvc_param_set, kept when regression changes
+                              the defaults of the others */
 } fsvc_param;
+#define FSVC_GIVEN_RADIUS 1u
+#define FSVC_GIVEN_LAMBDA 2u
 
 #define FSVC_PROGRESS_ALL 1
 #define FSVC_PROGRESS_STEPS 2

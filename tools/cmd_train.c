@@ -58,7 +58,8 @@ static void help(const fsvc_param *p)
            "        folders) in the ridge fit, as svm-train -w; repeatable; adds to\n"
            "        --class-weight\n"
            "  -v K  K-fold cross-validation (K in 2..64, folds from --seed):\n"
-           "        prints \"Cross Validation Accuracy = X%%\"; no model is written\n"
+           "        prints \"Cross Validation Accuracy = X%%\" (--regression: the mean\n"
+           "        squared error, squared correlation and R^2); no model is written\n"
            "  -q    quiet: only errors and the result line (the model written, or the\n"
            "        cross-validation accuracy)\n"
            "  --sparse, --dense\n"
@@ -190,9 +191,6 @@ int train_parse(train_args *a, int argc, char **argv)
         return cli_usage_error("train", "%s", err.msg);
     if (a->cv && nargs == 2)
         return cli_usage_error("train", "-v writes no model; give DATA only");
-    if (a->cv && a->p.regression)
-        return cli_usage_error("train", "-v: cross-validation is for classification, not "
-                               "--regression");
     a->data = argv[optind];
     a->model = nargs == 2 ? argv[optind + 1] : NULL;
     return CLI_RUN;
@@ -289,6 +287,18 @@ static int train_cv(const fsvc_dataset *d, const fsvc_param *p, int nfold, int q
                   d->source, (long long)d->N);
         return cli_report(&err);
     }
+    if (p->regression) { /* R^2 and RMSE, as svm-train -s 3 -v prints MSE and SCC */
+        fsvc_cv_regression rr;
+        if (fsvc_cross_validate_regression(&rr, d, p, nfold, seed, &err))
+            return cli_report(&err);
+        if (!quiet)
+            printf("cv: %d folds, RMSE %.6g +- %.3g over the folds, %.0f centroids per "
+                   "model, %.2f s\n", nfold, rr.rmse_mean, rr.rmse_sd, rr.m_mean, rr.t_train);
+        printf("Cross Validation Mean squared error = %g\n", rr.mse);
+        printf("Cross Validation Squared correlation coefficient = %g\n", rr.scc);
+        printf("Cross Validation R^2 = %g\n", rr.r2);
+        return FSVC_OK;
+    }
     if (fsvc_cross_validate(&res, d, p, nfold, seed, &err))
         return cli_report(&err);
     if (!quiet)
@@ -322,6 +332,22 @@ static void image_fields(fsvc_model *m, const fsvc_dataset *d, const fsvc_load_o
     m->img_cols = d->cols;
     m->img_channels = d->channels;
     m->img_resize = lopt->rows > 0;
+}
+
+/* Labels that look like a regression target trained as classes: many
+ * distinct values with fractions, or few samples per class; one line
+ * with the fix (not with -q). */
+static void warn_continuous(const fsvc_dataset *d, int64_t N)
+{
+    int frac = 0;
+    for (int k = 0; d->class_values && k < d->K; k++)
+        frac += d->class_values[k] != (double)(int64_t)d->class_values[k];
+    if (d->class_names || !((d->K > 20 && frac > 0) || (d->K > 50 && N < 5 * (int64_t)d->K)))
+        return;
+    fprintf(stderr, "fsvc train: warning: %s: %d distinct labels (%d not integers, %.1f "
+            "samples a class) look like a continuous target; they are trained as %d "
+            "classes; give --regression to fit the values\n", d->source, d->K, frac,
+            (double)N / d->K, d->K);
 }
 
 static int train_run(fsvc_param *pp, const train_args *a, const char *data,
@@ -383,6 +409,8 @@ static int train_run(fsvc_param *pp, const train_args *a, const char *data,
                        d.source, d.n, CLI_MAX_FEATURES);
     if (!rc && !p.regression && d.K < 2) /* the class list is every rank's */
         rc = one_class(&d, &err);
+    if (!rc && !p.regression && !quiet && D->rank == 0)
+        warn_continuous(&d, N_total);
     if (!rc && N_total < D->size)
         rc = fsvc_fail(&err, FSVC_EUSAGE, "%s: %lld samples for %d processes", d.source,
                        (long long)N_total, D->size);
@@ -397,8 +425,9 @@ static int train_run(fsvc_param *pp, const train_args *a, const char *data,
                "(%.2f s)\n", d.source, (long long)N_total, d.n, (long long)d.csr->nnz,
                100.0 * (double)d.csr->nnz / ((double)d.N * d.n), d.K, t1 - t0);
     else if (!quiet)
-        printf("data: %s, %lld x %d %s, %d classes (%.2f s)\n", d.source, (long long)N_total, d.n,
-           fsvc_dtype_name(d.dtype), d.K, t1 - t0);
+        printf("data: %s, %lld x %d %s, %d %s (%.2f s)\n", d.source, (long long)N_total, d.n,
+           fsvc_dtype_name(d.dtype), d.K, p.regression ? "distinct label values" : "classes",
+           t1 - t0);
     if (cv) { /* cross-validation: one process */
         if (D->size > 1) {
             fsvc_dataset_free(&d);
