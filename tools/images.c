@@ -39,9 +39,10 @@ int cli_image_check(const fsvc_dataset *d, const fsvc_model *m, const char *cmd,
     model_size(m, &r, &c);
     if (!d->channels || d->n == m->n || r < 1)
         return FSVC_OK;
+    (void)cmd;
     return fsvc_fail(err, FSVC_EINPUT, "%s: images of %dx%d (width x height), the model "
-                     "reads %dx%d; give %s --resize to resize them to the model's size",
-                     d->source, d->cols, d->rows, c, r, cmd);
+                     "reads %dx%d; resize them to it with fsvc predict --resize (or train "
+                     "with --resize WxH)", d->source, d->cols, d->rows, c, r);
 }
 
 void cli_warn_skipped(const fsvc_dataset *d, const char *cmd, int quiet)

@@ -111,3 +111,9 @@ expect_exit 0 "fsvc help" -- "$FSVC" help
 expect_match "0.299 R \+ 0.587 G \+ 0.114 B" "fsvc help names the gray conversion" "$OUT"
 expect_exit 0 "train --help" -- "$FSVC" train --help
 expect_match "--channels 1\|3" "train --help documents --channels" "$OUT"
+
+# fsvc show says how the model reads images
+expect_exit 0 "show an RGB model" -- "$FSVC" show rg.fsvc
+expect_match "images: 16 x 16 \(rows x cols\), RGB" "show: RGB and the size" "$OUT"
+expect_exit 0 "show a --resize model" -- "$FSVC" show j84.fsvc
+expect_match "images: 4 x 8 .*gray.*resized" "show: the size and the resize flag" "$OUT"
