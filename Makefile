@@ -300,7 +300,7 @@ FUZZ_OBJ      := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC) \
 FUZZ_FLAGS    := -std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                  -fno-sanitize-recover=undefined -fopenmp
 FUZZ_CPPFLAGS := -I. -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-FUZZ_LIBS     := $(shell pkg-config --libs openblas lapacke zlib libpng 2>/dev/null) -llapack -lm -lpthread
+FUZZ_LIBS     := $(shell pkg-config --libs openblas lapacke zlib libpng libjpeg 2>/dev/null) -llapack -lm -lpthread
 REPLAY_BIN    := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/replay_%)
 
 $(BUILD)/fuzz/obj/%.o: %.c
