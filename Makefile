@@ -27,12 +27,13 @@ PYTHON  ?= /usr/bin/python3
 PYTHON_SITE ?= $(PREFIX)/lib/python$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages
 
 # ---- what is on this machine -------------------------------------------
-PKGS      := openblas lapacke zlib libpng cmocka
+PKGS      := openblas lapacke zlib libpng libjpeg cmocka
 have_pkg   = $(shell pkg-config --exists $(1) 2>/dev/null && echo yes)
 HAVE_OPENBLAS := $(call have_pkg,openblas)
 HAVE_LAPACKE  := $(call have_pkg,lapacke)
 HAVE_ZLIB     := $(call have_pkg,zlib)
 HAVE_PNG      := $(call have_pkg,libpng)
+HAVE_JPEG     := $(call have_pkg,libjpeg)
 HAVE_CMOCKA   := $(call have_pkg,cmocka)
 HAVE_OPENMP   := $(shell echo 'int main(void){return 0;}' | $(CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo yes)
 CUDA_HOME     ?= $(or $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)),/usr/local/cuda)
@@ -60,7 +61,7 @@ CFLAGS   += -fopenmp
 LDFLAGS  += -fopenmp
 endif
 CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS  += $(shell pkg-config --libs openblas lapacke zlib libpng 2>/dev/null) -llapack
+LDLIBS  += $(shell pkg-config --libs openblas lapacke zlib libpng libjpeg 2>/dev/null) -llapack
 TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
 ifeq ($(SAN),thread)
@@ -125,9 +126,9 @@ FORCE:
 
 config:
 	@echo "fsvc $(VERSION): openblas=$(or $(HAVE_OPENBLAS),no) lapacke=$(or $(HAVE_LAPACKE),no)" \
-	  "zlib=$(or $(HAVE_ZLIB),no) libpng=$(or $(HAVE_PNG),no) cmocka=$(or $(HAVE_CMOCKA),no)" \
+	  "zlib=$(or $(HAVE_ZLIB),no) libpng=$(or $(HAVE_PNG),no) libjpeg=$(or $(HAVE_JPEG),no) cmocka=$(or $(HAVE_CMOCKA),no)" \
 	  "openmp=$(or $(HAVE_OPENMP),no) nvcc=$(or $(NVCC),no) mpi=$(if $(MPI_LIBS),yes,no)$(if $(SAN), sanitizers=on)"
-	@missing="$(if $(HAVE_OPENBLAS),,libopenblas-dev )$(if $(HAVE_LAPACKE),,liblapacke-dev )$(if $(HAVE_ZLIB),,zlib1g-dev )$(if $(HAVE_PNG),,libpng-dev )"; \
+	@missing="$(if $(HAVE_OPENBLAS),,libopenblas-dev )$(if $(HAVE_LAPACKE),,liblapacke-dev )$(if $(HAVE_ZLIB),,zlib1g-dev )$(if $(HAVE_PNG),,libpng-dev )$(if $(HAVE_JPEG),,libjpeg-dev )"; \
 	  if [ -n "$$missing" ]; then echo "fsvc: missing packages: $$missing(run 'make deps')"; exit 1; fi
 
 # The flags the objects of this build folder were compiled with, replaced
@@ -201,7 +202,7 @@ test-data: $(TEST_DATA)
 # whole MPI matrix (FSVC_TEST_FULL=1), ASan over every unit test and
 # scripts/portability.sh (each OpenBLAS core and kernel tier).
 NPROC      := $(shell nproc 2>/dev/null || echo 1)
-ASAN_TESTS := test_libsvm test_idx test_idx_dims test_png test_png_write test_csv test_csr \
+ASAN_TESTS := test_libsvm test_idx test_idx_dims test_png test_jpeg test_png_write test_csv test_csr \
               test_names test_params test_model test_model_bad test_model_scale \
               test_model_regression test_embed test_dataset test_slice test_dist test_io \
               test_batch
@@ -270,7 +271,7 @@ test-cuda: all
 
 # ---- set-up and the main job -------------------------------------------------
 DEBIAN_PKGS := build-essential pkg-config libopenblas-dev liblapacke-dev zlib1g-dev \
-               libpng-dev libcmocka-dev dataset-fashion-mnist gnuplot-nox libsvm-tools \
+               libpng-dev libjpeg-dev libjpeg-turbo-progs libcmocka-dev dataset-fashion-mnist gnuplot-nox libsvm-tools \
                clang libclang-rt-14-dev libomp-dev python3-numpy python3-sklearn python3-pytest \
                python3-pandas python3-matplotlib openmpi-bin libopenmpi-dev time
 deps:
@@ -308,7 +309,7 @@ FUZZ_OBJ      := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC) \
 FUZZ_FLAGS    := -std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                  -fno-sanitize-recover=undefined -fopenmp
 FUZZ_CPPFLAGS := -I. -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-FUZZ_LIBS     := $(shell pkg-config --libs openblas lapacke zlib libpng 2>/dev/null) -llapack -lm -lpthread
+FUZZ_LIBS     := $(shell pkg-config --libs openblas lapacke zlib libpng libjpeg 2>/dev/null) -llapack -lm -lpthread
 REPLAY_BIN    := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/replay_%)
 
 $(BUILD)/fuzz/obj/%.o: %.c

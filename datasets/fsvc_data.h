@@ -44,14 +44,18 @@ typedef struct fsvc_dataset {
     int *cls;             /* cls: N class indices into class_values */
     int K;                /* number of distinct labels */
     double *class_values; /* K distinct label values, ascending */
-    char **class_names;   /* K names (PNG class folders) or NULL */
-    char **paths;         /* N source paths (PNG images) or NULL */
-    int rows, cols;       /* image geometry when known, else 0 */
+    char **class_names;   /* K names (image class folders) or NULL */
+    char **paths;         /* N source paths (PNG / JPEG images) or NULL */
+    int rows, cols;       /* image geometry when known, else 0; n is
+                             rows x cols x channels for images */
     fsvc_scale scale;     /* scaling already applied to x */
     char source[512];     /* what it was loaded from */
     fsvc_csr *csr;        /* sparse data (LIBSVM read sparse): the N rows
                              in CSR form, x NULL, dtype FSVC_F32; NULL for
                              dense data (x holds it) */
+    int channels;         /* images: 1 gray, 3 RGB (interleaved); else 0 */
+    int64_t skipped;      /* image folders: regular files not named as
+                             images (.png, .jpg, .jpeg), not read */
 } fsvc_dataset;
 
 /* How a LIBSVM file is stored (fsvc_load_opts.storage). */
@@ -66,7 +70,7 @@ typedef struct fsvc_dataset {
 #define FSVC_SPARSE_AUTO_CELLS ((int64_t)1 << 25)
 
 typedef struct fsvc_load_opts {
-    int resize;           /* PNG: resize images to the first one's size */
+    int resize;           /* images: resize images to the first one's size */
     int allow_unlabelled; /* PNG folder without class sub-folders */
     int n_features;       /* LIBSVM: force n (0 = largest index seen) */
     int storage;          /* LIBSVM: FSVC_STORE_DENSE (0), _SPARSE, _AUTO;
@@ -77,6 +81,10 @@ typedef struct fsvc_load_opts {
                              float32's range is an error at its line (for
                              training); 0: stored as +-Inf, as a float
                              conversion makes it (prediction) */
+    int rows, cols;       /* images: > 0: every image resized (bilinear)
+                             to rows x cols; 0: the first image's size */
+    int channels;         /* images: 3 keeps RGB as 3 interleaved values a
+                             pixel; 0 or 1: gray (BT.601 luma) */
 } fsvc_load_opts;
 
 /* Loads any supported source, detected from what it is:
@@ -94,8 +102,12 @@ void fsvc_dataset_free(fsvc_dataset *d);
  * (paths kept); every image must have the size of the first. */
 int fsvc_dataset_load_pngs(fsvc_dataset *d, const char *const *paths, size_t n,
                            fsvc_error *err);
-/* 1 when path names a PNG image: its name ends in .png (any case) or the
- * file starts with the PNG signature. */
+/* The same for PNG or JPEG files with the image options of opts (rows,
+ * cols, channels, resize; NULL: none). */
+int fsvc_dataset_load_images(fsvc_dataset *d, const char *const *paths, size_t n,
+                             const fsvc_load_opts *opts, fsvc_error *err);
+/* 1 when path names a PNG or JPEG image: its name ends in .png, .jpg or
+ * .jpeg (any case) or the file starts with either signature. */
 int fsvc_source_is_png(const char *path);
 /* 1 when writing to path would write over a file that loading source
  * reads: the same file (device and inode), one of an IDX pair, or a .png

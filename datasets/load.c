@@ -1,5 +1,5 @@
 /* load.c - fsvc_dataset_load: picks the loader from what the source is
- * (a folder or file of PNG images, an IDX pair, a LIBSVM file). The top of
+ * (a folder or file of PNG / JPEG images, an IDX pair, a LIBSVM file). The top of
  * datasets/: it includes the loaders, nothing includes it. */
 #include "datasets/loaders.h"
 
@@ -13,7 +13,7 @@
 int fsvc_dataset_load(fsvc_dataset *d, const char *source,
                       const fsvc_load_opts *opts, fsvc_error *err)
 {
-    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0, 0};
+    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0, 0, 0, 0, 0};
     if (!opts)
         opts = &none;
     ds_dataset_init(d, source);
@@ -23,8 +23,8 @@ int fsvc_dataset_load(fsvc_dataset *d, const char *source,
     int found = stat(source, &st) == 0;
     if (found && S_ISDIR(st.st_mode)) {
         rc = ds_png_load_dir(d, source, opts, err);
-    } else if (found && S_ISREG(st.st_mode) && ds_png_is_png(source)) {
-        rc = ds_png_load_file(d, source, err);
+    } else if (found && S_ISREG(st.st_mode) && ds_image_source(source)) {
+        rc = ds_png_load_file(d, source, opts, err);
     } else if (ds_idx_resolve(images, labels, sizeof images, source)) {
         rc = ds_idx_load_pair(d, images, labels[0] ? labels : NULL, err);
     } else if (stat(source, &st) == 0) {

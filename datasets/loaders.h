@@ -83,7 +83,27 @@ int ds_libsvm_parse_file_opt(fsvc_dataset *d, const unsigned char *buf, size_t l
 int ds_libsvm_load(fsvc_dataset *d, const char *path, const fsvc_load_opts *o,
                    fsvc_error *err);
 
-/* ---- png.c / pngdir.c ---- */
+/* ---- image.c, png.c, jpeg.c / pngdir.c: PNG and JPEG images ---- */
+
+enum { DS_IMAGE_PNG = 1, DS_IMAGE_JPEG = 2 };
+/* DS_IMAGE_PNG or _JPEG by the signature in the n bytes b, else 0. */
+int ds_image_kind(const unsigned char *b, size_t n);
+/* The same for the first bytes of the file at path (0: unreadable). */
+int ds_image_file_kind(const char *path);
+/* 1 when a file name ends in .png, .jpg or .jpeg (any case). */
+int ds_image_name(const char *name);
+/* 1 when the file at path is read as an image: its signature, or its
+ * name (so that a bad .jpg is refused as an image, not read as text). */
+int ds_image_source(const char *path);
+/* Reads one PNG or JPEG (by its signature) as 8-bit gray (channels 1) or
+ * interleaved RGB (3): *pix (malloc'd, rows x cols x channels). */
+int ds_image_read(unsigned char **pix, int *rows, int *cols, int channels, const char *path,
+                  fsvc_error *err);
+/* One PNG / JPEG from an open stream at its start (not closed here). */
+int ds_png_read_fp(unsigned char **pix, int *rows, int *cols, int channels, FILE *f,
+                   const char *path, fsvc_error *err);
+int ds_jpeg_read_fp(unsigned char **pix, int *rows, int *cols, int channels, FILE *f,
+                    const char *path, fsvc_error *err);
 
 /* Reads one PNG as 8-bit gray: *pix (malloc'd, rows x cols). */
 int ds_png_read_gray(unsigned char **pix, int *rows, int *cols,
@@ -94,6 +114,9 @@ int ds_png_read_gray_fp(unsigned char **pix, int *rows, int *cols, FILE *f,
 /* Bilinear resize of a gray image (src: sr x sc) into dst (dr x dc). */
 void ds_resize_bilinear_u8(unsigned char *dst, int dr, int dc,
                            const unsigned char *src, int sr, int sc);
+/* The same for ch interleaved channels (each resized on its own). */
+void ds_resize_bilinear_ch(unsigned char *dst, int dr, int dc,
+                           const unsigned char *src, int sr, int sc, int ch);
 int ds_png_load_dir(fsvc_dataset *d, const char *dir,
                     const fsvc_load_opts *opts, fsvc_error *err);
 /* The images [N_total * rank / size, N_total * (rank + 1) / size) of the
@@ -113,16 +136,19 @@ typedef struct ds_png_listing {
     size_t K;
     double *y;
     int labelled;
+    int64_t skipped;   /* regular files not named as images (hidden
+                          entries aside) */
 } ds_png_listing;
 int ds_png_list(ds_png_listing *L, const char *dir, const fsvc_load_opts *opts,
                 fsvc_error *err);
 void ds_png_listing_free(ds_png_listing *L);
 /* d->class_names from the class folders' base names (L->K of them). */
 int ds_png_class_names(fsvc_dataset *d, const ds_png_listing *L, fsvc_error *err);
-/* An image pix (r x c) into dst (rows x cols): copied, resized when resize,
- * else FSVC_EINPUT naming path and ref (the image that set the size). */
-int ds_png_place(unsigned char *dst, int rows, int cols, const unsigned char *pix, int r,
-                 int c, int resize, const char *path, const char *ref, fsvc_error *err);
+/* An image pix (r x c x ch) into dst (rows x cols x ch): copied, resized
+ * when resize, else FSVC_EINPUT naming path and ref (what set the size). */
+int ds_png_place(unsigned char *dst, int rows, int cols, int ch, const unsigned char *pix,
+                 int r, int c, int resize, const char *path, const char *ref,
+                 fsvc_error *err);
 
 /* ---- stream.c: a file read from the start, plain or gzip ---- */
 typedef struct ds_stream {
@@ -171,8 +197,9 @@ int ds_idx_load_pair_slice(fsvc_dataset *d, const char *images, const char *labe
 int ds_libsvm_load_slice(fsvc_dataset *d, const char *path, int n_features,
                          const fsvc_slice_comm *c, int64_t *first, int64_t *N_total,
                          fsvc_error *err);
-/* One PNG file as a dataset of one unlabelled image. */
-int ds_png_load_file(fsvc_dataset *d, const char *path, fsvc_error *err);
+/* One PNG or JPEG file as a dataset of one unlabelled image. */
+int ds_png_load_file(fsvc_dataset *d, const char *path, const fsvc_load_opts *opts,
+                     fsvc_error *err);
 /* 1 if the file at path starts with the PNG signature. */
 int ds_png_is_png(const char *path);
 

@@ -1,9 +1,10 @@
-/* png.c - one PNG image as 8-bit gray (libpng), and a bilinear resize.
+/* png.c - one PNG image as 8-bit gray or RGB (libpng), and a bilinear resize.
  *
  * Conversions: palette and gray < 8 bits are expanded; 16-bit samples are
- * scaled to 8 bits (rounded); RGB becomes gray by ITU-R BT.601 luma,
- * Y = (299 R + 587 G + 114 B + 500) / 1000; an alpha channel is composited
- * over black (v * a / 255, rounded), black being the MNIST background. */
+ * scaled to 8 bits (rounded); for gray output RGB becomes gray by ITU-R
+ * BT.601 luma, Y = (299 R + 587 G + 114 B + 500) / 1000; for RGB output a
+ * gray image gives R = G = B; an alpha channel is composited over black
+ * (v * a / 255, rounded), black being the MNIST background. */
 #include "datasets/loaders.h"
 
 #include <png.h>
@@ -52,13 +53,22 @@ int ds_png_read_gray(unsigned char **pix, int *rows, int *cols,
     int rc = ds_open_input(&f, path, err);
     if (rc)
         return rc;
-    rc = ds_png_read_gray_fp(pix, rows, cols, f, path, err);
+    rc = ds_png_read_fp(pix, rows, cols, 1, f, path, err);
     fclose(f);
     return rc;
 }
 
 int ds_png_read_gray_fp(unsigned char **pix, int *rows, int *cols, FILE *f,
                         const char *path, fsvc_error *err)
+{
+    return ds_png_read_fp(pix, rows, cols, 1, f, path, err);
+}
+
+/* v over black by alpha a, rounded */
+static unsigned char over_black(unsigned v, unsigned a) { return (unsigned char)((v * a + 127) / 255); }
+
+int ds_png_read_fp(unsigned char **pix, int *rows, int *cols, int channels, FILE *f,
+                   const char *path, fsvc_error *err)
 {
     *pix = NULL;
     *rows = *cols = 0;
@@ -116,7 +126,7 @@ int ds_png_read_gray_fp(unsigned char **pix, int *rows, int *cols, FILE *f,
     }
     buf = malloc(rb * h);
     rowp = malloc(h * sizeof *rowp);
-    out = malloc((size_t)w * h);
+    out = malloc((size_t)w * h * (channels == 3 ? 3 : 1));
     if (!buf || !rowp || !out) {
         fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for a %ux%u image", path, w, h);
         png_longjmp(png, 1);
@@ -127,12 +137,14 @@ int ds_png_read_gray_fp(unsigned char **pix, int *rows, int *cols, FILE *f,
     png_read_end(png, NULL);
     for (size_t i = 0; i < (size_t)w * h; i++) {
         const unsigned char *p = buf + i * ch;
-        unsigned v = ch <= 2 ? p[0] : (299u * p[0] + 587u * p[1] + 114u * p[2] + 500) / 1000;
-        if (ch == 2 || ch == 4) {
-            unsigned a = p[ch - 1];
-            v = (v * a + 127) / 255;
+        unsigned a = ch == 2 || ch == 4 ? p[ch - 1] : 255;
+        if (channels == 3) {
+            for (int k = 0; k < 3; k++)
+                out[3 * i + k] = over_black(ch <= 2 ? p[0] : p[k], a);
+        } else {
+            unsigned v = ch <= 2 ? p[0] : (299u * p[0] + 587u * p[1] + 114u * p[2] + 500) / 1000;
+            out[i] = over_black(v, a);
         }
-        out[i] = (unsigned char)v;
     }
     png_destroy_read_struct(&png, &info, NULL);
     free(buf);
@@ -146,6 +158,13 @@ int ds_png_read_gray_fp(unsigned char **pix, int *rows, int *cols, FILE *f,
 /* Pixel centres aligned: dst (r, c) samples src at ((r+.5)*sr/dr - .5, ...). */
 void ds_resize_bilinear_u8(unsigned char *dst, int dr, int dc,
                            const unsigned char *src, int sr, int sc)
+{
+    ds_resize_bilinear_ch(dst, dr, dc, src, sr, sc, 1);
+}
+
+/* The same on ch interleaved channels, each resized on its own. */
+void ds_resize_bilinear_ch(unsigned char *dst, int dr, int dc,
+                           const unsigned char *src, int sr, int sc, int ch)
 {
     for (int r = 0; r < dr; r++) {
         double fy = (r + 0.5) * sr / dr - 0.5;
@@ -161,10 +180,14 @@ void ds_resize_bilinear_u8(unsigned char *dst, int dr, int dc,
             if (x0 > sc - 1) x0 = sc - 1;
             int x1 = x0 + 1 < sc ? x0 + 1 : x0;
             double wx = fx - x0;
-            double top = src[y0 * sc + x0] * (1 - wx) + src[y0 * sc + x1] * wx;
-            double bot = src[y1 * sc + x0] * (1 - wx) + src[y1 * sc + x1] * wx;
-            double v = top * (1 - wy) + bot * wy + 0.5;
-            dst[r * dc + c] = (unsigned char)(v > 255 ? 255 : v);
+            for (int k = 0; k < ch; k++) {
+                double top = src[(y0 * sc + x0) * ch + k] * (1 - wx)
+                           + src[(y0 * sc + x1) * ch + k] * wx;
+                double bot = src[(y1 * sc + x0) * ch + k] * (1 - wx)
+                           + src[(y1 * sc + x1) * ch + k] * wx;
+                double v = top * (1 - wy) + bot * wy + 0.5;
+                dst[(r * dc + c) * ch + k] = (unsigned char)(v > 255 ? 255 : v);
+            }
         }
     }
 }

@@ -1,18 +1,22 @@
-/* pngdir.c - folders of PNG images as datasets.
+/* pngdir.c - folders of PNG and JPEG images as datasets.
  *
  * Training sets: one sub-folder per class; class names are the sub-folder
  * names sorted (strcmp), class k is the k-th name, y = k; each class folder
  * is searched recursively. Inference sets (opts->allow_unlabelled): any
  * folder, searched recursively. Paths are visited in sorted order; files
- * whose names end in .png (any case) are images, hidden entries and other
- * files are skipped, symbolic links to folders are not followed. Every image
- * must have the size of the first one unless opts->resize, which resizes it
- * bilinearly (ds_resize_bilinear_u8) to that size. X: N x (rows*cols) u8.
- * A single PNG file is a set of one unlabelled image. */
+ * whose names end in .png, .jpg or .jpeg (any case) are images (read by
+ * their signature), hidden entries are ignored, other files are skipped and
+ * counted (d->skipped), symbolic links to folders are not followed. Every
+ * image must have the size of the first one unless opts->resize, which
+ * resizes it bilinearly (ds_resize_bilinear_ch) to that size, or opts->rows
+ * x opts->cols, the size every image is resized to. X: N x (rows * cols *
+ * channels) u8, channels 1 (gray) or 3 (RGB, opts->channels). A single
+ * image file is a set of one unlabelled image. */
 #include "datasets/loaders.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,15 +59,11 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int is_png_name(const char *name)
-{
-    size_t l = strlen(name);
-    return l > 4 && !strcasecmp(name + l - 4, ".png");
-}
-
 /* Lists the entries of dir (sorted, no hidden ones): sub-folders into dirs
- * (full paths), .png files into files (full paths). */
-static int list_dir(strlist *dirs, strlist *files, const char *dir, fsvc_error *err)
+ * (full paths), image files into files (full paths); other regular files
+ * are counted in *skipped. */
+static int list_dir(strlist *dirs, strlist *files, int64_t *skipped, const char *dir,
+                    fsvc_error *err)
 {
     DIR *dp = opendir(dir);
     if (!dp)
@@ -91,8 +91,10 @@ static int list_dir(strlist *dirs, strlist *files, const char *dir, fsvc_error *
         int bad = 0;
         if (S_ISDIR(st.st_mode) && !S_ISLNK(lst.st_mode))
             bad = dirs ? push(dirs, path) : 0;
-        else if (S_ISREG(st.st_mode) && is_png_name(names.s[i]))
+        else if (S_ISREG(st.st_mode) && ds_image_name(names.s[i]))
             bad = push(files, path);
+        else if (S_ISREG(st.st_mode))
+            ++*skipped;
         if (bad)
             rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", dir);
     }
@@ -100,27 +102,28 @@ static int list_dir(strlist *dirs, strlist *files, const char *dir, fsvc_error *
     return rc;
 }
 
-/* All .png files under dir, recursively, in sorted order (depth first). */
-static int walk(strlist *files, const char *dir, int depth, fsvc_error *err)
+/* All image files under dir, recursively, in sorted order (depth first). */
+static int walk(strlist *files, int64_t *skipped, const char *dir, int depth, fsvc_error *err)
 {
     if (depth > MAX_DEPTH)
         return fsvc_fail(err, FSVC_EINPUT, "%s: folders nested deeper than %d", dir, MAX_DEPTH);
     strlist dirs = {0};
     /* a folder's own files first, then its sub-folders */
-    int rc = list_dir(&dirs, files, dir, err);
+    int rc = list_dir(&dirs, files, skipped, dir, err);
     for (size_t i = 0; i < dirs.n && rc == FSVC_OK; i++)
-        rc = walk(files, dirs.s[i], depth + 1, err);
+        rc = walk(files, skipped, dirs.s[i], depth + 1, err);
     strlist_free(&dirs);
     return rc;
 }
 
-int ds_png_place(unsigned char *dst, int rows, int cols, const unsigned char *pix, int r,
-                 int c, int resize, const char *path, const char *ref, fsvc_error *err)
+int ds_png_place(unsigned char *dst, int rows, int cols, int ch, const unsigned char *pix,
+                 int r, int c, int resize, const char *path, const char *ref,
+                 fsvc_error *err)
 {
     if (r == rows && c == cols)
-        memcpy(dst, pix, (size_t)rows * (size_t)cols);
+        memcpy(dst, pix, (size_t)rows * (size_t)cols * (size_t)ch);
     else if (resize)
-        ds_resize_bilinear_u8(dst, rows, cols, pix, r, c);
+        ds_resize_bilinear_ch(dst, rows, cols, pix, r, c, ch);
     else
         return fsvc_fail(err, FSVC_EINPUT, "%s: image is %dx%d (cols x rows) but %s is "
                          "%dx%d; all images must have one size (or ask for resizing)",
@@ -128,8 +131,8 @@ int ds_png_place(unsigned char *dst, int rows, int cols, const unsigned char *pi
     return FSVC_OK;
 }
 
-/* Reads the images [lo, hi) of files into d->x ((hi - lo) x rows*cols u8),
- * d->paths; every image must have the size of files[0]. */
+/* Reads the images [lo, hi) of files into d->x ((hi - lo) x n u8),
+ * d->paths; every image must have the size of files[0] (or opts's size). */
 static int read_images(fsvc_dataset *d, char **files, size_t lo, size_t hi,
                        const fsvc_load_opts *opts, fsvc_error *err)
 {
@@ -138,24 +141,32 @@ static int read_images(fsvc_dataset *d, char **files, size_t lo, size_t hi,
     if (!d->paths)
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", d->source);
     d->N = (int64_t)cnt;
-    const char *ref = files[0]; /* the first image sets the size */
+    int ch = opts->channels == 3 ? 3 : 1, sized = opts->rows > 0 && opts->cols > 0;
+    const char *ref = files[0]; /* the first image sets the size, unless given */
     unsigned char *x = NULL;
+    d->channels = ch;
     for (size_t i = lo > 0 ? 0 : lo; i < hi; i = i < lo ? lo : i + 1) {
         unsigned char *pix;
         int r, c;
-        int rc = ds_png_read_gray(&pix, &r, &c, files[i], err);
+        int rc = ds_image_read(&pix, &r, &c, ch, files[i], err);
         if (rc)
             return rc;
         if (i == 0) {
-            d->rows = r;
-            d->cols = c;
-            d->n = r * c; /* sides <= 16384: fits */
+            d->rows = sized ? opts->rows : r;
+            d->cols = sized ? opts->cols : c;
+            if ((int64_t)d->rows * d->cols * ch > INT32_MAX) {
+                free(pix);
+                return fsvc_fail(err, FSVC_EINPUT, "%s: images of %dx%d (x %d channels) are "
+                                 "too large", d->source, d->cols, d->rows, ch);
+            }
+            d->n = d->rows * d->cols * ch;
             uint64_t need = (uint64_t)cnt * (uint64_t)d->n, max = ds_max_bytes();
             if (need > max) {
                 char lim[80];
                 free(pix);
                 return fsvc_fail(err, FSVC_EINPUT, "%s: %zu images of %dx%d need %llu bytes, "
-                                 "more than the load limit (%s)", d->source, cnt, c, r,
+                                 "more than the load limit (%s)", d->source, cnt, d->cols,
+                                 d->rows,
                                  (unsigned long long)need, ds_limit_text(lim, sizeof lim, max));
             }
             x = malloc(cnt ? cnt * (size_t)d->n : 1);
@@ -170,8 +181,8 @@ static int read_images(fsvc_dataset *d, char **files, size_t lo, size_t hi,
                 continue;
             }
         }
-        rc = ds_png_place(x + (i - lo) * (size_t)d->n, d->rows, d->cols, pix, r, c,
-                          opts->resize, files[i], ref, err);
+        rc = ds_png_place(x + (i - lo) * (size_t)d->n, d->rows, d->cols, ch, pix, r, c,
+                          opts->resize || sized, files[i], ref, err);
         free(pix);
         if (rc)
             return rc;
@@ -195,7 +206,8 @@ int ds_png_list(ds_png_listing *L, const char *dir, const fsvc_load_opts *opts,
 {
     memset(L, 0, sizeof *L);
     strlist classes = {0}, top = {0}, files = {0};
-    int rc = list_dir(&classes, &top, dir, err);
+    int64_t skipped = 0;
+    int rc = list_dir(&classes, &top, &skipped, dir, err);
     double *y = NULL;
     int labelled = rc == FSVC_OK && classes.n > 0 && top.n == 0;
     if (rc == FSVC_OK && labelled) {
@@ -203,9 +215,9 @@ int ds_png_list(ds_png_listing *L, const char *dir, const fsvc_load_opts *opts,
         size_t cap = 0;
         for (size_t k = 0; k < classes.n && rc == FSVC_OK; k++) {
             size_t before = files.n;
-            rc = walk(&files, classes.s[k], 1, err);
+            rc = walk(&files, &skipped, classes.s[k], 1, err);
             if (rc == FSVC_OK && files.n == before)
-                rc = fsvc_fail(err, FSVC_EINPUT, "%s: class folder holds no PNG images",
+                rc = fsvc_fail(err, FSVC_EINPUT, "%s: class folder holds no PNG or JPEG images",
                                classes.s[k]);
             if (rc == FSVC_OK && files.n > cap) {
                 cap = files.n * 2;
@@ -220,13 +232,15 @@ int ds_png_list(ds_png_listing *L, const char *dir, const fsvc_load_opts *opts,
         }
     } else if (rc == FSVC_OK && !opts->allow_unlabelled) {
         rc = fsvc_fail(err, FSVC_EINPUT, "%s: %s", dir, classes.n == 0 && top.n == 0
-                       ? "empty folder (no PNG images, no class sub-folders)"
-                       : "PNG images outside class sub-folders; a training set needs "
+                       ? "empty folder (no PNG or JPEG images, no class sub-folders)"
+                       : "images outside class sub-folders; a training set needs "
                          "one sub-folder per class");
     } else if (rc == FSVC_OK) {
-        rc = walk(&files, dir, 0, err);
+        skipped = 0; /* walked again from the top */
+        rc = walk(&files, &skipped, dir, 0, err);
         if (rc == FSVC_OK && files.n == 0)
-            rc = fsvc_fail(err, FSVC_EINPUT, "%s: no PNG images in this folder or below", dir);
+            rc = fsvc_fail(err, FSVC_EINPUT, "%s: no PNG or JPEG images in this folder or "
+                           "below%s", dir, skipped ? " (only files of other types)" : "");
     }
     strlist_free(&top);
     if (!labelled)
@@ -237,6 +251,7 @@ int ds_png_list(ds_png_listing *L, const char *dir, const fsvc_load_opts *opts,
     L->K = classes.n;
     L->y = y;
     L->labelled = labelled;
+    L->skipped = skipped;
     if (rc)
         ds_png_listing_free(L);
     return rc;
@@ -260,6 +275,7 @@ static int load_dir(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts
     if (N_total) *N_total = (int64_t)L.n;
     if (rc == FSVC_OK)
         rc = read_images(d, L.files, lo, hi, opts, err);
+    d->skipped = L.skipped;
     if (rc == FSVC_OK && labelled && size > 1) {
         /* a slice: every class folder holds images, so the classes are
          * 0..K-1, as one process indexes them from all the labels */
@@ -317,25 +333,38 @@ int ds_png_load_dir_slice(fsvc_dataset *d, const char *dir, const fsvc_load_opts
     return load_dir(d, dir, opts, rank, size, first, N_total, err);
 }
 
-int ds_png_load_file(fsvc_dataset *d, const char *path, fsvc_error *err)
+int ds_png_load_file(fsvc_dataset *d, const char *path, const fsvc_load_opts *opts,
+                     fsvc_error *err)
 {
-    return fsvc_dataset_load_pngs(d, &path, 1, err);
+    return fsvc_dataset_load_images(d, &path, 1, opts, err);
 }
 
 int fsvc_dataset_load_pngs(fsvc_dataset *d, const char *const *paths, size_t n,
                            fsvc_error *err)
 {
+    return fsvc_dataset_load_images(d, paths, n, NULL, err);
+}
+
+int fsvc_dataset_load_images(fsvc_dataset *d, const char *const *paths, size_t n,
+                             const fsvc_load_opts *opts, fsvc_error *err)
+{
     ds_dataset_init(d, n ? paths[0] : "");
     if (!n)
-        return fsvc_fail(err, FSVC_EUSAGE, "no PNG image given");
+        return fsvc_fail(err, FSVC_EUSAGE, "no image given");
     strlist l = {0};
     for (size_t i = 0; i < n; i++)
         if (push(&l, paths[i])) {
             strlist_free(&l);
             return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", paths[i]);
         }
-    static const fsvc_load_opts opts = {0, 1, 0, FSVC_STORE_DENSE, 0, 0};
-    int rc = read_images(d, l.s, 0, l.n, &opts, err);
+    fsvc_load_opts o = {0, 1, 0, FSVC_STORE_DENSE, 0, 0, 0, 0, 0};
+    if (opts) {
+        o.resize = opts->resize;
+        o.rows = opts->rows;
+        o.cols = opts->cols;
+        o.channels = opts->channels;
+    }
+    int rc = read_images(d, l.s, 0, l.n, &o, err);
     strlist_free(&l);
     if (rc)
         fsvc_dataset_free(d);
@@ -345,5 +374,5 @@ int fsvc_dataset_load_pngs(fsvc_dataset *d, const char *const *paths, size_t n,
 int fsvc_source_is_png(const char *path)
 {
     const char *base = strrchr(path, '/');
-    return is_png_name(base ? base + 1 : path) || ds_png_is_png(path);
+    return ds_image_name(base ? base + 1 : path) || ds_image_file_kind(path) != 0;
 }

@@ -1,9 +1,10 @@
-/* pngdir_batch.c - a PNG folder listed once, then decoded batch by batch
+/* pngdir_batch.c - an image folder listed once, then decoded batch by batch
  * (fsvc_pngdir_list, fsvc_pngdir_decode in fsvc_data.h): the images of a
  * batch are decoded on OpenMP threads, the first failing one in order gives
  * the error, the message fsvc_dataset_load gives for it. */
 #include "datasets/loaders.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -13,20 +14,26 @@
 int fsvc_pngdir_list(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opts,
                      fsvc_error *err)
 {
-    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0, 0};
+    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0, 0, 0, 0, 0};
     ds_dataset_init(d, dir);
     ds_png_listing L;
     int rc = ds_png_list(&L, dir, opts ? opts : &none, err);
     if (rc)
         return rc;
     unsigned char *pix = NULL;
-    int r = 0, c = 0;
-    rc = ds_png_read_gray(&pix, &r, &c, L.files[0], err); /* the first sets the size */
+    int r = 0, c = 0, ch = opts && opts->channels == 3 ? 3 : 1;
+    int sized = opts && opts->rows > 0 && opts->cols > 0;
+    rc = ds_image_read(&pix, &r, &c, ch, L.files[0], err); /* the first sets the size */
     free(pix);
     if (rc == FSVC_OK) {
-        d->rows = r;
-        d->cols = c;
-        d->n = r * c; /* sides <= 16384: fits */
+        d->rows = sized ? opts->rows : r;
+        d->cols = sized ? opts->cols : c;
+        d->channels = ch;
+        d->skipped = L.skipped;
+        if ((int64_t)d->rows * d->cols * ch > INT32_MAX)
+            rc = fsvc_fail(err, FSVC_EINPUT, "%s: images of %dx%d (x %d channels) are too "
+                           "large", dir, d->cols, d->rows, ch);
+        d->n = (int)((int64_t)d->rows * d->cols * ch);
         d->dtype = FSVC_U8;
         d->paths = L.files; /* taken over */
         d->N = (int64_t)L.n;
@@ -50,7 +57,9 @@ int fsvc_pngdir_list(fsvc_dataset *d, const char *dir, const fsvc_load_opts *opt
 int fsvc_pngdir_decode(uint8_t *x, const fsvc_dataset *d, int64_t lo, int64_t hi, int resize,
                        int threads, fsvc_error *err)
 {
-    if (!d->paths || lo < 0 || hi > d->N || lo > hi || d->n != d->rows * d->cols)
+    int ch = d->channels == 3 ? 3 : 1;
+    if (!d->paths || lo < 0 || hi > d->N || lo > hi ||
+        (int64_t)d->n != (int64_t)d->rows * d->cols * ch)
         return fsvc_fail(err, FSVC_EUSAGE, "%s: not a batch of a listed PNG folder", d->source);
     int64_t bad = hi; /* the first failing image */
     int code = FSVC_OK;
@@ -66,10 +75,10 @@ int fsvc_pngdir_decode(uint8_t *x, const fsvc_dataset *d, int64_t lo, int64_t hi
         fsvc_error_clear(&e);
         unsigned char *pix = NULL;
         int r = 0, c = 0;
-        int rc = ds_png_read_gray(&pix, &r, &c, d->paths[i], &e);
+        int rc = ds_image_read(&pix, &r, &c, ch, d->paths[i], &e);
         if (rc == FSVC_OK)
-            rc = ds_png_place(x + (size_t)(i - lo) * (size_t)d->n, d->rows, d->cols, pix, r, c,
-                              resize, d->paths[i], d->paths[0], &e);
+            rc = ds_png_place(x + (size_t)(i - lo) * (size_t)d->n, d->rows, d->cols, ch, pix, r,
+                              c, resize, d->paths[i], d->paths[0], &e);
         free(pix);
         if (rc) {
             #pragma omp critical(fsvc_pngdir_decode)

@@ -90,7 +90,7 @@ int fsvc_dataset_load_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total,
                             const char *source, const fsvc_load_opts *opts,
                             const fsvc_slice_comm *comm, fsvc_error *err)
 {
-    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0, 0};
+    static const fsvc_load_opts none = {0, 0, 0, FSVC_STORE_DENSE, 0, 0, 0, 0, 0};
     if (!opts) opts = &none;
     if (!comm) comm = &one_comm;
     *first = *N_total = 0;
@@ -99,7 +99,7 @@ int fsvc_dataset_load_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total,
     char images[PATH_MAX], labels[PATH_MAX];
     int rc, found = stat(source, &st) == 0, labelled = 1, serr = errno;
     int kind = found && S_ISDIR(st.st_mode) ? DS_SRC_DIR
-             : found && S_ISREG(st.st_mode) && ds_png_is_png(source) ? DS_SRC_PNG
+             : found && S_ISREG(st.st_mode) && ds_image_source(source) ? DS_SRC_PNG
              : ds_idx_resolve(images, labels, sizeof images, source) ? DS_SRC_IDX
              : found ? DS_SRC_TEXT : DS_SRC_NONE;
     /* the branches below make different exchanges: every rank must take
@@ -119,7 +119,7 @@ int fsvc_dataset_load_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total,
         labelled = 0; /* classes from the folder names, already global */
     } else if (kind == DS_SRC_PNG) {
         /* one image: every rank reads it, the last keeps it (its slice) */
-        rc = ds_png_load_file(d, source, err);
+        rc = ds_png_load_file(d, source, opts, err);
         if (!rc) {
             *N_total = 1;
             *first = 0; /* 1 * r / size */

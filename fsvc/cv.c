@@ -168,6 +168,68 @@ done:
     return rc;
 }
 
+/* The pooled scores and the per-fold RMSE of the held-out values yhat. */
+static void cv_regression_finish(fsvc_cv_regression *res, const fsvc_dataset *d,
+                                 const int *fold, const double *yhat, int nfold)
+{
+    double se[64] = {0}, cnt[64] = {0}, s = 0, s2 = 0;
+    for (int64_t i = 0; i < d->N; i++) {
+        se[fold[i]] += (yhat[i] - d->y[i]) * (yhat[i] - d->y[i]);
+        cnt[fold[i]] += 1;
+    }
+    for (int f = 0; f < nfold; f++) s += sqrt(cnt[f] ? se[f] / cnt[f] : 0) / nfold;
+    for (int f = 0; f < nfold; f++) {
+        double e = sqrt(cnt[f] ? se[f] / cnt[f] : 0) - s;
+        s2 += e * e;
+    }
+    res->nfold = nfold;
+    res->rmse_mean = s;
+    res->rmse_sd = sqrt(s2 / (nfold - 1));
+    fsvc_regression_stats(&res->mse, &res->r2, d->y, yhat, d->N);
+    res->scc = fsvc_squared_correlation(d->y, yhat, d->N);
+}
+
+int fsvc_cross_validate_regression(fsvc_cv_regression *res, const fsvc_dataset *d,
+                                   const fsvc_param *p, int nfold, uint64_t seed,
+                                   fsvc_error *err)
+{
+    memset(res, 0, sizeof *res);
+    if (!d->cls || !d->y || !d->has_labels || !p->regression)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: regression cross-validation needs label "
+                         "values and --regression", d->source);
+    if (nfold > 64)
+        return fsvc_fail(err, FSVC_EUSAGE, "cv: at most 64 folds");
+    int *fold = malloc((size_t)d->N * sizeof *fold), *pred = NULL;
+    int64_t *idx = malloc((size_t)d->N * sizeof *idx);
+    double *yhat = malloc((size_t)d->N * sizeof *yhat), *score = NULL;
+    pred = malloc((size_t)d->N * sizeof *pred);
+    score = malloc((size_t)d->N * sizeof *score);
+    int rc = !fold || !idx || !yhat || !pred || !score
+           ? fsvc_fail(err, FSVC_ERESOURCE, "cv: out of memory")
+           : fsvc_cv_folds(fold, d->cls, d->N, d->K, nfold, seed, err);
+    double t0 = fsvc_clock();
+    for (int f = 0; f < nfold && !rc; f++) {
+        fsvc_dataset tr, te;
+        fsvc_model m;
+        if ((rc = fold_sets(&tr, &te, idx, fold, d, f, err))) break;
+        fsvc_train_info info;
+        rc = fsvc_train(&m, &info, &tr, p, err);
+        if (!rc) {
+            rc = fsvc_predict(pred, score, &m, &te, p->backend, p->threads, err);
+            int64_t nte = fsvc_fold_rows(idx, fold, d->N, f, 1); /* te's rows, in order */
+            for (int64_t t = 0; !rc && t < nte; t++) yhat[idx[t]] = score[t];
+            res->m_mean += (double)m.m / nfold;
+            fsvc_free_model(&m);
+        }
+        fsvc_dataset_free(&tr);
+        fsvc_dataset_free(&te);
+    }
+    res->t_train = fsvc_clock() - t0;
+    if (!rc) cv_regression_finish(res, d, fold, yhat, nfold);
+    free(fold); free(idx); free(yhat); free(pred); free(score);
+    return rc;
+}
+
 int fsvc_cross_validate_lambdas(fsvc_cv_result *res, const fsvc_dataset *d,
                                 const fsvc_param *p, const double *lambda, int nl,
                                 int nfold, uint64_t seed, int warm, fsvc_error *err)

@@ -157,7 +157,12 @@ typedef struct fsvc_param {
                               progress lines (ETA) and messages (radius,
                               radius search steps, preprocess auto, ridge
                               retries); FSVC_PROGRESS_STEPS the messages only */
+    unsigned given;        /* FSVC_GIVEN_* bits: settings set through
+                              fsvc_param_set, kept when regression changes
+                              the defaults of the others */
 } fsvc_param;
+#define FSVC_GIVEN_RADIUS 1u
+#define FSVC_GIVEN_LAMBDA 2u
 
 #define FSVC_PROGRESS_ALL 1
 #define FSVC_PROGRESS_STEPS 2
@@ -244,6 +249,13 @@ typedef struct fsvc_model {
     double *feat_max;      /* and n maxima of the training set, or both NULL;
                               v -> -1 + 2 (v - min) / (max - min), 0 where
                               max = min; applied to the raw values first */
+    int img_rows, img_cols; /* images (PNG / JPEG) the model reads: their
+                              size (rows x cols), or 0 x 0: none recorded
+                              (rows x cols above, when set, is the size) */
+    int img_channels;      /* 3: RGB, 3 values a pixel (n = rows x cols x 3);
+                              0 or 1: gray */
+    int img_resize;        /* 1: images of another size are resized to
+                              img_rows x img_cols when read for the model */
 } fsvc_model;
 
 /* fsvc_train_info.solver_rule */

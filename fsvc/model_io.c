@@ -16,8 +16,12 @@
  * f32 val[nnz] (CSR, 8 bytes a nonzero) in place of C. Version 5 (written
  * only for a model trained with a reduced precision, dense or sparse; the
  * others keep versions 3 and 4, byte for byte) is version 4 plus a u32
- * bnl_precision at the end (1 tf32, 2 bf16). Version 1 files (no names), 2
- * (no scaling), 3 (dense only) and 4 (full precision) still load.
+ * bnl_precision at the end (1 tf32, 2 bf16). Version 6 (written only for a
+ * model that records how it reads images: RGB or resized) is version 5
+ * (precision 0 allowed: full) plus tagged sections: u32 count, then per
+ * section u32 tag, u32 bytes, the bytes; tag 1, the images: u32 rows,
+ * cols, channels, flags (bit 0: resize). Version 1 files (no names), 2
+ * (no scaling), 3 (dense only), 4 (full precision) and 5 still load.
  *
  * The reader parses from memory (fsvc_model_parse, also the fuzz target's
  * entry): every size read from the file is checked in 64-bit arithmetic
@@ -35,8 +39,10 @@
 #include <zlib.h>
 
 #define MODEL_MAGIC "FSVCMODL"
-#define MODEL_VERSION 5u /* 5: precision; 4: sparse centroids; 3: feature
-                            scaling; 2: class names; 1: neither */
+#define MODEL_VERSION 6u /* 6: sections (images); 5: precision; 4: sparse
+                            centroids; 3: feature scaling; 2: class names;
+                            1: neither */
+#define MODEL_VERSION_PREC 5u /* a reduced-precision model without sections */
 #define MODEL_VERSION_SPARSE 4u /* what a full-precision sparse model is written as */
 #define MODEL_VERSION_DENSE 3u /* what a dense model is written as */
 #define MODEL_HEAD 20    /* magic, version, payload length */
@@ -92,8 +98,41 @@ static uint32_t get_u32(rbuf *b)
 static double get_f64(rbuf *b) { uint64_t u = get_u64(b); double v; memcpy(&v, &u, 8); return v; }
 static float get_f32(rbuf *b) { uint32_t u = get_u32(b); float v; memcpy(&v, &u, 4); return v; }
 
+#define SECTION_IMAGE 1u
+#define IMAGE_MAX_SIDE 16384
+
+/* 1 when the model needs the image section (version 6) */
+static int has_image_section(const fsvc_model *M)
+{
+    return M->img_channels == 3 || M->img_resize;
+}
+
+/* The version a model is written as: the lowest that holds it, so that
+ * older readers keep reading what they can. */
+static uint32_t version_of(const fsvc_model *M)
+{
+    return has_image_section(M) ? MODEL_VERSION : M->precision ? MODEL_VERSION_PREC
+         : M->Cs ? MODEL_VERSION_SPARSE : MODEL_VERSION_DENSE;
+}
+
+/* The image fields: a size and channels that make n, flags 0 or 1. */
+static int check_image(const fsvc_model *M, const char *path, fsvc_error *err)
+{
+    int ch = M->img_channels ? M->img_channels : 1;
+    if ((ch != 1 && ch != 3) || M->img_rows < 0 || M->img_cols < 0 ||
+        M->img_rows > IMAGE_MAX_SIDE || M->img_cols > IMAGE_MAX_SIDE ||
+        (unsigned)M->img_resize > 1 || (M->img_resize && M->img_rows < 1) ||
+        (ch == 3 && M->img_rows < 1) || (!M->img_rows != !M->img_cols) ||
+        (M->img_rows && (int64_t)M->img_rows * M->img_cols * ch != M->n))
+        return fsvc_fail(err, FSVC_EINPUT, "%s: image fields %d x %d x %d channels (resize "
+                         "%d) do not match the %d features", path, M->img_rows, M->img_cols,
+                         M->img_channels, M->img_resize, M->n);
+    return FSVC_OK;
+}
+
 static void encode(wbuf *b, const fsvc_model *M)
 {
+    uint32_t ver = version_of(M);
     put_u32(b, M->dtype); put_u32(b, (uint32_t)M->n);
     put_u32(b, (uint32_t)M->rows); put_u32(b, (uint32_t)M->cols);
     put_u32(b, M->scale); put_u32(b, M->preprocess);
@@ -104,7 +143,7 @@ static void encode(wbuf *b, const fsvc_model *M)
     put_f64(b, M->y_offset);
     put_u64(b, (uint64_t)M->m);
     if (M->Cs) { put_u32(b, 1); put_u64(b, (uint64_t)M->Cs->nnz); }
-    else if (M->precision) put_u32(b, 0); /* version 5: the storage field */
+    else if (ver >= 5) put_u32(b, 0); /* the storage field */
     for (int k = 0; k < M->K; k++) put_f64(b, M->class_values[k]);
     for (int64_t j = 0; j < M->m; j++) put_u32(b, (uint32_t)M->lab[j]);
     size_t total = (size_t)M->m * M->n;
@@ -125,18 +164,26 @@ static void encode(wbuf *b, const fsvc_model *M)
     put_u32(b, M->feat_min ? 1 : 0);
     for (int k = 0; M->feat_min && k < M->n; k++) put_f64(b, M->feat_min[k]);
     for (int k = 0; M->feat_min && k < M->n; k++) put_f64(b, M->feat_max[k]);
-    if (M->precision) put_u32(b, (uint32_t)M->precision);
+    if (ver >= 5) put_u32(b, (uint32_t)M->precision);
+    if (ver >= 6) {
+        put_u32(b, 1); /* sections */
+        put_u32(b, SECTION_IMAGE); put_u32(b, 16);
+        put_u32(b, (uint32_t)M->img_rows); put_u32(b, (uint32_t)M->img_cols);
+        put_u32(b, (uint32_t)(M->img_channels ? M->img_channels : 1));
+        put_u32(b, (uint32_t)M->img_resize);
+    }
 }
 
 int fsvc_model_save(const fsvc_model *M, const char *path, fsvc_error *err)
 {
     int rc = fsvc_model_check(M, path, err);
+    if (!rc) rc = check_image(M, path, err);
     if (rc) return rc;
     wbuf b = {0};
     put(&b, MODEL_MAGIC, 8);
     if ((unsigned)M->precision > BNL_PREC_BF16)
         return fsvc_fail(err, FSVC_EUSAGE, "%s: unknown precision %d", path, M->precision);
-    put_u32(&b, M->precision ? MODEL_VERSION : M->Cs ? MODEL_VERSION_SPARSE : MODEL_VERSION_DENSE);
+    put_u32(&b, version_of(M));
     put_u64(&b, 0); /* payload length, patched below */
     encode(&b, M);
     if (b.oom) { free(b.p); return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path); }
@@ -278,6 +325,25 @@ static int decode(fsvc_model *M, rbuf *b, uint32_t ver, const char *path, fsvc_e
     return decode_tail(M, b, ver, n, path, err);
 }
 
+/* Version 6's sections: each known tag at most once, of its size. */
+static int decode_sections(fsvc_model *M, rbuf *b, const char *path, fsvc_error *err)
+{
+    uint32_t cnt = get_u32(b), seen = 0;
+    for (uint32_t s = 0; s < cnt && !b->bad; s++) {
+        uint32_t tag = get_u32(b), bytes = get_u32(b);
+        if (b->bad || tag != SECTION_IMAGE || bytes != 16 || (seen & (1u << tag)) ||
+            bytes > b->len - b->pos)
+            return fsvc_fail(err, FSVC_EINPUT, "%s: model section %u is unknown, repeated or "
+                             "cut (tag %u, %u bytes)", path, s + 1, tag, bytes);
+        seen |= 1u << tag;
+        M->img_rows = (int)get_u32(b); M->img_cols = (int)get_u32(b);
+        M->img_channels = (int)get_u32(b); M->img_resize = (int)get_u32(b);
+        int rc = check_image(M, path, err);
+        if (rc) return rc;
+    }
+    return FSVC_OK;
+}
+
 /* The class names (version 2 on), the feature scaling (3 on), the end. */
 static int decode_tail(fsvc_model *M, rbuf *b, uint32_t ver, uint32_t n, const char *path,
                        fsvc_error *err)
@@ -323,10 +389,14 @@ static int decode_tail(fsvc_model *M, rbuf *b, uint32_t ver, uint32_t n, const c
     }
     if (ver >= 5) {
         uint32_t prec = get_u32(b);
-        if (b->bad || prec < 1 || prec > BNL_PREC_BF16)
+        if (b->bad || prec < (ver == 5) || prec > BNL_PREC_BF16)
             return fsvc_fail(err, FSVC_EINPUT, "%s: %s precision", path,
                              b->bad ? "cut before its" : "unknown");
         M->precision = (int)prec;
+    }
+    if (ver >= 6) {
+        int rc = decode_sections(M, b, path, err);
+        if (rc) return rc;
     }
     if (b->bad || b->pos != b->len)
         return fsvc_fail(err, FSVC_EINPUT, "%s: model payload is inconsistent (%s)", path,

@@ -57,6 +57,22 @@ int fsvc_cross_validate(fsvc_cv_result *res, const fsvc_dataset *d,
                         const fsvc_param *p, int nfold, uint64_t seed,
                         fsvc_error *err);
 
+/* K-fold cross-validation of a regression (p->regression): the folds of
+ * fsvc_cross_validate (dealt over the sorted label values), each held-out
+ * value predicted once; the scores of the pooled predictions and the RMSE
+ * per fold. */
+typedef struct fsvc_cv_regression {
+    int nfold;
+    double mse, r2, scc;      /* pooled: mean squared error, R^2, squared
+                                 correlation coefficient */
+    double rmse_mean, rmse_sd; /* RMSE over the folds (sd: sample sd) */
+    double m_mean;            /* mean centroids per fold model */
+    double t_train;           /* seconds, all folds */
+} fsvc_cv_regression;
+int fsvc_cross_validate_regression(fsvc_cv_regression *res, const fsvc_dataset *d,
+                                   const fsvc_param *p, int nfold, uint64_t seed,
+                                   fsvc_error *err);
+
 /* K-fold cross-validation of p with each of lambda[0..nl-1] (res: nl
  * results, res[i] for lambda[i]): per fold one selection and one H for
  * all the lambdas (fsvc_train_lambdas, warm as there). The same folds and

@@ -351,7 +351,7 @@ static void test_pngdir_decode(void **state)
     png_at(flat, "1.png", 2, 2, 0);
     png_at(flat, "2.png", 2, 2, 9);
     assert_int_equal(fsvc_pngdir_list(&meta, flat, NULL, &e_dec), FSVC_EINPUT);
-    fsvc_load_opts o = {0, 1, 0, FSVC_STORE_DENSE, 0, 0};
+    fsvc_load_opts o = {0, 1, 0, FSVC_STORE_DENSE, 0, 0, 0, 0, 0};
     assert_int_equal(fsvc_pngdir_list(&meta, flat, &o, &e_dec), FSVC_OK);
     assert_int_equal(meta.N, 2);
     assert_int_equal(meta.has_labels, 0);

@@ -273,7 +273,7 @@ static void test_sizes_and_resize(void **state)
     assert_non_null(strstr(err.msg, "but"));
     assert_non_null(strstr(strstr(err.msg, "but"), "a/1.png is 4x4"));
     assert_null(strstr(err.msg, "(null)"));
-    fsvc_load_opts o = {1, 0, 0, FSVC_STORE_DENSE, 0, 0};
+    fsvc_load_opts o = {1, 0, 0, FSVC_STORE_DENSE, 0, 0, 0, 0, 0};
     assert_int_equal(fsvc_dataset_load(&d, root, &o, &err), FSVC_OK);
     assert_int_equal(d.n, 16);
     const uint8_t *x = d.x;
@@ -296,12 +296,12 @@ static void test_unlabelled_and_errors(void **state)
     assert_int_equal(mkdir(root, 0755), 0);
     fsvc_dataset d;
     fsvc_error err;
-    fsvc_load_opts o = {0, 1, 0, FSVC_STORE_DENSE, 0, 0};
+    fsvc_load_opts o = {0, 1, 0, FSVC_STORE_DENSE, 0, 0, 0, 0, 0};
     /* empty folder */
     assert_int_equal(fsvc_dataset_load(&d, root, NULL, &err), FSVC_EINPUT);
     assert_non_null(strstr(err.msg, "empty folder"));
     assert_int_equal(fsvc_dataset_load(&d, root, &o, &err), FSVC_EINPUT);
-    assert_non_null(strstr(err.msg, "no PNG images"));
+    assert_non_null(strstr(err.msg, "no PNG or JPEG images"));
     /* loose images: unlabelled only when allowed; sorted, recursive */
     mk(root, "sub");
     img(root, "b.png", 2, 2, 2);

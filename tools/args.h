@@ -17,6 +17,8 @@ typedef struct train_args {
                               --dense */
     const char *data;
     const char *model;     /* NULL: the data's basename + ".fsvc" */
+    int resize_rows, resize_cols; /* --resize WxH: images resized; 0: not */
+    int channels;          /* --channels 1|3: images gray or RGB (1) */
 } train_args;
 
 typedef struct predict_args {
@@ -26,8 +28,9 @@ typedef struct predict_args {
     int proba, decision;            /* -b 1, --decision-values */
     long batch;                     /* --batch B: PNG folder in batches; 0: whole */
     const char *model, *data, *out; /* out NULL: stdout; data: datas[0] */
-    char **datas;                   /* ndata DATA (several: PNG image files) */
+    char **datas;                   /* ndata DATA (several: image files) */
     int ndata;
+    int resize;                     /* --resize: images to the model's size */
 } predict_args;
 
 typedef struct eval_args {

@@ -104,9 +104,14 @@ int cli_load_data(fsvc_dataset *d, const char *data, const fsvc_model *m,
     lopt.allow_unlabelled = allow_unlabelled;
     if (m->Cs) /* a sparse model reads LIBSVM data sparse */
         lopt.storage = FSVC_STORE_SPARSE;
+    cli_image_opts(&lopt, m);
     int rc = fsvc_dataset_load(d, data, &lopt, err);
     if (rc)
         return rc;
+    if ((rc = cli_image_check(d, m, cmd, err)))
+        goto fail;
+    if (cli_dist()->rank == 0)
+        cli_warn_skipped(d, cmd, quiet);
     int64_t dropped = 0;
     int first = 0, n0 = d->n, talk = cli_dist()->rank == 0; /* once, not once per rank */
     if (d->rows == 0 && d->n != m->n &&

@@ -81,6 +81,26 @@ int cli_load_data(fsvc_dataset *d, const char *data, const fsvc_model *m,
                   int allow_unlabelled, const char *cmd, fsvc_error *err);
 void cli_set_quiet(int quiet);
 
+/* Images (PNG / JPEG) read for a model (tools/images.c). predict --resize:
+ * images of another size are resized to the model's (as for a model
+ * trained with --resize, which does it by itself). */
+void cli_set_resize(int resize);
+/* 1 when images are resized to the model's size (its flag, or --resize). */
+int cli_image_resize(const fsvc_model *m);
+/* The load options for images read for m: its channels, its size when
+ * resized. */
+void cli_image_opts(fsvc_load_opts *o, const fsvc_model *m);
+/* Images of another size than the model's: FSVC_EINPUT naming both sizes
+ * and --resize; else (or not images) FSVC_OK. */
+int cli_image_check(const fsvc_dataset *d, const fsvc_model *m, const char *cmd,
+                    fsvc_error *err);
+/* One warning line on stderr (not when quiet) when an image folder held
+ * files that are not images (d->skipped), with their count. */
+void cli_warn_skipped(const fsvc_dataset *d, const char *cmd, int quiet);
+/* WxH (width x height) into rows = H, cols = W, each 1..16384; else a
+ * usage error printed, 1. */
+int cli_parse_size(const char *cmd, const char *opt, const char *s, int *rows, int *cols);
+
 /* At exit (main): flushes and closes stdout; a write error (a full disk,
  * /dev/full, a closed pipe) that the command has not reported yet becomes
  * "fsvc: write error on standard output: <reason>" and exit code 3. */
@@ -102,7 +122,8 @@ int cli_progress_wanted(int quiet);
 int cli_png_batched(const char *data, long batch);
 /* The folder listed, no pixels (fsvc_pngdir_list), as cli_load_data
  * would load it. */
-int cli_png_list(fsvc_dataset *d, const char *data, int allow_unlabelled, fsvc_error *err);
+int cli_png_list(fsvc_dataset *d, const char *data, const fsvc_model *m, int allow_unlabelled,
+                 const char *cmd, fsvc_error *err);
 /* fsvc_predict on the listed folder d, fsvc_batch_size(B) images decoded
  * at a time on `threads` threads while the batch before is scored (the
  * same bits as fsvc_predict on the CPU; fsvc/batch.h); progress lines

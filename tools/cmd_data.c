@@ -14,15 +14,18 @@ static void usage(FILE *f, const fsvc_load_opts *o)
         "  DIR/train           IDX pair DIR/train-{images-idx3,labels-idx1}-ubyte[.gz]\n"
         "  FILE-images-idx3-ubyte[.gz]   an IDX images file (labels found beside it)\n"
         "  FILE                LIBSVM text (label index:value ...)\n"
-        "  DIR                 PNG images, one sub-folder per class (or any folder\n"
-        "                      with -u); colour becomes gray by BT.601 luma\n"
-        "  FILE.png            one PNG image (unlabelled)\n"
+        "  DIR                 PNG / JPEG images, one sub-folder per class (or any\n"
+        "                      folder with -u); colour becomes gray by BT.601 luma\n"
+        "                      (Y = 0.299 R + 0.587 G + 0.114 B) unless --channels 3\n"
+        "  FILE.png, FILE.jpg  one image (unlabelled)\n"
         "\n"
         "options:\n"
         "  -o, --libsvm OUT    also write the dataset to OUT as LIBSVM text\n"
         "  -n N                LIBSVM: number of features (default %d = largest index)\n"
-        "  -r, --resize        PNG: resize images to the first one's size (default %s)\n"
-        "  -u, --unlabelled    PNG: accept a folder without class sub-folders (default %s)\n"
+        "  -r, --resize        images: resize them to the first one's size (default %s)\n"
+        "  --resize=WxH        images: resize every one to W x H (width x height)\n"
+        "  --channels 1|3      images: 1 gray, 3 RGB, 3 values a pixel (default 1)\n"
+        "  -u, --unlabelled    images: accept a folder without class sub-folders (default %s)\n"
         "  -h, --help          this help\n"
         "\n"
         "Exit codes: 0 ok, 1 bad usage, 2 bad input, 3 resource failure.\n",
@@ -70,7 +73,7 @@ static void print_classes(const fsvc_dataset *d)
 int data_parse(data_args *da, int argc, char **argv)
 {
     memset(da, 0, sizeof *da);
-    fsvc_load_opts opts = {0, 0, 0, FSVC_STORE_DENSE, 0, 0};
+    fsvc_load_opts opts = {0, 0, 0, FSVC_STORE_DENSE, 0, 0, 0, 0, 0};
     const char *out = NULL, *source = NULL;
     int files_only = 0; /* after "--" */
     for (int i = 1; i < argc; i++) {
@@ -97,6 +100,17 @@ int data_parse(data_args *da, int argc, char **argv)
             opts.n_features = (int)v;
         } else if (!strcmp(a, "-r") || !strcmp(a, "--resize")) {
             opts.resize = 1;
+        } else if (!strncmp(a, "--resize=", 9)) {
+            if (cli_parse_size("data", "--resize", a + 9, &opts.rows, &opts.cols))
+                return FSVC_EUSAGE;
+        } else if (!strcmp(a, "--channels")) {
+            long v = 0;
+            if (++i >= argc)
+                return cli_usage_error("data", "--channels needs 1 or 3");
+            if (cli_parse_long("data", "--channels", argv[i], 1, 3, &v) || v == 2)
+                return v == 2 ? cli_usage_error("data", "--channels: 1 (gray) or 3 (RGB)")
+                              : FSVC_EUSAGE;
+            opts.channels = (int)v;
         } else if (!strcmp(a, "-u") || !strcmp(a, "--unlabelled")) {
             opts.allow_unlabelled = 1;
         } else {
@@ -136,7 +150,9 @@ int cmd_data(int argc, char **argv)
     printf("size: %lld x %d (N x n)\n", (long long)d.N, d.n);
     printf("dtype: %s\n", fsvc_dtype_name(d.dtype));
     if (d.rows && d.cols)
-        printf("image: %d x %d (rows x cols)\n", d.rows, d.cols);
+        printf("image: %d x %d (rows x cols)%s\n", d.rows, d.cols,
+               d.channels == 3 ? ", RGB (3 values a pixel)" : "");
+    cli_warn_skipped(&d, "data", 0);
     print_classes(&d);
     print_stats(&d);
     printf("load time: %.3f s\n", t1 - t0);

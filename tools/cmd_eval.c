@@ -222,7 +222,7 @@ int cmd_eval(int argc, char **argv)
     rc = cli_dist_same_model(rc, &m, a.model, &err); /* the load below is collective */
     if (!rc) {
         batched = batched && !m.Cs; /* a sparse model: the whole folder */
-        rc = batched ? cli_png_list(&d, a.data, 0, &err)
+        rc = batched ? cli_png_list(&d, a.data, &m, 0, "eval", &err)
                      : cli_load_data_slice(&d, &first, &N, a.data, &m, 0, "eval", &err);
         if (batched && !rc) N = d.N;
         have_d = !rc;

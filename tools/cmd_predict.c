@@ -83,13 +83,15 @@ static int write_out(const char *path, const fsvc_model *m, const fsvc_dataset *
     return ds_tmp_commit(f, tmp, path, err);
 }
 
-enum { O_BACKEND = CLI_LONG, O_THREADS, O_STRICT, O_DECISION, O_BATCH, O_HELP, O_OUT };
+enum { O_BACKEND = CLI_LONG, O_THREADS, O_STRICT, O_DECISION, O_BATCH, O_HELP, O_OUT,
+       O_RESIZE };
 
-/* An image file by its name (the parse step reads no file). */
+/* An image file by its name: .png, .jpg, .jpeg (the parse step reads no file). */
 static int png_name(const char *s)
 {
-    size_t l = strlen(s);
-    return l > 4 && !strcasecmp(s + l - 4, ".png");
+    const char *dot = strrchr(s, '.');
+    return dot && (!strcasecmp(dot, ".png") || !strcasecmp(dot, ".jpg") ||
+                   !strcasecmp(dot, ".jpeg"));
 }
 
 int predict_parse(predict_args *a, int argc, char **argv)
@@ -100,7 +102,7 @@ int predict_parse(predict_args *a, int argc, char **argv)
     static const struct option lo[] = {
         {"backend", 1, 0, O_BACKEND}, {"threads", 1, 0, O_THREADS}, {"strict", 0, 0, O_STRICT},
         {"decision-values", 0, 0, O_DECISION}, {"batch", 1, 0, O_BATCH}, {"help", 0, 0, O_HELP},
-        {"output", 1, 0, O_OUT}, {0, 0, 0, 0}};
+        {"output", 1, 0, O_OUT}, {"resize", 0, 0, O_RESIZE}, {0, 0, 0, 0}};
     optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
     int c;
@@ -110,13 +112,17 @@ int predict_parse(predict_args *a, int argc, char **argv)
         switch (c) {
         case 'h': case O_HELP:
             printf("usage: fsvc predict [options] MODEL DATA [OUT]\n"
-                   "       fsvc predict [options] MODEL IMAGE.png... [OUT]\n\n"
-                   "DATA: IDX prefix or file, LIBSVM text, PNG folder, or PNG files (each\n"
-                   "an input: the last argument is OUT only when not named .png). OUT: one\n"
-                   "label per line, or CSV path,class,score for PNG images (printed when\n"
-                   "OUT is not given for PNG images). OUT is never an input nor a PNG\n"
-                   "image (exit 2).\n\noptions (default):\n"
+                   "       fsvc predict [options] MODEL IMAGE.png|.jpg... [OUT]\n\n"
+                   "DATA: IDX prefix or file, LIBSVM text, a folder of PNG / JPEG images,\n"
+                   "or image files (each an input: the last argument is OUT only when not\n"
+                   "named .png, .jpg or .jpeg). OUT: one label per line, or CSV\n"
+                   "path,class,score for images (printed when OUT is not given for\n"
+                   "images). OUT is never an input nor an image (exit 2). Images are read\n"
+                   "as the model was trained: gray (BT.601 luma) or RGB (--channels 3).\n"
+                   "\noptions (default):\n"
                    "  -o, --output OUT  write OUT; every argument after MODEL is DATA\n"
+                   "  --resize        images of another size are resized (bilinear) to the\n"
+                   "                  model's (a model trained with --resize does it always)\n"
                    "  --backend ref|cpu|cuda  engine backend (%s); cuda without a usable\n"
                    "                  device prints one line and runs on the CPU\n"
                    "  --strict        --backend cuda: fail (exit 3) instead of falling back\n"
@@ -146,6 +152,7 @@ int predict_parse(predict_args *a, int argc, char **argv)
         case O_THREADS: if (cli_parse_long("predict", "--threads", optarg, 0, 4096, &a->threads)) return FSVC_EUSAGE; break;
         case O_STRICT: a->strict = 1; break;
         case 'o': case O_OUT: a->out = optarg; break;
+        case O_RESIZE: a->resize = 1; break;
         case O_BATCH: if (cli_parse_long("predict", "--batch", optarg, 0, 1L << 30, &a->batch)) return FSVC_EUSAGE; break;
         default: return cli_option_error("predict", c, argv);
         }
@@ -164,7 +171,7 @@ int predict_parse(predict_args *a, int argc, char **argv)
     a->data = a->datas[0];
     for (int i = 0; a->ndata > 1 && i < a->ndata; i++)
         if (!png_name(a->datas[i]))
-            return cli_usage_error("predict", "'%s': several DATA are PNG images (*.png) only; "
+            return cli_usage_error("predict", "'%s': several DATA are images (*.png, *.jpg) only; "
                                    "other data is one DATA: MODEL DATA [OUT]", a->datas[i]);
     if (a->proba && a->decision)
         return cli_usage_error("predict", "-b 1 and --decision-values: choose one");
@@ -195,7 +202,7 @@ static int out_guard(const predict_args *a, fsvc_error *err)
     for (int i = 0; !rc && i < a->ndata; i++)
         rc = cli_out_check("predict", a->out, (const char *const *)a->datas + i, 1, hint, err);
     if (!rc && access(a->out, F_OK) == 0 && fsvc_source_is_png(a->out))
-        rc = fsvc_fail(err, FSVC_EINPUT, "predict: %s is a PNG image, not an output: it would "
+        rc = fsvc_fail(err, FSVC_EINPUT, "predict: %s is an image, not an output: it would "
                        "be written over; %s, or give it as DATA", a->out, hint);
     return rc;
 }
@@ -232,11 +239,16 @@ int cmd_predict(int argc, char **argv)
     rc = cli_dist_same_model(rc, &m, mpath, &err); /* the load below is collective */
     if (!rc) {
         cli_set_quiet(quiet); /* -q: no note on features taken as 0 */
+        cli_set_resize(a.resize);
         batched = batched && !m.Cs; /* a sparse model: the whole folder */
-        rc = a.ndata > 1 ? fsvc_dataset_load_pngs(&d, (const char *const *)a.datas,
-                                                  (size_t)a.ndata, &err)
-           : batched ? cli_png_list(&d, data, 1, &err)
+        fsvc_load_opts io = { 0 };
+        cli_image_opts(&io, &m);
+        rc = a.ndata > 1 ? fsvc_dataset_load_images(&d, (const char *const *)a.datas,
+                                                    (size_t)a.ndata, &io, &err)
+           : batched ? cli_png_list(&d, data, &m, 1, "predict", &err)
                      : cli_load_data_slice(&d, &first, &N, data, &m, 1, "predict", &err);
+        if (a.ndata > 1 && !rc && (rc = cli_image_check(&d, &m, "predict", &err)))
+            fsvc_dataset_free(&d);
         if ((batched || a.ndata > 1) && !rc) N = d.N;
         have_d = !rc;
     }

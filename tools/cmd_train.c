@@ -29,8 +29,9 @@ static void option_text(char *out, size_t len, const fsvc_setting_info *s)
 static void help(const fsvc_param *p)
 {
     printf("usage: fsvc train [options] DATA [MODEL]\n\n"
-           "Trains an FSVC classifier on DATA (IDX prefix or file, LIBSVM text, PNG\n"
-           "folder with one sub-folder per class) and writes MODEL (default: the\n"
+           "Trains an FSVC classifier on DATA (IDX prefix or file, LIBSVM text, a\n"
+           "folder of PNG / JPEG images with one sub-folder per class) and writes\n"
+           "MODEL (default: the\n"
            "data's basename + \".fsvc\" in the current folder). With -v K it runs a\n"
            "stratified K-fold cross-validation instead (as svm-train -v) and writes\n"
            "no model.\n\n"
@@ -57,24 +58,34 @@ static void help(const fsvc_param *p)
            "        folders) in the ridge fit, as svm-train -w; repeatable; adds to\n"
            "        --class-weight\n"
            "  -v K  K-fold cross-validation (K in 2..64, folds from --seed):\n"
-           "        prints \"Cross Validation Accuracy = X%%\"; no model is written\n"
+           "        prints \"Cross Validation Accuracy = X%%\" (--regression: the mean\n"
+           "        squared error, squared correlation and R^2); no model is written\n"
            "  -q    quiet: only errors and the result line (the model written, or the\n"
            "        cross-validation accuracy)\n"
            "  --sparse, --dense\n"
            "        store LIBSVM data sparse (CSR: memory grows with the nonzero values;\n"
            "        onehot or ridge readout, no LMS) or dense [auto: sparse\n"
            "        above %d features, or under 10%% nonzero with more than %lld\n"
-           "        cells]\n", FSVC_SPARSE_AUTO_N, (long long)FSVC_SPARSE_AUTO_CELLS);
+           "        cells]\n"
+           "  --resize WxH\n"
+           "        images: resize every image (bilinear) to W x H pixels (width x\n"
+           "        height); the model keeps the size and resizes the images it is\n"
+           "        given at prediction [off: every image of the first one's size]\n"
+           "  --channels 1|3\n"
+           "        images: 1 gray (colour becomes Y = 0.299 R + 0.587 G + 0.114 B,\n"
+           "        ITU-R BT.601), 3 RGB kept as 3 values a pixel (stored in the model;\n"
+           "        no deskew or --augment) [1]\n",
+           FSVC_SPARSE_AUTO_N, (long long)FSVC_SPARSE_AUTO_CELLS);
 }
 
-enum { O_STRICT = CLI_LONG + 64, O_HELP, O_SPARSE, O_DENSE };
+enum { O_STRICT = CLI_LONG + 64, O_HELP, O_SPARSE, O_DENSE, O_RESIZE, O_CHANNELS };
 #define MAX_SETTINGS 64
 
 int train_parse(train_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
     fsvc_param_default(&a->p);
-    struct option lo[MAX_SETTINGS + 5];
+    struct option lo[MAX_SETTINGS + 7];
     char so[3 * MAX_SETTINGS + 8] = ":qhv:w:";
     size_t nso = 7;
     int n = 0;
@@ -90,7 +101,9 @@ int train_parse(train_args *a, int argc, char **argv)
     lo[n + 1] = (struct option){"help", no_argument, 0, O_HELP};
     lo[n + 2] = (struct option){"sparse", no_argument, 0, O_SPARSE};
     lo[n + 3] = (struct option){"dense", no_argument, 0, O_DENSE};
-    lo[n + 4] = (struct option){0, 0, 0, 0};
+    lo[n + 4] = (struct option){"resize", required_argument, 0, O_RESIZE};
+    lo[n + 5] = (struct option){"channels", required_argument, 0, O_CHANNELS};
+    lo[n + 6] = (struct option){0, 0, 0, 0};
     a->storage = FSVC_STORE_AUTO;
     optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
@@ -155,6 +168,16 @@ int train_parse(train_args *a, int argc, char **argv)
         case O_STRICT: a->strict = 1; break;
         case O_SPARSE: a->storage = FSVC_STORE_SPARSE; break;
         case O_DENSE: a->storage = FSVC_STORE_DENSE; break;
+        case O_RESIZE:
+            if (cli_parse_size("train", "--resize", optarg, &a->resize_rows, &a->resize_cols))
+                return FSVC_EUSAGE;
+            break;
+        case O_CHANNELS:
+            if (strcmp(optarg, "1") && strcmp(optarg, "3"))
+                return cli_usage_error("train", "--channels: '%s' is not 1 (gray) or 3 (RGB)",
+                                       optarg);
+            a->channels = optarg[0] - '0';
+            break;
         default:
             return cli_libsvm_hint("train", c, argc, argv) ? FSVC_EUSAGE
                                                            : cli_option_error("train", c, argv);
@@ -168,9 +191,6 @@ int train_parse(train_args *a, int argc, char **argv)
         return cli_usage_error("train", "%s", err.msg);
     if (a->cv && nargs == 2)
         return cli_usage_error("train", "-v writes no model; give DATA only");
-    if (a->cv && a->p.regression)
-        return cli_usage_error("train", "-v: cross-validation is for classification, not "
-                               "--regression");
     a->data = argv[optind];
     a->model = nargs == 2 ? argv[optind + 1] : NULL;
     return CLI_RUN;
@@ -267,6 +287,18 @@ static int train_cv(const fsvc_dataset *d, const fsvc_param *p, int nfold, int q
                   d->source, (long long)d->N);
         return cli_report(&err);
     }
+    if (p->regression) { /* R^2 and RMSE, as svm-train -s 3 -v prints MSE and SCC */
+        fsvc_cv_regression rr;
+        if (fsvc_cross_validate_regression(&rr, d, p, nfold, seed, &err))
+            return cli_report(&err);
+        if (!quiet)
+            printf("cv: %d folds, RMSE %.6g +- %.3g over the folds, %.0f centroids per "
+                   "model, %.2f s\n", nfold, rr.rmse_mean, rr.rmse_sd, rr.m_mean, rr.t_train);
+        printf("Cross Validation Mean squared error = %g\n", rr.mse);
+        printf("Cross Validation Squared correlation coefficient = %g\n", rr.scc);
+        printf("Cross Validation R^2 = %g\n", rr.r2);
+        return FSVC_OK;
+    }
     if (fsvc_cross_validate(&res, d, p, nfold, seed, &err))
         return cli_report(&err);
     if (!quiet)
@@ -291,9 +323,37 @@ static int one_class(const fsvc_dataset *d, fsvc_error *err)
                      "-s 2; --regression fits the label values)", d->source, cls);
 }
 
-static int train_run(fsvc_param *pp, int quiet, int cv, int storage, const char *data,
+/* The image fields of a model trained on images d (read with lopt). */
+static void image_fields(fsvc_model *m, const fsvc_dataset *d, const fsvc_load_opts *lopt)
+{
+    if (!d->channels || m->Cs)
+        return;
+    m->img_rows = d->rows;
+    m->img_cols = d->cols;
+    m->img_channels = d->channels;
+    m->img_resize = lopt->rows > 0;
+}
+
+/* Labels that look like a regression target trained as classes: many
+ * distinct values with fractions, or few samples per class; one line
+ * with the fix (not with -q). */
+static void warn_continuous(const fsvc_dataset *d, int64_t N)
+{
+    int frac = 0;
+    for (int k = 0; d->class_values && k < d->K; k++)
+        frac += d->class_values[k] != (double)(int64_t)d->class_values[k];
+    if (d->class_names || !((d->K > 20 && frac > 0) || (d->K > 50 && N < 5 * (int64_t)d->K)))
+        return;
+    fprintf(stderr, "fsvc train: warning: %s: %d distinct labels (%d not integers, %.1f "
+            "samples a class) look like a continuous target; they are trained as %d "
+            "classes; give --regression to fit the values\n", d->source, d->K, frac,
+            (double)N / d->K, d->K);
+}
+
+static int train_run(fsvc_param *pp, const train_args *a, const char *data,
                      const char *model_path)
 {
+    int quiet = a->quiet, cv = a->cv, storage = a->storage;
     fsvc_param p = *pp;
     /* progress lines on a terminal; the messages (radius, search steps,
      * preprocess auto) unless -q */
@@ -313,6 +373,9 @@ static int train_run(fsvc_param *pp, int quiet, int cv, int storage, const char 
     lopt.storage = p.rows > 0 || D->size > 1 ? FSVC_STORE_DENSE : storage;
     lopt.dense_max_n = CLI_MAX_FEATURES;
     lopt.sparse_finite = 1; /* a float32 +-Inf would become a centroid */
+    lopt.rows = a->resize_rows;
+    lopt.cols = a->resize_cols;
+    lopt.channels = a->channels;
     int rc = cli_blas_reserve(p.threads, &err), loaded = 0;
     if (!rc && storage == FSVC_STORE_SPARSE && (p.rows > 0 || D->size > 1))
         rc = fsvc_fail(&err, FSVC_EUSAGE, "train: --sparse does not combine with %s",
@@ -330,6 +393,11 @@ static int train_run(fsvc_param *pp, int quiet, int cv, int storage, const char 
     }
     if (!rc && D->size <= 1)
         N_total = d.N;
+    if (!rc && !d.channels && (lopt.rows > 0 || lopt.channels == 3))
+        rc = fsvc_fail(&err, FSVC_EUSAGE, "train: %s is not a folder of images; --resize "
+                       "and --channels are for PNG / JPEG images", data);
+    if (!rc && D->rank == 0)
+        cli_warn_skipped(&d, "train", quiet);
     /* a failed slice load failed on every rank, and every rank has the
      * same kind of source: all ranks take the same branch here */
     if (!rc && p.rows > 0 && d.rows == 0)
@@ -341,6 +409,8 @@ static int train_run(fsvc_param *pp, int quiet, int cv, int storage, const char 
                        d.source, d.n, CLI_MAX_FEATURES);
     if (!rc && !p.regression && d.K < 2) /* the class list is every rank's */
         rc = one_class(&d, &err);
+    if (!rc && !p.regression && !quiet && D->rank == 0)
+        warn_continuous(&d, N_total);
     if (!rc && N_total < D->size)
         rc = fsvc_fail(&err, FSVC_EUSAGE, "%s: %lld samples for %d processes", d.source,
                        (long long)N_total, D->size);
@@ -355,8 +425,9 @@ static int train_run(fsvc_param *pp, int quiet, int cv, int storage, const char 
                "(%.2f s)\n", d.source, (long long)N_total, d.n, (long long)d.csr->nnz,
                100.0 * (double)d.csr->nnz / ((double)d.N * d.n), d.K, t1 - t0);
     else if (!quiet)
-        printf("data: %s, %lld x %d %s, %d classes (%.2f s)\n", d.source, (long long)N_total, d.n,
-           fsvc_dtype_name(d.dtype), d.K, t1 - t0);
+        printf("data: %s, %lld x %d %s, %d %s (%.2f s)\n", d.source, (long long)N_total, d.n,
+           fsvc_dtype_name(d.dtype), d.K, p.regression ? "distinct label values" : "classes",
+           t1 - t0);
     if (cv) { /* cross-validation: one process */
         if (D->size > 1) {
             fsvc_dataset_free(&d);
@@ -374,6 +445,8 @@ static int train_run(fsvc_param *pp, int quiet, int cv, int storage, const char 
     fsvc_model m;
     fsvc_train_info info;
     rc = fsvc_train_dist(&m, &info, &d, N_total, first, &p, D, &err);
+    if (!rc)
+        image_fields(&m, &d, &lopt);
     int64_t N = N_total;
     fsvc_dataset_free(&d);
     rc = cli_dist_agree(rc, &err);
@@ -412,7 +485,7 @@ int cmd_train(int argc, char **argv)
         free(model_path);
         return cli_report(&err);
     }
-    rc = train_run(&p, a.quiet, a.cv, a.storage, data, mp);
+    rc = train_run(&p, &a, data, mp);
     free(model_path);
     return rc;
 }

@@ -25,6 +25,7 @@ int cli_load_data_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total, const
     fsvc_slice_comm c = cli_slice_comm(D);
     fsvc_load_opts lopt = { 0 };
     lopt.allow_unlabelled = allow_unlabelled;
+    cli_image_opts(&lopt, m);
     int rc = fsvc_dataset_load_slice(d, first, N_total, data, &lopt, &c, err);
     if (rc) return rc; /* failed on every rank */
     /* n, rows and the model are the same on every rank: the same branches */

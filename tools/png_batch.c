@@ -17,15 +17,21 @@ int cli_png_batched(const char *data, long batch)
     return batch > 0 && cli_dist()->size <= 1 && stat(data, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int cli_png_list(fsvc_dataset *d, const char *data, int allow_unlabelled, fsvc_error *err)
+int cli_png_list(fsvc_dataset *d, const char *data, const fsvc_model *m, int allow_unlabelled,
+                 const char *cmd, fsvc_error *err)
 {
     fsvc_load_opts lopt = { 0 };
     lopt.allow_unlabelled = allow_unlabelled;
-    return fsvc_pngdir_list(d, data, &lopt, err);
+    cli_image_opts(&lopt, m);
+    int rc = fsvc_pngdir_list(d, data, &lopt, err);
+    if (!rc) /* the size against the model's: after the load limit's check */
+        cli_warn_skipped(d, cmd, 0);
+    return rc;
 }
 
 typedef struct png_job {
     const fsvc_dataset *d;
+    int resize; /* images of another size resized to the model's */
     int threads;
     const char *cmd;
     int open_line; /* a progress line without its end */
@@ -34,7 +40,7 @@ typedef struct png_job {
 static int fill(void *self, void *x, int64_t lo, int64_t hi, fsvc_error *err)
 {
     const png_job *j = self;
-    return fsvc_pngdir_decode(x, j->d, lo, hi, 0, j->threads, err);
+    return fsvc_pngdir_decode(x, j->d, lo, hi, j->resize, j->threads, err);
 }
 
 static void progress(void *self, int64_t done, int64_t N)
@@ -65,8 +71,11 @@ int cli_png_predict(int *pred, double *score, const fsvc_model *m, const fsvc_da
                          "bytes, more than the load limit (%s)", d->source, (long long)E,
                          d->cols, d->rows, (unsigned long long)need, lim);
     }
-    png_job j = { d, threads, cmd, 0 };
-    int rc = fsvc_predict_batched(pred, score, m, d, batch, fill, &j,
+    int rc = cli_image_check(d, m, cmd, err);
+    if (rc)
+        return rc;
+    png_job j = { d, cli_image_resize(m), threads, cmd, 0 };
+    rc = fsvc_predict_batched(pred, score, m, d, batch, fill, &j,
                                   cli_progress_wanted(quiet) ? progress : NULL, &j, backend,
                                   threads, err);
     if (j.open_line) /* stopped by an error: the message on a line of its own */

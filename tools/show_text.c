@@ -54,6 +54,10 @@ int show_describe(const char *path)
     else
         printf("input: %d features (no image geometry), preprocessing %s, scaling %s\n", m.n,
                fsvc_preprocess_name(m.preprocess), fsvc_scale_name(m.scale));
+    if (m.img_rows > 0) /* how images are read for the model */
+        printf("images: %d x %d (rows x cols), %s%s\n", m.img_rows, m.img_cols,
+               m.img_channels == 3 ? "RGB (3 values a pixel)" : "gray (BT.601 luma)",
+               m.img_resize ? ", other sizes resized to it (train --resize)" : "");
     if (m.feat_min)
         printf("feature scaling: range, each feature's training min and max to [-1, 1] "
                "(as svm-scale)\n");

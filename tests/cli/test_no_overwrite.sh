@@ -42,12 +42,12 @@ expect_exit 0 "predict MODEL a.png b.png out.csv" -- "$FSVC" predict png.fsvc a.
 expect_exit 0 "predict -o OUT MODEL a.png b.png" -- "$FSVC" predict -o o.csv png.fsvc a.png b.png
 cmp -s o.csv out.csv && ok "-o OUT: the same CSV" || fail "-o OUT: $(cat o.csv)"
 expect_exit 1 "several DATA that are not images: exit 1" -- "$FSVC" predict d.fsvc d.txt d.txt o.txt
-expect_match "several DATA are PNG images" "several DATA: says why" "$ERR"
+expect_match "several DATA are images" "several DATA: says why" "$ERR"
 
 # ---- an output that is an input: exit 2, one line, nothing written ---------
 expect_exit 2 "predict OUT = a PNG image without .png: exit 2" -- "$FSVC" predict png.fsvc a.png noext
 expect_one_line "predict OUT = an image: one line" "$ERR"
-expect_match "noext is a PNG image, not an output" "predict OUT = an image: names it" "$ERR"
+expect_match "noext is an image, not an output" "predict OUT = an image: names it" "$ERR"
 same "predict OUT = an image: kept" noext
 expect_exit 2 "predict OUT = the model: exit 2" -- "$FSVC" predict png.fsvc a.png png.fsvc
 expect_match "png.fsvc is an input, not an output" "predict OUT = the model: names it" "$ERR"
