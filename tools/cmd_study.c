@@ -14,6 +14,7 @@
 #include "tools/cli.h"
 #include "tools/dist.h"
 #include "tools/plot.h"
+#include "tools/run_opts.h"
 #include "tools/study_out.h"
 #include "fsvc/study.h"
 
@@ -126,35 +127,43 @@ static int set_or_vary(study_opts *o, const char *name, const char *value)
 
 static int parse(study_opts *o, int argc, char **argv)
 {
-    static const struct option lo[] = {
+    static const struct option own[] = {
         {"vary", 1, 0, 1}, {"readout", 1, 0, 2}, {"radius", 1, 0, 3}, {"scale", 1, 0, 4},
         {"dtype", 1, 0, 5}, {"shuffle", 1, 0, 6}, {"max-neurons", 1, 0, 7},
-        {"backend", 1, 0, 8}, {"threads", 1, 0, 9}, {"seed", 1, 0, 10}, {"val", 1, 0, 11},
+        {"seed", 1, 0, 10}, {"val", 1, 0, 11},
         {"keep", 1, 0, 12}, {"max-train", 1, 0, 13}, {"max-test", 1, 0, 14},
         {"name", 1, 0, 15}, {"resume", 0, 0, 16}, {"no-plots", 0, 0, 17},
-        {"preprocess", 1, 0, 18}, {"strict", 0, 0, 19}, {"no-warm", 0, 0, 20},
+        {"preprocess", 1, 0, 18}, {"no-warm", 0, 0, 20},
         {"solver", 1, 0, 21}, {"cg-tol", 1, 0, 22},
         {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    run_opts r; /* --backend, --threads (fixed settings) and --strict: run_opts.c */
+    run_opts_init(&r, RUN_ENGINE);
+    struct option lo[32];
+    run_opts_longopts(lo, 32, own, &r);
     static const char *const short_name[128] = {
         ['r'] = "radius", ['p'] = "prag", ['d'] = "dist", ['k'] = "kernel", ['s'] = "select",
         ['R'] = "readout", ['l'] = "lambda", ['e'] = "eta", ['E'] = "epochs"};
     static const char *const long_name[] = {
         [4] = "scale", [5] = "dtype", [6] = "shuffle", [7] = "max-neurons",
-        [8] = "backend", [9] = "threads", [18] = "preprocess", [21] = "solver",
+        [18] = "preprocess", [21] = "solver",
         [22] = "cg-tol"};
     optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
-    int c, strict = 0;
+    int c, rc;
     long lv;
     fsvc_error err;
     while ((c = getopt_long(argc, argv, ":r:p:d:k:s:R:l:e:E:v:o:qh", lo, NULL)) != -1) {
+        if (run_opts_take(&r, "study", c, optarg, &rc)) {
+            if (rc) return rc;
+            continue;
+        }
         int bad = 0;
         fsvc_error_clear(&err);
         switch (c) {
         case 'r': case 'p': case 'd': case 'k': case 's': case 'R': case 'l': case 'e': case 'E':
             bad = cli_libsvm_hint("study", c, argc, argv) || set_fixed(o, short_name[c], optarg);
             break;
-        case 4: case 5: case 6: case 7: case 8: case 9: case 18: case 21: case 22:
+        case 4: case 5: case 6: case 7: case 18: case 21: case 22:
             bad = set_fixed(o, long_name[c], optarg); break;
         case 1:
             if (fsvc_grid_add(&o->grid, optarg, &err))
@@ -185,7 +194,6 @@ static int parse(study_opts *o, int argc, char **argv)
             break;
         case 16: o->resume = 1; break;
         case 17: o->plots = 0; break;
-        case 19: strict = 1; break;
         case 20: o->no_warm = 1; break;
         default:
             return cli_libsvm_hint("study", c, argc, argv) ? FSVC_EUSAGE
@@ -193,6 +201,8 @@ static int parse(study_opts *o, int argc, char **argv)
         }
         if (bad) return FSVC_EUSAGE;
     }
+    if (r.given & RUN_BACKEND) o->base.backend = r.backend;
+    if (r.given & RUN_THREADS) o->base.threads = r.threads;
     int nargs = argc - optind;
     if (nargs < 1 || nargs > 2)
         return cli_usage_error("study", "expected DATA [TEST]");
@@ -211,7 +221,7 @@ static int parse(study_opts *o, int argc, char **argv)
             return cli_usage_error("study", "%s", err.msg);
         if (p.readout == FSVC_READOUT_RIDGE && !(p.lambda > 0))
             return cli_usage_error("study", "point %s: ridge needs lambda > 0", key);
-        if (cli_backend_check(p.backend, strict, &err))
+        if (cli_backend_check(p.backend, r.strict, &err))
             return cli_report(&err);
     }
     return FSVC_OK;
