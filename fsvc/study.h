@@ -16,6 +16,14 @@
 extern "C" {
 #endif
 
+/* ---- sparse data (sparse_train.c) ---- */
+
+/* FSVC_OK when fsvc_train runs the settings p on sparse data d (d->csr) in
+ * one process; else the refusal fsvc_train would give (FSVC_EUSAGE, one
+ * line naming the setting), so that a study refuses a grid before any
+ * point runs. */
+int fsvc_sparse_check(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err);
+
 /* ---- cross-validation (cv.c) ---- */
 
 /* Stratified, seeded K-fold assignment, as `svm-train -v` does it:

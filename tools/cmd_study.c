@@ -24,24 +24,30 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* DATA or TEST as the study runs it: dense. A file that train would read
- * sparse is read sparse first (no dense matrix made) and refused when it
- * has more features than dense data holds; else it is read dense. */
-static int study_load(fsvc_dataset *d, const char *path, fsvc_error *err)
+/* DATA (train 1) or TEST in the form `fsvc train` and `fsvc predict` read
+ * it (storage: auto, --sparse or --dense): sparse data runs the sparse
+ * training of fsvc train; dense data too wide for the engine is refused
+ * before the dense matrix is made. */
+static int study_load(fsvc_dataset *d, const char *path, int storage, int train,
+                      fsvc_error *err)
 {
-    fsvc_load_opts o = { 0, 0, 0, FSVC_STORE_AUTO, 0, 0 };
-    int rc = fsvc_dataset_load(d, path, &o, err);
-    if (rc || !d->csr) return rc;
-    long long N = (long long)d->N, nnz = (long long)d->csr->nnz;
-    int n = d->n;
-    fsvc_dataset_free(d);
-    if (n > FSVC_DENSE_MAX_N)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: sparse data, %lld x %d (%lld values); study "
-                         "runs on dense data, at most %d features (fsvc train reads it "
-                         "sparse, and -v K cross-validates it)", path, N, n, nnz,
-                         FSVC_DENSE_MAX_N);
-    o.storage = FSVC_STORE_DENSE;
+    fsvc_load_opts o = { 0, 0, 0, storage, CLI_MAX_FEATURES, train };
     return fsvc_dataset_load(d, path, &o, err);
+}
+
+/* TEST as LIBSVM tools read a test file: the features of DATA (absent
+ * ones 0; values beyond them ignored, with one warning on rank 0). */
+static int fit_test(fsvc_dataset *te, const fsvc_dataset *tr, fsvc_error *err)
+{
+    if (te->n == tr->n || te->rows > 0 || tr->rows > 0) return FSVC_OK;
+    int64_t dropped = 0;
+    int first = 0;
+    int rc = fsvc_dataset_fit_features(te, tr->n, &dropped, &first, err);
+    if (!rc && dropped && cli_dist()->rank == 0)
+        fprintf(stderr, "fsvc study: warning: %s: %lld values at features %d and above "
+                "ignored: DATA has %d features\n", te->source, (long long)dropped, first,
+                tr->n);
+    return rc;
 }
 
 /* The first `max` rows of *d (max <= 0 or >= N: unchanged). */
@@ -115,6 +121,7 @@ int cmd_study(int argc, char **argv)
     fsvc_param_default(&o.base);
     o.seed = 1;
     o.keep_best = 1;
+    o.storage = FSVC_STORE_AUTO;
     o.plots = 1;
     int rc = study_parse(&o, argc, argv);
     if (rc) return rc == PARSE_HELP ? FSVC_OK : rc;
@@ -139,10 +146,13 @@ int cmd_study(int argc, char **argv)
     fsvc_dataset tr, te;
     memset(&tr, 0, sizeof tr);
     memset(&te, 0, sizeof te);
-    if (!rc && !(rc = study_load(&tr, o.data, &err)))
+    if (!rc && !(rc = study_load(&tr, o.data, o.storage, 1, &err)))
         rc = truncate_rows(&tr, o.max_train, &err);
-    if (!rc && o.test && !(rc = study_load(&te, o.test, &err)))
+    /* TEST in DATA's form, as predict reads it for the model */
+    if (!rc && o.test && !(rc = study_load(&te, o.test, tr.csr ? FSVC_STORE_SPARSE
+                                                               : FSVC_STORE_DENSE, 0, &err)))
         rc = truncate_rows(&te, o.max_test, &err);
+    if (!rc && o.test) rc = fit_test(&te, &tr, &err);
     /* every rank has the data, and the same data, or all stop */
     rc = cli_dist_same_data(rc, &tr, o.data, &err);
     if (!rc && o.test) rc = cli_dist_same_data(rc, &te, o.test, &err);
@@ -154,7 +164,7 @@ int cmd_study(int argc, char **argv)
         return cli_dist_end(rc, &err);
     }
     study_ctx c = {canon_path(o.data), o.test ? canon_path(o.test) : strdup(""), tr.N,
-                   o.test ? te.N : 0, tr.n};
+                   o.test ? te.N : 0, tr.n, tr.csr != NULL};
     study_files F = {NULL, NULL, NULL, NULL, -1, -1, NULL, -1};
     char *cmdline = strdup("fsvc"), *set = malloc(SETTINGS_MAX), *edge_note = NULL;
     int64_t npts = fsvc_grid_size(&o.grid);
@@ -184,6 +194,8 @@ int cmd_study(int argc, char **argv)
         fsvc_param p = o.base;
         char key[1024];
         rc = fsvc_grid_point(&p, key, sizeof key, &o.grid, k, &err);
+        if (!rc && tr.csr) /* a setting sparse training does not run: refused now */
+            rc = fsvc_sparse_check(&tr, &p, &err);
         if (!rc && point_settings(set, SETTINGS_MAX, &o, &c, &p))
             rc = fsvc_fail(&err, FSVC_EUSAGE, "study: the settings of point %s are too long", key);
         if (!rc && !(pset[k] = strdup(set)))

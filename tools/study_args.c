@@ -45,6 +45,10 @@ static void help(const fsvc_param *p)
            "  --resume        keep the CSV and skip the points already in it; refused\n"
            "                  (exit 2) for a CSV made with other data or fixed settings\n"
            "  --no-plots      CSV only\n"
+           "  --sparse, --dense  LIBSVM data: read it sparse (CSR; the sparse training\n"
+           "                  of 'fsvc train': no LMS, kmeans++, preprocessing, ...;\n"
+           "                  a point that needs them is refused before any runs) or\n"
+           "                  dense [auto: as 'fsvc train' reads it]\n"
            "  -q              no per-point progress lines (the best point is printed)\n"
            "  --no-warm       every point trained from scratch. By default the points\n"
            "                  that differ only in lambda (the ridge readout by pcg or\n"
@@ -95,7 +99,7 @@ int study_parse(study_opts *o, int argc, char **argv)
         {"keep", 1, 0, 12}, {"max-train", 1, 0, 13}, {"max-test", 1, 0, 14},
         {"name", 1, 0, 15}, {"resume", 0, 0, 16}, {"no-plots", 0, 0, 17},
         {"preprocess", 1, 0, 18}, {"no-warm", 0, 0, 20},
-        {"solver", 1, 0, 21}, {"cg-tol", 1, 0, 22},
+        {"solver", 1, 0, 21}, {"cg-tol", 1, 0, 22}, {"sparse", 0, 0, 23}, {"dense", 0, 0, 24},
         {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     run_opts r; /* --backend, --threads (fixed settings) and --strict: run_opts.c */
     run_opts_init(&r, RUN_ENGINE);
@@ -156,6 +160,8 @@ int study_parse(study_opts *o, int argc, char **argv)
         case 16: o->resume = 1; break;
         case 17: o->plots = 0; break;
         case 20: o->no_warm = 1; break;
+        case 23: o->storage = FSVC_STORE_SPARSE; break;
+        case 24: o->storage = FSVC_STORE_DENSE; break;
         default:
             return cli_libsvm_hint("study", c, argc, argv) ? FSVC_EUSAGE
                                                            : cli_option_error("study", c, argv);

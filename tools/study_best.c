@@ -46,6 +46,8 @@ static char *train_command(const study_opts *o, int64_t k)
         if (!s->arg && !s->choices) fprintf(f, " --%s=%s", s->name, v); /* on|off */
         else { fprintf(f, " --%s ", s->name); shell_word(f, v); }
     }
+    if (o->storage == FSVC_STORE_SPARSE) fputs(" --sparse", f);
+    if (o->storage == FSVC_STORE_DENSE) fputs(" --dense", f);
     fputc(' ', f);
     shell_word(f, o->data);
     if (ferror(f) | fclose(f)) { free(cmd); return NULL; }

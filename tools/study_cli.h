@@ -25,6 +25,7 @@ typedef struct study_opts {
     int resume, quiet, plots;
     int no_warm;            /* --no-warm: every point from scratch */
     int64_t max_train, max_test;
+    int storage;            /* LIBSVM data: FSVC_STORE_AUTO, --sparse, --dense */
 } study_opts;
 
 /* ---- study_args.c ---- */
@@ -45,6 +46,7 @@ typedef struct study_ctx {
     char *data, *test;      /* canonical paths ("" for no TEST) */
     int64_t N_train, N_test;
     int n;
+    int sparse;             /* DATA read sparse: the sparse training */
 } study_ctx;
 
 /* The settings string of one point: everything that defines its row. */

@@ -39,6 +39,8 @@ int point_settings(char *s, size_t cap, const study_opts *o, const study_ctx *c,
     NUM("cv-seed", "%llu", (unsigned long long)o->seed);
     NUM("val", "%.17g", o->val);
     NUM("keep", "%s", o->keep_best ? "best" : "last");
+    if (c->sparse) /* dense studies keep the settings strings of older CSVs */
+        bad = bad || fsvc_settings_add(s, cap, "storage", "sparse");
 #undef NUM
     return bad || fsvc_param_canon(s, cap, p) ? FSVC_EUSAGE : FSVC_OK;
 }
