@@ -56,6 +56,7 @@ typedef struct fsvc_cv_result {
     int status;               /* fsvc_cross_validate_lambdas: FSVC_OK, or the
                                  FSVC_EINPUT of a fold's readout (msg says it) */
     char msg[1024];
+    double rmse;              /* regression: over all held-out predictions */
 } fsvc_cv_result;
 
 /* K-fold cross-validation of the parameters p on d (labels, classes):
@@ -64,6 +65,15 @@ typedef struct fsvc_cv_result {
 int fsvc_cross_validate(fsvc_cv_result *res, const fsvc_dataset *d,
                         const fsvc_param *p, int nfold, uint64_t seed,
                         fsvc_error *err);
+
+/* K-fold cross-validation of a regression (p->regression) on the label
+ * values d->y (study_reg.c): the folds seeded but not stratified
+ * (fsvc_cv_folds over one class); acc[f] is fold f's R^2, acc_mean and
+ * acc_sd their mean and sample sd, acc_pooled the R^2 and rmse the root
+ * mean squared error of all the held-out predictions. */
+int fsvc_cross_validate_regression(fsvc_cv_result *res, const fsvc_dataset *d,
+                                   const fsvc_param *p, int nfold, uint64_t seed,
+                                   fsvc_error *err);
 
 /* K-fold cross-validation of p with each of lambda[0..nl-1] (res: nl
  * results, res[i] for lambda[i]): per fold one selection and one H for
