@@ -165,7 +165,7 @@ int cmd_study(int argc, char **argv)
     }
     study_ctx c = {canon_path(o.data), o.test ? canon_path(o.test) : strdup(""), tr.N,
                    o.test ? te.N : 0, tr.n, tr.csr != NULL};
-    study_files F = {NULL, NULL, NULL, NULL, -1, -1, NULL, -1};
+    study_files F = {NULL, NULL, NULL, NULL, -1, -1, NULL, -1, o.regression};
     char *cmdline = strdup("fsvc"), *set = malloc(SETTINGS_MAX), *edge_note = NULL;
     int64_t npts = fsvc_grid_size(&o.grid);
     char **pset = calloc((size_t)npts, sizeof *pset);

@@ -45,6 +45,11 @@ static void help(const fsvc_param *p)
            "  --resume        keep the CSV and skip the points already in it; refused\n"
            "                  (exit 2) for a CSV made with other data or fixed settings\n"
            "  --no-plots      CSV only\n"
+           "  --regression    ridge regression on the label values (as 'fsvc train\n"
+           "                  --regression'): every point is scored by R^2 (columns\n"
+           "                  r2_test, cv_r2, cv_r2_sd; -v K: seeded unstratified\n"
+           "                  folds) and the RMSE on the progress lines; the best point\n"
+           "                  is the highest CV R^2\n"
            "  --sparse, --dense  LIBSVM data: read it sparse (CSR; the sparse training\n"
            "                  of 'fsvc train': no LMS, kmeans++, preprocessing, ...;\n"
            "                  a point that needs them is refused before any runs) or\n"
@@ -100,6 +105,7 @@ int study_parse(study_opts *o, int argc, char **argv)
         {"name", 1, 0, 15}, {"resume", 0, 0, 16}, {"no-plots", 0, 0, 17},
         {"preprocess", 1, 0, 18}, {"no-warm", 0, 0, 20},
         {"solver", 1, 0, 21}, {"cg-tol", 1, 0, 22}, {"sparse", 0, 0, 23}, {"dense", 0, 0, 24},
+        {"regression", 0, 0, 25},
         {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     run_opts r; /* --backend, --threads (fixed settings) and --strict: run_opts.c */
     run_opts_init(&r, RUN_ENGINE);
@@ -162,6 +168,7 @@ int study_parse(study_opts *o, int argc, char **argv)
         case 20: o->no_warm = 1; break;
         case 23: o->storage = FSVC_STORE_SPARSE; break;
         case 24: o->storage = FSVC_STORE_DENSE; break;
+        case 25: o->regression = 1; bad = set_fixed(o, "regression", "on"); break;
         default:
             return cli_libsvm_hint("study", c, argc, argv) ? FSVC_EUSAGE
                                                            : cli_option_error("study", c, argv);
@@ -188,6 +195,15 @@ int study_parse(study_opts *o, int argc, char **argv)
             return cli_usage_error("study", "%s", err.msg);
         if (p.readout == FSVC_READOUT_RIDGE && !(p.lambda > 0))
             return cli_usage_error("study", "point %s: ridge needs lambda > 0", key);
+        /* one score for the whole grid: R^2 with --regression, else accuracy */
+        if (p.regression && !o->regression)
+            return cli_usage_error("study", "point %s is a regression: give --regression (the "
+                                   "score is then R^2, not accuracy)", key[0] ? key : "default");
+        if (o->regression && !p.regression)
+            return cli_usage_error("study", "--regression: point %s has regression=off", key);
+        if (o->regression && fsvc_param_check(&p, &err))
+            return cli_usage_error("study", "--regression: point %s: %s",
+                                   key[0] ? key : "default", err.msg);
         if (cli_backend_check(p.backend, r.strict, &err))
             return cli_report(&err);
     }

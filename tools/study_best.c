@@ -54,7 +54,7 @@ static char *train_command(const study_opts *o, int64_t k)
     return cmd;
 }
 
-/* Row a beats row b (b < 0: none yet): the higher CV accuracy as written
+/* Row a beats row b (b < 0: none yet): the higher CV accuracy (R^2) as written
  * in the CSV; on a tie the cheaper model (fewer centroids), then the
  * larger lambda (the smoother readout), then the earlier point. */
 static int better(const fsvc_csv *t, int64_t a, int64_t b, int cm, int cc, int cl)
@@ -120,8 +120,12 @@ int report_best(const study_files *F, const study_opts *o, char *const *pset,
     int rc = fsvc_csv_load(&t, F->csv, err);
     if (rc) return rc;
     int cs = fsvc_csv_col(&t, "settings"), cp = fsvc_csv_col(&t, "point"),
-        cm = fsvc_csv_col(&t, "cv_mean"), ca = fsvc_csv_col(&t, "acc_test"),
+        cm = fsvc_csv_col(&t, o->regression ? "cv_r2" : "cv_mean"),
+        ca = fsvc_csv_col(&t, o->regression ? "r2_test" : "acc_test"),
         cc = fsvc_csv_col(&t, "centroids"), cl = fsvc_csv_col(&t, "lambda");
+    /* a regression's score: R^2 as it is; accuracy in % */
+    const char *cvname = o->regression ? "cv_r2" : "cv_mean",
+               *what = o->regression ? "R^2 " : "accuracy ", *pc = o->regression ? "" : "%";
     int64_t best = -1, best_k = -1;
     for (int64_t k = 0; k < fsvc_grid_size(&o->grid); k++) {
         int64_t r = study_latest_row(&t, cs, pset[k]);
@@ -141,23 +145,23 @@ int report_best(const study_files *F, const study_opts *o, char *const *pset,
                      "(--max-train); fsvc train takes all of it", (long long)o->max_train);
         grid_edge(edge, sizeof edge, &o->grid, best_k);
         if (!cmd || asprintf(&path, "%s-best.txt", F->prefix) < 0 ||
-            asprintf(&txt, "%s\n# best by %d-fold CV: point=%s cv_mean=%s test=%s\n%s%s%s%s%s%s",
-                     cmd, o->folds, key, cvm, acc[0] ? acc : "none", note[0] ? "# " : "",
+            asprintf(&txt, "%s\n# best by %d-fold CV: point=%s %s=%s test=%s\n%s%s%s%s%s%s",
+                     cmd, o->folds, key, cvname, cvm, acc[0] ? acc : "none", note[0] ? "# " : "",
                      note, note[0] ? "\n" : "", edge[0] ? "# " : "", edge,
                      edge[0] ? "\n" : "") < 0) {
             free(cmd); free(path);
             fsvc_csv_free(&t);
             return fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory");
         }
-        rc = study_about(F, err, "best by %d-fold CV: point=%s cv_mean=%s test=%s", o->folds,
-                         key, cvm, acc[0] ? acc : "none");
+        rc = study_about(F, err, "best by %d-fold CV: point=%s %s=%s test=%s", o->folds,
+                         key, cvname, cvm, acc[0] ? acc : "none");
         if (!rc) rc = study_about(F, err, "train it: %s", cmd);
         if (!rc && edge[0]) rc = study_about(F, err, "%s", edge);
         if (!rc) rc = study_write_text(path, txt, strlen(txt), err);
         if (!rc)
-            printf("best by %d-fold CV: %s, CV accuracy %s%%, test accuracy %s%s\n", o->folds,
-                   key, cvm, acc[0] ? acc : "(no TEST)",
-                   acc[0] ? "% (measured once, not used to choose)" : "");
+            printf("best by %d-fold CV: %s, CV %s%s%s, test %s%s%s%s\n", o->folds, key, what,
+                   cvm, pc, what, acc[0] ? acc : "(no TEST)", acc[0] ? pc : "",
+                   acc[0] ? " (measured once, not used to choose)" : "");
         if (!rc) printf("train it: %s\n", cmd);
         if (!rc && note[0]) printf("%s\n", note);
         if (!rc && edge[0] && !(*edge_note = strdup(edge)))

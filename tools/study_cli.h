@@ -26,6 +26,7 @@ typedef struct study_opts {
     int no_warm;            /* --no-warm: every point from scratch */
     int64_t max_train, max_test;
     int storage;            /* LIBSVM data: FSVC_STORE_AUTO, --sparse, --dense */
+    int regression;         /* --regression: every point a regression, scored by R^2 */
 } study_opts;
 
 /* ---- study_args.c ---- */

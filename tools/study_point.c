@@ -85,6 +85,7 @@ typedef struct point_meas {
     const fsvc_cv_result *cv;     /* with -v */
     const fsvc_lms_curve *curve;  /* with --val for LMS, else NULL */
     double warm_from;             /* lambda path: the CG's start, 0: from zero */
+    double rmse;                  /* a regression: on TEST (acc is its R^2) */
 } point_meas;
 
 /* The CSV row (r) and the summary line of a point that ran. */
@@ -127,10 +128,11 @@ static void point_row(fsvc_csv_out *r, char *summary, size_t slen, const study_o
     csv_num(r, info->syn_select > 0 ? 1e9 * info->t_select / info->syn_select : NAN);
     csv_num(r, info->syn_readout > 0 ? 1e9 * info->t_readout / info->syn_readout : NAN);
     csv_num(r, syn_pred > 0 ? 1e9 * pm->t_pred / syn_pred : NAN);
-    csv_num(r, 100 * pm->acc);
+    double pct = o->regression ? 1 : 100; /* R^2 as it is, accuracy in % */
+    csv_num(r, pct * pm->acc);
     fsvc_csv_fieldf(r, "%d", o->folds);
-    csv_num(r, o->folds ? 100 * cv->acc_mean : NAN);
-    csv_num(r, o->folds ? 100 * cv->acc_sd : NAN);
+    csv_num(r, o->folds ? pct * cv->acc_mean : NAN);
+    csv_num(r, o->folds ? pct * cv->acc_sd : NAN);
     csv_num(r, o->folds ? cv->m_mean : NAN);
     csv_num(r, use_val ? o->val : NAN);
     if (use_val) fsvc_csv_fieldf(r, "%d", pm->curve->best_epoch);
@@ -147,8 +149,14 @@ static void point_row(fsvc_csv_out *r, char *summary, size_t slen, const study_o
     fsvc_csv_endrow(r);
     int n = snprintf(summary, slen, "%lld centroids, r = %.4g, train %.2f s", (long long)m->m,
                      m->radius, pm->t_train);
-    if (te && n < (int)slen) n += snprintf(summary + n, slen - n, ", test %.2f%%", 100 * pm->acc);
-    if (o->folds && n < (int)slen)
+    if (te && n < (int)slen && o->regression)
+        n += snprintf(summary + n, slen - n, ", test R^2 %.4f, RMSE %.4g", pm->acc, pm->rmse);
+    else if (te && n < (int)slen)
+        n += snprintf(summary + n, slen - n, ", test %.2f%%", 100 * pm->acc);
+    if (o->folds && n < (int)slen && o->regression)
+        n += snprintf(summary + n, slen - n, ", cv R^2 %.4f +- %.4f, RMSE %.4g",
+                      cv->acc_mean, cv->acc_sd, cv->rmse);
+    else if (o->folds && n < (int)slen)
         n += snprintf(summary + n, slen - n, ", cv %.2f +- %.2f%%", 100 * cv->acc_mean,
                       100 * cv->acc_sd);
     if (use_val && n < (int)slen)
@@ -158,22 +166,30 @@ static void point_row(fsvc_csv_out *r, char *summary, size_t slen, const study_o
                       pm->warm_from > 0 ? " (warm)" : "");
 }
 
-/* The test accuracy (*acc) and prediction time of model m on te. */
-static int test_model(double *acc, double *t_pred, const fsvc_model *m, const fsvc_dataset *te,
-                      const fsvc_param *p, fsvc_error *err)
+/* The test accuracy (*acc; a regression model: R^2, and *rmse) and the
+ * prediction time of model m on te. */
+static int test_model(double *acc, double *rmse, double *t_pred, const fsvc_model *m,
+                      const fsvc_dataset *te, const fsvc_param *p, fsvc_error *err)
 {
-    int *pred = malloc((size_t)te->N * sizeof *pred), *truth = malloc((size_t)te->N * sizeof *truth);
-    int rc = !pred || !truth ? fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory") : FSVC_OK;
+    size_t N = (size_t)(te->N ? te->N : 1);
+    int *pred = malloc(N * sizeof *pred), *truth = malloc(N * sizeof *truth);
+    double *score = m->regression ? malloc(N * sizeof *score) : NULL; /* Kout = 1 */
+    int rc = !pred || !truth || (m->regression && !score)
+           ? fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory") : FSVC_OK;
     if (!rc) {
         double t0 = cli_now();
-        rc = fsvc_predict(pred, NULL, m, te, p->backend, p->threads, err);
+        rc = fsvc_predict(pred, score, m, te, p->backend, p->threads, err);
         *t_pred = cli_now() - t0;
     }
-    if (!rc) {
+    if (!rc && m->regression) {
+        double mse;
+        fsvc_regression_stats(&mse, acc, te->y, score, te->N);
+        *rmse = sqrt(mse);
+    } else if (!rc) {
         fsvc_model_truth(truth, m, te);
         *acc = (double)fsvc_confusion(NULL, truth, pred, te->N, m->K) / te->N;
     }
-    free(pred); free(truth);
+    free(pred); free(truth); free(score);
     return rc;
 }
 
@@ -197,22 +213,23 @@ int run_point(int lms_file, const study_opts *o, const fsvc_param *p,
                                           o->seed, err)
                      : fsvc_train(&m, &info, tr, p, err);
     if (rc) { study_steps_point(key, 0); free(cvkey); return rc; }
-    double t_train = cli_now() - t0, t_pred = NAN, acc = NAN;
-    if (te) rc = test_model(&acc, &t_pred, &m, te, p, err);
+    double t_train = cli_now() - t0, t_pred = NAN, acc = NAN, rmse = NAN;
+    if (te) rc = test_model(&acc, &rmse, &t_pred, &m, te, p, err);
     fsvc_cv_result cv;
     memset(&cv, 0, sizeof cv);
     study_steps_point(cvkey, search);
     if (!rc && o->folds) {
         fsvc_param pq = *p;
         pq.progress = FSVC_PROGRESS_STEPS;
-        rc = fsvc_cross_validate(&cv, tr, &pq, o->folds, o->seed, err);
+        rc = o->regression ? fsvc_cross_validate_regression(&cv, tr, &pq, o->folds, o->seed, err)
+                           : fsvc_cross_validate(&cv, tr, &pq, o->folds, o->seed, err);
     }
     study_steps_point(key, 0);
     if (!rc) rc = study_steps_check(err);
     free(cvkey);
     if (rc) { fsvc_free_model(&m); fsvc_lms_curve_free(&curve); return rc; }
     fsvc_csv_out r = {0}, l = {0};
-    point_meas pm = {&m, &info, t_train, t_pred, acc, &cv, use_val ? &curve : NULL, 0};
+    point_meas pm = {&m, &info, t_train, t_pred, acc, &cv, use_val ? &curve : NULL, 0, rmse};
     point_row(&r, summary, slen, o, p, key, settings, tr, te, &pm);
     if (use_val && lms_file)
         for (int e = 0; e <= curve.epochs; e++) {
@@ -286,16 +303,16 @@ int run_path(FILE *f, const study_opts *o, const int64_t *k, int n, char *const 
         int ri = rc ? fsvc_fail(&err, rc, "%s", pmsg) : FSVC_OK;
         if (!ri && path.status[i]) ri = fsvc_fail(&err, path.status[i], "%s", path.msg[i]);
         else if (!ri && cv[i].status) ri = fsvc_fail(&err, cv[i].status, "%s", cv[i].msg);
-        double acc = NAN, t_pred = NAN;
+        double acc = NAN, t_pred = NAN, rmse = NAN;
         fsvc_model m = ri ? path.model : fsvc_lambda_model(&path, i);
-        if (!ri && te) ri = test_model(&acc, &t_pred, &m, te, &p[i], &err);
+        if (!ri && te) ri = test_model(&acc, &rmse, &t_pred, &m, te, &p[i], &err);
         if (!ri) {
             /* the point's share of the path: the selection split evenly */
             fsvc_train_info *in = &path.info[i];
             double t_prep = t_all - in->t_select;
             for (int j = 0; j < n; j++) t_prep -= path.info[j].t_readout;
             point_meas pm = {&m, in, (in->t_select + (t_prep > 0 ? t_prep : 0)) / n +
-                             in->t_readout, t_pred, acc, &cv[i], NULL, path.warm_from[i]};
+                             in->t_readout, t_pred, acc, &cv[i], NULL, path.warm_from[i], rmse};
             point_row(&r, summary, sizeof summary, o, &p[i], key[i], pset[k[i]], tr, te, &pm);
             if (r.oom) ri = fsvc_fail(&err, FSVC_ERESOURCE, "study: out of memory");
         }

@@ -52,6 +52,40 @@ for bad in "-R lms" "--vary select=random,kmeans++" "--preprocess deskew"; do
 done
 expect_exit 2 "study --dense on 70000 features" -- "$FSVC" study --dense --no-plots -q -v 2 -o "$TMP/wd" "$TMP/wide.train"
 expect_match 'wide.train: 70000 features; dense data holds at most 65536 \(read it sparse: --sparse\)' "study --dense: says why" "$ERR"
+# --regression (issue 27 item 6): every point scored by R^2 (CSV columns
+# r2_test, cv_r2, cv_r2_sd), the test R^2 is fsvc predict's for the same
+# settings, the best point is the highest CV R^2
+awk 'BEGIN { srand(3); for (i = 0; i < 400; i++) { a = rand() * 4 - 2; b = rand() * 4 - 2;
+  printf "%.4f 1:%.4f 2:%.4f\n", sin(a) + 0.5 * b * b, a, b > (i < 300 ? "/dev/stdout" : "/dev/stderr") } }' \
+  > "$TMP/wave.train" 2> "$TMP/wave.test"
+expect_exit 0 "study --regression" -- "$FSVC" study -q --regression -v 3 --seed 2 -o "$TMP/reg" \
+  --vary radius=0.2rms,0.5rms,2rms "$TMP/wave.train" "$TMP/wave.test"
+rcsv=$TMP/reg/study-wave.csv
+expect_match '^point,.*,r2_test,cv_folds,cv_r2,cv_r2_sd,' "study --regression: R^2 columns" "$(head -n 1 "$rcsv" 2>/dev/null)"
+n_ok=$(awk -F, 'NR > 1 && $30 > 0.9 && $30 <= 1 && $32 > 0.9 && $32 <= 1 && $33 >= 0 && $(NF - 1) == "ok"' "$rcsv" 2>/dev/null | grep -c .)
+[ "$n_ok" = 3 ] && ok "study --regression: 3 points, test and CV R^2 in (0.9, 1]" || fail "study --regression: $(cat "$rcsv" 2>/dev/null)"
+best=$(awk -F, 'NR > 1 && ($32 > b || b == "") { b = $32; p = $1 } END { print p }' "$rcsv" 2>/dev/null)
+expect_match "^best by 3-fold CV: $best, CV R\^2 0\.[0-9]+, test R\^2 0\.[0-9]+ \(measured once" \
+  "study --regression: the best point is the highest CV R^2 ($best)" "$OUT"
+r2_study=$(awk -F, 'NR > 1 && $1 == "radius=0.5rms" { print $30 }' "$rcsv" 2>/dev/null)
+"$FSVC" train -q --regression -r 0.5rms --seed 2 "$TMP/wave.train" "$TMP/wave.fsvc" >/dev/null 2>&1
+r2_pred=$("$FSVC" predict "$TMP/wave.fsvc" "$TMP/wave.test" "$TMP/wave.out" 2>&1 | sed -n 's/^Coefficient of determination R^2 = \([0-9.]*\) .*/\1/p')
+if [ -n "$r2_pred" ] && awk -v a="$r2_study" -v b="$r2_pred" 'BEGIN { exit !(a - b < 2e-6 && b - a < 2e-6) }'
+then ok "study --regression: test R^2 $r2_study = fsvc predict's"
+else fail "study --regression: test R^2 '$r2_study' vs predict '$r2_pred'"; fi
+is_png "$TMP/reg/study-wave-acc-centroids.png" && ok "study --regression: plots drawn" || fail "study --regression: no plot"
+expect_exit 2 "a --regression CSV resumed without --regression" -- "$FSVC" study -q -v 3 --seed 2 -o "$TMP/reg" \
+  --resume --vary radius=0.2rms,0.5rms,2rms "$TMP/wave.train" "$TMP/wave.test"
+expect_match 'a study with --regression; resume it with --regression' "resume: says to give --regression" "$ERR"
+expect_exit 0 "study --regression --resume" -- "$FSVC" study -q --regression -v 3 --seed 2 -o "$TMP/reg" \
+  --resume --vary radius=0.2rms,0.5rms,2rms "$TMP/wave.train" "$TMP/wave.test"
+expect_match '^study: 0 points run, 3 already in' "study --regression --resume: nothing to run" "$OUT"
+expect_exit 1 "a regression point without --regression" -- "$FSVC" study -q -v 3 --vary regression=on "$TMP/wave.train"
+expect_match 'point regression=on is a regression: give --regression' "says to give --regression" "$ERR"
+expect_exit 1 "--regression with a classification point" -- "$FSVC" study -q -v 3 --regression \
+  --vary regression=on,off "$TMP/wave.train"
+expect_exit 1 "--regression with the onehot readout" -- "$FSVC" study -q -v 3 --regression -R onehot "$TMP/wave.train"
+expect_match 'regression needs the ridge readout' "--regression -R onehot: says why" "$ERR"
 expect_exit 1 "-v 1 is refused" -- "$FSVC" study -v 1 "$UCI/iris.train"
 
 if [ -e "$UCI/optd64.train" ]; then
