@@ -9,8 +9,10 @@
  * header and the rows only (a plain pandas.read_csv reads it); the command,
  * machine, resumes and best point go to DIR/study-NAME-about.txt. A best
  * point at the end of a numeric axis is flagged. --val F trains LMS
- * points with a validation split (curve + PNG). Any failed write or plot
- * exits 3 naming the file; nothing is left half-written. */
+ * points with a validation split (curve + PNG). Sparse LIBSVM data runs
+ * the sparse training of fsvc train; --regression scores R^2. Any failed
+ * write or plot exits 3 naming the file; nothing is left half-written.
+ * The parts: tools/study_cli.h. */
 #include "tools/study_cli.h"
 #include "tools/dist.h"
 #include "tools/plot.h"
