@@ -360,7 +360,7 @@ fuzz-replay: $(REPLAY_BIN) $(BUILD)/tests/fuzz/replay_selftest
 
 # ---- results -----------------------------------------------------------------
 results: all
-	@bash tools/make_results.sh $(BIN)
+	@bash scripts/make_results.sh $(BIN)
 
 # ---- install -----------------------------------------------------------------
 install: all python-install

@@ -168,6 +168,17 @@ done:
     return rc;
 }
 
+/* Folds of data without classes (values only): fsvc_cv_folds over one
+ * class, seeded, not stratified. */
+static int cv_folds_flat(int *fold, int64_t N, int nfold, uint64_t seed, fsvc_error *err)
+{
+    int *one = calloc((size_t)(N ? N : 1), sizeof *one);
+    if (!one) return fsvc_fail(err, FSVC_ERESOURCE, "cv: out of memory");
+    int rc = fsvc_cv_folds(fold, one, N, 1, nfold, seed, err);
+    free(one);
+    return rc;
+}
+
 /* The pooled scores and the per-fold RMSE of the held-out values yhat. */
 static void cv_regression_finish(fsvc_cv_regression *res, const fsvc_dataset *d,
                                  const int *fold, const double *yhat, int nfold)
@@ -194,19 +205,22 @@ int fsvc_cross_validate_regression(fsvc_cv_regression *res, const fsvc_dataset *
                                    fsvc_error *err)
 {
     memset(res, 0, sizeof *res);
-    if (!d->cls || !d->y || !d->has_labels || !p->regression)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: regression cross-validation needs label "
-                         "values and --regression", d->source);
+    if (!d->y || !d->has_labels)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: cross-validation needs labels", d->source);
+    if (!p->regression)
+        return fsvc_fail(err, FSVC_EUSAGE, "cv: regression cross-validation of settings "
+                         "without --regression");
     if (nfold > 64)
         return fsvc_fail(err, FSVC_EUSAGE, "cv: at most 64 folds");
     int *fold = malloc((size_t)d->N * sizeof *fold), *pred = NULL;
     int64_t *idx = malloc((size_t)d->N * sizeof *idx);
-    double *yhat = malloc((size_t)d->N * sizeof *yhat), *score = NULL;
+    double *yhat = malloc((size_t)d->N * sizeof *yhat), *score = NULL, r2f[64] = {0};
     pred = malloc((size_t)d->N * sizeof *pred);
     score = malloc((size_t)d->N * sizeof *score);
     int rc = !fold || !idx || !yhat || !pred || !score
            ? fsvc_fail(err, FSVC_ERESOURCE, "cv: out of memory")
-           : fsvc_cv_folds(fold, d->cls, d->N, d->K, nfold, seed, err);
+           : d->cls ? fsvc_cv_folds(fold, d->cls, d->N, d->K, nfold, seed, err)
+                    : cv_folds_flat(fold, d->N, nfold, seed, err);
     double t0 = fsvc_clock();
     for (int f = 0; f < nfold && !rc; f++) {
         fsvc_dataset tr, te;
@@ -218,7 +232,10 @@ int fsvc_cross_validate_regression(fsvc_cv_regression *res, const fsvc_dataset *
             rc = fsvc_predict(pred, score, &m, &te, p->backend, p->threads, err);
             int64_t nte = fsvc_fold_rows(idx, fold, d->N, f, 1); /* te's rows, in order */
             for (int64_t t = 0; !rc && t < nte; t++) yhat[idx[t]] = score[t];
+            double mse_f;
+            if (!rc) fsvc_regression_stats(&mse_f, &r2f[f], te.y, score, te.N);
             res->m_mean += (double)m.m / nfold;
+            res->cg_iter += info.cg_iter;
             fsvc_free_model(&m);
         }
         fsvc_dataset_free(&tr);
@@ -226,6 +243,10 @@ int fsvc_cross_validate_regression(fsvc_cv_regression *res, const fsvc_dataset *
     }
     res->t_train = fsvc_clock() - t0;
     if (!rc) cv_regression_finish(res, d, fold, yhat, nfold);
+    for (int f = 0; !rc && f < nfold; f++) res->r2_mean += r2f[f] / nfold;
+    for (int f = 0; !rc && f < nfold; f++)
+        res->r2_sd += (r2f[f] - res->r2_mean) * (r2f[f] - res->r2_mean) / (nfold - 1);
+    if (!rc) res->r2_sd = sqrt(res->r2_sd);
     free(fold); free(idx); free(yhat); free(pred); free(score);
     return rc;
 }

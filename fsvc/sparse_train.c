@@ -7,6 +7,7 @@
  * ridge readout. What the sparse form does not run (LMS, ...) is refused
  * before any work, naming --dense. */
 #include "sparse.h"
+#include "study.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -56,6 +57,11 @@ static int check_sparse(const fsvc_dataset *d, const fsvc_param *p, const fsvc_d
         return fsvc_fail(err, FSVC_EUSAGE, "%s: sparse data does not support %s; read the "
                          "data --dense", d->source, what);
     return FSVC_OK;
+}
+
+int fsvc_sparse_check(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err)
+{
+    return check_sparse(d, p, fsvc_dist_one(), err);
 }
 
 /* sqrt of the mean squared distance over the pairs of the rows sel[0..k-1]. */

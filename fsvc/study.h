@@ -16,6 +16,14 @@
 extern "C" {
 #endif
 
+/* ---- sparse data (sparse_train.c) ---- */
+
+/* FSVC_OK when fsvc_train runs the settings p on sparse data d (d->csr) in
+ * one process; else the refusal fsvc_train would give (FSVC_EUSAGE, one
+ * line naming the setting), so that a study refuses a grid before any
+ * point runs. */
+int fsvc_sparse_check(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err);
+
 /* ---- cross-validation (cv.c) ---- */
 
 /* Stratified, seeded K-fold assignment, as `svm-train -v` does it:
@@ -48,6 +56,7 @@ typedef struct fsvc_cv_result {
     int status;               /* fsvc_cross_validate_lambdas: FSVC_OK, or the
                                  FSVC_EINPUT of a fold's readout (msg says it) */
     char msg[1024];
+    double rmse;              /* regression: over all held-out predictions */
 } fsvc_cv_result;
 
 /* K-fold cross-validation of the parameters p on d (labels, classes):
@@ -66,6 +75,8 @@ typedef struct fsvc_cv_regression {
     double mse, r2, scc;      /* pooled: mean squared error, R^2, squared
                                  correlation coefficient */
     double rmse_mean, rmse_sd; /* RMSE over the folds (sd: sample sd) */
+    double r2_mean, r2_sd;    /* R^2 of each fold's predictions: mean, sample sd */
+    int64_t cg_iter;          /* pcg iterations, summed over the folds */
     double m_mean;            /* mean centroids per fold model */
     double t_train;           /* seconds, all folds */
 } fsvc_cv_regression;

@@ -356,7 +356,7 @@ static void test_no_device_cpu_path(void **s)
 
 /* Kernel-only timing is offered for every dtype the device computes,
  * f64 included (issue 25: the engine refused f64, so `fsvc bench` and
- * tools/gpu_targets.sh had no kernel-only f64 figure). */
+ * scripts/gpu_targets.sh had no kernel-only f64 figure). */
 static void test_time_forward_all_dtypes(void **s)
 {
     (void)s;

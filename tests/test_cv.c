@@ -187,6 +187,65 @@ static void test_cross_validate(void **state)
     fsvc_dataset_free(&d);
 }
 
+/* y = sin(3 x0) + x1 on [0,1]^2: a smooth target a ridge regression fits */
+static void make_wave(fsvc_dataset *d, int64_t N)
+{
+    memset(d, 0, sizeof *d);
+    d->N = N; d->n = 2; d->dtype = FSVC_F64; d->has_labels = 1; d->K = 1;
+    double *x = malloc((size_t)N * 2 * sizeof *x);
+    d->y = malloc((size_t)N * sizeof *d->y);
+    d->cls = calloc((size_t)N, sizeof *d->cls);
+    d->class_values = calloc(1, sizeof *d->class_values);
+    uint64_t s = 777;
+    for (int64_t i = 0; i < 2 * N; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        x[i] = (double)(s >> 11) / 9007199254740992.0;
+    }
+    for (int64_t i = 0; i < N; i++) d->y[i] = sin(3 * x[2 * i]) + x[2 * i + 1];
+    d->x = x;
+    snprintf(d->source, sizeof d->source, "wave");
+}
+
+static void test_cross_validate_regression(void **state)
+{
+    (void)state;
+    fsvc_dataset d;
+    make_wave(&d, 150);
+    fsvc_param p;
+    fsvc_param_default(&p);
+    p.regression = 1;
+    p.readout = FSVC_READOUT_RIDGE;
+    p.dtype = FSVC_F64;
+    fsvc_cv_regression r, again;
+    assert_int_equal(fsvc_cross_validate_regression(&r, &d, &p, 5, 3, NULL), FSVC_OK);
+    assert_int_equal(r.nfold, 5);
+    assert_true(r.r2_mean > 0.95 && r.r2_mean <= 1);     /* R^2 of a smooth fit */
+    assert_true(r.r2 > 0.95 && r.r2 <= 1);
+    assert_true(r.r2_sd >= 0 && r.r2_sd < 0.05);
+    /* the mse and the pooled R^2 describe the same held-out predictions */
+    double mean = 0, st = 0;
+    for (int64_t i = 0; i < d.N; i++) mean += d.y[i] / d.N;
+    for (int64_t i = 0; i < d.N; i++) st += (d.y[i] - mean) * (d.y[i] - mean);
+    assert_true(fabs(r.mse - (1 - r.r2) * st / d.N) < 1e-9);
+    assert_true(r.m_mean > 0);
+    /* seeded: the same folds and scores again; another seed other folds */
+    assert_int_equal(fsvc_cross_validate_regression(&again, &d, &p, 5, 3, NULL), FSVC_OK);
+    assert_true(again.r2 == r.r2 && again.mse == r.mse);
+    assert_int_equal(fsvc_cross_validate_regression(&again, &d, &p, 5, 4, NULL), FSVC_OK);
+    assert_true(again.r2_mean != r.r2_mean);
+    /* one centroid, a flat prediction: no better than the mean */
+    p.max_neurons = 1;
+    p.select = FSVC_SELECT_RANDOM;
+    p.radius = 1e6;
+    p.radius_rms = 0;
+    assert_int_equal(fsvc_cross_validate_regression(&again, &d, &p, 5, 3, NULL), FSVC_OK);
+    assert_true(again.r2 < 0.1);
+    fsvc_error err;
+    p.regression = 0;
+    assert_int_equal(fsvc_cross_validate_regression(&again, &d, &p, 5, 3, &err), FSVC_EUSAGE);
+    fsvc_dataset_free(&d);
+}
+
 static void test_cross_validate_optd64(void **state)
 {
     (void)state;
@@ -397,6 +456,7 @@ int main(void)
         cmocka_unit_test(test_subset),
         cmocka_unit_test(test_cross_validate),
         cmocka_unit_test(test_cross_validate_optd64),
+        cmocka_unit_test(test_cross_validate_regression),
         cmocka_unit_test(test_grid),
         cmocka_unit_test(test_settings),
         cmocka_unit_test(test_lms_val),

@@ -111,7 +111,7 @@ static void test_libsvm_plain_and_gz(void **state)
     assert_int_equal(fx_write_gz(g, TEXT, strlen(TEXT)), 0);
     same_as_whole(p, NULL, 0);
     same_as_whole(g, NULL, 0);
-    fsvc_load_opts o = { 0, 0, 12, FSVC_STORE_DENSE, 0, 0 }; /* forced n */
+    fsvc_load_opts o = { .n_features = 12, .storage = FSVC_STORE_DENSE }; /* forced n */
     same_as_whole(p, &o, 0);
 }
 

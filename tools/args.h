@@ -8,6 +8,7 @@
 
 #include "tools/bench.h"
 #include "tools/cli.h"
+#include "tools/run_opts.h"
 
 typedef struct train_args {
     fsvc_param p;

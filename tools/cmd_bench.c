@@ -4,6 +4,7 @@
 #include "tools/args.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,7 @@ static int prepare_output(const char *path, fsvc_error *err)
     return rc;
 }
 
-static void usage(FILE *f, const bench_cfg *d)
+static void usage(FILE *f, const bench_cfg *d, const run_opts *r)
 {
     fprintf(f,
             "usage: fsvc bench [options]\n"
@@ -61,11 +62,11 @@ static void usage(FILE *f, const bench_cfg *d)
             "                 (default %s)\n"
             "  --act A        tri or gauss for rbf-l2 (default gauss)\n"
             "  --dtype T      u8, f32, f64 (default %s)\n"
-            "  -m M -N N -n n layer size (default %lld %lld %d)\n"
-            "  --backend B    ref, cpu, cuda (default %s); cuda without a usable device\n"
-            "                 prints one line and runs on the CPU\n"
-            "  --strict       --backend cuda: fail (exit 3) instead of falling back\n"
-            "  --threads T    CPU threads, 0 = all cores (default %d)\n"
+            "  -m M -N N -n n layer size (default %lld %lld %d)\n",
+            bench_op_name(d->opk), fsvc_dtype_name(d->dtype), (long long)d->m, (long long)d->N,
+            d->n);
+    run_opts_help(f, r);
+    fprintf(f,
             "  -r R           repeats (default %d)\n"
             "  --tile NxM     force tile_N x tile_m (default: the planner's)\n"
             "  --precision P  full, tf32, bf16: the GEMM operands of f32 L2 / dot\n"
@@ -79,8 +80,7 @@ static void usage(FILE *f, const bench_cfg *d)
             "  --png FILE     (--paper) default fsvc-bench/bnl-cpu-tsyn-vs-n.png\n"
             "                 (fsvc-bench/: made in the working directory; make results\n"
             "                 names results/ files)\n",
-            bench_op_name(d->opk), fsvc_dtype_name(d->dtype), (long long)d->m, (long long)d->N,
-            d->n, d->backend, d->threads, d->repeats);
+            d->repeats);
 }
 
 static void print_result(const bench_cfg *c, const bench_res *r)
@@ -134,6 +134,58 @@ static void print_result(const bench_cfg *c, const bench_res *r)
         printf("  peak model: %s\n", bench_peak_model());
 }
 
+enum { O_OP = CLI_LONG, O_ACT, O_DTYPE, O_TILE, O_PRECISION, O_CSV, O_PNG, O_PAPER,
+       O_TARGETS, O_NOREF, O_HELP };
+
+/* One option's value (c from getopt_long) into *c, or a usage error. */
+static int bench_opt(bench_cfg *c, int o, const char *v, int *act_set)
+{
+    const char *cmd = "bench";
+    long lv;
+    char flag[3] = {'-', (char)o, 0};
+    switch (o) {
+    case O_OP:
+        if (bench_op_parse(v, &c->opk))
+            return cli_usage_error(cmd, "--op: '%s' is not rbf-l1, rbf-l2 or mul", v);
+        return 0;
+    case O_ACT:
+        if (bnl_act_parse(v, &c->act) || (c->act != BNL_TRI && c->act != BNL_GAUSS))
+            return cli_usage_error(cmd, "--act: '%s' is not tri or gauss", v);
+        *act_set = 1;
+        return 0;
+    case O_DTYPE:
+        if (fsvc_dtype_parse(v, &c->dtype))
+            return cli_usage_error(cmd, "--dtype: '%s' is not u8, f32 or f64", v);
+        return 0;
+    case 'm': case 'N':
+        if (cli_parse_long(cmd, flag, v, 1, 1L << 24, &lv)) return FSVC_EUSAGE;
+        if (o == 'm') c->m = lv; else c->N = lv;
+        return 0;
+    case 'n':
+        if (cli_parse_long(cmd, flag, v, 1, 65536, &lv)) return FSVC_EUSAGE;
+        c->n = (int)lv;
+        return 0;
+    case 'r':
+        if (cli_parse_long(cmd, flag, v, 1, 1000, &lv)) return FSVC_EUSAGE;
+        c->repeats = (int)lv;
+        return 0;
+    case O_TILE: {
+        long long tn, tm;
+        int used = 0;
+        if (sscanf(v, "%lldx%lld%n", &tn, &tm, &used) != 2 || v[used] || tn < 1 || tm < 1 ||
+            tn > (1LL << 24) || tm > (1LL << 24))
+            return cli_usage_error(cmd, "--tile: '%s' is not NxM (e.g. 256x1024)", v);
+        c->tile_N = tn;
+        c->tile_m = tm;
+        return 0;
+    }
+    default: /* O_PRECISION */
+        if (bnl_precision_parse(v, &c->precision))
+            return cli_usage_error(cmd, "--precision: '%s' is not full, tf32 or bf16", v);
+        return 0;
+    }
+}
+
 int bench_parse(bench_args *ba, int argc, char **argv)
 {
     memset(ba, 0, sizeof *ba);
@@ -143,99 +195,56 @@ int bench_parse(bench_args *ba, int argc, char **argv)
     c.dtype = FSVC_F32;
     c.m = c.N = 4096;
     c.n = 784;
-    c.backend = "cpu";
-    c.threads = 0;
     c.repeats = 5;
+    run_opts r;
+    run_opts_init(&r, RUN_ENGINE);
     int paper = 0, targets = 0, act_set = 0;
     /* a folder of its own in the working directory, never a tracked file */
     const char *csv = "fsvc-bench/bnl-cpu.csv", *png = "fsvc-bench/bnl-cpu-tsyn-vs-n.png";
     const char *tcsv = "fsvc-bench/bnl-cpu-targets.csv";
-    const char *cmd = "bench";
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long lv;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout, &c);
+    static const struct option own[] = {
+        {"op", 1, 0, O_OP}, {"act", 1, 0, O_ACT}, {"dtype", 1, 0, O_DTYPE},
+        {"tile", 1, 0, O_TILE}, {"precision", 1, 0, O_PRECISION}, {"csv", 1, 0, O_CSV},
+        {"png", 1, 0, O_PNG}, {"paper", 0, 0, O_PAPER}, {"targets", 0, 0, O_TARGETS},
+        {"no-ref", 0, 0, O_NOREF}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+    struct option lo[16];
+    run_opts_longopts(lo, 16, own, &r);
+    optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
+    opterr = 0;
+    int o, rc;
+    while ((o = getopt_long(argc, argv, ":hvm:N:n:r:", lo, NULL)) != -1) {
+        if (run_opts_take(&r, "bench", o, optarg, &rc)) {
+            if (rc) return rc;
+            continue;
+        }
+        switch (o) {
+        case 'h': case O_HELP:
+            c.backend = r.backend;
+            usage(stdout, &c, &r);
             return FSVC_OK;
-        } else if (!strcmp(a, "--strict")) {
-            c.strict = 1;
-        } else if (!strcmp(a, "-v")) {
-            c.verbose = 1;
-        } else if (!strcmp(a, "--paper")) {
-            paper = 1;
-        } else if (!strcmp(a, "--targets")) {
-            targets = 1;
-        } else if (!strcmp(a, "--no-ref")) {
-            c.no_ref = 1;
-        } else if (!v) {
-            return cli_usage_error(cmd, "%s needs a value or is unknown", a);
-        } else if (!strcmp(a, "--op")) {
-            if (bench_op_parse(v, &c.opk))
-                return cli_usage_error(cmd, "--op: '%s' is not rbf-l1, rbf-l2 or mul", v);
-            i++;
-        } else if (!strcmp(a, "--act")) {
-            if (bnl_act_parse(v, &c.act) || (c.act != BNL_TRI && c.act != BNL_GAUSS))
-                return cli_usage_error(cmd, "--act: '%s' is not tri or gauss", v);
-            act_set = 1;
-            i++;
-        } else if (!strcmp(a, "--dtype")) {
-            if (fsvc_dtype_parse(v, &c.dtype))
-                return cli_usage_error(cmd, "--dtype: '%s' is not u8, f32 or f64", v);
-            i++;
-        } else if (!strcmp(a, "-m") || !strcmp(a, "-N")) {
-            if (cli_parse_long(cmd, a, v, 1, 1L << 24, &lv))
-                return FSVC_EUSAGE;
-            if (a[1] == 'm') c.m = lv; else c.N = lv;
-            i++;
-        } else if (!strcmp(a, "-n")) {
-            if (cli_parse_long(cmd, a, v, 1, 65536, &lv))
-                return FSVC_EUSAGE;
-            c.n = (int)lv;
-            i++;
-        } else if (!strcmp(a, "--backend")) {
-            bnl_backend b;
-            if (bnl_backend_parse(v, &b))
-                return cli_usage_error(cmd, "--backend: '%s' is not ref, cpu or cuda", v);
-            c.backend = v;
-            i++;
-        } else if (!strcmp(a, "--threads")) {
-            if (cli_parse_long(cmd, a, v, 0, 1024, &lv))
-                return FSVC_EUSAGE;
-            c.threads = (int)lv;
-            i++;
-        } else if (!strcmp(a, "-r")) {
-            if (cli_parse_long(cmd, a, v, 1, 1000, &lv))
-                return FSVC_EUSAGE;
-            c.repeats = (int)lv;
-            i++;
-        } else if (!strcmp(a, "--tile")) {
-            long long tn, tm;
-            int used = 0;
-            if (sscanf(v, "%lldx%lld%n", &tn, &tm, &used) != 2 || v[used] || tn < 1 || tm < 1 ||
-                tn > (1LL << 24) || tm > (1LL << 24))
-                return cli_usage_error(cmd, "--tile: '%s' is not NxM (e.g. 256x1024)", v);
-            c.tile_N = tn;
-            c.tile_m = tm;
-            i++;
-        } else if (!strcmp(a, "--precision")) {
-            if (bnl_precision_parse(v, &c.precision))
-                return cli_usage_error(cmd, "--precision: '%s' is not full, tf32 or bf16", v);
-            i++;
-        } else if (!strcmp(a, "--csv")) {
-            csv = tcsv = v;
-            i++;
-        } else if (!strcmp(a, "--png")) {
-            png = v;
-            i++;
-        } else {
-            return cli_usage_error(cmd, "unknown option '%s'", a);
+        case 'v': c.verbose = 1; break;
+        case O_PAPER: paper = 1; break;
+        case O_TARGETS: targets = 1; break;
+        case O_NOREF: c.no_ref = 1; break;
+        case O_CSV: csv = tcsv = optarg; break;
+        case O_PNG: png = optarg; break;
+        case O_OP: case O_ACT: case O_DTYPE: case O_TILE: case O_PRECISION:
+        case 'm': case 'N': case 'n': case 'r':
+            if (bench_opt(&c, o, optarg, &act_set)) return FSVC_EUSAGE;
+            break;
+        default: return cli_option_error("bench", o, argv);
         }
     }
+    if (optind < argc)
+        return cli_usage_error("bench", "unexpected argument '%s' (bench reads no files)",
+                               argv[optind]);
+    c.backend = r.backend;
+    c.threads = r.threads;
+    c.strict = r.strict;
     if (!act_set)
         c.act = c.opk == BENCH_RBF_L1 ? BNL_TRI : c.opk == BENCH_RBF_L2 ? BNL_GAUSS : BNL_TANH;
     else if (c.opk == BENCH_MUL)
-        return cli_usage_error(cmd, "--act applies to rbf-l1 and rbf-l2 only");
+        return cli_usage_error("bench", "--act applies to rbf-l1 and rbf-l2 only");
     if (c.opk == BENCH_MUL && c.dtype == FSVC_U8)
         c.act = BNL_IDENT; /* tanh of integer dot products is 1 everywhere */
     ba->c = c;

@@ -131,53 +131,45 @@ static void print_report(const fsvc_model *m, const int64_t *conf, int K, const 
     }
 }
 
-enum { O_PNG = CLI_LONG, O_BACKEND, O_THREADS, O_STRICT, O_BATCH, O_HELP };
+enum { O_PNG = CLI_LONG, O_HELP };
 
 int eval_parse(eval_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
-    a->backend = "cpu";
-    a->batch = CLI_PNG_BATCH;
-    static const struct option lo[] = {
-        {"png", 1, 0, O_PNG}, {"backend", 1, 0, O_BACKEND}, {"threads", 1, 0, O_THREADS},
-        {"strict", 0, 0, O_STRICT}, {"batch", 1, 0, O_BATCH}, {"help", 0, 0, O_HELP},
-        {0, 0, 0, 0}};
+    run_opts r;
+    run_opts_init(&r, RUN_ENGINE | RUN_BATCH);
+    static const struct option own[] = {
+        {"png", 1, 0, O_PNG}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+    struct option lo[8];
+    run_opts_longopts(lo, 8, own, &r);
     optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
-    int c;
-    bnl_backend b;
+    int c, rc;
     while ((c = getopt_long(argc, argv, ":qh", lo, NULL)) != -1) {
+        if (run_opts_take(&r, "eval", c, optarg, &rc)) {
+            if (rc) return rc;
+            continue;
+        }
         switch (c) {
         case 'h': case O_HELP:
             printf("usage: fsvc eval [options] MODEL DATA\n\n"
                    "Accuracy, per-class precision and recall, confusion matrix.\n\n"
                    "options (default):\n"
                    "  --png FILE      also draw the confusion matrix (gnuplot): class names,\n"
-                   "                  counts, colour scale of the row shares (%s)\n"
-                   "  --backend ref|cpu|cuda  engine backend (%s); cuda without a usable\n"
-                   "                  device prints one line and runs on the CPU\n"
-                   "  --strict        --backend cuda: fail (exit 3) instead of falling back\n"
-                   "  --threads T     CPU threads (%ld, 0: all cores)\n"
-                   "  --batch B       PNG folder: decode the next B images (rounded up to\n"
-                   "                  a multiple of 8192) on CPU threads while the ones\n"
-                   "                  before are scored (%ld; 0: decode the whole folder\n"
-                   "                  first); the same report, bit for bit on the CPU\n"
-                   "  -q              no progress (shown on stderr when it is a terminal)\n",
-                   a->png ? a->png : "none", a->backend, a->threads, a->batch);
+                   "                  counts, colour scale of the row shares (%s)\n",
+                   a->png ? a->png : "none");
+            run_opts_help(stdout, &r);
+            printf("  -q              no progress (shown on stderr when it is a terminal)\n");
             return FSVC_OK;
         case O_PNG: a->png = optarg; break;
-        case O_BACKEND:
-            if (bnl_backend_parse(optarg, &b))
-                return cli_usage_error("eval", "--backend: '%s' is not ref, cpu or cuda", optarg);
-            a->backend = optarg;
-            break;
-        case O_THREADS: if (cli_parse_long("eval", "--threads", optarg, 0, 4096, &a->threads)) return FSVC_EUSAGE; break;
-        case O_STRICT: a->strict = 1; break;
         case 'q': a->quiet = 1; break;
-        case O_BATCH: if (cli_parse_long("eval", "--batch", optarg, 0, 1L << 30, &a->batch)) return FSVC_EUSAGE; break;
         default: return cli_option_error("eval", c, argv);
         }
     }
+    a->backend = r.backend;
+    a->threads = r.threads;
+    a->strict = r.strict;
+    a->batch = r.batch;
     if (argc - optind != 2)
         return cli_usage_error("eval", "expected MODEL DATA");
     a->model = argv[optind];

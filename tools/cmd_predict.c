@@ -83,8 +83,7 @@ static int write_out(const char *path, const fsvc_model *m, const fsvc_dataset *
     return ds_tmp_commit(f, tmp, path, err);
 }
 
-enum { O_BACKEND = CLI_LONG, O_THREADS, O_STRICT, O_DECISION, O_BATCH, O_HELP, O_OUT,
-       O_RESIZE };
+enum { O_DECISION = CLI_LONG, O_HELP, O_OUT, O_RESIZE };
 
 /* An image file by its name: .png, .jpg, .jpeg (the parse step reads no file). */
 static int png_name(const char *s)
@@ -97,18 +96,22 @@ static int png_name(const char *s)
 int predict_parse(predict_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
-    a->backend = "cpu";
-    a->batch = CLI_PNG_BATCH;
-    static const struct option lo[] = {
-        {"backend", 1, 0, O_BACKEND}, {"threads", 1, 0, O_THREADS}, {"strict", 0, 0, O_STRICT},
-        {"decision-values", 0, 0, O_DECISION}, {"batch", 1, 0, O_BATCH}, {"help", 0, 0, O_HELP},
+    run_opts r;
+    run_opts_init(&r, RUN_ENGINE | RUN_BATCH);
+    static const struct option own[] = {
+        {"decision-values", 0, 0, O_DECISION}, {"help", 0, 0, O_HELP},
         {"output", 1, 0, O_OUT}, {"resize", 0, 0, O_RESIZE}, {0, 0, 0, 0}};
+    struct option lo[9];
+    run_opts_longopts(lo, 9, own, &r);
     optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
-    int c;
+    int c, rc;
     long bv = 0;
-    bnl_backend b;
     while ((c = getopt_long(argc, argv, ":qhb:o:", lo, NULL)) != -1) {
+        if (run_opts_take(&r, "predict", c, optarg, &rc)) {
+            if (rc) return rc;
+            continue;
+        }
         switch (c) {
         case 'h': case O_HELP:
             printf("usage: fsvc predict [options] MODEL DATA [OUT]\n"
@@ -122,41 +125,29 @@ int predict_parse(predict_args *a, int argc, char **argv)
                    "\noptions (default):\n"
                    "  -o, --output OUT  write OUT; every argument after MODEL is DATA\n"
                    "  --resize        images of another size are resized (bilinear) to the\n"
-                   "                  model's (a model trained with --resize does it always)\n"
-                   "  --backend ref|cpu|cuda  engine backend (%s); cuda without a usable\n"
-                   "                  device prints one line and runs on the CPU\n"
-                   "  --strict        --backend cuda: fail (exit 3) instead of falling back\n"
-                   "  --threads T     CPU threads (%ld, 0: all cores)\n"
-                   "  --batch B       PNG folder: decode the next B images (rounded up to\n"
-                   "                  a multiple of 8192) on CPU threads while the ones\n"
-                   "                  before are scored (%ld; 0: decode the whole folder\n"
-                   "                  first); the same output, bit for bit on the CPU\n"
-                   "  -b 0|1          1: class probabilities (softmax of the scores),\n"
+                   "                  model's (a model trained with --resize does it always)\n");
+            run_opts_help(stdout, &r);
+            printf("  -b 0|1          1: class probabilities (softmax of the scores),\n"
                    "                  svm-predict -b 1 style: 'labels ...' then 'label p..' (0)\n"
                    "  --decision-values  the readout scores, in the same layout (off)\n"
                    "  -q              only the final line, and the warnings about results\n"
                    "                  (features the model never saw, ignored; labels it\n"
                    "                  does not know, counted as errors); no progress\n"
-                   "                  (shown on stderr when it is a terminal)\n",
-                   a->backend, a->threads, a->batch);
+                   "                  (shown on stderr when it is a terminal)\n");
             return FSVC_OK;
         case 'q': a->quiet = 1; break;
         case 'b': if (cli_parse_long("predict", "-b", optarg, 0, 1, &bv)) return FSVC_EUSAGE;
                   a->proba = (int)bv; break;
         case O_DECISION: a->decision = 1; break;
-        case O_BACKEND:
-            if (bnl_backend_parse(optarg, &b))
-                return cli_usage_error("predict", "--backend: '%s' is not ref, cpu or cuda", optarg);
-            a->backend = optarg;
-            break;
-        case O_THREADS: if (cli_parse_long("predict", "--threads", optarg, 0, 4096, &a->threads)) return FSVC_EUSAGE; break;
-        case O_STRICT: a->strict = 1; break;
         case 'o': case O_OUT: a->out = optarg; break;
         case O_RESIZE: a->resize = 1; break;
-        case O_BATCH: if (cli_parse_long("predict", "--batch", optarg, 0, 1L << 30, &a->batch)) return FSVC_EUSAGE; break;
         default: return cli_option_error("predict", c, argv);
         }
     }
+    a->backend = r.backend;
+    a->threads = r.threads;
+    a->strict = r.strict;
+    a->batch = r.batch;
     int nargs = argc - optind;
     if (nargs < 2)
         return cli_usage_error("predict", "expected MODEL DATA [OUT]");

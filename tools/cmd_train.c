@@ -78,37 +78,44 @@ static void help(const fsvc_param *p)
            FSVC_SPARSE_AUTO_N, (long long)FSVC_SPARSE_AUTO_CELLS);
 }
 
-enum { O_STRICT = CLI_LONG + 64, O_HELP, O_SPARSE, O_DENSE, O_RESIZE, O_CHANNELS };
+enum { O_HELP = CLI_LONG + 64, O_SPARSE, O_DENSE, O_RESIZE, O_CHANNELS };
 #define MAX_SETTINGS 64
 
 int train_parse(train_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
     fsvc_param_default(&a->p);
-    struct option lo[MAX_SETTINGS + 7];
+    run_opts r; /* --backend, --threads (settings too) and --strict: run_opts.c */
+    run_opts_init(&r, RUN_ENGINE);
+    struct option own[MAX_SETTINGS + 6], lo[MAX_SETTINGS + 10];
     char so[3 * MAX_SETTINGS + 8] = ":qhv:w:";
     size_t nso = 7;
-    int n = 0;
+    int n = 0, nl = 0;
     for (; fsvc_setting(n) && n < MAX_SETTINGS; n++) {
         const fsvc_setting_info *s = fsvc_setting(n);
         int flag = !s->arg && !s->choices; /* on|off: the option alone is on */
-        lo[n] = (struct option){s->name, flag ? optional_argument : required_argument, 0,
-                                CLI_LONG + n};
+        if (!run_opts_owns(&r, s->name))
+            own[nl++] = (struct option){s->name, flag ? optional_argument : required_argument,
+                                        0, CLI_LONG + n};
         if (s->opt) { so[nso++] = s->opt; so[nso++] = ':'; }
     }
     so[nso] = 0;
-    lo[n] = (struct option){"strict", no_argument, 0, O_STRICT};
-    lo[n + 1] = (struct option){"help", no_argument, 0, O_HELP};
-    lo[n + 2] = (struct option){"sparse", no_argument, 0, O_SPARSE};
-    lo[n + 3] = (struct option){"dense", no_argument, 0, O_DENSE};
-    lo[n + 4] = (struct option){"resize", required_argument, 0, O_RESIZE};
-    lo[n + 5] = (struct option){"channels", required_argument, 0, O_CHANNELS};
-    lo[n + 6] = (struct option){0, 0, 0, 0};
+    own[nl] = (struct option){"help", no_argument, 0, O_HELP};
+    own[nl + 1] = (struct option){"sparse", no_argument, 0, O_SPARSE};
+    own[nl + 2] = (struct option){"dense", no_argument, 0, O_DENSE};
+    own[nl + 3] = (struct option){"resize", required_argument, 0, O_RESIZE};
+    own[nl + 4] = (struct option){"channels", required_argument, 0, O_CHANNELS};
+    own[nl + 5] = (struct option){0, 0, 0, 0};
+    run_opts_longopts(lo, MAX_SETTINGS + 10, own, &r);
     a->storage = FSVC_STORE_AUTO;
     optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
-    int c;
+    int c, rc;
     while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+        if (run_opts_take(&r, "train", c, optarg, &rc)) {
+            if (rc) return rc;
+            continue;
+        }
         const fsvc_setting_info *s = NULL;
         char opt[64];
         if (c >= CLI_LONG && c < CLI_LONG + n) {
@@ -165,7 +172,6 @@ int train_parse(train_args *a, int argc, char **argv)
             break;
         }
         case 'h': case O_HELP: help(&a->p); return FSVC_OK;
-        case O_STRICT: a->strict = 1; break;
         case O_SPARSE: a->storage = FSVC_STORE_SPARSE; break;
         case O_DENSE: a->storage = FSVC_STORE_DENSE; break;
         case O_RESIZE:
@@ -183,6 +189,9 @@ int train_parse(train_args *a, int argc, char **argv)
                                                            : cli_option_error("train", c, argv);
         }
     }
+    a->strict = r.strict;
+    if (r.given & RUN_BACKEND) a->p.backend = r.backend;
+    if (r.given & RUN_THREADS) a->p.threads = r.threads;
     int nargs = argc - optind;
     if (nargs < 1 || nargs > 2)
         return cli_usage_error("train", "expected DATA [MODEL]");

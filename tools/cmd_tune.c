@@ -12,6 +12,7 @@
 #include "tools/args.h"
 #include "layers/bnl.h"
 
+#include <getopt.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,28 +42,51 @@ static uint8_t rbyte(void)
     return (uint8_t)(rs >> 32);
 }
 
+enum { O_DTYPE = CLI_LONG, O_OUT, O_N, O_MAXM, O_DRY, O_HELP };
+
 int tune_parse(tune_args *t, int argc, char **argv)
 {
     memset(t, 0, sizeof *t);
     t->dtype = "u8";
     t->n = 784;
     t->max_M = 16384;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return FSVC_OK; }
-        else if (!strcmp(a, "--dry-run")) t->dry = 1;
-        else if (strcmp(a, "--backend") && strcmp(a, "--dtype") && strcmp(a, "--out") &&
-                 strcmp(a, "--n") && strcmp(a, "--max-M"))
-            return cli_usage_error("tune", "unknown option '%s'", a);
-        else if (i + 1 >= argc) return cli_usage_error("tune", "option %s needs a value", a);
-        else if (!strcmp(a, "--backend")) t->backend = argv[++i];
-        else if (!strcmp(a, "--dtype")) t->dtype = argv[++i];
-        else if (!strcmp(a, "--out")) t->out = argv[++i];
-        else if (!strcmp(a, "--n")) { if (cli_parse_long("tune", a, argv[++i], 1, 1 << 16, &t->n)) return FSVC_EUSAGE; }
-        else if (cli_parse_long("tune", a, argv[++i], 128, 1 << 20, &t->max_M)) return FSVC_EUSAGE;
+    run_opts r;
+    run_opts_init(&r, RUN_BACKEND);
+    static const struct option own[] = {
+        {"dtype", 1, 0, O_DTYPE}, {"out", 1, 0, O_OUT}, {"n", 1, 0, O_N},
+        {"max-M", 1, 0, O_MAXM}, {"dry-run", 0, 0, O_DRY}, {"help", 0, 0, O_HELP},
+        {0, 0, 0, 0}};
+    struct option lo[8];
+    run_opts_longopts(lo, 8, own, &r);
+    optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
+    opterr = 0;
+    int c, rc;
+    while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+        if (run_opts_take(&r, "tune", c, optarg, &rc)) {
+            if (rc) return rc;
+            continue;
+        }
+        switch (c) {
+        case 'h': case O_HELP: usage(stdout); return FSVC_OK;
+        case O_DRY: t->dry = 1; break;
+        case O_DTYPE: t->dtype = optarg; break;
+        case O_OUT: t->out = optarg; break;
+        case O_N:
+            if (cli_parse_long("tune", "--n", optarg, 1, 1 << 16, &t->n)) return FSVC_EUSAGE;
+            break;
+        case O_MAXM:
+            if (cli_parse_long("tune", "--max-M", optarg, 128, 1 << 20, &t->max_M))
+                return FSVC_EUSAGE;
+            break;
+        default: return cli_option_error("tune", c, argv);
+        }
     }
-    if (!t->backend)
+    if (optind < argc)
+        return cli_usage_error("tune", "unexpected argument '%s' (tune reads no files)",
+                               argv[optind]);
+    if (!(r.given & RUN_BACKEND))
         return cli_usage_error("tune", "--backend cuda is required");
+    t->backend = r.backend;
     if (strcmp(t->backend, "cuda") != 0)
         return cli_usage_error("tune", "--backend %s: only 'cuda' is tuned by this command "
                                        "(the CPU engine sizes its cache blocks itself)", t->backend);

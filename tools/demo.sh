@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # demo.sh BIN DATA_DIR - the main job on the default dataset: train FSVC on
-# Fashion-MNIST with the 2-core preset (tools/presets.sh), evaluate on its
+# Fashion-MNIST with the 2-core preset (scripts/presets.sh), evaluate on its
 # test set, and print accuracy and times. Called by `make demo`.
 set -euo pipefail
 bin=${1:-build/fsvc}
@@ -16,8 +16,8 @@ echo
 "$bin" data "$data/train"
 echo
 if "$bin" --help | grep -q '^  train'; then
-  # the 2-core Fashion-MNIST preset (README, tools/presets.sh)
-  opts=$(bash "$(dirname "$0")/presets.sh" --options fashion-2core)
+  # the 2-core Fashion-MNIST preset (README, scripts/presets.sh)
+  opts=$(bash "$(dirname "$0")/../scripts/presets.sh" --options fashion-2core)
   echo "fsvc train $opts $data/train"
   # shellcheck disable=SC2086 # the options are words
   "$bin" train $opts "$data/train" "$out/fashion.fsvc"

@@ -45,6 +45,13 @@ int cli_dist_same_data(int rc, const fsvc_dataset *d, const char *path, fsvc_err
     /* the loaded values and labels (the file may differ in form only) */
     size_t xb = d->x ? (size_t)d->N * d->n * fsvc_dtype_size(d->dtype) : 0;
     uLong c = crc32_z(0L, d->x, (z_size_t)xb);
+    if (d->csr) { /* sparse: the offsets, columns and values */
+        const fsvc_csr *a = d->csr;
+        c = crc32_z(c, (const unsigned char *)a->row_ptr, (z_size_t)(a->rows + 1) * sizeof *a->row_ptr);
+        c = crc32_z(c, (const unsigned char *)a->col, (z_size_t)a->nnz * sizeof *a->col);
+        c = crc32_z(c, (const unsigned char *)a->val, (z_size_t)a->nnz * sizeof *a->val);
+        xb += (size_t)a->nnz * (sizeof *a->col + sizeof *a->val);
+    }
     if (d->y) c = crc32_z(c, (const unsigned char *)d->y, (z_size_t)d->N * sizeof *d->y);
     return same_print(c, xb, path, "data", err);
 }

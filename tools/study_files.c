@@ -24,6 +24,14 @@ const char *const study_columns[STUDY_NCOLUMNS] = {
     "cv_sd", "cv_centroids", "val_frac", "val_best_epoch", "cg_iter", "cv_cg_iter", "warm_from",
     "maxrss_mb", "status", "settings"};
 
+const char *study_column(int c, int regression)
+{
+    if (regression && !strcmp(study_columns[c], "acc_test")) return "r2_test";
+    if (regression && !strcmp(study_columns[c], "cv_mean")) return "cv_r2";
+    if (regression && !strcmp(study_columns[c], "cv_sd")) return "cv_r2_sd";
+    return study_columns[c];
+}
+
 /* The steps file (see study_out.h): state of the print hook. */
 static struct {
     int on, fd, errno_, quiet;
@@ -120,6 +128,7 @@ int64_t study_latest_row(const fsvc_csv *t, int col, const char *settings)
  * inf or nan would otherwise become the best point on --resume. */
 static const struct { const char *name; double lo, hi; } measured[] = {
     {"acc_test", 0, 100}, {"cv_mean", 0, 100}, {"cv_sd", 0, 100},
+    {"r2_test", -DBL_MAX, 1}, {"cv_r2", -DBL_MAX, 1}, {"cv_r2_sd", 0, DBL_MAX},
     {"centroids", 0, 1099511627776.0}, {"cv_centroids", 0, 1099511627776.0},
     {"lambda", 0, DBL_MAX}};
 
@@ -145,10 +154,17 @@ static int check_measured(const fsvc_csv *t, int64_t r, const char *path, fsvc_e
  * value in every row (else FSVC_EINPUT saying which), and its results are
  * numbers in range (check_measured). */
 static int check_resume(const fsvc_csv *t, const char *path, const char *cur,
-                        const fsvc_grid *g, fsvc_error *err)
+                        const fsvc_grid *g, int regression, fsvc_error *err)
 {
-    int ok = fsvc_csv_nfields(t, 0) == STUDY_NCOLUMNS;
-    for (int c = 0; ok && c < STUDY_NCOLUMNS; c++) ok = !strcmp(fsvc_csv_get(t, 0, c), study_columns[c]);
+    int ok = fsvc_csv_nfields(t, 0) == STUDY_NCOLUMNS, other = ok; /* other: the other kind's */
+    for (int c = 0; ok && c < STUDY_NCOLUMNS; c++)
+        ok = !strcmp(fsvc_csv_get(t, 0, c), study_column(c, regression));
+    for (int c = 0; !ok && other && c < STUDY_NCOLUMNS; c++)
+        other = !strcmp(fsvc_csv_get(t, 0, c), study_column(c, !regression));
+    if (!ok && other)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: a study %s --regression; resume it %s "
+                         "--regression, or use another --name", path,
+                         regression ? "without" : "with", regression ? "without" : "with");
     if (!ok)
         return fsvc_fail(err, FSVC_EINPUT, "%s: columns differ from this version's; "
                          "remove it or use another --name", path);
@@ -268,7 +284,7 @@ int study_open(study_files *F, fsvc_csv *done, int *resumed, int resume, int lms
     *resumed = 0;
     if (resume) {
         if ((rc = load_for_resume(done, F->csv, err))) return rc;
-        if (done->nrec > 0 && (rc = check_resume(done, F->csv, cur, g, err))) {
+        if (done->nrec > 0 && (rc = check_resume(done, F->csv, cur, g, F->regression, err))) {
             fsvc_csv_free(done);
             return rc;
         }
@@ -277,7 +293,7 @@ int study_open(study_files *F, fsvc_csv *done, int *resumed, int resume, int lms
     fsvc_csv_out t = {0};
     rc = FSVC_OK;
     if (!*resumed) { /* the header alone: the metadata goes to the sidecar */
-        for (int c = 0; c < STUDY_NCOLUMNS; c++) fsvc_csv_field(&t, study_columns[c]);
+        for (int c = 0; c < STUDY_NCOLUMNS; c++) fsvc_csv_field(&t, study_column(c, F->regression));
         fsvc_csv_endrow(&t);
         rc = write_new(F->csv, &t, err);
         fsvc_csv_reset(&t);
@@ -303,8 +319,11 @@ int study_open(study_files *F, fsvc_csv *done, int *resumed, int resume, int lms
             !(rc = study_about(F, err, "compiler: %s", comp)) &&
             !(rc = study_about(F, err, "threads: %d (0 = all cores)", threads)))
             rc = study_about(F, err, "units: times in seconds, t_syn in ns per synaptic "
-                             "operation (n*m*N), accuracies in %%, maxrss_mb = process peak "
-                             "so far; settings: what defines a point (--resume matches it)");
+                             "operation (n*m*N), %s, maxrss_mb = process peak so far; "
+                             "settings: what defines a point (--resume matches it)",
+                             F->regression ? "r2_test, cv_r2 and cv_r2_sd: the coefficient "
+                             "of determination R^2 (1 is exact, 0 the mean's)"
+                                           : "accuracies in %");
     }
     if (!rc && lms) {
         fsvc_csv lt;

@@ -40,6 +40,11 @@ int study_heatmap(const char *csv, const char *prefix, const fsvc_grid *g,
     if (rc) return rc;
     int cs = fsvc_csv_col(&t, "settings"), cst = fsvc_csv_col(&t, "status"),
         cc = fsvc_csv_col(&t, "cv_mean"), ca = fsvc_csv_col(&t, "acc_test");
+    int reg = fsvc_csv_col(&t, "r2_test") >= 0; /* study --regression: R^2 */
+    if (reg) {
+        cc = fsvc_csv_col(&t, "cv_r2");
+        ca = fsvc_csv_col(&t, "r2_test");
+    }
     int nx = g->axis[ax].nval, ny = g->axis[ay].nval;
     double *z = malloc((size_t)nx * ny * sizeof *z);
     int *tried = calloc((size_t)nx * ny, sizeof *tried), *failed = calloc((size_t)nx * ny, sizeof *failed);
@@ -75,10 +80,13 @@ int study_heatmap(const char *csv, const char *prefix, const fsvc_grid *g,
     for (size_t q = 0; q < (size_t)nx * ny; q++) failed[q] = tried[q] && failed[q] == tried[q];
     for (int i = 0; i < nx; i++) xt[i] = g->axis[ax].val[i];
     for (int j = 0; j < ny; j++) yt[j] = g->axis[ay].val[j];
-    snprintf(ttl, sizeof ttl, "%s\n%s accuracy (%%) over %s x %s%s", title,
-             have_cv ? "cross-validated" : "test", g->axis[ax].name, g->axis[ay].name,
+    snprintf(ttl, sizeof ttl, "%s\n%s %s over %s x %s%s", title,
+             have_cv ? "cross-validated" : "test", reg ? "R^2" : "accuracy (%)",
+             g->axis[ax].name, g->axis[ay].name,
              g->naxes > 2 ? ", best over the other axes" : "");
-    plot_heat h = {ttl, g->axis[ax].name, g->axis[ay].name, have_cv ? "CV accuracy (%)" : "test accuracy (%)",
+    plot_heat h = {ttl, g->axis[ax].name, g->axis[ay].name,
+                   reg ? (have_cv ? "CV R^2" : "test R^2")
+                       : have_cv ? "CV accuracy (%)" : "test accuracy (%)",
                    nx, ny, xt, yt, z, failed};
     sprintf(png, "%s-heatmap.png", prefix);
     rc = plot_heatmap(png, &h, err);

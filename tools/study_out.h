@@ -23,12 +23,17 @@
  * the last, "settings", is the point's settings string (everything that
  * defines its row: what --resume matches). */
 extern const char *const study_columns[STUDY_NCOLUMNS];
+/* Column c of a study's CSV: for a regression (fsvc study --regression)
+ * acc_test, cv_mean and cv_sd are r2_test, cv_r2 and cv_r2_sd (R^2, not
+ * a percentage). */
+const char *study_column(int c, int regression);
 
 typedef struct study_files {
     char *csv, *lms, *steps, *prefix;   /* paths */
     int csv_fd, lms_fd;                 /* open for appending, or -1 */
     char *about;                        /* the metadata sidecar, PREFIX-about.txt */
     int about_fd;
+    int regression;                     /* the columns of a regression */
 } study_files;
 
 /* Opens F->csv for appending rows: a new one (the header line, nothing

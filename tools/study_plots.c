@@ -1,6 +1,6 @@
 /* study_plots.c - the PNG plots of a study, drawn from its CSV (so that a
- * resumed study plots every row): accuracy vs centroids, accuracy vs
- * training time with the Pareto front, t_syn per phase vs centroids; and
+ * resumed study plots every row): accuracy (R^2 for a regression) vs
+ * centroids, accuracy vs training time with the Pareto front, t_syn per phase vs centroids; and
  * the LMS learning curves. Rows are found by their settings string. */
 #include "tools/study_out.h"
 #include "tools/plot.h"
@@ -88,11 +88,17 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
     fsvc_csv t;
     int rc = fsvc_csv_load(&t, csv, err), col[NCOL];
     if (rc) return rc;
-    for (int c = 0; c < NCOL; c++)
-        if ((col[c] = fsvc_csv_col(&t, colname[c])) < 0) {
+    /* fsvc study --regression: the score is R^2 (study_column), not accuracy */
+    int reg = fsvc_csv_col(&t, "r2_test") >= 0;
+    const char *score = reg ? "R^2" : "accuracy", *axis = reg ? "R^2" : "accuracy (%)";
+    for (int c = 0; c < NCOL; c++) {
+        const char *name = !reg ? colname[c] : c == C_ACC ? "r2_test" : c == C_CV ? "cv_r2"
+                         : c == C_CVSD ? "cv_r2_sd" : colname[c];
+        if ((col[c] = fsvc_csv_col(&t, name)) < 0) {
             fsvc_csv_free(&t);
-            return fsvc_fail(err, FSVC_EINPUT, "%s: no column '%s' to plot", csv, colname[c]);
+            return fsvc_fail(err, FSVC_EINPUT, "%s: no column '%s' to plot", csv, name);
         }
+    }
     int64_t np = fsvc_grid_size(g);
     int sw = sweep_axis(g), per = sw >= 0 ? g->axis[sw].nval : 1;
     int nser = (int)(np / per);
@@ -157,10 +163,10 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
                                     NULL, "dt 2"};
         }
     }
-    snprintf(ttl, sizeof ttl, "%s\naccuracy vs centroids%s%s%s", title,
+    snprintf(ttl, sizeof ttl, "%s\n%s vs centroids%s%s%s", title, score,
              sw >= 0 ? " (lines along " : g->naxes ? " (one marker per setting)" : "",
              sw >= 0 ? g->axis[sw].name : "", sw >= 0 ? ")" : "");
-    plot_spec sp = {ttl, "centroids m (hidden neurons)", "accuracy (%)", 1, 0, 1200, 600,
+    plot_spec sp = {ttl, "centroids m (hidden neurons)", axis, 1, 0, 1200, 600,
                     "outside right top"};
     snprintf(png, pl, "%s-acc-centroids.png", prefix);
     if ((rc = draw(png, &sp, s, ns, written, log, err))) goto done2;
@@ -179,9 +185,9 @@ int study_plots(const char *csv, const char *prefix, const fsvc_grid *g,
     for (int i = 0; i < nf; i++) { fx[i] = ct[front[i]]; fy[i] = acc[front[i]]; }
     s[ns++] = (plot_series){"Pareto front (none both faster and better)", fx, fy,
                             NULL, nf, "linespoints", "pt 6 ps 3 lw 2 lc rgb 'black' dt 3"};
-    snprintf(ttl, sizeof ttl, "%s\n%s accuracy vs training time", title,
-             have_acc ? "test" : "cross-validated");
-    sp = (plot_spec){ttl, "training time (s, selection + readout)", "accuracy (%)", 1, 0, 1200, 600,
+    snprintf(ttl, sizeof ttl, "%s\n%s %s vs training time", title,
+             have_acc ? "test" : "cross-validated", score);
+    sp = (plot_spec){ttl, "training time (s, selection + readout)", axis, 1, 0, 1200, 600,
                      "outside right top"};
     snprintf(png, pl, "%s-acc-time.png", prefix);
     if ((rc = draw(png, &sp, s, ns, written, log, err))) goto done2;

@@ -65,7 +65,7 @@ opt 'unknown option -Z$' "study -qZ" -- "$FSVC" study -qZ small.libsvm
 opt 'option -v needs a value$' "study -v at the end" -- "$FSVC" study small.libsvm -v
 opt 'unknown option -x$' "show -x" -- "$FSVC" show -x small.fsvc
 opt "unknown option '-z'" "data -z" -- "$FSVC" data -z small.libsvm
-opt "unknown option '--bogus'" "tune --bogus" -- "$FSVC" tune --bogus
+opt "unknown or ambiguous option '--bogus'" "tune --bogus" -- "$FSVC" tune --bogus
 opt 'option --out needs a value' "tune --out at the end" -- "$FSVC" tune --backend cuda --out
 opt "'3x4x' is not NxM" "bench --tile with trailing text" -- "$FSVC" bench --tile 3x4x
 opt "'gpu' is not ref, cpu or cuda" "predict --backend checked before any file" -- \

@@ -19,17 +19,73 @@ for bad in "bogus=1,2" "radius" "radius=1,,2" "radius=-3" "readout=svm" "prag=1,
 done
 expect_exit 1 "unknown setting" -- "$FSVC" study -v 3 --vary bogus=1 "$UCI/iris.train"
 expect_match "'bogus' is not a setting" "unknown setting named" "$(echo "$ERR" | head -n 1)"
-# sparse data over the dense limit: refused at once, exit 2, no CSV (it was
-# loaded dense and failed in the engine, exit 1; issue 26 item 5)
-awk 'BEGIN { srand(1); for (i = 0; i < 40; i++) { k = i % 2; s = k; f = 0;
-  while ((f += 1 + int(rand() * 999)) <= 70000) s = s " " f ":" (f % 2 == k ? 3 : 1); print s } }' \
-  > "$TMP/wide.train"
-expect_exit 2 "study on sparse data of 70000 features" -- "$FSVC" study --no-plots -q -v 2 \
-  -o "$TMP/wide" --vary radius=1rms,2rms "$TMP/wide.train"
-expect_match 'wide.train: sparse data, 40 x 70000 \([0-9]+ values\); study runs on dense data, at most 65536 features' \
-  "study on sparse data: says why" "$ERR"
-expect_one_line "study on sparse data: one line" "$ERR"
-if [ ! -e "$TMP/wide/study-wide.csv" ]; then ok "study on sparse data: no CSV"; else fail "study on sparse data: a CSV"; fi
+# sparse data (issue 27 item 3): study trains it as fsvc train does, by
+# the sparse training (it was loaded dense and failed in the engine); a
+# setting the sparse training does not run is refused before any point
+awk 'BEGIN { srand(1); for (i = 0; i < 60; i++) { k = i % 2; s = k; f = 0;
+  while ((f += 1 + int(rand() * 999)) <= 70000) s = s " " f ":" (f % 2 == k ? 3 : 1);
+  print s > (i < 40 ? "/dev/stdout" : "/dev/stderr") } }' > "$TMP/wide.train" 2> "$TMP/wide.test"
+echo "1 70001:1 70002:2" >> "$TMP/wide.test" # features DATA lacks: ignored, with a warning
+expect_exit 0 "study on sparse data of 70000 features" -- "$FSVC" study --no-plots -q -v 2 --seed 5 \
+  -o "$TMP/wide" --vary radius=1rms,2rms "$TMP/wide.train" "$TMP/wide.test"
+wcsv=$TMP/wide/study-wide.csv
+if [ -f "$wcsv" ] && [ "$(rows "$wcsv")" -eq 2 ]; then ok "sparse study: 2 rows"; else fail "sparse study: rows of $wcsv"; fi
+n_ok=$(awk -F, 'NR > 1 && $6 == 70000 && $(NF - 1) == "ok" && $30 > 0 && $32 > 0' "$wcsv" 2>/dev/null | grep -c .)
+[ "$n_ok" = 2 ] && ok "sparse study: both points ok, 70000 features, test and CV accuracy" \
+  || fail "sparse study: rows $(cat "$wcsv" 2>/dev/null | head -c 600)"
+expect_match ';storage=sparse' "sparse study: the settings say sparse" "$(tail -n 1 "$wcsv" 2>/dev/null)"
+expect_match 'wide.test: 2 values at features 70001 and above ignored: DATA has 70000 features' \
+  "sparse study: TEST's extra features ignored, said once" "$ERR"
+if grep -q 'bnl:' <<<"$ERR"; then fail "sparse study: an engine message: $ERR"; else ok "sparse study: no engine message"; fi
+# the same CV as fsvc train -v on the same data and seed: the same training
+"$FSVC" train -q --seed 5 -v 2 -r 2rms "$TMP/wide.train" > "$TMP/wide.cv" 2>&1
+cv_train=$(sed -n 's/^Cross Validation Accuracy = \([0-9.]*\)%$/\1/p' "$TMP/wide.cv")
+cv_study=$(awk -F, 'NR > 1 && $1 == "radius=2rms" { print $32 }' "$wcsv" 2>/dev/null)
+if [ -n "$cv_train" ] && awk -v a="$cv_train" -v b="$cv_study" 'BEGIN { exit !(a - b < 1e-3 && b - a < 1e-3) }'
+then ok "sparse study: CV accuracy $cv_study% = fsvc train -v's"
+else fail "sparse study: CV $cv_study% vs fsvc train -v: $(cat "$TMP/wide.cv")"; fi
+for bad in "-R lms" "--vary select=random,kmeans++" "--preprocess deskew"; do
+  expect_exit 1 "sparse study: $bad refused" -- "$FSVC" study --no-plots -q -v 2 -o "$TMP/wbad" $bad "$TMP/wide.train"
+  expect_match "wide.train: sparse data does not support .*too many to read it dense" "sparse study: $bad: says why" "$ERR"
+  expect_one_line "sparse study: $bad: one line" "$ERR"
+  if [ ! -e "$TMP/wbad/study-wide.csv" ]; then ok "sparse study: $bad: no point ran"; else fail "sparse study: $bad: a CSV"; fi
+done
+expect_exit 2 "study --dense on 70000 features" -- "$FSVC" study --dense --no-plots -q -v 2 -o "$TMP/wd" "$TMP/wide.train"
+expect_match 'wide.train: 70000 features; dense data holds at most 65536 \(read it sparse: --sparse\)' "study --dense: says why" "$ERR"
+# --regression (issue 27 item 6): every point scored by R^2 (CSV columns
+# r2_test, cv_r2, cv_r2_sd), the test R^2 is fsvc predict's for the same
+# settings, the best point is the highest CV R^2
+awk 'BEGIN { srand(3); for (i = 0; i < 400; i++) { a = rand() * 4 - 2; b = rand() * 4 - 2;
+  printf "%.4f 1:%.4f 2:%.4f\n", sin(a) + 0.5 * b * b, a, b > (i < 300 ? "/dev/stdout" : "/dev/stderr") } }' \
+  > "$TMP/wave.train" 2> "$TMP/wave.test"
+expect_exit 0 "study --regression" -- "$FSVC" study -q --regression -v 3 --seed 2 -o "$TMP/reg" \
+  --vary radius=0.2rms,0.5rms,1rms "$TMP/wave.train" "$TMP/wave.test"
+rcsv=$TMP/reg/study-wave.csv
+expect_match '^point,.*,r2_test,cv_folds,cv_r2,cv_r2_sd,' "study --regression: R^2 columns" "$(head -n 1 "$rcsv" 2>/dev/null)"
+n_ok=$(awk -F, 'NR > 1 && $30 > 0.8 && $30 <= 1 && $32 > 0.8 && $32 <= 1 && $33 >= 0 && $(NF - 1) == "ok"' "$rcsv" 2>/dev/null | grep -c .)
+[ "$n_ok" = 3 ] && ok "study --regression: 3 points, test and CV R^2 in (0.8, 1]" || fail "study --regression: $(cat "$rcsv" 2>/dev/null)"
+best=$(awk -F, 'NR > 1 && ($32 > b || b == "") { b = $32; p = $1 } END { print p }' "$rcsv" 2>/dev/null)
+expect_match "^best by 3-fold CV: $best, CV R\^2 0\.[0-9]+, test R\^2 0\.[0-9]+ \(measured once" \
+  "study --regression: the best point is the highest CV R^2 ($best)" "$OUT"
+r2_study=$(awk -F, 'NR > 1 && $1 == "radius=0.5rms" { print $30 }' "$rcsv" 2>/dev/null)
+"$FSVC" train -q --regression -r 0.5rms --seed 2 "$TMP/wave.train" "$TMP/wave.fsvc" >/dev/null 2>&1
+r2_pred=$("$FSVC" predict "$TMP/wave.fsvc" "$TMP/wave.test" "$TMP/wave.out" 2>&1 | sed -n 's/^Coefficient of determination R^2 = \([0-9.]*\) .*/\1/p')
+if [ -n "$r2_pred" ] && awk -v a="$r2_study" -v b="$r2_pred" 'BEGIN { exit !(a - b < 2e-6 && b - a < 2e-6) }'
+then ok "study --regression: test R^2 $r2_study = fsvc predict's"
+else fail "study --regression: test R^2 '$r2_study' vs predict '$r2_pred'"; fi
+is_png "$TMP/reg/study-wave-acc-centroids.png" && ok "study --regression: plots drawn" || fail "study --regression: no plot"
+expect_exit 2 "a --regression CSV resumed without --regression" -- "$FSVC" study -q -v 3 --seed 2 -o "$TMP/reg" \
+  --resume --vary radius=0.2rms,0.5rms,1rms "$TMP/wave.train" "$TMP/wave.test"
+expect_match 'a study with --regression; resume it with --regression' "resume: says to give --regression" "$ERR"
+expect_exit 0 "study --regression --resume" -- "$FSVC" study -q --regression -v 3 --seed 2 -o "$TMP/reg" \
+  --resume --vary radius=0.2rms,0.5rms,1rms "$TMP/wave.train" "$TMP/wave.test"
+expect_match '^study: 0 points run, 3 already in' "study --regression --resume: nothing to run" "$OUT"
+expect_exit 1 "a regression point without --regression" -- "$FSVC" study -q -v 3 --vary regression=on "$TMP/wave.train"
+expect_match 'point regression=on is a regression: give --regression' "says to give --regression" "$ERR"
+expect_exit 1 "--regression with a classification point" -- "$FSVC" study -q -v 3 --regression \
+  --vary regression=on,off "$TMP/wave.train"
+expect_exit 1 "--regression with the onehot readout" -- "$FSVC" study -q -v 3 --regression -R onehot "$TMP/wave.train"
+expect_match 'regression needs the ridge readout' "--regression -R onehot: says why" "$ERR"
 expect_exit 1 "-v 1 is refused" -- "$FSVC" study -v 1 "$UCI/iris.train"
 
 if [ -e "$UCI/optd64.train" ]; then

@@ -85,7 +85,7 @@ summary=$(awk -F, 'NR > 1 { n[$2]++; t[$2, n[$2]] = $5; c[$2, n[$2]] = $6; k[$2]
 {
   echo "# CPU tiers (issue 24): one layer, every tier, one run"
   echo
-  echo "- command: tools/bench_tiers.sh $fsvc $out (ROUNDS=$ROUNDS SHAPE='$SHAPE' THREADS=$THREADS)"
+  echo "- command: scripts/bench_tiers.sh $fsvc $out (ROUNDS=$ROUNDS SHAPE='$SHAPE' THREADS=$THREADS)"
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- machine: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores," \
     "family $(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -n 1);" \

@@ -24,7 +24,7 @@
 # DIR/frontier.md (command, date, machine, table, one verdict line per data
 # set: the best selection at each target m). Progress on stderr.
 #
-# usage: tools/frontier.sh [-o DIR] [-m "500 1000 2000 5000"] [--max-train N]
+# usage: scripts/frontier.sh [-o DIR] [-m "500 1000 2000 5000"] [--max-train N]
 #          [--max-test N] [--data NAME=TRAIN,TEST]...
 #   default data: mnist (data/mnist) and fashion
 #   (/usr/share/datasets/fashion-mnist); FSVC=path of the fsvc binary
@@ -39,7 +39,7 @@ SEED=1
 PRAG_HI=16
 LIMITS=()
 DATA=()
-cmdline="tools/frontier.sh $*"
+cmdline="scripts/frontier.sh $*"
 while [ $# -gt 0 ]; do
   case $1 in
     -o) OUT=$2; shift 2 ;;

@@ -69,7 +69,7 @@ cp "$tmpcsv" "$out/precision.csv"
 {
   echo "# Reduced-precision GEMM (tf32, bf16): accuracy cost"
   echo
-  echo "Written by \`tools/precision_results.sh $fsvc $out\` on $(date -u '+%Y-%m-%d %H:%M UTC'),"
+  echo "Written by \`scripts/precision_results.sh $fsvc $out\` on $(date -u '+%Y-%m-%d %H:%M UTC'),"
   echo "machine: $(uname -n), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"
   echo "$(nproc) cores, backend cpu (tf32 and bf16 emulated exactly: the GEMM"
   echo "operands of the L2 layer rounded to nearest even to 10 / 7 mantissa bits,"

@@ -23,7 +23,7 @@ fashion-2core|fashion|90.5|90|--max-neurons 20000 -l 1e-6'
 readme_dir() { [ "$1" = fashion ] && echo /usr/share/datasets/fashion-mnist || echo data/mnist; }
 # --table CSV [--dates]: the table of a presets.csv (header and rows; with
 # --dates a last column, when each was measured); presets.md and
-# results/README.md (tools/results_readme.sh) both print it
+# results/README.md (scripts/results_readme.sh) both print it
 if [ "${1:-}" = --table ]; then
   dates=0; [ "${3:-}" = --dates ] && dates=1
   if [ $dates = 1 ]; then
@@ -87,7 +87,7 @@ fi
 {
   echo "# Presets: accuracy and training time on this machine (issue 11)"
   echo
-  echo "Written by \`tools/presets.sh\` from presets.csv; do not edit."
+  echo "Written by \`scripts/presets.sh\` from presets.csv; do not edit."
   echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), shared with other jobs (the load average at each run's start is in presets.csv)."
   echo "Each row: \`fsvc train OPTIONS DATA/train\` on the full 60000 training images, \`fsvc eval\` on the full 10000 test images; training time is the \`time:\` line's total (preprocessing, radius, selection, readout)."
   echo

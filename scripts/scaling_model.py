@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """scaling_model.py - time and memory per rank of `mpirun fsvc train`
 (random selection, ridge readout) for N samples, m centroids, P nodes,
-from rates measured on this machine (tools/scaling.sh writes them).
+from rates measured on this machine (scripts/scaling.sh writes them).
 
 usage: scaling_model.py RATES.env > model.md
 

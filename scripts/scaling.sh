@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # scaling.sh - strong scaling of `mpirun -np K fsvc train` on this machine
-# (K = 1..cores) and the rates the model of tools/scaling_model.py needs;
+# (K = 1..cores) and the rates the model of scripts/scaling_model.py needs;
 # writes results/scaling.md, results/scaling.csv, results/scaling.png, and
 # the same strong scaling with the pcg readout (the partial products of
 # every CG iteration summed across the ranks) in results/scaling-pcg.csv.
-# usage: tools/scaling.sh [build/fsvc]   (needs mpirun, mpicc, gnuplot)
+# usage: scripts/scaling.sh [build/fsvc]   (needs mpirun, mpicc, gnuplot)
 set -eu
 FSVC=$(realpath "${1:-build/fsvc}")
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -94,11 +94,11 @@ set title "fsvc train, MNIST $NS samples, $M centroids, strong scaling"
 plot "$root/results/scaling.csv" using 1:3 with linespoints title "wall (incl. mpirun start)", \
      "" using 1:(\$4+\$5+\$6) with linespoints title "readout (H + H^T H + solve)"
 GEOF
-python3 "$root/tools/scaling_model.py" "$tmp/rates.env" > "$tmp/model.md"
+python3 "$root/scripts/scaling_model.py" "$tmp/rates.env" > "$tmp/model.md"
 {
   echo "# Scale-out on Open MPI (issue 13)"
   echo
-  echo "Written by \`tools/scaling.sh\` on $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $cores cores (a shared machine; load average at the start: $load0, at the end: $(cut -d' ' -f1-3 /proc/loadavg))."
+  echo "Written by \`scripts/scaling.sh\` on $(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $cores cores (a shared machine; load average at the start: $load0, at the end: $(cut -d' ' -f1-3 /proc/loadavg))."
   echo
   echo "## Strong scaling on this machine"
   echo
@@ -124,7 +124,7 @@ python3 "$root/tools/scaling_model.py" "$tmp/rates.env" > "$tmp/model.md"
   echo
   echo "## Model: N = 8.1 million, m = 100k centroids, 8 / 32 / 128 nodes"
   echo
-  echo "Computed by \`tools/scaling_model.py results/scaling-rates.env\` (its docstring has the formulas) from the rates measured here: H t_syn, syrk and Cholesky rates from the 1-rank run above, the add rate of the rank-order sum from a 2-rank MPI program; the link between nodes is an assumption (this machine has no network): 12.5 GB/s and 2 us. One rank per node at this machine's per-rank rates."
+  echo "Computed by \`scripts/scaling_model.py results/scaling-rates.env\` (its docstring has the formulas) from the rates measured here: H t_syn, syrk and Cholesky rates from the 1-rank run above, the add rate of the rank-order sum from a 2-rank MPI program; the link between nodes is an assumption (this machine has no network): 12.5 GB/s and 2 us. One rank per node at this machine's per-rank rates."
   echo
   echo '```'; cat "$tmp/rates.env"; echo '```'
   echo

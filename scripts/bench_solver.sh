@@ -72,7 +72,7 @@ ad=$(med "$csv" direct 5); ap=$(med "$csv" pcg 5)
 {
   echo "# Ridge solvers: pcg vs direct (issue 11)"
   echo
-  echo "Command: \`REPS=$REPS tools/bench_solver.sh\` (\`fsvc train --solver direct|pcg $EXTRA $(basename "$DATA")\`, alternating, $REPS runs each); $when."
+  echo "Command: \`REPS=$REPS scripts/bench_solver.sh\` (\`fsvc train --solver direct|pcg $EXTRA $(basename "$DATA")\`, alternating, $REPS runs each); $when."
   echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), shared with other jobs: the load average at each run's start is in solver.csv."
   echo
   echo "| solver | training s (median) | readout s (median) | test accuracy % (median) |"
