@@ -16,8 +16,12 @@
  * f32 val[nnz] (CSR, 8 bytes a nonzero) in place of C. Version 5 (written
  * only for a model trained with a reduced precision, dense or sparse; the
  * others keep versions 3 and 4, byte for byte) is version 4 plus a u32
- * bnl_precision at the end (1 tf32, 2 bf16). Version 1 files (no names), 2
- * (no scaling), 3 (dense only) and 4 (full precision) still load.
+ * bnl_precision at the end (1 tf32, 2 bf16). Version 6 (written only for
+ * a model with a probability calibration, fsvc/calibrate.h) is version 5
+ * with the precision 0 allowed, then u32 calibration kind (1: temperature)
+ * and f64 a > 0. Version 1 files (no names), 2 (no scaling), 3 (dense
+ * only), 4 (full precision) and 5 (no calibration) still load; their
+ * probabilities are the plain softmax of the scores.
  *
  * The reader parses from memory (fsvc_model_parse, also the fuzz target's
  * entry): every size read from the file is checked in 64-bit arithmetic
@@ -29,14 +33,16 @@
 #include "../layers/bnl_types.h" /* bnl_precision */
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #define MODEL_MAGIC "FSVCMODL"
-#define MODEL_VERSION 5u /* 5: precision; 4: sparse centroids; 3: feature
-                            scaling; 2: class names; 1: neither */
+#define MODEL_VERSION 6u /* 6: probability calibration; 5: precision; 4: sparse
+                            centroids; 3: feature scaling; 2: class names */
+#define MODEL_VERSION_PREC 5u /* a reduced precision, no calibration */
 #define MODEL_VERSION_SPARSE 4u /* what a full-precision sparse model is written as */
 #define MODEL_VERSION_DENSE 3u /* what a dense model is written as */
 #define MODEL_HEAD 20    /* magic, version, payload length */
@@ -104,7 +110,7 @@ static void encode(wbuf *b, const fsvc_model *M)
     put_f64(b, M->y_offset);
     put_u64(b, (uint64_t)M->m);
     if (M->Cs) { put_u32(b, 1); put_u64(b, (uint64_t)M->Cs->nnz); }
-    else if (M->precision) put_u32(b, 0); /* version 5: the storage field */
+    else if (M->precision || M->proba_a > 0) put_u32(b, 0); /* version 5+: storage */
     for (int k = 0; k < M->K; k++) put_f64(b, M->class_values[k]);
     for (int64_t j = 0; j < M->m; j++) put_u32(b, (uint32_t)M->lab[j]);
     size_t total = (size_t)M->m * M->n;
@@ -125,7 +131,8 @@ static void encode(wbuf *b, const fsvc_model *M)
     put_u32(b, M->feat_min ? 1 : 0);
     for (int k = 0; M->feat_min && k < M->n; k++) put_f64(b, M->feat_min[k]);
     for (int k = 0; M->feat_min && k < M->n; k++) put_f64(b, M->feat_max[k]);
-    if (M->precision) put_u32(b, (uint32_t)M->precision);
+    if (M->precision || M->proba_a > 0) put_u32(b, (uint32_t)M->precision);
+    if (M->proba_a > 0) { put_u32(b, 1); put_f64(b, M->proba_a); } /* version 6 */
 }
 
 int fsvc_model_save(const fsvc_model *M, const char *path, fsvc_error *err)
@@ -136,7 +143,13 @@ int fsvc_model_save(const fsvc_model *M, const char *path, fsvc_error *err)
     put(&b, MODEL_MAGIC, 8);
     if ((unsigned)M->precision > BNL_PREC_BF16)
         return fsvc_fail(err, FSVC_EUSAGE, "%s: unknown precision %d", path, M->precision);
-    put_u32(&b, M->precision ? MODEL_VERSION : M->Cs ? MODEL_VERSION_SPARSE : MODEL_VERSION_DENSE);
+    if (M->proba_a != 0 && !(M->proba_a > 0 && isfinite(M->proba_a) && M->K >= 2)) {
+        free(b.p);
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: probability calibration %g (needs a finite "
+                         "a > 0 and 2 classes or more)", path, M->proba_a);
+    }
+    put_u32(&b, M->proba_a > 0 ? MODEL_VERSION : M->precision ? MODEL_VERSION_PREC
+              : M->Cs ? MODEL_VERSION_SPARSE : MODEL_VERSION_DENSE);
     put_u64(&b, 0); /* payload length, patched below */
     encode(&b, M);
     if (b.oom) { free(b.p); return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path); }
@@ -323,10 +336,18 @@ static int decode_tail(fsvc_model *M, rbuf *b, uint32_t ver, uint32_t n, const c
     }
     if (ver >= 5) {
         uint32_t prec = get_u32(b);
-        if (b->bad || prec < 1 || prec > BNL_PREC_BF16)
+        if (b->bad || prec < (ver >= 6 ? 0u : 1u) || prec > BNL_PREC_BF16)
             return fsvc_fail(err, FSVC_EINPUT, "%s: %s precision", path,
                              b->bad ? "cut before its" : "unknown");
         M->precision = (int)prec;
+    }
+    if (ver >= 6) { /* the probability calibration */
+        uint32_t kind = get_u32(b);
+        double a = get_f64(b);
+        if (b->bad || kind != 1 || !(a > 0) || !isfinite(a) || M->K < 2)
+            return fsvc_fail(err, FSVC_EINPUT, "%s: %s probability calibration", path,
+                             b->bad ? "cut before its" : "bad");
+        M->proba_a = a;
     }
     if (b->bad || b->pos != b->len)
         return fsvc_fail(err, FSVC_EINPUT, "%s: model payload is inconsistent (%s)", path,
