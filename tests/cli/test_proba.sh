@@ -13,6 +13,7 @@ expect_exit 0 "predict labels" -- "$FSVC" predict -q "$TMP/m.fsvc" "$TMP/t.libsv
 
 expect_exit 0 "predict -b 1" -- "$FSVC" predict -b 1 "$TMP/m.fsvc" "$TMP/t.libsvm" "$TMP/p.txt"
 expect_match "^Accuracy = " "-b 1 still prints the accuracy" "$(echo "$OUT" | tail -1)"
+expect_match "m.fsvc has no probability calibration \(train it with -b 1\)" "-b 1 on an uncalibrated model: a note" "$ERR"
 expect_match "^labels 1 2 3$" "-b 1 header names the labels" "$(head -1 "$TMP/p.txt")"
 n=$(tail -n +2 "$TMP/p.txt" | wc -l)
 expect_match "^60$" "-b 1 one row per sample" "$n"
@@ -26,8 +27,7 @@ expect_exit 0 "predict --decision-values" -- "$FSVC" predict --decision-values "
 expect_match "^labels 1 2 3$" "--decision-values header" "$(head -1 "$TMP/d.txt")"
 am=$(tail -n +2 "$TMP/d.txt" | awk '{ b = 2; for (k = 3; k <= 4; k++) if ($k > $b) b = k; print b - 1 }')
 expect_match "^$" "--decision-values argmax is the label" "$(diff <(echo "$am") "$TMP/lab.txt")"
-# a model trained without -b 1: the softmax of the decision values, with a note
-expect_match "m.fsvc has no probability calibration \(train it with -b 1\)" "-b 1 on an uncalibrated model: a note" "$ERR"
+# a model trained without -b 1: the softmax of the decision values
 sm=$(paste -d' ' <(tail -n +2 "$TMP/d.txt") <(tail -n +2 "$TMP/p.txt") | awk '{
   m = $2; for (k = 3; k <= 4; k++) if ($k > m) m = $k; s = 0;
   for (k = 2; k <= 4; k++) s += exp($k - m);
