@@ -324,8 +324,8 @@ static void versions(void **st)
 {
     (void)st;
     spec s = good();
-    s.ver = 6;
-    parse_spec(&s, "version 6; this fsvc reads versions 1 to 5", NULL);
+    s.ver = 7;
+    parse_spec(&s, "version 7; this fsvc reads versions 1 to 6", NULL);
     s.ver = 0;
     parse_spec(&s, "version 0", NULL);
 }
