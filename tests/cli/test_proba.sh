@@ -77,3 +77,11 @@ if [ -e "$TMP/x.fsvc" ]; then fail "no model on refusals"; else ok "no model on 
 # an older model file (format 1) still loads; -b 1 falls back to the softmax
 expect_exit 0 "-b 1 on a format-1 model" -- "$FSVC" predict -q -b 1 "$(dirname "$0")/model_v1_iris.fsvc" "$UCI/iris.test" "$TMP/v1.txt"
 expect_match "no probability calibration" "format 1: the note" "$ERR"
+# the refit path: a sparse model and the onehot readout calibrate too
+for o in "--sparse" "-R onehot -r 1"; do
+  expect_exit 0 "train -b 1 $o" -- "$FSVC" train -q -b 1 $o "$TMP/t.libsvm" "$TMP/o.fsvc"
+  expect_exit 0 "predict -b 1 ($o model)" -- "$FSVC" predict -b 1 "$TMP/o.fsvc" "$TMP/t.libsvm" "$TMP/po.txt"
+  expect_match "^$" "$o: calibrated, no note" "$(echo "$ERR" | grep -i note)"
+  bad=$(tail -n +2 "$TMP/po.txt" | awk '{ s = $2 + $3 + $4; if (NF != 4 || s < 1 - 1e-12 || s > 1 + 1e-12) print NR }')
+  expect_match "^$" "$o: rows of 3 probabilities summing to 1" "$bad"
+done
