@@ -53,44 +53,98 @@ static int gram_rows(double *G, double *B, double sign, hrows *h, const int64_t 
     return FSVC_OK;
 }
 
-/* The ridge readout without fold f's rows (idx, cnt), by the downdate
- * G - H_f^T H_f (lambda relative to its mean diagonal, as the training
- * does, tripled on a failed factorisation as there), then the scores of
- * those rows into S. A: m x m scratch, W: m x K. */
+/* The ridge readout without fold f's rows (idx, cnt) and without the
+ * centroids that are those rows (drop: m flags; a model trained without
+ * the fold could not have picked them), by the downdate G - H_f^T H_f
+ * (lambda relative to its mean diagonal, as the training does, tripled on
+ * a failed factorisation as there), then the scores of those rows into S.
+ * A: m x m scratch, W: m x K, kc: m. */
 static int fold_scores(double *S, hrows *h, const double *G, const double *B, double lambda,
-                       const int64_t *idx, int64_t cnt, const int *cls, double *A, double *W,
+                       const int64_t *idx, int64_t cnt, const int *cls,
+                       const unsigned char *drop, double *A, double *W, int64_t *kc,
                        fsvc_error *err)
 {
-    int64_t m = h->M->m;
+    int64_t m = h->M->m, mk = 0;
     int K = h->M->Kout, info = 1;
+    for (int64_t j = 0; j < m; j++)
+        if (!drop[j]) kc[mk++] = j;
+    if (mk == 0)
+        return fsvc_fail(err, FSVC_EINPUT, "probability: every centroid is in one fold");
     for (int attempt = 0; attempt < 6 && info > 0; attempt++) {
         memset(A, 0, (size_t)m * m * sizeof *A);
         memcpy(W, B, (size_t)m * K * sizeof *W);
         int rc = gram_rows(A, W, -1.0, h, idx, cnt, cls, err);
         if (rc) return rc;
+        /* packed in place to the kept centroids (leading dimension mk):
+         * every write lands at or before the entry it reads */
         double md = 0;
-        for (int64_t j = 0; j < m; j++) md += G[(size_t)j * m + j] - A[(size_t)j * m + j];
-        md /= (double)m;
+        for (int64_t c = 0; c < mk; c++)
+            for (int64_t r = c; r < mk; r++) {
+                size_t src = (size_t)kc[c] * m + kc[r];
+                A[(size_t)c * mk + r] = G[src] - A[src];
+            }
+        for (int k = 0; k < K; k++)
+            for (int64_t r = 0; r < mk; r++) W[(size_t)k * mk + r] = W[(size_t)k * m + kc[r]];
+        for (int64_t c = 0; c < mk; c++) md += A[(size_t)c * mk + c];
+        md /= (double)mk;
         double lam = (md > 0 ? lambda * md : lambda) * pow(3, attempt);
-        for (int64_t j = 0; j < m; j++) /* the lower triangle: G - A + lam I */
-            for (int64_t i = j; i < m; i++)
-                A[(size_t)j * m + i] = G[(size_t)j * m + i] - A[(size_t)j * m + i] + (i == j ? lam : 0);
-        info = fsvc_chol(h->ctx, A, m, m, 0, NULL);
+        for (int64_t c = 0; c < mk; c++) A[(size_t)c * mk + c] += lam;
+        info = fsvc_chol(h->ctx, A, mk, mk, 0, NULL);
     }
     if (info)
         return fsvc_fail(err, FSVC_EINPUT, "probability: the readout of a fold cannot be "
                          "solved (factorisation %d); raise lambda (-l)", info);
-    if (fsvc_chol_solve(h->ctx, A, m, m, 0, W, K, m))
+    if (fsvc_chol_solve(h->ctx, A, mk, mk, 0, W, K, mk))
         return fsvc_fail(err, FSVC_EINPUT, "probability: the readout of a fold cannot be solved");
     for (int64_t i0 = 0; i0 < cnt; i0 += CAL_CHUNK) {
         int64_t b = cnt - i0 < CAL_CHUNK ? cnt - i0 : CAL_CHUNK;
         int rc = h_chunk(h, idx + i0, b, err);
         if (rc) return rc;
-        for (int64_t t = 0; t < b; t++) /* row t of H times W (column-major m x K) */
-            cblas_dgemv(CblasColMajor, CblasTrans, (int)m, K, 1.0, W, (int)m,
-                        h->Hd + (size_t)t * m, 1, 0.0, S + (size_t)idx[i0 + t] * K, 1);
+        for (int64_t t = 0; t < b; t++) { /* row t of H (kept columns) times W */
+            double *hr = h->Hd + (size_t)t * m;
+            for (int64_t r = 0; r < mk; r++) hr[r] = hr[kc[r]];
+            cblas_dgemv(CblasColMajor, CblasTrans, (int)mk, K, 1.0, W, (int)mk, hr, 1, 0.0,
+                        S + (size_t)idx[i0 + t] * K, 1);
+        }
     }
     return FSVC_OK;
+}
+
+/* FNV-1a of one row's bytes. */
+static uint64_t row_hash(const void *p, size_t len)
+{
+    uint64_t x = 1469598103934665603ull;
+    for (size_t q = 0; q < len; q++) x = (x ^ ((const unsigned char *)p)[q]) * 1099511628211ull;
+    return x;
+}
+
+typedef struct { uint64_t hash; int64_t j; } keyed;
+
+static int by_hash(const void *a, const void *b)
+{
+    uint64_t x = ((const keyed *)a)->hash, y = ((const keyed *)b)->hash;
+    return x < y ? -1 : x > y;
+}
+
+/* drop[j] = 1 for the centroids equal to one of the rows idx[0..cnt) of X
+ * (the centroids are copies of prepared training rows). ck: the centroid
+ * hashes, sorted. */
+static void fold_centroids(unsigned char *drop, const keyed *ck, const fsvc_model *M,
+                           const void *X, const int64_t *idx, int64_t cnt)
+{
+    size_t row = (size_t)M->n * fsvc_dtype_size(M->dtype);
+    memset(drop, 0, (size_t)M->m);
+    for (int64_t t = 0; t < cnt; t++) {
+        const char *x = (const char *)X + (size_t)idx[t] * row;
+        uint64_t hv = row_hash(x, row);
+        int64_t lo = 0, hi = M->m; /* the first key >= hv */
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (ck[mid].hash < hv) lo = mid + 1; else hi = mid;
+        }
+        for (; lo < M->m && ck[lo].hash == hv; lo++)
+            if (!memcmp((const char *)M->C + (size_t)ck[lo].j * row, x, row)) drop[ck[lo].j] = 1;
+    }
 }
 
 /* Dense ridge model, no class weights, no virtual samples: the readout
@@ -110,26 +164,34 @@ static int heldout_readout(double *S, const fsvc_model *M, const fsvc_dataset *d
     int64_t *idx = malloc((size_t)N * sizeof *idx);
     double *G = calloc((size_t)m * m, sizeof *G), *A = malloc((size_t)m * m * sizeof *A);
     double *B = calloc((size_t)m * K, sizeof *B), *W = malloc((size_t)m * K * sizeof *W);
+    int64_t *kc = malloc((size_t)m * sizeof *kc);
+    unsigned char *drop = malloc((size_t)m);
+    keyed *ck = malloc((size_t)m * sizeof *ck);
     h.Xc = malloc(CAL_CHUNK * row);
     h.Hd = malloc((size_t)CAL_CHUNK * m * sizeof *h.Hd);
     h.H = M->dtype == FSVC_F64 ? (void *)h.Hd : malloc((size_t)CAL_CHUNK * m * sizeof(float));
     bnl_ctx ctx;
-    if (!idx || !G || !A || !B || !W || !h.Xc || !h.Hd || !h.H)
+    if (!idx || !G || !A || !B || !W || !kc || !drop || !ck || !h.Xc || !h.Hd || !h.H)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "probability: out of memory for %lld centroids "
                        "(%.1f GB)", (long long)m, 16.0 * m * m / 1e9);
     int open = !rc && !(rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads,
                                           0, err));
     h.ctx = &ctx;
     int saved = open ? bnl_blas_threads_push(&ctx, 0) : 0;
-    for (int64_t i = 0; i < N; i++) idx[i] = i;
+    for (int64_t j = 0; !rc && j < m; j++)
+        ck[j] = (keyed){ row_hash((const char *)M->C + (size_t)j * row, row), j };
+    if (!rc) qsort(ck, (size_t)m, sizeof *ck, by_hash);
+    for (int64_t i = 0; !rc && i < N; i++) idx[i] = i;
     if (!rc) rc = gram_rows(G, B, 1.0, &h, idx, N, d->cls, err);
     for (int f = 0; !rc && f < nuse; f++) {
         int64_t cnt = fsvc_fold_rows(idx, fold, N, f, 1);
-        rc = fold_scores(S, &h, G, B, p->lambda, idx, cnt, d->cls, A, W, err);
+        fold_centroids(drop, ck, M, X, idx, cnt);
+        rc = fold_scores(S, &h, G, B, p->lambda, idx, cnt, d->cls, drop, A, W, kc, err);
     }
     if (open) { bnl_blas_threads_pop(saved); bnl_ctx_close(&ctx); }
     if (h.H != h.Hd) free(h.H);
-    free(X); free(idx); free(G); free(A); free(B); free(W); free(h.Xc); free(h.Hd);
+    free(X); free(idx); free(G); free(A); free(B); free(W); free(kc); free(drop); free(ck);
+    free(h.Xc); free(h.Hd);
     return rc;
 }
 

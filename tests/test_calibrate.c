@@ -85,8 +85,9 @@ static void small_param(fsvc_param *p)
 }
 
 /* The held-out scores of fold f are H_f R_f, R_f the ridge readout solved
- * on the other folds with the model's centroids (fsvc_readout_solve,
- * direct): the downdate G - H_f^T H_f gives the same numbers. */
+ * on the other folds with the model's centroids less those that are fold
+ * f's samples (fsvc_readout_solve, direct): the downdate G - H_f^T H_f
+ * gives the same numbers. */
 static void downdate_is_the_fold_solve(void **st)
 {
     (void)st;
@@ -113,20 +114,29 @@ static void downdate_is_the_fold_solve(void **st)
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 0, &err), FSVC_OK);
     bnl_op op = { (bnl_dist)M.dist, (bnl_act)M.act, M.dtype, M.radius, BNL_PREC_FULL };
     size_t row = (size_t)M.n * fsvc_dtype_size(M.dtype);
-    char *Xs = malloc(row * N);
+    char *Xs = malloc(row * N), *Ck = malloc(row * m);
     double worst = 0, big = 0;
+    int64_t dropped = 0;
     for (int f = 0; f < FSVC_CALIB_FOLDS; f++) {
+        int64_t mk = 0; /* the centroids that are not fold f's samples */
+        for (int64_t j = 0; j < m; j++) {
+            int in = 0;
+            for (int64_t i = 0; i < N && !in; i++)
+                in = fold[i] == f && !memcmp((char *)X + i * row, (char *)M.C + j * row, row);
+            if (!in) memcpy(Ck + mk++ * row, (char *)M.C + j * row, row);
+        }
+        dropped += m - mk;
         int64_t ntr = fsvc_fold_rows(idx, fold, N, f, 0);
         for (int64_t t = 0; t < ntr; t++) {
             memcpy(Xs + t * row, (char *)X + idx[t] * row, row);
             ctr[t] = d.cls[idx[t]];
         }
-        assert_int_equal(fsvc_readout_solve(R, &ctx, &op, M.C, m, Xs, ctr, NULL, ntr, M.n, K,
+        assert_int_equal(fsvc_readout_solve(R, &ctx, &op, Ck, mk, Xs, ctr, NULL, ntr, M.n, K,
                                             p.lambda, FSVC_SOLVER_DIRECT, p.cg_tol,
                                             FSVC_AUG_NONE, 0, 0, 0, 0, NULL, &err), FSVC_OK);
         int64_t nte = fsvc_fold_rows(idx, fold, N, f, 1);
         for (int64_t t = 0; t < nte; t++) memcpy(Xs + t * row, (char *)X + idx[t] * row, row);
-        assert_int_equal(bnl_scores(&ctx, &op, Y, M.C, m, Xs, nte, M.n, R, K, &err), FSVC_OK);
+        assert_int_equal(bnl_scores(&ctx, &op, Y, Ck, mk, Xs, nte, M.n, R, K, &err), FSVC_OK);
         for (int64_t t = 0; t < nte; t++)
             for (int k = 0; k < K; k++) {
                 double a = S[idx[t] * K + k], b = Y[t * K + k];
@@ -134,6 +144,7 @@ static void downdate_is_the_fold_solve(void **st)
                 if (fabs(b) > big) big = fabs(b);
             }
     }
+    assert_int_equal(dropped, m); /* random selection: every centroid is in one fold */
     assert_true(big > 0.1);
     assert_true(worst <= 1e-6 * big);
     /* and they are held out: not the model's own scores on those samples */
@@ -142,7 +153,7 @@ static void downdate_is_the_fold_solve(void **st)
     for (int64_t q = 0; q < N * K; q++) diff += fabs(Y[q] - S[q]);
     assert_true(diff > 1e-3 * N);
     bnl_ctx_close(&ctx);
-    free(X); free(Xs); free(S); free(R); free(Y); free(held); free(fold); free(ctr); free(idx);
+    free(X); free(Xs); free(Ck); free(S); free(R); free(Y); free(held); free(fold); free(ctr); free(idx);
     fsvc_free_model(&M);
     fsvc_dataset_free(&d);
 }
