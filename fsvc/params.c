@@ -402,7 +402,7 @@ static const setting table[] = {
     S("probability", 'b', "0|1", NULL, 1, probability,
       "1: fit class probabilities (svm-train -b 1): a temperature a on 5-fold\n"
       "held-out scores, stored in the model; fsvc predict -b 1 then gives\n"
-      "softmax(a x scores) (classification; time: about 5 more readout solves)"),
+      "softmax(a x scores) (classification; training takes 3-4 x as long)"),
     S("class-weight", 0, "none|balanced|LABEL:W,...", NULL, 1, class_weight,
       "ridge classification: weight of each class's samples in the fit (as\n"
       "svm-train -w); balanced: N / (K x N_k); or a list of LABEL:WEIGHT, other\n"
