@@ -231,6 +231,33 @@ static int heldout_refit(double *S, const fsvc_model *M, const fsvc_dataset *d,
     return rc;
 }
 
+/* 1 when p's class weights differ between d's classes (weights of 1, and
+ * balanced classes under "balanced", are no weights: the same model). */
+static int class_weighted(const fsvc_param *p, const fsvc_dataset *d)
+{
+    const char *s = p->class_weight;
+    if (!s[0] || !strcmp(s, "none")) return 0;
+    if (!strcmp(s, "balanced")) {
+        int64_t c0 = 0, ck;
+        for (int64_t i = 0; i < d->N; i++) c0 += d->cls[i] == 0;
+        for (int k = 1; k < d->K; k++) {
+            ck = 0;
+            for (int64_t i = 0; i < d->N; i++) ck += d->cls[i] == k;
+            if (ck != c0) return 1;
+        }
+        return 0;
+    }
+    char label[FSVC_CLASS_WEIGHT_MAX];
+    fsvc_error e;
+    double w;
+    int got = 1;
+    while (got) {
+        if (fsvc_class_weight_next(&s, label, sizeof label, &w, &got, &e)) return 1;
+        if (got && w != 1) return 1;
+    }
+    return 0;
+}
+
 int fsvc_heldout_scores(double *S, int *held, const fsvc_model *M, const fsvc_dataset *d,
                         const fsvc_param *p, fsvc_error *err)
 {
@@ -246,7 +273,7 @@ int fsvc_heldout_scores(double *S, int *held, const fsvc_model *M, const fsvc_da
     int *fold = malloc((size_t)d->N * sizeof *fold);
     if (!fold) return fsvc_fail(err, FSVC_ERESOURCE, "probability: out of memory");
     int rc = fsvc_cv_folds(fold, d->cls, d->N, M->K, (int)nf, p->seed, err);
-    int weighted = p->class_weight[0] && strcmp(p->class_weight, "none");
+    int weighted = class_weighted(p, d);
     if (!rc)
         rc = !M->Cs && M->readout == FSVC_READOUT_RIDGE && !weighted &&
              p->augment == FSVC_AUG_NONE
