@@ -41,9 +41,14 @@ def test_digits_log_loss_default(digits):
 
 
 def test_breast_cancer_log_loss():
+    """Scaled to [-1, 1] as svm-scale does: 0.109 measured, LIBSVM's -b 1
+    0.106 on the same split (results/probability.md); the plain softmax
+    0.374, the fold's own centroids kept in its readout 0.173."""
+    from sklearn.preprocessing import MinMaxScaler
     X, Xt, y, yt = _split(load_breast_cancer)
-    P = fsvc.FSVCClassifier().fit(X, y).predict_proba(Xt)
-    assert log_loss(yt, P) <= 0.25  # 0.177 measured; the plain softmax gave 0.394
+    s = MinMaxScaler((-1, 1)).fit(X)
+    P = fsvc.FSVCClassifier().fit(s.transform(X), y).predict_proba(s.transform(Xt))
+    assert log_loss(yt, P) <= 0.13
 
 
 def test_probability_false_is_the_softmax_with_a_warning(digits):
