@@ -152,11 +152,12 @@ static void refused(void **s)
         b[off] ^= 0x10;
     }
     /* a future format version (this fsvc writes version 3 for dense
-     * models, 4 for sparse ones, 5 for reduced precision) */
+     * models, 4 for sparse ones, 5 for reduced precision, 6 for a
+     * probability calibration) */
     assert_int_equal(b[8], 3);
-    b[8] = 6;
+    b[8] = 7;
     assert_int_equal(fx_write_file(bad, b, len), 0);
-    expect_refused(bad, "version 6");
+    expect_refused(bad, "version 7");
     b[8] = 3;
     /* trailing garbage */
     unsigned char *longer = malloc(len + 3);
