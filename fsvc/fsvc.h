@@ -153,6 +153,8 @@ typedef struct fsvc_param {
                               operands: 0 full (default), 1 tf32, 2 bf16;
                               stored in the model, used at predict */
     int threads;           /* <= 0: all cores */
+    int probability;       /* 1: fit the class-probability calibration
+                              (fsvc/calibrate.h, `fsvc train -b 1`) */
     int progress;          /* through fsvc_printf: 0 nothing; FSVC_PROGRESS_ALL
                               progress lines (ETA) and messages (radius,
                               radius search steps, preprocess auto, ridge
@@ -256,6 +258,9 @@ typedef struct fsvc_model {
                               0 or 1: gray */
     int img_resize;        /* 1: images of another size are resized to
                               img_rows x img_cols when read for the model */
+    double proba_a;        /* > 0: probabilities softmax(proba_a x scores),
+                              fitted on held-out scores (fsvc/calibrate.h);
+                              0: none, the softmax of the scores */
 } fsvc_model;
 
 /* fsvc_train_info.solver_rule */

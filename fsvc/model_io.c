@@ -17,11 +17,14 @@
  * only for a model trained with a reduced precision, dense or sparse; the
  * others keep versions 3 and 4, byte for byte) is version 4 plus a u32
  * bnl_precision at the end (1 tf32, 2 bf16). Version 6 (written only for a
- * model that records how it reads images: RGB or resized) is version 5
- * (precision 0 allowed: full) plus tagged sections: u32 count, then per
- * section u32 tag, u32 bytes, the bytes; tag 1, the images: u32 rows,
- * cols, channels, flags (bit 0: resize). Version 1 files (no names), 2
- * (no scaling), 3 (dense only), 4 (full precision) and 5 still load.
+ * model that records how it reads images, RGB or resized, or has a
+ * probability calibration, fsvc/calibrate.h) is version 5 (precision 0
+ * allowed: full) plus tagged sections: u32 count, then per section u32
+ * tag, u32 bytes, the bytes; tag 1, the images: u32 rows, cols, channels,
+ * flags (bit 0: resize); tag 2, the calibration: u32 kind (1: temperature)
+ * and f64 a > 0. Version 1 files (no names), 2 (no scaling), 3 (dense
+ * only), 4 (full precision) and 5 still load; without a calibration the
+ * probabilities are the plain softmax of the scores.
  *
  * The reader parses from memory (fsvc_model_parse, also the fuzz target's
  * entry): every size read from the file is checked in 64-bit arithmetic
@@ -33,15 +36,16 @@
 #include "../layers/bnl_types.h" /* bnl_precision */
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #define MODEL_MAGIC "FSVCMODL"
-#define MODEL_VERSION 6u /* 6: sections (images); 5: precision; 4: sparse
-                            centroids; 3: feature scaling; 2: class names;
-                            1: neither */
+#define MODEL_VERSION 6u /* 6: sections (images, calibration); 5: precision;
+                            4: sparse centroids; 3: feature scaling; 2: class
+                            names; 1: neither */
 #define MODEL_VERSION_PREC 5u /* a reduced-precision model without sections */
 #define MODEL_VERSION_SPARSE 4u /* what a full-precision sparse model is written as */
 #define MODEL_VERSION_DENSE 3u /* what a dense model is written as */
@@ -99,6 +103,7 @@ static double get_f64(rbuf *b) { uint64_t u = get_u64(b); double v; memcpy(&v, &
 static float get_f32(rbuf *b) { uint32_t u = get_u32(b); float v; memcpy(&v, &u, 4); return v; }
 
 #define SECTION_IMAGE 1u
+#define SECTION_CALIBRATION 2u
 #define IMAGE_MAX_SIDE 16384
 
 /* 1 when the model needs the image section (version 6) */
@@ -111,7 +116,8 @@ static int has_image_section(const fsvc_model *M)
  * older readers keep reading what they can. */
 static uint32_t version_of(const fsvc_model *M)
 {
-    return has_image_section(M) ? MODEL_VERSION : M->precision ? MODEL_VERSION_PREC
+    return has_image_section(M) || M->proba_a > 0 ? MODEL_VERSION
+         : M->precision ? MODEL_VERSION_PREC
          : M->Cs ? MODEL_VERSION_SPARSE : MODEL_VERSION_DENSE;
 }
 
@@ -166,11 +172,18 @@ static void encode(wbuf *b, const fsvc_model *M)
     for (int k = 0; M->feat_min && k < M->n; k++) put_f64(b, M->feat_max[k]);
     if (ver >= 5) put_u32(b, (uint32_t)M->precision);
     if (ver >= 6) {
-        put_u32(b, 1); /* sections */
-        put_u32(b, SECTION_IMAGE); put_u32(b, 16);
-        put_u32(b, (uint32_t)M->img_rows); put_u32(b, (uint32_t)M->img_cols);
-        put_u32(b, (uint32_t)(M->img_channels ? M->img_channels : 1));
-        put_u32(b, (uint32_t)M->img_resize);
+        int img = has_image_section(M), cal = M->proba_a > 0;
+        put_u32(b, (uint32_t)(img + cal)); /* sections */
+        if (img) {
+            put_u32(b, SECTION_IMAGE); put_u32(b, 16);
+            put_u32(b, (uint32_t)M->img_rows); put_u32(b, (uint32_t)M->img_cols);
+            put_u32(b, (uint32_t)(M->img_channels ? M->img_channels : 1));
+            put_u32(b, (uint32_t)M->img_resize);
+        }
+        if (cal) {
+            put_u32(b, SECTION_CALIBRATION); put_u32(b, 12);
+            put_u32(b, 1); put_f64(b, M->proba_a); /* kind 1: temperature */
+        }
     }
 }
 
@@ -183,6 +196,11 @@ int fsvc_model_save(const fsvc_model *M, const char *path, fsvc_error *err)
     put(&b, MODEL_MAGIC, 8);
     if ((unsigned)M->precision > BNL_PREC_BF16)
         return fsvc_fail(err, FSVC_EUSAGE, "%s: unknown precision %d", path, M->precision);
+    if (M->proba_a != 0 && !(M->proba_a > 0 && isfinite(M->proba_a) && M->K >= 2)) {
+        free(b.p);
+        return fsvc_fail(err, FSVC_EUSAGE, "%s: probability calibration %g (needs a finite "
+                         "a > 0 and 2 classes or more)", path, M->proba_a);
+    }
     put_u32(&b, version_of(M));
     put_u64(&b, 0); /* payload length, patched below */
     encode(&b, M);
@@ -331,11 +349,20 @@ static int decode_sections(fsvc_model *M, rbuf *b, const char *path, fsvc_error 
     uint32_t cnt = get_u32(b), seen = 0;
     for (uint32_t s = 0; s < cnt && !b->bad; s++) {
         uint32_t tag = get_u32(b), bytes = get_u32(b);
-        if (b->bad || tag != SECTION_IMAGE || bytes != 16 || (seen & (1u << tag)) ||
-            bytes > b->len - b->pos)
+        uint32_t want = tag == SECTION_IMAGE ? 16 : tag == SECTION_CALIBRATION ? 12 : 0;
+        if (b->bad || !want || bytes != want || (seen & (1u << tag)) || bytes > b->len - b->pos)
             return fsvc_fail(err, FSVC_EINPUT, "%s: model section %u is unknown, repeated or "
                              "cut (tag %u, %u bytes)", path, s + 1, tag, bytes);
         seen |= 1u << tag;
+        if (tag == SECTION_CALIBRATION) {
+            uint32_t kind = get_u32(b);
+            double a = get_f64(b);
+            if (b->bad || kind != 1 || !(a > 0) || !isfinite(a) || M->K < 2)
+                return fsvc_fail(err, FSVC_EINPUT, "%s: %s probability calibration", path,
+                                 b->bad ? "cut before its" : "bad");
+            M->proba_a = a;
+            continue;
+        }
         M->img_rows = (int)get_u32(b); M->img_cols = (int)get_u32(b);
         M->img_channels = (int)get_u32(b); M->img_resize = (int)get_u32(b);
         int rc = check_image(M, path, err);

@@ -228,6 +228,11 @@ static int set_regression(fsvc_param *p, const char *name, const char *s, fsvc_e
 static void get_regression(char *b, size_t n, const fsvc_param *p)
 { snprintf(b, n, "%s", p->regression ? "on" : "off"); }
 
+static int set_probability(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
+{ return onoff(&p->probability, name, s, err); }
+static void get_probability(char *b, size_t n, const fsvc_param *p)
+{ snprintf(b, n, "%s", p->probability ? "on" : "off"); }
+
 /* class-weight: none | balanced | LABEL:W[,LABEL:W...]; one item of the
  * list at *pos (the label before the item's last ':', W a finite number
  * > 0), *pos moved past it; *got = 0 at the end of the list. */
@@ -415,6 +420,10 @@ static const setting table[] = {
     S("regression", 0, NULL, NULL, 1, regression,
       "ridge regression on the label values (on|off; the option alone: on);\n"
       "its defaults: -r 1rms, -l 0.1 (unless -r or -l are given)"),
+    S("probability", 'b', "0|1", NULL, 1, probability,
+      "1: fit class probabilities (svm-train -b 1): a temperature a on 5-fold\n"
+      "held-out scores, stored in the model; fsvc predict -b 1 then gives\n"
+      "softmax(a x scores) (classification; training takes 3-4 x as long)"),
     S("class-weight", 0, "none|balanced|LABEL:W,...", NULL, 1, class_weight,
       "ridge classification: weight of each class's samples in the fit (as\n"
       "svm-train -w); balanced: N / (K x N_k); or a list of LABEL:WEIGHT, other\n"
@@ -530,6 +539,9 @@ int fsvc_param_check(const fsvc_param *p, fsvc_error *err)
     if (p->class_weight[0] && p->readout != FSVC_READOUT_RIDGE)
         return fsvc_fail(err, FSVC_EUSAGE, "class weights need the ridge readout (-R ridge); "
                          "the %s readout cannot weight classes", fsvc_readout_name(p->readout));
+    if (p->probability && p->regression)
+        return fsvc_fail(err, FSVC_EUSAGE, "-b 1 (probability): a regression model has no "
+                         "class probabilities");
     if (p->class_weight[0] && p->regression)
         return fsvc_fail(err, FSVC_EUSAGE, "class weights are for classification, not "
                          "regression");

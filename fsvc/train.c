@@ -6,6 +6,7 @@
 #include "solver.h"
 #include "dist.h"
 #include "sparse.h"
+#include "calibrate.h" /* -b 1: fsvc_train_calibrated */
 
 #include <math.h>
 #include <stdio.h>
@@ -437,6 +438,8 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
                     int64_t N_total, int64_t first, const fsvc_param *p_in,
                     const fsvc_dist *dist, fsvc_error *err)
 {
+    if (p_in->probability) /* trains without it, then fits it */
+        return fsvc_train_calibrated(model, info, d, N_total, first, p_in, dist, err);
     fsvc_param pr = *p_in, *p = &pr;
     if (p->select == FSVC_SELECT_AUTO)
         p->select = p->readout == FSVC_READOUT_RIDGE && (p->radius > 0 || p->radius_rms > 0)

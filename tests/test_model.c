@@ -155,7 +155,7 @@ static void refused(void **s)
     }
     /* a future format version (this fsvc writes version 3 for dense
      * models, 4 for sparse ones, 5 for reduced precision, 6 with image
-     * fields) */
+     * fields or a probability calibration) */
     assert_int_equal(b[8], 3);
     b[8] = 7;
     assert_int_equal(fx_write_file(bad, b, len), 0);

@@ -23,7 +23,7 @@ static void round_trip_every_setting(void **state)
         {"regression", "off"}, {"shuffle", "on"}, {"seed", "42"}, {"max-neurons", "1234"}, {"backend", "ref"},
         {"threads", "2"}, {"solver", "pcg"}, {"cg-tol", "1e-05"}, {"augment", "shift2"},
         {"shape", "28x14"},
-        {"scale-features", "range"},
+        {"scale-features", "range"}, {"probability", "on"},
         {"class-weight", "none"}}; /* weights need ridge: test_weights.c */
     for (size_t i = 0; i < sizeof edits / sizeof *edits; i++)
         assert_int_equal(fsvc_param_set(&p, edits[i][0], edits[i][1], &err), FSVC_OK);
@@ -44,6 +44,7 @@ static void round_trip_every_setting(void **state)
     assert_int_equal(q.rows, 28);
     assert_int_equal(q.cols, 14);
     assert_int_equal(q.scale_features, 1);
+    assert_int_equal(q.probability, 1);
     /* every table entry appears in the canonical string once */
     int n = 0;
     for (; fsvc_setting(n); n++) {
@@ -55,7 +56,7 @@ static void round_trip_every_setting(void **state)
     assert_int_equal(q.solver, FSVC_SOLVER_PCG);
     assert_true(q.cg_tol == 1e-5);
     assert_int_equal(q.augment, FSVC_AUG_SHIFT2);
-    assert_int_equal(n, 25);
+    assert_int_equal(n, 26);
     assert_null(fsvc_setting_name(n));
     /* the options of fsvc train are unique */
     for (int i = 0; i < n; i++)

@@ -4,13 +4,15 @@
  * OUT that is an input or a PNG image is refused (exit 2), never written.
  * OUT (temp file + rename): for a PNG folder, CSV `path,class,score` per
  * image; otherwise one predicted label (or regression value) per line.
- * -b 1 (class probabilities, as `svm-predict -b 1`) or --decision-values
+ * -b 1 (class probabilities, as `svm-predict -b 1`: calibrated when the
+ * model was trained with -b 1, else the softmax of the scores, with a
+ * note on stderr) or --decision-values
  * (readout scores): a header `labels L1 .. LK` then `label v1 .. vK` per
  * sample (PNG folder: CSV `path,class,L1,..,LK`), to stdout without OUT.
  * With labels, the last line is `Accuracy = X% (c/N)` (or MSE and R^2). */
 #include "tools/args.h"
 #include "tools/dist.h"
-#include "fsvc/embed.h" /* fsvc_scores_proba, shared with the Python package */
+#include "fsvc/calibrate.h" /* fsvc_model_proba, shared with the Python package */
 #include "layers/bnl.h"
 #include "datasets/datasets.h" /* ds_tmp_*: temp file + rename */
 
@@ -127,8 +129,9 @@ int predict_parse(predict_args *a, int argc, char **argv)
                    "  --resize        images of another size are resized (bilinear) to the\n"
                    "                  model's (a model trained with --resize does it always)\n");
             run_opts_help(stdout, &r);
-            printf("  -b 0|1          1: class probabilities (softmax of the scores),\n"
-                   "                  svm-predict -b 1 style: 'labels ...' then 'label p..' (0)\n"
+            printf("  -b 0|1          1: class probabilities, svm-predict -b 1 style: 'labels\n"
+                   "                  ...' then 'label p..' (0); calibrated for a model\n"
+                   "                  trained with -b 1, else the softmax of the scores (a note)\n"
                    "  --decision-values  the readout scores, in the same layout (off)\n"
                    "  -q              only the final line, and the warnings about results\n"
                    "                  (features the model never saw, ignored; labels it\n"
@@ -268,7 +271,10 @@ int cmd_predict(int argc, char **argv)
         if (!rc) d = g;
     }
     if (rc || cli_dist()->rank > 0) goto done; /* rank 0 writes */
-    if (proba) fsvc_scores_proba(score, score, d.N, m.Kout); /* in place, row by row */
+    if (proba && !fsvc_model_calibrated(&m))
+        fprintf(stderr, "fsvc predict: note: %s has no probability calibration (train it with "
+                "-b 1): the probabilities are the softmax of the scores\n", mpath);
+    if (proba) fsvc_model_proba(score, score, &m, d.N); /* in place, row by row */
     if (out || d.paths || table)
         rc = write_out(out, &m, &d, pred, score, table, &err);
     if (rc) goto done;

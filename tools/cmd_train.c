@@ -3,6 +3,7 @@
 #include "tools/dist.h"
 #include "layers/bnl.h"
 #include "fsvc/study.h"
+#include "fsvc/calibrate.h" /* FSVC_CALIB_FOLDS */
 
 #include <getopt.h>
 #include <libgen.h>
@@ -200,6 +201,8 @@ int train_parse(train_args *a, int argc, char **argv)
         return cli_usage_error("train", "%s", err.msg);
     if (a->cv && nargs == 2)
         return cli_usage_error("train", "-v writes no model; give DATA only");
+    if (a->cv) /* -v reports accuracy, which the calibration (-b 1) leaves as it is */
+        a->p.probability = 0;
     a->data = argv[optind];
     a->model = nargs == 2 ? argv[optind + 1] : NULL;
     return CLI_RUN;
@@ -247,6 +250,9 @@ static void print_summary(const fsvc_model *m, const fsvc_train_info *info,
     if (info->syn_readout > 0)
         printf("readout: %.3g synaptic operations for H, t_syn %.3g s (incl. solve)\n",
                info->syn_readout, info->t_readout / info->syn_readout);
+    if (m->proba_a > 0) /* -b 1; the total time includes its folds */
+        printf("probability: softmax(%.6g x scores), fitted on %d-fold held-out scores\n",
+               m->proba_a, FSVC_CALIB_FOLDS);
     if (p->augment != FSVC_AUG_NONE)
         printf("augment: %s (virtual samples made per block of samples, not stored)\n",
                fsvc_augment_name(p->augment));

@@ -61,6 +61,12 @@ int show_describe(const char *path)
     if (m.feat_min)
         printf("feature scaling: range, each feature's training min and max to [-1, 1] "
                "(as svm-scale)\n");
+    if (!m.regression && m.proba_a > 0) /* -b 1: what predict -b 1 and predict_proba give */
+        printf("probabilities: softmax(%.9g x scores), fitted on held-out scores (-b 1)\n",
+               m.proba_a);
+    else if (!m.regression)
+        printf("probabilities: none fitted (trained without -b 1): the softmax of the "
+               "scores\n");
     printf("centroids: %lld (%s), readout %lld x %d\n", (long long)m.m, fsvc_dtype_name(m.dtype),
            (long long)m.m, m.Kout);
     if (m.Cs)

@@ -116,6 +116,8 @@ _sig = {
     "fsvc_model_save": (_I, [_P, ctypes.c_char_p, _E]),
     "fsvc_model_load": (_I, [_P, ctypes.c_char_p, _E]),
     "fsvc_scores_proba": (None, [_P, _P, _I64, _I]),
+    "fsvc_model_proba": (None, [_P, _P, _P, _I64]),
+    "fsvc_model_calibrated": (_I, [_P]),
     "fsvc_dataset_alloc": (_P, []),
     "fsvc_dataset_release": (None, [_P]),
     "fsvc_dataset_load_with": (_I, [_P, ctypes.c_char_p, _I, _I, _I, _E]),

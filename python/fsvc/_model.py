@@ -139,6 +139,21 @@ class Model:
         return pred, score
 
 
+    def calibrated(self):
+        """True when the model holds a probability calibration (trained
+        with probability on, `fsvc train -b 1`)."""
+        return bool(lib.fsvc_model_calibrated(self._h))
+
+    def proba(self, score):
+        """Class probabilities from readout scores: softmax(a x score) with
+        the model's calibration a, or the plain softmax without one
+        (fsvc_model_proba, the same as `fsvc predict -b 1`)."""
+        score = np.ascontiguousarray(score, dtype=np.float64)
+        out = np.empty_like(score)
+        lib.fsvc_model_proba(out.ctypes.data, score.ctypes.data, self._h, score.shape[0])
+        return out
+
+
 def scores_proba(score):
     """Softmax of each row of the readout scores (fsvc_scores_proba, the
     same as `fsvc predict -b 1`)."""

@@ -22,7 +22,7 @@ from sklearn.utils.validation import (check_array, check_consistent_length, chec
                                       column_or_1d)
 
 from ._lib import FSVCWarning
-from ._model import Model, scores_proba
+from ._model import Model
 
 __all__ = ["FSVCClassifier", "FSVCRegressor"]
 
@@ -194,13 +194,20 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
     n_samples / (n_classes * n_k), as scikit-learn) or a dict {label:
     weight} (other classes 1): the ridge readout's fit weighs each sample by
     its class (`fsvc train --class-weight`, `-w LABEL WEIGHT`); the onehot
-    and lms readouts cannot weight classes. No sample weights."""
+    and lms readouts cannot weight classes. No sample weights.
+
+    probability: True (default) fits the calibration of predict_proba at
+    fit time, as `fsvc train -b 1` (a temperature on 5-fold held-out
+    scores; the fit takes about as long again as the readout); False
+    skips it, and predict_proba is then the plain softmax of the scores
+    (with an FSVCWarning)."""
 
     def __init__(self, *, distance="l2", kernel="gauss", radius="0.45rms", prag=1.0,
                  selection="auto", max_neurons=0, readout="ridge", lam=1e-5, eta=0.01,
                  epochs=1, scale="none", dtype=None, preprocess="auto", shuffle=False,
                  backend="cpu", threads=0, random_state=0, verbose=False, solver="auto",
-                 cg_tol=1e-4, augment="none", class_weight=None, precision="full"):
+                 cg_tol=1e-4, augment="none", class_weight=None, precision="full",
+                 probability=True):
         super().__init__(distance=distance, kernel=kernel, radius=radius, prag=prag,
                          selection=selection, max_neurons=max_neurons, readout=readout,
                          lam=lam, eta=eta, epochs=epochs, scale=scale, dtype=dtype,
@@ -209,6 +216,7 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
                          solver=solver, cg_tol=cg_tol, augment=augment,
                          precision=precision)
         self.class_weight = class_weight
+        self.probability = probability
 
     def _class_weight_setting(self, classes, values):
         """class_weight as fsvc's class-weight setting, by the label values
@@ -245,8 +253,11 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
                 values = None
         if values is None:  # labels the model file cannot hold: class indices
             values = np.arange(len(classes), dtype=np.float64)
+        if not isinstance(self.probability, (bool, np.bool_)):
+            raise ValueError("probability must be True or False, got %r" % (self.probability,))
         settings = self._settings() + [("class-weight",
-                                         self._class_weight_setting(classes, values))]
+                                         self._class_weight_setting(classes, values)),
+                                       ("probability", "on" if self.probability else "off")]
         model = Model.train(X, values[yi], settings, False, rows, cols, self.verbose)
         if model.meta["K"] != len(classes):
             raise RuntimeError("fsvc: the model has %d classes, expected %d"
@@ -272,10 +283,17 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
         return score
 
     def predict_proba(self, X):
-        """Softmax of the readout scores: rows sum to 1, the argmax is the
-        prediction. Not calibrated."""
+        """Class probabilities: softmax(a x scores) with the temperature a
+        fitted at fit time on held-out scores (probability=True, `fsvc
+        train -b 1`); rows sum to 1, the argmax is the prediction. A model
+        without it (probability=False, or a file of an older fsvc) gives
+        the plain softmax of the scores, with an FSVCWarning."""
         _, score = self._scores(X)
-        return scores_proba(score)
+        if not self._model.calibrated():
+            warnings.warn("fsvc: this model has no probability calibration (fit it with "
+                          "probability=True, or `fsvc train -b 1`): predict_proba is the "
+                          "softmax of the scores", FSVCWarning, stacklevel=2)
+        return self._model.proba(score)
 
     def predict_log_proba(self, X):
         return np.log(self.predict_proba(X))

@@ -1,4 +1,4 @@
-# A LIBSVM user's options (issue 27, item 12): svm-train's -c, -g, -t, -b
+# A LIBSVM user's options (issue 27, item 12): svm-train's -c, -g, -t
 # and a numeric -s get one line naming the fsvc option to use and the
 # README's "Coming from LIBSVM" section, which maps -s -t -c -g -b -w -v.
 source "$(dirname "$0")/lib.sh"
@@ -17,7 +17,7 @@ hint "train -c" "unknown option -c: svm-train's cost C .* -l LAMBDA" -- train -c
 hint "train -g 0.5" "RBF gamma is the radius -r R .*\(-g 0\.5 is -r 1\)" -- train -g 0.5 "$UCI/iris.train"
 hint "train -g 0.02" "\(-g 0\.02 is -r 5\)" -- train -g 0.02 "$UCI/iris.train"
 hint "train -t 0" "kernel type; .*-d l2 -k gauss" -- train -t 0 "$UCI/iris.train"
-hint "train -b 1" "fsvc predict -b 1" -- train -b 1 "$UCI/iris.train"
+expect_exit 0 "train -b 1 is svm-train's -b 1: a calibrated model" -- "$FSVC" train -q -b 1 "$UCI/iris.train" b.fsvc
 hint "train -s 0" "-s 0: that is svm-train's SVM type; fsvc's -s is the centroid selection" -- \
   train -s 0 "$UCI/iris.train"
 hint "study -c" "unknown option -c: svm-train's cost C" -- study -c 1 -v 3 "$UCI/iris.train"

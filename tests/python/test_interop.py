@@ -173,9 +173,10 @@ def test_readme_python_example_runs_as_written():
 
 def test_cli_probabilities_are_python_predict_proba(tmp_path, fsvc_bin, libsvm_file):
     """`fsvc predict -b 1` and --decision-values give what predict_proba and
-    decision_function give for the same model (to the last bit)."""
+    decision_function give for the same model (to the last bit); a model of
+    `fsvc train -b 1` carries its calibration to Python."""
     model = tmp_path / "m.fsvc"
-    run([fsvc_bin, "train", "-q", str(libsvm_file), str(model)])
+    run([fsvc_bin, "train", "-q", "-b", "1", str(libsvm_file), str(model)])
     clf = fsvc.FSVCClassifier.from_model_file(model)
     X, _ = fsvc.load_libsvm(libsvm_file)
     for opt, want in (("-b 1", clf.predict_proba(X)), ("--decision-values",
