@@ -189,3 +189,16 @@ def test_verbose_prints_progress_quiet_prints_nothing(blobs, capfd):
     fsvc.FSVCClassifier(verbose=True).fit(X, y)
     out, err = capfd.readouterr()
     assert "radius" in err
+
+
+@pytest.mark.parametrize("est, fix", [
+    (lambda: fsvc.FSVCClassifier(readout="lms", eta=1e300), "(eta)"),
+    (lambda: fsvc.FSVCClassifier(radius=1e-300), "(radius)"),
+    (lambda: fsvc.FSVCClassifier(selection="random", radius="search"), "(radius)")])
+def test_engine_messages_name_parameters_not_options(blobs, est, fix):
+    """The engine's advice names `fsvc train`'s options ("-R ridge", "-r");
+    the estimators' errors name their parameters instead (issue 27 item 2)."""
+    X, y = blobs
+    with pytest.raises(fsvc.FSVCError) as e:
+        est().fit(X, y)
+    assert fix in str(e.value) and "(-" not in str(e.value)

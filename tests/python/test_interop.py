@@ -75,9 +75,9 @@ def test_cli_regression_model_in_python(tmp_path, fsvc_bin):
 
 
 def test_load_libsvm_matches_sklearn(libsvm_file):
-    X, y = fsvc.load_libsvm(libsvm_file)
+    X, y = fsvc.load_libsvm(libsvm_file)  # CSR of float32, fsvc's sparse form
     Xs, ys = load_svmlight_file(str(libsvm_file))
-    np.testing.assert_array_equal(X, Xs.toarray())
+    np.testing.assert_array_equal(X.toarray(), Xs.toarray().astype(np.float32))
     np.testing.assert_array_equal(y, ys)
     X12, _ = fsvc.load_libsvm(libsvm_file, n_features=12)
     assert X12.shape == (300, 12)
