@@ -169,6 +169,47 @@ int fsvc_predict_csr_view(int *pred, double *score, const fsvc_model *model,
 
 int fsvc_model_is_sparse(const fsvc_model *model) { return model->Cs != NULL; }
 
+static void free_names(char **v, int K)
+{
+    for (int k = 0; v && k < K; k++) free(v[k]);
+    free(v);
+}
+
+int fsvc_model_set_class_names(fsvc_model *model, const char *const *names, int K,
+                               fsvc_error *err)
+{
+    if (names && K != model->K)
+        return fsvc_fail(err, FSVC_EINPUT, "class names: %d names for %d classes", K,
+                         model->K);
+    char **v = NULL;
+    if (names) {
+        if (!(v = calloc((size_t)K, sizeof *v)))
+            return fsvc_fail(err, FSVC_ERESOURCE, "class names: out of memory");
+        for (int k = 0; k < K; k++)
+            if (!names[k] || !(v[k] = strdup(names[k]))) {
+                free_names(v, K);
+                return names[k] ? fsvc_fail(err, FSVC_ERESOURCE, "class names: out of memory")
+                                : fsvc_fail(err, FSVC_EINPUT, "class names: class %d has "
+                                            "none", k + 1);
+            }
+    }
+    char **old = model->class_names;
+    model->class_names = v;
+    int rc = fsvc_model_check(model, "class names", err); /* the model file's rules */
+    if (rc) {
+        model->class_names = old;
+        free_names(v, K);
+        return rc;
+    }
+    free_names(old, model->K);
+    return FSVC_OK;
+}
+
+const char *fsvc_model_class_name(const fsvc_model *model, int k)
+{
+    return model->class_names && k >= 0 && k < model->K ? model->class_names[k] : NULL;
+}
+
 fsvc_dataset *fsvc_dataset_alloc(void) { return calloc(1, sizeof(fsvc_dataset)); }
 
 void fsvc_dataset_release(fsvc_dataset *d)

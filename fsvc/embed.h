@@ -65,6 +65,16 @@ int fsvc_predict_csr_view(int *pred, double *score, const fsvc_model *model,
  * beyond FSVC_DENSE_MAX_N features), else 0. */
 int fsvc_model_is_sparse(const fsvc_model *model);
 
+/* ---- class names (what a PNG folder's model keeps; a binding's string
+ * labels) ----
+ * Sets the model's K class names (copied; NULL: none), after checking them
+ * as a model file's (non-empty, at most FSVC_MODEL_MAX_NAME bytes, no
+ * control character, distinct): FSVC_EINPUT and the model unchanged
+ * otherwise. name: class k's name or NULL when the model has none. */
+int fsvc_model_set_class_names(fsvc_model *model, const char *const *names, int K,
+                               fsvc_error *err);
+const char *fsvc_model_class_name(const fsvc_model *model, int k);
+
 /* ---- datasets loaded by fsvc_dataset_load, read through a handle ----
  * meta[0..7] = N, n, dtype, has_labels, K, rows, cols, scale. x: N x n of
  * dtype; y: N label values or NULL; class name k (PNG class folders) or

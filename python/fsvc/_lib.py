@@ -121,6 +121,8 @@ _sig = {
     "fsvc_predict_csr_view": (_I, [_P, _P, _P, ctypes.POINTER(Csr), _I64, ctypes.c_char_p, _I,
                                    _E]),
     "fsvc_model_is_sparse": (_I, [_P]),
+    "fsvc_model_set_class_names": (_I, [_P, ctypes.POINTER(ctypes.c_char_p), _I, _E]),
+    "fsvc_model_class_name": (ctypes.c_char_p, [_P, _I]),
     "fsvc_dataset_load_csr": (_I, [_P, ctypes.c_char_p, _I, _E]),
     "fsvc_dataset_csr": (ctypes.POINTER(Csr), [_P]),
     "fsvc_model_to_bytes": (_I, [ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_size_t), _P,

@@ -133,6 +133,22 @@ class Model:
         """True for a sparse model (trained on sparse data: CSR centroids)."""
         return bool(lib.fsvc_model_is_sparse(self._h))
 
+    def class_names(self):
+        """The K class names the model keeps, or None."""
+        K = self.meta["K"]
+        names = [lib.fsvc_model_class_name(self._h, k) for k in range(K)]
+        if not K or not all(names):
+            return None
+        return [v.decode("utf-8") for v in names]
+
+    def set_class_names(self, names):
+        """Keeps names (K str) in the model, or raises FSVCInputError (the
+        model unchanged) for names a model file cannot hold."""
+        b = [str(v).encode("utf-8") for v in names]
+        arr = (ctypes.c_char_p * len(b))(*b)
+        err = Error()
+        check(lib.fsvc_model_set_class_names(self._h, arr, len(b), ctypes.byref(err)), err)
+
     def class_values(self):
         K = self.meta["K"]
         if K == 0:

@@ -377,8 +377,37 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
             raise RuntimeError("fsvc: the model has %d classes, expected %d"
                                % (model.meta["K"], len(classes)))
         self.classes_ = classes
+        self._names_kept = self._keep_names(model, classes)
         self._warn(model, X.shape[0])
         return self._set_model(model, rows, cols)
+
+    @staticmethod
+    def _keep_names(model, classes):
+        """String labels become the model's class names (as a PNG folder's
+        classes do), so that the model file, `fsvc predict` and
+        from_model_file keep them. True when kept or not needed; False for
+        strings a model file cannot hold (empty, control characters)."""
+        if classes.dtype.kind in "biuf":
+            return True
+        if not all(isinstance(c, str) for c in classes.tolist()):
+            return False
+        try:
+            model.set_class_names(classes.tolist())
+        except FSVCInputError:
+            return False
+        return True
+
+    def save_model(self, path):
+        """Writes the fitted model as an fsvc model file (`fsvc predict` reads
+        it); string labels are kept as its class names."""
+        check_is_fitted(self)
+        if not getattr(self, "_names_kept", True):
+            warnings.warn("fsvc: the labels %r cannot be class names of a model file (names "
+                          "must be non-empty strings without control characters); the file "
+                          "keeps class indices 0..%d" % (list(self.classes_)[:5],
+                                                          len(self.classes_) - 1),
+                          FSVCWarning, stacklevel=2)
+        self._model.save(path)
 
     def _scores(self, X):
         check_is_fitted(self)
@@ -420,6 +449,11 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
         if meta["regression"]:
             raise ValueError("this fsvc model is a regression model: use FSVCRegressor")
         est = cls()
+        names = model.class_names()
+        if names is not None:  # string labels, or a PNG folder's classes
+            est.classes_ = np.array(names)
+            est.n_features_in_ = meta["n"]
+            return est._set_model(model, meta["rows"], meta["cols"])
         v = model.class_values()
         # int64 only where every label is an integer int64 holds (|v| < 2**63):
         # 1e19 would become int64's minimum
