@@ -12,6 +12,7 @@ it is, with no copy; any other dtype or layout is copied once to float64.
 same as the CLI does.)
 """
 import numbers
+import os
 import re
 import warnings
 
@@ -148,7 +149,7 @@ class _FSVCBase(BaseEstimator):
              ("readout", _format(self.readout)), ("lambda", _format(self.lam)),
              ("eta", _format(self.eta)), ("epochs", _format(self.epochs)),
              ("scale", _format(self.scale)), ("preprocess", _format(self.preprocess)),
-             ("backend", _format(self.backend)), ("threads", _format(self.threads)),
+             ("backend", _format(self.backend)), ("threads", _format(self._threads())),
              ("solver", _format(self.solver)), ("cg-tol", _format(self.cg_tol)),
              ("augment", _format(self.augment)), ("precision", _format(self.precision)),
              ("shuffle", str(seed))]  # sets the seed (and the shuffle, undone below)
@@ -157,6 +158,17 @@ class _FSVCBase(BaseEstimator):
         if not self.shuffle:
             s.append(("shuffle", "off"))  # keeps the seed for -s random
         return s
+
+    def _threads(self):
+        """threads, with 0 (every core) read as $OMP_NUM_THREADS when that is
+        set: joblib's worker processes get cores // n_jobs there, so that
+        GridSearchCV(n_jobs=2) does not run two fits on every core each."""
+        t = self.threads
+        if isinstance(t, numbers.Integral) and not isinstance(t, (bool, np.bool_)) and t == 0:
+            first = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+            if first.isdigit() and int(first) > 0:
+                return int(first)
+        return t
 
     # ---- input checks ----
     def _check_X(self, X, reset):
@@ -412,7 +424,7 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
     def _scores(self, X):
         check_is_fitted(self)
         X, rows, cols = self._check_X(X, reset=False)
-        return _predict(self._model, X, self.backend, self.threads, True, rows, cols)
+        return _predict(self._model, X, self.backend, self._threads(), True, rows, cols)
 
     def predict(self, X):
         pred, _ = self._scores(X)
@@ -480,7 +492,7 @@ class FSVCRegressor(RegressorMixin, _FSVCBase):
     def predict(self, X):
         check_is_fitted(self)
         X, rows, cols = self._check_X(X, reset=False)
-        _, score = _predict(self._model, X, self.backend, self.threads, True, rows, cols)
+        _, score = _predict(self._model, X, self.backend, self._threads(), True, rows, cols)
         return score[:, 0].copy()
 
     @classmethod
