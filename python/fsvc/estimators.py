@@ -9,7 +9,11 @@ kept for the deskew preprocessing, as the CLI keeps it for IDX and PNG
 data). A C-contiguous uint8, float32 or float64 array goes to the engine as
 it is, with no copy; any other dtype or layout is copied once to float64.
 (The engine then prepares its own input, preprocessing and scaling, the
-same as the CLI does.)
+same as the CLI does.) X may also be a scipy sparse matrix: kept sparse
+(the engine's sparse path, a sparse model) by `fsvc train`'s rule for
+LIBSVM files, else made dense (_sparse_or_dense).
+
+threads=0 is every core, or $OMP_NUM_THREADS when set (joblib's workers).
 """
 import numbers
 import os
