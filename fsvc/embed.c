@@ -7,6 +7,7 @@
  * folder and an anonymous memory file), so the bytes follow the one file
  * format and its checks (magic, version, CRC32, sizes) whatever they are. */
 #include "embed.h"
+#include "sparse.h"
 
 #include <errno.h>
 #include <math.h>
@@ -113,6 +114,102 @@ int fsvc_predict_view(int *pred, double *score, const fsvc_model *model, const v
     return rc;
 }
 
+/* d: a view of the caller's CSR rows (as view, for sparse data). */
+static int csr_view(fsvc_dataset *d, const fsvc_csr *x, int64_t n, const double *y,
+                    int classes, fsvc_error *err)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->source, sizeof d->source, "sparse array");
+    if (!x || x->rows < 1 || n < 1)
+        return fsvc_fail(err, FSVC_EINPUT, "sparse array: %lld x %lld samples: need at least "
+                         "one sample and one feature", (long long)(x ? x->rows : 0),
+                         (long long)n);
+    if (n > FSVC_CSR_MAX_N)
+        return fsvc_fail(err, FSVC_EINPUT, "sparse array: %lld features; sparse data holds at "
+                         "most %d", (long long)n, FSVC_CSR_MAX_N);
+    int rc = fsvc_csr_check(x, (int)n, "sparse array", err);
+    if (rc) return rc;
+    d->N = x->rows; d->n = (int)n; d->dtype = FSVC_F32;
+    d->csr = (fsvc_csr *)x; /* read only, as view's x */
+    if (y) {
+        d->y = (double *)y;
+        d->has_labels = 1;
+        if (classes) return fsvc_dataset_index_classes(d, err);
+    }
+    return FSVC_OK;
+}
+
+int fsvc_train_csr_view(fsvc_model *model, fsvc_train_info *info, const fsvc_csr *x,
+                        int64_t n, const double *y, const fsvc_param *p, fsvc_error *err)
+{
+    if (!y) return fsvc_fail(err, FSVC_EINPUT, "sparse array: training needs labels");
+    fsvc_dataset d;
+    int rc = csr_view(&d, x, n, y, !p->regression, err);
+    if (!rc) {
+        fsvc_free_model(model);
+        rc = fsvc_train(model, info, &d, p, err);
+    }
+    view_done(&d);
+    return rc;
+}
+
+int fsvc_predict_csr_view(int *pred, double *score, const fsvc_model *model,
+                          const fsvc_csr *x, int64_t n, const char *backend, int threads,
+                          fsvc_error *err)
+{
+    fsvc_dataset d;
+    int rc = csr_view(&d, x, n, NULL, 0, err);
+    if (!rc && n != model->n)
+        rc = fsvc_fail(err, FSVC_EINPUT, "sparse array: %lld features, the model has %d",
+                       (long long)n, model->n);
+    if (!rc) rc = fsvc_predict(pred, score, model, &d, backend, threads, err);
+    view_done(&d);
+    return rc;
+}
+
+int fsvc_model_is_sparse(const fsvc_model *model) { return model->Cs != NULL; }
+
+static void free_names(char **v, int K)
+{
+    for (int k = 0; v && k < K; k++) free(v[k]);
+    free(v);
+}
+
+int fsvc_model_set_class_names(fsvc_model *model, const char *const *names, int K,
+                               fsvc_error *err)
+{
+    if (names && K != model->K)
+        return fsvc_fail(err, FSVC_EINPUT, "class names: %d names for %d classes", K,
+                         model->K);
+    char **v = NULL;
+    if (names) {
+        if (!(v = calloc((size_t)K, sizeof *v)))
+            return fsvc_fail(err, FSVC_ERESOURCE, "class names: out of memory");
+        for (int k = 0; k < K; k++)
+            if (!names[k] || !(v[k] = strdup(names[k]))) {
+                free_names(v, K);
+                return names[k] ? fsvc_fail(err, FSVC_ERESOURCE, "class names: out of memory")
+                                : fsvc_fail(err, FSVC_EINPUT, "class names: class %d has "
+                                            "none", k + 1);
+            }
+    }
+    char **old = model->class_names;
+    model->class_names = v;
+    int rc = fsvc_model_check(model, "class names", err); /* the model file's rules */
+    if (rc) {
+        model->class_names = old;
+        free_names(v, K);
+        return rc;
+    }
+    free_names(old, model->K);
+    return FSVC_OK;
+}
+
+const char *fsvc_model_class_name(const fsvc_model *model, int k)
+{
+    return model->class_names && k >= 0 && k < model->K ? model->class_names[k] : NULL;
+}
+
 fsvc_dataset *fsvc_dataset_alloc(void) { return calloc(1, sizeof(fsvc_dataset)); }
 
 void fsvc_dataset_release(fsvc_dataset *d)
@@ -125,10 +222,22 @@ void fsvc_dataset_release(fsvc_dataset *d)
 int fsvc_dataset_load_with(fsvc_dataset *d, const char *source, int resize,
                            int allow_unlabelled, int n_features, fsvc_error *err)
 {
-    fsvc_load_opts o = { resize, allow_unlabelled, n_features, FSVC_STORE_DENSE, 0, 0 };
+    fsvc_load_opts o = { .resize = resize, .allow_unlabelled = allow_unlabelled,
+                         .n_features = n_features, .storage = FSVC_STORE_DENSE };
     fsvc_dataset_free(d);
     return fsvc_dataset_load(d, source, &o, err);
 }
+
+int fsvc_dataset_load_csr(fsvc_dataset *d, const char *path, int n_features,
+                          fsvc_error *err)
+{
+    fsvc_load_opts o = { .n_features = n_features, .storage = FSVC_STORE_SPARSE,
+                         .sparse_finite = 1 };
+    fsvc_dataset_free(d);
+    return fsvc_dataset_load(d, path, &o, err);
+}
+
+const fsvc_csr *fsvc_dataset_csr(const fsvc_dataset *d) { return d->csr; }
 
 void fsvc_dataset_meta(int64_t meta[8], const fsvc_dataset *d)
 {

@@ -48,6 +48,33 @@ int fsvc_predict_view(int *pred, double *score, const fsvc_model *model,
                       int64_t cols, const char *backend, int threads,
                       fsvc_error *err);
 
+/* ---- sparse data: CSR on caller memory (what `fsvc train` does with a
+ * sparse LIBSVM file, fsvc/sparse.h) ----
+ * x: x->rows samples of n features (1..FSVC_CSR_MAX_N) in CSR form: int64
+ * offsets, int32 columns strictly ascending within a row in [0, n), finite
+ * float values; used in place, not copied, checked first (FSVC_EINPUT
+ * naming "sparse array"). Training makes a sparse model (centroids kept
+ * as CSR, memory growing with the nonzeros, never with N x n); predict
+ * takes a sparse or dense model (fsvc_predict). */
+int fsvc_train_csr_view(fsvc_model *model, fsvc_train_info *info, const fsvc_csr *x,
+                        int64_t n, const double *y, const fsvc_param *p, fsvc_error *err);
+int fsvc_predict_csr_view(int *pred, double *score, const fsvc_model *model,
+                          const fsvc_csr *x, int64_t n, const char *backend, int threads,
+                          fsvc_error *err);
+/* 1 when the model's centroids are sparse (it predicts CSR input only
+ * beyond FSVC_DENSE_MAX_N features), else 0. */
+int fsvc_model_is_sparse(const fsvc_model *model);
+
+/* ---- class names (what a PNG folder's model keeps; a binding's string
+ * labels) ----
+ * Sets the model's K class names (copied; NULL: none), after checking them
+ * as a model file's (non-empty, at most FSVC_MODEL_MAX_NAME bytes, no
+ * control character, distinct): FSVC_EINPUT and the model unchanged
+ * otherwise. name: class k's name or NULL when the model has none. */
+int fsvc_model_set_class_names(fsvc_model *model, const char *const *names, int K,
+                               fsvc_error *err);
+const char *fsvc_model_class_name(const fsvc_model *model, int k);
+
 /* ---- datasets loaded by fsvc_dataset_load, read through a handle ----
  * meta[0..7] = N, n, dtype, has_labels, K, rows, cols, scale. x: N x n of
  * dtype; y: N label values or NULL; class name k (PNG class folders) or
@@ -56,6 +83,12 @@ fsvc_dataset *fsvc_dataset_alloc(void);
 void fsvc_dataset_release(fsvc_dataset *d);
 int fsvc_dataset_load_with(fsvc_dataset *d, const char *source, int resize,
                            int allow_unlabelled, int n_features, fsvc_error *err);
+/* A LIBSVM file read sparse (FSVC_STORE_SPARSE, values beyond float32's
+ * range refused at their line): fsvc_dataset_csr gives its rows (NULL for
+ * dense data). n_features > 0 forces n (up to FSVC_CSR_MAX_N). */
+int fsvc_dataset_load_csr(fsvc_dataset *d, const char *path, int n_features,
+                          fsvc_error *err);
+const fsvc_csr *fsvc_dataset_csr(const fsvc_dataset *d);
 void fsvc_dataset_meta(int64_t meta[8], const fsvc_dataset *d);
 const void *fsvc_dataset_x(const fsvc_dataset *d);
 const double *fsvc_dataset_y(const fsvc_dataset *d);

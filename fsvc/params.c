@@ -435,8 +435,9 @@ static const setting table[] = {
       "the seed of every random choice: the shuffled pass order, -s random,\n"
       "-s kmeans++, the folds of -v"),
     S("max-neurons", 0, "M", NULL, 1, max_neurons,
-      "cap on the centroids; -s random and -s kmeans++ take M (0: no cap,\n"
-      "10000 for random and kmeans++)"),
+      "cap on the centroids; -s random and -s kmeans++ take M (0: no cap;\n"
+      "for random and kmeans++ min(N, max(25 sqrt(N), N/2), 10000) of N\n"
+      "dense samples, min(N, 10000) of sparse ones)"),
     S("backend", 0, NULL, bnl_backend_names, 0, backend,
       "engine backend; cuda without a usable device prints one line and runs\n"
       "on the CPU"),
@@ -596,4 +597,15 @@ int fsvc_param_canon(char *s, size_t cap, const fsvc_param *p)
         if (fsvc_settings_add(s, cap, table[i].info.name, v)) return FSVC_EUSAGE;
     }
     return FSVC_OK;
+}
+
+int64_t fsvc_default_centroids(int64_t N)
+{
+    /* the ridge costs about N m^2, an SVM about N^2: m growing as sqrt(N)
+     * keeps small sets near an SVM's time (results/small_data.md); half
+     * the samples from N = 2500 keeps medium sets' accuracy */
+    double m = FSVC_CENTROIDS_SQRT * sqrt((double)N);
+    if (m < N / 2.0) m = N / 2.0;
+    if (m > FSVC_CENTROIDS_MAX) m = FSVC_CENTROIDS_MAX;
+    return (int64_t)m < N ? (int64_t)m : N;
 }

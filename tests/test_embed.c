@@ -123,6 +123,86 @@ static void test_proba(void **state)
     assert_true(r[1] > r[0]);
 }
 
+/* The CSR view (issue 27 item 2): the engine's sparse path on caller
+ * rows, the same predictions as the dense view's data made sparse, a
+ * sparse model, bad rows refused naming "sparse array", memory untouched. */
+static void test_csr_view(void **state)
+{
+    (void)state;
+    static float x[N * n];
+    double y[N];
+    data(x, y);
+    static int64_t ptr[N + 1];
+    static int32_t col[N * n];
+    static float val[N * n];
+    int64_t nnz = 0;
+    for (int i = 0; i < N; i++) {
+        ptr[i] = nnz;
+        for (int k = 0; k < n; k++)
+            if (x[i * n + k] != 0) { col[nnz] = k; val[nnz++] = x[i * n + k]; }
+    }
+    ptr[N] = nnz;
+    fsvc_csr a = {N, nnz, ptr, col, val};
+    static float val0[N * n];
+    memcpy(val0, val, sizeof val);
+    fsvc_error err;
+    fsvc_param *p = fsvc_param_alloc(0, 0);
+    fsvc_model *M = fsvc_model_alloc();
+    if (fsvc_train_csr_view(M, NULL, &a, n, y, p, &err)) fail_msg("%s", err.msg);
+    assert_memory_equal(val, val0, sizeof val);
+    assert_int_equal(fsvc_model_is_sparse(M), 1);
+    int pred[N];
+    if (fsvc_predict_csr_view(pred, NULL, M, &a, n, "cpu", 1, &err)) fail_msg("%s", err.msg);
+    for (int i = 0; i < N; i++) assert_int_equal(pred[i], i % 2);
+    assert_int_equal(fsvc_predict_csr_view(pred, NULL, M, &a, n + 1, "cpu", 1, &err),
+                     FSVC_EINPUT);
+    assert_non_null(strstr(err.msg, "sparse array: 5 features, the model has 4"));
+    int32_t c0 = col[0];
+    col[0] = n; /* a column beyond n */
+    assert_int_equal(fsvc_train_csr_view(M, NULL, &a, n, y, p, &err), FSVC_EINPUT);
+    assert_non_null(strstr(err.msg, "sparse array"));
+    col[0] = c0;
+    a.row_ptr[N] = nnz + 1; /* offsets that do not end at nnz */
+    assert_int_equal(fsvc_predict_csr_view(pred, NULL, M, &a, n, "cpu", 1, &err), FSVC_EINPUT);
+    a.row_ptr[N] = nnz;
+    fsvc_model_release(M);
+    fsvc_param_release(p);
+}
+
+/* Class names set on a trained model: kept when a model file can hold
+ * them, refused (the model's names unchanged) when it cannot. */
+static void test_class_names(void **state)
+{
+    (void)state;
+    static float x[N * n];
+    double y[N];
+    data(x, y);
+    fsvc_error err;
+    fsvc_param *p = fsvc_param_alloc(0, 0);
+    fsvc_model *M = fsvc_model_alloc();
+    if (fsvc_train_view(M, NULL, x, N, n, FSVC_F32, 0, 0, y, p, &err)) fail_msg("%s", err.msg);
+    assert_null(fsvc_model_class_name(M, 0));
+    const char *good[] = {"cat", "dog"}, *empty[] = {"cat", ""}, *twice[] = {"a", "a"};
+    if (fsvc_model_set_class_names(M, good, 2, &err)) fail_msg("%s", err.msg);
+    assert_string_equal(fsvc_model_class_name(M, 1), "dog");
+    assert_int_equal(fsvc_model_set_class_names(M, empty, 2, &err), FSVC_EINPUT);
+    assert_int_equal(fsvc_model_set_class_names(M, twice, 2, &err), FSVC_EINPUT);
+    assert_int_equal(fsvc_model_set_class_names(M, good, 3, &err), FSVC_EINPUT);
+    assert_string_equal(fsvc_model_class_name(M, 0), "cat"); /* unchanged */
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    if (fsvc_model_to_bytes(&buf, &len, M, &err)) fail_msg("%s", err.msg);
+    fsvc_model *B = fsvc_model_alloc();
+    if (fsvc_model_from_bytes(B, buf, len, "bytes", &err)) fail_msg("%s", err.msg);
+    assert_string_equal(fsvc_model_class_name(B, 1), "dog"); /* in the file */
+    if (fsvc_model_set_class_names(B, NULL, 0, &err)) fail_msg("%s", err.msg);
+    assert_null(fsvc_model_class_name(B, 0));
+    fsvc_bytes_free(buf);
+    fsvc_model_release(B);
+    fsvc_model_release(M);
+    fsvc_param_release(p);
+}
+
 int main(void)
 {
     fsvc_set_print(fsvc_print_discard);
@@ -130,6 +210,8 @@ int main(void)
         cmocka_unit_test(test_view_train_predict),
         cmocka_unit_test(test_param_regression),
         cmocka_unit_test(test_proba),
+        cmocka_unit_test(test_csr_view),
+        cmocka_unit_test(test_class_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,6 +136,27 @@ static void defaults_are_valid(void **state)
     assert_int_equal(fsvc_param_check(&p, &err), FSVC_EUSAGE);
 }
 
+/* The default centroid count (issue 27 item 11): every sample of a small
+ * set, 25 sqrt(N) up to 2500 samples, N / 2 up to 20000, then 10000;
+ * never more than N, growing with N. */
+static void default_centroids(void **state)
+{
+    (void)state;
+    const int64_t cases[][2] = {{1, 1},         {2, 2},         {625, 625},
+                                {1150, 847},    {1437, 947},    {2160, 1161},
+                                {2500, 1250},   {3058, 1529},   {10000, 5000},
+                                {20000, 10000}, {60000, 10000}, {(int64_t)1 << 40, 10000}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        if (fsvc_default_centroids(cases[i][0]) != cases[i][1])
+            fail_msg("N %lld: %lld centroids, expected %lld", (long long)cases[i][0],
+                     (long long)fsvc_default_centroids(cases[i][0]), (long long)cases[i][1]);
+    for (int64_t N = 1, last = 0; N < 100000; N += 1 + N / 50) {
+        int64_t m = fsvc_default_centroids(N);
+        assert_true(m >= last && m >= 1 && m <= N);
+        last = m;
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -143,6 +164,7 @@ int main(void)
         cmocka_unit_test(radius_forms),
         cmocka_unit_test(bad_values_refused),
         cmocka_unit_test(defaults_are_valid),
+        cmocka_unit_test(default_centroids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

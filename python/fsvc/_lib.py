@@ -12,11 +12,13 @@ import sys
 import threading
 
 __all__ = ["lib", "library_path", "blas_core", "FSVCError", "FSVCUsageError", "FSVCInputError",
-           "FSVCWarning", "TrainInfo",
+           "FSVCWarning", "TrainInfo", "Csr",
            "FSVCResourceError", "check", "Error"]
 
 FSVC_OK, FSVC_EUSAGE, FSVC_EINPUT, FSVC_ERESOURCE = 0, 1, 2, 3
 DENSE_MAX_N = 65536  # FSVC_DENSE_MAX_N of datasets/fsvc_data.h: dense features
+CSR_MAX_N = 1 << 24  # FSVC_CSR_MAX_N: sparse features
+SPARSE_AUTO_CELLS = 1 << 25  # FSVC_SPARSE_AUTO_CELLS: `fsvc train`'s dense/sparse rule
 
 
 class FSVCError(Exception):
@@ -53,6 +55,13 @@ class TrainInfo(ctypes.Structure):
                 ("t_ridge", ctypes.c_double * 3), ("solver", ctypes.c_int),
                 ("solver_rule", ctypes.c_int), ("cg_iter", ctypes.c_int),
                 ("cg_res", ctypes.c_double), ("cg_converged", ctypes.c_int)]
+
+
+class Csr(ctypes.Structure):
+    """fsvc_csr (datasets/fsvc_data.h): int64 offsets, int32 columns, float values."""
+    _fields_ = [("rows", ctypes.c_int64), ("nnz", ctypes.c_int64),
+                ("row_ptr", ctypes.c_void_p), ("col", ctypes.c_void_p),
+                ("val", ctypes.c_void_p)]
 
 
 class Error(ctypes.Structure):
@@ -108,6 +117,14 @@ _sig = {
     "fsvc_train_view": (_I, [_P, _P, _P, _I64, _I64, _I, _I64, _I64, _P, _P, _E]),
     "fsvc_predict_view": (_I, [_P, _P, _P, _P, _I64, _I64, _I, _I64, _I64, ctypes.c_char_p, _I,
                                _E]),
+    "fsvc_train_csr_view": (_I, [_P, _P, ctypes.POINTER(Csr), _I64, _P, _P, _E]),
+    "fsvc_predict_csr_view": (_I, [_P, _P, _P, ctypes.POINTER(Csr), _I64, ctypes.c_char_p, _I,
+                                   _E]),
+    "fsvc_model_is_sparse": (_I, [_P]),
+    "fsvc_model_set_class_names": (_I, [_P, ctypes.POINTER(ctypes.c_char_p), _I, _E]),
+    "fsvc_model_class_name": (ctypes.c_char_p, [_P, _I]),
+    "fsvc_dataset_load_csr": (_I, [_P, ctypes.c_char_p, _I, _E]),
+    "fsvc_dataset_csr": (ctypes.POINTER(Csr), [_P]),
     "fsvc_model_to_bytes": (_I, [ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_size_t), _P,
                                  _E]),
     "fsvc_model_from_bytes": (_I, [_P, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,

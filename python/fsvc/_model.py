@@ -5,8 +5,8 @@ import ctypes
 
 import numpy as np
 
-from ._lib import (DENSE_MAX_N, Error, FSVCInputError, FSVCUsageError, TrainInfo, check, lib,
-                   verbose_lines)
+from ._lib import (DENSE_MAX_N, Csr, Error, FSVCInputError, FSVCUsageError, TrainInfo, check,
+                   lib, verbose_lines)
 
 _DTYPES = {np.dtype(np.uint8): 0, np.dtype(np.float32): 1, np.dtype(np.float64): 2}
 
@@ -37,7 +37,23 @@ class Model:
     # ---- construction ----
     @classmethod
     def train(cls, X, y, settings, regression, rows=0, cols=0, verbose=False):
-        """settings: (name, value) pairs for fsvc_param_set, applied in order."""
+        """settings: (name, value) pairs for fsvc_param_set, applied in order.
+        X: a dense array, or a scipy CSR matrix (the sparse path of `fsvc
+        train`: a sparse model)."""
+        if _is_sparse(X):
+            a, arrays = engine_csr(X)  # arrays: the memory a points to, kept alive
+            n = X.shape[1]
+            return cls._train(settings, regression, verbose, y,
+                              lambda m, info, yp, p, err: lib.fsvc_train_csr_view(
+                                  m._h, info, ctypes.byref(a), n, yp, p, err))
+        X = engine_array(X)
+        return cls._train(settings, regression, verbose, y,
+                          lambda m, info, yp, p, err: lib.fsvc_train_view(
+                              m._h, info, X.ctypes.data, X.shape[0], X.shape[1],
+                              _DTYPES[X.dtype], rows, cols, yp, p, err))
+
+    @classmethod
+    def _train(cls, settings, regression, verbose, y, call):
         err = Error()
         p = lib.fsvc_param_alloc(1 if regression else 0, 1 if verbose else 0)
         if not p:
@@ -53,13 +69,10 @@ class Model:
             # threads reach the library through the parameters only: it
             # brackets its own BLAS calls (OpenBLAS's count is process-wide)
             m = cls()
-            X = engine_array(X)
             y = np.ascontiguousarray(y, dtype=np.float64)
             info = TrainInfo()
             with verbose_lines(verbose):
-                rc = lib.fsvc_train_view(m._h, ctypes.byref(info), X.ctypes.data, X.shape[0],
-                                         X.shape[1], _DTYPES[X.dtype], rows, cols,
-                                         y.ctypes.data, p, ctypes.byref(err))
+                rc = call(m, ctypes.byref(info), y.ctypes.data, p, ctypes.byref(err))
             check(rc, err)
             m.train_info = info  # what the warnings of fit read
             return m
@@ -83,13 +96,12 @@ class Model:
         return m._usable(str(path))
 
     def _usable(self, what):
-        """self, or FSVCInputError for a model no array can reach: arrays are
-        dense, at most DENSE_MAX_N features (a sparse model of `fsvc train`
-        may have up to 2**24)."""
+        """self, or FSVCInputError for a dense model beyond what arrays hold
+        (a sparse model of any size takes scipy CSR input)."""
         n = self.meta["n"]
-        if n > DENSE_MAX_N:
-            raise FSVCInputError(2, "%s: the model has %d features; arrays hold at most %d "
-                                    "(use `fsvc predict` on sparse data)" % (what, n, DENSE_MAX_N))
+        if n > DENSE_MAX_N and not self.sparse:
+            raise FSVCInputError(2, "%s: the model has %d features; arrays hold at most %d"
+                                 % (what, n, DENSE_MAX_N))
         return self
 
     # ---- output ----
@@ -116,6 +128,27 @@ class Model:
         keys = ("n", "rows", "cols", "K", "Kout", "m", "regression", "dtype")
         return dict(zip(keys, (int(v) for v in a)))
 
+    @property
+    def sparse(self):
+        """True for a sparse model (trained on sparse data: CSR centroids)."""
+        return bool(lib.fsvc_model_is_sparse(self._h))
+
+    def class_names(self):
+        """The K class names the model keeps, or None."""
+        K = self.meta["K"]
+        names = [lib.fsvc_model_class_name(self._h, k) for k in range(K)]
+        if not K or not all(names):
+            return None
+        return [v.decode("utf-8") for v in names]
+
+    def set_class_names(self, names):
+        """Keeps names (K str) in the model, or raises FSVCInputError (the
+        model unchanged) for names a model file cannot hold."""
+        b = [str(v).encode("utf-8") for v in names]
+        arr = (ctypes.c_char_p * len(b))(*b)
+        err = Error()
+        check(lib.fsvc_model_set_class_names(self._h, arr, len(b), ctypes.byref(err)), err)
+
     def class_values(self):
         K = self.meta["K"]
         if K == 0:
@@ -124,18 +157,25 @@ class Model:
         return np.array(p[:K], dtype=np.float64)
 
     def predict(self, X, backend="cpu", threads=0, scores=True, rows=0, cols=0):
-        """(pred, score): N class indices (int32) and N x Kout readout scores."""
-        X = engine_array(X)
+        """(pred, score): N class indices (int32) and N x Kout readout scores.
+        X: a dense array or a scipy CSR matrix."""
         meta = self.meta
         N = X.shape[0]
         pred = np.empty(N, dtype=np.int32)
         score = np.empty((N, meta["Kout"]), dtype=np.float64) if scores else None
+        sp = score.ctypes.data if scores else None
         err = Error()
-        check(lib.fsvc_predict_view(pred.ctypes.data,
-                                    score.ctypes.data if scores else None, self._h,
-                                    X.ctypes.data, N, X.shape[1], _DTYPES[X.dtype], rows, cols,
-                                    str(backend).encode(), int(threads), ctypes.byref(err)),
-              err)
+        if _is_sparse(X):
+            a, arrays = engine_csr(X)  # noqa: F841 (the memory a points to)
+            rc = lib.fsvc_predict_csr_view(pred.ctypes.data, sp, self._h, ctypes.byref(a),
+                                           X.shape[1], str(backend).encode(), int(threads),
+                                           ctypes.byref(err))
+        else:
+            X = engine_array(X)
+            rc = lib.fsvc_predict_view(pred.ctypes.data, sp, self._h, X.ctypes.data, N,
+                                       X.shape[1], _DTYPES[X.dtype], rows, cols,
+                                       str(backend).encode(), int(threads), ctypes.byref(err))
+        check(rc, err)
         return pred, score
 
 
@@ -152,6 +192,26 @@ class Model:
         out = np.empty_like(score)
         lib.fsvc_model_proba(out.ctypes.data, score.ctypes.data, self._h, score.shape[0])
         return out
+
+
+def _is_sparse(X):
+    return hasattr(X, "indptr") and hasattr(X, "indices")
+
+
+def engine_csr(X):
+    """(fsvc_csr, arrays): a canonical scipy CSR matrix X (sorted, no
+    duplicates) as the engine takes it: int64 offsets, int32 columns and
+    float32 values, copies only of those of another dtype. The arrays must
+    outlive the struct."""
+    indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+    with np.errstate(over="ignore"):
+        data = np.ascontiguousarray(X.data, dtype=np.float32)
+    if not np.all(np.isfinite(data)):
+        raise FSVCInputError(2, "sparse X: a value beyond float32's range (about 3.4e38): "
+                                "sparse data is held as float32")
+    a = Csr(X.shape[0], len(data), indptr.ctypes.data, indices.ctypes.data, data.ctypes.data)
+    return a, (indptr, indices, data)
 
 
 def scores_proba(score):

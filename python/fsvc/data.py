@@ -1,16 +1,17 @@
 """Datasets as NumPy arrays, read by fsvc's own loaders (fsvc_dataset_load).
 
 Each loader returns (X, y): X uint8 or float (as the file holds it), shape
-(N, rows, cols) for images (IDX, PNG) and (N, n) otherwise; y float64 label
-values, or None for an unlabelled PNG folder. load_png_folder also returns
-the class names (one per class index, sorted like the folders). The arrays
-are copies of the loader's (the loader's memory is freed right after)."""
+(N, rows, cols) for images (IDX, PNG), a scipy CSR matrix (N, n) for
+LIBSVM text; y float64 label values, or None for an unlabelled PNG folder.
+load_png_folder also returns the class names (one per class index, sorted
+like the folders). The arrays are copies of the loader's (the loader's
+memory is freed right after)."""
 import ctypes
 import numbers
 
 import numpy as np
 
-from ._lib import DENSE_MAX_N, Error, FSVCUsageError, check, lib
+from ._lib import CSR_MAX_N, DENSE_MAX_N, Error, FSVCInputError, FSVCUsageError, check, lib
 
 __all__ = ["load_idx", "load_libsvm", "load_png_folder"]
 
@@ -60,10 +61,51 @@ def load_idx(source):
 
 
 def load_libsvm(path, n_features=0):
-    """A LIBSVM text file: (X float64 (N, n), y float64). n_features > 0
-    forces n (0: the largest index seen)."""
-    X, y, _ = _load(path, n_features=n_features)
-    return X, y
+    """A LIBSVM text file read sparse, as `fsvc train` reads a sparse file:
+    (X, y), X a scipy.sparse CSR matrix (N, n) of float32 values (what
+    fsvc's sparse form holds; a value beyond float32's range is refused at
+    its line), y float64 labels. Memory grows with the values in the file,
+    not with N x n. n_features > 0 forces n, up to 2**24 (0: the largest
+    index seen). X.toarray() gives the dense array (at most 65536 features
+    for the estimators' dense path)."""
+    import scipy.sparse as sp
+    if (isinstance(n_features, (bool, np.bool_)) or not isinstance(n_features, numbers.Integral)
+            or not 0 <= n_features <= CSR_MAX_N):
+        raise FSVCUsageError(1, "n_features: %r is not an integer in [0, %d] (0: the largest "
+                                "index seen)" % (n_features, CSR_MAX_N))
+    err = Error()
+    d = lib.fsvc_dataset_alloc()
+    if not d:
+        raise MemoryError("fsvc: out of memory for a dataset")
+    try:
+        check(lib.fsvc_dataset_load_csr(d, str(path).encode(), int(n_features),
+                                        ctypes.byref(err)), err)
+        a = (ctypes.c_int64 * 8)()
+        lib.fsvc_dataset_meta(a, d)
+        N, n, has_labels = int(a[0]), int(a[1]), int(a[3])
+        c = lib.fsvc_dataset_csr(d)
+        if not c:  # not a LIBSVM file: fsvc's loaders read every other source dense
+            raise FSVCInputError(2, "%s: not a LIBSVM text file" % path)
+        c = c.contents
+        indptr = _copy(c.row_ptr, N + 1, np.int64)
+        indices = _copy(c.col, c.nnz, np.int32)
+        data = _copy(c.val, c.nnz, np.float32)
+        X = sp.csr_matrix((data, indices, indptr), shape=(N, n))
+        y = None
+        if has_labels:
+            y = _copy(lib.fsvc_dataset_y(d), N, np.float64)
+        return X, y
+    finally:
+        lib.fsvc_dataset_release(d)
+
+
+def _copy(ptr, count, dtype):
+    """count values of dtype at the C pointer ptr, copied into a new array."""
+    t = np.dtype(dtype)
+    if count == 0:
+        return np.zeros(0, dtype=t)
+    addr = ctypes.cast(ptr, ctypes.c_void_p).value
+    return np.frombuffer(ctypes.string_at(addr, count * t.itemsize), dtype=t).copy()
 
 
 def load_png_folder(path, resize=False, allow_unlabelled=False):

@@ -9,24 +9,92 @@ kept for the deskew preprocessing, as the CLI keeps it for IDX and PNG
 data). A C-contiguous uint8, float32 or float64 array goes to the engine as
 it is, with no copy; any other dtype or layout is copied once to float64.
 (The engine then prepares its own input, preprocessing and scaling, the
-same as the CLI does.)
+same as the CLI does.) X may also be a scipy sparse matrix: kept sparse
+(the engine's sparse path, a sparse model) by `fsvc train`'s rule for
+LIBSVM files, else made dense (_sparse_or_dense).
+
+threads=0 is every core, or $OMP_NUM_THREADS when set (joblib's workers).
 """
 import numbers
+import os
+import re
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (check_array, check_consistent_length, check_is_fitted,
                                       column_or_1d)
 
-from ._lib import FSVCWarning
+from ._lib import DENSE_MAX_N, SPARSE_AUTO_CELLS, FSVCError, FSVCInputError, FSVCWarning
 from ._model import Model
 
 __all__ = ["FSVCClassifier", "FSVCRegressor"]
 
 _ACCEPTED = (np.float64, np.float32, np.uint8)  # the first is what others become
+
+
+class _DenseRows:
+    """A CSR matrix for a dense model: predicted FSVC_PREDICT_CHUNK rows at
+    a time, each chunk made dense (X.toarray()), so that the results are
+    those of the dense array, to the bit (the engine's chunks), without
+    the whole dense matrix in memory."""
+    CHUNK = 8192  # FSVC_PREDICT_CHUNK of fsvc/fsvc.h
+
+    def __init__(self, X):
+        self.X = X
+        self.shape = X.shape
+
+    def predict(self, model, backend, threads, scores, rows, cols):
+        N = self.shape[0]
+        pred = np.empty(N, dtype=np.int32)
+        score = np.empty((N, model.meta["Kout"]), dtype=np.float64)
+        for i in range(0, N, self.CHUNK):
+            part = np.ascontiguousarray(self.X[i:i + self.CHUNK].toarray())
+            pred[i:i + len(part)], score[i:i + len(part)] = model.predict(
+                part, backend, threads, True, rows, cols)
+        return pred, score if scores else None
+
+
+def _predict(model, X, backend, threads, scores, rows, cols):
+    if isinstance(X, _DenseRows):
+        return X.predict(model, backend, threads, scores, rows, cols)
+    return model.predict(X, backend, threads, scores, rows, cols)
+
+
+# `fsvc train`'s options as the estimators' parameters, for the engine's
+# messages that name an option to change ("raise lambda (-l)")
+_SHORT = {"r": "radius", "p": "prag", "d": "distance", "k": "kernel", "s": "selection",
+          "R": "readout", "l": "lam", "e": "eta", "E": "epochs", "w": "class_weight"}
+_LONG = {"lambda": "lam", "select": "selection", "dist": "distance"}
+
+
+def _python_terms(msg):
+    """msg with `fsvc train`'s options written as parameters: "(-R lms)" ->
+    "(readout='lms')", "(-l, now 1e-05)" -> "(lam, now 1e-05)",
+    "--max-neurons" -> "max_neurons"."""
+    def short(m):
+        name = _SHORT.get(m.group(1))
+        if name is None:
+            return m.group(0)
+        return name + ("='%s'" % m.group(2) if m.group(2) else "")
+
+    def long(m):
+        name = _LONG.get(m.group(1), m.group(1).replace("-", "_"))
+        return name + ("='%s'" % m.group(2) if m.group(2) else "")
+    msg = re.sub(r"(?<![\w-])--([a-z][a-z-]*)(?: ([a-z0-9][\w+.]*)(?=[),;]))?", long, msg)
+    msg = re.sub(r"(?<![\w-])-([a-zA-Z])(?: ([a-z][\w+]*)(?=[),;]))?(?![\w-])", short, msg)
+    return re.sub(r"\b(\w+)(?: / |, )\1\b", r"\1", msg)  # "-w, --class-weight"
+
+
+def _train(X, y, settings, regression, rows, cols, verbose):
+    """Model.train, its errors in the estimators' terms."""
+    try:
+        return Model.train(X, y, settings, regression, rows, cols, verbose)
+    except FSVCError as e:
+        raise type(e)(e.code, _python_terms(e.msg)) from None
 
 
 def _format(v):
@@ -85,7 +153,7 @@ class _FSVCBase(BaseEstimator):
              ("readout", _format(self.readout)), ("lambda", _format(self.lam)),
              ("eta", _format(self.eta)), ("epochs", _format(self.epochs)),
              ("scale", _format(self.scale)), ("preprocess", _format(self.preprocess)),
-             ("backend", _format(self.backend)), ("threads", _format(self.threads)),
+             ("backend", _format(self.backend)), ("threads", _format(self._threads())),
              ("solver", _format(self.solver)), ("cg-tol", _format(self.cg_tol)),
              ("augment", _format(self.augment)), ("precision", _format(self.precision)),
              ("shuffle", str(seed))]  # sets the seed (and the shuffle, undone below)
@@ -95,10 +163,32 @@ class _FSVCBase(BaseEstimator):
             s.append(("shuffle", "off"))  # keeps the seed for -s random
         return s
 
+    def _threads(self):
+        """threads, with 0 (every core) read as $OMP_NUM_THREADS when that is
+        set: joblib's worker processes get cores // n_jobs there, so that
+        GridSearchCV(n_jobs=2) does not run two fits on every core each."""
+        t = self.threads
+        if isinstance(t, numbers.Integral) and not isinstance(t, (bool, np.bool_)) and t == 0:
+            first = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+            if first.isdigit() and int(first) > 0:
+                return int(first)
+        return t
+
     # ---- input checks ----
     def _check_X(self, X, reset):
-        """(X2d, rows, cols): X as a C-contiguous 2-D engine array."""
+        """(X2d, rows, cols): X as a C-contiguous 2-D engine array, or as a
+        canonical scipy CSR matrix where the sparse path takes it (see
+        _sparse_or_dense)."""
         self._check_feature_names(X, reset=reset)
+        if sp.issparse(X):
+            X = check_array(X, accept_sparse="csr", dtype=_ACCEPTED, estimator=self)
+            self._check_n_features(X, reset=reset)
+            X = self._sparse_or_dense(X, reset)
+            if isinstance(X, _DenseRows):  # a dense model: its dense checks
+                self._check_u8(X.X.dtype)
+                return X, self.image_shape_[0] if self.image_shape_ else 0, \
+                    self.image_shape_[1] if self.image_shape_ else 0
+            return X, 0, 0
         X = check_array(X, dtype=_ACCEPTED, order="C", allow_nd=True,
                         estimator=self)
         rows = cols = 0
@@ -109,13 +199,64 @@ class _FSVCBase(BaseEstimator):
             raise ValueError("X must be 2-D (samples x features) or 3-D (samples x rows x "
                              "cols images), got %d dimensions" % X.ndim)
         self._check_n_features(X, reset=reset)
+        if reset and X.shape[1] > DENSE_MAX_N:  # before the engine: no scan of X
+            raise FSVCInputError(2, "array: %d features; dense data holds at most %d (give "
+                                    "a scipy.sparse CSR matrix)" % (X.shape[1], DENSE_MAX_N))
+        if not reset and self._model.sparse:
+            return self._sparse_or_dense(sp.csr_matrix(X), reset), 0, 0
         if not reset:
             if not rows:
                 rows, cols = self.image_shape_ or (0, 0)
-            if self._model.meta["dtype"] == 0 and X.dtype != np.uint8:
-                raise ValueError("this model has u8 centroids and needs uint8 input, got %s"
-                                 % X.dtype)
+            self._check_u8(X.dtype)
         return X, rows, cols
+
+    def _check_u8(self, dtype):
+        if self._model.meta["dtype"] == 0 and dtype != np.uint8:
+            raise ValueError("this model has u8 centroids and needs uint8 input, got %s" % dtype)
+
+    def _sparse_or_dense(self, X, reset):
+        """A CSR X as the engine takes it, by `fsvc train`'s rule for LIBSVM
+        files (FSVC_STORE_AUTO): sparse beyond DENSE_MAX_N features or when
+        under 10 % of more than SPARSE_AUTO_CELLS cells hold a value, else
+        dense (X.toarray(): then the same model as the dense array gives).
+        A dense model predicts from dense rows (_DenseRows), a sparse one
+        from CSR."""
+        if not X.has_canonical_format:  # sorted columns, no duplicates
+            X = X.copy()
+            X.sum_duplicates()
+        if not reset:
+            return X if self._model.sparse else _DenseRows(X)
+        N, n = X.shape
+        cells = N * n
+        if n > DENSE_MAX_N or (cells > SPARSE_AUTO_CELLS and X.nnz < cells // 10):
+            self._check_sparse_params(N, n)
+            return X
+        return np.ascontiguousarray(X.toarray())
+
+    def _check_sparse_params(self, N, n):
+        """What the sparse path cannot do, as a ValueError naming the parameter
+        (fsvc/sparse_train.c refuses the same with the CLI's options)."""
+        bad = None
+        if self.readout == "lms":
+            bad = "readout='lms'"
+        elif self.selection == "kmeans++":
+            bad = "selection='kmeans++'"
+        elif self.scale != "none":
+            bad = "scale=%r" % (self.scale,)
+        elif self.preprocess not in ("auto", "none"):
+            bad = "preprocess=%r" % (self.preprocess,)
+        elif self.augment != "none":
+            bad = "augment=%r" % (self.augment,)
+        elif self.dtype not in (None, "auto", "f32"):
+            bad = "dtype=%r (sparse centroids are float32)" % (self.dtype,)
+        elif getattr(self, "class_weight", None) is not None:
+            bad = "class_weight (the sparse ridge has no weights)"
+        if bad is None:
+            return
+        how = ("pass a dense array (X.toarray())" if n <= DENSE_MAX_N else
+               "its %d features are more than a dense array may hold (%d)" % (n, DENSE_MAX_N))
+        raise ValueError("%s: sparse X (%d x %d, kept sparse) does not support %s; %s"
+                         % (type(self).__name__, N, n, bad, how))
 
     def _fit(self, X, y):
         if y is None:
@@ -258,18 +399,47 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
         settings = self._settings() + [("class-weight",
                                          self._class_weight_setting(classes, values)),
                                        ("probability", "on" if self.probability else "off")]
-        model = Model.train(X, values[yi], settings, False, rows, cols, self.verbose)
+        model = _train(X, values[yi], settings, False, rows, cols, self.verbose)
         if model.meta["K"] != len(classes):
             raise RuntimeError("fsvc: the model has %d classes, expected %d"
                                % (model.meta["K"], len(classes)))
         self.classes_ = classes
+        self._names_kept = self._keep_names(model, classes)
         self._warn(model, X.shape[0])
         return self._set_model(model, rows, cols)
+
+    @staticmethod
+    def _keep_names(model, classes):
+        """String labels become the model's class names (as a PNG folder's
+        classes do), so that the model file, `fsvc predict` and
+        from_model_file keep them. True when kept or not needed; False for
+        strings a model file cannot hold (empty, control characters)."""
+        if classes.dtype.kind in "biuf":
+            return True
+        if not all(isinstance(c, str) for c in classes.tolist()):
+            return False
+        try:
+            model.set_class_names(classes.tolist())
+        except FSVCInputError:
+            return False
+        return True
+
+    def save_model(self, path):
+        """Writes the fitted model as an fsvc model file (`fsvc predict` reads
+        it); string labels are kept as its class names."""
+        check_is_fitted(self)
+        if not getattr(self, "_names_kept", True):
+            warnings.warn("fsvc: the labels %r cannot be class names of a model file (names "
+                          "must be non-empty strings without control characters); the file "
+                          "keeps class indices 0..%d" % (list(self.classes_)[:5],
+                                                          len(self.classes_) - 1),
+                          FSVCWarning, stacklevel=2)
+        self._model.save(path)
 
     def _scores(self, X):
         check_is_fitted(self)
         X, rows, cols = self._check_X(X, reset=False)
-        return self._model.predict(X, self.backend, self.threads, True, rows, cols)
+        return _predict(self._model, X, self.backend, self._threads(), True, rows, cols)
 
     def predict(self, X):
         pred, _ = self._scores(X)
@@ -313,6 +483,11 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
         if meta["regression"]:
             raise ValueError("this fsvc model is a regression model: use FSVCRegressor")
         est = cls()
+        names = model.class_names()
+        if names is not None:  # string labels, or a PNG folder's classes
+            est.classes_ = np.array(names)
+            est.n_features_in_ = meta["n"]
+            return est._set_model(model, meta["rows"], meta["cols"])
         v = model.class_values()
         # int64 only where every label is an integer int64 holds (|v| < 2**63):
         # 1e19 would become int64's minimum
@@ -332,14 +507,14 @@ class FSVCRegressor(RegressorMixin, _FSVCBase):
     def fit(self, X, y):
         X, y, rows, cols = self._fit(X, y)
         y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
-        model = Model.train(X, y, self._settings(), True, rows, cols, self.verbose)
+        model = _train(X, y, self._settings(), True, rows, cols, self.verbose)
         self._warn(model, X.shape[0])
         return self._set_model(model, rows, cols)
 
     def predict(self, X):
         check_is_fitted(self)
         X, rows, cols = self._check_X(X, reset=False)
-        _, score = self._model.predict(X, self.backend, self.threads, True, rows, cols)
+        _, score = _predict(self._model, X, self.backend, self._threads(), True, rows, cols)
         return score[:, 0].copy()
 
     @classmethod

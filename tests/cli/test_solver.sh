@@ -43,8 +43,10 @@ if [ -f "$UCI/satimg.train" ]; then
   if awk -v a="$acc_direct" -v b="$acc_pcg" 'BEGIN { d = a - b; exit !(a > 80 && (d < 0 ? -d : d) <= 0.5) }'
   then ok "satimg: pcg accuracy $acc_pcg % = direct $acc_direct % within 0.5"
   else fail "satimg: pcg accuracy '$acc_pcg' vs direct '$acc_direct'"; fi
-  # auto: 3217 centroids (>= 3000) -> pcg, and it says so on stderr
-  expect_exit 0 "train satimg --solver auto" -- "$FSVC" train -l 1e-3 "$UCI/satimg.train" auto.fsvc
+  # auto: 3217 centroids (>= 3000; every sample, past the default's 1608) -> pcg,
+  # and it says so on stderr
+  expect_exit 0 "train satimg --solver auto" -- \
+    "$FSVC" train -l 1e-3 --max-neurons 10000 "$UCI/satimg.train" auto.fsvc
   expect_match '^fsvc train: solver auto chose pcg \((3[0-9]{3}|[4-9][0-9]{3}) centroids; pcg from 3000\)$' \
     "auto chooses pcg for the 3217 satimg centroids and says so" "$ERR"
   expect_exit 0 "train satimg --max-neurons 500" -- \

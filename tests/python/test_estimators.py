@@ -189,3 +189,34 @@ def test_verbose_prints_progress_quiet_prints_nothing(blobs, capfd):
     fsvc.FSVCClassifier(verbose=True).fit(X, y)
     out, err = capfd.readouterr()
     assert "radius" in err
+
+
+@pytest.mark.parametrize("est, fix", [
+    (lambda: fsvc.FSVCClassifier(readout="lms", eta=1e300), "(eta)"),
+    (lambda: fsvc.FSVCClassifier(radius=1e-300), "(radius)"),
+    (lambda: fsvc.FSVCClassifier(selection="random", radius="search"), "(radius)")])
+def test_engine_messages_name_parameters_not_options(blobs, est, fix):
+    """The engine's advice names `fsvc train`'s options ("-R ridge", "-r");
+    the estimators' errors name their parameters instead (issue 27 item 2)."""
+    X, y = blobs
+    with pytest.raises(fsvc.FSVCError) as e:
+        est().fit(X, y)
+    assert fix in str(e.value) and "(-" not in str(e.value)
+
+
+def test_threads_0_follows_omp_num_threads(monkeypatch, blobs):
+    """threads=0 is every core, or $OMP_NUM_THREADS when set: what joblib
+    gives its worker processes (cores // n_jobs), so that n_jobs=2 does not
+    run two fits on every core each (issue 27 item 11)."""
+    X, y = blobs
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert ("threads", "0") in fsvc.FSVCClassifier()._settings()
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert ("threads", "1") in fsvc.FSVCClassifier()._settings()
+    assert ("threads", "3") in fsvc.FSVCClassifier(threads=3)._settings()
+    monkeypatch.setenv("OMP_NUM_THREADS", "junk")
+    assert ("threads", "0") in fsvc.FSVCClassifier()._settings()
+    # and in joblib's workers: the same model as one process makes
+    one = cross_val_score(fsvc.FSVCClassifier(), X, y, cv=3, n_jobs=1)
+    two = cross_val_score(fsvc.FSVCClassifier(), X, y, cv=3, n_jobs=2)
+    np.testing.assert_array_equal(one, two)

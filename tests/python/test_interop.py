@@ -75,9 +75,9 @@ def test_cli_regression_model_in_python(tmp_path, fsvc_bin):
 
 
 def test_load_libsvm_matches_sklearn(libsvm_file):
-    X, y = fsvc.load_libsvm(libsvm_file)
+    X, y = fsvc.load_libsvm(libsvm_file)  # CSR of float32, fsvc's sparse form
     Xs, ys = load_svmlight_file(str(libsvm_file))
-    np.testing.assert_array_equal(X, Xs.toarray())
+    np.testing.assert_array_equal(X.toarray(), Xs.toarray().astype(np.float32))
     np.testing.assert_array_equal(y, ys)
     X12, _ = fsvc.load_libsvm(libsvm_file, n_features=12)
     assert X12.shape == (300, 12)
@@ -188,3 +188,31 @@ def test_cli_probabilities_are_python_predict_proba(tmp_path, fsvc_bin, libsvm_f
         table = np.array([[float(v) for v in l.split()] for l in lines[1:]])
         np.testing.assert_array_equal(table[:, 0], clf.predict(X))
         np.testing.assert_array_equal(table[:, 1:], want)
+
+
+def test_string_labels_survive_the_model_file(tmp_path, fsvc_bin, blobs, libsvm_file):
+    """save_model keeps string labels as the model's class names (issue 27
+    item 10): from_model_file gives them back, not 0..K-1, and `fsvc
+    predict` prints them."""
+    X, y = blobs
+    names = np.array(["cat", "dog", "fox"])[y]
+    clf = fsvc.FSVCClassifier().fit(X, names)
+    model = tmp_path / "named.fsvc"
+    clf.save_model(model)
+    back = fsvc.FSVCClassifier.from_model_file(model)
+    assert list(back.classes_) == ["cat", "dog", "fox"]
+    np.testing.assert_array_equal(back.predict(X), clf.predict(X))
+    out = tmp_path / "labels.txt"
+    run([fsvc_bin, "predict", "-q", str(model), str(libsvm_file), str(out)])
+    assert out.read_text().split() == list(clf.predict(X))
+    again = fsvc.FSVCClassifier.from_model_bytes(clf.model_bytes())
+    assert list(again.classes_) == ["cat", "dog", "fox"]
+
+
+def test_labels_no_model_file_can_name_warn_at_save(tmp_path, blobs):
+    X, y = blobs
+    clf = fsvc.FSVCClassifier().fit(X, np.array(["", "a\tb", "c"])[y])
+    assert list(clf.classes_) == ["", "a\tb", "c"]  # the estimator keeps them
+    with pytest.warns(fsvc.FSVCWarning, match="class indices 0..2"):
+        clf.save_model(tmp_path / "m.fsvc")
+    assert list(fsvc.FSVCClassifier.from_model_file(tmp_path / "m.fsvc").classes_) == [0, 1, 2]

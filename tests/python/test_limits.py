@@ -72,19 +72,23 @@ def test_load_libsvm_n_features_checked(tmp_path, n):
     # -5 was ignored (all features), 2**32 + 5 became 5
     (tmp_path / "a.txt").write_text("1 1:1 7:2\n0 2:1\n")
     with pytest.raises(fsvc.FSVCUsageError, match=r"n_features: .* is not an integer in "
-                                                  r"\[0, 65536\]"):
+                                                  r"\[0, 16777216\]"):
         fsvc.load_libsvm(tmp_path / "a.txt", n_features=n)
 
 
-def test_model_wider_than_arrays_refused_at_load(tmp_path, fsvc_bin):
-    # a sparse model of 70000 features loaded, then failed at predict with
-    # the engine's message
+def test_model_wider_than_arrays_predicts_csr(tmp_path, fsvc_bin):
+    # a sparse model of 70000 features was refused at load (issue 26); it
+    # now predicts scipy CSR (issue 27 item 2), as `fsvc predict` does
     import subprocess
     with open(tmp_path / "wide.txt", "w") as f:
         for i in range(20):
             f.write("%d %d:1 %d:2\n" % (i % 2, 1 + i, 69990 + i % 2))
     subprocess.run([fsvc_bin, "train", "-q", "--sparse", str(tmp_path / "wide.txt"),
                     str(tmp_path / "wide.fsvc")], check=True, capture_output=True)
-    with pytest.raises(fsvc.FSVCInputError, match=r"wide.fsvc: the model has 69991 features; "
-                                                  r"arrays hold at most 65536"):
-        fsvc.FSVCClassifier.from_model_file(tmp_path / "wide.fsvc")
+    subprocess.run([fsvc_bin, "predict", "-q", str(tmp_path / "wide.fsvc"),
+                    str(tmp_path / "wide.txt"), str(tmp_path / "out.txt")], check=True,
+                   capture_output=True)
+    clf = fsvc.FSVCClassifier.from_model_file(tmp_path / "wide.fsvc")
+    X, _ = fsvc.load_libsvm(tmp_path / "wide.txt")
+    assert clf.n_features_in_ == X.shape[1] == 69991
+    np.testing.assert_array_equal(clf.predict(X), np.loadtxt(tmp_path / "out.txt"))
