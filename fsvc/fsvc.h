@@ -152,6 +152,9 @@ typedef struct fsvc_param {
                               progress lines (ETA) and messages (radius,
                               radius search steps, preprocess auto, ridge
                               retries); FSVC_PROGRESS_STEPS the messages only */
+    const struct bnl_backend_ops *device; /* the device backend "cuda" opens
+                              (layers/bnl_device.h); NULL (default): the
+                              built-in CUDA one. Tests: an emulated device */
 } fsvc_param;
 
 #define FSVC_PROGRESS_ALL 1

@@ -5,6 +5,10 @@
 #include "fsvc.h"
 #include "../layers/bnl.h"
 
+/* The engine context of a training run: p->backend and p->threads, on
+ * p->device when it names one and the backend is "cuda" (fsvc/ctx.c). */
+int fsvc_ctx_open(bnl_ctx *ctx, const fsvc_param *p, fsvc_error *err);
+
 /* k-means++ seeding (fsvc/select_kmeans.c): m distinct rows of X (N x n,
  * op->dtype) by D^2 sampling in op->dist (L1 or L2), the D^2 weights
  * updated through bnl_forward after every round of draws (batched D^2

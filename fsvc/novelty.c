@@ -124,8 +124,7 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
     int rc = FSVC_OK;
     /* small calls run on one thread: a parallel region costs more than
      * they do (the sums are the same on any thread count) */
-    bnl_ctx one = *ctx;
-    if (one.backend == BNL_CPU) one.threads = 1;
+    bnl_ctx one = ctx->dev ? *ctx : bnl_ctx_host(ctx, 1);
     bnl_novelty *dev = NULL; /* the device session, or NULL */
     *m = 0;
     if (!C || !P || !Xl || !Xc || !T || !Sl || !ci || !own || !cand)
@@ -133,11 +132,8 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
     else
         rc = bnl_novelty_open(ctx, op, n, max_m > 0 && max_m < N ? max_m : N < 1024 ? N : 1024,
                               &dev, err);
-    if (dev) { /* the resolve runs on one host CPU thread */
-        one.backend = BNL_CPU;
-        one.cuda = NULL;
-        one.threads = 1;
-    }
+    if (dev) /* the resolve runs on one host CPU thread */
+        one = bnl_ctx_host(ctx, 1);
     if (multi) { /* a process short of memory stops every process */
         rc = fsvc_dist_agreed(dist, rc, err);
     }

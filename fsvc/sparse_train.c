@@ -184,7 +184,7 @@ int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *
         memcpy(M->class_values, d->class_values, (size_t)d->K * sizeof *M->class_values);
     }
     bnl_ctx ctx;
-    if ((rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err)))
+    if ((rc = fsvc_ctx_open(&ctx, p, err)))
         return rc;
     int64_t *order = malloc((size_t)N * sizeof *order), *sel = malloc((size_t)N * sizeof *sel);
     double *yc = NULL, syn = 0, syn2 = 0;

@@ -520,7 +520,7 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
     int ctx_open = 0;
     rc = fsvc_model_input_train(&X, M, d, p->threads, err);
     if (!rc) {
-        rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err);
+        rc = fsvc_ctx_open(&ctx, p, err);
         ctx_open = !rc;
     }
     if (!rc) {

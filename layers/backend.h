@@ -16,6 +16,10 @@ int bnl_ref_scores(const bnl_op *op, double *Y, const void *W, int64_t m,
                    const void *X, int64_t N, int n, const double *R, int K,
                    fsvc_error *err);
 
+/* bnl.c: the checks of shapes and pointers every call on samples makes. */
+int bnl_check_call(const bnl_ctx *ctx, const bnl_op *op, const void *W, int64_t m,
+                   const void *X, int64_t N, int n, const void *out, fsvc_error *err);
+
 /* plan.c: 1 when the CPU backend computes this op through BLAS GEMM. */
 int bnl_cpu_uses_gemm(const bnl_op *op);
 

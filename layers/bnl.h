@@ -44,17 +44,6 @@
 extern "C" {
 #endif
 
-typedef struct bnl_ctx {
-    bnl_backend backend;  /* what runs (after any fallback) */
-    bnl_arch arch;        /* CPU kernels chosen (cpuid or FSVC_ARCH) */
-    int threads;          /* CPU threads (>= 1) */
-    int verbose;
-    bnl_cuda *cuda;       /* device state when backend == BNL_CUDA */
-    /* additions: planner overrides (0 = the planner's choice; bench, tune) */
-    int64_t tile_m, tile_N;
-    int64_t par_min_syn;  /* calls below this many synapses (m N n) run on
-                             one thread; 0 = default 2^22, -1 = never (tests) */
-} bnl_ctx;
 
 /* Opens a context. backend "ref", "cpu" or "cuda"; threads <= 0 means all
  * cores. A "cuda" request with no usable device prints one line and falls
@@ -73,6 +62,16 @@ typedef struct bnl_ctx {
 int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
                  fsvc_error *err);
 void bnl_ctx_close(bnl_ctx *ctx);
+/* As bnl_ctx_open(ctx, "cuda", ...) on the device backend dev (its table,
+ * layers/bnl_device.h; NULL: the built-in CUDA one): e.g. a host-emulated
+ * device in tests (tests/util/emu_device.c). The context holds the table;
+ * nothing is process-wide. */
+int bnl_ctx_open_device(bnl_ctx *ctx, const bnl_backend_ops *dev, int threads, int strict,
+                        fsvc_error *err);
+/* A copy of ctx that runs on the host: the CPU table (a ref context stays
+ * ref), no device state, threads (<= 0: ctx's). For small host work next
+ * to a device session (fsvc/novelty.c's resolves); never closed. */
+bnl_ctx bnl_ctx_host(const bnl_ctx *ctx, int threads);
 
 /* H = act(dist(W, X)). */
 int bnl_forward(const bnl_ctx *ctx, const bnl_op *op,

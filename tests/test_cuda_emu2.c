@@ -362,9 +362,8 @@ static void test_time_forward_all_dtypes(void **s)
     (void)s;
     bnl_ctx ctx;
     fsvc_error err;
-    bnl_device_ops_use(emu_device_ops());
     emu_device_reset(0, 0, 0);
-    assert_int_equal(bnl_ctx_open(&ctx, "cuda", 1, 1, &err), FSVC_OK);
+    assert_int_equal(bnl_ctx_open_device(&ctx, emu_device_ops(), 1, 1, &err), FSVC_OK);
     const fsvc_dtype dt[] = {FSVC_U8, FSVC_F32, FSVC_F64, FSVC_F64};
     const bnl_dist ds[] = {BNL_L1, BNL_L1, BNL_L1, BNL_L2};
     double buf[2 * 7 * 5] = {0}; /* room for 7 x 5 doubles, W and X */
@@ -377,7 +376,51 @@ static void test_time_forward_all_dtypes(void **s)
     }
     assert_int_equal(emu_device_stats().time_forward, 4);
     bnl_ctx_close(&ctx);
-    bnl_device_ops_use(NULL);
+}
+
+/* The backend is the context's (ctx->ops), not the process's: a context
+ * on the emulated device and a CPU context open at once each run their
+ * own table; an entry the device table leaves NULL (forward here), or a
+ * layer its supports() refuses (f64 scores), runs on the CPU table with
+ * the CPU's bits. */
+static void test_backend_per_context(void **s)
+{
+    (void)s;
+    bnl_ctx dev, cpu;
+    fsvc_error err;
+    emu_device_reset(0, 0, 0);
+    bnl_backend_ops o = *emu_device_ops();
+    o.forward = NULL;
+    assert_int_equal(bnl_ctx_open_device(&dev, &o, 1, 1, &err), FSVC_OK);
+    assert_int_equal(bnl_ctx_open(&cpu, "cpu", 1, 1, &err), FSVC_OK);
+    assert_ptr_equal(dev.ops, &o);
+    assert_ptr_equal(cpu.ops, &bnl_cpu_ops);
+    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_F32, 3.0, BNL_PREC_FULL};
+    float W[3 * 5], X[4 * 5], Hd[4 * 3], Hc[4 * 3];
+    for (int i = 0; i < 15; i++) W[i] = (float)(i % 7) * 0.25f;
+    for (int i = 0; i < 20; i++) X[i] = (float)(i % 5) * 0.5f;
+    double Sd[4] = {0}, Sc[4] = {0}, R[3] = {1, -1, 0.5}, Yd[4], Yc[4];
+    assert_int_equal(bnl_forward(&dev, &op, Hd, 3, W, 3, X, 4, 5, &err), FSVC_OK);
+    assert_int_equal(bnl_forward(&cpu, &op, Hc, 3, W, 3, X, 4, 5, &err), FSVC_OK);
+    assert_memory_equal(Hd, Hc, sizeof Hd);
+    assert_int_equal(bnl_actsum(&dev, &op, Sd, W, 3, X, 4, 5, &err), FSVC_OK);
+    assert_int_equal(bnl_actsum(&cpu, &op, Sc, W, 3, X, 4, 5, &err), FSVC_OK);
+    emu_stats st = emu_device_stats();
+    assert_int_equal(st.forward, 0); /* NULL entry: the CPU's */
+    assert_int_equal(st.actsum, 1);  /* the device context's call only */
+    /* f64 scores: refused by the device's supports(), the CPU's bits */
+    bnl_op o64 = {BNL_L1, BNL_GAUSS, FSVC_F64, 3.0, BNL_PREC_FULL};
+    double W64[3 * 5], X64[4 * 5];
+    for (int i = 0; i < 15; i++) W64[i] = W[i];
+    for (int i = 0; i < 20; i++) X64[i] = X[i];
+    assert_int_equal(bnl_scores(&dev, &o64, Yd, W64, 3, X64, 4, 5, R, 1, &err), FSVC_OK);
+    assert_int_equal(bnl_scores(&cpu, &o64, Yc, W64, 3, X64, 4, 5, R, 1, &err), FSVC_OK);
+    assert_memory_equal(Yd, Yc, sizeof Yd);
+    assert_int_equal(emu_device_stats().scores, 0);
+    assert_int_equal(bnl_scores(&dev, &op, Yd, W, 3, X, 4, 5, R, 1, &err), FSVC_OK);
+    assert_int_equal(emu_device_stats().scores, 1);
+    bnl_ctx_close(&dev);
+    bnl_ctx_close(&cpu);
 }
 
 int main(void)
@@ -393,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_block_products),
         cmocka_unit_test(test_no_device_cpu_path),
         cmocka_unit_test(test_time_forward_all_dtypes),
+        cmocka_unit_test(test_backend_per_context),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

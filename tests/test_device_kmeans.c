@@ -55,20 +55,19 @@ static bnl_op op_of(fsvc_dtype t, bnl_dist d)
     return op;
 }
 
-static void select_on(int64_t *sel, const char *backend, const bnl_device_ops *ops,
+static void select_on(int64_t *sel, const char *backend, const bnl_backend_ops *ops,
                       fsvc_dtype t, bnl_dist d)
 {
     bnl_ctx ctx;
     fsvc_error err;
     fsvc_error_clear(&err);
-    if (ops) bnl_device_ops_use(ops);
-    assert_int_equal(bnl_ctx_open(&ctx, backend, 1, 1, &err), 0);
+    assert_int_equal(ops ? bnl_ctx_open_device(&ctx, ops, 1, 1, &err)
+                         : bnl_ctx_open(&ctx, backend, 1, 1, &err), 0);
     bnl_op op = op_of(t, d);
     int rc = fsvc_select_kmeans(sel, M_, NULL, &ctx, &op, X_of(t), N_, n_, 5, 0, &err);
     if (rc) fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(rc, 0);
     bnl_ctx_close(&ctx);
-    if (ops) bnl_device_ops_use(NULL);
 }
 
 static int64_t row_bytes(fsvc_dtype t) { return bnlc_ldk(n_, t == FSVC_U8 ? 1 : 4) * 4; }
@@ -140,8 +139,7 @@ static void d2_case(fsvc_dtype t, bnl_dist d, double tol)
         }
     }
     emu_device_reset(0, 7, 23);
-    bnl_device_ops_use(emu_device_ops());
-    assert_int_equal(bnl_ctx_open(&dc, "cuda", 1, 1, &err), 0);
+    assert_int_equal(bnl_ctx_open_device(&dc, emu_device_ops(), 1, 1, &err), 0);
     bnl_mind *md = NULL;
     assert_int_equal(bnl_mind_open(&dc, &op, X_of(t), N_, n_, &md, &err), 0);
     assert_non_null(md);
@@ -149,7 +147,6 @@ static void d2_case(fsvc_dtype t, bnl_dist d, double tol)
     assert_int_equal(bnl_mind_update(md, C + 3 * n_ * es, 5, dev, &err), 0);
     bnl_mind_close(md);
     bnl_ctx_close(&dc);
-    bnl_device_ops_use(NULL);
     if (tol == 0) {
         assert_memory_equal(dev, ref, sizeof ref);
         return;

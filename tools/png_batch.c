@@ -66,9 +66,9 @@ int cli_png_predict(int *pred, double *score, const fsvc_model *m, const fsvc_da
                          d->cols, d->rows, (unsigned long long)need, lim);
     }
     png_job j = { d, threads, cmd, 0 };
-    int rc = fsvc_predict_batched(pred, score, m, d, batch, fill, &j,
-                                  cli_progress_wanted(quiet) ? progress : NULL, &j, backend,
-                                  threads, err);
+    fsvc_batch_job job = {batch, fill, &j, cli_progress_wanted(quiet) ? progress : NULL, &j,
+                          backend, threads, NULL};
+    int rc = fsvc_predict_batched(pred, score, m, d, &job, err);
     if (j.open_line) /* stopped by an error: the message on a line of its own */
         fputc('\n', stderr);
     return rc;

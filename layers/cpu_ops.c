@@ -1,0 +1,69 @@
+/* cpu_ops.c - the tables of the host backends (layers/bnl_device.h):
+ * bnl_ref_ops, the oracle loops of ref.c, and bnl_cpu_ops, the CPU
+ * kernels (cpu_*.c; arch ref runs the oracle). The CPU table is the one
+ * the engine falls back to: it offers every op. */
+#include "backend.h"
+#include "bnl_device.h"
+
+static int ref_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
+                       const void *W, int64_t m, const void *X, int64_t N, int n,
+                       fsvc_error *err)
+{
+    (void)ctx;
+    return bnl_ref_forward(op, H, ldh, W, m, X, N, n, err);
+}
+
+static int ref_actsum(const bnl_ctx *ctx, const bnl_op *op, double *S, const void *W,
+                      int64_t m, const void *X, int64_t N, int n, fsvc_error *err)
+{
+    (void)ctx;
+    return bnl_ref_actsum(op, S, W, m, X, N, n, err);
+}
+
+static int ref_scores(const bnl_ctx *ctx, const bnl_op *op, double *Y, const void *W,
+                      int64_t m, const void *X, int64_t N, int n, const double *R, int K,
+                      fsvc_error *err)
+{
+    (void)ctx;
+    return bnl_ref_scores(op, Y, W, m, X, N, n, R, K, err);
+}
+
+static int cpu_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
+                       const void *W, int64_t m, const void *X, int64_t N, int n,
+                       fsvc_error *err)
+{
+    if (ctx->arch == BNL_ARCH_REF)
+        return bnl_ref_forward(op, H, ldh, W, m, X, N, n, err);
+    return bnl_cpu_forward(ctx, op, H, ldh, W, m, X, N, n, err);
+}
+
+static int cpu_actsum(const bnl_ctx *ctx, const bnl_op *op, double *S, const void *W,
+                      int64_t m, const void *X, int64_t N, int n, fsvc_error *err)
+{
+    if (ctx->arch == BNL_ARCH_REF)
+        return bnl_ref_actsum(op, S, W, m, X, N, n, err);
+    return bnl_cpu_actsum(ctx, op, S, W, m, X, N, n, err);
+}
+
+static int cpu_scores(const bnl_ctx *ctx, const bnl_op *op, double *Y, const void *W,
+                      int64_t m, const void *X, int64_t N, int n, const double *R, int K,
+                      fsvc_error *err)
+{
+    if (ctx->arch == BNL_ARCH_REF)
+        return bnl_ref_scores(op, Y, W, m, X, N, n, R, K, err);
+    return bnl_cpu_scores(ctx, op, Y, W, m, X, N, n, R, K, err);
+}
+
+const bnl_backend_ops bnl_ref_ops = {
+    .name = "ref",
+    .forward = ref_forward,
+    .actsum = ref_actsum,
+    .scores = ref_scores,
+};
+
+const bnl_backend_ops bnl_cpu_ops = {
+    .name = "cpu",
+    .forward = cpu_forward,
+    .actsum = cpu_actsum,
+    .scores = cpu_scores,
+};

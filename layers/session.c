@@ -1,0 +1,250 @@
+/* session.c - the engine's sessions (bnl.h bnl_normal_*, bnl_lms_*,
+ * bnl_novelty_*, bnl_mind_*): each opens on the context's table when it
+ * offers the session for the layer, and keeps that table, so every later
+ * call of the session reaches the backend that holds its state. */
+#include "backend.h"
+#include "bnl_device.h"
+
+#include <stdlib.h>
+
+struct bnl_normal { const bnl_backend_ops *t; bnl_normal_impl *s; };
+struct bnl_novelty { const bnl_backend_ops *t; bnl_novelty_impl *s; };
+struct bnl_mind { const bnl_backend_ops *t; bnl_mind_impl *s; };
+
+/* ctx's own table when it offers kind k for op (supports()), else NULL */
+static const bnl_backend_ops *offered(const bnl_ctx *ctx, bnl_opkind k, const bnl_op *op)
+{
+    const bnl_backend_ops *t = ctx ? ctx->ops : NULL;
+    if (!t || !op || (t->supports && !t->supports(ctx, k, op)))
+        return NULL;
+    return t;
+}
+
+/* ---- the ridge normal equations ---- */
+static const bnl_backend_ops *normal_table(const bnl_ctx *ctx, const bnl_op *op)
+{
+    const bnl_backend_ops *t = offered(ctx, BNL_OP_NORMAL, op);
+    return t && t->normal_open && t->normal_accum && t->normal_solve ? t : NULL;
+}
+
+int bnl_normal_open(const bnl_ctx *ctx, const bnl_op *op, bnl_normal **out, fsvc_error *err)
+{
+    *out = NULL;
+    const bnl_backend_ops *t = normal_table(ctx, op);
+    if (!t)
+        return FSVC_OK;
+    bnl_normal *h = calloc(1, sizeof *h);
+    if (!h)
+        return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory");
+    h->t = t;
+    int rc = t->normal_open(ctx, op, &h->s, err);
+    if (rc || !h->s) {
+        free(h);
+        return rc;
+    }
+    *out = h;
+    return FSVC_OK;
+}
+
+int bnl_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                     const void *X, int64_t N, int n, const int *cls, const double *y,
+                     const double *cw, int K, double *diag, double *B, fsvc_error *err)
+{
+    int rc = bnl_op_check(op, err);
+    if (rc)
+        return rc;
+    if (!s)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: normal equations not open on a device");
+    if (cw && (!cls || y))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: class weights need the classes");
+    return s->t->normal_accum(s->s, op, W, m, X, N, n, cls, y, cw, K, diag, B, err);
+}
+
+int bnl_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err)
+{
+    if (!s)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: normal equations not open on a device");
+    return s->t->normal_solve(s->s, lam, R, info, err);
+}
+
+int bnl_normal_fetch(bnl_normal *s, double *G, fsvc_error *err)
+{
+    if (!s || !s->t->normal_fetch)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: the device offers no fetch of H^T H");
+    return s->t->normal_fetch(s->s, G, err);
+}
+
+int bnl_normal_fetch_offered(const bnl_ctx *ctx, const bnl_op *op)
+{
+    const bnl_backend_ops *t = normal_table(ctx, op);
+    return t && t->normal_fetch && offered(ctx, BNL_OP_NORMAL_FETCH, op);
+}
+
+int bnl_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                   const void *X, int64_t N, int n, const int *cls, const double *y,
+                   int K, double *B, double *sumsq, fsvc_error *err)
+{
+    int rc = bnl_op_check(op, err);
+    if (rc)
+        return rc;
+    if (!s || !s->t->normal_rhs)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: the device offers no block products");
+    return s->t->normal_rhs(s->s, op, W, m, X, N, n, cls, y, K, B, sumsq, err);
+}
+
+int bnl_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+                     const void *X, int64_t N, int n, const double *V, int K, double *Y,
+                     fsvc_error *err)
+{
+    int rc = bnl_op_check(op, err);
+    if (rc)
+        return rc;
+    if (!s || !s->t->normal_apply)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: the device offers no block products");
+    return s->t->normal_apply(s->s, op, W, m, X, N, n, V, K, Y, err);
+}
+
+int bnl_normal_products(const bnl_ctx *ctx, const bnl_op *op)
+{
+    const bnl_backend_ops *t = normal_table(ctx, op);
+    return t && t->normal_rhs && t->normal_apply && offered(ctx, BNL_OP_PRODUCTS, op);
+}
+
+void bnl_normal_close(bnl_normal *s)
+{
+    if (!s)
+        return;
+    if (s->t->normal_close)
+        s->t->normal_close(s->s);
+    free(s);
+}
+
+/* ---- the LMS epoch ---- */
+int bnl_lms_offered(const bnl_ctx *ctx, const bnl_op *op)
+{
+    const bnl_backend_ops *t = offered(ctx, BNL_OP_LMS, op);
+    return t && t->lms;
+}
+
+int bnl_lms_epoch(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
+                  const void *X, const int *cls, int64_t N, int n, int K, double eta,
+                  int64_t *bad, fsvc_error *err)
+{
+    int rc = bnl_check_call(ctx, op, W, m, X, N, n, R, err);
+    if (rc)
+        return rc;
+    if (!bnl_lms_offered(ctx, op))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: the LMS readout is not offered on a device "
+                         "for this layer");
+    if (K < 1 || !cls || !bad)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: the LMS readout needs K >= 1, the classes "
+                         "and a status");
+    *bad = -1;
+    if (N == 0 || m == 0)
+        return FSVC_OK;
+    return ctx->ops->lms(ctx, op, R, W, m, X, cls, N, n, K, eta, bad, err);
+}
+
+/* ---- the novelty session ---- */
+int bnl_novelty_open(const bnl_ctx *ctx, const bnl_op *op, int n, int64_t cap,
+                     bnl_novelty **out, fsvc_error *err)
+{
+    *out = NULL;
+    const bnl_backend_ops *t = offered(ctx, BNL_OP_NOVELTY, op);
+    if (!t || !t->nov_open || !t->nov_add || !t->nov_sums)
+        return FSVC_OK;
+    int rc = bnl_op_check(op, err);
+    if (rc)
+        return rc;
+    if (n < 1 || n > 65536 || (op->dtype == FSVC_U8 && op->dist != BNL_L1 &&
+                               n > BNL_L2SQ_U8_MAX_N))
+        return FSVC_OK; /* bnl_actsum says why */
+    bnl_novelty *h = calloc(1, sizeof *h);
+    if (!h)
+        return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory");
+    h->t = t;
+    rc = t->nov_open(ctx, op, n, cap, &h->s, err);
+    if (rc || !h->s) {
+        free(h);
+        return rc;
+    }
+    *out = h;
+    return FSVC_OK;
+}
+
+int bnl_novelty_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err)
+{
+    if (!s)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no novelty session open on a device");
+    if (rows < 0 || (rows > 0 && !C))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: novelty: bad rows (%lld)", (long long)rows);
+    return rows ? s->t->nov_add(s->s, C, rows, err) : FSVC_OK;
+}
+
+int bnl_novelty_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err)
+{
+    if (!s)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no novelty session open on a device");
+    if (N < 0 || (N > 0 && (!S || !X)))
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: novelty: bad samples (%lld)", (long long)N);
+    return N ? s->t->nov_sums(s->s, S, X, N, err) : FSVC_OK;
+}
+
+void bnl_novelty_close(bnl_novelty *s)
+{
+    if (!s)
+        return;
+    if (s->t->nov_close)
+        s->t->nov_close(s->s);
+    free(s);
+}
+
+/* ---- the min-distance session (k-means++) ---- */
+int bnl_mind_open(const bnl_ctx *ctx, const bnl_op *op, const void *X, int64_t N, int n,
+                  bnl_mind **out, fsvc_error *err)
+{
+    *out = NULL;
+    const bnl_backend_ops *t = offered(ctx, BNL_OP_MIND, op);
+    if (!t || !t->mind_open || !t->mind_update)
+        return FSVC_OK;
+    bnl_op id = *op;
+    id.act = BNL_IDENT;
+    int rc = bnl_op_check(&id, err);
+    if (rc)
+        return rc;
+    if (!X || N < 1)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: min distances: no samples");
+    if ((id.dist != BNL_L1 && id.dist != BNL_L2) || n < 1 || n > 65536 ||
+        (id.dtype == FSVC_U8 && id.dist != BNL_L1 && n > BNL_L2SQ_U8_MAX_N))
+        return FSVC_OK; /* bnl_forward says why */
+    bnl_mind *h = calloc(1, sizeof *h);
+    if (!h)
+        return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory");
+    h->t = t;
+    rc = t->mind_open(ctx, &id, X, N, n, &h->s, err);
+    if (rc || !h->s) {
+        free(h);
+        return rc;
+    }
+    *out = h;
+    return FSVC_OK;
+}
+
+int bnl_mind_update(bnl_mind *s, const void *C, int64_t B, double *D2, fsvc_error *err)
+{
+    if (!s)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no min-distance session open on a device");
+    if (B < 0 || (B > 0 && !C) || !D2)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: min distances: bad centroids (%lld)",
+                         (long long)B);
+    return s->t->mind_update(s->s, C, B, D2, err);
+}
+
+void bnl_mind_close(bnl_mind *s)
+{
+    if (!s)
+        return;
+    if (s->t->mind_close)
+        s->t->mind_close(s->s);
+    free(s);
+}
