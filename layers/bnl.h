@@ -138,39 +138,43 @@ int bnl_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
  * bnl_normal_open serves them), 0 if they run on the CPU (fsvc/hblock.c). */
 int bnl_normal_products(const bnl_ctx *ctx, const bnl_op *op);
 
-/* ---- the online LMS readout, resident on a device ----
- * One epoch of fsvc/readout.c's LMS on ctx's device: the samples in order,
- * targets one-hot of cls (K classes), per sample e = t - z.R, then
- * R += eta z e (R: m x K row-major float64, in and out); H is computed and
- * consumed on the device, only R and the status come back. *bad: -1, or
- * the first sample (0-based) whose e is not finite. bnl_lms_offered: 1 if
- * ctx's device offers it for op (u8 and f32 layers), else 0 (then
- * bnl_lms_epoch fails with FSVC_EUSAGE: run the epoch on the CPU). */
-int bnl_lms_offered(const bnl_ctx *ctx, const bnl_op *op);
+/* ---- the online LMS readout ----
+ * One epoch of fsvc/readout.c's LMS: the samples in order, targets
+ * one-hot of cls (K classes), per sample e = t - z.R, then R += eta z e
+ * (R: m x K row-major float64, in and out). *bad: -1, or the first sample
+ * (0-based) whose e is not finite (the pass stops there). On a device that
+ * offers it (u8 and f32 layers) H is computed and consumed there, only R
+ * and the status come back; else the CPU table's epoch (H from
+ * bnl_forward per chunk, the update on the host). */
 int bnl_lms_epoch(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
                   const void *X, const int *cls, int64_t N, int n, int K, double eta,
                   int64_t *bad, fsvc_error *err);
-/* ---- the novelty pass's centroids, resident on a device (issue 10) ----
- * open: *out NULL and FSVC_OK when the context computes on the CPU or its
- * device does not offer the session for op (then use bnl_actsum); cap is
- * a hint (the device grows by doubling). add: append rows (rows x n of
- * op->dtype), uploaded once each. sums: S[i] += sum_j h(x_i, c_j) over
- * all centroids added so far, float64 in increasing j (bnl_actsum's rule
- * and bits); only X's rows and S go up, only S comes back. */
+/* ---- the novelty pass's centroids (issue 10) ----
+ * open: a session of centroids of n elements (cap a hint: stores grow by
+ * doubling), on the context's device when it offers the session for op
+ * (then each row is uploaded once), with a host store always (the CPU
+ * table's session: the sums when no device runs them, and the rows a
+ * device store that cannot grow falls back to). add: append rows (rows x
+ * n of op->dtype). sums: S[i] += sum_j h(x_i, c_j) over all centroids
+ * added so far, float64 in increasing j (bnl_actsum's rule and bits); on
+ * a device only X's rows and S go up, only S comes back. one: T[i] +=
+ * h(x_i, c) for one row c (a centroid just accepted, not added yet), on
+ * one host thread while a device session runs (else as small sums). */
 int bnl_novelty_open(const bnl_ctx *ctx, const bnl_op *op, int n, int64_t cap,
                      bnl_novelty **out, fsvc_error *err);
 int bnl_novelty_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err);
 int bnl_novelty_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err);
+int bnl_novelty_one(bnl_novelty *s, double *T, const void *c, const void *X, int64_t N,
+                    fsvc_error *err);
 void bnl_novelty_close(bnl_novelty *s); /* NULL is fine */
-/* ---- k-means++ seeding's min distances, resident on a device (issue 10) ----
- * open: X (N x n of op->dtype) uploaded once, D2 (N) at +inf on the device;
- * *out NULL and FSVC_OK when the context computes on the CPU, its device
- * does not offer the session for op, or X does not fit its memory (then
- * use bnl_forward). update: D2[i] = min(D2[i], d(x_i, c_j)^2) over the B
- * rows of C (B x n), d the layer's distance (op's activation is ignored:
- * identity), squared in float64 from the float distance; D2 (N, out) is
- * the device's after the update. Per update only C goes up and D2 comes
- * back. */
+/* ---- k-means++ seeding's min distances (issue 10) ----
+ * open: X (N x n of op->dtype, kept by the caller until close), D2 (N) at
+ * +inf, on the context's device when it offers the session for op and X
+ * fits its memory (uploaded once), else the CPU table's. update: D2[i] =
+ * min(D2[i], d(x_i, c_j)^2) over the B rows of C (B x n), d the layer's
+ * distance (op's activation is ignored: identity), squared in float64
+ * from the float distance; D2 (N, out) is the session's after the
+ * update. On a device per update only C goes up and D2 comes back. */
 int bnl_mind_open(const bnl_ctx *ctx, const bnl_op *op, const void *X, int64_t N, int n,
                   bnl_mind **out, fsvc_error *err);
 int bnl_mind_update(bnl_mind *s, const void *C, int64_t B, double *D2, fsvc_error *err);

@@ -66,4 +66,12 @@ const bnl_backend_ops bnl_cpu_ops = {
     .forward = cpu_forward,
     .actsum = cpu_actsum,
     .scores = cpu_scores,
+    .lms = bnl_cpu_lms,
+    .nov_open = bnl_cpu_nov_open,
+    .nov_add = bnl_cpu_nov_add,
+    .nov_sums = bnl_cpu_nov_sums,
+    .nov_close = bnl_cpu_nov_close,
+    .mind_open = bnl_cpu_mind_open,
+    .mind_update = bnl_cpu_mind_update,
+    .mind_close = bnl_cpu_mind_close,
 };

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 
 struct bnl_normal { const bnl_backend_ops *t; bnl_normal_impl *s; };
-struct bnl_novelty { const bnl_backend_ops *t; bnl_novelty_impl *s; };
 struct bnl_mind { const bnl_backend_ops *t; bnl_mind_impl *s; };
 
 /* ctx's own table when it offers kind k for op (supports()), else NULL */
@@ -120,12 +119,6 @@ void bnl_normal_close(bnl_normal *s)
 }
 
 /* ---- the LMS epoch ---- */
-int bnl_lms_offered(const bnl_ctx *ctx, const bnl_op *op)
-{
-    const bnl_backend_ops *t = offered(ctx, BNL_OP_LMS, op);
-    return t && t->lms;
-}
-
 int bnl_lms_epoch(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
                   const void *X, const int *cls, int64_t N, int n, int K, double eta,
                   int64_t *bad, fsvc_error *err)
@@ -133,40 +126,59 @@ int bnl_lms_epoch(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W
     int rc = bnl_check_call(ctx, op, W, m, X, N, n, R, err);
     if (rc)
         return rc;
-    if (!bnl_lms_offered(ctx, op))
-        return fsvc_fail(err, FSVC_EUSAGE, "bnl: the LMS readout is not offered on a device "
-                         "for this layer");
     if (K < 1 || !cls || !bad)
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: the LMS readout needs K >= 1, the classes "
                          "and a status");
     *bad = -1;
     if (N == 0 || m == 0)
         return FSVC_OK;
-    return ctx->ops->lms(ctx, op, R, W, m, X, cls, N, n, K, eta, bad, err);
+    const bnl_backend_ops *t = offered(ctx, BNL_OP_LMS, op);
+    if (!t || !t->lms)
+        t = &bnl_cpu_ops;
+    return t->lms(ctx, op, R, W, m, X, cls, N, n, K, eta, bad, err);
 }
 
-/* ---- the novelty session ---- */
+/* ---- the novelty session ----
+ * The CPU table's session is always open: the host store of the
+ * centroids, and the sums when no device session runs. A device session
+ * whose store cannot grow (FSVC_ERESOURCE on add) is closed and the sums
+ * go on from the host store. */
+struct bnl_novelty {
+    const bnl_ctx *ctx;
+    const bnl_backend_ops *t; /* the device session's table, or NULL */
+    bnl_novelty_impl *dev;
+    bnl_novelty_impl *cpu;
+    bnl_op op;
+    int n;
+};
+
 int bnl_novelty_open(const bnl_ctx *ctx, const bnl_op *op, int n, int64_t cap,
                      bnl_novelty **out, fsvc_error *err)
 {
     *out = NULL;
-    const bnl_backend_ops *t = offered(ctx, BNL_OP_NOVELTY, op);
-    if (!t || !t->nov_open || !t->nov_add || !t->nov_sums)
-        return FSVC_OK;
     int rc = bnl_op_check(op, err);
     if (rc)
         return rc;
-    if (n < 1 || n > 65536 || (op->dtype == FSVC_U8 && op->dist != BNL_L1 &&
-                               n > BNL_L2SQ_U8_MAX_N))
-        return FSVC_OK; /* bnl_actsum says why */
+    if (n < 1)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: novelty: bad n=%d", n);
     bnl_novelty *h = calloc(1, sizeof *h);
     if (!h)
-        return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory");
-    h->t = t;
-    rc = t->nov_open(ctx, op, n, cap, &h->s, err);
-    if (rc || !h->s) {
+        return fsvc_fail(err, FSVC_ERESOURCE, "novelty: out of memory");
+    *h = (bnl_novelty){ctx, NULL, NULL, NULL, *op, n};
+    if ((rc = bnl_cpu_nov_open(ctx, op, n, cap, &h->cpu, err))) {
         free(h);
         return rc;
+    }
+    const bnl_backend_ops *t = offered(ctx, BNL_OP_NOVELTY, op);
+    int fits = n <= 65536 && !(op->dtype == FSVC_U8 && op->dist != BNL_L1 &&
+                               n > BNL_L2SQ_U8_MAX_N); /* else bnl_actsum says why */
+    if (t && t != &bnl_cpu_ops && t->nov_open && t->nov_add && t->nov_sums && fits) {
+        rc = t->nov_open(ctx, op, n, cap, &h->dev, err);
+        if (rc) {
+            bnl_novelty_close(h);
+            return rc;
+        }
+        h->t = h->dev ? t : NULL;
     }
     *out = h;
     return FSVC_OK;
@@ -175,54 +187,84 @@ int bnl_novelty_open(const bnl_ctx *ctx, const bnl_op *op, int n, int64_t cap,
 int bnl_novelty_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err)
 {
     if (!s)
-        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no novelty session open on a device");
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no novelty session open");
     if (rows < 0 || (rows > 0 && !C))
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: novelty: bad rows (%lld)", (long long)rows);
-    return rows ? s->t->nov_add(s->s, C, rows, err) : FSVC_OK;
+    if (!rows)
+        return FSVC_OK;
+    int rc = bnl_cpu_nov_add(s->cpu, C, rows, err);
+    if (rc || !s->dev)
+        return rc;
+    rc = s->t->nov_add(s->dev, C, rows, err);
+    if (rc == FSVC_ERESOURCE) { /* the device store is full: on from the host store */
+        if (s->t->nov_close)
+            s->t->nov_close(s->dev);
+        s->dev = NULL;
+        s->t = NULL;
+        fsvc_error_clear(err);
+        rc = FSVC_OK;
+    }
+    return rc;
 }
 
 int bnl_novelty_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err)
 {
     if (!s)
-        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no novelty session open on a device");
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no novelty session open");
     if (N < 0 || (N > 0 && (!S || !X)))
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: novelty: bad samples (%lld)", (long long)N);
-    return N ? s->t->nov_sums(s->s, S, X, N, err) : FSVC_OK;
+    if (!N)
+        return FSVC_OK;
+    return s->dev ? s->t->nov_sums(s->dev, S, X, N, err) : bnl_cpu_nov_sums(s->cpu, S, X, N, err);
+}
+
+int bnl_novelty_one(bnl_novelty *s, double *T, const void *c, const void *X, int64_t N,
+                    fsvc_error *err)
+{
+    if (!s)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no novelty session open");
+    return bnl_cpu_nov_one(s->ctx, s->dev != NULL, &s->op, T, c, X, N, s->n, err);
 }
 
 void bnl_novelty_close(bnl_novelty *s)
 {
     if (!s)
         return;
-    if (s->t->nov_close)
-        s->t->nov_close(s->s);
+    if (s->dev && s->t->nov_close)
+        s->t->nov_close(s->dev);
+    bnl_cpu_nov_close(s->cpu);
     free(s);
 }
 
-/* ---- the min-distance session (k-means++) ---- */
+/* ---- the min-distance session (k-means++): the context's table when it
+ * offers the session for the layer and X fits its memory, else the CPU
+ * table's ---- */
 int bnl_mind_open(const bnl_ctx *ctx, const bnl_op *op, const void *X, int64_t N, int n,
                   bnl_mind **out, fsvc_error *err)
 {
     *out = NULL;
-    const bnl_backend_ops *t = offered(ctx, BNL_OP_MIND, op);
-    if (!t || !t->mind_open || !t->mind_update)
-        return FSVC_OK;
     bnl_op id = *op;
     id.act = BNL_IDENT;
-    int rc = bnl_op_check(&id, err);
+    int rc = bnl_check_call(ctx, &id, X, 1, X, N, n, X, err);
     if (rc)
         return rc;
     if (!X || N < 1)
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: min distances: no samples");
-    if ((id.dist != BNL_L1 && id.dist != BNL_L2) || n < 1 || n > 65536 ||
-        (id.dtype == FSVC_U8 && id.dist != BNL_L1 && n > BNL_L2SQ_U8_MAX_N))
-        return FSVC_OK; /* bnl_forward says why */
+    if (id.dist != BNL_L1 && id.dist != BNL_L2)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: min distances: the distance must be l1 or l2");
     bnl_mind *h = calloc(1, sizeof *h);
     if (!h)
         return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory");
-    h->t = t;
-    rc = t->mind_open(ctx, &id, X, N, n, &h->s, err);
-    if (rc || !h->s) {
+    const bnl_backend_ops *t = offered(ctx, BNL_OP_MIND, op);
+    if (t && t != &bnl_cpu_ops && t->mind_open && t->mind_update) {
+        h->t = t;
+        rc = t->mind_open(ctx, &id, X, N, n, &h->s, err);
+    }
+    if (!rc && !h->s) {
+        h->t = &bnl_cpu_ops;
+        rc = bnl_cpu_mind_open(ctx, &id, X, N, n, &h->s, err);
+    }
+    if (rc) {
         free(h);
         return rc;
     }
@@ -233,7 +275,7 @@ int bnl_mind_open(const bnl_ctx *ctx, const bnl_op *op, const void *X, int64_t N
 int bnl_mind_update(bnl_mind *s, const void *C, int64_t B, double *D2, fsvc_error *err)
 {
     if (!s)
-        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no min-distance session open on a device");
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: no min-distance session open");
     if (B < 0 || (B > 0 && !C) || !D2)
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: min distances: bad centroids (%lld)",
                          (long long)B);
