@@ -34,24 +34,9 @@ int bnl_cpu_scores(const bnl_ctx *ctx, const bnl_op *op, double *Y,
                    const void *W, int64_t m, const void *X, int64_t N, int n,
                    const double *R, int K, fsvc_error *err);
 
-/* cpu_lms.c, cpu_mind.c, cpu_novelty.c: the CPU table's LMS epoch and
- * sessions (bnl_device.h), each on bnl_forward / bnl_actsum of ctx. */
-int bnl_cpu_lms(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
-                const void *X, const int *cls, int64_t N, int n, int K, double eta,
-                int64_t *bad, fsvc_error *err);
-int bnl_cpu_mind_open(const bnl_ctx *ctx, const bnl_op *op, const void *X, int64_t N, int n,
-                      bnl_mind_impl **out, fsvc_error *err);
-int bnl_cpu_mind_update(bnl_mind_impl *s, const void *C, int64_t B, double *D2,
-                        fsvc_error *err);
-void bnl_cpu_mind_close(bnl_mind_impl *s);
-int bnl_cpu_nov_open(const bnl_ctx *ctx, const bnl_op *op, int n, int64_t cap,
-                     bnl_novelty_impl **out, fsvc_error *err);
-int bnl_cpu_nov_add(bnl_novelty_impl *s, const void *C, int64_t rows, fsvc_error *err);
-int bnl_cpu_nov_sums(bnl_novelty_impl *s, double *S, const void *X, int64_t N,
-                     fsvc_error *err);
-void bnl_cpu_nov_close(bnl_novelty_impl *s);
-/* T[i] += h(x_i, c) for one centroid row c: on the host's one thread
- * (host), else on a device context's own actsum (small calls' rule). */
+/* cpu_novelty.c: T[i] += h(x_i, c) for one centroid row c: on the
+ * host's one thread (host), else on a device context's own actsum (the
+ * rule of small calls). The CPU table's other entries: cpu_ops.c. */
 int bnl_cpu_nov_one(const bnl_ctx *ctx, int host, const bnl_op *op, double *T, const void *c,
                     const void *X, int64_t N, int n, fsvc_error *err);
 

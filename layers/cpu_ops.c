@@ -5,6 +5,24 @@
 #include "backend.h"
 #include "bnl_device.h"
 
+/* The CPU table's LMS epoch and sessions (cpu_lms.c, cpu_mind.c,
+ * cpu_novelty.c), each on bnl_forward / bnl_actsum of the caller's
+ * context; the engine reaches them only through bnl_cpu_ops. */
+int bnl_cpu_lms(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
+                const void *X, const int *cls, int64_t N, int n, int K, double eta,
+                int64_t *bad, fsvc_error *err);
+int bnl_cpu_mind_open(const bnl_ctx *ctx, const bnl_op *op, const void *X, int64_t N, int n,
+                      bnl_mind_impl **out, fsvc_error *err);
+int bnl_cpu_mind_update(bnl_mind_impl *s, const void *C, int64_t B, double *D2,
+                        fsvc_error *err);
+void bnl_cpu_mind_close(bnl_mind_impl *s);
+int bnl_cpu_nov_open(const bnl_ctx *ctx, const bnl_op *op, int n, int64_t cap,
+                     bnl_novelty_impl **out, fsvc_error *err);
+int bnl_cpu_nov_add(bnl_novelty_impl *s, const void *C, int64_t rows, fsvc_error *err);
+int bnl_cpu_nov_sums(bnl_novelty_impl *s, double *S, const void *X, int64_t N,
+                     fsvc_error *err);
+void bnl_cpu_nov_close(bnl_novelty_impl *s);
+
 static int ref_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
                        const void *W, int64_t m, const void *X, int64_t N, int n,
                        fsvc_error *err)

@@ -165,7 +165,7 @@ int bnl_novelty_open(const bnl_ctx *ctx, const bnl_op *op, int n, int64_t cap,
     if (!h)
         return fsvc_fail(err, FSVC_ERESOURCE, "novelty: out of memory");
     *h = (bnl_novelty){ctx, NULL, NULL, NULL, *op, n};
-    if ((rc = bnl_cpu_nov_open(ctx, op, n, cap, &h->cpu, err))) {
+    if ((rc = bnl_cpu_ops.nov_open(ctx, op, n, cap, &h->cpu, err))) {
         free(h);
         return rc;
     }
@@ -192,7 +192,7 @@ int bnl_novelty_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: novelty: bad rows (%lld)", (long long)rows);
     if (!rows)
         return FSVC_OK;
-    int rc = bnl_cpu_nov_add(s->cpu, C, rows, err);
+    int rc = bnl_cpu_ops.nov_add(s->cpu, C, rows, err);
     if (rc || !s->dev)
         return rc;
     rc = s->t->nov_add(s->dev, C, rows, err);
@@ -215,7 +215,7 @@ int bnl_novelty_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_e
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: novelty: bad samples (%lld)", (long long)N);
     if (!N)
         return FSVC_OK;
-    return s->dev ? s->t->nov_sums(s->dev, S, X, N, err) : bnl_cpu_nov_sums(s->cpu, S, X, N, err);
+    return s->dev ? s->t->nov_sums(s->dev, S, X, N, err) : bnl_cpu_ops.nov_sums(s->cpu, S, X, N, err);
 }
 
 int bnl_novelty_one(bnl_novelty *s, double *T, const void *c, const void *X, int64_t N,
@@ -232,7 +232,7 @@ void bnl_novelty_close(bnl_novelty *s)
         return;
     if (s->dev && s->t->nov_close)
         s->t->nov_close(s->dev);
-    bnl_cpu_nov_close(s->cpu);
+    bnl_cpu_ops.nov_close(s->cpu);
     free(s);
 }
 
@@ -262,7 +262,7 @@ int bnl_mind_open(const bnl_ctx *ctx, const bnl_op *op, const void *X, int64_t N
     }
     if (!rc && !h->s) {
         h->t = &bnl_cpu_ops;
-        rc = bnl_cpu_mind_open(ctx, &id, X, N, n, &h->s, err);
+        rc = bnl_cpu_ops.mind_open(ctx, &id, X, N, n, &h->s, err);
     }
     if (rc) {
         free(h);
