@@ -42,10 +42,10 @@ static int scores(const bnl_ctx *ctx, const bnl_op *op, double *Y, const void *W
     return bnl_cuda_scores(ctx->dev, op, Y, W, m, X, N, n, R, K, err);
 }
 
-static int normal_open(const bnl_ctx *ctx, const bnl_op *op, bnl_normal_impl **out,
-                       fsvc_error *err)
+static int normal_open(const bnl_ctx *ctx, const bnl_op *op, const bnl_normal_opt *opt,
+                       bnl_normal_impl **out, fsvc_error *err)
 {
-    (void)op;
+    (void)op; (void)opt;
     return bnl_cuda_normal_open(ctx->dev, out, err);
 }
 

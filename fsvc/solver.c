@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SOLVER_F64_MAX_M 24000   /* as RIDGE_F64_MAX_M in ridge.c */
+#define SOLVER_F64_MAX_M 24000   /* as BNL_RIDGE_F64_MAX_M in layers/cpu_normal.c */
 #define SOLVER_CHUNK (1 << 27)   /* bytes of one H chunk (ridge.c: 2^27) */
 #define SOLVER_RAM_USE 0.9       /* share of the physical memory we plan on */
 #define PCG_MAX_ITER 500

@@ -4,7 +4,6 @@
  * (fsvc_hops). The lambda rule, its retries and the words of degenerate
  * systems are those of fsvc/ridge.c. */
 #include "sparse.h"
-#include "chol.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -53,7 +52,7 @@ static int direct(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc
         t0 = fsvc_clock();
         for (size_t q = 0; q < (size_t)b * m; q++) Hd[q] = H[q];
         /* row-major H_c: H_c^T H_c into G's upper = column-major lower */
-        fsvc_syrk_acc(ctx, G, m, Hd, m, m, b, 1.0, 0); /* fixed blocks: any --threads */
+        bnl_syrk_acc(ctx, G, m, Hd, m, m, b, 1.0, 0); /* fixed blocks: any --threads */
         for (int64_t i = 0; i < b; i++) {
             const double *h = Hd + (size_t)i * m;
             if (y) { for (int64_t j = 0; j < m; j++) B0[j] += h[j] * y[i0 + i]; }
@@ -77,9 +76,9 @@ static int direct(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc
         memcpy(A, G, (size_t)m * m * sizeof *A);
         for (int64_t j = 0; j < m; j++) A[(size_t)j * m + j] += lam;
         memcpy(B, B0, (size_t)m * K * sizeof *B);
-        fsvc_chol_progress pr = {"ridge", 0.5};
-        info = fsvc_chol(ctx, A, m, m, 0, progress == FSVC_PROGRESS_ALL ? &pr : NULL);
-        if (!info) info = fsvc_chol_solve(ctx, A, m, m, 0, B, K, m);
+        bnl_chol_progress pr = {"ridge", 0.5};
+        info = bnl_chol(ctx, A, m, m, 0, progress == FSVC_PROGRESS_ALL ? &pr : NULL);
+        if (!info) info = bnl_chol_solve(ctx, A, m, m, 0, B, K, m);
         if (info <= 0) break;
     }
     if (times) { times[0] = t_h; times[1] = t_g; times[2] = fsvc_clock() - tc; }
@@ -89,7 +88,7 @@ static int direct(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc
                        lam, lambda);
         goto done;
     }
-    if (info == FSVC_CHOL_NOMEM) {
+    if (info == BNL_CHOL_NOMEM) {
         rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory for the Cholesky factor of "
                        "%lld centroids", (long long)m);
         goto done;

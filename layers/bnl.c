@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Whether ctx's table offers kind k (-1: no layer rule) for op, entry f
  * being non-NULL; else the CPU table runs the call. */
@@ -20,6 +21,13 @@ static int offers(const bnl_ctx *ctx, int k, const bnl_op *op)
     ((ctx)->ops && (ctx)->ops->f && offers((ctx), (k), (op)) ? (ctx)->ops : &bnl_cpu_ops)
 /* the device table of backend b's open (info, tune): NULL on ref and cpu */
 #define DEV(ctx) ((ctx) && (ctx)->dev ? (ctx)->ops : NULL)
+
+double bnl_clock(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static int ctx_init(bnl_ctx *ctx, bnl_backend b, int threads)
 {

@@ -58,8 +58,8 @@ struct bnl_backend_ops {
      * (m x K column-major); with class weights cw (K, with cls; NULL:
      * none) G = H^T D H and B = H^T D T, D = diag(cw[cls_i]); solve (G + lam I) R = B (info > 0: not
      * positive definite at that column; G is kept for a retry); close. */
-    int (*normal_open)(const bnl_ctx *ctx, const bnl_op *op, bnl_normal_impl **out,
-                       fsvc_error *err);
+    int (*normal_open)(const bnl_ctx *ctx, const bnl_op *op, const bnl_normal_opt *opt,
+                       bnl_normal_impl **out, fsvc_error *err);
     int (*normal_accum)(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
                         const void *X, int64_t N, int n, const int *cls, const double *y,
                         const double *cw, int K, double *diag, double *B, fsvc_error *err);

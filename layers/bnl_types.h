@@ -126,6 +126,22 @@ typedef struct bnl_ctx {
                              one thread; 0 = default 2^22, -1 = never (tests) */
 } bnl_ctx;
 
+/* How a session of the ridge normal equations runs (bnl.h bnl_normal_open;
+ * NULL: the defaults, all 0 but gram_f32 -1). gram_f32: the CPU's G in
+ * float32 (1), float64 (0) or by size (-1: float64 up to 24000
+ * centroids); progress: progress lines and the solve's; host_gram: G is
+ * wanted on the host after the accumulation (across processes: the host
+ * sums the ranks' G, bnl_normal_gram), so a device must offer its fetch;
+ * products: the session serves the block products of an iterative solver
+ * (bnl_normal_rhs / _apply): only on a device that offers them (*out NULL
+ * otherwise), and a device's failure to open is returned, not replaced. */
+typedef struct bnl_normal_opt {
+    int gram_f32;
+    int progress;
+    int host_gram;
+    int products;
+} bnl_normal_opt;
+
 /* A GPU's properties (cuda/device.cu reads them at open). */
 typedef struct bnlc_device {
     char name[128];

@@ -22,6 +22,14 @@ int bnl_cpu_nov_add(bnl_novelty_impl *s, const void *C, int64_t rows, fsvc_error
 int bnl_cpu_nov_sums(bnl_novelty_impl *s, double *S, const void *X, int64_t N,
                      fsvc_error *err);
 void bnl_cpu_nov_close(bnl_novelty_impl *s);
+int bnl_cpu_normal_open(const bnl_ctx *ctx, const bnl_op *op, const bnl_normal_opt *opt,
+                        bnl_normal_impl **out, fsvc_error *err);
+int bnl_cpu_normal_accum(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
+                         const void *X, int64_t N, int n, const int *cls, const double *y,
+                         const double *cw, int K, double *diag, double *B, fsvc_error *err);
+int bnl_cpu_normal_solve(bnl_normal_impl *s, double lam, double *R, int *info,
+                         fsvc_error *err);
+void bnl_cpu_normal_close(bnl_normal_impl *s);
 
 static int ref_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
                        const void *W, int64_t m, const void *X, int64_t N, int n,
@@ -84,6 +92,10 @@ const bnl_backend_ops bnl_cpu_ops = {
     .forward = cpu_forward,
     .actsum = cpu_actsum,
     .scores = cpu_scores,
+    .normal_open = bnl_cpu_normal_open,
+    .normal_accum = bnl_cpu_normal_accum,
+    .normal_solve = bnl_cpu_normal_solve,
+    .normal_close = bnl_cpu_normal_close,
     .lms = bnl_cpu_lms,
     .nov_open = bnl_cpu_nov_open,
     .nov_add = bnl_cpu_nov_add,

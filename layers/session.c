@@ -6,8 +6,8 @@
 #include "bnl_device.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-struct bnl_normal { const bnl_backend_ops *t; bnl_normal_impl *s; };
 struct bnl_mind { const bnl_backend_ops *t; bnl_mind_impl *s; };
 
 /* ctx's own table when it offers kind k for op (supports()), else NULL */
@@ -19,30 +19,104 @@ static const bnl_backend_ops *offered(const bnl_ctx *ctx, bnl_opkind k, const bn
     return t;
 }
 
-/* ---- the ridge normal equations ---- */
+/* ---- the ridge normal equations ----
+ * On the context's device when it offers them for the layer (and their
+ * fetch when G is wanted on the host), else on the CPU table. A device
+ * that cannot (FSVC_ERESOURCE at open, accumulation or fetch) says so in
+ * one line and the CPU table accumulates instead. With host_gram the
+ * device's G comes back once after the accumulation, into a CPU session
+ * that then solves, as the CPU's own would. */
 static const bnl_backend_ops *normal_table(const bnl_ctx *ctx, const bnl_op *op)
 {
     const bnl_backend_ops *t = offered(ctx, BNL_OP_NORMAL, op);
     return t && t->normal_open && t->normal_accum && t->normal_solve ? t : NULL;
 }
 
-int bnl_normal_open(const bnl_ctx *ctx, const bnl_op *op, bnl_normal **out, fsvc_error *err)
+struct bnl_normal {
+    const bnl_ctx *ctx;
+    bnl_normal_opt opt;
+    const bnl_backend_ops *t; /* the table of s */
+    bnl_normal_impl *s;
+    double t_h, t_g;          /* the last accumulation's seconds */
+};
+
+static void say_cpu(const fsvc_error *err)
+{
+    fsvc_printf("ridge: %s; computing on the CPU\n", err ? err->msg : "device failed");
+}
+
+static int open_cpu(bnl_normal *h, const bnl_op *op, fsvc_error *err)
+{
+    h->t = &bnl_cpu_ops;
+    h->s = NULL;
+    return bnl_cpu_ops.normal_open(h->ctx, op, &h->opt, &h->s, err);
+}
+
+static void close_impl(bnl_normal *h)
+{
+    if (h->s && h->t->normal_close)
+        h->t->normal_close(h->s);
+    h->s = NULL;
+}
+
+int bnl_normal_open(const bnl_ctx *ctx, const bnl_op *op, const bnl_normal_opt *opt,
+                    bnl_normal **out, fsvc_error *err)
 {
     *out = NULL;
-    const bnl_backend_ops *t = normal_table(ctx, op);
-    if (!t)
-        return FSVC_OK;
+    if (!ctx || !op)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: normal equations: no context or layer");
     bnl_normal *h = calloc(1, sizeof *h);
     if (!h)
-        return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory");
-    h->t = t;
-    int rc = t->normal_open(ctx, op, &h->s, err);
+        return fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory");
+    h->ctx = ctx;
+    h->opt = opt ? *opt : (bnl_normal_opt){-1, 0, 0, 0};
+    const bnl_backend_ops *t = normal_table(ctx, op);
+    if (h->opt.products && !bnl_normal_products(ctx, op)) {
+        free(h);
+        return FSVC_OK;
+    }
+    if (t && h->opt.host_gram && !(t->normal_fetch && offered(ctx, BNL_OP_NORMAL_FETCH, op)))
+        t = NULL;
+    int rc = FSVC_OK;
+    if (t && t != &bnl_cpu_ops) {
+        h->t = t;
+        rc = t->normal_open(ctx, op, &h->opt, &h->s, err);
+        if (rc == FSVC_ERESOURCE && !h->opt.products) { /* the device could not: the CPU can */
+            say_cpu(err);
+            fsvc_error_clear(err);
+            rc = FSVC_OK;
+            h->s = NULL;
+        }
+    }
+    if (!rc && !h->s && !h->opt.products)
+        rc = open_cpu(h, op, err);
     if (rc || !h->s) {
         free(h);
         return rc;
     }
     *out = h;
     return FSVC_OK;
+}
+
+/* After the device's accumulation with host_gram: its G into a CPU session. */
+static int to_host(bnl_normal *h, const bnl_op *op, int64_t m, int K, fsvc_error *err)
+{
+    size_t mm = (size_t)m * m;
+    double *G = malloc(mm * sizeof *G);
+    if (!G)
+        return fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory for H^T H of %lld "
+                         "centroids (%.1f GB)", (long long)m, (double)mm * 8 / 1e9);
+    int rc = h->t->normal_fetch(h->s, G, err);
+    if (rc) {
+        free(G);
+        return rc;
+    }
+    close_impl(h);
+    if ((rc = open_cpu(h, op, err))) {
+        free(G);
+        return rc;
+    }
+    return bnl_cpu_normal_adopt(h->s, G, m, K, h->opt.gram_f32, err);
 }
 
 int bnl_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
@@ -53,30 +127,56 @@ int bnl_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
     if (rc)
         return rc;
     if (!s)
-        return fsvc_fail(err, FSVC_EUSAGE, "bnl: normal equations not open on a device");
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: normal equations not open");
     if (cw && (!cls || y))
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: class weights need the classes");
-    return s->t->normal_accum(s->s, op, W, m, X, N, n, cls, y, cw, K, diag, B, err);
+    s->t_h = s->t_g = 0;
+    if (s->t != &bnl_cpu_ops) { /* H and its products fused on the device */
+        double ta = bnl_clock();
+        rc = s->t->normal_accum(s->s, op, W, m, X, N, n, cls, y, cw, K, diag, B, err);
+        if (!rc && s->opt.host_gram)
+            rc = to_host(s, op, m, K, err);
+        s->t_g = bnl_clock() - ta;
+        if (rc != FSVC_ERESOURCE)
+            return rc;
+        say_cpu(err); /* the device could not: the CPU can */
+        fsvc_error_clear(err);
+        close_impl(s);
+        if ((rc = open_cpu(s, op, err)))
+            return rc;
+        memset(B, 0, (size_t)m * K * sizeof *B);
+    }
+    rc = bnl_cpu_ops.normal_accum(s->s, op, W, m, X, N, n, cls, y, cw, K, diag, B, err);
+    bnl_cpu_normal_times(s->s, &s->t_h, &s->t_g);
+    return rc;
+}
+
+void bnl_normal_times(const bnl_normal *s, double *t_h, double *t_g)
+{
+    *t_h = s ? s->t_h : 0;
+    *t_g = s ? s->t_g : 0;
 }
 
 int bnl_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err)
 {
     if (!s)
-        return fsvc_fail(err, FSVC_EUSAGE, "bnl: normal equations not open on a device");
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: normal equations not open");
     return s->t->normal_solve(s->s, lam, R, info, err);
 }
 
-int bnl_normal_fetch(bnl_normal *s, double *G, fsvc_error *err)
+int bnl_normal_gram(bnl_normal *s, void **G, fsvc_dtype *t, fsvc_error *err)
 {
-    if (!s || !s->t->normal_fetch)
-        return fsvc_fail(err, FSVC_EUSAGE, "bnl: the device offers no fetch of H^T H");
-    return s->t->normal_fetch(s->s, G, err);
+    if (!s || s->t != &bnl_cpu_ops)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: H^T H is not on the host (open with "
+                         "host_gram)");
+    *G = bnl_cpu_normal_gram(s->s, t);
+    return *G ? FSVC_OK : fsvc_fail(err, FSVC_EUSAGE, "bnl: nothing accumulated");
 }
 
-int bnl_normal_fetch_offered(const bnl_ctx *ctx, const bnl_op *op)
+void bnl_normal_diag(bnl_normal *s, double *dg)
 {
-    const bnl_backend_ops *t = normal_table(ctx, op);
-    return t && t->normal_fetch && offered(ctx, BNL_OP_NORMAL_FETCH, op);
+    if (s && s->t == &bnl_cpu_ops)
+        bnl_cpu_normal_diag(s->s, dg);
 }
 
 int bnl_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
@@ -113,8 +213,7 @@ void bnl_normal_close(bnl_normal *s)
 {
     if (!s)
         return;
-    if (s->t->normal_close)
-        s->t->normal_close(s->s);
+    close_impl(s);
     free(s);
 }
 

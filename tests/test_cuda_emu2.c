@@ -336,7 +336,7 @@ static void test_targets(void **s)
     assert_memory_equal(Ty, y, sizeof y);
 }
 
-/* Without a device the engine keeps the normal equations on the CPU. */
+/* Without a device the normal equations are the CPU table's session. */
 static void test_no_device_cpu_path(void **s)
 {
     (void)s;
@@ -345,7 +345,11 @@ static void test_no_device_cpu_path(void **s)
     bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0, BNL_PREC_FULL};
     bnl_normal *nq = (bnl_normal *)&ctx;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 1, &err), FSVC_OK);
-    assert_int_equal(bnl_normal_open(&ctx, &op, &nq, &err), FSVC_OK);
+    assert_int_equal(bnl_normal_open(&ctx, &op, NULL, &nq, &err), FSVC_OK);
+    assert_non_null(nq);
+    bnl_normal_close(nq);
+    bnl_normal_opt po = {-1, 0, 0, 1}; /* the block products: a device's only */
+    assert_int_equal(bnl_normal_open(&ctx, &op, &po, &nq, &err), FSVC_OK);
     assert_null(nq);
     double t = -1;
     uint8_t w = 1;
@@ -423,6 +427,54 @@ static void test_backend_per_context(void **s)
     bnl_ctx_close(&cpu);
 }
 
+static int accum_no_memory(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
+                           const void *X, int64_t N, int n, const int *cls, const double *y,
+                           const double *cw, int K, double *diag, double *B, fsvc_error *err)
+{
+    (void)s; (void)op; (void)W; (void)m; (void)X; (void)N; (void)n; (void)cls; (void)y;
+    (void)cw; (void)K; (void)diag; (void)B;
+    return fsvc_fail(err, FSVC_ERESOURCE, "emu: out of device memory");
+}
+
+/* A device whose accumulation runs out of memory: the engine says so and
+ * the CPU table accumulates and solves, with the CPU context's bits. */
+static void test_normal_falls_back_to_cpu(void **s)
+{
+    (void)s;
+    bnl_ctx dev, cpu;
+    fsvc_error err;
+    emu_device_reset(0, 0, 0);
+    bnl_backend_ops o = *emu_device_ops();
+    o.normal_accum = accum_no_memory;
+    assert_int_equal(bnl_ctx_open_device(&dev, &o, 1, 1, &err), FSVC_OK);
+    assert_int_equal(bnl_ctx_open(&cpu, "cpu", 1, 1, &err), FSVC_OK);
+    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0, BNL_PREC_FULL};
+    enum { M = 4, NS = 9, NN = 6, KK = 3 };
+    uint8_t W[M * NN], X[NS * NN];
+    int cls[NS];
+    for (int i = 0; i < M * NN; i++) W[i] = (uint8_t)(37 * i % 251);
+    for (int i = 0; i < NS * NN; i++) X[i] = (uint8_t)(53 * i % 241);
+    for (int i = 0; i < NS; i++) cls[i] = i % KK;
+    double dg[2][M], B[2][M * KK];
+    bnl_ctx *c[2] = {&dev, &cpu};
+    for (int k = 0; k < 2; k++) {
+        bnl_normal *h = NULL;
+        memset(B[k], 0, sizeof B[k]);
+        assert_int_equal(bnl_normal_open(c[k], &op, NULL, &h, &err), FSVC_OK);
+        assert_int_equal(bnl_normal_accum(h, &op, W, M, X, NS, NN, cls, NULL, NULL, KK, dg[k],
+                                          B[k], &err), FSVC_OK);
+        int info = -1;
+        assert_int_equal(bnl_normal_solve(h, 1e-3, B[k], &info, &err), FSVC_OK);
+        assert_int_equal(info, 0);
+        bnl_normal_close(h);
+    }
+    assert_memory_equal(dg[0], dg[1], sizeof dg[0]);
+    assert_memory_equal(B[0], B[1], sizeof B[0]);
+    assert_int_equal(emu_device_stats().solve, 0);
+    bnl_ctx_close(&dev);
+    bnl_ctx_close(&cpu);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_no_device_cpu_path),
         cmocka_unit_test(test_time_forward_all_dtypes),
         cmocka_unit_test(test_backend_per_context),
+        cmocka_unit_test(test_normal_falls_back_to_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

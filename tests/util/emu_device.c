@@ -338,10 +338,10 @@ static int ed_scores(const bnl_ctx *ctx, const bnl_op *op, double *Y, const void
     return FSVC_OK;
 }
 
-static int ed_normal_open(const bnl_ctx *ctx, const bnl_op *op, bnl_normal_impl **out,
-                          fsvc_error *err)
+static int ed_normal_open(const bnl_ctx *ctx, const bnl_op *op, const bnl_normal_opt *opt,
+                          bnl_normal_impl **out, fsvc_error *err)
 {
-    (void)ctx; (void)op;
+    (void)ctx; (void)op; (void)opt;
     if (!(*out = calloc(1, sizeof **out)))
         return fsvc_fail(err, FSVC_ERESOURCE, "emu: out of memory");
     return FSVC_OK;
