@@ -46,7 +46,7 @@ int fsvc_predict_ctx(int *pred, double *score, const fsvc_model *model,
     int K = model->Kout;
     size_t row = (size_t)model->n * fsvc_dtype_size(model->dtype);
     /* on a device one call: W and R go up once, only Y comes back */
-    int64_t Nc = ctx->backend == BNL_CUDA ? (d->N > 0 ? d->N : 1) : FSVC_PREDICT_CHUNK;
+    int64_t Nc = bnl_scores_rows(ctx, d->N, FSVC_PREDICT_CHUNK);
     /* Y: the rows of one chunk, no more than the samples (a model of 10^6
      * classes needs 8 MB a sample: 65 GB for a whole chunk) */
     int64_t Ny = d->N < Nc ? (d->N > 0 ? d->N : 1) : Nc;

@@ -41,6 +41,61 @@ int fsvc_ridge_check_normal(double md, const double *B, size_t n, double radius,
     return FSVC_OK;
 }
 
+int fsvc_lambda_check(double lambda, fsvc_error *err)
+{
+    if (!(lambda > 0) || lambda > 1e300) /* NaN too */
+        return fsvc_fail(err, FSVC_EUSAGE, "ridge: lambda %g is not in (0, 1e300]", lambda);
+    return FSVC_OK;
+}
+
+/* The lambda rule, once for the dense and the sparse solves: lambda is
+ * relative to the mean of diag(H^T H) (scale-free), raised 3x and retried
+ * (printed with progress) when rounding leaves the matrix not positive
+ * definite; what cannot be solved is told in words. */
+int fsvc_ridge_lambda_solve(const fsvc_ridge_sys *sys, double lambda, double radius,
+                            int progress, fsvc_error *err)
+{
+    int64_t m = sys->m;
+    size_t mk = (size_t)m * sys->K;
+    double md = 0;
+    for (int64_t j = 0; j < m; j++)
+        md += sys->dg[j];
+    md = m ? md / m : 0;
+    int rc = fsvc_ridge_check_normal(md, sys->B0, mk, radius, err);
+    if (rc)
+        return rc;
+    double lam = md > 0 ? lambda * md : lambda;
+    int info = 0;
+    for (int attempt = 0; attempt < 6; attempt++) {
+        if (attempt) {
+            if (progress)
+                fsvc_printf("ridge: H^T H + lambda I not positive definite (at column %d) with "
+                            "lambda %g; retrying with %g\n", info, lam, lam * 3);
+            lam *= 3;
+        }
+        memcpy(sys->B, sys->B0, mk * sizeof *sys->B);
+        if ((rc = sys->solve(sys->self, lam, sys->B, &info, err)))
+            return rc;
+        if (info <= 0) break;
+    }
+    if (info > 0)
+        return fsvc_fail(err, FSVC_EINPUT,
+                         "ridge: H^T H + lambda I is not positive definite at column %d even "
+                         "with lambda %g; raise lambda (-l, now %g)", info, lam, lambda);
+    if (info == BNL_CHOL_NOMEM)
+        return fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory for the solve");
+    if (info < 0) /* LAPACKE's NaN check, or a shape it refuses */
+        return fsvc_fail(err, FSVC_EINPUT, "ridge: the linear system cannot be solved (LAPACK "
+                         "refused argument %d: NaN or infinite values in H^T H + lambda I or "
+                         "H^T T); raise lambda (-l) or change the radius (-r)", -info);
+    return FSVC_OK;
+}
+
+static int normal_solve(void *self, double lam, double *B, int *info, fsvc_error *err)
+{
+    return bnl_normal_solve(self, lam, B, info, err);
+}
+
 /* Across processes: the partial G (both triangles, on the host) and
  * H^T T summed in rank order (dist->sum), then diag(G) again. */
 static int host_reduce(bnl_normal *ses, int64_t m, int K, double *dg, double *B,
@@ -101,47 +156,12 @@ int fsvc_readout_ridge_dist(double *R, const fsvc_dist *dist, const bnl_ctx *ctx
     }
     if (rc)
         goto done;
-    /* lambda is relative to the mean of diag(H^T H) */
-    double md = 0;
-    for (int64_t j = 0; j < m; j++)
-        md += dg[j];
-    md = m ? md / m : 0;
-    if ((rc = fsvc_ridge_check_normal(md, B0, (size_t)m * K, op->radius, err)))
-        goto done;
-    double lam = md > 0 ? lambda * md : lambda;
-    lapack_int info = 0;
+    fsvc_ridge_sys sys = {normal_solve, ses, dg, m, K, B0, B};
     double tc = fsvc_clock();
-    for (int attempt = 0; attempt < 6; attempt++) {
-        if (attempt) {
-            if (progress)
-                fsvc_printf("ridge: H^T H + lambda I not positive definite (at column %d) with "
-                            "lambda %g; retrying with %g\n", (int)info, lam, lam * 3);
-            lam *= 3;
-        }
-        memcpy(B, B0, (size_t)m * K * sizeof *B);
-        int sinfo = 0;
-        if ((rc = bnl_normal_solve(ses, lam, B, &sinfo, err)))
-            goto done;
-        info = sinfo;
-        if (info <= 0) break;
-    }
+    rc = fsvc_ridge_lambda_solve(&sys, lambda, op->radius, progress, err);
     if (times) { times[0] = t_h; times[1] = t_g; times[2] = fsvc_clock() - tc; }
-    if (info > 0) {
-        rc = fsvc_fail(err, FSVC_EINPUT,
-                       "ridge: H^T H + lambda I is not positive definite at column %d even "
-                       "with lambda %g; raise lambda (-l, now %g)", (int)info, lam, lambda);
+    if (rc)
         goto done;
-    }
-    if (info == BNL_CHOL_NOMEM) {
-        rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory for the solve");
-        goto done;
-    }
-    if (info < 0) { /* LAPACKE's NaN check, or a shape it refuses */
-        rc = fsvc_fail(err, FSVC_EINPUT, "ridge: the linear system cannot be solved (LAPACK "
-                       "refused argument %d: NaN or infinite values in H^T H + lambda I or "
-                       "H^T T); raise lambda (-l) or change the radius (-r)", (int)-info);
-        goto done;
-    }
     for (int64_t j = 0; j < m; j++)
         for (int k = 0; k < K; k++) {
             R[j * K + k] = B[(size_t)k * m + j];

@@ -116,8 +116,9 @@ static int check_args(double lambda, double tol, int64_t m, int64_t N, int nv,
                       fsvc_solver s, int rows, int cols, int n, fsvc_augment aug,
                       fsvc_error *err)
 {
-    if (!(lambda > 0) || lambda > 1e300)
-        return fsvc_fail(err, FSVC_EUSAGE, "ridge: lambda %g is not in (0, 1e300]", lambda);
+    int rc = fsvc_lambda_check(lambda, err);
+    if (rc)
+        return rc;
     if (!(tol > 0) || tol >= 1)
         return fsvc_fail(err, FSVC_EUSAGE, "ridge: the pcg tolerance must be in (0, 1)");
     if (m < 1 || N < 1)

@@ -24,8 +24,8 @@ static int check_param(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *e
         return fsvc_fail(err, FSVC_EUSAGE, "train: kernel must be tri or gauss");
     if (!(p->prag > 0) || !isfinite(p->prag) || !isfinite(p->radius))
         return fsvc_fail(err, FSVC_EUSAGE, "train: prag must be > 0 and radius finite");
-    if (p->readout == FSVC_READOUT_RIDGE && !(p->lambda > 0 && isfinite(p->lambda)))
-        return fsvc_fail(err, FSVC_EUSAGE, "train: ridge needs a finite lambda > 0");
+    if (p->readout == FSVC_READOUT_RIDGE && fsvc_lambda_check(p->lambda, err))
+        return FSVC_EUSAGE;
     if (p->readout == FSVC_READOUT_RIDGE && p->solver != FSVC_SOLVER_DIRECT &&
         !(p->cg_tol > 0 && p->cg_tol < 1))
         return fsvc_fail(err, FSVC_EUSAGE, "train: the pcg tolerance must be in (0, 1)");

@@ -182,6 +182,11 @@ int bnl_scores(const bnl_ctx *ctx, const bnl_op *op, double *Y, const void *W, i
     return t->scores(ctx, op, Y, W, m, X, N, n, R, K, err);
 }
 
+int64_t bnl_scores_rows(const bnl_ctx *ctx, int64_t N, int64_t host_rows)
+{
+    return ctx && ctx->dev ? (N > 0 ? N : 1) : host_rows;
+}
+
 int bnl_backend_describe(bnl_backend b, char *buf, size_t len)
 {
     if (b == BNL_CUDA && bnl_cuda_ops.describe)

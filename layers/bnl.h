@@ -91,6 +91,10 @@ int bnl_actsum(const bnl_ctx *ctx, const bnl_op *op,
                const void *X, int64_t N, int n,
                fsvc_error *err);
 
+/* How many samples a caller should give each bnl_scores call: all N on a
+ * device (W and R go up once, only Y comes back), host_rows on the host. */
+int64_t bnl_scores_rows(const bnl_ctx *ctx, int64_t N, int64_t host_rows);
+
 /* Readout scores Y = H R without materialising all of H:
  * Y: N x K (float64), R: m x K (float64), Y is overwritten. */
 int bnl_scores(const bnl_ctx *ctx, const bnl_op *op,
