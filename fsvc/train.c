@@ -605,6 +605,8 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
         rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory for %lld centroids", (long long)m);
     rc = fsvc_dist_agreed(dist, rc, err);
     if (rc) goto fail;
+    fsvc_ridge_opt ro = {p->lambda, p->solver, p->cg_tol, p->augment, M->rows, M->cols, 0,
+                         p->progress};
     /* the centroid rows and labels: from the rank holding each */
     rc = fsvc_dist_rows(M->C, X, row, sel, m, first, d->N, dist, err);
     if (!rc && !p->regression)
@@ -623,14 +625,13 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
         mean /= N;
         for (int64_t i = 0; i < d->N; i++) yc[i] = d->y[i] - mean;
         M->y_offset = mean;
-        rc = fsvc_readout_solve_dist(M->R, dist, N, &ctx, &op, M->C, m, X, NULL, yc, NULL,
-                                     d->N, d->n, 1, p->lambda, p->solver, p->cg_tol, p->augment,
-                                     M->rows, M->cols, 0, p->progress, info, err);
+        fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, NULL, yc, NULL, d->N, N, d->n, 1, dist};
+        rc = fsvc_readout_solve_dist(M->R, &pb, &ro, info, err);
         syn_r = (double)m * d->N * d->n;
     } else if (p->readout == FSVC_READOUT_RIDGE) {
-        rc = fsvc_readout_solve_dist(M->R, dist, N, &ctx, &op, M->C, m, X, d->cls, NULL, cw,
-                                     d->N, d->n, M->K, p->lambda, p->solver, p->cg_tol,
-                                     p->augment, M->rows, M->cols, 0, p->progress, info, err);
+        fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, d->cls, NULL, cw, d->N, N, d->n, M->K,
+                                 dist};
+        rc = fsvc_readout_solve_dist(M->R, &pb, &ro, info, err);
         syn_r = (double)m * d->N * d->n;
     } else {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);
