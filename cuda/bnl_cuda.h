@@ -16,9 +16,10 @@
  *   W: m x n  (op->dtype)     neurons / centroids
  *   X: N x n  (op->dtype)     samples
  *   H: N x m, ldh >= m        float for u8 and f32, double for f64 (forward
- *                             and actsum; f64 scores and ridge products are
- *                             refused with FSVC_EUSAGE, the engine keeps
- *                             them on the CPU)
+ *                             and actsum; f64 scores, normal equations,
+ *                             block products and LMS are refused by the
+ *                             table's bnl_cuda_supports, and the engine
+ *                             runs them on the CPU table)
  *   S: N                      float64, S[i] += sum_j h(x_i, w_j)
  * All pointers are host memory; the backend stages them through pinned
  * buffers and streams, tiled by the planner (cuda/plan.h) so that any m, N
