@@ -225,6 +225,7 @@ test: test-build
 	@bash tests/check_cuda_static.sh --self-test >/dev/null || { bash tests/check_cuda_static.sh --self-test; exit 1; }
 	@bash tests/check_cuda_static.sh
 	@bash tests/check_doc_paths.sh --self-test && bash tests/check_doc_paths.sh ARCHITECTURE.md README.md
+	@python3 tests/check_call_circles.py --self-test && python3 tests/check_call_circles.py
 	@$(MAKE) --no-print-directory unit-test
 	@$(MAKE) --no-print-directory cli-test
 	@$(MAKE) --no-print-directory python-test

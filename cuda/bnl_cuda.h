@@ -2,7 +2,8 @@
  * bnl_cuda.h - the CUDA backend of the BNL engine (layers/bnl.h).
  *
  * The engine reaches these only through the table bnl_cuda_ops (cuda/ops.c,
- * interface layers/bnl_device.h); nothing above cuda/ includes this header.
+ * interface layers/bnl_device.h: bnl_backend_ops); nothing above cuda/
+ * includes this header.
  * Two implementations behind one header:
  *   - cuda/bnl_cuda_none.c  builds without nvcc (no FSVC_HAVE_CUDA): open
  *     fails with "cuda: not compiled in (nvcc was not found at build time)
@@ -15,9 +16,10 @@
  *   W: m x n  (op->dtype)     neurons / centroids
  *   X: N x n  (op->dtype)     samples
  *   H: N x m, ldh >= m        float for u8 and f32, double for f64 (forward
- *                             and actsum; f64 scores and ridge products are
- *                             refused with FSVC_EUSAGE, the engine keeps
- *                             them on the CPU)
+ *                             and actsum; f64 scores, normal equations,
+ *                             block products and LMS are refused by the
+ *                             table's bnl_cuda_supports, and the engine
+ *                             runs them on the CPU table)
  *   S: N                      float64, S[i] += sum_j h(x_i, w_j)
  * All pointers are host memory; the backend stages them through pinned
  * buffers and streams, tiled by the planner (cuda/plan.h) so that any m, N
@@ -35,6 +37,10 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The table's supports(): u8 and f32 layers only for scores, the normal
+ * equations, their block products and the LMS epoch (cuda/ops.c). */
+int bnl_cuda_supports(const bnl_ctx *ctx, bnl_opkind k, const bnl_op *op);
 
 /* Opens device 0 (or $FSVC_CUDA_DEVICE). strict only changes the wording
  * ("— using CPU" is left out when the caller will not fall back). On
@@ -63,17 +69,17 @@ int bnl_cuda_actsum(bnl_cuda *c, const bnl_op *op,
 /* Device-resident readout work (cuda/ridge.cu); see layers/bnl_device.h. */
 int bnl_cuda_scores(bnl_cuda *c, const bnl_op *op, double *Y, const void *W, int64_t m,
                     const void *X, int64_t N, int n, const double *R, int K, fsvc_error *err);
-int bnl_cuda_normal_open(bnl_cuda *c, bnl_normal **out, fsvc_error *err);
-int bnl_cuda_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+int bnl_cuda_normal_open(bnl_cuda *c, bnl_normal_impl **out, fsvc_error *err);
+int bnl_cuda_normal_accum(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
                           const void *X, int64_t N, int n, const int *cls, const double *y,
                           const double *cw, int K, double *diag, double *B, fsvc_error *err);
-int bnl_cuda_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err);
-int bnl_cuda_normal_fetch(bnl_normal *s, double *G, fsvc_error *err);
-void bnl_cuda_normal_close(bnl_normal *s);
-int bnl_cuda_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+int bnl_cuda_normal_solve(bnl_normal_impl *s, double lam, double *R, int *info, fsvc_error *err);
+int bnl_cuda_normal_fetch(bnl_normal_impl *s, double *G, fsvc_error *err);
+void bnl_cuda_normal_close(bnl_normal_impl *s);
+int bnl_cuda_normal_rhs(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
                         const void *X, int64_t N, int n, const int *cls, const double *y,
                         int K, double *B, double *sumsq, fsvc_error *err);
-int bnl_cuda_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+int bnl_cuda_normal_apply(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
                           const void *X, int64_t N, int n, const double *V, int K, double *Y,
                           fsvc_error *err);
 /* cuda/lms.cu */
@@ -83,18 +89,18 @@ int bnl_cuda_lms(bnl_cuda *c, const bnl_op *op, double *R, const void *W, int64_
 /* The novelty session (cuda/novelty.cu; layers/bnl_device.h nov_*): the
  * centroids packed once into device memory (grown by doubling), each
  * chunk's sums by the actsum tiles over them. u8, f32 and f64. */
-int bnl_cuda_nov_open(bnl_cuda *c, const bnl_op *op, int n, int64_t cap, bnl_novelty **out,
+int bnl_cuda_nov_open(bnl_cuda *c, const bnl_op *op, int n, int64_t cap, bnl_novelty_impl **out,
                       fsvc_error *err);
-int bnl_cuda_nov_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err);
-int bnl_cuda_nov_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err);
-void bnl_cuda_nov_close(bnl_novelty *s);
+int bnl_cuda_nov_add(bnl_novelty_impl *s, const void *C, int64_t rows, fsvc_error *err);
+int bnl_cuda_nov_sums(bnl_novelty_impl *s, double *S, const void *X, int64_t N, fsvc_error *err);
+void bnl_cuda_nov_close(bnl_novelty_impl *s);
 /* The k-means++ min-distance session (cuda/mind.cu; layers/bnl_device.h
  * mind_*): X and D2 resident, per update the centroid rows up and D2
  * back. u8 and f32. */
 int bnl_cuda_mind_open(bnl_cuda *c, const bnl_op *op, const void *X, int64_t N, int n,
-                       bnl_mind **out, fsvc_error *err);
-int bnl_cuda_mind_update(bnl_mind *s, const void *C, int64_t B, double *D2, fsvc_error *err);
-void bnl_cuda_mind_close(bnl_mind *s);
+                       bnl_mind_impl **out, fsvc_error *err);
+int bnl_cuda_mind_update(bnl_mind_impl *s, const void *C, int64_t B, double *D2, fsvc_error *err);
+void bnl_cuda_mind_close(bnl_mind_impl *s);
 int bnl_cuda_time_forward(bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
                           const void *X, int64_t N, int n, int reps, double *sec,
                           fsvc_error *err);

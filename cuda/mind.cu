@@ -24,7 +24,7 @@
 
 #define MIND_CHUNK 8192 /* rows of X per upload at open */
 
-struct bnl_mind {
+struct bnl_mind_impl {
     bnl_cuda *c;
     bnl_op op;
     job_kind k;
@@ -37,7 +37,7 @@ struct bnl_mind {
     struct bnlc_stream v; /* view: the context's stream, own dW/dH/dQ, dX into dXall */
 };
 
-static int gemm_of(const bnl_mind *s) { return s->k.tile_op < 0; }
+static int gemm_of(const bnl_mind_impl *s) { return s->k.tile_op < 0; }
 
 static int64_t r4(int64_t v) { return (v + 3) / 4 * 4; }
 
@@ -56,7 +56,7 @@ __global__ void bnl_mind_inf_kernel(double *D2, int64_t N)
         D2[i] = HUGE_VAL;
 }
 
-extern "C" void bnl_cuda_mind_close(bnl_mind *s)
+extern "C" void bnl_cuda_mind_close(bnl_mind_impl *s)
 {
     if (!s)
         return;
@@ -76,7 +76,7 @@ extern "C" void bnl_cuda_mind_close(bnl_mind *s)
 }
 
 /* X up in chunks of MIND_CHUNK rows (packed into pinned v.hW), norms. */
-static int upload_x(bnl_mind *s, const void *X, fsvc_error *err)
+static int upload_x(bnl_mind_impl *s, const void *X, fsvc_error *err)
 {
     struct bnlc_stream *v = &s->v;
     int rc;
@@ -100,7 +100,7 @@ static int upload_x(bnl_mind *s, const void *X, fsvc_error *err)
 }
 
 extern "C" int bnl_cuda_mind_open(bnl_cuda *c, const bnl_op *op, const void *X, int64_t N,
-                                  int n, bnl_mind **out, fsvc_error *err)
+                                  int n, bnl_mind_impl **out, fsvc_error *err)
 {
     *out = NULL;
     if (!c)
@@ -121,7 +121,7 @@ extern "C" int bnl_cuda_mind_open(bnl_cuda *c, const bnl_op *op, const void *X, 
     }
     if (need > fr / 2)
         return FSVC_OK; /* X does not fit: the forward loop */
-    bnl_mind *s = (bnl_mind *)calloc(1, sizeof *s);
+    bnl_mind_impl *s = (bnl_mind_impl *)calloc(1, sizeof *s);
     if (!s)
         return fsvc_fail(err, FSVC_ERESOURCE, "cuda: min distances: out of memory");
     s->c = c;
@@ -150,7 +150,7 @@ extern "C" int bnl_cuda_mind_open(bnl_cuda *c, const bnl_op *op, const void *X, 
     return FSVC_OK;
 }
 
-static int update_tiles(bnl_mind *s, const void *C, int64_t B, fsvc_error *err)
+static int update_tiles(bnl_mind_impl *s, const void *C, int64_t B, fsvc_error *err)
 {
     struct bnlc_stream *v = &s->v;
     bnlc_plan p;
@@ -192,7 +192,7 @@ static int update_tiles(bnl_mind *s, const void *C, int64_t B, fsvc_error *err)
     return FSVC_OK;
 }
 
-extern "C" int bnl_cuda_mind_update(bnl_mind *s, const void *C, int64_t B, double *D2,
+extern "C" int bnl_cuda_mind_update(bnl_mind_impl *s, const void *C, int64_t B, double *D2,
                                     fsvc_error *err)
 {
     if (!s || B < 0 || !D2)

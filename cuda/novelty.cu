@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct bnl_novelty {
+struct bnl_novelty_impl {
     bnl_cuda *c;
     bnl_op op;
     job_kind k;
@@ -34,10 +34,10 @@ struct bnl_novelty {
 
 static int64_t r4(int64_t v) { return (v + 3) / 4 * 4; }
 
-static int gemm_of(const bnl_novelty *s) { return s->k.tile_op < 0; }
+static int gemm_of(const bnl_novelty_impl *s) { return s->k.tile_op < 0; }
 
 /* dC (and dwn) for cap rows, the first cnt kept. */
-static int store_alloc(bnl_novelty *s, int64_t cap, fsvc_error *err)
+static int store_alloc(bnl_novelty_impl *s, int64_t cap, fsvc_error *err)
 {
     size_t row = (size_t)s->ldk * 4, fr = 0, tot = 0;
     size_t need = (size_t)cap * (row + (gemm_of(s) ? (size_t)s->ob : 0));
@@ -82,12 +82,12 @@ static int store_alloc(bnl_novelty *s, int64_t cap, fsvc_error *err)
 }
 
 extern "C" int bnl_cuda_nov_open(bnl_cuda *c, const bnl_op *op, int n, int64_t cap,
-                                 bnl_novelty **out, fsvc_error *err)
+                                 bnl_novelty_impl **out, fsvc_error *err)
 {
     *out = NULL;
     if (!c)
         return fsvc_fail(err, FSVC_EUSAGE, "cuda: backend not open");
-    bnl_novelty *s = (bnl_novelty *)calloc(1, sizeof *s);
+    bnl_novelty_impl *s = (bnl_novelty_impl *)calloc(1, sizeof *s);
     if (!s)
         return fsvc_fail(err, FSVC_ERESOURCE, "cuda: novelty: out of memory");
     int rc = bnlc_kind_of(op, n, &s->k, err);
@@ -118,7 +118,7 @@ extern "C" int bnl_cuda_nov_open(bnl_cuda *c, const bnl_op *op, int n, int64_t c
     return FSVC_OK;
 }
 
-extern "C" void bnl_cuda_nov_close(bnl_novelty *s)
+extern "C" void bnl_cuda_nov_close(bnl_novelty_impl *s)
 {
     if (!s)
         return;
@@ -137,7 +137,7 @@ static int fail_drain(struct bnlc_stream *st, int rc)
     return rc;
 }
 
-static int add_rows(bnl_novelty *s, struct bnlc_stream *st, const void *C, int64_t rows,
+static int add_rows(bnl_novelty_impl *s, struct bnlc_stream *st, const void *C, int64_t rows,
                     fsvc_error *err)
 {
     int rc;
@@ -165,7 +165,7 @@ static int add_rows(bnl_novelty *s, struct bnlc_stream *st, const void *C, int64
     return FSVC_OK;
 }
 
-extern "C" int bnl_cuda_nov_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err)
+extern "C" int bnl_cuda_nov_add(bnl_novelty_impl *s, const void *C, int64_t rows, fsvc_error *err)
 {
     if (!s || rows < 0)
         return fsvc_fail(err, FSVC_EUSAGE, "cuda: novelty: no session or bad rows");
@@ -177,7 +177,7 @@ extern "C" int bnl_cuda_nov_add(bnl_novelty *s, const void *C, int64_t rows, fsv
     return rc ? fail_drain(st, rc) : FSVC_OK;
 }
 
-static int sums_tiles(bnl_novelty *s, struct bnlc_stream *st, double *S, const void *X,
+static int sums_tiles(bnl_novelty_impl *s, struct bnlc_stream *st, double *S, const void *X,
                       int64_t N, fsvc_error *err)
 {
     bnl_cuda *c = s->c;
@@ -229,7 +229,7 @@ static int sums_tiles(bnl_novelty *s, struct bnlc_stream *st, double *S, const v
     return FSVC_OK;
 }
 
-extern "C" int bnl_cuda_nov_sums(bnl_novelty *s, double *S, const void *X, int64_t N,
+extern "C" int bnl_cuda_nov_sums(bnl_novelty_impl *s, double *S, const void *X, int64_t N,
                                  fsvc_error *err)
 {
     if (!s || N < 0)

@@ -42,7 +42,7 @@
 /* The solve uses cuSOLVER's 64-bit API (Xpotrf / Xpotrs) and the products
  * cuBLAS's _64 calls: m^2 passes 2^31 at m = 46341 and m * Nt at far less,
  * while the direct solve is chosen up to m ~ 67k on an 80 GB device. */
-struct bnl_normal {
+struct bnl_normal_impl {
     bnl_cuda *c;
     cusolverDnHandle_t sol;
     cusolverDnParams_t par;
@@ -76,12 +76,12 @@ static __global__ void diag_kernel(double *G, int64_t m, const double *dg, doubl
 }
 
 /* ---- the normal equations ---- */
-extern "C" int bnl_cuda_normal_open(bnl_cuda *c, bnl_normal **out, fsvc_error *err)
+extern "C" int bnl_cuda_normal_open(bnl_cuda *c, bnl_normal_impl **out, fsvc_error *err)
 {
     *out = NULL;
     if (!c)
         return fsvc_fail(err, FSVC_EUSAGE, "cuda: backend not open");
-    bnl_normal *s = (bnl_normal *)calloc(1, sizeof *s);
+    bnl_normal_impl *s = (bnl_normal_impl *)calloc(1, sizeof *s);
     if (!s)
         return fsvc_fail(err, FSVC_ERESOURCE, "cuda: out of memory");
     s->c = c;
@@ -100,7 +100,7 @@ extern "C" int bnl_cuda_normal_open(bnl_cuda *c, bnl_normal **out, fsvc_error *e
     return FSVC_OK;
 }
 
-extern "C" void bnl_cuda_normal_close(bnl_normal *s)
+extern "C" void bnl_cuda_normal_close(bnl_normal_impl *s)
 {
     if (!s)
         return;
@@ -116,13 +116,13 @@ extern "C" void bnl_cuda_normal_close(bnl_normal *s)
 }
 
 struct ridge_u {
-    bnl_normal *s;
+    bnl_normal_impl *s;
 };
 
 static int ridge_tile(void *u, dstream *d, int b, int64_t i0, int64_t t0, int64_t nt,
                       fsvc_error *err)
 {
-    bnl_normal *s = ((ridge_u *)u)->s;
+    bnl_normal_impl *s = ((ridge_u *)u)->s;
     const double one = 1.0;
     cublasHandle_t h = d->c->blas;
     CUBLAS_CHECK(err, cublasSetStream(h, d->s));
@@ -133,7 +133,7 @@ static int ridge_tile(void *u, dstream *d, int b, int64_t i0, int64_t t0, int64_
     return FSVC_OK;
 }
 
-static int normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+static int normal_accum(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
                         const void *X, int64_t N, int n, const int *cls, const double *y,
                         const double *cw, int K, double *diag, double *B, dstream *d,
                         fsvc_error *err)
@@ -180,7 +180,7 @@ static int normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t 
     return FSVC_OK;
 }
 
-extern "C" int bnl_cuda_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+extern "C" int bnl_cuda_normal_accum(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
                                      const void *X, int64_t N, int n, const int *cls,
                                      const double *y, const double *cw, int K, double *diag,
                                      double *B, fsvc_error *err)
@@ -197,7 +197,7 @@ extern "C" int bnl_cuda_normal_accum(bnl_normal *s, const bnl_op *op, const void
     return rc;
 }
 
-extern "C" int bnl_cuda_normal_solve(bnl_normal *s, double lam, double *R, int *info,
+extern "C" int bnl_cuda_normal_solve(bnl_normal_impl *s, double lam, double *R, int *info,
                                      fsvc_error *err)
 {
     if (!s || !s->dG)
@@ -227,7 +227,7 @@ extern "C" int bnl_cuda_normal_solve(bnl_normal *s, double lam, double *R, int *
 
 /* G after the accumulation: the lower triangle and its mirror make the
  * whole symmetric matrix (a solve overwrites the lower one: fetch first). */
-extern "C" int bnl_cuda_normal_fetch(bnl_normal *s, double *G, fsvc_error *err)
+extern "C" int bnl_cuda_normal_fetch(bnl_normal_impl *s, double *G, fsvc_error *err)
 {
     if (!s || !s->dG)
         return fsvc_fail(err, FSVC_EUSAGE, "cuda: normal equations not accumulated");
@@ -268,7 +268,7 @@ static int apply_tile(void *u, dstream *d, int b, int64_t i0, int64_t t0, int64_
 }
 
 /* rhs: B = H^T T and *sumsq = sum H^2; else Y = H^T (H V). */
-static int products(bnl_normal *s, const bnl_op *op, const void *W, int64_t m, const void *X,
+static int products(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m, const void *X,
                     int64_t N, int n, const int *cls, const double *y, const double *V, int K,
                     double *out, double *sumsq, fsvc_error *err)
 {
@@ -327,7 +327,7 @@ static int products(bnl_normal *s, const bnl_op *op, const void *W, int64_t m, c
     return rc;
 }
 
-extern "C" int bnl_cuda_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+extern "C" int bnl_cuda_normal_rhs(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
                                    const void *X, int64_t N, int n, const int *cls,
                                    const double *y, int K, double *B, double *sumsq,
                                    fsvc_error *err)
@@ -336,7 +336,7 @@ extern "C" int bnl_cuda_normal_rhs(bnl_normal *s, const bnl_op *op, const void *
     return products(s, op, W, m, X, N, n, cls, y, NULL, K, B, sumsq ? sumsq : &ss, err);
 }
 
-extern "C" int bnl_cuda_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+extern "C" int bnl_cuda_normal_apply(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
                                      const void *X, int64_t N, int n, const double *V, int K,
                                      double *Y, fsvc_error *err)
 {

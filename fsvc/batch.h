@@ -29,17 +29,29 @@ typedef int (*fsvc_batch_fill)(void *self, void *x, int64_t lo, int64_t hi, fsvc
 /* Called (on the caller's thread) after each batch: done of N scored. */
 typedef void (*fsvc_batch_progress)(void *self, int64_t done, int64_t N);
 
+/* Where fsvc_predict_batched's samples come from and how they are scored:
+ * fsvc_batch_size(B) at a time from fill; progress may be NULL; backend
+ * and threads as fsvc_predict's; device: the device backend a "cuda"
+ * backend opens (layers/bnl_device.h), NULL the built-in CUDA one. */
+typedef struct fsvc_batch_job {
+    int64_t B;
+    fsvc_batch_fill fill;
+    void *fill_self;
+    fsvc_batch_progress progress;
+    void *progress_self;
+    const char *backend;
+    int threads;
+    const struct bnl_backend_ops *device;
+} fsvc_batch_job;
+
 /* fsvc_predict over the set d (N, n, dtype, scale, source: dense samples;
- * x, labels and paths unused) whose samples come from fill,
- * fsvc_batch_size(B) at a time: the same pred (N) and score (N x Kout, or
- * NULL) as fsvc_predict on the whole set. One engine context serves every
- * batch (a device is opened, or its fallback reported, once). progress may
- * be NULL. The first error in sample order is returned: the fill of batch
- * k + 1 is waited for before the error of scoring batch k is returned, and
- * nothing of a later batch is scored after an error. */
+ * x, labels and paths unused) whose samples come from job->fill: the same
+ * pred (N) and score (N x Kout, or NULL) as fsvc_predict on the whole set.
+ * One engine context serves every batch (a device is opened, or its
+ * fallback reported, once). The first error in sample order is returned:
+ * the fill of batch k + 1 is waited for before the error of scoring batch
+ * k is returned, and nothing of a later batch is scored after an error. */
 int fsvc_predict_batched(int *pred, double *score, const fsvc_model *model,
-                         const fsvc_dataset *d, int64_t B, fsvc_batch_fill fill, void *fill_self,
-                         fsvc_batch_progress progress, void *progress_self,
-                         const char *backend, int threads, fsvc_error *err);
+                         const fsvc_dataset *d, const fsvc_batch_job *job, fsvc_error *err);
 
 #endif

@@ -3,7 +3,7 @@
 #include "calibrate.h"
 #include "dist.h"
 #include "internal.h"
-#include "chol.h"
+#include "../layers/bnl.h" /* bnl_chol, bnl_syrk_acc */
 #include "study.h"
 
 #include <cblas.h>
@@ -46,7 +46,7 @@ static int gram_rows(double *G, double *B, double sign, hrows *h, const int64_t 
         int64_t b = cnt - i0 < CAL_CHUNK ? cnt - i0 : CAL_CHUNK;
         int rc = h_chunk(h, idx + i0, b, err);
         if (rc) return rc;
-        fsvc_syrk_acc(h->ctx, G, m, h->Hd, m, m, b, 1.0, 0);
+        bnl_syrk_acc(h->ctx, G, m, h->Hd, m, m, b, 1.0, 0);
         for (int64_t t = 0; t < b; t++)
             cblas_daxpy((int)m, sign, h->Hd + (size_t)t * m, 1, B + (size_t)cls[idx[i0 + t]] * m, 1);
     }
@@ -89,12 +89,12 @@ static int fold_scores(double *S, hrows *h, const double *G, const double *B, do
         md /= (double)mk;
         double lam = (md > 0 ? lambda * md : lambda) * pow(3, attempt);
         for (int64_t c = 0; c < mk; c++) A[(size_t)c * mk + c] += lam;
-        info = fsvc_chol(h->ctx, A, mk, mk, 0, NULL);
+        info = bnl_chol(h->ctx, A, mk, mk, 0, NULL);
     }
     if (info)
         return fsvc_fail(err, FSVC_EINPUT, "probability: the readout of a fold cannot be "
                          "solved (factorisation %d); raise lambda (-l)", info);
-    if (fsvc_chol_solve(h->ctx, A, mk, mk, 0, W, K, mk))
+    if (bnl_chol_solve(h->ctx, A, mk, mk, 0, W, K, mk))
         return fsvc_fail(err, FSVC_EINPUT, "probability: the readout of a fold cannot be solved");
     for (int64_t i0 = 0; i0 < cnt; i0 += CAL_CHUNK) {
         int64_t b = cnt - i0 < CAL_CHUNK ? cnt - i0 : CAL_CHUNK;
@@ -215,7 +215,7 @@ static int heldout_refit(double *S, const fsvc_model *M, const fsvc_dataset *d,
         if ((rc = fsvc_dataset_subset(&tr, d, idx, ntr, err))) break;
         int64_t nte = fsvc_fold_rows(idx, fold, d->N, f, 1);
         if ((rc = fsvc_dataset_subset(&te, d, idx, nte, err))) { fsvc_dataset_free(&tr); break; }
-        rc = fsvc_train(&fm, NULL, &tr, &q, err);
+        rc = fsvc_train_model(&fm, NULL, &tr, tr.N, 0, &q, fsvc_dist_one(), err);
         int trained = !rc;
         if (!rc && fm.Kout != K) /* a fold keeps d's class list (subsets share it) */
             rc = fsvc_fail(err, FSVC_EINPUT, "probability: a fold's model has %d classes, "
@@ -394,7 +394,7 @@ int fsvc_train_calibrated(fsvc_model *model, fsvc_train_info *info, const fsvc_d
                          "probabilities");
     fsvc_param q = *p;
     q.probability = 0;
-    int rc = fsvc_train_dist(model, info, d, N_total, first, &q, dist, err);
+    int rc = fsvc_train_model(model, info, d, N_total, first, &q, dist, err);
     if (rc) return rc;
     if (model->K < 2) {
         fsvc_free_model(model);

@@ -205,7 +205,8 @@ int fsvc_hsrc_device(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const
         dev_close(s);
         return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for the device batches");
     }
-    int rc = bnl_normal_open(ctx, op, &s->h, err);
+    bnl_normal_opt no = {-1, 0, 0, 1}; /* the block products, on the device */
+    int rc = bnl_normal_open(ctx, op, &no, &s->h, err);
     if (!rc && !s->h)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "pcg: the device opened no normal equations");
     if (rc) {

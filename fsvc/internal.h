@@ -5,6 +5,10 @@
 #include "fsvc.h"
 #include "../layers/bnl.h"
 
+/* The engine context of a training run: p->backend and p->threads, on
+ * p->device when it names one and the backend is "cuda" (fsvc/ctx.c). */
+int fsvc_ctx_open(bnl_ctx *ctx, const fsvc_param *p, fsvc_error *err);
+
 /* k-means++ seeding (fsvc/select_kmeans.c): m distinct rows of X (N x n,
  * op->dtype) by D^2 sampling in op->dist (L1 or L2), the D^2 weights
  * updated through bnl_forward after every round of draws (batched D^2
@@ -33,6 +37,14 @@ int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dat
  * +-Inf, as it always did (satimg.test holds one: 1.58e308). */
 int fsvc_model_input_train(void **out, const fsvc_model *model, const fsvc_dataset *d,
                            int threads, fsvc_error *err);
+
+/* fsvc_train_dist without the probability calibration (fsvc/train.c):
+ * the model alone. fsvc_train_dist (train_entry.c) adds the calibration
+ * of p->probability; calibrate.c trains its folds here. */
+struct fsvc_dist;
+int fsvc_train_model(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset *d,
+                     int64_t N_total, int64_t first, const fsvc_param *p,
+                     const struct fsvc_dist *dist, fsvc_error *err);
 
 /* Seconds on the monotonic clock. */
 double fsvc_clock(void);
@@ -94,6 +106,26 @@ int fsvc_readout_lms(double *R, const bnl_ctx *ctx, const bnl_op *op,
  * the precision of H^T H from m, 0 forces float64, 1 float32. times (3 or
  * NULL): seconds spent on H, on H^T H and H^T T, and on the solve. */
 /* mean diag(H^T H) and H^T T usable for a ridge solve (fsvc/ridge.c). */
+/* lambda of the ridge readout in (0, 1e300], else FSVC_EUSAGE naming the
+ * range (fsvc/ridge.c): the one check, at train's parameters and at the
+ * readouts' entry points that studies and tests call directly. */
+int fsvc_lambda_check(double lambda, fsvc_error *err);
+
+/* The lambda rule of the ridge solves (fsvc/ridge.c; the dense and the
+ * sparse readouts): solve is one solve of (H^T H + lam I) X = B in place
+ * (info as LAPACK's, BNL_CHOL_NOMEM out of memory); dg: diag(H^T H) (m);
+ * B0: H^T T (m x K column-major), B: the solution. */
+typedef struct fsvc_ridge_sys {
+    int (*solve)(void *self, double lam, double *B, int *info, fsvc_error *err);
+    void *self;
+    const double *dg;
+    int64_t m;
+    int K;
+    const double *B0;
+    double *B;
+} fsvc_ridge_sys;
+int fsvc_ridge_lambda_solve(const fsvc_ridge_sys *sys, double lambda, double radius,
+                            int progress, fsvc_error *err);
 int fsvc_ridge_check_normal(double md, const double *B, size_t n, double radius,
                             fsvc_error *err);
 int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,

@@ -94,11 +94,10 @@ static void progress_line(double t0, int64_t done, int64_t N, int64_t m, int las
  *     term at a time: the sequential loop's sums and centroids, bit for
  *     bit, on every process; then one status agreement.
  * One process (dist NULL or of size 1) does the same without exchanges.
- * With a device session (each process its own), step 1 runs on the
- * device over the resident centroids and the chunk's accepted rows are
- * added after step 3; the resolve stays on the host CPU (a few rows
- * against one centroid: the same sums as the device's for u8). A device
- * store that cannot grow closes the session: on with bnl_actsum. */
+ * The centroids live in the engine's novelty session (bnl.h
+ * bnl_novelty_*: on a device that offers it, else the CPU's): step 1 is
+ * its sums, the chunk's accepted rows are added after step 3, and the
+ * resolve is its bnl_novelty_one (a few rows against one centroid). */
 static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
                         const bnl_op *op, double prag, int64_t max_m, int progress,
                         const void *X, const int64_t *order, int64_t N, int n,
@@ -108,12 +107,12 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
     int multi = dist && dist->size > 1;
     size_t row = (size_t)n * fsvc_dtype_size(op->dtype);
     const char *x0 = X;
-    int64_t cnt = 0, cap = 256, B = 64;
+    int64_t cnt = 0, B = 64;
     /* the synaptic operations: the chunk sums of this process's samples
      * (added over the processes at the end) and the resolves (the same on
      * every process, counted once) */
     double ops = 0, ops_res = 0, t0 = fsvc_clock(), tlast = t0;
-    char *C = malloc(cap * row);               /* C: cap x n, the centroids */
+    char *A = malloc((size_t)BMAX * row);      /* the chunk's accepted rows */
     int64_t *P = malloc((1 + BMAX) * sizeof *P); /* status word | b sums */
     double *S = (double *)(P ? P + 1 : NULL);
     char *Xl = malloc((size_t)BMAX * row);     /* the chunk rows held here */
@@ -122,22 +121,13 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
     int64_t *ci = malloc(BMAX * sizeof *ci), *own = malloc(BMAX * sizeof *own);
     int64_t *cand = malloc(BMAX * sizeof *cand);
     int rc = FSVC_OK;
-    /* small calls run on one thread: a parallel region costs more than
-     * they do (the sums are the same on any thread count) */
-    bnl_ctx one = *ctx;
-    if (one.backend == BNL_CPU) one.threads = 1;
-    bnl_novelty *dev = NULL; /* the device session, or NULL */
+    bnl_novelty *ses = NULL;
     *m = 0;
-    if (!C || !P || !Xl || !Xc || !T || !Sl || !ci || !own || !cand)
+    if (!A || !P || !Xl || !Xc || !T || !Sl || !ci || !own || !cand)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: out of memory");
     else
         rc = bnl_novelty_open(ctx, op, n, max_m > 0 && max_m < N ? max_m : N < 1024 ? N : 1024,
-                              &dev, err);
-    if (dev) { /* the resolve runs on one host CPU thread */
-        one.backend = BNL_CPU;
-        one.cuda = NULL;
-        one.threads = 1;
-    }
+                              &ses, err);
     if (multi) { /* a process short of memory stops every process */
         rc = fsvc_dist_agreed(dist, rc, err);
     }
@@ -154,9 +144,7 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
         }
         if (cnt > 0 && nl > 0) {
             memset(Sl, 0, (size_t)nl * sizeof *Sl);
-            rc = dev ? bnl_novelty_sums(dev, Sl, Xl, nl, err)
-                     : bnl_actsum((double)cnt * nl * n < 4e6 ? &one : ctx, op, Sl, C, cnt, Xl,
-                                  nl, n, err);
+            rc = bnl_novelty_sums(ses, Sl, Xl, nl, err);
             for (int64_t q = 0; !rc && q < nl; q++) S[own[q]] = Sl[q];
             ops += (double)cnt * nl * n;
         }
@@ -194,40 +182,22 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
         for (int64_t j = 0; j < nc && (max_m <= 0 || cnt < max_m); j++) {
             if (!(cnt == 0 || S[cand[j]] < prag))
                 continue;
-            if (cnt == cap) {
-                char *grown = realloc(C, 2 * cap * row);
-                if (!grown) {
-                    rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: out of memory for %lld centroids",
-                                   (long long)(2 * cap));
-                    break;
-                }
-                C = grown;
-                cap *= 2;
-            }
-            memcpy(C + (size_t)cnt * row, Xc + (size_t)j * row, row);
+            memcpy(A + (size_t)acc * row, Xc + (size_t)j * row, row);
             sel[cnt++] = ci[cand[j]];
             acc++;
             int64_t rest = nc - j - 1;
             if (rest > 0) {
                 memset(T, 0, rest * sizeof *T);
-                rc = bnl_actsum(&one, op, T, C + (size_t)(cnt - 1) * row, 1,
-                                Xc + (size_t)(j + 1) * row, rest, n, err);
+                rc = bnl_novelty_one(ses, T, Xc + (size_t)j * row, Xc + (size_t)(j + 1) * row,
+                                     rest, err);
                 if (rc) break;
                 ops_res += (double)rest * n;
                 for (int64_t q = 0; q < rest; q++)
                     S[cand[j + 1 + q]] += T[q];
             }
         }
-        if (!rc && dev && acc > 0) { /* the chunk's new centroids, uploaded once */
-            rc = bnl_novelty_add(dev, C + (size_t)(cnt - acc) * row, acc, err);
-            if (rc == FSVC_ERESOURCE) { /* the device store is full: on with bnl_actsum */
-                bnl_novelty_close(dev);
-                dev = NULL;
-                one = *ctx;
-                fsvc_error_clear(err);
-                rc = FSVC_OK;
-            }
-        }
+        if (!rc && acc > 0) /* the chunk's new centroids, added once */
+            rc = bnl_novelty_add(ses, A, acc, err);
         t0i += b;
         if (multi) { /* whether every process resolved the chunk */
             rc = fsvc_dist_agreed(dist, rc, err);
@@ -248,8 +218,8 @@ static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ct
     *m = cnt;
 done:
     if (syn) *syn = ops + ops_res;
-    bnl_novelty_close(dev);
-    free(C); free(P); free(Xl); free(Xc); free(T); free(Sl); free(ci); free(own); free(cand);
+    bnl_novelty_close(ses);
+    free(A); free(P); free(Xl); free(Xc); free(T); free(Sl); free(ci); free(own); free(cand);
     return rc;
 }
 

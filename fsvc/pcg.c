@@ -13,12 +13,12 @@
  * not, so we take
  *     P = (N/m) (K_mm + s I)^2,  s = sqrt(lam m / N),
  * one Cholesky factor L L^T = K_mm + s I, applied as two solves
- * (fsvc_chol_solve). For every eigenvalue k of K_mm,
+ * (bnl_chol_solve). For every eigenvalue k of K_mm,
  * P / ((N/m) k^2 + lam) = (k + s)^2 / (k^2 + s^2), between 1 and 2: P
  * is within a factor 2 of the Nystrom estimate of A, so the
  * preconditioned spectrum is as tight as the Nystrom estimate is
  * good (for random centroids, a few tens of iterations). The factor is in
- * H's precision (float for u8/f32 inputs), blocked (chol.h: the same bits
+ * H's precision (float for u8/f32 inputs), blocked (bnl.h bnl_chol: the same bits
  * for any thread count, progress per panel); a factorisation that fails in
  * rounding retries with s x 10 (a worse but still valid preconditioner).
  *
@@ -35,7 +35,6 @@
  * stop decision, so no rank leaves the loop while another waits in a
  * product. */
 #include "solver.h"
-#include "chol.h"
 #include "dist.h"
 
 #include <lapacke.h>
@@ -59,7 +58,7 @@ typedef struct pre {
 static int pre_build(pre *P, fsvc_hsrc *src, double lam, int f32, int progress,
                      fsvc_error *err)
 {
-    fsvc_chol_progress pr = {"pcg preconditioner", 0.5};
+    bnl_chol_progress pr = {"pcg preconditioner", 0.5};
     P->ctx = src->ctx;
     int64_t m = src->m;
     size_t es = f32 ? sizeof(float) : sizeof(double);
@@ -103,10 +102,10 @@ static int pre_build(pre *P, fsvc_hsrc *src, double lam, int f32, int progress,
         }
         /* row-major upper == column-major lower: potrf 'L' reads the
          * upper triangle of the row-major matrix and overwrites it */
-        info = fsvc_chol(P->ctx, P->L, m, m, f32, progress ? &pr : NULL);
+        info = bnl_chol(P->ctx, P->L, m, m, f32, progress ? &pr : NULL);
     }
     free(dg);
-    if (info == FSVC_CHOL_NOMEM)
+    if (info == BNL_CHOL_NOMEM)
         return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for the preconditioner");
     if (info)
         return fsvc_fail(err, FSVC_EINPUT, "pcg: the centroids' kernel matrix cannot be "
@@ -122,13 +121,13 @@ static void pre_apply(pre *P, double *Z, const double *R, int K)
     lapack_int m = (lapack_int)P->m;
     if (P->f32) {
         for (size_t q = 0; q < mk; q++) P->tmp[q] = (float)R[q];
-        fsvc_chol_solve(P->ctx, P->L, m, m, 1, P->tmp, K, m);
-        fsvc_chol_solve(P->ctx, P->L, m, m, 1, P->tmp, K, m);
+        bnl_chol_solve(P->ctx, P->L, m, m, 1, P->tmp, K, m);
+        bnl_chol_solve(P->ctx, P->L, m, m, 1, P->tmp, K, m);
         for (size_t q = 0; q < mk; q++) Z[q] = P->scale * P->tmp[q];
     } else {
         memcpy(Z, R, mk * sizeof *Z);
-        fsvc_chol_solve(P->ctx, P->L, m, m, 0, Z, K, m);
-        fsvc_chol_solve(P->ctx, P->L, m, m, 0, Z, K, m);
+        bnl_chol_solve(P->ctx, P->L, m, m, 0, Z, K, m);
+        bnl_chol_solve(P->ctx, P->L, m, m, 0, Z, K, m);
         for (size_t q = 0; q < mk; q++) Z[q] *= P->scale;
     }
 }

@@ -47,12 +47,11 @@ static void *fill_main(void *arg)
 }
 
 int fsvc_predict_batched(int *pred, double *score, const fsvc_model *model,
-                         const fsvc_dataset *d, int64_t B, fsvc_batch_fill fill, void *fill_self,
-                         fsvc_batch_progress progress, void *progress_self,
-                         const char *backend, int threads, fsvc_error *err)
+                         const fsvc_dataset *d, const fsvc_batch_job *job, fsvc_error *err)
 {
-    int64_t N = d->N;
-    B = fsvc_batch_size(B);
+    int64_t N = d->N, B = fsvc_batch_size(job->B);
+    const char *backend = job->backend;
+    int threads = job->threads;
     int64_t nb = fsvc_batch_count(N, B);
     if (nb == 0) return FSVC_OK;
     int64_t lo, hi;
@@ -70,10 +69,11 @@ int fsvc_predict_batched(int *pred, double *score, const fsvc_model *model,
     bnl_ctx ctx;
     int opened = 0;
     if (!rc && !sparse) {
-        rc = bnl_ctx_open(&ctx, backend ? backend : "cpu", threads, 0, err);
+        fsvc_param p = {.backend = backend, .threads = threads, .device = job->device};
+        rc = fsvc_ctx_open(&ctx, &p, err);
         opened = !rc;
     }
-    filler f = { fill, fill_self, buf[0], lo, hi, FSVC_OK, { 0, "" } };
+    filler f = { job->fill, job->fill_self, buf[0], lo, hi, FSVC_OK, { 0, "" } };
     if (!rc) {
         fill_main(&f); /* the first batch on this thread */
         rc = f.rc;
@@ -99,7 +99,7 @@ int fsvc_predict_batched(int *pred, double *score, const fsvc_model *model,
                     : fsvc_predict_ctx(p, sc, model, &v, &ctx, threads, err);
         if (spawned) pthread_join(th, NULL);
         else if (k + 1 < nb && rc == FSVC_OK) fill_main(&f); /* no thread: in turn */
-        if (rc == FSVC_OK && progress) progress(progress_self, hi, N);
+        if (rc == FSVC_OK && job->progress) job->progress(job->progress_self, hi, N);
         if (rc == FSVC_OK && k + 1 < nb && f.rc) { /* batch k + 1 could not be filled */
             rc = f.rc;
             if (err) *err = f.err;

@@ -7,14 +7,13 @@
  * passes over X of one centroid each. Here the draws come in rounds
  * ("batched D^2 seeding"): a round draws B samples (distinct, without
  * replacement) from the same D, then D is updated with those B centroids
- * at once through the engine (bnl_forward, identity activation: an N x B
- * block of distances, GEMM-shaped for L2), over blocks of samples. B is
+ * at once through the engine's min-distance session (bnl.h bnl_mind_*:
+ * an N x B block of distances, identity activation, GEMM-shaped for L2;
+ * on a device X and D2 stay there, only the B rows go up and D2 comes
+ * back, never the N x B block). B is
  * k/8 for k centroids so far (at least 1, at most KM_MAX_BATCH): the first
  * 8 draws are exact k-means++, later rounds add at most 1/8 of the set, so
- * about 70 rounds reach m = 10000 and the distance work stays N m n.
- * On a device that offers the min-distance session (bnl.h bnl_mind_*), X
- * and D2 stay on the device: per round only the B centroid rows go up and
- * D2 (N doubles) comes back, never the N x B block; else the loop above. */
+ * about 70 rounds reach m = 10000 and the distance work stays N m n. */
 #include "internal.h"
 
 #include <math.h>
@@ -22,7 +21,6 @@
 #include <string.h>
 
 #define KM_MAX_BATCH 256
-#define KM_BLOCK 8192   /* samples per bnl_forward call */
 #define KM_RETRY 16     /* redraws when a draw hits a sample of this round */
 
 /* Uniform in [0, bound) by rejection. */
@@ -33,35 +31,10 @@ static int64_t draw_index(uint64_t *st, int64_t bound)
     return (int64_t)(r % b);
 }
 
-/* D2[i] = min(D2[i], d(x_i, c)^2) over the centroids sel[0..B) (rows of X). */
-static int update_d2(double *D2, void *W, void *H, const bnl_ctx *ctx, const bnl_op *op,
-                     const int64_t *sel, int64_t B, const void *X, int64_t N, int n,
-                     fsvc_error *err)
-{
-    size_t row = (size_t)n * fsvc_dtype_size(op->dtype);
-    for (int64_t j = 0; j < B; j++)
-        memcpy((char *)W + (size_t)j * row, (const char *)X + (size_t)sel[j] * row, row);
-    for (int64_t i0 = 0; i0 < N; i0 += KM_BLOCK) {
-        int64_t nb = N - i0 < KM_BLOCK ? N - i0 : KM_BLOCK;
-        int rc = bnl_forward(ctx, op, H, B, W, B, (const char *)X + (size_t)i0 * row, nb, n,
-                             err);
-        if (rc) return rc;
-        for (int64_t i = 0; i < nb; i++) {
-            double best = D2[i0 + i];
-            for (int64_t j = 0; j < B; j++) {
-                double d = op->dtype == FSVC_F64 ? ((const double *)H)[i * B + j]
-                                                 : ((const float *)H)[i * B + j];
-                if (d * d < best) best = d * d;
-            }
-            D2[i0 + i] = best;
-        }
-    }
-    return FSVC_OK;
-}
-
-/* The same update on the device's session: the B rows up, D2 back. */
-static int update_d2_dev(bnl_mind *md, double *D2, void *W, const bnl_op *op,
-                         const int64_t *sel, int64_t B, const void *X, int n, fsvc_error *err)
+/* D2[i] = min(D2[i], d(x_i, c)^2) over the centroids sel[0..B) (rows of
+ * X), on the engine's session: the B rows go in, D2 comes back. */
+static int update_d2(bnl_mind *md, double *D2, void *W, const bnl_op *op, const int64_t *sel,
+                     int64_t B, const void *X, int n, fsvc_error *err)
 {
     size_t row = (size_t)n * fsvc_dtype_size(op->dtype);
     for (int64_t j = 0; j < B; j++)
@@ -88,14 +61,12 @@ int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const bnl_ctx *ctx,
     bnl_op op = *op_in;
     op.act = BNL_IDENT;
     size_t row = (size_t)n * fsvc_dtype_size(op.dtype);
-    size_t hsz = op.dtype == FSVC_F64 ? sizeof(double) : sizeof(float);
     double *D2 = malloc((size_t)N * sizeof *D2), *cum = malloc((size_t)N * sizeof *cum);
     unsigned char *chosen = calloc((size_t)N, 1);
     void *W = malloc((size_t)KM_MAX_BATCH * row);
-    void *H = malloc((size_t)KM_BLOCK * KM_MAX_BATCH * hsz);
     bnl_mind *md = NULL;
     int rc = FSVC_OK;
-    if (!D2 || !cum || !chosen || !W || !H) {
+    if (!D2 || !cum || !chosen || !W) {
         rc = fsvc_fail(err, FSVC_ERESOURCE, "kmeans++: out of memory for %lld samples",
                        (long long)N);
         goto out;
@@ -109,8 +80,7 @@ int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const bnl_ctx *ctx,
     chosen[sel[k++]] = 1;
     while (k < m) {
         /* fold the centroids of the last round into D2 */
-        rc = md ? update_d2_dev(md, D2, W, &op, sel + folded, k - folded, X, n, err)
-                : update_d2(D2, W, H, ctx, &op, sel + folded, k - folded, X, N, n, err);
+        rc = update_d2(md, D2, W, &op, sel + folded, k - folded, X, n, err);
         if (rc) goto out;
         if (syn) *syn += (double)N * (double)(k - folded) * n;
         folded = k;
@@ -156,6 +126,6 @@ int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const bnl_ctx *ctx,
     }
 out:
     bnl_mind_close(md);
-    free(D2); free(cum); free(chosen); free(W); free(H);
+    free(D2); free(cum); free(chosen); free(W);
     return rc;
 }

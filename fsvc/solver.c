@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SOLVER_F64_MAX_M 24000   /* as RIDGE_F64_MAX_M in ridge.c */
+#define SOLVER_F64_MAX_M 24000   /* as BNL_RIDGE_F64_MAX_M in layers/cpu_normal.c */
 #define SOLVER_CHUNK (1 << 27)   /* bytes of one H chunk (ridge.c: 2^27) */
 #define SOLVER_RAM_USE 0.9       /* share of the physical memory we plan on */
 #define PCG_MAX_ITER 500
@@ -98,8 +98,9 @@ int fsvc_readout_solve(double *R, const bnl_ctx *ctx, const bnl_op *op, const vo
                        fsvc_augment aug, int rows, int cols, double ram, int progress,
                        fsvc_train_info *info, fsvc_error *err)
 {
-    return fsvc_readout_solve_dist(R, fsvc_dist_one(), N, ctx, op, C, m, X, cls, y, NULL, N, n,
-                                   K, lambda, s, tol, aug, rows, cols, ram, progress, info, err);
+    fsvc_ridge_problem pb = {ctx, op, C, m, X, cls, y, NULL, N, N, n, K, fsvc_dist_one()};
+    fsvc_ridge_opt o = {lambda, s, tol, aug, rows, cols, ram, progress};
+    return fsvc_readout_solve_dist(R, &pb, &o, info, err);
 }
 
 int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const void *C,
@@ -108,16 +109,18 @@ int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const 
                          fsvc_solver s, double tol, fsvc_augment aug, int rows, int cols,
                          double ram, int progress, fsvc_train_info *info, fsvc_error *err)
 {
-    return fsvc_readout_solve_dist(R, fsvc_dist_one(), N, ctx, op, C, m, X, cls, y, cw, N, n,
-                                   K, lambda, s, tol, aug, rows, cols, ram, progress, info, err);
+    fsvc_ridge_problem pb = {ctx, op, C, m, X, cls, y, cw, N, N, n, K, fsvc_dist_one()};
+    fsvc_ridge_opt o = {lambda, s, tol, aug, rows, cols, ram, progress};
+    return fsvc_readout_solve_dist(R, &pb, &o, info, err);
 }
 
 static int check_args(double lambda, double tol, int64_t m, int64_t N, int nv,
                       fsvc_solver s, int rows, int cols, int n, fsvc_augment aug,
                       fsvc_error *err)
 {
-    if (!(lambda > 0) || lambda > 1e300)
-        return fsvc_fail(err, FSVC_EUSAGE, "ridge: lambda %g is not in (0, 1e300]", lambda);
+    int rc = fsvc_lambda_check(lambda, err);
+    if (rc)
+        return rc;
     if (!(tol > 0) || tol >= 1)
         return fsvc_fail(err, FSVC_EUSAGE, "ridge: the pcg tolerance must be in (0, 1)");
     if (m < 1 || N < 1)
@@ -142,13 +145,21 @@ static const double *real_weights(const double *cw, int K)
     return NULL;
 }
 
-int fsvc_readout_solve_dist(double *R, const fsvc_dist *dist, int64_t N_total,
-                            const bnl_ctx *ctx, const bnl_op *op, const void *C, int64_t m,
-                            const void *X, const int *cls, const double *y, const double *cw,
-                            int64_t N, int n, int K, double lambda, fsvc_solver s, double tol, fsvc_augment aug,
-                            int rows, int cols, double ram, int progress,
+int fsvc_readout_solve_dist(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_opt *o,
                             fsvc_train_info *info, fsvc_error *err)
 {
+    const fsvc_dist *dist = pb->dist;
+    const bnl_ctx *ctx = pb->ctx;
+    const bnl_op *op = pb->op;
+    const void *C = pb->C, *X = pb->X;
+    const int *cls = pb->cls;
+    const double *y = pb->y, *cw = pb->cw;
+    int64_t m = pb->m, N = pb->N, N_total = pb->N_total;
+    int n = pb->n, K = pb->K;
+    double lambda = o->lambda, tol = o->tol, ram = o->ram;
+    fsvc_solver s = o->solver;
+    fsvc_augment aug = o->aug;
+    int rows = o->rows, cols = o->cols, progress = o->progress;
     int nv = fsvc_augment_count(aug);
     cw = real_weights(cw, K);
     /* the arguments are the same on every rank, but the check sees N_total:

@@ -159,17 +159,42 @@ int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const 
                          const double *cw, int64_t N, int n, int K, double lambda,
                          fsvc_solver s, double tol, fsvc_augment aug, int rows, int cols,
                          double ram, int progress, fsvc_train_info *info, fsvc_error *err);
-/* The same on this rank's slice (X, cls, y: N of N_total samples) of the
- * ranks of dist, collective: the direct solve sums the partial H^T H
+/* The ridge problem of one rank: the engine (ctx, op), the centroids C
+ * (m x n), this rank's slice of the samples (X, cls, y: N of N_total; T
+ * one-hot of cls, K columns, or y, K = 1), class weights cw (K values or
+ * NULL: all 1) and the ranks (dist; fsvc_dist_one() for one process). */
+typedef struct fsvc_ridge_problem {
+    const bnl_ctx *ctx;
+    const bnl_op *op;
+    const void *C;
+    int64_t m;
+    const void *X;
+    const int *cls;
+    const double *y;
+    const double *cw;
+    int64_t N, N_total;
+    int n, K;
+    const struct fsvc_dist *dist;
+} fsvc_ridge_problem;
+
+/* The readout's settings, as fsvc_readout_solve's arguments. */
+typedef struct fsvc_ridge_opt {
+    double lambda;
+    fsvc_solver solver;
+    double tol;
+    fsvc_augment aug;
+    int rows, cols;
+    double ram;
+    int progress;
+} fsvc_ridge_opt;
+
+/* fsvc_readout_solve on this rank's slice of the ranks of pb->dist,
+ * collective: the direct solve sums the partial H^T H
  * (fsvc_readout_ridge_dist), pcg sums the partial products of every
  * iteration (fsvc_hsrc_dist); auto chooses as one process does (by m, the
  * same on every rank). Every rank gets the same R. With fsvc_dist_one()
  * and N_total == N it is fsvc_readout_solve. */
-int fsvc_readout_solve_dist(double *R, const struct fsvc_dist *dist, int64_t N_total,
-                            const bnl_ctx *ctx, const bnl_op *op, const void *C, int64_t m,
-                            const void *X, const int *cls, const double *y, const double *cw,
-                            int64_t N, int n, int K, double lambda, fsvc_solver s, double tol, fsvc_augment aug,
-                            int rows, int cols, double ram, int progress,
+int fsvc_readout_solve_dist(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_opt *o,
                             fsvc_train_info *info, fsvc_error *err);
 
 #endif

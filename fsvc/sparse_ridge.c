@@ -4,7 +4,6 @@
  * (fsvc_hops). The lambda rule, its retries and the words of degenerate
  * systems are those of fsvc/ridge.c. */
 #include "sparse.h"
-#include "chol.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -26,6 +25,28 @@ static int64_t chunk_rows(int64_t m, int64_t N)
 
 /* ---- the direct solve ---- */
 
+/* One solve of the lambda rule: A = G + lam I, its Cholesky factor, B. */
+typedef struct sp_sys {
+    const bnl_ctx *ctx;
+    const double *G;
+    double *A;
+    int64_t m;
+    int K, bars;
+} sp_sys;
+
+static int sp_solve(void *self, double lam, double *B, int *info, fsvc_error *err)
+{
+    sp_sys *s = self;
+    int64_t m = s->m;
+    (void)err;
+    memcpy(s->A, s->G, (size_t)m * m * sizeof *s->A);
+    for (int64_t j = 0; j < m; j++) s->A[(size_t)j * m + j] += lam;
+    bnl_chol_progress pr = {"ridge", 0.5};
+    *info = bnl_chol(s->ctx, s->A, m, m, 0, s->bars ? &pr : NULL);
+    if (!*info) *info = bnl_chol_solve(s->ctx, s->A, m, m, 0, B, s->K, m);
+    return FSVC_OK;
+}
+
 static int direct(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc *Ct,
                   const fsvc_csr *X, const int *cls, const double *y, int K, double lambda,
                   int progress, double *times, fsvc_error *err)
@@ -37,8 +58,9 @@ static int direct(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc
     float *H = malloc((size_t)Nc * m * sizeof *H);
     double *B0 = calloc((size_t)m * K, sizeof *B0);     /* H^T T, column-major m x K */
     double *B = malloc((size_t)m * K * sizeof *B);
+    double *dg = malloc((size_t)m * sizeof *dg);        /* diag(H^T H) */
     int rc = FSVC_OK;
-    if (!G || !A || !Hd || !H || !B0 || !B) {
+    if (!G || !A || !Hd || !H || !B0 || !B || !dg) {
         rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory for %lld centroids",
                        (long long)m);
         goto done;
@@ -53,7 +75,7 @@ static int direct(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc
         t0 = fsvc_clock();
         for (size_t q = 0; q < (size_t)b * m; q++) Hd[q] = H[q];
         /* row-major H_c: H_c^T H_c into G's upper = column-major lower */
-        fsvc_syrk_acc(ctx, G, m, Hd, m, m, b, 1.0, 0); /* fixed blocks: any --threads */
+        bnl_syrk_acc(ctx, G, m, Hd, m, m, b, 1.0, 0); /* fixed blocks: any --threads */
         for (int64_t i = 0; i < b; i++) {
             const double *h = Hd + (size_t)i * m;
             if (y) { for (int64_t j = 0; j < m; j++) B0[j] += h[j] * y[i0 + i]; }
@@ -61,49 +83,18 @@ static int direct(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc
         }
         t_g += fsvc_clock() - t0;
     }
-    double md = 0;
-    for (int64_t j = 0; j < m; j++) md += G[(size_t)j * m + j];
-    md /= m;
-    if ((rc = fsvc_ridge_check_normal(md, B0, (size_t)m * K, op->radius, err))) goto done;
-    double lam = lambda * md, tc = fsvc_clock();
-    lapack_int info = 0;
-    for (int attempt = 0; attempt < 6; attempt++) {
-        if (attempt) {
-            if (progress)
-                fsvc_printf("ridge: H^T H + lambda I not positive definite (at column %d) with "
-                            "lambda %g; retrying with %g\n", (int)info, lam, lam * 3);
-            lam *= 3;
-        }
-        memcpy(A, G, (size_t)m * m * sizeof *A);
-        for (int64_t j = 0; j < m; j++) A[(size_t)j * m + j] += lam;
-        memcpy(B, B0, (size_t)m * K * sizeof *B);
-        fsvc_chol_progress pr = {"ridge", 0.5};
-        info = fsvc_chol(ctx, A, m, m, 0, progress == FSVC_PROGRESS_ALL ? &pr : NULL);
-        if (!info) info = fsvc_chol_solve(ctx, A, m, m, 0, B, K, m);
-        if (info <= 0) break;
-    }
+    for (int64_t j = 0; j < m; j++) dg[j] = G[(size_t)j * m + j];
+    sp_sys ss = {ctx, G, A, m, K, progress == FSVC_PROGRESS_ALL};
+    fsvc_ridge_sys sys = {sp_solve, &ss, dg, m, K, B0, B};
+    double tc = fsvc_clock();
+    rc = fsvc_ridge_lambda_solve(&sys, lambda, op->radius, progress, err);
     if (times) { times[0] = t_h; times[1] = t_g; times[2] = fsvc_clock() - tc; }
-    if (info > 0) {
-        rc = fsvc_fail(err, FSVC_EINPUT, "ridge: H^T H + lambda I is not positive definite at "
-                       "column %d even with lambda %g; raise lambda (-l, now %g)", (int)info,
-                       lam, lambda);
+    if (rc)
         goto done;
-    }
-    if (info == FSVC_CHOL_NOMEM) {
-        rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory for the Cholesky factor of "
-                       "%lld centroids", (long long)m);
-        goto done;
-    }
-    if (info < 0) {
-        rc = fsvc_fail(err, FSVC_EINPUT, "ridge: the linear system cannot be solved (LAPACK "
-                       "refused argument %d); raise lambda (-l) or change the radius (-r)",
-                       (int)-info);
-        goto done;
-    }
     for (int64_t j = 0; j < m; j++)
         for (int k = 0; k < K; k++) R[j * K + k] = B[(size_t)k * m + j];
 done:
-    free(G); free(A); free(Hd); free(H); free(B0); free(B);
+    free(G); free(A); free(Hd); free(H); free(B0); free(B); free(dg);
     return rc;
 }
 
@@ -264,8 +255,9 @@ int fsvc_sparse_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl
                       fsvc_train_info *info, fsvc_error *err)
 {
     int64_t m = Ct->m, N = X->rows;
-    if (!(lambda > 0) || lambda > 1e300)
-        return fsvc_fail(err, FSVC_EUSAGE, "ridge: lambda %g is not in (0, 1e300]", lambda);
+    int rc0 = fsvc_lambda_check(lambda, err);
+    if (rc0)
+        return rc0;
     if (m < 1 || N < 1)
         return fsvc_fail(err, FSVC_EINPUT, "ridge: no %s to fit (m = %lld, N = %lld)",
                          m < 1 ? "centroids" : "samples", (long long)m, (long long)N);

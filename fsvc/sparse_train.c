@@ -1,4 +1,5 @@
-/* sparse_train.c - fsvc_train and fsvc_predict on sparse data (sparse.h):
+/* sparse_train.c - fsvc_train on sparse data (sparse.h; predict:
+ * sparse_predict.c, the CSR helpers: csr_view.c):
  * the radius (given, X times the rms distance, or searched by
  * fsvc_radius_search over the selections below), the selection (random:
  * the first max-neurons of the seeded shuffle, as on dense data, so both
@@ -9,25 +10,10 @@
 #include "sparse.h"
 #include "study.h"
 
-#include <cblas.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-bnl_csr fsvc_csr_view(const fsvc_csr *a, int64_t i0, int64_t b)
-{
-    bnl_csr v = {b, a->row_ptr + i0, a->col, a->val};
-    return v;
-}
-
-int fsvc_csr_check(const fsvc_csr *a, int n, const char *name, fsvc_error *err)
-{
-    if (!a->row_ptr || !a->col || !a->val || a->nnz < 0 || a->row_ptr[0] != 0 ||
-        a->row_ptr[a->rows] != a->nnz)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: sparse centroids with bad offsets", name);
-    bnl_csr v = fsvc_csr_view(a, 0, a->rows);
-    return bnl_csr_check(&v, n, name, err);
-}
 
 /* The most features of dense data: the engine's limit (layers/bnl.c). */
 #define DENSE_MAX_N 65536
@@ -190,7 +176,7 @@ int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *
         memcpy(M->class_values, d->class_values, (size_t)d->K * sizeof *M->class_values);
     }
     bnl_ctx ctx;
-    if ((rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err)))
+    if ((rc = fsvc_ctx_open(&ctx, p, err)))
         return rc;
     int64_t *order = malloc((size_t)N * sizeof *order), *sel = malloc((size_t)N * sizeof *sel);
     double *yc = NULL, syn = 0, syn2 = 0;
@@ -274,82 +260,5 @@ done:
     bnl_csc_free(&Ct);
     bnl_ctx_close(&ctx);
     if (rc) fsvc_free_model(M);
-    return rc;
-}
-
-/* d's rows as CSR without changing d (a copy for dense d). */
-static int csr_of(fsvc_csr **out, int *owned, const fsvc_dataset *d, fsvc_error *err)
-{
-    if (d->csr) { *out = d->csr; *owned = 0; return FSVC_OK; }
-    fsvc_dataset t = *d; /* a shallow copy whose x is converted */
-    size_t count = (size_t)d->N * (size_t)d->n, es = fsvc_dtype_size(d->dtype);
-    t.x = malloc(count ? count * es : 1);
-    if (!t.x) return fsvc_fail(err, FSVC_ERESOURCE, "predict: out of memory");
-    memcpy(t.x, d->x, count * es);
-    t.rows = t.cols = 0;
-    t.csr = NULL;
-    int rc = fsvc_dataset_to_sparse(&t, err);
-    if (rc) { free(t.x); return rc; }
-    *out = t.csr;
-    *owned = 1;
-    return FSVC_OK;
-}
-
-int fsvc_predict_sparse(int *pred, double *score, const fsvc_model *model,
-                        const fsvc_dataset *d, int threads, fsvc_error *err)
-{
-    if (d->n != model->n)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: %d features, the model expects %d", d->source,
-                         d->n, model->n);
-    if (!model->Cs) { /* a dense model: sparse d made dense (a copy) */
-        int64_t *all = malloc((size_t)(d->N ? d->N : 1) * sizeof *all);
-        if (!all) return fsvc_fail(err, FSVC_ERESOURCE, "predict: out of memory");
-        for (int64_t i = 0; i < d->N; i++) all[i] = i;
-        fsvc_dataset t = *d; /* shallow: only x (made here) is freed */
-        t.csr = NULL;
-        int rc = fsvc_csr_rows(&t.csr, d->csr, all, d->N, err);
-        free(all);
-        if (!rc) rc = fsvc_dataset_to_dense(&t, err);
-        if (!rc) rc = fsvc_predict(pred, score, model, &t, "cpu", threads, err);
-        fsvc_csr_free(t.csr);
-        free(t.x);
-        return rc;
-    }
-    fsvc_csr *X = NULL;
-    int owned = 0;
-    int rc = csr_of(&X, &owned, d, err);
-    if (rc) return rc;
-    bnl_ctx ctx;
-    if ((rc = bnl_ctx_open(&ctx, "cpu", threads, 0, err))) {
-        if (owned) fsvc_csr_free(X);
-        return rc;
-    }
-    int64_t m = model->m;
-    int K = model->Kout;
-    int64_t Nc = (int64_t)((1 << 25) / ((size_t)m * sizeof(float)));
-    if (Nc < 16) Nc = 16;
-    if (Nc > 4096) Nc = 4096;
-    bnl_op op = {(bnl_dist)model->dist, (bnl_act)model->act, FSVC_F32, model->radius, BNL_PREC_FULL};
-    bnl_csc Ct = {0};
-    bnl_csr cv = fsvc_csr_view(model->Cs, 0, m);
-    float *H = malloc((size_t)Nc * m * sizeof *H);
-    double *Hd = malloc((size_t)Nc * m * sizeof *Hd), *Y = malloc((size_t)Nc * K * sizeof *Y);
-    if (!H || !Hd || !Y) rc = fsvc_fail(err, FSVC_ERESOURCE, "predict: out of memory");
-    if (!rc) rc = bnl_csc_make(&Ct, &cv, model->n, op.dist, err);
-    int saved = bnl_blas_threads_push(&ctx, 0);
-    for (int64_t i0 = 0; !rc && i0 < d->N; i0 += Nc) {
-        int64_t b = d->N - i0 < Nc ? d->N - i0 : Nc;
-        bnl_csr v = fsvc_csr_view(X, i0, b);
-        if ((rc = bnl_sparse_forward(&ctx, &op, H, m, &Ct, &v, err))) break;
-        for (size_t q = 0; q < (size_t)b * m; q++) Hd[q] = H[q];
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b, K, (int)m, 1.0, Hd,
-                    (int)m, model->R, K, 0.0, Y, K);
-        rc = fsvc_scores_pick(model, Y, b, i0, pred, score, d->source, err);
-    }
-    bnl_blas_threads_pop(saved);
-    free(H); free(Hd); free(Y);
-    bnl_csc_free(&Ct);
-    bnl_ctx_close(&ctx);
-    if (owned) fsvc_csr_free(X);
     return rc;
 }

@@ -6,7 +6,6 @@
 #include "solver.h"
 #include "dist.h"
 #include "sparse.h"
-#include "calibrate.h" /* -b 1: fsvc_train_calibrated */
 
 #include <math.h>
 #include <stdio.h>
@@ -25,8 +24,8 @@ static int check_param(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *e
         return fsvc_fail(err, FSVC_EUSAGE, "train: kernel must be tri or gauss");
     if (!(p->prag > 0) || !isfinite(p->prag) || !isfinite(p->radius))
         return fsvc_fail(err, FSVC_EUSAGE, "train: prag must be > 0 and radius finite");
-    if (p->readout == FSVC_READOUT_RIDGE && !(p->lambda > 0 && isfinite(p->lambda)))
-        return fsvc_fail(err, FSVC_EUSAGE, "train: ridge needs a finite lambda > 0");
+    if (p->readout == FSVC_READOUT_RIDGE && fsvc_lambda_check(p->lambda, err))
+        return FSVC_EUSAGE;
     if (p->readout == FSVC_READOUT_RIDGE && p->solver != FSVC_SOLVER_DIRECT &&
         !(p->cg_tol > 0 && p->cg_tol < 1))
         return fsvc_fail(err, FSVC_EUSAGE, "train: the pcg tolerance must be in (0, 1)");
@@ -162,64 +161,6 @@ static double rms_distance(const void *X, const int64_t *order, int64_t k, const
             cnt++;
         }
     return cnt > 0 ? sqrt(s / cnt) : 1.0;
-}
-
-/* Author's recipe: prag as given, start large (r0), halve r until the
- * centroids are 1-10% of N, then refine towards the most centroids within
- * 10%. pass(self, r, cap, &m, &syn, err) runs one selection with radius r
- * stopping past cap centroids (dense: select_pass; sparse data:
- * fsvc/sparse_train.c). */
-int fsvc_radius_search(double *r_out, double *syn, double r0, int64_t N, const fsvc_param *p,
-                       const char *source, fsvc_pass_fn pass, void *self, fsvc_error *err)
-{
-    int64_t lo = (int64_t)ceil(0.01 * N), hi = (int64_t)floor(0.10 * N);
-    if (lo < 1) lo = 1;
-    if (hi < lo) hi = lo;
-    double r = r0 > 0 ? r0 : 1;
-    double best = 0, over = 0, under = 0, s = 0;
-    int64_t m = 0;
-#define PASS(rr) do { double sk_ = 0; \
-        int rc_ = pass(self, (rr), hi + 1, &m, &sk_, err); \
-        if (rc_) return rc_; \
-        s += sk_; \
-        if (p->progress) \
-            fsvc_printf("radius search: r = %.6g -> %lld%s centroids (%.2f%% of N)\n", (rr), \
-                    (long long)m, m > hi ? "+" : "", 100.0 * m / N); } while (0)
-    /* halve: too few -> smaller r; in range -> remember, keep halving */
-    for (int step = 0; step < 60 && !over; step++) {
-        PASS(r);
-        if (m < lo) under = r;
-        else if (m <= hi) best = r;
-        else over = r;
-        r /= 2;
-    }
-    if (!over)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: radius search did not converge; give -r",
-                         source);
-    /* jumped over the range: bisect (geometrically) between under and over */
-    for (int step = 0; step < 20 && best == 0 && under > 0; step++) {
-        double mid = sqrt(under * over);
-        PASS(mid);
-        if (m < lo) under = mid;
-        else if (m <= hi) best = mid;
-        else over = mid;
-    }
-    if (best == 0)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: radius search found no radius giving 1-10%% "
-                         "centroids; give -r", source);
-    /* refine towards the most centroids within 10% */
-    for (int step = 0; step < 3; step++) {
-        double mid = sqrt(best * over);
-        PASS(mid);
-        if (m <= hi && m >= lo) best = mid;
-        else over = mid;
-    }
-#undef PASS
-    if (p->progress)
-        fsvc_printf("radius search: r = %.6g\n", best);
-    *r_out = best;
-    if (syn) *syn = s;
-    return FSVC_OK;
 }
 
 /* The dense selection as a pass of the radius search. */
@@ -404,12 +345,6 @@ static int check_result(const fsvc_model *M, const fsvc_param *p, const fsvc_dat
     return fsvc_model_check(M, d->source, err);
 }
 
-int fsvc_train(fsvc_model *model, fsvc_train_info *info,
-               const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err)
-{
-    return fsvc_train_dist(model, info, d, d->N, 0, p, fsvc_dist_one(), err);
-}
-
 /* Under several processes: any selection (random, or the novelty pass
  * global or per class, with any radius: given, Xrms or searched), the
  * ridge (direct) or one-hot readout, slices that cover N_total. */
@@ -434,12 +369,10 @@ static int check_dist(const fsvc_dataset *d, int64_t N_total, int64_t first,
     return FSVC_OK;
 }
 
-int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset *d,
-                    int64_t N_total, int64_t first, const fsvc_param *p_in,
-                    const fsvc_dist *dist, fsvc_error *err)
+int fsvc_train_model(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset *d,
+                     int64_t N_total, int64_t first, const fsvc_param *p_in,
+                     const fsvc_dist *dist, fsvc_error *err)
 {
-    if (p_in->probability) /* trains without it, then fits it */
-        return fsvc_train_calibrated(model, info, d, N_total, first, p_in, dist, err);
     fsvc_param pr = *p_in, *p = &pr;
     if (p->select == FSVC_SELECT_AUTO)
         p->select = p->readout == FSVC_READOUT_RIDGE && (p->radius > 0 || p->radius_rms > 0)
@@ -529,7 +462,7 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
     int ctx_open = 0;
     rc = fsvc_model_input_train(&X, M, d, p->threads, err);
     if (!rc) {
-        rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err);
+        rc = fsvc_ctx_open(&ctx, p, err);
         ctx_open = !rc;
     }
     if (!rc) {
@@ -614,6 +547,8 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
         rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory for %lld centroids", (long long)m);
     rc = fsvc_dist_agreed(dist, rc, err);
     if (rc) goto fail;
+    fsvc_ridge_opt ro = {p->lambda, p->solver, p->cg_tol, p->augment, M->rows, M->cols, 0,
+                         p->progress};
     /* the centroid rows and labels: from the rank holding each */
     rc = fsvc_dist_rows(M->C, X, row, sel, m, first, d->N, dist, err);
     if (!rc && !p->regression)
@@ -632,14 +567,13 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
         mean /= N;
         for (int64_t i = 0; i < d->N; i++) yc[i] = d->y[i] - mean;
         M->y_offset = mean;
-        rc = fsvc_readout_solve_dist(M->R, dist, N, &ctx, &op, M->C, m, X, NULL, yc, NULL,
-                                     d->N, d->n, 1, p->lambda, p->solver, p->cg_tol, p->augment,
-                                     M->rows, M->cols, 0, p->progress, info, err);
+        fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, NULL, yc, NULL, d->N, N, d->n, 1, dist};
+        rc = fsvc_readout_solve_dist(M->R, &pb, &ro, info, err);
         syn_r = (double)m * d->N * d->n;
     } else if (p->readout == FSVC_READOUT_RIDGE) {
-        rc = fsvc_readout_solve_dist(M->R, dist, N, &ctx, &op, M->C, m, X, d->cls, NULL, cw,
-                                     d->N, d->n, M->K, p->lambda, p->solver, p->cg_tol,
-                                     p->augment, M->rows, M->cols, 0, p->progress, info, err);
+        fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, d->cls, NULL, cw, d->N, N, d->n, M->K,
+                                 dist};
+        rc = fsvc_readout_solve_dist(M->R, &pb, &ro, info, err);
         syn_r = (double)m * d->N * d->n;
     } else {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);

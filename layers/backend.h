@@ -16,6 +16,13 @@ int bnl_ref_scores(const bnl_op *op, double *Y, const void *W, int64_t m,
                    const void *X, int64_t N, int n, const double *R, int K,
                    fsvc_error *err);
 
+/* bnl.c: the checks of shapes and pointers every call on samples makes. */
+int bnl_check_call(const bnl_ctx *ctx, const bnl_op *op, const void *W, int64_t m,
+                   const void *X, int64_t N, int n, const void *out, fsvc_error *err);
+
+/* bnl.c: monotonic seconds (progress lines and timings of the engine). */
+double bnl_clock(void);
+
 /* plan.c: 1 when the CPU backend computes this op through BLAS GEMM. */
 int bnl_cpu_uses_gemm(const bnl_op *op);
 
@@ -29,5 +36,22 @@ int bnl_cpu_actsum(const bnl_ctx *ctx, const bnl_op *op, double *S,
 int bnl_cpu_scores(const bnl_ctx *ctx, const bnl_op *op, double *Y,
                    const void *W, int64_t m, const void *X, int64_t N, int n,
                    const double *R, int K, fsvc_error *err);
+
+/* cpu_novelty.c: T[i] += h(x_i, c) for one centroid row c: on the
+ * host's one thread (host), else on a device context's own actsum (the
+ * rule of small calls). The CPU table's other entries: cpu_ops.c. */
+int bnl_cpu_nov_one(const bnl_ctx *ctx, int host, const bnl_op *op, double *T, const void *c,
+                    const void *X, int64_t N, int n, fsvc_error *err);
+
+/* cpu_normal.c: a CPU session of the normal equations holding the host G
+ * the engine hands it: adopt a device's fetched G (double, m x m, both
+ * triangles; taken over) in the precision the CPU would have used; the
+ * host G and its dtype; diag(G) again after the host changed G; the
+ * seconds of H and of its products in the last accumulation. */
+int bnl_cpu_normal_adopt(bnl_normal_impl *s, double *G, int64_t m, int K, int gram_f32,
+                         fsvc_error *err);
+void *bnl_cpu_normal_gram(bnl_normal_impl *s, fsvc_dtype *t);
+void bnl_cpu_normal_diag(bnl_normal_impl *s, double *dg);
+void bnl_cpu_normal_times(const bnl_normal_impl *s, double *t_h, double *t_g);
 
 #endif /* FSVC_BACKEND_H */

@@ -44,17 +44,6 @@
 extern "C" {
 #endif
 
-typedef struct bnl_ctx {
-    bnl_backend backend;  /* what runs (after any fallback) */
-    bnl_arch arch;        /* CPU kernels chosen (cpuid or FSVC_ARCH) */
-    int threads;          /* CPU threads (>= 1) */
-    int verbose;
-    bnl_cuda *cuda;       /* device state when backend == BNL_CUDA */
-    /* additions: planner overrides (0 = the planner's choice; bench, tune) */
-    int64_t tile_m, tile_N;
-    int64_t par_min_syn;  /* calls below this many synapses (m N n) run on
-                             one thread; 0 = default 2^22, -1 = never (tests) */
-} bnl_ctx;
 
 /* Opens a context. backend "ref", "cpu" or "cuda"; threads <= 0 means all
  * cores. A "cuda" request with no usable device prints one line and falls
@@ -73,6 +62,16 @@ typedef struct bnl_ctx {
 int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
                  fsvc_error *err);
 void bnl_ctx_close(bnl_ctx *ctx);
+/* As bnl_ctx_open(ctx, "cuda", ...) on the device backend dev (its table,
+ * layers/bnl_device.h; NULL: the built-in CUDA one): e.g. a host-emulated
+ * device in tests (tests/util/emu_device.c). The context holds the table;
+ * nothing is process-wide. */
+int bnl_ctx_open_device(bnl_ctx *ctx, const bnl_backend_ops *dev, int threads, int strict,
+                        fsvc_error *err);
+/* A copy of ctx that runs on the host: the CPU table (a ref context stays
+ * ref), no device state, threads (<= 0: ctx's). For small host work next
+ * to a device session (fsvc/novelty.c's resolves); never closed. */
+bnl_ctx bnl_ctx_host(const bnl_ctx *ctx, int threads);
 
 /* H = act(dist(W, X)). */
 int bnl_forward(const bnl_ctx *ctx, const bnl_op *op,
@@ -92,6 +91,10 @@ int bnl_actsum(const bnl_ctx *ctx, const bnl_op *op,
                const void *X, int64_t N, int n,
                fsvc_error *err);
 
+/* How many samples a caller should give each bnl_scores call: all N on a
+ * device (W and R go up once, only Y comes back), host_rows on the host. */
+int64_t bnl_scores_rows(const bnl_ctx *ctx, int64_t N, int64_t host_rows);
+
 /* Readout scores Y = H R without materialising all of H:
  * Y: N x K (float64), R: m x K (float64), Y is overwritten. */
 int bnl_scores(const bnl_ctx *ctx, const bnl_op *op,
@@ -101,29 +104,33 @@ int bnl_scores(const bnl_ctx *ctx, const bnl_op *op,
                const double *R, int K,               /* m x K */
                fsvc_error *err);
 
-/* ---- the ridge readout's normal equations, resident on a device ----
- * (H^T H + lam I) R = H^T T with H computed and consumed on the device
- * (f64 products, Cholesky by the device's solver); only diag(H^T H), H^T T
- * and R come back. fsvc/ridge.c runs the same steps on the CPU otherwise.
- * open: *out NULL and FSVC_OK when the context computes on the CPU (ref,
- * cpu, f64 layers, or no device). accum: G = H^T H and B = H^T T over
- * all samples, T one-hot of cls (K columns) or y (K = 1); diag: m, B: m x K
- * column-major; cw: class weights (K doubles, with cls; NULL: none), then
- * G = H^T D H and B = H^T D T with D = diag(cw[cls_i]). solve: R (m x K
- * column-major) from G + lam I; *info > 0 when not positive definite at
- * that column (then call again with a larger lam: G is kept). */
-int bnl_normal_open(const bnl_ctx *ctx, const bnl_op *op, bnl_normal **out,
-                    fsvc_error *err);
+/* ---- the ridge normal equations ----
+ * (H^T H + lam I) R = H^T T. On a device that offers them (u8 and f32
+ * layers) H is computed and consumed there (f64 products, Cholesky by the
+ * device's solver); only diag(H^T H), H^T T and R come back. Else the CPU
+ * table's (layers/cpu_normal.c: class-ordered chunks of H, syrk of the
+ * active columns, bnl_chol). A device that cannot (FSVC_ERESOURCE) says
+ * so in one line and the CPU accumulates instead. open: opt as
+ * bnl_normal_opt says (NULL: defaults). accum: G = H^T H and B = H^T T
+ * over all samples, T one-hot of cls (K columns) or y (K = 1); diag: m,
+ * B: m x K column-major; cw: class weights (K doubles, with cls; NULL:
+ * none), then G = H^T D H and B = H^T D T with D = diag(cw[cls_i]).
+ * times: the seconds of H and of its products in the last accum (a
+ * device: all in t_g). gram: with host_gram, the host G (m x m, both
+ * triangles, dtype *t) for the caller to change in place (the sum over
+ * processes), then diag: diag(G) again into dg and for the solve. solve:
+ * R (m x K column-major) from G + lam I; *info > 0 when not positive
+ * definite at that column (then call again with a larger lam: G is
+ * kept), < 0 LAPACK's refusal, BNL_CHOL_NOMEM out of memory. */
+int bnl_normal_open(const bnl_ctx *ctx, const bnl_op *op, const bnl_normal_opt *opt,
+                    bnl_normal **out, fsvc_error *err);
 int bnl_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                      const void *X, int64_t N, int n, const int *cls, const double *y,
                      const double *cw, int K, double *diag, double *B, fsvc_error *err);
+void bnl_normal_times(const bnl_normal *s, double *t_h, double *t_g);
+int bnl_normal_gram(bnl_normal *s, void **G, fsvc_dtype *t, fsvc_error *err);
+void bnl_normal_diag(bnl_normal *s, double *dg);
 int bnl_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err);
-/* G = H^T (D) H of the last accum (m x m, both triangles: symmetric),
- * before any solve: across processes each rank accumulates on its device
- * and the host sums the ranks' G. fetch_offered: 1 if ctx's device
- * accumulates for op and offers the fetch. */
-int bnl_normal_fetch(bnl_normal *s, double *G, fsvc_error *err);
-int bnl_normal_fetch_offered(const bnl_ctx *ctx, const bnl_op *op);
 void bnl_normal_close(bnl_normal *s); /* NULL is fine */
 /* The block products of an iterative solver (the PCG of the issue "a
  * readout that scales") on the device, one pass over the samples each,
@@ -136,42 +143,47 @@ int bnl_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                      const void *X, int64_t N, int n, const double *V, int K, double *Y,
                      fsvc_error *err);
 /* 1 if ctx's device offers these block products for op (a handle from
- * bnl_normal_open serves them), 0 if they run on the CPU (fsvc/hblock.c). */
+ * bnl_normal_open with opt->products serves them), 0 if they run on the
+ * CPU (fsvc/hblock.c). */
 int bnl_normal_products(const bnl_ctx *ctx, const bnl_op *op);
 
-/* ---- the online LMS readout, resident on a device ----
- * One epoch of fsvc/readout.c's LMS on ctx's device: the samples in order,
- * targets one-hot of cls (K classes), per sample e = t - z.R, then
- * R += eta z e (R: m x K row-major float64, in and out); H is computed and
- * consumed on the device, only R and the status come back. *bad: -1, or
- * the first sample (0-based) whose e is not finite. bnl_lms_offered: 1 if
- * ctx's device offers it for op (u8 and f32 layers), else 0 (then
- * bnl_lms_epoch fails with FSVC_EUSAGE: run the epoch on the CPU). */
-int bnl_lms_offered(const bnl_ctx *ctx, const bnl_op *op);
+/* ---- the online LMS readout ----
+ * One epoch of fsvc/readout.c's LMS: the samples in order, targets
+ * one-hot of cls (K classes), per sample e = t - z.R, then R += eta z e
+ * (R: m x K row-major float64, in and out). *bad: -1, or the first sample
+ * (0-based) whose e is not finite (the pass stops there). On a device that
+ * offers it (u8 and f32 layers) H is computed and consumed there, only R
+ * and the status come back; else the CPU table's epoch (H from
+ * bnl_forward per chunk, the update on the host). */
 int bnl_lms_epoch(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
                   const void *X, const int *cls, int64_t N, int n, int K, double eta,
                   int64_t *bad, fsvc_error *err);
-/* ---- the novelty pass's centroids, resident on a device (issue 10) ----
- * open: *out NULL and FSVC_OK when the context computes on the CPU or its
- * device does not offer the session for op (then use bnl_actsum); cap is
- * a hint (the device grows by doubling). add: append rows (rows x n of
- * op->dtype), uploaded once each. sums: S[i] += sum_j h(x_i, c_j) over
- * all centroids added so far, float64 in increasing j (bnl_actsum's rule
- * and bits); only X's rows and S go up, only S comes back. */
+/* ---- the novelty pass's centroids (issue 10) ----
+ * open: a session of centroids of n elements (cap a hint: stores grow by
+ * doubling), on the context's device when it offers the session for op
+ * (then each row is uploaded once), with a host store always (the CPU
+ * table's session: the sums when no device runs them, and the rows a
+ * device store that cannot grow falls back to). add: append rows (rows x
+ * n of op->dtype). sums: S[i] += sum_j h(x_i, c_j) over all centroids
+ * added so far, float64 in increasing j (bnl_actsum's rule and bits); on
+ * a device only X's rows and S go up, only S comes back. one: T[i] +=
+ * h(x_i, c) for one row c (a centroid just accepted, not added yet), on
+ * one host thread while a device session runs (else as small sums). */
 int bnl_novelty_open(const bnl_ctx *ctx, const bnl_op *op, int n, int64_t cap,
                      bnl_novelty **out, fsvc_error *err);
 int bnl_novelty_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err);
 int bnl_novelty_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err);
+int bnl_novelty_one(bnl_novelty *s, double *T, const void *c, const void *X, int64_t N,
+                    fsvc_error *err);
 void bnl_novelty_close(bnl_novelty *s); /* NULL is fine */
-/* ---- k-means++ seeding's min distances, resident on a device (issue 10) ----
- * open: X (N x n of op->dtype) uploaded once, D2 (N) at +inf on the device;
- * *out NULL and FSVC_OK when the context computes on the CPU, its device
- * does not offer the session for op, or X does not fit its memory (then
- * use bnl_forward). update: D2[i] = min(D2[i], d(x_i, c_j)^2) over the B
- * rows of C (B x n), d the layer's distance (op's activation is ignored:
- * identity), squared in float64 from the float distance; D2 (N, out) is
- * the device's after the update. Per update only C goes up and D2 comes
- * back. */
+/* ---- k-means++ seeding's min distances (issue 10) ----
+ * open: X (N x n of op->dtype, kept by the caller until close), D2 (N) at
+ * +inf, on the context's device when it offers the session for op and X
+ * fits its memory (uploaded once), else the CPU table's. update: D2[i] =
+ * min(D2[i], d(x_i, c_j)^2) over the B rows of C (B x n), d the layer's
+ * distance (op's activation is ignored: identity), squared in float64
+ * from the float distance; D2 (N, out) is the session's after the
+ * update. On a device per update only C goes up and D2 comes back. */
 int bnl_mind_open(const bnl_ctx *ctx, const bnl_op *op, const void *X, int64_t N, int n,
                   bnl_mind **out, fsvc_error *err);
 int bnl_mind_update(bnl_mind *s, const void *C, int64_t B, double *D2, fsvc_error *err);
@@ -199,6 +211,57 @@ const char *bnl_arch_kernels(bnl_arch arch);
 int bnl_kernel_dist(bnl_arch arch, const bnl_op *op, void *D, int64_t ldd,
                     const void *W, int64_t m, const void *X, int64_t N, int n,
                     fsvc_error *err);
+
+/* ---- the dense kernels of the ridge solves (layers/chol.c) ----
+ * Results that do not depend on the thread count.
+ *
+ * OpenBLAS's threaded dsyrk and dpotrf split the work by the thread count
+ * and round differently for each count, so a model trained with --threads
+ * 1 and --threads 2 differed in its bytes (issue 14, point 11). These
+ * functions cut the work into fixed blocks of BNL_CHOL_NB columns, whatever
+ * the thread count, run each block as one single-threaded BLAS/LAPACK call
+ * and spread the blocks over ctx->threads OpenMP threads: every block is
+ * computed the same way in the same order of updates, so the bits are
+ * those of one thread. The Cholesky factor is right-looking blocked
+ * (potrf of the diagonal block, trsm of the panel below it, syrk/gemm of
+ * the trailing columns), which also gives it progress per panel.
+ *
+ * Matrices are column-major lower (the same memory as row-major upper);
+ * f32: float, else double. */
+#ifndef BNL_CHOL_NB
+#define BNL_CHOL_NB 256
+#endif
+
+/* Progress of a factorisation, printed through fsvc_printf when non-NULL
+ * and the factorisation has run for more than `after` seconds (the
+ * solvers: 0.5): "\r<label>: Cholesky NN% of M columns, ETA S s", at most
+ * every 0.25 s, then "<label>: Cholesky done in S s" and a newline. */
+typedef struct bnl_chol_progress {
+    const char *label;
+    double after;
+} bnl_chol_progress;
+
+/* A (m x m, lda) = L L^T in place (lower triangle; the upper one is not
+ * touched). Returns LAPACK's info: 0, > 0 the column (1-based) where A is
+ * not positive definite, < 0 a NaN/argument refusal of LAPACKE, or
+ * BNL_CHOL_NOMEM. */
+#define BNL_CHOL_NOMEM (-1000)
+int bnl_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
+              const bnl_chol_progress *pr);
+
+/* B (m x K column-major, ldb) := A^{-1} B with the factor of bnl_chol:
+ * the forward and backward triangular solves by blocks of BNL_CHOL_NB
+ * columns, the updates in fixed chunks of rows spread over the team (the
+ * factor streamed once per solve by all threads). 0, or -1 for a bad
+ * size or leading dimension (as LAPACK's argument refusals). */
+int bnl_chol_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda, int f32,
+                    void *B, int K, int64_t ldb);
+
+/* G (ma x ma, ldg, lower) := beta G + Ht Ht^T with Ht ma x b column-major
+ * (ld ldh): a row-major b x ma block of H gives Ht with ldh = ma, and a
+ * row-major upper G. Only the lower triangle of G is written. */
+void bnl_syrk_acc(const bnl_ctx *ctx, void *G, int64_t ldg, const void *Ht, int64_t ldh,
+                   int64_t ma, int64_t b, double beta, int f32);
 
 /* ---- threads of the libraries fsvc calls ---- */
 /* Sets OpenBLAS to `threads` (<= 0: ctx->threads) and returns the count it

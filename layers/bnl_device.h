@@ -1,18 +1,18 @@
 /*
- * bnl_device.h - the interface a device backend implements to plug in
- * behind the engine (not installed). The engine (layers/bnl.c)
- * calls a backend only through its table of entry points; the backend
- * includes this header and bnl_types.h, never bnl.h, and the engine never
- * includes the backend's headers: the dependency runs one way, backend ->
- * interface.
+ * bnl_device.h - the one table of entry points every backend implements
+ * (not installed): ref (layers/ref.c), cpu (layers/cpu_*.c) and a device's
+ * (cuda/ops.c, or a host-emulated device in tests). bnl_ctx_open puts the
+ * chosen table in the context (ctx->ops); the engine (layers/bnl.c) calls
+ * a backend only through it. An entry left NULL, or an op the table's
+ * supports() refuses, is "not offered": the engine runs that call on the
+ * CPU table, so no caller above the engine asks what a backend offers.
+ * A backend includes this header and bnl_types.h, never bnl.h; the engine
+ * never includes a backend's headers: the dependency runs one way.
  *
- * cuda/ops.c defines bnl_cuda_ops from the real backend (cuda/<x>.cu, nvcc)
- * or from cuda/bnl_cuda_none.c (built without nvcc: every entry point says
- * "not compiled in" and fails with FSVC_ERESOURCE, so the engine falls back
- * to the CPU). To add a device backend: fill a bnl_device_ops, add its
- * bnl_backend value and name, and pick it in bnl_ctx_open.
- *
- * Layouts as in bnl.h; all pointers are host memory.
+ * To add an op: an entry here, its implementation in each backend that
+ * offers it (at least the CPU table: layers/cpu_ops.c), its test
+ * (ARCHITECTURE.md shows an example). Layouts as in bnl.h; all pointers
+ * are host memory.
  */
 #ifndef FSVC_BNL_DEVICE_H
 #define FSVC_BNL_DEVICE_H
@@ -26,22 +26,31 @@
 extern "C" {
 #endif
 
-typedef struct bnl_device_ops {
+/* The ops a table may offer for some layers only (supports()). */
+typedef enum {
+    BNL_OP_SCORES, BNL_OP_NORMAL, BNL_OP_NORMAL_FETCH, BNL_OP_PRODUCTS, BNL_OP_LMS,
+    BNL_OP_NOVELTY, BNL_OP_MIND
+} bnl_opkind;
+
+struct bnl_backend_ops {
     const char *name;
+    /* 1 if the table runs op kind k for layer op (its entries for k being
+     * non-NULL); NULL: every non-NULL entry runs every layer. */
+    int (*supports)(const bnl_ctx *ctx, bnl_opkind k, const bnl_op *op);
     /* Opens the device; on failure *out is NULL and err holds one line
      * (FSVC_ERESOURCE); strict only changes the wording. */
     int (*open)(bnl_cuda **out, int strict, fsvc_error *err);
     void (*close)(bnl_cuda *c);                      /* NULL is fine */
     /* H = act(dist(W, X)), u8, f32 and f64. */
-    int (*forward)(bnl_cuda *c, const bnl_op *op, void *H, int64_t ldh,
+    int (*forward)(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
                    const void *W, int64_t m, const void *X, int64_t N, int n,
                    fsvc_error *err);
     /* S[i] += sum_j h(x_i, w_j), float64 in increasing j. */
-    int (*actsum)(bnl_cuda *c, const bnl_op *op, double *S, const void *W,
+    int (*actsum)(const bnl_ctx *ctx, const bnl_op *op, double *S, const void *W,
                   int64_t m, const void *X, int64_t N, int n, fsvc_error *err);
     /* Y = H R (N x K, float64) with H computed and consumed on the device:
      * only Y comes back. u8 and f32. */
-    int (*scores)(bnl_cuda *c, const bnl_op *op, double *Y, const void *W, int64_t m,
+    int (*scores)(const bnl_ctx *ctx, const bnl_op *op, double *Y, const void *W, int64_t m,
                   const void *X, int64_t N, int n, const double *R, int K, fsvc_error *err);
     /* The ridge normal equations resident on the device (bnl.h
      * bnl_normal_*): open; accumulate G = H^T H and B = H^T T over all
@@ -49,22 +58,23 @@ typedef struct bnl_device_ops {
      * (m x K column-major); with class weights cw (K, with cls; NULL:
      * none) G = H^T D H and B = H^T D T, D = diag(cw[cls_i]); solve (G + lam I) R = B (info > 0: not
      * positive definite at that column; G is kept for a retry); close. */
-    int (*normal_open)(bnl_cuda *c, bnl_normal **out, fsvc_error *err);
-    int (*normal_accum)(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+    int (*normal_open)(const bnl_ctx *ctx, const bnl_op *op, const bnl_normal_opt *opt,
+                       bnl_normal_impl **out, fsvc_error *err);
+    int (*normal_accum)(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
                         const void *X, int64_t N, int n, const int *cls, const double *y,
                         const double *cw, int K, double *diag, double *B, fsvc_error *err);
-    int (*normal_solve)(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err);
+    int (*normal_solve)(bnl_normal_impl *s, double lam, double *R, int *info, fsvc_error *err);
     /* G of the last accum (m x m, column-major, both triangles), before
      * any solve; across processes the host sums it (fsvc/ridge.c). */
-    int (*normal_fetch)(bnl_normal *s, double *G, fsvc_error *err);
-    void (*normal_close)(bnl_normal *s);                 /* NULL is fine */
+    int (*normal_fetch)(bnl_normal_impl *s, double *G, fsvc_error *err);
+    void (*normal_close)(bnl_normal_impl *s);                 /* NULL is fine */
     /* Block products of an iterative solver on an open handle, one pass
      * over the samples each (V, Y, B: m x K column-major): B = H^T T and
      * *sumsq = sum of H_ij^2; Y = H^T (H V). */
-    int (*normal_rhs)(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+    int (*normal_rhs)(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
                       const void *X, int64_t N, int n, const int *cls, const double *y,
                       int K, double *B, double *sumsq, fsvc_error *err);
-    int (*normal_apply)(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+    int (*normal_apply)(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
                         const void *X, int64_t N, int n, const double *V, int K, double *Y,
                         fsvc_error *err);
     /* One epoch of the online LMS readout (fsvc/readout.c) with H computed
@@ -72,12 +82,12 @@ typedef struct bnl_device_ops {
      * per sample e = t - z.R, then R += eta z e (R: m x K row-major
      * float64, in and out). *bad: -1, or the first sample (0-based) whose
      * e is not finite (R as before it). Only R and *bad come back. */
-    int (*lms)(bnl_cuda *c, const bnl_op *op, double *R, const void *W, int64_t m,
+    int (*lms)(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
                const void *X, const int *cls, int64_t N, int n, int K, double eta,
                int64_t *bad, fsvc_error *err);
     /* Kernel-only seconds of H = act(dist(W, X)) with W, X and H resident
      * (the best of reps runs, CUDA events). */
-    int (*time_forward)(bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
+    int (*time_forward)(const bnl_ctx *ctx, const bnl_op *op, const void *W, int64_t m,
                         const void *X, int64_t N, int n, int reps, double *sec,
                         fsvc_error *err);
     /* One line on the device (or why there is none); 1 if usable. */
@@ -95,11 +105,11 @@ typedef struct bnl_device_ops {
      * is not offered); add: append rows (uploaded once each); sums: S[i]
      * += sum over the resident centroids in increasing order (float64, as
      * actsum): only X's rows and S go up, only S comes back; close. */
-    int (*nov_open)(bnl_cuda *c, const bnl_op *op, int n, int64_t cap, bnl_novelty **out,
+    int (*nov_open)(const bnl_ctx *ctx, const bnl_op *op, int n, int64_t cap, bnl_novelty_impl **out,
                     fsvc_error *err);
-    int (*nov_add)(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err);
-    int (*nov_sums)(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err);
-    void (*nov_close)(bnl_novelty *s);                   /* NULL is fine */
+    int (*nov_add)(bnl_novelty_impl *s, const void *C, int64_t rows, fsvc_error *err);
+    int (*nov_sums)(bnl_novelty_impl *s, double *S, const void *X, int64_t N, fsvc_error *err);
+    void (*nov_close)(bnl_novelty_impl *s);                   /* NULL is fine */
     /* ---- the k-means++ min-distance session (issue 10; bnl.h bnl_mind_*) ----
      * open: X (N x n of op->dtype) uploaded once and kept resident, D2 (N
      * float64) resident at +inf (*out NULL and FSVC_OK when op is not
@@ -107,25 +117,17 @@ typedef struct bnl_device_ops {
      * rows C go up, d = dist(c_j, x_i) (identity activation) on the device,
      * D2[i] = min(D2[i], (double)d^2) in increasing j there, then D2 (N
      * float64) comes back: nothing N x B crosses; close. */
-    int (*mind_open)(bnl_cuda *c, const bnl_op *op, const void *X, int64_t N, int n,
-                     bnl_mind **out, fsvc_error *err);
-    int (*mind_update)(bnl_mind *s, const void *C, int64_t B, double *D2, fsvc_error *err);
-    void (*mind_close)(bnl_mind *s);                     /* NULL is fine */
-} bnl_device_ops;
+    int (*mind_open)(const bnl_ctx *ctx, const bnl_op *op, const void *X, int64_t N, int n,
+                     bnl_mind_impl **out, fsvc_error *err);
+    int (*mind_update)(bnl_mind_impl *s, const void *C, int64_t B, double *D2, fsvc_error *err);
+    void (*mind_close)(bnl_mind_impl *s);                     /* NULL is fine */
+};
 
-/* The CUDA backend (cuda/ops.c). */
-extern const bnl_device_ops bnl_cuda_ops;
-
-/* A NULL entry point is "not offered": the engine computes that call on
- * the CPU (forward, actsum, scores, the normal equations and their block
- * products, the LMS epoch, the novelty and min-distance sessions) or answers as without a device (the others).
- *
- * Test hook: the device backend of contexts opened from now on (NULL:
- * back to bnl_cuda_ops), e.g. a host-emulated device (tests/util/
- * emu_device.c) so that the whole device pipeline runs without a GPU.
- * Process-wide and not thread-safe: install it before opening a context
- * and keep it until that context is closed. */
-void bnl_device_ops_use(const bnl_device_ops *ops);
+/* The tables: the CUDA backend (cuda/ops.c; built without nvcc only its
+ * open and describe, which say so), the CPU kernels and the oracle. */
+extern const bnl_backend_ops bnl_cuda_ops;
+extern const bnl_backend_ops bnl_cpu_ops;
+extern const bnl_backend_ops bnl_ref_ops;
 
 #ifdef __cplusplus
 }

@@ -96,13 +96,51 @@ typedef struct bnl_plan {
 
 /* The GPU backend's state (cuda/), opaque to everything else. */
 typedef struct bnl_cuda bnl_cuda;
-/* The ridge normal equations held on a device (bnl.h bnl_normal_*). */
+/* The engine's sessions (bnl.h): the ridge normal equations (bnl_normal_*),
+ * the novelty pass's centroids (bnl_novelty_*), k-means++ seeding's min
+ * distances (bnl_mind_*); each runs on one backend's table, whose own
+ * state is the matching _impl (opaque, defined by that backend). */
 typedef struct bnl_normal bnl_normal;
-/* A novelty session: centroids resident on a device (bnl.h bnl_novelty_*). */
 typedef struct bnl_novelty bnl_novelty;
-/* A k-means++ min-distance session: X and D2 resident on a device
- * (bnl.h bnl_mind_*). */
 typedef struct bnl_mind bnl_mind;
+typedef struct bnl_normal_impl bnl_normal_impl;
+typedef struct bnl_novelty_impl bnl_novelty_impl;
+typedef struct bnl_mind_impl bnl_mind_impl;
+
+/* A backend's table of entry points (layers/bnl_device.h). */
+typedef struct bnl_backend_ops bnl_backend_ops;
+
+/* A context (bnl.h bnl_ctx_open): the backend that runs its calls and how.
+ * ops is the table of that backend (ref, cpu, or a device's); an entry it
+ * leaves NULL, or an op its supports() refuses, runs on the CPU table. */
+typedef struct bnl_ctx {
+    bnl_backend backend;  /* what runs (after any fallback) */
+    const bnl_backend_ops *ops;
+    bnl_cuda *dev;        /* the device backend's state, NULL on ref and cpu */
+    bnl_arch arch;        /* CPU kernels chosen (cpuid or FSVC_ARCH) */
+    int threads;          /* CPU threads (>= 1) */
+    int verbose;
+    /* planner overrides (0 = the planner's choice; bench, tune) */
+    int64_t tile_m, tile_N;
+    int64_t par_min_syn;  /* calls below this many synapses (m N n) run on
+                             one thread; 0 = default 2^22, -1 = never (tests) */
+} bnl_ctx;
+
+/* How a session of the ridge normal equations runs (bnl.h bnl_normal_open;
+ * NULL: the defaults, all 0 but gram_f32 -1). gram_f32: the CPU's G in
+ * float32 (1), float64 (0) or by size (-1: float64 up to 24000
+ * centroids); progress: progress lines and the solve's; host_gram: G is
+ * wanted on the host after the accumulation (across processes: the host
+ * sums the ranks' G, bnl_normal_gram), so a device must offer its fetch;
+ * products: the session serves the block products of an iterative solver
+ * (bnl_normal_rhs / _apply): only on a device that offers them (*out NULL
+ * otherwise), and a device's failure to open is returned, not replaced. */
+typedef struct bnl_normal_opt {
+    int gram_f32;
+    int progress;
+    int host_gram;
+    int products;
+} bnl_normal_opt;
 
 /* A GPU's properties (cuda/device.cu reads them at open). */
 typedef struct bnlc_device {

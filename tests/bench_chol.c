@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsvc/chol.h"
 
 int main(int argc, char **argv)
 {
@@ -45,7 +44,7 @@ int main(int argc, char **argv)
         bnl_blas_threads_pop(s);
         if (t < best_l) best_l = t;
         t = fsvc_clock();
-        fsvc_syrk_acc(&ctx, G, m, H, m, m, N, 0.0, 0);
+        bnl_syrk_acc(&ctx, G, m, H, m, m, N, 0.0, 0);
         t = fsvc_clock() - t;
         if (t < best_f) best_f = t;
     }
@@ -65,9 +64,9 @@ int main(int argc, char **argv)
         if (t < best_l) best_l = t;
         memcpy(B, G, (size_t)m * m * sizeof *B);
         t = fsvc_clock();
-        info = fsvc_chol(&ctx, B, m, m, 0, NULL);
+        info = bnl_chol(&ctx, B, m, m, 0, NULL);
         t = fsvc_clock() - t;
-        if (info) { fprintf(stderr, "fsvc_chol info %d\n", info); return 2; }
+        if (info) { fprintf(stderr, "bnl_chol info %d\n", info); return 2; }
         if (t < best_f) best_f = t;
     }
     double dmax = 0, amax = 0;

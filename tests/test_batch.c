@@ -164,8 +164,7 @@ static void test_batched_equals_whole(void **state)
         prog_log P = {0, 0};
         fsvc_dataset meta = D;
         meta.x = NULL; /* unused: the samples come from fill_rows */
-        rc = fsvc_predict_batched(p1, s1, &M, &meta, B, fill_rows, &L, on_progress, &P, "cpu",
-                                  2, &err);
+        rc = fsvc_predict_batched(p1, s1, &M, &meta, &(fsvc_batch_job){B, fill_rows, &L, on_progress, &P, "cpu", 2, NULL}, &err);
         if (rc) fail_msg("batch %lld: %s", (long long)B, err.msg);
         assert_int_equal(L.next, NS);
         assert_int_equal(L.calls, fsvc_batch_count(NS, E));
@@ -180,7 +179,7 @@ static void test_batched_equals_whole(void **state)
     /* pred only (score NULL), as eval asks */
     fill_log L = {0, 0, -1, 0};
     memset(p1, 0xff, NS * sizeof *p1);
-    rc = fsvc_predict_batched(p1, NULL, &M, &D, 3, fill_rows, &L, NULL, NULL, "cpu", 1, &err);
+    rc = fsvc_predict_batched(p1, NULL, &M, &D, &(fsvc_batch_job){3, fill_rows, &L, NULL, NULL, "cpu", 1, NULL}, &err);
     assert_int_equal(rc, FSVC_OK);
     assert_memory_equal(p0, p1, NS * sizeof *p0);
     fsvc_free_model(&M);
@@ -199,8 +198,7 @@ static void test_batched_errors(void **state)
     /* in batch 2: batch 1 scored, batch 2 not */
     fill_log L = {0, 0, FSVC_PREDICT_CHUNK + 100, 0};
     prog_log P = {0, 0};
-    int rc = fsvc_predict_batched(pred, NULL, &M, &D, 1, fill_rows, &L, on_progress, &P, "cpu",
-                                  2, &err);
+    int rc = fsvc_predict_batched(pred, NULL, &M, &D, &(fsvc_batch_job){1, fill_rows, &L, on_progress, &P, "cpu", 2, NULL}, &err);
     assert_int_equal(rc, FSVC_EINPUT);
     assert_string_equal(err.msg, "sample 8292: broken");
     assert_int_equal(P.calls, 1);
@@ -209,8 +207,7 @@ static void test_batched_errors(void **state)
     /* in batch 1: nothing scored */
     fill_log L1 = {0, 0, 5, 0};
     prog_log P1 = {0, 0};
-    rc = fsvc_predict_batched(pred, NULL, &M, &D, 1, fill_rows, &L1, on_progress, &P1, "cpu", 2,
-                              &err);
+    rc = fsvc_predict_batched(pred, NULL, &M, &D, &(fsvc_batch_job){1, fill_rows, &L1, on_progress, &P1, "cpu", 2, NULL}, &err);
     assert_int_equal(rc, FSVC_EINPUT);
     assert_string_equal(err.msg, "sample 5: broken");
     assert_int_equal(P1.calls, 0);
@@ -219,7 +216,7 @@ static void test_batched_errors(void **state)
     fsvc_dataset W = D;
     W.n = NF + 1; /* fill_rows writes less than the rows: no overrun */
     fill_log L2 = {0, 0, -1, 0};
-    rc = fsvc_predict_batched(pred, NULL, &M, &W, 1, fill_rows, &L2, NULL, NULL, "cpu", 2, &err);
+    rc = fsvc_predict_batched(pred, NULL, &M, &W, &(fsvc_batch_job){1, fill_rows, &L2, NULL, NULL, "cpu", 2, NULL}, &err);
     assert_int_equal(rc, FSVC_EINPUT);
     assert_non_null(strstr(err.msg, "features, the model expects"));
     fsvc_free_model(&M);
@@ -241,15 +238,16 @@ static void test_batched_device(void **state)
     double *s0 = malloc((size_t)NS * K * sizeof *s0), *s1 = malloc((size_t)NS * K * sizeof *s1);
     assert_non_null(p0); assert_non_null(p1); assert_non_null(s0); assert_non_null(s1);
     fsvc_error err;
-    bnl_device_ops_use(emu_device_ops());
+    bnl_ctx dc;
+    assert_int_equal(bnl_ctx_open_device(&dc, emu_device_ops(), 1, 1, &err), FSVC_OK);
     emu_device_reset(0, 0, 0);
-    int rc = fsvc_predict(p0, s0, &M, &D, "cuda", 1, &err);
+    int rc = fsvc_predict_ctx(p0, s0, &M, &D, &dc, 1, &err);
+    bnl_ctx_close(&dc);
     emu_stats whole = emu_device_stats();
     emu_device_reset(0, 0, 0);
     fill_log L = {0, 0, -1, 0};
-    int rc1 = fsvc_predict_batched(p1, s1, &M, &D, 1, fill_rows, &L, NULL, NULL, "cuda", 1, &err);
+    int rc1 = fsvc_predict_batched(p1, s1, &M, &D, &(fsvc_batch_job){1, fill_rows, &L, NULL, NULL, "cuda", 1, emu_device_ops()}, &err);
     emu_stats batched = emu_device_stats();
-    bnl_device_ops_use(NULL);
     if (rc || rc1) fail_msg("predict on the device: %s", err.msg);
     assert_int_equal(whole.scores, 1);
     assert_int_equal(batched.scores, 3); /* 8192 + 8192 + 77 */

@@ -568,7 +568,7 @@ static void test_errors(void **state)
     if (have) {
         assert_int_equal(rc, FSVC_OK);
         assert_int_equal(c2.backend, BNL_CUDA);
-        assert_non_null(c2.cuda);
+        assert_non_null(c2.dev);
         bnl_ctx_close(&c2);
     } else {
         assert_int_equal(rc, FSVC_ERESOURCE);
@@ -579,7 +579,7 @@ static void test_errors(void **state)
     rc = bnl_ctx_open(&c2, "cuda", 1, 0, &err);
     assert_int_equal(rc, FSVC_OK);
     assert_int_equal(c2.backend, have ? BNL_CUDA : BNL_CPU);
-    assert_true(have ? c2.cuda != NULL : c2.cuda == NULL);
+    assert_true(have ? c2.dev != NULL : c2.dev == NULL);
     bnl_ctx_close(&c2);
     bnl_ctx_close(&ctx);
 }

@@ -247,9 +247,8 @@ static void test_emulated_device_passes(void **s)
     (void)s;
     bnl_ctx dev;
     fsvc_error err;
-    bnl_device_ops_use(emu_device_ops());
     emu_device_reset(0, 0, 0);
-    assert_int_equal(bnl_ctx_open(&dev, "cuda", 1, 1, &err), FSVC_OK);
+    assert_int_equal(bnl_ctx_open_device(&dev, emu_device_ops(), 1, 1, &err), FSVC_OK);
     int bad = 0, run = 0;
     for (int c = 0; c < CK_NFWD; c++)
         for (int k = 0; k < CK_NSHAPES; k++) {
@@ -293,7 +292,6 @@ static void test_emulated_device_passes(void **s)
             free(W); free(X); free(H); free(R); free(S); free(SR); free(ST);
         }
     bnl_ctx_close(&dev);
-    bnl_device_ops_use(NULL);
     printf("  %d cases on the emulated device, %d outside their tolerance\n", run, bad);
     assert_int_equal(bad, 0);
 }

@@ -336,7 +336,7 @@ static void test_targets(void **s)
     assert_memory_equal(Ty, y, sizeof y);
 }
 
-/* Without a device the engine keeps the normal equations on the CPU. */
+/* Without a device the normal equations are the CPU table's session. */
 static void test_no_device_cpu_path(void **s)
 {
     (void)s;
@@ -345,7 +345,11 @@ static void test_no_device_cpu_path(void **s)
     bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0, BNL_PREC_FULL};
     bnl_normal *nq = (bnl_normal *)&ctx;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 1, &err), FSVC_OK);
-    assert_int_equal(bnl_normal_open(&ctx, &op, &nq, &err), FSVC_OK);
+    assert_int_equal(bnl_normal_open(&ctx, &op, NULL, &nq, &err), FSVC_OK);
+    assert_non_null(nq);
+    bnl_normal_close(nq);
+    bnl_normal_opt po = {-1, 0, 0, 1}; /* the block products: a device's only */
+    assert_int_equal(bnl_normal_open(&ctx, &op, &po, &nq, &err), FSVC_OK);
     assert_null(nq);
     double t = -1;
     uint8_t w = 1;
@@ -362,9 +366,8 @@ static void test_time_forward_all_dtypes(void **s)
     (void)s;
     bnl_ctx ctx;
     fsvc_error err;
-    bnl_device_ops_use(emu_device_ops());
     emu_device_reset(0, 0, 0);
-    assert_int_equal(bnl_ctx_open(&ctx, "cuda", 1, 1, &err), FSVC_OK);
+    assert_int_equal(bnl_ctx_open_device(&ctx, emu_device_ops(), 1, 1, &err), FSVC_OK);
     const fsvc_dtype dt[] = {FSVC_U8, FSVC_F32, FSVC_F64, FSVC_F64};
     const bnl_dist ds[] = {BNL_L1, BNL_L1, BNL_L1, BNL_L2};
     double buf[2 * 7 * 5] = {0}; /* room for 7 x 5 doubles, W and X */
@@ -377,7 +380,99 @@ static void test_time_forward_all_dtypes(void **s)
     }
     assert_int_equal(emu_device_stats().time_forward, 4);
     bnl_ctx_close(&ctx);
-    bnl_device_ops_use(NULL);
+}
+
+/* The backend is the context's (ctx->ops), not the process's: a context
+ * on the emulated device and a CPU context open at once each run their
+ * own table; an entry the device table leaves NULL (forward here), or a
+ * layer its supports() refuses (f64 scores), runs on the CPU table with
+ * the CPU's bits. */
+static void test_backend_per_context(void **s)
+{
+    (void)s;
+    bnl_ctx dev, cpu;
+    fsvc_error err;
+    emu_device_reset(0, 0, 0);
+    bnl_backend_ops o = *emu_device_ops();
+    o.forward = NULL;
+    assert_int_equal(bnl_ctx_open_device(&dev, &o, 1, 1, &err), FSVC_OK);
+    assert_int_equal(bnl_ctx_open(&cpu, "cpu", 1, 1, &err), FSVC_OK);
+    assert_ptr_equal(dev.ops, &o);
+    assert_ptr_equal(cpu.ops, &bnl_cpu_ops);
+    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_F32, 3.0, BNL_PREC_FULL};
+    float W[3 * 5], X[4 * 5], Hd[4 * 3], Hc[4 * 3];
+    for (int i = 0; i < 15; i++) W[i] = (float)(i % 7) * 0.25f;
+    for (int i = 0; i < 20; i++) X[i] = (float)(i % 5) * 0.5f;
+    double Sd[4] = {0}, Sc[4] = {0}, R[3] = {1, -1, 0.5}, Yd[4], Yc[4];
+    assert_int_equal(bnl_forward(&dev, &op, Hd, 3, W, 3, X, 4, 5, &err), FSVC_OK);
+    assert_int_equal(bnl_forward(&cpu, &op, Hc, 3, W, 3, X, 4, 5, &err), FSVC_OK);
+    assert_memory_equal(Hd, Hc, sizeof Hd);
+    assert_int_equal(bnl_actsum(&dev, &op, Sd, W, 3, X, 4, 5, &err), FSVC_OK);
+    assert_int_equal(bnl_actsum(&cpu, &op, Sc, W, 3, X, 4, 5, &err), FSVC_OK);
+    emu_stats st = emu_device_stats();
+    assert_int_equal(st.forward, 0); /* NULL entry: the CPU's */
+    assert_int_equal(st.actsum, 1);  /* the device context's call only */
+    /* f64 scores: refused by the device's supports(), the CPU's bits */
+    bnl_op o64 = {BNL_L1, BNL_GAUSS, FSVC_F64, 3.0, BNL_PREC_FULL};
+    double W64[3 * 5], X64[4 * 5];
+    for (int i = 0; i < 15; i++) W64[i] = W[i];
+    for (int i = 0; i < 20; i++) X64[i] = X[i];
+    assert_int_equal(bnl_scores(&dev, &o64, Yd, W64, 3, X64, 4, 5, R, 1, &err), FSVC_OK);
+    assert_int_equal(bnl_scores(&cpu, &o64, Yc, W64, 3, X64, 4, 5, R, 1, &err), FSVC_OK);
+    assert_memory_equal(Yd, Yc, sizeof Yd);
+    assert_int_equal(emu_device_stats().scores, 0);
+    assert_int_equal(bnl_scores(&dev, &op, Yd, W, 3, X, 4, 5, R, 1, &err), FSVC_OK);
+    assert_int_equal(emu_device_stats().scores, 1);
+    bnl_ctx_close(&dev);
+    bnl_ctx_close(&cpu);
+}
+
+static int accum_no_memory(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
+                           const void *X, int64_t N, int n, const int *cls, const double *y,
+                           const double *cw, int K, double *diag, double *B, fsvc_error *err)
+{
+    (void)s; (void)op; (void)W; (void)m; (void)X; (void)N; (void)n; (void)cls; (void)y;
+    (void)cw; (void)K; (void)diag; (void)B;
+    return fsvc_fail(err, FSVC_ERESOURCE, "emu: out of device memory");
+}
+
+/* A device whose accumulation runs out of memory: the engine says so and
+ * the CPU table accumulates and solves, with the CPU context's bits. */
+static void test_normal_falls_back_to_cpu(void **s)
+{
+    (void)s;
+    bnl_ctx dev, cpu;
+    fsvc_error err;
+    emu_device_reset(0, 0, 0);
+    bnl_backend_ops o = *emu_device_ops();
+    o.normal_accum = accum_no_memory;
+    assert_int_equal(bnl_ctx_open_device(&dev, &o, 1, 1, &err), FSVC_OK);
+    assert_int_equal(bnl_ctx_open(&cpu, "cpu", 1, 1, &err), FSVC_OK);
+    bnl_op op = {BNL_L1, BNL_GAUSS, FSVC_U8, 900.0, BNL_PREC_FULL};
+    enum { M = 4, NS = 9, NN = 6, KK = 3 };
+    uint8_t W[M * NN], X[NS * NN];
+    int cls[NS];
+    for (int i = 0; i < M * NN; i++) W[i] = (uint8_t)(37 * i % 251);
+    for (int i = 0; i < NS * NN; i++) X[i] = (uint8_t)(53 * i % 241);
+    for (int i = 0; i < NS; i++) cls[i] = i % KK;
+    double dg[2][M], B[2][M * KK];
+    bnl_ctx *c[2] = {&dev, &cpu};
+    for (int k = 0; k < 2; k++) {
+        bnl_normal *h = NULL;
+        memset(B[k], 0, sizeof B[k]);
+        assert_int_equal(bnl_normal_open(c[k], &op, NULL, &h, &err), FSVC_OK);
+        assert_int_equal(bnl_normal_accum(h, &op, W, M, X, NS, NN, cls, NULL, NULL, KK, dg[k],
+                                          B[k], &err), FSVC_OK);
+        int info = -1;
+        assert_int_equal(bnl_normal_solve(h, 1e-3, B[k], &info, &err), FSVC_OK);
+        assert_int_equal(info, 0);
+        bnl_normal_close(h);
+    }
+    assert_memory_equal(dg[0], dg[1], sizeof dg[0]);
+    assert_memory_equal(B[0], B[1], sizeof B[0]);
+    assert_int_equal(emu_device_stats().solve, 0);
+    bnl_ctx_close(&dev);
+    bnl_ctx_close(&cpu);
 }
 
 int main(void)
@@ -393,6 +488,8 @@ int main(void)
         cmocka_unit_test(test_block_products),
         cmocka_unit_test(test_no_device_cpu_path),
         cmocka_unit_test(test_time_forward_all_dtypes),
+        cmocka_unit_test(test_backend_per_context),
+        cmocka_unit_test(test_normal_falls_back_to_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,15 +84,13 @@ static void lms_param(fsvc_param *p, fsvc_dtype t, int dist, int64_t m, double e
 }
 
 static int train(fsvc_model *M, const fsvc_dataset *D, const fsvc_param *p0, const char *backend,
-                 const bnl_device_ops *ops, fsvc_error *err)
+                 const bnl_backend_ops *ops, fsvc_error *err)
 {
     fsvc_param p = *p0;
     p.backend = backend;
     fsvc_error_clear(err);
-    if (ops) bnl_device_ops_use(ops);
-    int rc = fsvc_train(M, NULL, D, &p, err);
-    bnl_device_ops_use(NULL);
-    return rc;
+    p.device = ops;
+    return fsvc_train(M, NULL, D, &p, err);
 }
 
 static double max_rel_diff(const fsvc_model *A, const fsvc_model *B, double *rmax)
@@ -194,7 +192,7 @@ static void test_divergence(void **s)
 static void test_not_offered(void **s)
 {
     (void)s;
-    bnl_device_ops o = *emu_device_ops();
+    bnl_backend_ops o = *emu_device_ops();
     o.lms = NULL;
     fsvc_dataset D = make_set(FSVC_U8, 3, 7);
     fsvc_param p;

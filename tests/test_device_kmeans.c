@@ -55,20 +55,19 @@ static bnl_op op_of(fsvc_dtype t, bnl_dist d)
     return op;
 }
 
-static void select_on(int64_t *sel, const char *backend, const bnl_device_ops *ops,
+static void select_on(int64_t *sel, const char *backend, const bnl_backend_ops *ops,
                       fsvc_dtype t, bnl_dist d)
 {
     bnl_ctx ctx;
     fsvc_error err;
     fsvc_error_clear(&err);
-    if (ops) bnl_device_ops_use(ops);
-    assert_int_equal(bnl_ctx_open(&ctx, backend, 1, 1, &err), 0);
+    assert_int_equal(ops ? bnl_ctx_open_device(&ctx, ops, 1, 1, &err)
+                         : bnl_ctx_open(&ctx, backend, 1, 1, &err), 0);
     bnl_op op = op_of(t, d);
     int rc = fsvc_select_kmeans(sel, M_, NULL, &ctx, &op, X_of(t), N_, n_, 5, 0, &err);
     if (rc) fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(rc, 0);
     bnl_ctx_close(&ctx);
-    if (ops) bnl_device_ops_use(NULL);
 }
 
 static int64_t row_bytes(fsvc_dtype t) { return bnlc_ldk(n_, t == FSVC_U8 ? 1 : 4) * 4; }
@@ -140,8 +139,7 @@ static void d2_case(fsvc_dtype t, bnl_dist d, double tol)
         }
     }
     emu_device_reset(0, 7, 23);
-    bnl_device_ops_use(emu_device_ops());
-    assert_int_equal(bnl_ctx_open(&dc, "cuda", 1, 1, &err), 0);
+    assert_int_equal(bnl_ctx_open_device(&dc, emu_device_ops(), 1, 1, &err), 0);
     bnl_mind *md = NULL;
     assert_int_equal(bnl_mind_open(&dc, &op, X_of(t), N_, n_, &md, &err), 0);
     assert_non_null(md);
@@ -149,7 +147,6 @@ static void d2_case(fsvc_dtype t, bnl_dist d, double tol)
     assert_int_equal(bnl_mind_update(md, C + 3 * n_ * es, 5, dev, &err), 0);
     bnl_mind_close(md);
     bnl_ctx_close(&dc);
-    bnl_device_ops_use(NULL);
     if (tol == 0) {
         assert_memory_equal(dev, ref, sizeof ref);
         return;
@@ -191,18 +188,36 @@ static void test_fallbacks(void **s)
     }
 }
 
-static void test_no_session_on_cpu(void **s)
+/* On a CPU context the session is the CPU table's (layers/cpu_mind.c):
+ * D2 is the minimum over the rows so far of the squared forward
+ * distances (identity activation), kept across updates. */
+static void test_session_on_cpu(void **s)
 {
     (void)s;
     bnl_ctx ctx;
     fsvc_error err;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 1, &err), 0);
     bnl_op op = op_of(FSVC_U8, BNL_L1);
-    bnl_mind *md = (bnl_mind *)&ctx; /* overwritten */
+    bnl_mind *md = NULL;
     assert_int_equal(bnl_mind_open(&ctx, &op, X8, N_, n_, &md, &err), 0);
-    assert_null(md);
+    assert_non_null(md);
+    static double D2[N_], want[N_];
+    static float H[N_ * 5];
+    assert_int_equal(bnl_mind_update(md, X8, 2, D2, &err), 0);
+    assert_int_equal(bnl_mind_update(md, X8 + 2 * n_, 3, D2, &err), 0);
+    bnl_op id = op;
+    id.act = BNL_IDENT;
+    assert_int_equal(bnl_forward(&ctx, &id, H, 5, X8, 5, X8, N_, n_, &err), 0);
+    for (int i = 0; i < N_; i++) {
+        want[i] = INFINITY;
+        for (int j = 0; j < 5; j++) {
+            double d = H[i * 5 + j];
+            if (d * d < want[i]) want[i] = d * d;
+        }
+    }
+    assert_memory_equal(D2, want, sizeof D2);
+    bnl_mind_close(md);
     bnl_ctx_close(&ctx);
-    static double D2[N_];
     assert_int_equal(bnl_mind_update(NULL, X8, 1, D2, &err), FSVC_EUSAGE);
     bnl_mind_close(NULL);
 }
@@ -215,7 +230,7 @@ int main(void)
         cmocka_unit_test(test_f32_same_centroids),
         cmocka_unit_test(test_d2_against_cpu),
         cmocka_unit_test(test_fallbacks),
-        cmocka_unit_test(test_no_session_on_cpu),
+        cmocka_unit_test(test_session_on_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* test_device_novelty.c - the novelty pass on the device's novelty session
  * (bnl.h bnl_novelty_*, issue 10), run on the host-emulated device of
- * tests/util/emu_device.c (installed with bnl_device_ops_use):
+ * tests/util/emu_device.c (a context opened on it with bnl_ctx_open_device):
  *   - fsvc_novelty_batched on an emulated "cuda" context selects exactly
  *     the centroids of the CPU backend's batched pass and of the plain
  *     sequential loop (sel arrays equal): u8 and f32, L1 and L2,
@@ -110,12 +110,10 @@ static void run_case(const ncase *c, int64_t Nt, int64_t Xc, int64_t mem, int wa
     bnl_ctx_close(&cc);
 
     emu_device_reset(mem, Nt, Xc);
-    bnl_device_ops_use(emu_device_ops());
-    assert_int_equal(bnl_ctx_open(&dc, "cuda", 1, 1, &err), 0);
+    assert_int_equal(bnl_ctx_open_device(&dc, emu_device_ops(), 1, 1, &err), 0);
     assert_int_equal(dc.backend, BNL_CUDA);
     int64_t md = select_all(c, &dc, dev);
     bnl_ctx_close(&dc);
-    bnl_device_ops_use(NULL);
     emu_stats st = emu_device_stats();
     emu_nov_stats ns = emu_novelty_stats();
 
@@ -209,13 +207,11 @@ static void t_full(void **s)
     ncase c = {FSVC_U8, BNL_L1, BNL_TRI, 250, 0.5, 0, 0};
     int64_t mr = select_all(&c, NULL, ref);
     emu_device_reset(100 * (row_words(FSVC_U8) * 4 + 4), 48, 112);
-    bnl_device_ops_use(emu_device_ops());
     bnl_ctx dc;
     fsvc_error err;
-    assert_int_equal(bnl_ctx_open(&dc, "cuda", 1, 1, &err), 0);
+    assert_int_equal(bnl_ctx_open_device(&dc, emu_device_ops(), 1, 1, &err), 0);
     int64_t md = select_all(&c, &dc, dev);
     bnl_ctx_close(&dc);
-    bnl_device_ops_use(NULL);
     assert_true(mr > 100);
     assert_int_equal(md, mr);
     assert_memory_equal(dev, ref, (size_t)mr * sizeof *ref);
@@ -231,16 +227,14 @@ static void t_not_offered(void **s)
     static int64_t ref[N_], dev[N_];
     ncase c = {FSVC_F32, BNL_L2, BNL_GAUSS, 60 / 255.0, 0.5, 0, 0};
     int64_t mr = select_all(&c, NULL, ref);
-    bnl_device_ops o = *emu_device_ops();
+    bnl_backend_ops o = *emu_device_ops();
     o.nov_open = NULL;
     emu_device_reset(0, 48, 112);
-    bnl_device_ops_use(&o);
     bnl_ctx dc;
     fsvc_error err;
-    assert_int_equal(bnl_ctx_open(&dc, "cuda", 1, 1, &err), 0);
+    assert_int_equal(bnl_ctx_open_device(&dc, &o, 1, 1, &err), 0);
     int64_t md = select_all(&c, &dc, dev);
     bnl_ctx_close(&dc);
-    bnl_device_ops_use(NULL);
     assert_int_equal(md, mr);
     assert_memory_equal(dev, ref, (size_t)mr * sizeof *ref);
     assert_true(emu_device_stats().actsum > 0);
@@ -265,8 +259,7 @@ static void team_rank(int r, void *arg)
     bnl_op op = {.dist = BNL_L1, .act = BNL_TRI, .dtype = FSVC_U8, .radius = 250};
     bnl_ctx ctx;
     emu_device_reset(0, 48, 112);
-    bnl_device_ops_use(emu_device_ops());
-    if ((T->out[r].rc = bnl_ctx_open(&ctx, "cuda", 1, 1, &err)))
+    if ((T->out[r].rc = bnl_ctx_open_device(&ctx, emu_device_ops(), 1, 1, &err)))
         return; /* no cmocka assertions in a child: the parent checks rc */
     T->out[r].rc = fsvc_novelty_dist(T->out[r].sel, &T->out[r].m, NULL, &ctx, &op, 0.5, 0, 0,
                                      X8 + lo * n_, NULL, N_, n_, lo, hi - lo, &dist, &err);

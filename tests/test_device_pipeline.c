@@ -1,6 +1,6 @@
 /* test_device_pipeline.c - fsvc_train and fsvc_predict on --backend cuda
  * run whole on the host-emulated device of tests/util/emu_device.c
- * (installed with bnl_device_ops_use), against the CPU backend:
+ * (fsvc_param.device: what a "cuda" context opens), against the CPU backend:
  *   - direct and pcg on the device give the CPU backend's model: the same
  *     centroids, readout weights within WTOL of the largest weight (the
  *     device's products are float64 sums of the float H, the CPU's float
@@ -102,19 +102,19 @@ static int train(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *D,
 {
     fsvc_param p = *p0;
     p.backend = backend;
-    if (!strcmp(backend, "cuda")) bnl_device_ops_use(emu_device_ops());
-    int rc = fsvc_train(M, info, D, &p, err);
-    bnl_device_ops_use(NULL);
-    return rc;
+    p.device = emu_device_ops(); /* what "cuda" opens */
+    return fsvc_train(M, info, D, &p, err);
 }
 
 static void predict(int *pred, double *score, const fsvc_model *M, const fsvc_dataset *D,
                     const char *backend)
 {
     fsvc_error err;
-    if (!strcmp(backend, "cuda")) bnl_device_ops_use(emu_device_ops());
-    int rc = fsvc_predict(pred, score, M, D, backend, 1, &err);
-    bnl_device_ops_use(NULL);
+    bnl_ctx ctx;
+    int rc = strcmp(backend, "cuda") ? bnl_ctx_open(&ctx, backend, 1, 1, &err)
+                                     : bnl_ctx_open_device(&ctx, emu_device_ops(), 1, 1, &err);
+    if (!rc) rc = fsvc_predict_ctx(pred, score, M, D, &ctx, 1, &err);
+    bnl_ctx_close(&ctx);
     if (rc) fail_msg("predict (%s): %s", backend, err.msg);
 }
 
@@ -368,10 +368,9 @@ static void test_auto_by_device_memory(void **s)
     fsvc_train_info info;
     fsvc_error err;
     emu_device_reset((int64_t)1 << 30, 0, 0);             /* 1 GiB: fits */
-    bnl_device_ops_use(emu_device_ops());
     p.backend = "cuda";
+    p.device = emu_device_ops();
     int rc = fsvc_train(&M, &info, &D, &p, &err);
-    bnl_device_ops_use(NULL);
     if (rc) fail_msg("auto, big device: %s", err.msg);
     assert_int_equal(info.solver, FSVC_SOLVER_DIRECT);
     assert_int_equal(info.solver_rule, FSVC_AUTO_DEVICE_MEM);
@@ -380,9 +379,7 @@ static void test_auto_by_device_memory(void **s)
     fsvc_free_model(&M);
 
     emu_device_reset(8 * m * m, 0, 0);                     /* under 2 x 8 m^2 / 0.9 */
-    bnl_device_ops_use(emu_device_ops());
     rc = fsvc_train(&M, &info, &D, &p, &err);
-    bnl_device_ops_use(NULL);
     if (rc) fail_msg("auto, small device: %s", err.msg);
     assert_int_equal(info.solver, FSVC_SOLVER_PCG);
     assert_int_equal(info.solver_rule, FSVC_AUTO_DEVICE_MEM);
@@ -418,7 +415,7 @@ static void test_auto_direct_with_weights(void **s)
 static void test_products_not_offered(void **s)
 {
     (void)s;
-    bnl_device_ops o = *emu_device_ops();
+    bnl_backend_ops o = *emu_device_ops();
     o.normal_rhs = NULL;
     o.normal_apply = NULL;
     fsvc_dataset D = make_set(FSVC_U8, 2, 11);
@@ -428,9 +425,8 @@ static void test_products_not_offered(void **s)
     fsvc_model M;
     fsvc_error err;
     emu_device_reset(0, 0, 0);
-    bnl_device_ops_use(&o);
+    p.device = &o;
     int rc = fsvc_train(&M, NULL, &D, &p, &err);
-    bnl_device_ops_use(NULL);
     if (rc) fail_msg("%s", err.msg);
     emu_stats st = emu_device_stats();
     assert_int_equal(st.rhs + st.apply, 0);
@@ -469,9 +465,9 @@ static void team_rank(int r, void *arg)
     fsvc_error err;
     fsvc_error_clear(&err);
     emu_device_reset(0, 0, 0);
-    bnl_device_ops o = *emu_device_ops();
+    bnl_backend_ops o = *emu_device_ops();
     if (no_fetch) o.normal_fetch = NULL;
-    bnl_device_ops_use(&o);
+    p.device = &o;
     T->out[r].rc = fsvc_train_dist(&M, NULL, &v, N_, lo, &p, &dist, &err);
     T->out[r].st = emu_device_stats();
     snprintf(T->out[r].msg, sizeof T->out[r].msg, "%s", err.msg);

@@ -1,10 +1,10 @@
 /* test_weights.c - class weights of the ridge readout (issue 14 point 7)
  * and the fixed-block dense kernels behind the direct and pcg solves
- * (fsvc/chol.c; issue 14 points 9 and 11):
+ * (layers/chol.c; issue 14 points 9 and 11):
  *   - a class weight of 2 is the class's samples given twice (direct);
  *   - with weights, pcg reaches the direct solution; weights 1 give the
  *     bits of no weights (both solvers);
- *   - fsvc_chol / fsvc_chol_solve / fsvc_syrk_acc agree with LAPACK and
+ *   - bnl_chol / bnl_chol_solve / bnl_syrk_acc agree with LAPACK and
  *     BLAS, give the same bits on 1, 2 and 3 threads, report the column
  *     where a matrix is not positive definite, and print progress only
  *     when asked; the blocked solve matches potrs at edge sizes, f32 and
@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsvc/chol.h"
 #include "fsvc/solver.h"
 
 /* N samples of n features in K noisy clusters (double, float copies). */
@@ -179,16 +178,16 @@ static void test_chol_lapack_and_threads(void **s)
     for (int T = 1; T <= 3; T++) {
         bnl_ctx c = ctx_t(T);
         memcpy(L, A, m * m * sizeof *L);
-        assert_int_equal(fsvc_chol(&c, L, m, m, 0, NULL), 0);
+        assert_int_equal(bnl_chol(&c, L, m, m, 0, NULL), 0);
         double d = 0, a = 0;
         for (int64_t j = 0; j < m; j++)
             for (int64_t i = j; i < m; i++) {
                 d = fmax(d, fabs(L[j * m + i] - L0[j * m + i]));
                 a = fmax(a, fabs(L0[j * m + i]));
             }
-        if (!(d <= 1e-12 * a)) fail_msg("fsvc_chol vs dpotrf: %g of %g", d, a);
+        if (!(d <= 1e-12 * a)) fail_msg("bnl_chol vs dpotrf: %g of %g", d, a);
         memcpy(B, B0, m * KB * sizeof *B);
-        assert_int_equal(fsvc_chol_solve(&c, L, m, m, 0, B, KB, m), 0);
+        assert_int_equal(bnl_chol_solve(&c, L, m, m, 0, B, KB, m), 0);
         if (T == 1) {
             memcpy(L0, L, m * m * sizeof *L); /* the bits every count must give */
             memcpy(X1, B, m * KB * sizeof *B);
@@ -204,7 +203,7 @@ static void test_chol_lapack_and_threads(void **s)
             assert_memory_equal(B, X1, m * KB * sizeof *B);
         }
         memcpy(Lf, Af, m * m * sizeof *Lf);
-        assert_int_equal(fsvc_chol(&c, Lf, m, m, 1, NULL), 0);
+        assert_int_equal(bnl_chol(&c, Lf, m, m, 1, NULL), 0);
         if (T == 1) memcpy(Lf0, Lf, m * m * sizeof *Lf);
         else assert_memory_equal(Lf, Lf0, m * m * sizeof *Lf);
         bnl_ctx_close(&c);
@@ -212,7 +211,7 @@ static void test_chol_lapack_and_threads(void **s)
     free(A); free(L0); free(L); free(Af); free(Lf0); free(Lf); free(B); free(B0); free(X1);
 }
 
-/* fsvc_chol_solve by blocks against LAPACK's potrs on the same factor, at
+/* bnl_chol_solve by blocks against LAPACK's potrs on the same factor, at
  * sizes around the 256-column blocks and the 512-row update chunks (one
  * column, one partial block, exact blocks, chunks with a partial tail),
  * right-hand sides 1..17, ldb > m, float and double; the same bits on 1,
@@ -245,8 +244,8 @@ static void test_chol_solve_shapes(void **s)
                 bnl_ctx c = ctx_t(T);
                 memcpy(B, B0, ldb * K * sizeof *B);
                 memcpy(Bf, Bf0, ldb * K * sizeof *Bf);
-                assert_int_equal(fsvc_chol_solve(&c, L, m, m, 0, B, K, ldb), 0);
-                assert_int_equal(fsvc_chol_solve(&c, Lf, m, m, 1, Bf, K, ldb), 0);
+                assert_int_equal(bnl_chol_solve(&c, L, m, m, 0, B, K, ldb), 0);
+                assert_int_equal(bnl_chol_solve(&c, Lf, m, m, 1, Bf, K, ldb), 0);
                 double d = 0, df = 0, r = 0;
                 for (int k = 0; k < K; k++)
                     for (int64_t i = 0; i < ldb; i++) {
@@ -276,9 +275,9 @@ static void test_chol_solve_shapes(void **s)
         free(L); free(Lf);
     }
     double one = 1, b = 1;
-    assert_int_equal(fsvc_chol_solve(&ctx, &one, 2, 1, 0, &b, 1, 2), -1); /* lda < m */
-    assert_int_equal(fsvc_chol_solve(&ctx, &one, 1, 1, 0, &b, -1, 1), -1);
-    assert_int_equal(fsvc_chol_solve(&ctx, &one, 1, 1, 0, &b, 0, 1), 0);
+    assert_int_equal(bnl_chol_solve(&ctx, &one, 2, 1, 0, &b, 1, 2), -1); /* lda < m */
+    assert_int_equal(bnl_chol_solve(&ctx, &one, 1, 1, 0, &b, -1, 1), -1);
+    assert_int_equal(bnl_chol_solve(&ctx, &one, 1, 1, 0, &b, 0, 1), 0);
 }
 
 /* not positive definite at column 301 (in the second block): info 301 */
@@ -288,7 +287,7 @@ static void test_chol_not_pd(void **s)
     int64_t m = 600;
     double *A = calloc(m * m, sizeof *A);
     for (int64_t j = 0; j < m; j++) A[j * m + j] = j == 300 ? -1 : 2;
-    assert_int_equal(fsvc_chol(&ctx, A, m, m, 0, NULL), 301);
+    assert_int_equal(bnl_chol(&ctx, A, m, m, 0, NULL), 301);
     free(A);
 }
 
@@ -307,12 +306,12 @@ static void test_syrk_threads(void **s)
     for (int T = 1; T <= 3; T++) {
         bnl_ctx c = ctx_t(T);
         for (int64_t q = 0; q < ma * ma; q++) G[q] = 1; /* beta 0 overwrites */
-        fsvc_syrk_acc(&c, G, ma, H, ma, ma, b, 0.0, 0);
+        bnl_syrk_acc(&c, G, ma, H, ma, ma, b, 0.0, 0);
         double d = 0;
         for (int64_t i = 0; i < ma; i++)
             for (int64_t j = i; j < ma; j++) d = fmax(d, fabs(G[i * ma + j] - G0[i * ma + j]));
         if (!(d <= 1e-10 * b)) fail_msg("syrk by blocks vs dsyrk: %g", d);
-        fsvc_syrk_acc(&c, G, ma, H, ma, ma, b, 1.0, 0); /* beta 1 adds: 2 x */
+        bnl_syrk_acc(&c, G, ma, H, ma, ma, b, 1.0, 0); /* beta 1 adds: 2 x */
         if (T == 1) memcpy(G1, G, ma * ma * sizeof *G);
         else assert_memory_equal(G, G1, ma * ma * sizeof *G);
         assert_true(fabs(G[5 * ma + 9] - 2 * G0[5 * ma + 9]) <= 1e-9 * fabs(G0[5 * ma + 9]));
@@ -339,11 +338,11 @@ static void test_chol_progress(void **s)
     fsvc_set_print(capture);
     lines = done_lines = 0;
     memcpy(L, A, m * m * sizeof *L);
-    assert_int_equal(fsvc_chol(&ctx, L, m, m, 0, NULL), 0);
+    assert_int_equal(bnl_chol(&ctx, L, m, m, 0, NULL), 0);
     assert_int_equal(lines, 0);
-    fsvc_chol_progress pr = {"test", 0};
+    bnl_chol_progress pr = {"test", 0};
     memcpy(L, A, m * m * sizeof *L);
-    assert_int_equal(fsvc_chol(&ctx, L, m, m, 0, &pr), 0);
+    assert_int_equal(bnl_chol(&ctx, L, m, m, 0, &pr), 0);
     assert_true(lines >= 2);
     assert_int_equal(done_lines, 1);
     assert_non_null(strstr(last, "test: Cholesky done in"));

@@ -75,9 +75,9 @@ int cli_png_predict(int *pred, double *score, const fsvc_model *m, const fsvc_da
     if (rc)
         return rc;
     png_job j = { d, cli_image_resize(m), threads, cmd, 0 };
-    rc = fsvc_predict_batched(pred, score, m, d, batch, fill, &j,
-                                  cli_progress_wanted(quiet) ? progress : NULL, &j, backend,
-                                  threads, err);
+    fsvc_batch_job job = {batch, fill, &j, cli_progress_wanted(quiet) ? progress : NULL, &j,
+                          backend, threads, NULL};
+    rc = fsvc_predict_batched(pred, score, m, d, &job, err);
     if (j.open_line) /* stopped by an error: the message on a line of its own */
         fputc('\n', stderr);
     return rc;

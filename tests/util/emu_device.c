@@ -17,6 +17,7 @@
 #include "cuda/kernels_hd.h"
 #include "layers/act.h"
 #include "layers/backend.h" /* bnl_ref_forward: ed_time_forward's layer */
+#include "cuda/bnl_cuda.h"   /* bnl_cuda_supports: the layers the device takes */
 #include "fsvc/internal.h"
 
 #include "tests/cuda_emu_grid.h"
@@ -229,11 +230,11 @@ void emu_lms_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t n
     free(part);
 }
 
-/* ---- the bnl_device_ops table ---- */
+/* ---- the backend table (layers/bnl_device.h) ---- */
 struct bnl_cuda {
     int open;
 };
-struct bnl_normal {
+struct bnl_normal_impl {
     emu e;
     int have; /* e holds an accumulated G */
 };
@@ -262,10 +263,10 @@ static void fwd_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_
     g.st.forward_down += nt * e->m * 4;
 }
 
-static int ed_forward(bnl_cuda *c, const bnl_op *op, void *H, int64_t ldh, const void *W,
+static int ed_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh, const void *W,
                       int64_t m, const void *X, int64_t N, int n, fsvc_error *err)
 {
-    (void)c; (void)err;
+    (void)ctx; (void)err;
     emu e;
     emu_init(&e, *op, W, m, N, n, 1, g.Nt, g.Xc);
     struct fwd_u u = {H, ldh};
@@ -306,10 +307,10 @@ static void actsum_fn(emu *e, const double *Hd, const double *T, int64_t i0, int
     fold_tile(e, Hd, i0, nt, u, bnlc_actsum_body_f);
 }
 
-static int ed_actsum(bnl_cuda *c, const bnl_op *op, double *S, const void *W, int64_t m,
+static int ed_actsum(const bnl_ctx *ctx, const bnl_op *op, double *S, const void *W, int64_t m,
                      const void *X, int64_t N, int n, fsvc_error *err)
 {
-    (void)c; (void)err;
+    (void)ctx; (void)err;
     emu e;
     emu_init(&e, *op, W, m, N, n, 1, g.Nt, g.Xc);
     up(N * 8);
@@ -320,10 +321,10 @@ static int ed_actsum(bnl_cuda *c, const bnl_op *op, double *S, const void *W, in
     return FSVC_OK;
 }
 
-static int ed_scores(bnl_cuda *c, const bnl_op *op, double *Y, const void *W, int64_t m,
+static int ed_scores(const bnl_ctx *ctx, const bnl_op *op, double *Y, const void *W, int64_t m,
                      const void *X, int64_t N, int n, const double *R, int K, fsvc_error *err)
 {
-    (void)c;
+    (void)ctx;
     if (m < 1 || N < 1 || n < 1 || K < 1)
         return fsvc_fail(err, FSVC_EUSAGE, "emu: empty scores");
     emu e;
@@ -337,21 +338,22 @@ static int ed_scores(bnl_cuda *c, const bnl_op *op, double *Y, const void *W, in
     return FSVC_OK;
 }
 
-static int ed_normal_open(bnl_cuda *c, bnl_normal **out, fsvc_error *err)
+static int ed_normal_open(const bnl_ctx *ctx, const bnl_op *op, const bnl_normal_opt *opt,
+                          bnl_normal_impl **out, fsvc_error *err)
 {
-    (void)c;
+    (void)ctx; (void)op; (void)opt;
     if (!(*out = calloc(1, sizeof **out)))
         return fsvc_fail(err, FSVC_ERESOURCE, "emu: out of memory");
     return FSVC_OK;
 }
 
-static void ed_normal_close(bnl_normal *s)
+static void ed_normal_close(bnl_normal_impl *s)
 {
     if (s && s->have) emu_free(&s->e);
     free(s);
 }
 
-static int ed_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+static int ed_normal_accum(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
                            const void *X, int64_t N, int n, const int *cls, const double *y,
                            const double *cw, int K, double *diag, double *B, fsvc_error *err)
 {
@@ -371,7 +373,7 @@ static int ed_normal_accum(bnl_normal *s, const bnl_op *op, const void *W, int64
     return FSVC_OK;
 }
 
-static int ed_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc_error *err)
+static int ed_normal_solve(bnl_normal_impl *s, double lam, double *R, int *info, fsvc_error *err)
 {
     if (!s->have)
         return fsvc_fail(err, FSVC_EUSAGE, "emu: normal equations not accumulated");
@@ -382,7 +384,7 @@ static int ed_normal_solve(bnl_normal *s, double lam, double *R, int *info, fsvc
     return FSVC_OK;
 }
 
-static int ed_normal_fetch(bnl_normal *s, double *G, fsvc_error *err)
+static int ed_normal_fetch(bnl_normal_impl *s, double *G, fsvc_error *err)
 {
     if (!s->have)
         return fsvc_fail(err, FSVC_EUSAGE, "emu: normal equations not accumulated");
@@ -413,7 +415,7 @@ static int products(const bnl_op *op, const void *W, int64_t m, const void *X, i
     return FSVC_OK;
 }
 
-static int ed_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+static int ed_normal_rhs(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
                          const void *X, int64_t N, int n, const int *cls, const double *y, int K,
                          double *B, double *sumsq, fsvc_error *err)
 {
@@ -423,7 +425,7 @@ static int ed_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t
     return products(op, W, m, X, N, n, cls, y, NULL, K, B, sumsq ? sumsq : &ss, err);
 }
 
-static int ed_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
+static int ed_normal_apply(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
                            const void *X, int64_t N, int n, const double *V, int K, double *Y,
                            fsvc_error *err)
 {
@@ -433,11 +435,11 @@ static int ed_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64
     return products(op, W, m, X, N, n, NULL, NULL, V, K, Y, NULL, err);
 }
 
-static int ed_lms(bnl_cuda *c, const bnl_op *op, double *R, const void *W, int64_t m,
+static int ed_lms(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
                   const void *X, const int *cls, int64_t N, int n, int K, double eta,
                   int64_t *bad, fsvc_error *err)
 {
-    (void)c;
+    (void)ctx;
     if (m < 1 || N < 1 || n < 1 || K < 1 || !cls || !R || !bad)
         return fsvc_fail(err, FSVC_EUSAGE, "emu: bad LMS shape");
     emu e;
@@ -486,7 +488,7 @@ static int ed_props(const bnl_cuda *c, bnlc_device *d, char *tune_path, size_t l
  * add. sums runs actsum's emulated job over the store without counting
  * its W upload again: only the chunk's rows and S go up, S comes back.
  * f64 is not emulated (not offered: the engine's other path). */
-struct bnl_novelty {
+struct bnl_novelty_impl {
     bnl_op op;
     int n, es;
     int64_t ldk, cnt, cap;
@@ -494,14 +496,14 @@ struct bnl_novelty {
 };
 static emu_nov_stats gn;
 
-static int ed_nov_open(bnl_cuda *c, const bnl_op *op, int n, int64_t cap, bnl_novelty **out,
+static int ed_nov_open(const bnl_ctx *ctx, const bnl_op *op, int n, int64_t cap, bnl_novelty_impl **out,
                        fsvc_error *err)
 {
-    (void)c;
+    (void)ctx;
     *out = NULL;
     if (op->dtype == FSVC_F64)
         return FSVC_OK;
-    bnl_novelty *s = calloc(1, sizeof *s);
+    bnl_novelty_impl *s = calloc(1, sizeof *s);
     if (!s)
         return fsvc_fail(err, FSVC_ERESOURCE, "emu: out of memory");
     s->op = *op;
@@ -520,7 +522,7 @@ static int ed_nov_open(bnl_cuda *c, const bnl_op *op, int n, int64_t cap, bnl_no
     return FSVC_OK;
 }
 
-static int ed_nov_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *err)
+static int ed_nov_add(bnl_novelty_impl *s, const void *C, int64_t rows, fsvc_error *err)
 {
     size_t row = (size_t)s->n * s->es;
     if (s->cnt + rows > s->cap) {
@@ -544,7 +546,7 @@ static int ed_nov_add(bnl_novelty *s, const void *C, int64_t rows, fsvc_error *e
     return FSVC_OK;
 }
 
-static int ed_nov_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc_error *err)
+static int ed_nov_sums(bnl_novelty_impl *s, double *S, const void *X, int64_t N, fsvc_error *err)
 {
     (void)err;
     if (s->cnt == 0)
@@ -564,7 +566,7 @@ static int ed_nov_sums(bnl_novelty *s, double *S, const void *X, int64_t N, fsvc
     return FSVC_OK;
 }
 
-static void ed_nov_close(bnl_novelty *s)
+static void ed_nov_close(bnl_novelty_impl *s)
 {
     if (s) free(s->C);
     free(s);
@@ -578,7 +580,7 @@ static void ed_nov_close(bnl_novelty *s)
  * fold into D2 by bnlc_mind_body on the tile's grid, D2 (N doubles) comes
  * back. f64 is not emulated (not offered). X over the device memory:
  * *out NULL (the caller's other path). */
-struct bnl_mind {
+struct bnl_mind_impl {
     bnl_op op;
     int n, es;
     int64_t N, ldk;
@@ -587,10 +589,10 @@ struct bnl_mind {
 };
 static emu_mind_stats gm;
 
-static int ed_mind_open(bnl_cuda *c, const bnl_op *op, const void *X, int64_t N, int n,
-                        bnl_mind **out, fsvc_error *err)
+static int ed_mind_open(const bnl_ctx *ctx, const bnl_op *op, const void *X, int64_t N, int n,
+                        bnl_mind_impl **out, fsvc_error *err)
 {
-    (void)c;
+    (void)ctx;
     *out = NULL;
     if (op->dtype == FSVC_F64)
         return FSVC_OK;
@@ -600,7 +602,7 @@ static int ed_mind_open(bnl_cuda *c, const bnl_op *op, const void *X, int64_t N,
         gm.not_fit++;
         return FSVC_OK;
     }
-    bnl_mind *s = calloc(1, sizeof *s);
+    bnl_mind_impl *s = calloc(1, sizeof *s);
     if (!s || !(s->X = malloc((size_t)(N * n * es))) ||
         !(s->D2 = malloc((size_t)N * sizeof *s->D2))) {
         if (s) free(s->X);
@@ -628,7 +630,7 @@ static void mind_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64
     fold_tile(e, Hd, i0, nt, u, bnlc_mind_body);
 }
 
-static int ed_mind_update(bnl_mind *s, const void *C, int64_t B, double *D2, fsvc_error *err)
+static int ed_mind_update(bnl_mind_impl *s, const void *C, int64_t B, double *D2, fsvc_error *err)
 {
     (void)err;
     int64_t up0 = g.st.up;
@@ -649,7 +651,7 @@ static int ed_mind_update(bnl_mind *s, const void *C, int64_t B, double *D2, fsv
     return FSVC_OK;
 }
 
-static void ed_mind_close(bnl_mind *s)
+static void ed_mind_close(bnl_mind_impl *s)
 {
     if (s) {
         free(s->X);
@@ -660,11 +662,11 @@ static void ed_mind_close(bnl_mind *s)
 
 /* Kernel-only timing as cuda/timing.cu offers it: u8, f32 and f64 layers
  * (the layer computed by ref.c, its wall time the answer). */
-static int ed_time_forward(bnl_cuda *c, const bnl_op *op, const void *W, int64_t m,
+static int ed_time_forward(const bnl_ctx *ctx, const bnl_op *op, const void *W, int64_t m,
                            const void *X, int64_t N, int n, int reps, double *sec,
                            fsvc_error *err)
 {
-    (void)c; (void)reps;
+    (void)ctx; (void)reps;
     void *H = malloc((size_t)(N * m) * (op->dtype == FSVC_F64 ? 8 : 4));
     if (!H)
         return fsvc_fail(err, FSVC_ERESOURCE, "emu: out of memory");
@@ -679,8 +681,9 @@ static int ed_time_forward(bnl_cuda *c, const bnl_op *op, const void *W, int64_t
 }
 
 /* limits and the tune files are not offered (NULL) */
-static const bnl_device_ops ops = {
+static const bnl_backend_ops ops = {
     .name = "emu",
+    .supports = bnl_cuda_supports, /* the CUDA backend's layers */
     .open = ed_open,
     .close = ed_close,
     .forward = ed_forward,
@@ -708,9 +711,9 @@ static const bnl_device_ops ops = {
     .mind_update = ed_mind_update,
     .mind_close = ed_mind_close,
 };
-static bnl_device_ops ops_no_mind; /* ops without the min-distance session */
+static bnl_backend_ops ops_no_mind; /* ops without the min-distance session */
 
-const bnl_device_ops *emu_device_ops_no_mind(void)
+const bnl_backend_ops *emu_device_ops_no_mind(void)
 {
     ops_no_mind = ops;
     ops_no_mind.mind_open = NULL;
@@ -719,7 +722,7 @@ const bnl_device_ops *emu_device_ops_no_mind(void)
     return &ops_no_mind;
 }
 
-const bnl_device_ops *emu_device_ops(void) { return &ops; }
+const bnl_backend_ops *emu_device_ops(void) { return &ops; }
 
 void emu_device_reset(int64_t mem_free, int64_t Nt, int64_t Xc)
 {

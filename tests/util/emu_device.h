@@ -7,11 +7,11 @@
  *     of Nt) over the kernel bodies of cuda/kernels_hd.h on emulated grids
  *     (tests/cuda_emu_grid.h), each cuBLAS / cuSOLVER call replaced by the
  *     CBLAS / LAPACKE call with the same arguments;
- *   - emu_device_ops(): a bnl_device_ops table made of those jobs (open,
+ *   - emu_device_ops(): a bnl_backend_ops table made of those jobs (open,
  *     close, forward, actsum, scores, normal_*, lms, describe, props, nov_*,
- *     mind_*), to
- *     install with bnl_device_ops_use so that a "cuda" context runs the
- *     whole device pipeline without a GPU. It counts the bytes that would
+ *     mind_*), to open a context on (bnl_ctx_open_device, or fsvc_param's
+ *     device for training) so that it runs the whole device pipeline
+ *     without a GPU. It counts the bytes that would
  *     cross PCIe (uploads, downloads) per entry point.
  */
 #ifndef FSVC_TESTS_EMU_DEVICE_H
@@ -72,7 +72,7 @@ typedef struct emu_stats {
     int time_forward;        /* kernel-only timings (any dtype, as cuda/timing.cu) */
 } emu_stats;
 
-const bnl_device_ops *emu_device_ops(void);
+const bnl_backend_ops *emu_device_ops(void);
 /* Zeroes the counts and sets the device's free memory in bytes (<= 0: 16
  * GiB) and its tiling (Nt samples per tile, Xc per chunk; <= 0: 48, 112). */
 void emu_device_reset(int64_t mem_free, int64_t Nt, int64_t Xc);
@@ -100,6 +100,6 @@ typedef struct emu_mind_stats {
 } emu_mind_stats;
 emu_mind_stats emu_mind_stats_get(void);
 /* emu_device_ops() less the min-distance session (NULL entries). */
-const bnl_device_ops *emu_device_ops_no_mind(void);
+const bnl_backend_ops *emu_device_ops_no_mind(void);
 
 #endif /* FSVC_TESTS_EMU_DEVICE_H */

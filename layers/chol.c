@@ -1,13 +1,13 @@
 /* chol.c - blocked Cholesky, its solve and syrk with fixed blocks and one
- * thread per BLAS call (chol.h): the same bits for any thread count. */
-#include "chol.h"
+ * thread per BLAS call (bnl.h bnl_chol): the same bits for any thread count. */
+#include "backend.h"
 
 #include <cblas.h>
 #include <lapacke.h>
 #include <omp.h>
 #include <stdlib.h>
 
-#define NB FSVC_CHOL_NB
+#define NB BNL_CHOL_NB
 #define SOLVE_ROWS 512 /* rows per update chunk of a triangular solve */
 
 static int team(const bnl_ctx *ctx)
@@ -59,7 +59,7 @@ static void col_update(int f32, void *C, int64_t ldc, const void *A, int64_t lda
             at((void *)A, lda, j0, 0, f32), lda, beta, at(C, ldc, j0 + jb, j0, f32), ldc);
 }
 
-void fsvc_syrk_acc(const bnl_ctx *ctx, void *G, int64_t ldg, const void *Ht, int64_t ldh,
+void bnl_syrk_acc(const bnl_ctx *ctx, void *G, int64_t ldg, const void *Ht, int64_t ldh,
                    int64_t ma, int64_t b, double beta, int f32)
 {
     int64_t nt = (ma + NB - 1) / NB;
@@ -84,7 +84,7 @@ static double share(int64_t c, int64_t m)
 /* Progress after panel k0..k0+kb-1 (from the panel's task: panels run one
  * after the other). */
 typedef struct chol_state {
-    const fsvc_chol_progress *pr;
+    const bnl_chol_progress *pr;
     double t0, last;
     int shown;
     int64_t m;
@@ -92,7 +92,7 @@ typedef struct chol_state {
 
 static void chol_progress(chol_state *st, int64_t r0)
 {
-    double now = fsvc_clock();
+    double now = bnl_clock();
     if (!st->pr || now - st->t0 < st->pr->after || (st->shown && now - st->last <= 0.25 &&
                                                     r0 < st->m))
         return;
@@ -110,15 +110,15 @@ static void chol_progress(chol_state *st, int64_t r0)
  * block gets the same calls in the same order whatever thread runs them
  * (the same bits), and panel k + 1 starts as soon as its own block is
  * updated, while the other blocks are (look-ahead). */
-int fsvc_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
-              const fsvc_chol_progress *pr)
+int bnl_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
+              const bnl_chol_progress *pr)
 {
     int64_t nt = (m + NB - 1) / NB;
     int info = 0;
     char *dep = malloc((size_t)(nt ? nt : 1)); /* the dependency handle of each block */
-    chol_state st = {pr, fsvc_clock(), 0, 0, m};
+    chol_state st = {pr, bnl_clock(), 0, 0, m};
     st.last = st.t0;
-    if (!dep) return FSVC_CHOL_NOMEM;
+    if (!dep) return BNL_CHOL_NOMEM;
     int saved = bnl_blas_threads_push(ctx, 1);
     /* the tasks are children of one explicit task: its dependency table is
      * freed when it ends (that of an implicit task, libgomp 12, can be left
@@ -178,7 +178,7 @@ int fsvc_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
 #pragma omp taskwait
     }
     if (st.shown)
-        fsvc_printf("\r%s: Cholesky done in %.1f s%30s\n", pr->label, fsvc_clock() - st.t0, "");
+        fsvc_printf("\r%s: Cholesky done in %.1f s%30s\n", pr->label, bnl_clock() - st.t0, "");
     bnl_blas_threads_pop(saved);
     free(dep);
     return info;
@@ -232,7 +232,7 @@ static void tri_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda,
     }
 }
 
-int fsvc_chol_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda, int f32,
+int bnl_chol_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda, int f32,
                     void *B, int K, int64_t ldb)
 {
     if (m < 0 || K < 0 || lda < (m > 1 ? m : 1) || ldb < (m > 1 ? m : 1)) return -1;
