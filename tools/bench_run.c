@@ -236,9 +236,10 @@ int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err)
         r->gemm_cpu_min = bestc;
         bnl_blas_threads_pop(saved);
     }
-    /* the distance kernels alone over the same tiles */
-    if (!c->no_kernel_only && ctx.backend == BNL_CPU &&
-        !strcmp(r->plan.path, "kernels")) {
+    /* the distance kernels alone over the same tiles, where the op has
+     * plain distance kernels (a bf16 layer's tier is GEMM-shaped: none) */
+    if (!c->no_kernel_only && ctx.backend == BNL_CPU && !strcmp(r->plan.path, "kernels") &&
+        bnl_kernel_dist(ctx.arch, &op, H, m, W, 1, X, 1, n, NULL) == FSVC_OK) {
         double best = 1e30, best1 = 1e30;
         for (int i = 0; i <= reps; i++) {
             double t0 = cli_now();
