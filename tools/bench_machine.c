@@ -101,7 +101,8 @@ double bench_peak(fsvc_dtype dt, int threads, bnl_arch arch)
 const char *bench_peak_model(void)
 {
     return "peak = threads x GHz(/proc/cpuinfo) x synapses/cycle/core: f32 32 (2 FMA ports x 16), "
-           "f64 16, u8 64 (one 64-byte vpsadbw per cycle); AVX2 /2, baseline /4";
+           "f64 16, u8 64 (one 64-byte vpsadbw per cycle), f32 as bf16 64 (2 x vdpbf16ps); AVX2 "
+           "/2, baseline /4";
 }
 
 /* The tile kernel's instruction mix (cuda/perf_model.c): u8 4 synapses per 2
