@@ -525,15 +525,6 @@ FSVC_HD void bnlc_ld8_d(const uint32_t *p, double v[8])
 #define BNLC_ACTP bnlc_actp
 #define BNLC_ACT(p, v) bnlc_act_call(*(p), (v))
 #include "kernels_real_hd.h"
-#undef BNLC_R
-#undef BNLC_RN
-#undef BNLC_WPE
-#undef BNLC_RADD
-#undef BNLC_RSUB
-#undef BNLC_RMUL
-#undef BNLC_RABS
-#undef BNLC_ACTP
-#undef BNLC_ACT
 
 #define BNLC_R double
 #define BNLC_RN(x) x##_d
@@ -545,14 +536,5 @@ FSVC_HD void bnlc_ld8_d(const uint32_t *p, double v[8])
 #define BNLC_ACTP bnlc_actpd
 #define BNLC_ACT(p, v) bnlc_act_d((p), (v))
 #include "kernels_real_hd.h"
-#undef BNLC_R
-#undef BNLC_RN
-#undef BNLC_WPE
-#undef BNLC_RADD
-#undef BNLC_RSUB
-#undef BNLC_RMUL
-#undef BNLC_RABS
-#undef BNLC_ACTP
-#undef BNLC_ACT
 
 #endif /* FSVC_CUDA_KERNELS_HD_H */

@@ -5,7 +5,8 @@
  *   BNLC_RADD/RSUB/RMUL, BNLC_RABS        IEEE operations, never fused
  *   BNLC_ACTP, BNLC_ACT(p, v)             the activation of that precision
  *   BNLC_WPE (words an element), bnlc_ld8_f|d, bnlc_st4_f|d: staged loads, stores
- * so the two precisions cannot drift apart; no include guard on purpose.
+ * so the two precisions cannot drift apart; no include guard on purpose,
+ * and the parameters are undefined at the end for the next inclusion.
  */
 
 /* L1 over the kw words of a stage: acc += |x - w| per element in
@@ -101,3 +102,13 @@ FSVC_HD void BNLC_RN(bnlc_actsum_body)(double *S, const BNLC_R *Ht, int64_t ldo,
         s = BNLC_DADD(s, (double)Ht[j * ldo + i]);
     S[i] = s;
 }
+
+#undef BNLC_R
+#undef BNLC_RN
+#undef BNLC_WPE
+#undef BNLC_RADD
+#undef BNLC_RSUB
+#undef BNLC_RMUL
+#undef BNLC_RABS
+#undef BNLC_ACTP
+#undef BNLC_ACT
