@@ -7,6 +7,7 @@
  * folder and an anonymous memory file), so the bytes follow the one file
  * format and its checks (magic, version, CRC32, sizes) whatever they are. */
 #include "embed.h"
+#include "calibrate.h"
 #include "sparse.h"
 
 #include <errno.h>
@@ -96,6 +97,21 @@ int fsvc_train_view(fsvc_model *model, fsvc_train_info *info, const void *x, int
         fsvc_free_model(model);
         rc = fsvc_train(model, info, &d, p, err);
     }
+    view_done(&d);
+    return rc;
+}
+
+int fsvc_calibrate_view(fsvc_model *model, const void *x, int64_t N, int64_t n, int dtype,
+                        int64_t rows, int64_t cols, const double *y, const fsvc_param *p,
+                        fsvc_error *err)
+{
+    if (!y) return fsvc_fail(err, FSVC_EINPUT, "array: calibration needs labels");
+    fsvc_dataset d;
+    int rc = view(&d, x, N, n, dtype, rows, cols, y, 1, err);
+    if (!rc && n != model->n)
+        rc = fsvc_fail(err, FSVC_EINPUT, "array: %lld features, the model has %d",
+                       (long long)n, model->n);
+    if (!rc) rc = fsvc_calibrate(model, &d, p, err);
     view_done(&d);
     return rc;
 }

@@ -42,6 +42,13 @@ const double *fsvc_model_class_values(const fsvc_model *model);
 int fsvc_train_view(fsvc_model *model, fsvc_train_info *info, const void *x,
                     int64_t N, int64_t n, int dtype, int64_t rows, int64_t cols,
                     const double *y, const fsvc_param *p, fsvc_error *err);
+/* The probability calibration of `fsvc train -b 1` (fsvc/calibrate.h) fitted
+ * afterwards on a model trained from the same x, y and p (probability off):
+ * Python's predict_proba fits it on first use, so that fits that never ask
+ * for probabilities (a grid search) do not pay for it. */
+int fsvc_calibrate_view(fsvc_model *model, const void *x, int64_t N, int64_t n, int dtype,
+                        int64_t rows, int64_t cols, const double *y, const fsvc_param *p,
+                        fsvc_error *err);
 /* pred: N class indices or NULL; score: N x Kout or NULL (see fsvc_predict). */
 int fsvc_predict_view(int *pred, double *score, const fsvc_model *model,
                       const void *x, int64_t N, int64_t n, int dtype, int64_t rows,

@@ -115,6 +115,7 @@ _sig = {
     "fsvc_model_class_values": (ctypes.POINTER(_D), [_P]),
     # sizes are int64_t in C: a ctypes c_int would cut 2**32 + 4 to 4
     "fsvc_train_view": (_I, [_P, _P, _P, _I64, _I64, _I, _I64, _I64, _P, _P, _E]),
+    "fsvc_calibrate_view": (_I, [_P, _P, _I64, _I64, _I, _I64, _I64, _P, _P, _E]),
     "fsvc_predict_view": (_I, [_P, _P, _P, _P, _I64, _I64, _I, _I64, _I64, ctypes.c_char_p, _I,
                                _E]),
     "fsvc_train_csr_view": (_I, [_P, _P, ctypes.POINTER(Csr), _I64, _P, _P, _E]),

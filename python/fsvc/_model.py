@@ -52,6 +52,15 @@ class Model:
                               m._h, info, X.ctypes.data, X.shape[0], X.shape[1],
                               _DTYPES[X.dtype], rows, cols, yp, p, err))
 
+    def calibrate(self, X, y, settings, rows=0, cols=0, verbose=False):
+        """Fits the probability calibration (`fsvc train -b 1`) of this model,
+        trained from the same dense X, y and settings with probability off."""
+        X = engine_array(X)
+        type(self)._train(settings, False, verbose, y,
+                          lambda m, info, yp, p, err: lib.fsvc_calibrate_view(
+                              self._h, X.ctypes.data, X.shape[0], X.shape[1],
+                              _DTYPES[X.dtype], rows, cols, yp, p, err))
+
     @classmethod
     def _train(cls, settings, regression, verbose, y, call):
         err = Error()

@@ -29,7 +29,7 @@ from sklearn.utils.validation import (check_array, check_consistent_length, chec
                                       column_or_1d)
 
 from ._lib import DENSE_MAX_N, SPARSE_AUTO_CELLS, FSVCError, FSVCInputError, FSVCWarning
-from ._model import Model
+from ._model import Model, _is_sparse
 
 __all__ = ["FSVCClassifier", "FSVCRegressor"]
 
@@ -302,14 +302,19 @@ class _FSVCBase(BaseEstimator):
     def model_bytes(self):
         """The bytes of the model file."""
         check_is_fitted(self)
+        if hasattr(self, "_calibrate_pending"):
+            self._calibrate_pending()
         return self._model.to_bytes()
 
     # ---- pickling: the model travels as fsvc's own model bytes ----
     def __getstate__(self):
+        if hasattr(self, "_calibrate_pending") and "_model" in self.__dict__:
+            self._calibrate_pending()  # the model travels whole, not the data
         state = super().__getstate__()
         state = dict(state)
         if "_model" in state:
             state["_model"] = state["_model"].to_bytes()
+        state.pop("_pending", None)
         return state
 
     def __setstate__(self, state):
@@ -397,9 +402,18 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
         if not isinstance(self.probability, (bool, np.bool_)):
             raise ValueError("probability must be True or False, got %r" % (self.probability,))
         settings = self._settings() + [("class-weight",
-                                         self._class_weight_setting(classes, values)),
-                                       ("probability", "on" if self.probability else "off")]
-        model = _train(X, values[yi], settings, False, rows, cols, self.verbose)
+                                         self._class_weight_setting(classes, values))]
+        # dense data: the calibration waits for the first predict_proba (a
+        # grid search that only predicts never pays for it); sparse: now
+        lazy = bool(self.probability) and not _is_sparse(X)
+        on = "on" if self.probability and not lazy else "off"
+        model = _train(X, values[yi], settings + [("probability", on)], False, rows, cols,
+                       self.verbose)
+        # mutated in place, never replaced: predict_proba leaves __dict__ as it was
+        self._pending = {}
+        if lazy:
+            self._pending.update(X=X, y=values[yi], rows=rows, cols=cols,
+                                 settings=settings + [("probability", "on")])
         if model.meta["K"] != len(classes):
             raise RuntimeError("fsvc: the model has %d classes, expected %d"
                                % (model.meta["K"], len(classes)))
@@ -424,10 +438,23 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
             return False
         return True
 
+    def _calibrate_pending(self):
+        """Fits the calibration fit() left for later (probability=True on
+        dense data), once; the training data is then let go."""
+        pending = getattr(self, "_pending", None)
+        if pending:
+            try:
+                self._model.calibrate(pending["X"], pending["y"], pending["settings"],
+                                      pending["rows"], pending["cols"], self.verbose)
+            except FSVCError as e:
+                raise type(e)(e.code, _python_terms(e.msg)) from None
+            pending.clear()
+
     def save_model(self, path):
         """Writes the fitted model as an fsvc model file (`fsvc predict` reads
         it); string labels are kept as its class names."""
         check_is_fitted(self)
+        self._calibrate_pending()
         if not getattr(self, "_names_kept", True):
             warnings.warn("fsvc: the labels %r cannot be class names of a model file (names "
                           "must be non-empty strings without control characters); the file "
@@ -454,10 +481,12 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
 
     def predict_proba(self, X):
         """Class probabilities: softmax(a x scores) with the temperature a
-        fitted at fit time on held-out scores (probability=True, `fsvc
-        train -b 1`); rows sum to 1, the argmax is the prediction. A model
+        fitted on held-out scores (probability=True, `fsvc train -b 1`; on
+        dense data at the first call, so fits that only predict never pay
+        for it); rows sum to 1, the argmax is the prediction. A model
         without it (probability=False, or a file of an older fsvc) gives
         the plain softmax of the scores, with an FSVCWarning."""
+        self._calibrate_pending()
         _, score = self._scores(X)
         if not self._model.calibrated():
             warnings.warn("fsvc: this model has no probability calibration (fit it with "

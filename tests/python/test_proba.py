@@ -90,3 +90,23 @@ def test_old_model_file_falls_back(tmp_path):
     with pytest.warns(fsvc.FSVCWarning, match="no probability calibration"):
         P = clf.predict_proba(X)
     np.testing.assert_allclose(P, fsvc.scores_proba(clf._scores(X)[1]), rtol=1e-12)
+
+
+def test_calibration_waits_for_predict_proba():
+    """probability=True on dense data: fit leaves the calibration for the
+    first predict_proba (a grid search that only predicts never pays for
+    it); predict_proba, save_model and pickling then carry it."""
+    import pickle
+    X, y = load_digits(return_X_y=True)
+    clf = fsvc.FSVCClassifier().fit(X[:1000], y[:1000])
+    d0 = dict(clf.__dict__)
+    assert not clf._model.calibrated()
+    clf.predict(X[1000:])
+    assert not clf._model.calibrated()
+    p = clf.predict_proba(X[1000:])
+    assert clf._model.calibrated() and clf.__dict__ == d0
+    assert np.allclose(p.sum(axis=1), 1) and (p.argmax(axis=1) == clf.predict(X[1000:])).all()
+    fresh = fsvc.FSVCClassifier().fit(X[:1000], y[:1000])
+    back = pickle.loads(pickle.dumps(fresh))
+    assert back._model.calibrated() and not getattr(back, "_pending", None)
+    assert np.array_equal(back.predict_proba(X[1000:]), p)
