@@ -357,20 +357,6 @@ static void test_pngdir_decode(void **state)
     fsvc_dataset_free(&meta);
 }
 
-static int setup(void **state)
-{
-    char *dir = fx_tmpdir();
-    *state = dir;
-    return dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    fx_rmtree(*state);
-    free(*state);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -380,5 +366,5 @@ int main(void)
         cmocka_unit_test(test_batched_device),
         cmocka_unit_test(test_pngdir_decode),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fx_tmpdir_setup, fx_tmpdir_teardown);
 }

@@ -23,20 +23,6 @@
 #include "layers/sparse.h"
 #include "tests/util/fixtures.h"
 
-static int setup(void **state)
-{
-    char *dir = fx_tmpdir();
-    *state = dir;
-    return dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    fx_rmtree(*state);
-    free(*state);
-    return 0;
-}
-
 static int parse(fsvc_dataset *d, const char *text, int storage, fsvc_error *err)
 {
     fsvc_load_opts o = {0};
@@ -662,7 +648,7 @@ int main(void)
         cmocka_unit_test(test_reader),
         cmocka_unit_test(test_reader_bad),
         cmocka_unit_test(test_auto),
-        cmocka_unit_test_setup_teardown(test_gz, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gz, fx_tmpdir_setup, fx_tmpdir_teardown),
         cmocka_unit_test(test_fit_convert),
         cmocka_unit_test(test_layer_shapes),
         cmocka_unit_test(test_layer_check),
@@ -672,7 +658,7 @@ int main(void)
         cmocka_unit_test(test_published_sparse),
         cmocka_unit_test(test_search_sparse),
         cmocka_unit_test(test_refusals),
-        cmocka_unit_test_setup_teardown(test_model_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_model_file, fx_tmpdir_setup, fx_tmpdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,20 +42,6 @@ int fsync(int fd)
     return (int)syscall(SYS_fsync, fd);
 }
 
-static int setup(void **state)
-{
-    char *dir = fx_tmpdir();
-    *state = dir;
-    return dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    fx_rmtree(*state);
-    free(*state);
-    return 0;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -495,16 +481,16 @@ static void test_file_over_the_limit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_commit_mode_and_replace, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_unnamed_while_written, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_signal_cleanup, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_refuses_non_regular_targets, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_path_limits, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_write_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_inputs_not_regular, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_no_descriptors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_file_over_the_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_commit_mode_and_replace, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_unnamed_while_written, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_fallback_signal_cleanup, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_refuses_non_regular_targets, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_path_limits, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_write_errors, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_threads, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_inputs_not_regular, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_no_descriptors, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_file_over_the_limit, fx_tmpdir_setup, fx_tmpdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,20 +19,6 @@
 #include "fsvc/fsvc.h"
 #include "tests/util/fixtures.h"
 
-static int setup(void **state)
-{
-    char *dir = fx_tmpdir();
-    *state = dir;
-    return dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    fx_rmtree(*state);
-    free(*state);
-    return 0;
-}
-
 /* Writes a w x h JPEG of comps components (1 gray, 3 RGB, 4 CMYK) at
  * quality 100; progressive when asked. */
 static void write_jpeg(const char *path, int w, int h, int comps, const uint8_t *px,
@@ -400,12 +386,12 @@ static void test_model_image_fields(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_gray_rgb_progressive, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_byte_flips, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_mixed_folder, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_png_rgb, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_model_image_fields, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gray_rgb_progressive, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_bad_files, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_byte_flips, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_mixed_folder, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_png_rgb, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_model_image_fields, fx_tmpdir_setup, fx_tmpdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

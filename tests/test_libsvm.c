@@ -15,20 +15,6 @@
 #include "fsvc/fsvc.h"
 #include "tests/util/fixtures.h"
 
-static int setup(void **state)
-{
-    char *dir = fx_tmpdir();
-    *state = dir;
-    return dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    fx_rmtree(*state);
-    free(*state);
-    return 0;
-}
-
 static int parse(fsvc_dataset *d, const char *text, int n, fsvc_error *err)
 {
     fsvc_error_clear(err);
@@ -356,5 +342,5 @@ int main(void)
         cmocka_unit_test(test_file_errors_name_the_file),
         cmocka_unit_test(test_satimg),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fx_tmpdir_setup, fx_tmpdir_teardown);
 }

@@ -16,20 +16,6 @@
 #include "fsvc/fsvc.h"
 #include "tests/util/fixtures.h"
 
-static int setup(void **state)
-{
-    char *dir = fx_tmpdir();
-    *state = dir;
-    return dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    fx_rmtree(*state);
-    free(*state);
-    return 0;
-}
-
 /* Reads path as gray, expects w x h and the pixels want. */
 static void read_expect(const char *path, int w, int h, const uint8_t *want)
 {
@@ -346,5 +332,5 @@ int main(void)
         cmocka_unit_test(test_sizes_and_resize),
         cmocka_unit_test(test_unlabelled_and_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fx_tmpdir_setup, fx_tmpdir_teardown);
 }

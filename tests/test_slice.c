@@ -70,20 +70,6 @@ static void same_as_whole(const char *source, const fsvc_load_opts *opts, int sh
     fsvc_dataset_free(&w);
 }
 
-static int setup(void **state)
-{
-    char *dir = fx_tmpdir();
-    *state = dir;
-    return dir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    fx_rmtree(*state);
-    free(*state);
-    return 0;
-}
-
 /* Comments, blank lines, CRLF, a trailing line without '\n'; label -1
  * only at the start, 7 only at the end, the largest index (9) on one line. */
 static const char *const TEXT =
@@ -320,16 +306,16 @@ static void test_shape_decided_over_ranks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_libsvm_plain_and_gz, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_libsvm_many_lines, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_libsvm_bad_line_stops_every_rank, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_idx_pairs, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_gzip_faults_as_one_process, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_no_features_and_claims_as_one_process, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_idx_nan_named_globally, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_png_folder, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_shape_decided_over_ranks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_libsvm_plain_and_gz, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_libsvm_many_lines, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_libsvm_bad_line_stops_every_rank, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_idx_pairs, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_gzip_faults_as_one_process, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_no_features_and_claims_as_one_process, fx_tmpdir_setup,
+                                        fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_idx_nan_named_globally, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_png_folder, fx_tmpdir_setup, fx_tmpdir_teardown),
+        cmocka_unit_test_setup_teardown(test_shape_decided_over_ranks, fx_tmpdir_setup, fx_tmpdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

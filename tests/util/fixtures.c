@@ -237,3 +237,17 @@ const char *fx_missing(const char *path)
                  "FSVC_DATA=DIR for another folder)", path);
     return why;
 }
+
+int fx_tmpdir_setup(void **state)
+{
+    char *dir = fx_tmpdir();
+    *state = dir;
+    return dir ? 0 : -1;
+}
+
+int fx_tmpdir_teardown(void **state)
+{
+    fx_rmtree(*state);
+    free(*state);
+    return 0;
+}

@@ -12,6 +12,9 @@
 char *fx_tmpdir(void);
 /* Removes dir and everything below it. */
 void fx_rmtree(const char *dir);
+/* cmocka group fixtures: *state = a fresh fx_tmpdir(), removed after. */
+int fx_tmpdir_setup(void **state);
+int fx_tmpdir_teardown(void **state);
 /* out = dir/name (out: sz bytes); returns out. */
 char *fx_join(char *out, size_t sz, const char *dir, const char *name);
 /* 1 if path exists. */
