@@ -162,7 +162,8 @@ int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const 
 /* The ridge problem of one rank: the engine (ctx, op), the centroids C
  * (m x n), this rank's slice of the samples (X, cls, y: N of N_total; T
  * one-hot of cls, K columns, or y, K = 1), class weights cw (K values or
- * NULL: all 1) and the ranks (dist; fsvc_dist_one() for one process). */
+ * NULL: all 1), the ranks (dist; fsvc_dist_one() for one process) and
+ * the sample weights (sw). */
 typedef struct fsvc_ridge_problem {
     const bnl_ctx *ctx;
     const bnl_op *op;
@@ -175,6 +176,9 @@ typedef struct fsvc_ridge_problem {
     int64_t N, N_total;
     int n, K;
     const struct fsvc_dist *dist;
+    /* sample weights of this rank's slice (N values > 0) or NULL: all 1;
+     * a sample's row of H and T is scaled by sqrt(cw[cls] * sw[i]) */
+    const double *sw;
 } fsvc_ridge_problem;
 
 /* The readout's settings, as fsvc_readout_solve's arguments. */
