@@ -74,6 +74,26 @@ extern const fsvc_name fsvc_scale_names[];
 const char *fsvc_scale_name(fsvc_scale s);
 int fsvc_scale_parse(const char *s, fsvc_scale *out); /* 0 ok, -1 unknown */
 
+/* ---- virtual samples of images (base/augment.c) ----
+ * Every training image also enters the ridge readout's products shifted
+ * and/or mirrored, each variant made per block of samples and never
+ * stored. shift1: the 4 1-pixel shifts (N x 5); shift2: every shift with
+ * |dx| + |dy| <= 2 (N x 13); mirror: the left-right mirror (N x 2);
+ * mirror+shift1: both (N x 10). Vacated pixels are 0. Image data only
+ * (rows x cols known). The names: fsvc.h (fsvc_augment_name). */
+typedef enum {
+    FSVC_AUG_NONE = 0, FSVC_AUG_SHIFT1 = 1, FSVC_AUG_SHIFT2 = 2, FSVC_AUG_MIRROR = 3,
+    FSVC_AUG_MIRROR_SHIFT1 = 4
+} fsvc_augment;
+/* Variants per sample of an augmentation (1 for none), and variant v of
+ * one rows x cols image of es-byte values (0: the image itself; then the
+ * shifts in the order (dy, dx) = (0,1) (0,-1) (1,0) (-1,0), for shift2
+ * (0,+-2) (+-2,0) (1,1) (1,-1) (-1,1) (-1,-1); mirror variants follow the
+ * plain ones, mirrored after the shift). */
+int fsvc_augment_count(fsvc_augment a);
+void fsvc_augment_apply(void *dst, const void *src, int rows, int cols, size_t es,
+                        fsvc_augment a, int v);
+
 #ifdef __cplusplus
 }
 #endif

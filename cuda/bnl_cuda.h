@@ -41,6 +41,9 @@ extern "C" {
 /* The table's supports(): u8 and f32 layers only for scores, the normal
  * equations, their block products and the LMS epoch (cuda/ops.c). */
 int bnl_cuda_supports(const bnl_ctx *ctx, bnl_opkind k, const bnl_op *op);
+/* The table's plan_ridge(): auto on the device (cuda/ops.c), read from
+ * the context's own table (its props), so an emulated device shares it. */
+void bnl_cuda_plan_ridge(const bnl_ctx *ctx, const bnl_op *op, bnl_ridge_plan *p);
 
 /* Opens device 0 (or $FSVC_CUDA_DEVICE). strict only changes the wording
  * ("— using CPU" is left out when the caller will not fall back). On

@@ -61,16 +61,8 @@ typedef enum {
     FSVC_SOLVER_DIRECT = 0, FSVC_SOLVER_PCG = 1, FSVC_SOLVER_AUTO = 2
 } fsvc_solver;
 #define FSVC_PCG_AUTO_M 3000
-/* Virtual samples for the ridge readout (pcg): every training image also
- * enters H^T H and H^T T shifted and/or mirrored, each variant generated
- * per block of samples and never stored (fsvc/hblock.c). shift1: the 4
- * 1-pixel shifts (N x 5); shift2: every shift with |dx| + |dy| <= 2
- * (N x 13); mirror: the left-right mirror (N x 2); mirror+shift1: both
- * (N x 10). Vacated pixels are 0. Image data only (rows x cols known). */
-typedef enum {
-    FSVC_AUG_NONE = 0, FSVC_AUG_SHIFT1 = 1, FSVC_AUG_SHIFT2 = 2, FSVC_AUG_MIRROR = 3,
-    FSVC_AUG_MIRROR_SHIFT1 = 4
-} fsvc_augment;
+/* Virtual samples for the ridge readout (pcg): fsvc_augment, in
+ * base/fsvc_base.h (the engine's block products make them). */
 /* Input preprocessing stored in the model and applied before scaling.
  * To add a step: a value here, its name in fsvc_preprocess_names
  * (fsvc/model.c) and its call in fsvc_model_input (fsvc/model_input.c).

@@ -80,6 +80,6 @@ int fsvc_hsrc_dist(fsvc_hsrc *out, fsvc_hsrc *inner, int64_t N_total,
     }
     s->inner = inner;
     s->dist = dist;
-    *out = (fsvc_hsrc){&dist_ops, s, inner->m, N_total, inner->K, 0, 0, inner->ctx, 0};
+    *out = (fsvc_hsrc){&dist_ops, s, inner->m, N_total, inner->K, 0, 0, inner->ctx, 0, NULL};
     return FSVC_OK;
 }

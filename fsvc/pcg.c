@@ -176,138 +176,207 @@ static int apply_a(fsvc_hsrc *src, double *Y, const double *V, double lam, fsvc_
     return rc;
 }
 
-int fsvc_pcg_solve(double *W, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_opt *opt,
-                   fsvc_pcg_out *out, fsvc_error *err)
+/* The CG state of the K columns (each m values, column-major). */
+typedef struct cg {
+    int64_t m;
+    int K;
+    size_t mk;
+    double *B, *Rr, *Z, *D, *Q; /* H^T T, residual, P^{-1} residual, direction, A D */
+    double *bn, *rz;            /* ||B_k||, r_k . z_k */
+    unsigned char *done;        /* column k within tol (frozen) */
+    double lam, rmax, best;
+    int it, best_it;
+} cg;
+
+static void cg_free(cg *c)
 {
-    int64_t m = src->m;
-    int K = src->K;
+    free(c->B); free(c->Rr); free(c->Z); free(c->D); free(c->Q);
+    free(c->bn); free(c->rz); free(c->done);
+}
+
+static int cg_alloc(cg *c, int64_t m, int K, fsvc_error *err)
+{
     size_t mk = (size_t)m * K;
-    memset(out, 0, sizeof *out);
-    pre P = {0};
-    double *B = malloc(mk * sizeof *B), *Rr = malloc(mk * sizeof *Rr);
-    double *Z = malloc(mk * sizeof *Z), *D = malloc(mk * sizeof *D), *Q = malloc(mk * sizeof *Q);
-    double *bn = malloc((size_t)K * sizeof *bn), *rz = malloc((size_t)K * sizeof *rz);
-    unsigned char *done = calloc((size_t)K, 1);
-    int rc = FSVC_OK;
-    if (!B || !Rr || !Z || !D || !Q || !bn || !rz || !done)
-        rc = fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory (m = %lld)", (long long)m);
-    if ((rc = collective(src, rc, err)))
-        goto end;
+    memset(c, 0, sizeof *c);
+    c->m = m;
+    c->K = K;
+    c->mk = mk;
+    c->B = malloc(mk * sizeof *c->B);
+    c->Rr = malloc(mk * sizeof *c->Rr);
+    c->Z = malloc(mk * sizeof *c->Z);
+    c->D = malloc(mk * sizeof *c->D);
+    c->Q = malloc(mk * sizeof *c->Q);
+    c->bn = malloc((size_t)K * sizeof *c->bn);
+    c->rz = malloc((size_t)K * sizeof *c->rz);
+    c->done = calloc((size_t)K, 1);
+    if (!c->B || !c->Rr || !c->Z || !c->D || !c->Q || !c->bn || !c->rz || !c->done)
+        return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory (m = %lld)", (long long)m);
+    return FSVC_OK;
+}
+
+/* B = H^T T, lam from the trace, the preconditioner (all ranks agree). */
+static int cg_setup(cg *c, pre *P, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_opt *opt,
+                    fsvc_pcg_out *out, fsvc_error *err)
+{
     double sumsq;
-    rc = src->ops->rhs(src->self, B, &sumsq, err);
-    if (rc) goto end;
-    double md = sumsq / (double)m;
-    if ((rc = fsvc_ridge_check_normal(md, B, mk, op->radius, err)))
-        goto end;
-    double lam = opt->lambda * md;
+    int rc = src->ops->rhs(src->self, c->B, &sumsq, err);
+    if (rc) return rc;
+    double md = sumsq / (double)c->m;
+    if ((rc = fsvc_ridge_check_normal(md, c->B, c->mk, op->radius, err)))
+        return rc;
+    c->lam = opt->lambda * md;
     double tp = fsvc_clock();
-    rc = collective(src, pre_build(&P, src, lam, op->dtype != FSVC_F64, opt->progress, err),
+    rc = collective(src, pre_build(P, src, c->lam, op->dtype != FSVC_F64, opt->progress, err),
                     err);
     out->t_pre += fsvc_clock() - tp;
-    if (rc) goto end;
+    return rc;
+}
+
+/* R = B - A W (W = 0 unless warm), ||B_k||, the columns already within
+ * tol, the first direction. */
+static int cg_start(cg *c, pre *P, fsvc_hsrc *src, double *W, const fsvc_pcg_opt *opt,
+                    fsvc_pcg_out *out, fsvc_error *err)
+{
+    int64_t m = c->m;
+    int K = c->K;
+    size_t mk = c->mk;
     if (!opt->warm) memset(W, 0, mk * sizeof *W);
-    /* R = B - A W */
     if (opt->warm) {
-        rc = apply_a(src, Q, W, lam, err);
-        if (rc) goto end;
-        for (size_t q = 0; q < mk; q++) Rr[q] = B[q] - Q[q];
+        int rc = apply_a(src, c->Q, W, c->lam, err);
+        if (rc) return rc;
+        for (size_t q = 0; q < mk; q++) c->Rr[q] = c->B[q] - c->Q[q];
     } else {
-        memcpy(Rr, B, mk * sizeof *Rr);
+        memcpy(c->Rr, c->B, mk * sizeof *c->Rr);
     }
     double rmax = 0;
     for (int k = 0; k < K; k++) {
-        bn[k] = sqrt(dot(B + (size_t)k * m, B + (size_t)k * m, m));
-        double r = bn[k] > 0 ? sqrt(dot(Rr + (size_t)k * m, Rr + (size_t)k * m, m)) / bn[k] : 0;
-        if (bn[k] == 0) memset(W + (size_t)k * m, 0, (size_t)m * sizeof *W);
-        done[k] = r <= opt->tol;
-        if (r > rmax) rmax = r;
+        const double *b = c->B + (size_t)k * m, *r = c->Rr + (size_t)k * m;
+        c->bn[k] = sqrt(dot(b, b, m));
+        double res = c->bn[k] > 0 ? sqrt(dot(r, r, m)) / c->bn[k] : 0;
+        if (c->bn[k] == 0) memset(W + (size_t)k * m, 0, (size_t)m * sizeof *W);
+        c->done[k] = res <= opt->tol;
+        if (res > rmax) rmax = res;
     }
-    first_direction(&P, D, Z, rz, Rr, K, &out->t_pre);
-    double best = rmax;
-    int best_it = 0, it = 0;
-    int stop = all_stop(src, !(rmax > opt->tol && it < opt->max_iter));
-    for (;;) { /* CG, then the true residual; a restart from it when they disagree */
-        while (!stop) {
-            for (int k = 0; k < K; k++) /* frozen columns: no direction */
-                if (done[k]) memset(D + (size_t)k * m, 0, (size_t)m * sizeof *D);
-            rc = apply_a(src, Q, D, lam, err);
-            if (rc) goto end;
-            it++;
-            rmax = 0;
-            for (int k = 0; k < K; k++) {
-                if (done[k]) continue;
-                double *w = W + (size_t)k * m, *r = Rr + (size_t)k * m;
-                const double *d = D + (size_t)k * m, *q = Q + (size_t)k * m;
-                double dq = dot(d, q, m), a = dq > 0 ? rz[k] / dq : 0;
-                for (int64_t j = 0; j < m; j++) { w[j] += a * d[j]; r[j] -= a * q[j]; }
-                double res = sqrt(dot(r, r, m)) / bn[k];
-                if (res <= opt->tol || !(dq > 0)) done[k] = 1;
-                if (res > rmax) rmax = res;
-            }
-            if (opt->progress)
-                fsvc_printf("\rpcg: iteration %d, relative residual %.3g   ", it, rmax);
-            stop = !(rmax > opt->tol && it < opt->max_iter) || !isfinite(rmax);
-            if (!stop && rmax < 0.9 * best) { best = rmax; best_it = it; }
-            else if (!stop && it - best_it >= 30) stop = 1; /* stagnated at the rounding floor */
-            if ((stop = all_stop(src, stop)))
-                break; /* the last residual needs no preconditioning */
-            tp = fsvc_clock();
-            pre_apply(&P, Z, Rr, K);
-            out->t_pre += fsvc_clock() - tp;
-            for (int k = 0; k < K; k++) {
-                if (done[k]) continue;
-                double *d = D + (size_t)k * m;
-                const double *z = Z + (size_t)k * m;
-                double rzn = dot(Rr + (size_t)k * m, z, m), beta = rz[k] > 0 ? rzn / rz[k] : 0;
-                rz[k] = rzn;
-                for (int64_t j = 0; j < m; j++) d[j] = z[j] + beta * d[j];
-            }
-        }
-        /* the residual the caller gets: recomputed from W, not the recursion */
-        rc = apply_a(src, Q, W, lam, err);
-        if (rc) goto end;
-        out->res = 0;
+    c->rmax = rmax;
+    first_direction(P, c->D, c->Z, c->rz, c->Rr, K, &out->t_pre);
+    c->best = rmax;
+    c->best_it = c->it = 0;
+    return FSVC_OK;
+}
+
+/* CG steps until every column is within tol, max_iter, or no progress by
+ * 10 % in 30 iterations (the rounding floor); the ranks agree on each
+ * stop. */
+static int cg_iterate(cg *c, pre *P, fsvc_hsrc *src, double *W, const fsvc_pcg_opt *opt,
+                      fsvc_pcg_out *out, int stop, fsvc_error *err)
+{
+    int64_t m = c->m;
+    int K = c->K;
+    while (!stop) {
+        for (int k = 0; k < K; k++) /* frozen columns: no direction */
+            if (c->done[k]) memset(c->D + (size_t)k * m, 0, (size_t)m * sizeof *c->D);
+        int rc = apply_a(src, c->Q, c->D, c->lam, err);
+        if (rc) return rc;
+        c->it++;
+        c->rmax = 0;
         for (int k = 0; k < K; k++) {
-            if (!(bn[k] > 0)) continue;
-            double s = 0;
-            for (int64_t j = 0; j < m; j++) {
-                double e = B[(size_t)k * m + j] - Q[(size_t)k * m + j];
-                s += e * e;
-            }
-            double res = sqrt(s) / bn[k];
-            done[k] = res <= opt->tol;
-            if (!(res <= out->res)) out->res = res; /* NaN sticks */
+            if (c->done[k]) continue;
+            double *w = W + (size_t)k * m, *r = c->Rr + (size_t)k * m;
+            const double *d = c->D + (size_t)k * m, *q = c->Q + (size_t)k * m;
+            double dq = dot(d, q, m), a = dq > 0 ? c->rz[k] / dq : 0;
+            for (int64_t j = 0; j < m; j++) { w[j] += a * d[j]; r[j] -= a * q[j]; }
+            double res = sqrt(dot(r, r, m)) / c->bn[k];
+            if (res <= opt->tol || !(dq > 0)) c->done[k] = 1;
+            if (res > c->rmax) c->rmax = res;
         }
+        if (opt->progress)
+            fsvc_printf("\rpcg: iteration %d, relative residual %.3g   ", c->it, c->rmax);
+        stop = !(c->rmax > opt->tol && c->it < opt->max_iter) || !isfinite(c->rmax);
+        if (!stop && c->rmax < 0.9 * c->best) { c->best = c->rmax; c->best_it = c->it; }
+        else if (!stop && c->it - c->best_it >= 30) stop = 1; /* stagnated at the rounding floor */
+        if ((stop = all_stop(src, stop)))
+            break; /* the last residual needs no preconditioning */
+        double tp = fsvc_clock();
+        pre_apply(P, c->Z, c->Rr, K);
+        out->t_pre += fsvc_clock() - tp;
+        for (int k = 0; k < K; k++) {
+            if (c->done[k]) continue;
+            double *d = c->D + (size_t)k * m;
+            const double *z = c->Z + (size_t)k * m;
+            double rzn = dot(c->Rr + (size_t)k * m, z, m), beta = c->rz[k] > 0 ? rzn / c->rz[k] : 0;
+            c->rz[k] = rzn;
+            for (int64_t j = 0; j < m; j++) d[j] = z[j] + beta * d[j];
+        }
+    }
+    return FSVC_OK;
+}
+
+/* The residual the caller gets: recomputed from W (Q = A W), not the
+ * recursion's; out->res the largest (NaN sticks), done[k] by it. */
+static int true_residual(cg *c, fsvc_hsrc *src, const double *W, const fsvc_pcg_opt *opt,
+                         fsvc_pcg_out *out, fsvc_error *err)
+{
+    int64_t m = c->m;
+    int rc = apply_a(src, c->Q, W, c->lam, err);
+    if (rc) return rc;
+    out->res = 0;
+    for (int k = 0; k < c->K; k++) {
+        if (!(c->bn[k] > 0)) continue;
+        double s = 0;
+        for (int64_t j = 0; j < m; j++) {
+            double e = c->B[(size_t)k * m + j] - c->Q[(size_t)k * m + j];
+            s += e * e;
+        }
+        double res = sqrt(s) / c->bn[k];
+        c->done[k] = res <= opt->tol;
+        if (!(res <= out->res)) out->res = res; /* NaN sticks */
+    }
+    return FSVC_OK;
+}
+
+int fsvc_pcg_solve(double *W, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_opt *opt,
+                   fsvc_pcg_out *out, fsvc_error *err)
+{
+    memset(out, 0, sizeof *out);
+    pre P = {0};
+    cg c;
+    int rc = collective(src, cg_alloc(&c, src->m, src->K, err), err);
+    if (!rc) rc = cg_setup(&c, &P, src, op, opt, out, err);
+    if (!rc) rc = cg_start(&c, &P, src, W, opt, out, err);
+    int stop = rc || all_stop(src, !(c.rmax > opt->tol && c.it < opt->max_iter));
+    for (; !rc;) { /* CG, then the true residual; a restart from it when they disagree */
+        if ((rc = cg_iterate(&c, &P, src, W, opt, out, stop, err)) ||
+            (rc = true_residual(&c, src, W, opt, out, err)))
+            break;
         /* The recursion's residual drifts from the true one by the products'
          * rounding (float H: about 1e-4 of it by m = 20000); when the
          * recursion reached tol and the truth did not, CG starts again from
          * the true residual (R = B - A W; the iterations count on), at most
          * PCG_RESTARTS times. */
-        if (!all_stop(src, rmax <= opt->tol && out->res > opt->tol && isfinite(out->res) &&
-                               out->restarts < PCG_RESTARTS && it < opt->max_iter))
+        if (!all_stop(src, c.rmax <= opt->tol && out->res > opt->tol && isfinite(out->res) &&
+                               out->restarts < PCG_RESTARTS && c.it < opt->max_iter))
             break;
         out->restarts++;
         if (opt->progress)
             fsvc_printf("\rpcg: true residual %.3g, above the recursion's %.3g: restart %d\n",
-                        out->res, rmax, out->restarts);
-        for (size_t q = 0; q < mk; q++) Rr[q] = B[q] - Q[q];
-        first_direction(&P, D, Z, rz, Rr, K, &out->t_pre);
-        best = rmax = out->res;
-        best_it = it;
+                        out->res, c.rmax, out->restarts);
+        for (size_t q = 0; q < c.mk; q++) c.Rr[q] = c.B[q] - c.Q[q];
+        first_direction(&P, c.D, c.Z, c.rz, c.Rr, c.K, &out->t_pre);
+        c.best = c.rmax = out->res;
+        c.best_it = c.it;
         stop = 0;
     }
-    if (opt->progress) fsvc_printf("\n");
-    out->iter = it;
-    out->converged = out->res <= opt->tol;
-    for (size_t q = 0; q < mk; q++)
-        if (!isfinite(W[q])) {
+    if (!rc) {
+        if (opt->progress) fsvc_printf("\n");
+        out->iter = c.it;
+        out->converged = out->res <= opt->tol;
+    }
+    for (size_t q = 0; !rc && q < c.mk; q++)
+        if (!isfinite(W[q]))
             rc = fsvc_fail(err, FSVC_EINPUT, "ridge (pcg): the solution has NaN or infinite "
                            "weights (lambda %g); raise lambda (-l)", opt->lambda);
-            break;
-        }
-end:
     free(P.L); free(P.tmp);
-    free(B); free(Rr); free(Z); free(D); free(Q); free(bn); free(rz); free(done);
+    cg_free(&c);
     return rc;
 }
 
@@ -329,10 +398,11 @@ int fsvc_pcg_verdict(const fsvc_pcg_out *out, double tol, int *warn, char *warn_
                      "raise --cg-tol or use --solver direct", out->res, out->iter, tol, lim);
 }
 
-int fsvc_pcg_readout(double *R, double *W, fsvc_hsrc *src, const fsvc_hsrc *tsrc,
-                     const bnl_op *op, const fsvc_pcg_opt *opt, int progress,
-                     fsvc_train_info *info, fsvc_error *err)
+int fsvc_pcg_readout(double *R, double *W, fsvc_hsrc *src, const bnl_op *op,
+                     const fsvc_pcg_opt *opt, int progress, fsvc_train_info *info,
+                     fsvc_error *err)
 {
+    const fsvc_hsrc *tsrc = src->times ? src->times : src;
     int64_t m = src->m;
     int K = src->K;
     fsvc_pcg_out out = {0};

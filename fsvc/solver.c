@@ -1,7 +1,8 @@
-/* solver.c - the ridge readout's one entry: picks direct or pcg (auto: by
- * m), checks the memory the solve needs against the machine before
- * anything big is allocated (a clear error naming the largest m that
- * fits, never an OOM kill), runs it and fills the train info.
+/* solver.c - the ridge readout's one entry: picks direct or pcg (auto:
+ * the engine's rule, fsvc_solver_resolve), checks the memory the solve
+ * needs against the machine before anything big is allocated (a clear
+ * error naming the largest m that fits, never an OOM kill), runs it and
+ * fills the train info.
  *
  * Memory model (bytes, beyond the model and the data):
  *   direct: G (m^2, double up to 24000 centroids or for f64 inputs, else
@@ -10,9 +11,8 @@
  *   pcg:    the preconditioner factor (m^2 in H's precision) + 1 chunk +
  *           ~8 m x K double vectors. H (N x m) is cached for the
  *           iterations only when it fits in half of what is left.
- * On a device context (bnl_normal_products) pcg runs its products there
- * (fsvc/hdev.c) and auto picks direct while the device's float64 Gram
- * fits its free memory (device_direct_bytes), else pcg. */
+ * pcg's products are the engine's (fsvc_hsrc_open: on the context's
+ * device when it offers them, else on the CPU). */
 #include "solver.h"
 #include "dist.h"
 
@@ -24,43 +24,6 @@
 #define SOLVER_CHUNK (1 << 27)   /* bytes of one H chunk (ridge.c: 2^27) */
 #define SOLVER_RAM_USE 0.9       /* share of the physical memory we plan on */
 #define PCG_MAX_ITER 500
-#define DEVICE_MEM_USE 0.9       /* share of the device's free memory we plan on */
-
-/* Device bytes of the direct solve (cuda/ridge.cu): G = H^T H in float64
- * (m^2) and as much again for the Cholesky workspace, the upper triangle
- * it mirrors and the tile buffers (a bound), + B, its copy, diag. */
-static double device_direct_bytes(int64_t m, int K)
-{
-    return 2.0 * 8 * (double)m * (double)m + 2.0 * 8 * (double)m * K + 8.0 * m;
-}
-
-/* auto on a device: direct (whole on the device) while its Gram fits the
- * device memory and the direct solve runs there (one process, class
- * weights or not: fsvc_readout_ridge_dist), else pcg with the device's
- * products; the choice and why through fsvc_printf when progress. */
-static fsvc_solver device_auto(const bnl_ctx *ctx, int64_t m, int K, int ranks, int progress)
-{
-    bnlc_device d;
-    memset(&d, 0, sizeof d);
-    double need = device_direct_bytes(m, K);
-    double have = bnl_gpu_props(ctx, &d, NULL, 0) == 0 && d.mem_free > 0
-                      ? (double)d.mem_free * DEVICE_MEM_USE : -1;
-    fsvc_solver s = ranks > 1 || (have >= 0 && need > have) ? FSVC_SOLVER_PCG
-                                                            : FSVC_SOLVER_DIRECT;
-    if (progress) {
-        if (ranks > 1)
-            fsvc_printf("ridge: solver auto on the device: pcg (across processes the direct "
-                        "solve brings each rank's m x m Gram to the host)\n");
-        else if (have >= 0)
-            fsvc_printf("ridge: solver auto on the device: %s (the float64 Gram of %lld "
-                        "centroids needs %.3g GB, %.3g GB of the device's memory usable)\n",
-                        fsvc_solver_name(s), (long long)m, need / 1e9, have / 1e9);
-        else
-            fsvc_printf("ridge: solver auto on the device: direct (its free memory is "
-                        "unknown)\n");
-    }
-    return s;
-}
 
 double fsvc_phys_ram(void)
 {
@@ -90,28 +53,6 @@ int64_t fsvc_solver_max_m(fsvc_solver s, int64_t N, int K, size_t hs, double ram
         else hi = mid;
     }
     return lo;
-}
-
-int fsvc_readout_solve(double *R, const bnl_ctx *ctx, const bnl_op *op, const void *C,
-                       int64_t m, const void *X, const int *cls, const double *y,
-                       int64_t N, int n, int K, double lambda, fsvc_solver s, double tol,
-                       fsvc_augment aug, int rows, int cols, double ram, int progress,
-                       fsvc_train_info *info, fsvc_error *err)
-{
-    fsvc_ridge_problem pb = {ctx, op, C, m, X, cls, y, NULL, N, N, n, K, fsvc_dist_one()};
-    fsvc_ridge_opt o = {lambda, s, tol, aug, rows, cols, ram, progress};
-    return fsvc_readout_solve_dist(R, &pb, &o, info, err);
-}
-
-int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const void *C,
-                         int64_t m, const void *X, const int *cls, const double *y,
-                         const double *cw, int64_t N, int n, int K, double lambda,
-                         fsvc_solver s, double tol, fsvc_augment aug, int rows, int cols,
-                         double ram, int progress, fsvc_train_info *info, fsvc_error *err)
-{
-    fsvc_ridge_problem pb = {ctx, op, C, m, X, cls, y, cw, N, N, n, K, fsvc_dist_one()};
-    fsvc_ridge_opt o = {lambda, s, tol, aug, rows, cols, ram, progress};
-    return fsvc_readout_solve_dist(R, &pb, &o, info, err);
 }
 
 static int check_args(double lambda, double tol, int64_t m, int64_t N, int nv,
@@ -145,8 +86,97 @@ static const double *real_weights(const double *cw, int K)
     return NULL;
 }
 
-int fsvc_readout_solve_dist(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_opt *o,
-                            fsvc_train_info *info, fsvc_error *err)
+fsvc_solver fsvc_solver_resolve(const fsvc_ridge_problem *pb, const fsvc_ridge_opt *o,
+                                int *rule)
+{
+    *rule = FSVC_AUTO_NONE;
+    if (o->solver != FSVC_SOLVER_AUTO)
+        return o->solver;
+    if (fsvc_augment_count(o->aug) > 1) {
+        *rule = FSVC_AUTO_AUGMENT;
+        return FSVC_SOLVER_PCG;
+    }
+    bnl_ridge_plan pl;
+    memset(&pl, 0, sizeof pl);
+    pl.m = pb->m;
+    pl.K = pb->K;
+    pl.ranks = pb->dist ? pb->dist->size : 1;
+    pl.pcg_m = FSVC_PCG_AUTO_M;
+    bnl_plan_ridge(pb->ctx, pb->op, &pl);
+    *rule = pl.by_device ? FSVC_AUTO_DEVICE_MEM : FSVC_AUTO_BY_M;
+    if (o->progress && pl.why[0])
+        fsvc_printf("%s\n", pl.why);
+    return pl.pcg ? FSVC_SOLVER_PCG : FSVC_SOLVER_DIRECT;
+}
+
+/* The memory check of solver s on this rank's machine (FSVC_ERESOURCE
+ * naming the largest m that fits); *budget, *need: the bytes planned on
+ * and needed (budget 0: the machine's memory is unknown). */
+static int memory_check(fsvc_solver s, const fsvc_ridge_problem *pb, double ram, double *budget,
+                        double *need, fsvc_error *err)
+{
+    int64_t m = pb->m, N = pb->N;
+    int K = pb->K;
+    size_t hs = pb->op->dtype == FSVC_F64 ? sizeof(double) : sizeof(float);
+    *budget = ram * SOLVER_RAM_USE;
+    *need = fsvc_solver_bytes(s, m, N, K, hs);
+    if (!(ram > 0) || *need <= *budget)
+        return FSVC_OK;
+    int64_t mfit = fsvc_solver_max_m(s, N, K, hs, *budget);
+    int64_t mpcg = fsvc_solver_max_m(FSVC_SOLVER_PCG, N, K, hs, *budget);
+    return fsvc_fail(err, FSVC_ERESOURCE,
+                     "ridge (%s): %lld centroids need %.1f GB, this machine has %.1f GB; "
+                     "the largest that fits is %lld (--max-neurons)%s",
+                     fsvc_solver_name(s), (long long)m, *need / 1e9, ram / 1e9, (long long)mfit,
+                     s == FSVC_SOLVER_DIRECT && mpcg > mfit ? ", or use --solver pcg" : "");
+}
+
+/* The pcg readout: this rank's products (the engine's), their sum across
+ * the ranks, the solve. cache: keep H after the first pass. */
+static int solve_pcg(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_opt *o,
+                     int cache, fsvc_train_info *info, fsvc_error *err)
+{
+    const fsvc_dist *dist = pb->dist;
+    int64_t m = pb->m;
+    int K = pb->K, nv = fsvc_augment_count(o->aug);
+    int bars = o->progress == FSVC_PROGRESS_ALL; /* progress lines; any progress: messages */
+    int blas_saved = bnl_blas_threads_push(pb->ctx, 0); /* GEMM, potrf: ctx->threads */
+    fsvc_hsrc loc, all, *src = &loc; /* this rank's products; across ranks: their sum */
+    memset(&loc, 0, sizeof loc);
+    memset(&all, 0, sizeof all);
+    double *W = NULL;
+    int rc = pb->N > 0 ? FSVC_OK : fsvc_fail(err, FSVC_EINPUT, "ridge: a process holds no "
+                                             "samples (more processes than samples)");
+    fsvc_hsrc_opt ho = {o->aug, o->rows, o->cols, cache, bars, o->progress != 0};
+    if (!rc)
+        rc = fsvc_hsrc_open(&loc, pb, &ho, err);
+    if (!rc && dist->size > 1) {
+        rc = fsvc_hsrc_dist(&all, &loc, pb->N_total * nv, dist, err);
+        all.times = &loc;
+        src = &all;
+    }
+    if (!rc && !(W = malloc((size_t)m * K * sizeof *W)))
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
+    fsvc_pcg_opt opt = {o->lambda, o->tol, PCG_MAX_ITER, 0, bars};
+    if (!(rc = fsvc_dist_agreed(dist, rc, err)))
+        rc = fsvc_pcg_readout(R, W, src, pb->op, &opt, o->progress, info, err);
+    free(W);
+    fsvc_hsrc_close(&all);
+    fsvc_hsrc_close(&loc);
+    bnl_blas_threads_pop(blas_saved);
+    return rc;
+}
+
+/* Sample weights that are all 1 are no weights, as class weights. */
+static const double *real_sample_weights(const double *sw, int64_t N)
+{
+    for (int64_t i = 0; sw && i < N; i++)
+        if (sw[i] != 1.0) return sw;
+    return NULL;
+}
+
+int fsvc_readout_solve(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_opt *o,
+                       fsvc_train_info *info, fsvc_error *err)
 {
     const fsvc_dist *dist = pb->dist;
     const bnl_ctx *ctx = pb->ctx;
@@ -154,42 +184,23 @@ int fsvc_readout_solve_dist(double *R, const fsvc_ridge_problem *pb, const fsvc_
     const void *C = pb->C, *X = pb->X;
     const int *cls = pb->cls;
     const double *y = pb->y, *cw = pb->cw;
-    int64_t m = pb->m, N = pb->N, N_total = pb->N_total;
+    int64_t m = pb->m, N = pb->N;
     int n = pb->n, K = pb->K;
-    double lambda = o->lambda, tol = o->tol, ram = o->ram;
-    fsvc_solver s = o->solver;
-    fsvc_augment aug = o->aug;
-    int rows = o->rows, cols = o->cols, progress = o->progress;
-    int nv = fsvc_augment_count(aug);
-    cw = real_weights(cw, K);
+    double lambda = o->lambda, ram = o->ram;
+    int nv = fsvc_augment_count(o->aug);
+    fsvc_ridge_problem p = *pb;
+    p.cw = cw = real_weights(cw, K);
+    p.sw = real_sample_weights(pb->sw, N);
     /* the arguments are the same on every rank, but the check sees N_total:
      * a rank with an empty slice is no error */
-    int rc = check_args(lambda, tol, m, N_total, nv, s, rows, cols, n, aug, err);
+    int rc = check_args(lambda, o->tol, m, pb->N_total, nv, o->solver, o->rows, o->cols, n,
+                        o->aug, err);
     if (rc) return rc;
-    /* auto: pcg with augmentation; else on the CPU pcg from FSVC_PCG_AUTO_M
-     * centroids, on a device by its memory (device_auto) */
-    int dev = bnl_normal_products(ctx, op), rule = FSVC_AUTO_NONE;
-    if (s == FSVC_SOLVER_AUTO && nv > 1)
-        s = FSVC_SOLVER_PCG, rule = FSVC_AUTO_AUGMENT;
-    else if (s == FSVC_SOLVER_AUTO && dev)
-        s = device_auto(ctx, m, K, dist->size, progress), rule = FSVC_AUTO_DEVICE_MEM;
-    else if (s == FSVC_SOLVER_AUTO)
-        s = m >= FSVC_PCG_AUTO_M ? FSVC_SOLVER_PCG : FSVC_SOLVER_DIRECT, rule = FSVC_AUTO_BY_M;
-    size_t hs = op->dtype == FSVC_F64 ? sizeof(double) : sizeof(float);
+    int rule;
+    fsvc_solver s = fsvc_solver_resolve(&p, o, &rule);
     if (!(ram > 0)) ram = fsvc_phys_ram();
-    double budget = ram * SOLVER_RAM_USE;
-    double need = fsvc_solver_bytes(s, m, N, K, hs);
-    rc = FSVC_OK;
-    if (ram > 0 && need > budget) {
-        int64_t mfit = fsvc_solver_max_m(s, N, K, hs, budget);
-        int64_t mpcg = fsvc_solver_max_m(FSVC_SOLVER_PCG, N, K, hs, budget);
-        rc = fsvc_fail(err, FSVC_ERESOURCE,
-                       "ridge (%s): %lld centroids need %.1f GB, this machine has %.1f GB; "
-                       "the largest that fits is %lld (--max-neurons)%s",
-                       fsvc_solver_name(s), (long long)m, need / 1e9, ram / 1e9,
-                       (long long)mfit,
-                       s == FSVC_SOLVER_DIRECT && mpcg > mfit ? ", or use --solver pcg" : "");
-    }
+    double budget, need;
+    rc = memory_check(s, &p, ram, &budget, &need, err);
     if ((rc = fsvc_dist_agreed(dist, rc, err))) /* each rank checks its own machine */
         return rc;
     if (info) {
@@ -199,46 +210,11 @@ int fsvc_readout_solve_dist(double *R, const fsvc_ridge_problem *pb, const fsvc_
         info->cg_res = 0;
         info->cg_converged = 0;
     }
-    int bars = progress == FSVC_PROGRESS_ALL; /* progress lines; any progress: messages */
+    int bars = o->progress == FSVC_PROGRESS_ALL; /* progress lines; any progress: messages */
     if (s == FSVC_SOLVER_DIRECT)
         return fsvc_readout_ridge_dist(R, dist, ctx, op, C, m, X, cls, y, cw, N, n, K, lambda,
                                        -1, bars, info ? info->t_ridge : NULL, err);
-
-    int blas_saved = bnl_blas_threads_push(ctx, 0); /* GEMM, potrf: ctx->threads */
+    size_t hs = op->dtype == FSVC_F64 ? sizeof(double) : sizeof(float);
     int cache = ram > 0 && (double)N * nv * m * hs <= (budget - need) / 2;
-    fsvc_hsrc loc, all, *src = &loc; /* this rank's products; across ranks: their sum */
-    memset(&loc, 0, sizeof loc);
-    memset(&all, 0, sizeof all);
-    double *W = NULL;
-    rc = N > 0 ? FSVC_OK : fsvc_fail(err, FSVC_EINPUT, "ridge: a process holds no samples "
-                                     "(more processes than samples)");
-    if (!rc && dev) { /* the products on the device: nothing N x m comes back */
-        rc = fsvc_hsrc_device(&loc, ctx, op, C, m, X, cls, y, cw, N, n, K, aug, rows, cols, err);
-        if (rc == FSVC_ERESOURCE) { /* the device could not open them: the CPU can */
-            if (progress)
-                fsvc_printf("pcg: %s; computing on the CPU\n", err ? err->msg : "device failed");
-            dev = 0;
-            rc = FSVC_OK;
-        }
-    }
-    if (!rc && !dev)
-        rc = fsvc_hsrc_cpu(&loc, ctx, op, C, m, X, cls, y, N, n, K, aug, rows, cols, cache, err);
-    if (!rc && !dev) {
-        fsvc_hsrc_weights(&loc, y ? NULL : cw);
-        fsvc_hsrc_progress(&loc, bars);
-    }
-    if (!rc && dist->size > 1) {
-        rc = fsvc_hsrc_dist(&all, &loc, N_total * nv, dist, err);
-        src = &all;
-    }
-    if (!rc && !(W = malloc((size_t)m * K * sizeof *W)))
-        rc = fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
-    fsvc_pcg_opt opt = {lambda, tol, PCG_MAX_ITER, 0, bars};
-    if (!(rc = fsvc_dist_agreed(dist, rc, err)))
-        rc = fsvc_pcg_readout(R, W, src, &loc, op, &opt, progress, info, err);
-    free(W);
-    fsvc_hsrc_close(&all);
-    fsvc_hsrc_close(&loc);
-    bnl_blas_threads_pop(blas_saved);
-    return rc;
+    return solve_pcg(R, &p, o, cache, info, err);
 }

@@ -5,9 +5,10 @@
  * or the regression targets (1 column):
  *   direct: H^T H by syrk, Cholesky (fsvc/ridge.c);
  *   pcg:    preconditioned conjugate gradient (fsvc/pcg.c) that sees H only
- *           through block products (fsvc_hops), so a device backend can
- *           supply the same products (issue 10) without touching the
- *           algorithm. The CPU products are fsvc/hblock.c.
+ *           through block products (fsvc_hops): the engine's (bnl.h
+ *           bnl_hprod_*, on the CPU or the context's device, through
+ *           fsvc_hsrc_open), their sum across processes (fsvc/hdist.c) or
+ *           the sparse ones (fsvc/sparse_ridge.c).
  */
 #ifndef FSVC_SOLVER_H
 #define FSVC_SOLVER_H
@@ -39,49 +40,67 @@ typedef struct fsvc_hsrc {
     double t_h, t_prod;   /* seconds in the engine (H) and in the products */
     const bnl_ctx *ctx;   /* threads of the preconditioner's factor and solves */
     int kmm_cached;       /* the last kmm: rows of the cached H, no engine pass */
+    /* the source whose t_h and t_prod the train info reports (this
+     * process's products under a sum or a memo); NULL: this one */
+    const struct fsvc_hsrc *times;
 } fsvc_hsrc;
 
-/* The CPU products: H chunks from bnl_forward, GEMM on the chunk. cache:
- * keep all of H (N x m) after the first pass instead of recomputing it;
- * then K_mm is taken from H's rows of the samples the centroids are (the
- * same bits as the engine's K_mm), found by content, unless rows are
- * class-weighted or a centroid is no sample.
- * T: one-hot of cls, or y (K = 1) when y != NULL. aug: every sample also
- * as its variants (src->N = N x fsvc_augment_count(aug), virtual sample v
- * = variant v % count of sample v / count), made per chunk; needs rows x
- * cols == n (else FSVC_EINPUT). src must stay where it is until closed. */
-int fsvc_hsrc_cpu(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const void *C,
-                  int64_t m, const void *X, const int *cls, const double *y, int64_t N,
-                  int n, int K, fsvc_augment aug, int rows, int cols, int cache,
-                  fsvc_error *err);
-/* The same products on ctx's device (fsvc/hdev.c, issue 10): one open
- * bnl_normal handle, each product one bnl_normal_rhs / bnl_normal_apply
- * pass per batch of samples, nothing N x m back (m x K per call), K_mm by
- * bnl_forward on the device. Class weights cw (K values or NULL; ignored
- * with y) as fsvc_hsrc_weights: the samples grouped by class (a host copy
- * of X), each class's products scaled by its weight. aug: the virtual
- * samples made on the host per chunk and uploaded. FSVC_EUSAGE when the
- * context has no device products for op (bnl_normal_products); an error of
- * bnl_normal_open as it came. src must stay where it is until closed. */
-int fsvc_hsrc_device(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const void *C,
-                     int64_t m, const void *X, const int *cls, const double *y,
-                     const double *cw, int64_t N, int n, int K, fsvc_augment aug, int rows,
-                     int cols, fsvc_error *err);
-/* Variants per sample of an augmentation (1 for none), and variant v of
- * one rows x cols image of es-byte values (0: the image itself; then the
- * shifts in the order (dy, dx) = (0,1) (0,-1) (1,0) (-1,0), for shift2
- * (0,+-2) (+-2,0) (1,1) (1,-1) (-1,1) (-1,-1); mirror variants follow the
- * plain ones, mirrored after the shift). Vacated pixels are 0. */
-int fsvc_augment_count(fsvc_augment a);
-void fsvc_augment_apply(void *dst, const void *src, int rows, int cols, size_t es,
-                        fsvc_augment a, int v);
-/* Class weights for the CPU products (K values, kept by pointer, or NULL:
- * all 1): H's and T's rows of a sample of class k scaled by sqrt(cw[k]) as
- * they are made. Set before the first product. */
-void fsvc_hsrc_weights(fsvc_hsrc *src, const double *cw);
-/* on: the CPU products' first pass (it makes H) prints a progress line
- * with a time estimate through fsvc_printf once it runs over 0.5 s. */
-void fsvc_hsrc_progress(fsvc_hsrc *src, int on);
+/* The ridge problem of one rank: the engine (ctx, op), the centroids C
+ * (m x n), this rank's slice of the samples (X, cls, y: N of N_total; T
+ * one-hot of cls, K columns, or y, K = 1), class weights cw (K values or
+ * NULL: all 1), the ranks (dist; fsvc_dist_one() for one process) and
+ * the sample weights (sw). */
+typedef struct fsvc_ridge_problem {
+    const bnl_ctx *ctx;
+    const bnl_op *op;
+    const void *C;
+    int64_t m;
+    const void *X;
+    const int *cls;
+    const double *y;
+    const double *cw;
+    int64_t N, N_total;
+    int n, K;
+    const struct fsvc_dist *dist;
+    /* sample weights of this rank's slice (N values > 0) or NULL: all 1;
+     * a sample's row of H and T is scaled by sqrt(cw[cls] * sw[i]) */
+    const double *sw;
+} fsvc_ridge_problem;
+
+/* The readout's settings. ram: the memory limit in bytes (<= 0:
+ * fsvc_phys_ram()). progress: as fsvc_param.progress (the progress lines
+ * with FSVC_PROGRESS_ALL; the warning of a CG short of tol and the
+ * choices' words, through fsvc_printf, with any non-zero value). */
+typedef struct fsvc_ridge_opt {
+    double lambda;
+    fsvc_solver solver;
+    double tol;
+    fsvc_augment aug;
+    int rows, cols;
+    double ram;
+    int progress;
+} fsvc_ridge_opt;
+
+/* How the engine's products run (bnl_hprod_opt): aug, rows, cols: the
+ * virtual samples (src->N = N x fsvc_augment_count(aug); rows x cols == n,
+ * else FSVC_EINPUT); cache: the CPU keeps all of H (N x m) after the
+ * first pass (K_mm then from its rows where no row is weighted);
+ * progress: the first pass's progress line; notes: one line when the
+ * device's products fall back to the CPU. */
+typedef struct fsvc_hsrc_opt {
+    fsvc_augment aug;
+    int rows, cols;
+    int cache;
+    int progress;
+    int notes;
+} fsvc_hsrc_opt;
+
+/* The engine's block products (bnl_hprod_open: the context's table
+ * picks the CPU's or the device's) over pb's local samples (pb->N; cw,
+ * sw and the targets as pb says; N_total and dist are not read) as a
+ * source. src must stay where it is until closed. */
+int fsvc_hsrc_open(fsvc_hsrc *src, const fsvc_ridge_problem *pb, const fsvc_hsrc_opt *o,
+                   fsvc_error *err);
 void fsvc_hsrc_close(fsvc_hsrc *src);
 
 /* The products of `inner` (this rank's slice of the samples) summed over
@@ -127,10 +146,11 @@ int fsvc_pcg_verdict(const fsvc_pcg_out *out, double tol, int *warn, char *warn_
 /* The readout by pcg, as the dense and sparse solvers end: fsvc_pcg_solve
  * into W (m x K column-major, the caller's), the verdict (its warning
  * through fsvc_printf when progress), R (m x K row-major) := W^T, and
- * info's CG figures with the times of tsrc (this process's products). */
-int fsvc_pcg_readout(double *R, double *W, fsvc_hsrc *src, const fsvc_hsrc *tsrc,
-                     const bnl_op *op, const fsvc_pcg_opt *opt, int progress,
-                     fsvc_train_info *info, fsvc_error *err);
+ * info's CG figures with the times of src->times (this process's
+ * products; NULL: src's). */
+int fsvc_pcg_readout(double *R, double *W, fsvc_hsrc *src, const bnl_op *op,
+                     const fsvc_pcg_opt *opt, int progress, fsvc_train_info *info,
+                     fsvc_error *err);
 
 /* Memory (bytes) the ridge solve needs beyond the model and the data, and
  * the largest m that fits in `ram` bytes with the same N, n, K (0: none).
@@ -140,65 +160,23 @@ int64_t fsvc_solver_max_m(fsvc_solver s, int64_t N, int K, size_t hs, double ram
 /* Physical memory of the machine in bytes (sysconf), 0 when unknown. */
 double fsvc_phys_ram(void);
 
-/* The ridge readout through the solver s (auto resolved by m; pcg when
- * aug is not none, which direct refuses: FSVC_EUSAGE): R m x K
- * row-major as fsvc_readout_ridge. info may be NULL; its solver, cg_iter,
- * cg_res, cg_converged and t_ridge are filled. ram: the memory limit in
- * bytes (<= 0: fsvc_phys_ram()). progress: as fsvc_param.progress (the
- * progress lines with FSVC_PROGRESS_ALL; the warning of a CG short of tol,
- * through fsvc_printf, with any non-zero value). */
-int fsvc_readout_solve(double *R, const bnl_ctx *ctx, const bnl_op *op, const void *C,
-                       int64_t m, const void *X, const int *cls, const double *y,
-                       int64_t N, int n, int K, double lambda, fsvc_solver s, double tol,
-                       fsvc_augment aug, int rows, int cols, double ram, int progress,
+/* The solver o->solver names, auto resolved: pcg with augmentation,
+ * else the engine's rule for pb's context and layer (bnl_plan_ridge: on
+ * the host pcg from FSVC_PCG_AUTO_M centroids, on a device by its memory
+ * and pb->dist's size); *rule: the FSVC_AUTO_* that chose (NONE when not
+ * auto); the device's words through fsvc_printf with o->progress. */
+fsvc_solver fsvc_solver_resolve(const fsvc_ridge_problem *pb, const fsvc_ridge_opt *o,
+                                int *rule);
+
+/* The ridge readout on this rank's slice of the ranks of pb->dist,
+ * collective, through the solver o->solver (auto: fsvc_solver_resolve;
+ * pcg when aug is not none, which direct refuses: FSVC_EUSAGE): R m x K
+ * row-major as fsvc_readout_ridge. The direct solve sums the partial H^T
+ * H (fsvc_readout_ridge_dist), pcg sums the partial products of every
+ * iteration (fsvc_hsrc_dist); every rank gets the same R. info may be
+ * NULL; its solver, solver_rule, cg_iter, cg_res, cg_converged and
+ * t_ridge are filled. One process: fsvc_dist_one() and N_total == N. */
+int fsvc_readout_solve(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_opt *o,
                        fsvc_train_info *info, fsvc_error *err);
-/* The same with class weights cw (K values or NULL: all 1), both solvers
- * (fsvc_readout_ridge_dist, fsvc_hsrc_weights). */
-int fsvc_readout_solve_w(double *R, const bnl_ctx *ctx, const bnl_op *op, const void *C,
-                         int64_t m, const void *X, const int *cls, const double *y,
-                         const double *cw, int64_t N, int n, int K, double lambda,
-                         fsvc_solver s, double tol, fsvc_augment aug, int rows, int cols,
-                         double ram, int progress, fsvc_train_info *info, fsvc_error *err);
-/* The ridge problem of one rank: the engine (ctx, op), the centroids C
- * (m x n), this rank's slice of the samples (X, cls, y: N of N_total; T
- * one-hot of cls, K columns, or y, K = 1), class weights cw (K values or
- * NULL: all 1), the ranks (dist; fsvc_dist_one() for one process) and
- * the sample weights (sw). */
-typedef struct fsvc_ridge_problem {
-    const bnl_ctx *ctx;
-    const bnl_op *op;
-    const void *C;
-    int64_t m;
-    const void *X;
-    const int *cls;
-    const double *y;
-    const double *cw;
-    int64_t N, N_total;
-    int n, K;
-    const struct fsvc_dist *dist;
-    /* sample weights of this rank's slice (N values > 0) or NULL: all 1;
-     * a sample's row of H and T is scaled by sqrt(cw[cls] * sw[i]) */
-    const double *sw;
-} fsvc_ridge_problem;
-
-/* The readout's settings, as fsvc_readout_solve's arguments. */
-typedef struct fsvc_ridge_opt {
-    double lambda;
-    fsvc_solver solver;
-    double tol;
-    fsvc_augment aug;
-    int rows, cols;
-    double ram;
-    int progress;
-} fsvc_ridge_opt;
-
-/* fsvc_readout_solve on this rank's slice of the ranks of pb->dist,
- * collective: the direct solve sums the partial H^T H
- * (fsvc_readout_ridge_dist), pcg sums the partial products of every
- * iteration (fsvc_hsrc_dist); auto chooses as one process does (by m, the
- * same on every rank). Every rank gets the same R. With fsvc_dist_one()
- * and N_total == N it is fsvc_readout_solve. */
-int fsvc_readout_solve_dist(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_opt *o,
-                            fsvc_train_info *info, fsvc_error *err);
 
 #endif

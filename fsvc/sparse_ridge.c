@@ -239,11 +239,11 @@ static int pcg(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc *C
         sp_close(s);
         return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for the sample chunks");
     }
-    src = (fsvc_hsrc){&sp_ops, s, m, N, K, 0, 0, ctx, 0};
+    src = (fsvc_hsrc){&sp_ops, s, m, N, K, 0, 0, ctx, 0, NULL};
     double *W = malloc((size_t)m * K * sizeof *W);
     fsvc_pcg_opt opt = {lambda, tol, SP_PCG_MAX_ITER, 0, progress == FSVC_PROGRESS_ALL};
     int rc = W ? FSVC_OK : fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
-    if (!rc) rc = fsvc_pcg_readout(R, W, &src, &src, op, &opt, progress, info, err);
+    if (!rc) rc = fsvc_pcg_readout(R, W, &src, op, &opt, progress, info, err);
     free(W);
     fsvc_hsrc_close(&src);
     return rc;

@@ -9,6 +9,7 @@
  * one fsvc_train solves, to the same --cg-tol. */
 #include "study.h"
 #include "solver.h"
+#include "dist.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -151,10 +152,12 @@ static int solve_all(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc_p
     int K = M->Kout, nl = path->nl;
     bnl_op op = {(bnl_dist)M->dist, (bnl_act)M->act, M->dtype, M->radius,
                  (bnl_precision)M->precision};
-    fsvc_solver s = p->solver;
-    if (s == FSVC_SOLVER_AUTO) /* as fsvc_readout_solve_dist resolves it */
-        s = m >= FSVC_PCG_AUTO_M && ctx->backend != BNL_CUDA ? FSVC_SOLVER_PCG
-                                                             : FSVC_SOLVER_DIRECT;
+    fsvc_ridge_problem pb = {ctx, &op, M->C, m, X, d->cls, NULL, NULL, N, N, d->n, K,
+                             fsvc_dist_one(), NULL};
+    fsvc_ridge_opt ro = {0, p->solver, p->cg_tol, FSVC_AUG_NONE, M->rows, M->cols, 0,
+                         p->progress};
+    int rule;
+    fsvc_solver s = fsvc_solver_resolve(&pb, &ro, &rule); /* as fsvc_readout_solve */
     int *ord = malloc((size_t)nl * sizeof *ord);
     if (!ord) return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
     order_desc(ord, path->lambda, nl);
@@ -164,9 +167,9 @@ static int solve_all(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc_p
             int i = ord[t];
             fsvc_train_info *in = &path->info[i];
             double t0 = fsvc_clock();
-            int r = fsvc_readout_solve(path->R[i], ctx, &op, M->C, m, X, d->cls, NULL, N, d->n,
-                                       K, path->lambda[i], s, p->cg_tol, FSVC_AUG_NONE, M->rows,
-                                       M->cols, 0, p->progress, in, err);
+            ro.lambda = path->lambda[i];
+            ro.solver = s;
+            int r = fsvc_readout_solve(path->R[i], &pb, &ro, in, err);
             in->t_readout = fsvc_clock() - t0;
             rc = note(path, i, r, d, err);
         }
@@ -188,13 +191,15 @@ static int solve_all(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc_p
     fsvc_hsrc src, memo;
     memo_src ms = {&src, NULL, 0, NULL, 0};
     double *W = malloc((size_t)m * K * sizeof *W);
-    rc = W ? fsvc_hsrc_cpu(&src, ctx, &op, M->C, m, X, d->cls, NULL, N, d->n, K, FSVC_AUG_NONE,
-                           M->rows, M->cols, cache, err)
+    fsvc_hsrc_opt ho = {FSVC_AUG_NONE, M->rows, M->cols, cache,
+                        p->progress == FSVC_PROGRESS_ALL, p->progress != 0};
+    memset(&src, 0, sizeof src);
+    rc = W ? fsvc_hsrc_open(&src, &pb, &ho, err)
            : fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
-    if (!rc) fsvc_hsrc_progress(&src, p->progress == FSVC_PROGRESS_ALL);
     memo = src;
     memo.ops = &memo_ops;
     memo.self = &ms;
+    memo.times = &src;
     int have = 0; /* W holds the last lambda's solution */
     for (int t = 0; t < nl && !rc; t++) {
         int i = ord[t];
@@ -204,7 +209,7 @@ static int solve_all(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc_p
         path->warm_from[i] = opt.warm ? path->lambda[ord[t - 1]] : 0;
         double t0 = fsvc_clock();
         in->solver = FSVC_SOLVER_PCG;
-        int r = fsvc_pcg_readout(path->R[i], W, &memo, &src, &op, &opt, p->progress, in, err);
+        int r = fsvc_pcg_readout(path->R[i], W, &memo, &op, &opt, p->progress, in, err);
         in->t_readout = fsvc_clock() - t0;
         have = !r;
         rc = note(path, i, r, d, err);

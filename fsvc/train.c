@@ -568,12 +568,12 @@ int fsvc_train_model(fsvc_model *model, fsvc_train_info *info, const fsvc_datase
         for (int64_t i = 0; i < d->N; i++) yc[i] = d->y[i] - mean;
         M->y_offset = mean;
         fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, NULL, yc, NULL, d->N, N, d->n, 1, dist};
-        rc = fsvc_readout_solve_dist(M->R, &pb, &ro, info, err);
+        rc = fsvc_readout_solve(M->R, &pb, &ro, info, err);
         syn_r = (double)m * d->N * d->n;
     } else if (p->readout == FSVC_READOUT_RIDGE) {
         fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, d->cls, NULL, cw, d->N, N, d->n, M->K,
                                  dist};
-        rc = fsvc_readout_solve_dist(M->R, &pb, &ro, info, err);
+        rc = fsvc_readout_solve(M->R, &pb, &ro, info, err);
         syn_r = (double)m * d->N * d->n;
     } else {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);

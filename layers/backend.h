@@ -54,4 +54,14 @@ void *bnl_cpu_normal_gram(bnl_normal_impl *s, fsvc_dtype *t);
 void bnl_cpu_normal_diag(bnl_normal_impl *s, double *dg);
 void bnl_cpu_normal_times(const bnl_normal_impl *s, double *t_h, double *t_g);
 
+/* session.c: 1 if ctx's table offers for op the block products of the
+ * normal equations (normal_rhs / normal_apply on a handle opened with
+ * bnl_normal_opt.products). */
+int bnl_normal_products(const bnl_ctx *ctx, const bnl_op *op);
+
+/* dev_hprod.c: the engine's block products over a device's normal_rhs /
+ * normal_apply, as a table holding the hprod entries only (hprod.c picks
+ * it for a device table that lists no products of its own). */
+extern const bnl_backend_ops bnl_dev_hprod_ops;
+
 #endif /* FSVC_BACKEND_H */

@@ -72,6 +72,12 @@ int bnl_ctx_open_device(bnl_ctx *ctx, const bnl_backend_ops *dev, int threads, i
 int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
                  fsvc_error *err)
 {
+    return bnl_ctx_open_with(ctx, backend, NULL, threads, strict, err);
+}
+
+int bnl_ctx_open_with(bnl_ctx *ctx, const char *backend, const bnl_backend_ops *dev,
+                      int threads, int strict, fsvc_error *err)
+{
     if (!ctx)
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: no context given");
     memset(ctx, 0, sizeof *ctx);
@@ -80,7 +86,7 @@ int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: unknown backend '%s' (ref, cpu or cuda)",
                          backend ? backend : "(null)");
     if (b == BNL_CUDA)
-        return bnl_ctx_open_device(ctx, &bnl_cuda_ops, threads, strict, err);
+        return bnl_ctx_open_device(ctx, dev ? dev : &bnl_cuda_ops, threads, strict, err);
     return ctx_init(ctx, b, threads);
 }
 

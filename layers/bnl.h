@@ -68,6 +68,10 @@ void bnl_ctx_close(bnl_ctx *ctx);
  * nothing is process-wide. */
 int bnl_ctx_open_device(bnl_ctx *ctx, const bnl_backend_ops *dev, int threads, int strict,
                         fsvc_error *err);
+/* As bnl_ctx_open, with dev the device table a "cuda" backend opens
+ * (NULL: the built-in; ignored for ref and cpu): fsvc_param.device. */
+int bnl_ctx_open_with(bnl_ctx *ctx, const char *backend, const bnl_backend_ops *dev,
+                      int threads, int strict, fsvc_error *err);
 /* A copy of ctx that runs on the host: the CPU table (a ref context stays
  * ref), no device state, threads (<= 0: ctx's). For small host work next
  * to a device session (fsvc/novelty.c's resolves); never closed. */
@@ -142,10 +146,35 @@ int bnl_normal_rhs(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
 int bnl_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
                      const void *X, int64_t N, int n, const double *V, int K, double *Y,
                      fsvc_error *err);
-/* 1 if ctx's device offers these block products for op (a handle from
- * bnl_normal_open with opt->products serves them), 0 if they run on the
- * CPU (fsvc/hblock.c). */
-int bnl_normal_products(const bnl_ctx *ctx, const bnl_op *op);
+
+/* ---- the block products of an iterative ridge solver (fsvc/pcg.c) ----
+ * On the problem pb (bnl_types.h bnl_hprod_problem): rhs B = H^T T (m x
+ * K column-major) with *sumsq = trace(H^T H); apply Y = H^T (H V) (V, Y
+ * m x K column-major), one pass over the samples each; kmm K_mm =
+ * act(dist(C, C)) (m x m row-major, float with f32 == 1, else double);
+ * stats: bnl_hprod_stats. Where: the context's table's own products
+ * (the CPU table's, layers/cpu_hprod.c: H chunks by bnl_forward, GEMM on
+ * each, float sums over groups of chunks); a device that lists none but
+ * offers the normal products for the layer gets the engine's over them
+ * (layers/dev_hprod.c: one bnl_normal handle, each product one
+ * bnl_normal_rhs / _apply pass per batch, nothing N x m back; class
+ * weights as per-class batches), except with sample weights (sw), which
+ * only the CPU's take; else, or when the device cannot open its products
+ * (FSVC_ERESOURCE: one line with opt->notes), the CPU table's. opt NULL:
+ * all 0. The results do not depend on the thread count. */
+int bnl_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb, const bnl_hprod_opt *opt,
+                   bnl_hprod **out, fsvc_error *err);
+int bnl_hprod_rhs(bnl_hprod *h, double *B, double *sumsq, fsvc_error *err);
+int bnl_hprod_apply(bnl_hprod *h, double *Y, const double *V, fsvc_error *err);
+int bnl_hprod_kmm(bnl_hprod *h, void *Kmm, int f32, fsvc_error *err);
+void bnl_hprod_stats_get(const bnl_hprod *h, bnl_hprod_stats *st);
+void bnl_hprod_close(bnl_hprod *h); /* NULL is fine */
+/* The ridge solver "auto" picks on ctx for op (bnl_types.h
+ * bnl_ridge_plan): the table's rule where it offers the normal products
+ * for op (cuda: direct while the float64 Gram fits the device's free
+ * memory, pcg across processes), else the CPU table's (pcg from p->pcg_m
+ * centroids). Prints nothing: p->why has the words. */
+void bnl_plan_ridge(const bnl_ctx *ctx, const bnl_op *op, bnl_ridge_plan *p);
 
 /* ---- the online LMS readout ----
  * One epoch of fsvc/readout.c's LMS: the samples in order, targets

@@ -77,6 +77,24 @@ struct bnl_backend_ops {
     int (*normal_apply)(bnl_normal_impl *s, const bnl_op *op, const void *W, int64_t m,
                         const void *X, int64_t N, int n, const double *V, int K, double *Y,
                         fsvc_error *err);
+    /* ---- the block products of an iterative ridge solver (bnl.h
+     * bnl_hprod_*) ----
+     * open on the problem (its arrays kept by the caller), B = H^T T with
+     * *sumsq = sum of H_ij^2, Y = H^T (H V), K_mm (m x m row-major, float
+     * with f32, else double), the stats, close. The CPU table's:
+     * layers/cpu_hprod.c. A device table that lists none but offers
+     * normal_rhs / normal_apply gets the engine's device products over
+     * them (layers/dev_hprod.c). */
+    int (*hprod_open)(const bnl_ctx *ctx, const bnl_hprod_problem *pb, const bnl_hprod_opt *opt,
+                      bnl_hprod_impl **out, fsvc_error *err);
+    int (*hprod_rhs)(bnl_hprod_impl *s, double *B, double *sumsq, fsvc_error *err);
+    int (*hprod_apply)(bnl_hprod_impl *s, double *Y, const double *V, fsvc_error *err);
+    int (*hprod_kmm)(bnl_hprod_impl *s, void *Kmm, int f32, fsvc_error *err);
+    void (*hprod_stats)(const bnl_hprod_impl *s, bnl_hprod_stats *st);
+    void (*hprod_close)(bnl_hprod_impl *s);                   /* NULL is fine */
+    /* The ridge solver for "auto" (bnl_ridge_plan): the CPU table's by m;
+     * a device's, used where it offers the normal products for op. */
+    void (*plan_ridge)(const bnl_ctx *ctx, const bnl_op *op, bnl_ridge_plan *p);
     /* One epoch of the online LMS readout (fsvc/readout.c) with H computed
      * and consumed on the device: samples in order, targets one-hot of cls,
      * per sample e = t - z.R, then R += eta z e (R: m x K row-major

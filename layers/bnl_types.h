@@ -142,6 +142,62 @@ typedef struct bnl_normal_opt {
     int products;
 } bnl_normal_opt;
 
+/* The block products of an iterative ridge solver (bnl.h bnl_hprod_*):
+ * the problem of one process, H = act(dist(C, X)) (N x m) and T one-hot
+ * of cls (K columns) or y (K = 1); each sample's rows of H and T scaled
+ * by sqrt(cw[cls_i] sw_i) (cw: K class weights, ignored with y; sw: N
+ * sample weights; either NULL: all 1); aug: every sample also as its
+ * fsvc_augment_count(aug) variants (rows x cols == n). The caller keeps
+ * the arrays until the products are closed. */
+typedef struct bnl_hprod bnl_hprod;
+typedef struct bnl_hprod_impl bnl_hprod_impl;
+typedef struct bnl_hprod_problem {
+    const bnl_op *op;
+    const void *C;       /* m x n centroids */
+    int64_t m;
+    const void *X;       /* N x n samples */
+    int64_t N;
+    int n, K;
+    const int *cls;      /* N classes, or NULL with y */
+    const double *y;     /* N targets (K = 1), or NULL */
+    const double *cw;    /* K class weights, or NULL */
+    const double *sw;    /* N sample weights, or NULL */
+    fsvc_augment aug;
+    int rows, cols;      /* the image geometry of aug */
+} bnl_hprod_problem;
+/* cache: the CPU keeps all of H (N x m) after the first pass (one read
+ * of H per product instead of an engine pass; K_mm from its rows when no
+ * row is weighted); progress: the CPU's first pass prints a progress line
+ * (fsvc_printf) once it runs over 0.5 s; notes: one line when the device
+ * cannot open its products and the CPU computes them. */
+typedef struct bnl_hprod_opt {
+    int cache;
+    int progress;
+    int notes;
+} bnl_hprod_opt;
+/* N: virtual samples (N x variants); t_h, t_prod: seconds in H (engine
+ * passes) and in the products (on a device H is made inside them: t_h is
+ * K_mm only); kmm_cached: the last K_mm came from the cached H's rows;
+ * device: the device's products. */
+typedef struct bnl_hprod_stats {
+    int64_t N;
+    double t_h, t_prod;
+    int kmm_cached;
+    int device;
+} bnl_hprod_stats;
+
+/* The ridge solver for "auto" (bnl.h bnl_plan_ridge). In: m centroids, K
+ * columns, ranks processes, pcg_m: the host's rule (pcg from pcg_m
+ * centroids). Out: pcg (1) or direct (0); by_device: a device's rule
+ * chose (not m alone); why: the choice in one line ("" when by m). */
+typedef struct bnl_ridge_plan {
+    int64_t m;
+    int K, ranks;
+    int64_t pcg_m;
+    int pcg, by_device;
+    char why[256];
+} bnl_ridge_plan;
+
 /* A GPU's properties (cuda/device.cu reads them at open). */
 typedef struct bnlc_device {
     char name[128];

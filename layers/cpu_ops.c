@@ -30,6 +30,23 @@ int bnl_cpu_normal_accum(bnl_normal_impl *s, const bnl_op *op, const void *W, in
 int bnl_cpu_normal_solve(bnl_normal_impl *s, double lam, double *R, int *info,
                          fsvc_error *err);
 void bnl_cpu_normal_close(bnl_normal_impl *s);
+int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
+                       const bnl_hprod_opt *opt, bnl_hprod_impl **out, fsvc_error *err);
+int bnl_cpu_hprod_rhs(bnl_hprod_impl *s, double *B, double *sumsq, fsvc_error *err);
+int bnl_cpu_hprod_apply(bnl_hprod_impl *s, double *Y, const double *V, fsvc_error *err);
+int bnl_cpu_hprod_kmm(bnl_hprod_impl *s, void *Kmm, int f32, fsvc_error *err);
+void bnl_cpu_hprod_stats(const bnl_hprod_impl *s, bnl_hprod_stats *st);
+void bnl_cpu_hprod_close(bnl_hprod_impl *s);
+
+/* auto on the host: pcg from p->pcg_m centroids (its cost grows as N m K
+ * per iteration, the direct solve's as N m^2) */
+static void cpu_plan_ridge(const bnl_ctx *ctx, const bnl_op *op, bnl_ridge_plan *p)
+{
+    (void)ctx; (void)op;
+    p->pcg = p->m >= p->pcg_m;
+    p->by_device = 0;
+    p->why[0] = 0;
+}
 
 static int ref_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
                        const void *W, int64_t m, const void *X, int64_t N, int n,
@@ -104,4 +121,11 @@ const bnl_backend_ops bnl_cpu_ops = {
     .mind_open = bnl_cpu_mind_open,
     .mind_update = bnl_cpu_mind_update,
     .mind_close = bnl_cpu_mind_close,
+    .hprod_open = bnl_cpu_hprod_open,
+    .hprod_rhs = bnl_cpu_hprod_rhs,
+    .hprod_apply = bnl_cpu_hprod_apply,
+    .hprod_kmm = bnl_cpu_hprod_kmm,
+    .hprod_stats = bnl_cpu_hprod_stats,
+    .hprod_close = bnl_cpu_hprod_close,
+    .plan_ridge = cpu_plan_ridge,
 };

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fsvc/solver.h"
+#include "fsvc/dist.h"
 
 static void variants(void **s)
 {
@@ -79,12 +80,15 @@ static void solve_matches_explicit(void **s)
     bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.5, BNL_PREC_FULL};
     double Rd[m * K], Rp[m * K];
     fsvc_train_info info;
-    int rc = fsvc_readout_solve(Rd, &ctx, &op, X, m, Xa, ca, NULL, (int64_t)N * V, n, K, 1e-3,
-                                FSVC_SOLVER_DIRECT, 1e-10, FSVC_AUG_NONE, 0, 0, 0, 0, NULL,
-                                &err);
+    int rc = fsvc_readout_solve(Rd,
+                                &(fsvc_ridge_problem){&ctx, &op, X, m, Xa, ca, NULL, NULL, (int64_t)N * V, (int64_t)N * V, n, K,
+                                                      fsvc_dist_one(), NULL},
+                                &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_DIRECT, 1e-10, FSVC_AUG_NONE, 0, 0, 0, 0}, NULL, &err);
     if (rc) fail_msg("%s", err.msg);
-    rc = fsvc_readout_solve(Rp, &ctx, &op, X, m, X, cls, NULL, N, n, K, 1e-3,
-                            FSVC_SOLVER_AUTO, 1e-10, aug, R, C, 0, 0, &info, &err);
+    rc = fsvc_readout_solve(Rp,
+                            &(fsvc_ridge_problem){&ctx, &op, X, m, X, cls, NULL, NULL, N, N, n, K,
+                                                  fsvc_dist_one(), NULL},
+                            &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_AUTO, 1e-10, aug, R, C, 0, 0}, &info, &err);
     if (rc) fail_msg("%s", err.msg);
     assert_int_equal(info.solver, FSVC_SOLVER_PCG); /* auto with augment: pcg */
     double scale = 0;
@@ -93,22 +97,30 @@ static void solve_matches_explicit(void **s)
         if (!(fabs(Rd[q] - Rp[q]) <= 1e-6 * scale))
             fail_msg("R[%d]: pcg %.10g, direct on the written-out variants %.10g", q, Rp[q], Rd[q]);
     /* the same without augment is a different system */
-    rc = fsvc_readout_solve(Rp, &ctx, &op, X, m, X, cls, NULL, N, n, K, 1e-3,
-                            FSVC_SOLVER_PCG, 1e-10, FSVC_AUG_NONE, R, C, 0, 0, NULL, &err);
+    rc = fsvc_readout_solve(Rp,
+                            &(fsvc_ridge_problem){&ctx, &op, X, m, X, cls, NULL, NULL, N, N, n, K,
+                                                  fsvc_dist_one(), NULL},
+                            &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-10, FSVC_AUG_NONE, R, C, 0, 0}, NULL, &err);
     assert_int_equal(rc, 0);
     double diff = 0;
     for (int q = 0; q < m * K; q++) diff = fmax(diff, fabs(Rd[q] - Rp[q]));
     assert_true(diff > 1e-3 * scale);
     /* refusals */
-    rc = fsvc_readout_solve(Rp, &ctx, &op, X, m, X, cls, NULL, N, n, K, 1e-3, FSVC_SOLVER_PCG,
-                            1e-6, aug, 0, 0, 0, 0, NULL, &err);
+    rc = fsvc_readout_solve(Rp,
+                            &(fsvc_ridge_problem){&ctx, &op, X, m, X, cls, NULL, NULL, N, N, n, K,
+                                                  fsvc_dist_one(), NULL},
+                            &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-6, aug, 0, 0, 0, 0}, NULL, &err);
     assert_int_equal(rc, FSVC_EINPUT);
     assert_non_null(strstr(err.msg, "needs images"));
-    rc = fsvc_readout_solve(Rp, &ctx, &op, X, m, X, cls, NULL, N, n, K, 1e-3, FSVC_SOLVER_PCG,
-                            1e-6, aug, 4, 6, 0, 0, NULL, &err); /* 4 x 6 != 25 */
+    rc = fsvc_readout_solve(Rp,
+                            &(fsvc_ridge_problem){&ctx, &op, X, m, X, cls, NULL, NULL, N, N, n, K,
+                                                  fsvc_dist_one(), NULL},
+                            &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-6, aug, 4, 6, 0, 0}, NULL, &err); /* 4 x 6 != 25 */
     assert_int_equal(rc, FSVC_EINPUT);
-    rc = fsvc_readout_solve(Rp, &ctx, &op, X, m, X, cls, NULL, N, n, K, 1e-3,
-                            FSVC_SOLVER_DIRECT, 1e-6, aug, R, C, 0, 0, NULL, &err);
+    rc = fsvc_readout_solve(Rp,
+                            &(fsvc_ridge_problem){&ctx, &op, X, m, X, cls, NULL, NULL, N, N, n, K,
+                                                  fsvc_dist_one(), NULL},
+                            &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_DIRECT, 1e-6, aug, R, C, 0, 0}, NULL, &err);
     assert_int_equal(rc, FSVC_EUSAGE);
     bnl_ctx_close(&ctx);
     free(X); free(Xa); free(ca);

@@ -17,6 +17,7 @@
 #include "fsvc/calibrate.h"
 #include "fsvc/internal.h"
 #include "fsvc/solver.h"
+#include "fsvc/dist.h"
 #include "fsvc/study.h"
 #include "tests/util/fixtures.h"
 
@@ -131,9 +132,10 @@ static void downdate_is_the_fold_solve(void **st)
             memcpy(Xs + t * row, (char *)X + idx[t] * row, row);
             ctr[t] = d.cls[idx[t]];
         }
-        assert_int_equal(fsvc_readout_solve(R, &ctx, &op, Ck, mk, Xs, ctr, NULL, ntr, M.n, K,
-                                            p.lambda, FSVC_SOLVER_DIRECT, p.cg_tol,
-                                            FSVC_AUG_NONE, 0, 0, 0, 0, NULL, &err), FSVC_OK);
+        assert_int_equal(fsvc_readout_solve(R,
+                                            &(fsvc_ridge_problem){&ctx, &op, Ck, mk, Xs, ctr, NULL, NULL, ntr, ntr, M.n, K,
+                                                                  fsvc_dist_one(), NULL},
+                                            &(fsvc_ridge_opt){p.lambda, FSVC_SOLVER_DIRECT, p.cg_tol, FSVC_AUG_NONE, 0, 0, 0, 0}, NULL, &err), FSVC_OK);
         int64_t nte = fsvc_fold_rows(idx, fold, N, f, 1);
         for (int64_t t = 0; t < nte; t++) memcpy(Xs + t * row, (char *)X + idx[t] * row, row);
         assert_int_equal(bnl_scores(&ctx, &op, Y, Ck, mk, Xs, nte, M.n, R, K, &err), FSVC_OK);

@@ -1,5 +1,5 @@
 /* test_dist_pcg.c - the PCG ridge readout across processes (fsvc/hdist.c,
- * the collective points of fsvc/pcg.c, fsvc_readout_solve_dist), with K
+ * the collective points of fsvc/pcg.c, fsvc_readout_solve), with K
  * forked processes standing in for mpirun's (the fsvc_dist of test_dist.c:
  * a process-shared barrier, sums added in rank order):
  *   - fsvc_train_dist with --solver pcg (also regression, --augment) on K = 1..4
@@ -291,7 +291,7 @@ static void fake_rank(int r, void *arg)
     fake f = {{0}, r, 0, r == j->fail_rank ? j->fail_at : 0, j->odd_kmm && r == 1 ? 0.01 : 1};
     uint64_t st = 11 + (uint64_t)r;
     for (int q = 0; q < FN * FM; q++) f.H[q] = (double)(fsvc_rng_next(&st) % 1000) / 1000;
-    fsvc_hsrc loc = {&fake_ops, &f, FM, FN, 1, 0, 0, NULL, 0}, all; /* ctx NULL: one thread */
+    fsvc_hsrc loc = {&fake_ops, &f, FM, FN, 1, 0, 0, NULL, 0, NULL}, all; /* ctx NULL: one thread */
     fsvc_error err;
     fsvc_error_clear(&err);
     bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0, BNL_PREC_FULL};

@@ -1,4 +1,4 @@
-/* test_pcg.c - the PCG ridge solve (fsvc/pcg.c, hblock.c, solver.c)
+/* test_pcg.c - the PCG ridge solve (fsvc/pcg.c, layers/cpu_hprod.c, fsvc/solver.c)
  * against the direct Cholesky solve of the same system on small problems:
  * several shapes, K = 1..10, f64 and f32 inputs, dense (Gaussian) and
  * sparse (triangular) H, regression; the block products against a dense
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fsvc/solver.h"
+#include "fsvc/dist.h"
 
 typedef struct {
     int64_t N, m;
@@ -54,9 +55,10 @@ static int solve(double *R, const prob *P, const bnl_op *op, int regr, double la
                  fsvc_solver s, double tol, fsvc_train_info *info, fsvc_error *err)
 {
     const void *X = op->dtype == FSVC_F32 ? (const void *)P->Xf : (const void *)P->X;
-    return fsvc_readout_solve(R, &ctx, op, X, P->m, X, regr ? NULL : P->cls,
-                              regr ? P->y : NULL, P->N, P->n, regr ? 1 : P->K, lambda, s,
-                              tol, FSVC_AUG_NONE, 0, 0, 0, 0, info, err);
+    return fsvc_readout_solve(R,
+                              &(fsvc_ridge_problem){&ctx, op, X, P->m, X, regr ? NULL : P->cls, regr ? P->y : NULL, NULL, P->N, P->N, P->n, regr ? 1 : P->K,
+                                                    fsvc_dist_one(), NULL},
+                              &(fsvc_ridge_opt){lambda, s, tol, FSVC_AUG_NONE, 0, 0, 0, 0}, info, err);
 }
 
 /* PCG and direct on one problem: weights within wtol (relative to the
@@ -184,8 +186,10 @@ static void products(void **s)
         }
     for (int cache = 0; cache <= 1; cache++) {
         fsvc_hsrc src;
-        assert_int_equal(fsvc_hsrc_cpu(&src, &ctx, &op, P.X, m, P.X, P.cls, NULL, N, P.n, K,
-                                       FSVC_AUG_NONE, 0, 0, cache, &err), 0);
+        fsvc_ridge_problem pb = {&ctx, &op, P.X, m, P.X, P.cls, NULL, NULL, N, N, P.n, K,
+                                 fsvc_dist_one(), NULL};
+        fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, cache, 0, 0};
+        assert_int_equal(fsvc_hsrc_open(&src, &pb, &ho, &err), 0);
         double ss;
         assert_int_equal(src.ops->rhs(src.self, B, &ss, &err), 0);
         assert_true(fabs(ss - ssw) <= 1e-12 * ssw);
@@ -206,7 +210,7 @@ static void products(void **s)
     drop(&P);
 }
 
-/* K_mm from the cached H (hblock.c kmm_from_cache): with centroids that
+/* K_mm from the cached H (layers/cpu_hprod.c kmm_from_cache): with centroids that
  * are samples anywhere in X (augmented or not), the same matrix, bit for
  * bit, as the engine's own K_mm (uncached source); a centroid that is no
  * sample, or class weights, take the engine's path. f32 and f64. */
@@ -262,10 +266,12 @@ static void kmm_rows_from_cache(void **s)
                 void *Kc = malloc((size_t)m * m * es), *Ke = malloc((size_t)m * m * es);
                 for (int cache = 1; cache >= 0; cache--) {
                     fsvc_hsrc src;
-                    assert_int_equal(fsvc_hsrc_cpu(&src, &ctx, &op, C, m, X, P.cls, NULL, N, n,
-                                                   4, aug ? FSVC_AUG_SHIFT1 : FSVC_AUG_NONE,
-                                                   aug ? 4 : 0, aug ? 4 : 0, cache, &err), 0);
-                    if (odd == 2) fsvc_hsrc_weights(&src, cw);
+                    fsvc_ridge_problem pb = {&ctx, &op, C, m, X, P.cls, NULL,
+                                             odd == 2 ? cw : NULL, N, N, n, 4,
+                                             fsvc_dist_one(), NULL};
+                    fsvc_hsrc_opt ho = {aug ? FSVC_AUG_SHIFT1 : FSVC_AUG_NONE, aug ? 4 : 0,
+                                        aug ? 4 : 0, cache, 0, 0};
+                    assert_int_equal(fsvc_hsrc_open(&src, &pb, &ho, &err), 0);
                     double *B = malloc((size_t)m * 4 * sizeof *B), ss;
                     assert_int_equal(src.ops->rhs(src.self, B, &ss, &err), 0);
                     assert_int_equal(src.ops->kmm(src.self, cache ? Kc : Ke, f32, &err), 0);
@@ -287,8 +293,10 @@ static int pcg_run(double *W, const prob *P, const bnl_op *op, double lambda, do
                    int max_iter, int warm, fsvc_pcg_out *out, fsvc_error *err)
 {
     fsvc_hsrc src;
-    int rc = fsvc_hsrc_cpu(&src, &ctx, op, P->X, P->m, P->X, P->cls, NULL, P->N, P->n, P->K,
-                           FSVC_AUG_NONE, 0, 0, 1, err);
+    fsvc_ridge_problem pb = {&ctx, op, P->X, P->m, P->X, P->cls, NULL, NULL, P->N, P->N, P->n,
+                             P->K, fsvc_dist_one(), NULL};
+    fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0};
+    int rc = fsvc_hsrc_open(&src, &pb, &ho, err);
     if (rc) return rc;
     fsvc_pcg_opt opt = {lambda, tol, max_iter, warm, 0};
     rc = fsvc_pcg_solve(W, &src, op, &opt, out, err);
@@ -361,8 +369,10 @@ static void restart_on_drift(void **s)
     fsvc_error err;
     for (int bad = 0; bad <= 4; bad += 4) {
         drift_src d = {.calls = 0, .bad = bad};
-        assert_int_equal(fsvc_hsrc_cpu(&d.in, &ctx, &op, P.X, P.m, P.X, P.cls, NULL, P.N, P.n,
-                                       P.K, FSVC_AUG_NONE, 0, 0, 1, &err), 0);
+        fsvc_ridge_problem pb = {&ctx, &op, P.X, P.m, P.X, P.cls, NULL, NULL, P.N, P.N, P.n,
+                                 P.K, fsvc_dist_one(), NULL};
+        fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0};
+        assert_int_equal(fsvc_hsrc_open(&d.in, &pb, &ho, &err), 0);
         fsvc_hsrc src = d.in;
         src.ops = &drift_ops;
         src.self = &d;
@@ -454,9 +464,10 @@ static void bad_input(void **s)
     bnl_op tiny = {BNL_L1, BNL_TRI, FSVC_F64, 1e-9, BNL_PREC_FULL};
     double *Cf = malloc(P.m * P.n * sizeof *Cf); /* centroids away from every sample */
     for (int64_t q = 0; q < P.m * P.n; q++) Cf[q] = P.X[q] + 100;
-    assert_int_equal(fsvc_readout_solve(R, &ctx, &tiny, Cf, P.m, P.X, P.cls, NULL, P.N, P.n,
-                                        P.K, 1e-3, FSVC_SOLVER_PCG, 1e-6, FSVC_AUG_NONE, 0, 0,
-                                        0, 0, NULL, &err),
+    assert_int_equal(fsvc_readout_solve(R,
+                                        &(fsvc_ridge_problem){&ctx, &tiny, Cf, P.m, P.X, P.cls, NULL, NULL, P.N, P.N, P.n, P.K,
+                                                              fsvc_dist_one(), NULL},
+                                        &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-6, FSVC_AUG_NONE, 0, 0, 0, 0}, NULL, &err),
                      FSVC_EINPUT);
     free(Cf);
     assert_non_null(strstr(err.msg, "every activation is 0"));
@@ -489,9 +500,10 @@ static void memory(void **s)
     for (int sv = 0; sv < 2; sv++) {
         double ram = 5e5; /* bytes: less than 200^2 x 8 x 2 */
         if (sv) ram = 2e5;
-        int rc = fsvc_readout_solve(R, &ctx, &op, P.X, P.m, P.X, P.cls, NULL, P.N, P.n, P.K,
-                                    1e-3, (fsvc_solver)sv, 1e-6, FSVC_AUG_NONE, 0, 0, ram, 0,
-                                    NULL, &err);
+        int rc = fsvc_readout_solve(R,
+                                    &(fsvc_ridge_problem){&ctx, &op, P.X, P.m, P.X, P.cls, NULL, NULL, P.N, P.N, P.n, P.K,
+                                                          fsvc_dist_one(), NULL},
+                                    &(fsvc_ridge_opt){1e-3, (fsvc_solver)sv, 1e-6, FSVC_AUG_NONE, 0, 0, ram, 0}, NULL, &err);
         assert_int_equal(rc, FSVC_ERESOURCE);
         snprintf(want, sizeof want, "the largest that fits is %lld",
                  (long long)fsvc_solver_max_m((fsvc_solver)sv, P.N, P.K, 8, 0.9 * ram));

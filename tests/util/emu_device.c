@@ -684,6 +684,7 @@ static int ed_time_forward(const bnl_ctx *ctx, const bnl_op *op, const void *W, 
 static const bnl_backend_ops ops = {
     .name = "emu",
     .supports = bnl_cuda_supports, /* the CUDA backend's layers */
+    .plan_ridge = bnl_cuda_plan_ridge, /* and its solver rule */
     .open = ed_open,
     .close = ed_close,
     .forward = ed_forward,

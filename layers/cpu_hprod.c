@@ -1,4 +1,5 @@
-/* hblock.c - the CPU block products of the PCG ridge solve (solver.h).
+/* cpu_hprod.c - the CPU table's block products of an iterative ridge
+ * solve (bnl.h bnl_hprod_*; fsvc/pcg.c runs the solve).
  *
  * H (N x m) is produced in chunks of samples by bnl_forward (float for
  * u8/f32 inputs, double for f64) and used at once: U = H_c V (GEMM, b x K)
@@ -6,51 +7,16 @@
  * `cache` the chunks are kept (all of H, N x m) after the first pass,
  * which then costs one read of H per product instead of a new engine
  * pass. Float products are summed in float over groups of HB_GROUP
- * chunks and across groups in double. */
-#include "solver.h"
+ * chunks and across groups in double. Weighted rows (class and sample
+ * weights) are scaled by sqrt(weight) as they are made. */
+#include "backend.h"
+#include "bnl_device.h"
 
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- virtual samples ---- */
-
-static const int off1[5][2] = {{0, 0}, {0, 1}, {0, -1}, {1, 0}, {-1, 0}};
-static const int off2[13][2] = {{0, 0}, {0, 1}, {0, -1}, {1, 0}, {-1, 0}, {0, 2}, {0, -2},
-                                {2, 0}, {-2, 0}, {1, 1}, {1, -1}, {-1, 1}, {-1, -1}};
-
-/* offsets (dy, dx) and mirror count of an augmentation */
-static const int (*aug_offsets(fsvc_augment a, int *no, int *nf))[2]
-{
-    *nf = a == FSVC_AUG_MIRROR || a == FSVC_AUG_MIRROR_SHIFT1 ? 2 : 1;
-    *no = a == FSVC_AUG_SHIFT1 || a == FSVC_AUG_MIRROR_SHIFT1 ? 5 : a == FSVC_AUG_SHIFT2 ? 13 : 1;
-    return *no == 13 ? off2 : off1;
-}
-
-int fsvc_augment_count(fsvc_augment a)
-{
-    int no, nf;
-    aug_offsets(a, &no, &nf);
-    return no * nf;
-}
-
-void fsvc_augment_apply(void *dst, const void *src, int rows, int cols, size_t es,
-                        fsvc_augment a, int v)
-{
-    int no, nf;
-    const int (*off)[2] = aug_offsets(a, &no, &nf);
-    int flip = v / no, dy = off[v % no][0], dx = off[v % no][1];
-    for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++) {
-            int sr = r - dy, sc = c - dx; /* the pixel that lands on (r, c) */
-            if (flip) sc = cols - 1 - sc;
-            char *d = (char *)dst + ((size_t)r * cols + c) * es;
-            if (sr < 0 || sr >= rows || sc < 0 || sc >= cols) memset(d, 0, es);
-            else memcpy(d, (const char *)src + ((size_t)sr * cols + sc) * es, es);
-        }
-}
 
 typedef struct cpu_src {
     const bnl_ctx *ctx;
@@ -69,9 +35,18 @@ typedef struct cpu_src {
                               precision); per slot K x m */
     int slots;             /* accumulators of chunk_apply (from m, K only) */
     const double *cw;      /* class weights (K) or NULL */
+    const double *sw;      /* sample weights (N samples) or NULL */
     int progress;          /* the first pass's progress line */
-    fsvc_hsrc *src;
+    double t_h, t_prod;    /* seconds: engine passes, products */
+    int kmm_cached;        /* the last K_mm: rows of the cached H */
 } cpu_src;
+
+/* The weight of original sample o: cw[cls_o] sw_o (with one of them, that
+ * one's value as it is). */
+static double weight(const cpu_src *s, int64_t o)
+{
+    return (s->cw ? s->cw[s->cls[o]] : 1.0) * (s->sw ? s->sw[o] : 1.0);
+}
 
 /* The H rows of samples i0 .. i0+b-1: a pointer into the cache, or a new
  * engine pass into the chunk buffer. */
@@ -82,7 +57,7 @@ static int chunk(cpu_src *s, int64_t i0, int64_t b, void **Hc, fsvc_error *err)
     void *dst = s->cache ? (char *)s->H + (size_t)i0 * s->m * hs : s->H;
     *Hc = dst;
     if (s->cached) return FSVC_OK;
-    double t = fsvc_clock();
+    double t = bnl_clock();
     const char *Xs = (const char *)s->X + (size_t)i0 * row;
     if (s->nv > 1) { /* virtual sample v: variant v % nv of sample v / nv */
         size_t es = fsvc_dtype_size(s->op->dtype);
@@ -93,14 +68,14 @@ static int chunk(cpu_src *s, int64_t i0, int64_t b, void **Hc, fsvc_error *err)
         Xs = s->Xc;
     }
     int rc = bnl_forward(s->ctx, s->op, dst, s->m, s->C, s->m, Xs, b, s->n, err);
-    for (int64_t v = 0; !rc && s->cw && v < b; v++) { /* rows by sqrt(class weight) */
-        double sw = sqrt(s->cw[s->cls[(i0 + v) / s->nv]]);
+    for (int64_t v = 0; !rc && (s->cw || s->sw) && v < b; v++) { /* rows by sqrt(weight) */
+        double sw = sqrt(weight(s, (i0 + v) / s->nv));
         for (int64_t j = 0; j < s->m; j++) {
             if (s->hd) ((double *)dst)[v * s->m + j] *= sw;
             else ((float *)dst)[v * s->m + j] = (float)(((float *)dst)[v * s->m + j] * sw);
         }
     }
-    s->src->t_h += fsvc_clock() - t;
+    s->t_h += bnl_clock() - t;
     return rc;
 }
 
@@ -112,9 +87,9 @@ static void pass_done(cpu_src *s)
 /* B = H^T T by chunks: B^T (K x m) += T_c^T H_c (GEMM, T_c the chunk's
  * b x K targets in H's precision), the trace by dot products summed in
  * double (dsdot for float H). */
-static int cpu_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
+int bnl_cpu_hprod_rhs(bnl_hprod_impl *self, double *B, double *sumsq, fsvc_error *err)
 {
-    cpu_src *s = self;
+    cpu_src *s = (cpu_src *)self;
     int64_t m = s->m;
     int K = s->K;
     size_t mk = (size_t)m * K;
@@ -122,20 +97,20 @@ static int cpu_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
     memset(B, 0, mk * sizeof *B);
     void *Tc = calloc((size_t)s->Nc * K, s->hd ? sizeof(double) : sizeof(float));
     if (!Tc) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
-    double t0 = fsvc_clock();
+    double t0 = bnl_clock();
     int shown = 0;
     for (int64_t i0 = 0; i0 < s->N; i0 += s->Nc) {
         int64_t b = s->N - i0 < s->Nc ? s->N - i0 : s->Nc;
         void *Hc;
         int rc = chunk(s, i0, b, &Hc, err);
         if (rc) { free(Tc); return rc; }
-        double t = fsvc_clock();
+        double t = bnl_clock();
         int saved = bnl_blas_threads_push(s->ctx, 1); /* the same sums for any --threads */
         for (int64_t i = 0; i < b; i++)
             for (int k = 0; k < K; k++) {
                 int64_t o = (i0 + i) / s->nv; /* the original sample */
                 double v = s->y ? s->y[o] : s->cls[o] == k;
-                if (s->cw) v *= sqrt(s->cw[s->cls[o]]);
+                if (s->cw || s->sw) v *= sqrt(weight(s, o));
                 if (s->hd) ((double *)Tc)[i * K + k] = v;
                 else ((float *)Tc)[i * K + k] = (float)v;
             }
@@ -151,8 +126,8 @@ static int cpu_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
             for (size_t q = 0; q < mk; q++) B[q] += ((float *)s->Ys)[q];
         }
         bnl_blas_threads_pop(saved);
-        s->src->t_prod += fsvc_clock() - t;
-        double el = fsvc_clock() - t0, dn = (double)(i0 + b);
+        s->t_prod += bnl_clock() - t;
+        double el = bnl_clock() - t0, dn = (double)(i0 + b);
         if (s->progress && !s->cached && el > 0.5) { /* the first pass makes H: N m n */
             fsvc_printf("\rpcg: H and H^T T, %lld/%lld samples, ETA %.0f s   ",
                         (long long)(i0 + b), (long long)s->N, el / dn * ((double)s->N - dn));
@@ -220,9 +195,9 @@ static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b, int fi
                           : ((float *)s->Ys)[(size_t)sl * mk + q];
 }
 
-static int cpu_gram_apply(void *self, double *Y, const double *V, fsvc_error *err)
+int bnl_cpu_hprod_apply(bnl_hprod_impl *self, double *Y, const double *V, fsvc_error *err)
 {
-    cpu_src *s = self;
+    cpu_src *s = (cpu_src *)self;
     size_t mk = (size_t)s->m * s->K;
     /* V column-major m x K is V^T row-major K x m */
     if (s->hd) memcpy(s->Vs, V, mk * sizeof *V);
@@ -233,10 +208,10 @@ static int cpu_gram_apply(void *self, double *Y, const double *V, fsvc_error *er
         void *Hc;
         int rc = chunk(s, i0, b, &Hc, err);
         if (rc) return rc;
-        double t = fsvc_clock();
+        double t = bnl_clock();
         int64_t c = i0 / s->Nc;
         chunk_apply(s, Y, Hc, b, c % HB_GROUP == 0, c % HB_GROUP == HB_GROUP - 1 || i0 + b >= s->N);
-        s->src->t_prod += fsvc_clock() - t;
+        s->t_prod += bnl_clock() - t;
     }
     pass_done(s);
     return FSVC_OK;
@@ -283,10 +258,10 @@ static int centroid_rows(int64_t *at, const void *C, int64_t m, const void *X, i
 
 /* K_mm from the cached H: row j is H's row of the sample equal to
  * centroid j (its first variant when augmented); 1 when done, 0 when H is
- * not cached, rows are class-weighted, or a centroid is no sample. */
+ * not cached, rows are weighted, or a centroid is no sample. */
 static int kmm_from_cache(cpu_src *s, void *Kmm, int f32)
 {
-    if (!s->cached || s->cw) return 0;
+    if (!s->cached || s->cw || s->sw) return 0;
     int64_t m = s->m, N = s->N / s->nv;
     size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
     int64_t *at = malloc((size_t)m * sizeof *at);
@@ -308,14 +283,14 @@ static int kmm_from_cache(cpu_src *s, void *Kmm, int f32)
     return ok;
 }
 
-static int cpu_kmm(void *self, void *Kmm, int f32, fsvc_error *err)
+int bnl_cpu_hprod_kmm(bnl_hprod_impl *self, void *Kmm, int f32, fsvc_error *err)
 {
-    cpu_src *s = self;
+    cpu_src *s = (cpu_src *)self;
     int64_t m = s->m;
-    double t = fsvc_clock();
+    double t = bnl_clock();
     int rc;
-    s->src->kmm_cached = kmm_from_cache(s, Kmm, f32);
-    if (s->src->kmm_cached) {
+    s->kmm_cached = kmm_from_cache(s, Kmm, f32);
+    if (s->kmm_cached) {
         rc = FSVC_OK;
     } else if (f32 == !s->hd) { /* the engine's own precision: straight in */
         rc = bnl_forward(s->ctx, s->op, Kmm, m, s->C, m, s->C, m, s->n, err);
@@ -338,35 +313,37 @@ static int cpu_kmm(void *self, void *Kmm, int f32, fsvc_error *err)
         }
         if (s->cached) free(T);
     }
-    s->src->t_h += fsvc_clock() - t;
+    s->t_h += bnl_clock() - t;
     return rc;
 }
 
-static void cpu_close(void *self)
+void bnl_cpu_hprod_stats(const bnl_hprod_impl *self, bnl_hprod_stats *st)
 {
-    cpu_src *s = self;
+    const cpu_src *s = (const cpu_src *)self;
+    *st = (bnl_hprod_stats){s->N, s->t_h, s->t_prod, s->kmm_cached, 0};
+}
+
+void bnl_cpu_hprod_close(bnl_hprod_impl *self)
+{
+    cpu_src *s = (cpu_src *)self;
     if (!s) return;
     free(s->H); free(s->U); free(s->Vs); free(s->Ys); free(s->Xc);
     free(s);
 }
 
-static const fsvc_hops cpu_ops = {cpu_rhs, cpu_gram_apply, cpu_kmm, cpu_close, NULL};
-
-int fsvc_hsrc_cpu(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const void *C,
-                  int64_t m, const void *X, const int *cls, const double *y, int64_t N,
-                  int n, int K, fsvc_augment aug, int rows, int cols, int cache,
-                  fsvc_error *err)
+int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
+                       const bnl_hprod_opt *opt, bnl_hprod_impl **out, fsvc_error *err)
 {
-    memset(src, 0, sizeof *src);
-    int nv = fsvc_augment_count(aug);
-    if (nv > 1 && (rows < 1 || cols < 1 || (int64_t)rows * cols != n))
-        return fsvc_fail(err, FSVC_EINPUT, "--augment %s needs images (rows x cols); these "
-                         "samples of %d values have no image geometry", fsvc_augment_name(aug), n);
+    const bnl_op *op = pb->op;
+    int64_t m = pb->m, N = pb->N;
+    int n = pb->n, K = pb->K, nv = fsvc_augment_count(pb->aug), cache = opt->cache;
+    *out = NULL;
     cpu_src *s = calloc(1, sizeof *s);
     if (!s) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
     N *= nv;
-    *s = (cpu_src){ctx, op, C, X, cls, y, aug, nv, rows, cols, NULL, m, N, 0, n, K,
-                   op->dtype == FSVC_F64, NULL, cache, 0, NULL, NULL, NULL, 0, NULL, 0, src};
+    *s = (cpu_src){ctx, op, pb->C, pb->X, pb->cls, pb->y, pb->aug, nv, pb->rows, pb->cols, NULL,
+                   m, N, 0, n, K, op->dtype == FSVC_F64, NULL, cache, 0, NULL, NULL, NULL, 0,
+                   pb->cw, pb->sw, opt->progress, 0, 0, 0};
     size_t hs = s->hd ? sizeof(double) : sizeof(float);
     int64_t Nc = (int64_t)((1 << 25) / ((size_t)m * hs)); /* ~32 MB chunks */
     if (Nc < 64) Nc = 64;
@@ -385,30 +362,11 @@ int fsvc_hsrc_cpu(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const vo
     s->Ys = malloc((size_t)s->slots * mkb);
     if (nv > 1) s->Xc = malloc((size_t)Nc * n * fsvc_dtype_size(op->dtype));
     if (!s->H || !s->U || !s->Vs || !s->Ys || (nv > 1 && !s->Xc)) {
-        cpu_close(s);
+        bnl_cpu_hprod_close((bnl_hprod_impl *)s);
         return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for %s (%lld x %lld)",
                          cache ? "the cached H" : "the sample chunks",
                          (long long)(cache ? N : Nc), (long long)m);
     }
-    *src = (fsvc_hsrc){&cpu_ops, s, m, N, K, 0, 0, ctx, 0};
-    s->src = src;
+    *out = (bnl_hprod_impl *)s;
     return FSVC_OK;
-}
-
-void fsvc_hsrc_weights(fsvc_hsrc *src, const double *cw)
-{
-    cpu_src *s = src->self;
-    if (s && src->ops == &cpu_ops) s->cw = s->y ? NULL : cw;
-}
-
-void fsvc_hsrc_progress(fsvc_hsrc *src, int on)
-{
-    cpu_src *s = src->self;
-    if (s && src->ops == &cpu_ops) s->progress = on;
-}
-
-void fsvc_hsrc_close(fsvc_hsrc *src)
-{
-    if (src && src->ops && src->ops->close) src->ops->close(src->self);
-    if (src) src->self = NULL;
 }

@@ -1,19 +1,21 @@
-/* hdev.c - the block products of the PCG ridge solve on a device
- * (solver.h, issue 10): B = H^T T with sum H^2, and Y = H^T (H V), each
- * one bnl_normal_rhs / bnl_normal_apply call on one open bnl_normal
- * handle per batch of samples. H (N x m) is made and consumed on the
- * device; only m x K values (and the trace) come back per call.
+/* dev_hprod.c - the engine's block products of an iterative ridge solve
+ * on a device (bnl.h bnl_hprod_*): B = H^T T with sum H^2, and Y = H^T
+ * (H V), each one bnl_normal_rhs / bnl_normal_apply call on one open
+ * bnl_normal handle per batch of samples. H (N x m) is made and consumed
+ * on the device; only m x K values (and the trace) come back per call.
  *
- * Class weights (fsvc_hsrc_weights semantics: the rows of H and T of a
- * sample of class k scaled by sqrt(cw[k])): the samples are grouped by
- * class once (a host copy of X in class order) and each class's products
- * are scaled by cw[k] on the host, as sum_i cw_i h_i h_i^T V = sum_k cw_k
- * H_k^T H_k V (and the same for H^T T and the trace).
- * Augmentation: the virtual samples (solver.h) are made on the host per
- * chunk of samples and uploaded chunk by chunk, one call each.
- * Times: H is made inside each product (fused on the device), so src->t_h
- * holds only K_mm and src->t_prod the products with their H. */
-#include "solver.h"
+ * Class weights (the rows of H and T of a sample of class k scaled by
+ * sqrt(cw[k])): the samples are grouped by class once (a host copy of X
+ * in class order) and each class's products are scaled by cw[k] on the
+ * host, as sum_i cw_i h_i h_i^T V = sum_k cw_k H_k^T H_k V (and the same
+ * for H^T T and the trace). Sample weights are not taken here (hprod.c
+ * gives them to the CPU's products).
+ * Augmentation: the virtual samples (base/augment.c) are made on the
+ * host per chunk of samples and uploaded chunk by chunk, one call each.
+ * Times: H is made inside each product (fused on the device), so t_h
+ * holds only K_mm and t_prod the products with their H. */
+#include "backend.h"
+#include "bnl_device.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +46,8 @@ typedef struct dev_src {
     char *Xv;            /* one chunk of virtual samples, Nc nv x n */
     int *cv;
     double *yv, *tmp;    /* tmp: one call's m x K */
-    fsvc_hsrc *src;
+    int64_t Nv;          /* virtual samples */
+    double t_h, t_prod;
 } dev_src;
 
 /* The samples o0 .. o0+cnt-1 of batch b as the engine gets them: as they
@@ -75,7 +78,7 @@ static int products(dev_src *s, int rhs, const double *V, double *out, double *s
                     fsvc_error *err)
 {
     size_t mk = (size_t)s->m * s->K;
-    double ss = 0, t = fsvc_clock();
+    double ss = 0, t = bnl_clock();
     int rc = FSVC_OK;
     memset(out, 0, mk * sizeof *out);
     for (int q = 0; q < s->nb && !rc; q++) {
@@ -96,27 +99,27 @@ static int products(dev_src *s, int rhs, const double *V, double *out, double *s
         }
     }
     if (sumsq) *sumsq = ss;
-    s->src->t_prod += fsvc_clock() - t;
+    s->t_prod += bnl_clock() - t;
     return rc;
 }
 
-static int dev_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
+static int dev_rhs(bnl_hprod_impl *self, double *B, double *sumsq, fsvc_error *err)
 {
-    return products(self, 1, NULL, B, sumsq, err);
+    return products((dev_src *)self, 1, NULL, B, sumsq, err);
 }
 
-static int dev_gram_apply(void *self, double *Y, const double *V, fsvc_error *err)
+static int dev_gram_apply(bnl_hprod_impl *self, double *Y, const double *V, fsvc_error *err)
 {
-    return products(self, 0, V, Y, NULL, err);
+    return products((dev_src *)self, 0, V, Y, NULL, err);
 }
 
 /* K_mm = act(dist(C, C)) by the engine on the device context (float for
  * the u8 and f32 layers a device serves), m x m: the model's own size. */
-static int dev_kmm(void *self, void *Kmm, int f32, fsvc_error *err)
+static int dev_kmm(bnl_hprod_impl *self, void *Kmm, int f32, fsvc_error *err)
 {
-    dev_src *s = self;
+    dev_src *s = (dev_src *)self;
     int64_t m = s->m;
-    double t = fsvc_clock();
+    double t = bnl_clock();
     float *F = f32 ? Kmm : malloc((size_t)m * m * sizeof *F);
     if (!F) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for K_mm");
     int rc = bnl_forward(s->ctx, s->op, F, m, s->C, m, s->C, m, s->n, err);
@@ -124,20 +127,24 @@ static int dev_kmm(void *self, void *Kmm, int f32, fsvc_error *err)
         for (size_t q = 0; !rc && q < (size_t)m * m; q++) ((double *)Kmm)[q] = F[q];
         free(F);
     }
-    s->src->t_h += fsvc_clock() - t;
+    s->t_h += bnl_clock() - t;
     return rc;
 }
 
-static void dev_close(void *self)
+static void dev_stats(const bnl_hprod_impl *self, bnl_hprod_stats *st)
 {
-    dev_src *s = self;
+    const dev_src *s = (const dev_src *)self;
+    *st = (bnl_hprod_stats){s->Nv, s->t_h, s->t_prod, 0, 1};
+}
+
+static void dev_close(bnl_hprod_impl *self)
+{
+    dev_src *s = (dev_src *)self;
     if (!s) return;
     bnl_normal_close(s->h);
     free(s->b); free(s->Xg); free(s->cg); free(s->Xv); free(s->cv); free(s->yv); free(s->tmp);
     free(s);
 }
-
-static const fsvc_hops dev_ops = {dev_rhs, dev_gram_apply, dev_kmm, dev_close, NULL};
 
 /* The batches: all samples at weight 1, or one per class of non-zero
  * weight (X gathered in class order). */
@@ -171,29 +178,23 @@ static int make_batches(dev_src *s, const void *X, const int *cls, const double 
     return 0;
 }
 
-int fsvc_hsrc_device(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const void *C,
-                     int64_t m, const void *X, const int *cls, const double *y,
-                     const double *cw, int64_t N, int n, int K, fsvc_augment aug, int rows,
-                     int cols, fsvc_error *err)
+static int dev_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb, const bnl_hprod_opt *opt,
+                    bnl_hprod_impl **out, fsvc_error *err)
 {
-    memset(src, 0, sizeof *src);
-    if (!bnl_normal_products(ctx, op))
-        return fsvc_fail(err, FSVC_EUSAGE, "pcg: the context has no device block products "
-                         "for this layer");
-    int nv = fsvc_augment_count(aug);
-    if (nv > 1 && (rows < 1 || cols < 1 || (int64_t)rows * cols != n))
-        return fsvc_fail(err, FSVC_EINPUT, "--augment %s needs images (rows x cols); these "
-                         "samples of %d values have no image geometry", fsvc_augment_name(aug), n);
-    if (y) cw = NULL; /* weights are per class */
+    const bnl_op *op = pb->op;
+    int64_t m = pb->m, N = pb->N;
+    int n = pb->n, K = pb->K, nv = fsvc_augment_count(pb->aug);
+    (void)opt;
+    *out = NULL;
     dev_src *s = calloc(1, sizeof *s);
     if (!s) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
-    s->ctx = ctx; s->op = op; s->C = C; s->m = m; s->n = n; s->K = K; s->nv = nv;
-    s->rows = rows; s->cols = cols; s->aug = aug;
+    s->ctx = ctx; s->op = op; s->C = pb->C; s->m = m; s->n = n; s->K = K; s->nv = nv;
+    s->rows = pb->rows; s->cols = pb->cols; s->aug = pb->aug;
     s->row = (size_t)n * fsvc_dtype_size(op->dtype);
     s->Nc = (int64_t)(DEV_CHUNK_BYTES / (s->row * (size_t)nv));
     if (s->Nc < 1) s->Nc = 1;
     if (s->Nc > N) s->Nc = N > 0 ? N : 1;
-    int bad = make_batches(s, X, cls, y, cw, N) != 0;
+    int bad = make_batches(s, pb->X, pb->cls, pb->y, pb->cw, N) != 0;
     s->tmp = malloc((size_t)m * K * sizeof *s->tmp);
     if (nv > 1) {
         s->Xv = malloc((size_t)s->Nc * nv * s->row);
@@ -202,7 +203,7 @@ int fsvc_hsrc_device(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const
         bad |= !s->Xv || !s->cv || !s->yv;
     }
     if (bad || !s->tmp) {
-        dev_close(s);
+        dev_close((bnl_hprod_impl *)s);
         return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for the device batches");
     }
     bnl_normal_opt no = {-1, 0, 0, 1}; /* the block products, on the device */
@@ -210,10 +211,20 @@ int fsvc_hsrc_device(fsvc_hsrc *src, const bnl_ctx *ctx, const bnl_op *op, const
     if (!rc && !s->h)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "pcg: the device opened no normal equations");
     if (rc) {
-        dev_close(s);
+        dev_close((bnl_hprod_impl *)s);
         return rc;
     }
-    *src = (fsvc_hsrc){&dev_ops, s, m, N * nv, K, 0, 0, ctx, 0};
-    s->src = src;
+    s->Nv = N * nv;
+    *out = (bnl_hprod_impl *)s;
     return FSVC_OK;
 }
+
+const bnl_backend_ops bnl_dev_hprod_ops = {
+    .name = "device products",
+    .hprod_open = dev_open,
+    .hprod_rhs = dev_rhs,
+    .hprod_apply = dev_gram_apply,
+    .hprod_kmm = dev_kmm,
+    .hprod_stats = dev_stats,
+    .hprod_close = dev_close,
+};
