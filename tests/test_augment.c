@@ -1,4 +1,4 @@
-/* test_augment.c - virtual samples (fsvc/hblock.c): the shifted and
+/* test_augment.c - virtual samples (base/augment.c): the shifted and
  * mirrored images pixel by pixel, the PCG solve with --augment against
  * the direct solve on the same virtual samples written out, and the
  * refusals (no image geometry, the direct solver). */
@@ -80,15 +80,15 @@ static void solve_matches_explicit(void **s)
     bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.5, BNL_PREC_FULL};
     double Rd[m * K], Rp[m * K];
     fsvc_train_info info;
-    int rc = fsvc_readout_solve(Rd,
-                                &(fsvc_ridge_problem){&ctx, &op, X, m, Xa, ca, NULL, NULL, (int64_t)N * V, (int64_t)N * V, n, K,
-                                                      fsvc_dist_one(), NULL},
-                                &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_DIRECT, 1e-10, FSVC_AUG_NONE, 0, 0, 0, 0}, NULL, &err);
+    fsvc_ridge_problem pa = {&ctx, &op, X, m, Xa, ca, NULL, NULL, (int64_t)N * V,
+                             (int64_t)N * V, n, K, fsvc_dist_one(), NULL};
+    fsvc_ridge_problem pb = {&ctx, &op, X, m, X, cls, NULL, NULL, N, N, n, K, fsvc_dist_one(),
+                             NULL};
+    fsvc_ridge_opt o = {1e-3, FSVC_SOLVER_DIRECT, 1e-10, FSVC_AUG_NONE, 0, 0, 0, 0};
+    int rc = fsvc_readout_solve(Rd, &pa, &o, NULL, &err);
     if (rc) fail_msg("%s", err.msg);
-    rc = fsvc_readout_solve(Rp,
-                            &(fsvc_ridge_problem){&ctx, &op, X, m, X, cls, NULL, NULL, N, N, n, K,
-                                                  fsvc_dist_one(), NULL},
-                            &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_AUTO, 1e-10, aug, R, C, 0, 0}, &info, &err);
+    o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_AUTO, 1e-10, aug, R, C, 0, 0};
+    rc = fsvc_readout_solve(Rp, &pb, &o, &info, &err);
     if (rc) fail_msg("%s", err.msg);
     assert_int_equal(info.solver, FSVC_SOLVER_PCG); /* auto with augment: pcg */
     double scale = 0;
@@ -97,30 +97,22 @@ static void solve_matches_explicit(void **s)
         if (!(fabs(Rd[q] - Rp[q]) <= 1e-6 * scale))
             fail_msg("R[%d]: pcg %.10g, direct on the written-out variants %.10g", q, Rp[q], Rd[q]);
     /* the same without augment is a different system */
-    rc = fsvc_readout_solve(Rp,
-                            &(fsvc_ridge_problem){&ctx, &op, X, m, X, cls, NULL, NULL, N, N, n, K,
-                                                  fsvc_dist_one(), NULL},
-                            &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-10, FSVC_AUG_NONE, R, C, 0, 0}, NULL, &err);
+    o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-10, FSVC_AUG_NONE, R, C, 0, 0};
+    rc = fsvc_readout_solve(Rp, &pb, &o, NULL, &err);
     assert_int_equal(rc, 0);
     double diff = 0;
     for (int q = 0; q < m * K; q++) diff = fmax(diff, fabs(Rd[q] - Rp[q]));
     assert_true(diff > 1e-3 * scale);
     /* refusals */
-    rc = fsvc_readout_solve(Rp,
-                            &(fsvc_ridge_problem){&ctx, &op, X, m, X, cls, NULL, NULL, N, N, n, K,
-                                                  fsvc_dist_one(), NULL},
-                            &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-6, aug, 0, 0, 0, 0}, NULL, &err);
+    o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-6, aug, 0, 0, 0, 0};
+    rc = fsvc_readout_solve(Rp, &pb, &o, NULL, &err);
     assert_int_equal(rc, FSVC_EINPUT);
     assert_non_null(strstr(err.msg, "needs images"));
-    rc = fsvc_readout_solve(Rp,
-                            &(fsvc_ridge_problem){&ctx, &op, X, m, X, cls, NULL, NULL, N, N, n, K,
-                                                  fsvc_dist_one(), NULL},
-                            &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-6, aug, 4, 6, 0, 0}, NULL, &err); /* 4 x 6 != 25 */
+    o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-6, aug, 4, 6, 0, 0}; /* 4 x 6 != 25 */
+    rc = fsvc_readout_solve(Rp, &pb, &o, NULL, &err);
     assert_int_equal(rc, FSVC_EINPUT);
-    rc = fsvc_readout_solve(Rp,
-                            &(fsvc_ridge_problem){&ctx, &op, X, m, X, cls, NULL, NULL, N, N, n, K,
-                                                  fsvc_dist_one(), NULL},
-                            &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_DIRECT, 1e-6, aug, R, C, 0, 0}, NULL, &err);
+    o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_DIRECT, 1e-6, aug, R, C, 0, 0};
+    rc = fsvc_readout_solve(Rp, &pb, &o, NULL, &err);
     assert_int_equal(rc, FSVC_EUSAGE);
     bnl_ctx_close(&ctx);
     free(X); free(Xa); free(ca);

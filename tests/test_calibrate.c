@@ -132,10 +132,10 @@ static void downdate_is_the_fold_solve(void **st)
             memcpy(Xs + t * row, (char *)X + idx[t] * row, row);
             ctr[t] = d.cls[idx[t]];
         }
-        assert_int_equal(fsvc_readout_solve(R,
-                                            &(fsvc_ridge_problem){&ctx, &op, Ck, mk, Xs, ctr, NULL, NULL, ntr, ntr, M.n, K,
-                                                                  fsvc_dist_one(), NULL},
-                                            &(fsvc_ridge_opt){p.lambda, FSVC_SOLVER_DIRECT, p.cg_tol, FSVC_AUG_NONE, 0, 0, 0, 0}, NULL, &err), FSVC_OK);
+        fsvc_ridge_problem pb = {&ctx, &op, Ck, mk, Xs, ctr, NULL, NULL, ntr, ntr, M.n, K,
+                                 fsvc_dist_one(), NULL};
+        fsvc_ridge_opt o = {p.lambda, FSVC_SOLVER_DIRECT, p.cg_tol, FSVC_AUG_NONE, 0, 0, 0, 0};
+        assert_int_equal(fsvc_readout_solve(R, &pb, &o, NULL, &err), FSVC_OK);
         int64_t nte = fsvc_fold_rows(idx, fold, N, f, 1);
         for (int64_t t = 0; t < nte; t++) memcpy(Xs + t * row, (char *)X + idx[t] * row, row);
         assert_int_equal(bnl_scores(&ctx, &op, Y, Ck, mk, Xs, nte, M.n, R, K, &err), FSVC_OK);

@@ -55,10 +55,10 @@ static int solve(double *R, const prob *P, const bnl_op *op, int regr, double la
                  fsvc_solver s, double tol, fsvc_train_info *info, fsvc_error *err)
 {
     const void *X = op->dtype == FSVC_F32 ? (const void *)P->Xf : (const void *)P->X;
-    return fsvc_readout_solve(R,
-                              &(fsvc_ridge_problem){&ctx, op, X, P->m, X, regr ? NULL : P->cls, regr ? P->y : NULL, NULL, P->N, P->N, P->n, regr ? 1 : P->K,
-                                                    fsvc_dist_one(), NULL},
-                              &(fsvc_ridge_opt){lambda, s, tol, FSVC_AUG_NONE, 0, 0, 0, 0}, info, err);
+    fsvc_ridge_problem pb = {&ctx, op, X, P->m, X, regr ? NULL : P->cls, regr ? P->y : NULL,
+                             NULL, P->N, P->N, P->n, regr ? 1 : P->K, fsvc_dist_one(), NULL};
+    fsvc_ridge_opt o = {lambda, s, tol, FSVC_AUG_NONE, 0, 0, 0, 0};
+    return fsvc_readout_solve(R, &pb, &o, info, err);
 }
 
 /* PCG and direct on one problem: weights within wtol (relative to the
@@ -465,9 +465,11 @@ static void bad_input(void **s)
     double *Cf = malloc(P.m * P.n * sizeof *Cf); /* centroids away from every sample */
     for (int64_t q = 0; q < P.m * P.n; q++) Cf[q] = P.X[q] + 100;
     assert_int_equal(fsvc_readout_solve(R,
-                                        &(fsvc_ridge_problem){&ctx, &tiny, Cf, P.m, P.X, P.cls, NULL, NULL, P.N, P.N, P.n, P.K,
+                                        &(fsvc_ridge_problem){&ctx, &tiny, Cf, P.m, P.X, P.cls,
+                                                              NULL, NULL, P.N, P.N, P.n, P.K,
                                                               fsvc_dist_one(), NULL},
-                                        &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-6, FSVC_AUG_NONE, 0, 0, 0, 0}, NULL, &err),
+                                        &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-6,
+                                                          FSVC_AUG_NONE, 0, 0, 0, 0}, NULL, &err),
                      FSVC_EINPUT);
     free(Cf);
     assert_non_null(strstr(err.msg, "every activation is 0"));
@@ -501,9 +503,11 @@ static void memory(void **s)
         double ram = 5e5; /* bytes: less than 200^2 x 8 x 2 */
         if (sv) ram = 2e5;
         int rc = fsvc_readout_solve(R,
-                                    &(fsvc_ridge_problem){&ctx, &op, P.X, P.m, P.X, P.cls, NULL, NULL, P.N, P.N, P.n, P.K,
+                                    &(fsvc_ridge_problem){&ctx, &op, P.X, P.m, P.X, P.cls, NULL,
+                                                          NULL, P.N, P.N, P.n, P.K,
                                                           fsvc_dist_one(), NULL},
-                                    &(fsvc_ridge_opt){1e-3, (fsvc_solver)sv, 1e-6, FSVC_AUG_NONE, 0, 0, ram, 0}, NULL, &err);
+                                    &(fsvc_ridge_opt){1e-3, (fsvc_solver)sv, 1e-6, FSVC_AUG_NONE,
+                                                      0, 0, ram, 0}, NULL, &err);
         assert_int_equal(rc, FSVC_ERESOURCE);
         snprintf(want, sizeof want, "the largest that fits is %lld",
                  (long long)fsvc_solver_max_m((fsvc_solver)sv, P.N, P.K, 8, 0.9 * ram));

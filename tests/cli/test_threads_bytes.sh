@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Model bytes do not depend on --threads (issue 14 point 11): the ridge
 # readout's syrk, Cholesky and pcg products run on fixed blocks with one
-# single-threaded BLAS call each (fsvc/chol.c, fsvc/hblock.c). Before, the
+# single-threaded BLAS call each (layers/chol.c, layers/cpu_hprod.c). Before, the
 # direct and pcg models of satimg differed between --threads 1, 2 and 3.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
