@@ -265,7 +265,7 @@ int fsvc_train_lambdas(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc
     if (!ok) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
     if (!rc) rc = fsvc_model_input_train(&X, &path->model, d, p->threads, err);
     if (!rc) {
-        rc = bnl_ctx_open(&ctx, p->backend ? p->backend : "cpu", p->threads, 0, err);
+        rc = fsvc_ctx_open(&ctx, p, err);
         ctx_open = !rc;
     }
     path->model.readout = FSVC_READOUT_RIDGE;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fsvc/study.h"
+#include "tests/util/emu_device.h"
 
 /* Three overlapping classes in 6-D (f32), so that the readout matters. */
 static void make_data(fsvc_dataset *d, int64_t N)
@@ -205,6 +206,37 @@ static void test_auto_direct(void **state)
     fsvc_dataset_free(&d);
 }
 
+/* On a device (the emulated one, through fsvc_param.device): auto
+ * follows the device's rule (pcg: its float64 Gram does not fit the
+ * memory given) and the path's products run there: H^T T once for all
+ * lambdas, H^T (H V) per iteration. */
+static void test_device_path(void **state)
+{
+    (void)state;
+    fsvc_dataset d;
+    make_data(&d, 300);
+    fsvc_param p;
+    params(&p);
+    p.dtype = FSVC_F32;
+    p.cg_tol = 1e-5;
+    p.solver = FSVC_SOLVER_AUTO;
+    p.backend = "cuda";
+    p.device = emu_device_ops();
+    emu_device_reset(200000, 0, 0); /* bytes: below 2 x 8 x 150^2 */
+    fsvc_lambda_path path;
+    fsvc_error err;
+    if (fsvc_train_lambdas(&path, &d, &p, LAMS, 2, 1, &err)) fail_msg("%s", err.msg);
+    emu_stats st = emu_device_stats();
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(path.status[i], FSVC_OK);
+        assert_int_equal(path.info[i].solver, FSVC_SOLVER_PCG);
+    }
+    assert_int_equal(st.rhs, 1);
+    assert_true(st.apply >= path.info[0].cg_iter + path.info[1].cg_iter);
+    fsvc_lambda_path_free(&path);
+    fsvc_dataset_free(&d);
+}
+
 static void test_refused_and_failing(void **state)
 {
     (void)state;
@@ -254,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_warm_needs_fewer_iterations),
         cmocka_unit_test(test_cv_lambdas_equal_cv),
         cmocka_unit_test(test_auto_direct),
+        cmocka_unit_test(test_device_path),
         cmocka_unit_test(test_refused_and_failing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
