@@ -56,6 +56,12 @@ typedef struct fsvc_dataset {
     int channels;         /* images: 1 gray, 3 RGB (interleaved); else 0 */
     int64_t skipped;      /* image folders: regular files not named as
                              images (.png, .jpg, .jpeg), not read */
+    double *weight;       /* N sample weights (finite, > 0: a sample of
+                             weight w counts as w samples in the readout)
+                             or NULL: all 1; no file format carries them,
+                             the caller sets them (fsvc train
+                             --sample-weights, Python's sample_weight);
+                             freed with the dataset */
 } fsvc_dataset;
 
 /* How a LIBSVM file is stored (fsvc_load_opts.storage). */

@@ -200,9 +200,11 @@ int fsvc_readout_solve_dist(double *R, const fsvc_ridge_problem *pb, const fsvc_
         info->cg_converged = 0;
     }
     int bars = progress == FSVC_PROGRESS_ALL; /* progress lines; any progress: messages */
-    if (s == FSVC_SOLVER_DIRECT)
-        return fsvc_readout_ridge_dist(R, dist, ctx, op, C, m, X, cls, y, cw, N, n, K, lambda,
-                                       -1, bars, info ? info->t_ridge : NULL, err);
+    if (s == FSVC_SOLVER_DIRECT) {
+        fsvc_ridge_problem q = *pb;
+        q.cw = cw;
+        return fsvc_readout_ridge_dist(R, &q, lambda, -1, bars, info ? info->t_ridge : NULL, err);
+    }
 
     int blas_saved = bnl_blas_threads_push(ctx, 0); /* GEMM, potrf: ctx->threads */
     int cache = ram > 0 && (double)N * nv * m * hs <= (budget - need) / 2;
