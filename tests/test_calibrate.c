@@ -44,11 +44,11 @@ static void fit_recovers_temperature(void **st)
         while (c < K - 1 && (u -= p[c]) > 0) c++;
         cls[i] = c;
     }
-    double a = fsvc_calib_fit(S, cls, N, K);
+    double a = fsvc_calib_fit(S, cls, NULL, N, K);
     assert_true(fabs(a - a0) < 0.1 * a0);
     /* scores that say nothing: no temperature (uniform probabilities) */
     for (int i = 0; i < N * K; i++) S[i] = 0.5;
-    assert_true(fsvc_calib_fit(S, cls, N, K) == 0);
+    assert_true(fsvc_calib_fit(S, cls, NULL, N, K) == 0);
     free(S); free(cls);
 }
 
