@@ -104,6 +104,17 @@ int fsvc_dataset_load(fsvc_dataset *d, const char *source,
                       const fsvc_load_opts *opts, fsvc_error *err);
 void fsvc_dataset_free(fsvc_dataset *d);
 
+/* Sample weights from a text file (fsvc train --sample-weights): one
+ * number a line (spaces around it allowed), as many lines as the data
+ * has samples (N_total; a last line without a newline counts), each
+ * finite and > 0. d->weight gets lines [first, first + d->N) (a
+ * process's slice; first = 0, N_total = d->N for the whole data).
+ * FSVC_EINPUT naming the file and the line (a missing file, a line that
+ * is not a number, a weight <= 0 or not finite, too few or too many
+ * lines); d unchanged then. */
+int fsvc_dataset_load_weights(fsvc_dataset *d, const char *path, int64_t first,
+                              int64_t N_total, fsvc_error *err);
+
 /* Several PNG files as one set of n unlabelled images, in the order given
  * (paths kept); every image must have the size of the first. */
 int fsvc_dataset_load_pngs(fsvc_dataset *d, const char *const *paths, size_t n,
