@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# fsvc train --sample-weights FILE (issue 27 item 14): one weight a line;
+# weights of 1 are no weights (model bytes), integer weights are repeated
+# samples (same predictions), dense and sparse; each bad file is one
+# line naming the file and the line, exit 2, no model written.
+source "$(dirname "$0")/lib.sh"
+cd "$TMP"
+IRIS=$UCI/iris.train
+N=$(wc -l < "$IRIS")
+
+yes 1 | head -n "$N" > ones.txt
+awk '{ print NR % 3 + 1 }' "$IRIS" > w.txt
+for s in dense sparse; do
+  "$FSVC" train -q --$s "$IRIS" none.fsvc >/dev/null 2>&1
+  expect_exit 0 "$s: --sample-weights of ones" -- "$FSVC" train -q --$s --sample-weights ones.txt "$IRIS" ones.fsvc
+  cmp -s none.fsvc ones.fsvc && ok "$s: weights of 1 give the model bytes of no weights" \
+    || fail "$s: weights of 1 change the model bytes"
+  expect_exit 0 "$s: --sample-weights 1..3" -- "$FSVC" train -q --$s --sample-weights w.txt "$IRIS" w.fsvc
+  [ -s w.fsvc ] && ! cmp -s none.fsvc w.fsvc && ok "$s: weights change the model" \
+    || fail "$s: weights did not change the model"
+done
+
+# integer weights = the samples repeated: copies appended after the data
+# are never novel (global selection, given radius), so the same centroids
+# and, to float64 rounding, the same readout scores
+awk 'NR == FNR { w[FNR] = $1; next } { print; for (c = 1; c < w[FNR]; c++) extra = extra $0 "\n" }
+     END { printf "%s", extra }' w.txt "$IRIS" > rep.txt
+maxdiff() { paste -d' ' "$1" "$2" | awk 'NR > 1 { h = NF / 2; for (k = 2; k <= h; k++) {
+  d = $k - $(k + h); if (d < 0) d = -d; if (d > m) m = d } } END { printf "%.3g", m + 0 }'; }
+# (pcg: the sparse products weighted; to its tolerance)
+for s in dense sparse sparse-pcg; do
+  opts="-q -s global -r 1.5 --solver direct --${s%-pcg}" tol=1e-6
+  [ $s = dense ] && opts="$opts --dtype f64"
+  [ $s = sparse-pcg ] && opts="-q -s global -r 1.5 --solver pcg --sparse" tol=1e-4
+  "$FSVC" train $opts --sample-weights w.txt "$IRIS" a.fsvc >/dev/null 2>&1
+  "$FSVC" train $opts rep.txt b.fsvc >/dev/null 2>&1
+  "$FSVC" predict -q --decision-values a.fsvc "$UCI/iris.test" pa.txt >/dev/null 2>&1
+  "$FSVC" predict -q --decision-values b.fsvc "$UCI/iris.test" pb.txt >/dev/null 2>&1
+  d=$(maxdiff pa.txt pb.txt)
+  [ -s pa.txt ] && awk -v d="$d" -v t=$tol 'BEGIN { exit !(d <= t) }' \
+    && ok "$s: integer weights score as the repeated samples (max difference $d)" \
+    || fail "$s: integer weights and repeated samples score differently (max difference $d)"
+done
+
+expect_exit 0 "-v 5 with weights" -- "$FSVC" train -q -v 5 --sample-weights w.txt "$IRIS"
+expect_match "Cross Validation Accuracy" "-v 5 with weights: prints the accuracy" "$OUT"
+expect_exit 0 "-b 1 with weights" -- "$FSVC" train -q -b 1 --sample-weights w.txt "$IRIS" b1.fsvc
+expect_exit 0 "--regression with weights" -- "$FSVC" train -q --regression --sample-weights w.txt "$IRIS" r.fsvc
+
+# bad files: exit 2 (bad input), one line naming the file (and the line)
+bad() { # bad REGEX NAME FILE
+  expect_exit 2 "$2: exit 2" -- "$FSVC" train -q --sample-weights "$3" "$IRIS" x.fsvc
+  expect_match "$1" "$2: says so" "$ERR"
+  expect_one_line "$2: one line" "$ERR"
+  [ ! -e x.fsvc ] && ok "$2: no model written" || { fail "$2: a model was written"; rm -f x.fsvc; }
+}
+bad "nope.txt: cannot open: No such file" "missing file" nope.txt
+head -n 5 w.txt > short.txt
+bad "short.txt: 5 weights \(lines\) for the $N samples of .*iris.train" "too few lines" short.txt
+{ cat w.txt; echo 1; } > long.txt
+bad "long.txt line $((N + 1)): more weights than the $N samples" "too many lines" long.txt
+sed '7s/.*/abc/' w.txt > word.txt
+bad "word.txt line 7: 'abc' is not a number" "not a number" word.txt
+sed '7s/.*//' w.txt > empty.txt
+bad "empty.txt line 7: '' is not a number" "empty line" empty.txt
+sed '9s/.*/0/' w.txt > zero.txt
+bad "zero.txt line 9: '0' is not a weight \(each must be finite and > 0\)" "weight 0" zero.txt
+sed '9s/.*/-2/' w.txt > neg.txt
+bad "neg.txt line 9: '-2' is not a weight" "negative weight" neg.txt
+sed '9s/.*/inf/' w.txt > inf.txt
+bad "inf.txt line 9: 'inf' is not a weight" "infinite weight" inf.txt
+sed '9s/.*/nan/' w.txt > nan.txt
+bad "nan.txt line 9: 'nan' is not a weight" "NaN weight" nan.txt
