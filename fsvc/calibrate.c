@@ -24,6 +24,9 @@ typedef struct {
 } hrows;
 
 #define CAL_CHUNK 1024
+/* fold_scores: no centroid is left without the fold (data of a few rows
+ * each repeated); the folds are trained again instead (heldout_refit) */
+#define CAL_REFIT 100
 
 static int h_chunk(hrows *h, const int64_t *idx, int64_t b, fsvc_error *err)
 {
@@ -73,8 +76,8 @@ static int fold_scores(double *S, hrows *h, const double *G, const double *B, do
     int K = h->M->Kout, info = 1;
     for (int64_t j = 0; j < m; j++)
         if (!drop[j]) kc[mk++] = j;
-    if (mk == 0)
-        return fsvc_fail(err, FSVC_EINPUT, "probability: every centroid is in one fold");
+    if (mk == 0) /* duplicated rows: each has a copy in the fold */
+        return CAL_REFIT;
     for (int attempt = 0; attempt < 6 && info > 0; attempt++) {
         memset(A, 0, (size_t)m * m * sizeof *A);
         memcpy(W, B, (size_t)m * K * sizeof *W);
@@ -281,11 +284,12 @@ int fsvc_heldout_scores(double *S, int *held, const fsvc_model *M, const fsvc_da
     if (!fold) return fsvc_fail(err, FSVC_ERESOURCE, "probability: out of memory");
     int rc = fsvc_cv_folds(fold, d->cls, d->N, M->K, (int)nf, p->seed, err);
     int weighted = class_weighted(p, d);
-    if (!rc)
-        rc = !M->Cs && M->readout == FSVC_READOUT_RIDGE && !weighted &&
-             p->augment == FSVC_AUG_NONE
-           ? heldout_readout(S, M, d, p, fold, nuse, err)
-           : heldout_refit(S, M, d, p, fold, nuse, err);
+    int downdate = !M->Cs && M->readout == FSVC_READOUT_RIDGE && !weighted &&
+                   p->augment == FSVC_AUG_NONE;
+    if (!rc && downdate)
+        rc = heldout_readout(S, M, d, p, fold, nuse, err);
+    if (!rc && !downdate) rc = heldout_refit(S, M, d, p, fold, nuse, err);
+    if (rc == CAL_REFIT) rc = heldout_refit(S, M, d, p, fold, nuse, err);
     for (int64_t i = 0; !rc && i < d->N; i++) held[i] = fold[i] < nuse;
     free(fold);
     return rc;
