@@ -375,6 +375,16 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
         self.class_weight = class_weight
         self.probability = probability
 
+    def _more_tags(self):
+        # the check's zero-weight data is its data shuffled, and the
+        # calibration's held-out folds follow the order of the samples (as
+        # svm-train -b 1's): predict and decision_function agree,
+        # predict_proba differs (tests/python/test_sample_weight.py checks
+        # zero weights on data in one order)
+        return {"_xfail_checks": {"check_sample_weights_invariance":
+                                  "predict_proba's calibration folds follow the sample order, "
+                                  "which the check shuffles"}}
+
     def _class_weight_setting(self, classes, values):
         """class_weight as fsvc's class-weight setting, by the label values
         the engine sees (values[i] for classes[i])."""
