@@ -71,3 +71,7 @@ sed '9s/.*/inf/' w.txt > inf.txt
 bad "inf.txt line 9: 'inf' is not a weight" "infinite weight" inf.txt
 sed '9s/.*/nan/' w.txt > nan.txt
 bad "nan.txt line 9: 'nan' is not a weight" "NaN weight" nan.txt
+
+# svm-train -W FILE (LIBSVM's weights variant): pointed to --sample-weights
+expect_exit 1 "-W FILE: exit 1" -- "$FSVC" train -W w.txt "$IRIS" x.fsvc
+expect_match "unknown option -W: .*--sample-weights FILE" "-W FILE: names --sample-weights" "$ERR"
