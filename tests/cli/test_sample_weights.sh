@@ -75,3 +75,30 @@ bad "nan.txt line 9: 'nan' is not a weight" "NaN weight" nan.txt
 # svm-train -W FILE (LIBSVM's weights variant): pointed to --sample-weights
 expect_exit 1 "-W FILE: exit 1" -- "$FSVC" train -W w.txt "$IRIS" x.fsvc
 expect_match "unknown option -W: .*--sample-weights FILE" "-W FILE: names --sample-weights" "$ERR"
+
+# across processes: each rank keeps its slice of the file; the model
+# scores as one process's (float64 rounding of the summed H^T D H)
+if command -v mpirun >/dev/null; then
+  MPIRUN=(timeout -k 5 120 mpirun -q --bind-to none --oversubscribe --allow-run-as-root)
+  for mode in "" --regression; do
+    opts="-q -r 1.5 --solver direct --dtype f64 $mode"
+    # shellcheck disable=SC2086
+    "$FSVC" train $opts --sample-weights w.txt "$IRIS" one.fsvc >/dev/null 2>&1
+    rm -f k.fsvc
+    # shellcheck disable=SC2086
+    "${MPIRUN[@]}" -np 2 "$FSVC" train $opts --sample-weights w.txt "$IRIS" k.fsvc </dev/null >/dev/null 2>&1
+    dv=--decision-values; [ -n "$mode" ] && dv= # regression: the values
+    # shellcheck disable=SC2086
+    "$FSVC" predict -q $dv one.fsvc "$UCI/iris.test" p1.txt >/dev/null 2>&1
+    # shellcheck disable=SC2086
+    "$FSVC" predict -q $dv k.fsvc "$UCI/iris.test" pk.txt >/dev/null 2>&1
+    if [ -n "$mode" ]; then
+      d=$(paste -d' ' p1.txt pk.txt | awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d } END { printf "%.3g", m + 0 }')
+    else d=$(maxdiff p1.txt pk.txt); fi
+    [ -s pk.txt ] && awk -v d="$d" 'BEGIN { exit !(d <= 1e-9) }' \
+      && ok "mpirun -np 2 ${mode:-classes}: weights score as one process (max difference $d)" \
+      || fail "mpirun -np 2 ${mode:-classes}: scores differ from one process by $d"
+  done
+else
+  fail "mpirun not found: install openmpi-bin libopenmpi-dev (make deps)"
+fi
