@@ -3,8 +3,8 @@
  * direct ridge readout on fixed centroids, classes and regression; the
  * whole training; the calibration's temperature), weights of 1 are no
  * weights to the byte, class and sample weights combine as their
- * product, LMS steps eta w_i (against a plain loop), and the check at
- * the training entry. */
+ * product, LMS steps eta w_i (against a plain loop), the check at the
+ * training entry, and a device context (emulated) keeping the weights. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +18,7 @@
 #include "fsvc/calibrate.h"
 #include "fsvc/internal.h"
 #include "fsvc/solver.h"
+#include "tests/util/emu_device.h"
 
 enum { N = 240, M = 30, NF = 5, K = 3 };
 
@@ -321,6 +322,52 @@ static void bad_weights(void **st)
     drop(&D);
 }
 
+/* On a device context (the emulated cuda table) the weights are not
+ * dropped: the direct solve's sums and the LMS epoch run on the CPU
+ * table (H still from the context's forward), and give the CPU
+ * context's readout; without weights the device's own accumulate runs. */
+static void device_context(void **st)
+{
+    (void)st;
+    data D;
+    make(&D);
+    float Xf[N * NF];
+    for (int q = 0; q < N * NF; q++) Xf[q] = (float)D.X[q];
+    bnl_op of = OP;
+    of.dtype = FSVC_F32;
+    bnl_ctx cpu, dev;
+    fsvc_error err;
+    assert_int_equal(bnl_ctx_open(&cpu, "cpu", 1, 0, &err), 0);
+    assert_int_equal(bnl_ctx_open_device(&dev, emu_device_ops(), 1, 1, &err), 0);
+    fsvc_ridge_problem pb = {.ctx = &dev, .op = &of, .C = Xf, .m = M, .X = Xf, .cls = D.cls,
+                             .N = N, .n = NF, .K = K, .sw = D.w};
+    double Rd[M * K], Rc[M * K], R0[M * K];
+    assert_int_equal(fsvc_readout_ridge_dist(Rd, &pb, 1e-2, 0, 0, NULL, &err), 0);
+    pb.ctx = &cpu;
+    assert_int_equal(fsvc_readout_ridge_dist(Rc, &pb, 1e-2, 0, 0, NULL, &err), 0);
+    pb.ctx = &dev;
+    pb.sw = NULL;
+    assert_int_equal(fsvc_readout_ridge_dist(R0, &pb, 1e-2, 0, 0, NULL, &err), 0);
+    /* two forwards' f32 H (1e-7 apart) times the condition number (about
+     * 1e2 at lambda 1e-2): 1e-5; weights dropped would be O(1e-1) */
+    near(Rd, Rc, M * K, 1e-4, "ridge on a device context vs the CPU's");
+    double diff = 0;
+    for (int q = 0; q < M * K; q++) diff = fmax(diff, fabs(Rd[q] - R0[q]));
+    assert_true(diff > 1e-3);
+    int lab[M];
+    for (int j = 0; j < M; j++) lab[j] = D.cls[j];
+    fsvc_readout_onehot(Rd, lab, M, K);
+    memcpy(Rc, Rd, sizeof Rc);
+    pb.sw = D.w;
+    assert_int_equal(fsvc_readout_lms(Rd, &pb, 0.02, 2, 0, &err), 0);
+    pb.ctx = &cpu;
+    assert_int_equal(fsvc_readout_lms(Rc, &pb, 0.02, 2, 0, &err), 0);
+    near(Rd, Rc, M * K, 1e-4, "LMS on a device context vs the CPU's");
+    bnl_ctx_close(&dev);
+    bnl_ctx_close(&cpu);
+    drop(&D);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -332,6 +379,7 @@ int main(void)
         cmocka_unit_test(train_regression_repeat),
         cmocka_unit_test(calib_repeat),
         cmocka_unit_test(bad_weights),
+        cmocka_unit_test(device_context),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
