@@ -111,7 +111,7 @@ int fsvc_calibrate_view(fsvc_model *model, const fsvc_array_view *a, const fsvc_
     if (!rc && a->n != model->n)
         rc = fsvc_fail(err, FSVC_EINPUT, "array: %lld features, the model has %d",
                        (long long)a->n, model->n);
-    if (!rc) rc = fsvc_weights_check(&d, err);
+    if (!rc) rc = fsvc_weights_check(&d, NULL, err);
     if (!rc) rc = fsvc_calibrate(model, &d, p, err);
     view_done(&d);
     return rc;

@@ -142,12 +142,13 @@ int fsvc_readout_ridge_dist(double *R, const fsvc_ridge_problem *pb, double lamb
 
 /* Sample weights (fsvc/weights.c). fsvc_weights_check: d->weight (NULL
  * is fine) finite and > 0, else FSVC_EINPUT naming d->source and the
- * sample. fsvc_weights_real: d->weight, or NULL when every weight is 1
+ * sample; weights other than 1 with p's onehot readout (p may be NULL)
+ * are FSVC_EUSAGE. fsvc_weights_real: d->weight, or NULL when every weight is 1
  * (the unweighted model, bit for bit, on every backend).
  * fsvc_center_targets: the regression offset, the mean of d->y weighted
  * by d->weight over dist's processes (NULL: one), into *mean, and
  * yc = y - mean (d->N values). */
-int fsvc_weights_check(const fsvc_dataset *d, fsvc_error *err);
+int fsvc_weights_check(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err);
 const double *fsvc_weights_real(const fsvc_dataset *d);
 struct fsvc_dist;
 int fsvc_center_targets(double *yc, double *mean, const fsvc_dataset *d,

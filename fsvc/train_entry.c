@@ -11,7 +11,7 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
                     int64_t N_total, int64_t first, const fsvc_param *p,
                     const fsvc_dist *dist, fsvc_error *err)
 {
-    int rc = fsvc_weights_check(d, err); /* once, at the entry: folds reuse them */
+    int rc = fsvc_weights_check(d, p, err); /* once, at the entry: folds reuse them */
     if (rc)
         return rc;
     if (p->probability) /* trains without it, then fits it */

@@ -72,6 +72,14 @@ bad "inf.txt line 9: 'inf' is not a weight" "infinite weight" inf.txt
 sed '9s/.*/nan/' w.txt > nan.txt
 bad "nan.txt line 9: 'nan' is not a weight" "NaN weight" nan.txt
 
+# the onehot readout fits nothing: weights are a usage error there
+expect_exit 1 "-R onehot with weights: exit 1" -- "$FSVC" train -q -R onehot --sample-weights w.txt "$IRIS" x.fsvc
+expect_match "sample weights need a readout that is fitted \(-R ridge or lms\)" "-R onehot with weights: says so" "$ERR"
+expect_one_line "-R onehot with weights: one line" "$ERR"
+expect_exit 0 "-R onehot with weights of 1 (no weights)" -- "$FSVC" train -q -R onehot --sample-weights ones.txt "$IRIS" x.fsvc
+expect_exit 0 "-R lms with weights" -- "$FSVC" train -q -R lms --sample-weights w.txt "$IRIS" l.fsvc
+rm -f x.fsvc
+
 # svm-train -W FILE (LIBSVM's weights variant): pointed to --sample-weights
 expect_exit 1 "-W FILE: exit 1" -- "$FSVC" train -W w.txt "$IRIS" x.fsvc
 expect_match "unknown option -W: .*--sample-weights FILE" "-W FILE: names --sample-weights" "$ERR"
