@@ -7,13 +7,16 @@
 
 #include <math.h>
 
-int fsvc_weights_check(const fsvc_dataset *d, fsvc_error *err)
+int fsvc_weights_check(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err)
 {
     for (int64_t i = 0; d->weight && i < d->N; i++)
         if (!(d->weight[i] > 0) || !isfinite(d->weight[i]))
             return fsvc_fail(err, FSVC_EINPUT, "%s: sample %lld has weight %g; sample weights "
                              "must be finite and > 0", d->source, (long long)i + 1,
                              d->weight[i]);
+    if (p && p->readout == FSVC_READOUT_ONEHOT && fsvc_weights_real(d))
+        return fsvc_fail(err, FSVC_EUSAGE, "train: sample weights need a readout that is "
+                         "fitted (-R ridge or lms); the onehot readout fits nothing");
     return FSVC_OK;
 }
 
