@@ -33,6 +33,7 @@ void fsvc_dataset_free(fsvc_dataset *d)
     free(d->y);
     free(d->cls);
     free(d->class_values);
+    free(d->weight);
     fsvc_csr_free(d->csr);
     ds_dataset_init(d, NULL);
 }

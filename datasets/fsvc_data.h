@@ -56,6 +56,12 @@ typedef struct fsvc_dataset {
     int channels;         /* images: 1 gray, 3 RGB (interleaved); else 0 */
     int64_t skipped;      /* image folders: regular files not named as
                              images (.png, .jpg, .jpeg), not read */
+    double *weight;       /* N sample weights (finite, > 0: a sample of
+                             weight w counts as w samples in the readout)
+                             or NULL: all 1; no file format carries them,
+                             the caller sets them (fsvc train
+                             --sample-weights, Python's sample_weight);
+                             freed with the dataset */
 } fsvc_dataset;
 
 /* How a LIBSVM file is stored (fsvc_load_opts.storage). */
@@ -97,6 +103,17 @@ typedef struct fsvc_load_opts {
 int fsvc_dataset_load(fsvc_dataset *d, const char *source,
                       const fsvc_load_opts *opts, fsvc_error *err);
 void fsvc_dataset_free(fsvc_dataset *d);
+
+/* Sample weights from a text file (fsvc train --sample-weights): one
+ * number a line (spaces around it allowed), as many lines as the data
+ * has samples (N_total; a last line without a newline counts), each
+ * finite and > 0. d->weight gets lines [first, first + d->N) (a
+ * process's slice; first = 0, N_total = d->N for the whole data).
+ * FSVC_EINPUT naming the file and the line (a missing file, a line that
+ * is not a number, a weight <= 0 or not finite, too few or too many
+ * lines); d unchanged then. */
+int fsvc_dataset_load_weights(fsvc_dataset *d, const char *path, int64_t first,
+                              int64_t N_total, fsvc_error *err);
 
 /* Several PNG files as one set of n unlabelled images, in the order given
  * (paths kept); every image must have the size of the first. */

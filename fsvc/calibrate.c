@@ -20,9 +20,13 @@ typedef struct {
     char *Xc;          /* chunk inputs, Nc x n */
     void *H;           /* chunk of H as the engine gives it (float or double) */
     double *Hd;        /* the same in double, Nc x m */
+    const double *sw;  /* sample weights of X's rows (NULL: all 1) */
 } hrows;
 
 #define CAL_CHUNK 1024
+/* fold_scores: no centroid is left without the fold (data of a few rows
+ * each repeated); the folds are trained again instead (heldout_refit) */
+#define CAL_REFIT 100
 
 static int h_chunk(hrows *h, const int64_t *idx, int64_t b, fsvc_error *err)
 {
@@ -36,8 +40,9 @@ static int h_chunk(hrows *h, const int64_t *idx, int64_t b, fsvc_error *err)
     return FSVC_OK;
 }
 
-/* G (lower, m x m) += H^T H and B (m x K column-major) += sign H^T T over
- * the samples idx[0..cnt). */
+/* G (lower, m x m) += H^T D H and B (m x K column-major) += sign H^T D T
+ * over the samples idx[0..cnt), D the sample weights (h->sw): each row
+ * of H times sqrt(w) (the scores use H's own rows, h_chunk again). */
 static int gram_rows(double *G, double *B, double sign, hrows *h, const int64_t *idx,
                      int64_t cnt, const int *cls, fsvc_error *err)
 {
@@ -46,9 +51,12 @@ static int gram_rows(double *G, double *B, double sign, hrows *h, const int64_t 
         int64_t b = cnt - i0 < CAL_CHUNK ? cnt - i0 : CAL_CHUNK;
         int rc = h_chunk(h, idx + i0, b, err);
         if (rc) return rc;
+        for (int64_t t = 0; h->sw && t < b; t++)
+            cblas_dscal((int)m, sqrt(h->sw[idx[i0 + t]]), h->Hd + (size_t)t * m, 1);
         bnl_syrk_acc(h->ctx, G, m, h->Hd, m, m, b, 1.0, 0);
         for (int64_t t = 0; t < b; t++)
-            cblas_daxpy((int)m, sign, h->Hd + (size_t)t * m, 1, B + (size_t)cls[idx[i0 + t]] * m, 1);
+            cblas_daxpy((int)m, h->sw ? sign * sqrt(h->sw[idx[i0 + t]]) : sign,
+                        h->Hd + (size_t)t * m, 1, B + (size_t)cls[idx[i0 + t]] * m, 1);
     }
     return FSVC_OK;
 }
@@ -68,8 +76,8 @@ static int fold_scores(double *S, hrows *h, const double *G, const double *B, do
     int K = h->M->Kout, info = 1;
     for (int64_t j = 0; j < m; j++)
         if (!drop[j]) kc[mk++] = j;
-    if (mk == 0)
-        return fsvc_fail(err, FSVC_EINPUT, "probability: every centroid is in one fold");
+    if (mk == 0) /* duplicated rows: each has a copy in the fold */
+        return CAL_REFIT;
     for (int attempt = 0; attempt < 6 && info > 0; attempt++) {
         memset(A, 0, (size_t)m * m * sizeof *A);
         memcpy(W, B, (size_t)m * K * sizeof *W);
@@ -148,7 +156,8 @@ static void fold_centroids(unsigned char *drop, const keyed *ck, const fsvc_mode
 }
 
 /* Dense ridge model, no class weights, no virtual samples: the readout
- * solved again without each held-out fold, on the model's centroids. */
+ * solved again without each held-out fold, on the model's centroids
+ * (sample weights as the training weighs them). */
 static int heldout_readout(double *S, const fsvc_model *M, const fsvc_dataset *d,
                            const fsvc_param *p, const int *fold, int nuse, fsvc_error *err)
 {
@@ -156,7 +165,8 @@ static int heldout_readout(double *S, const fsvc_model *M, const fsvc_dataset *d
     int K = M->Kout;
     size_t row = (size_t)M->n * fsvc_dtype_size(M->dtype);
     hrows h = { NULL, { (bnl_dist)M->dist, (bnl_act)M->act, M->dtype, M->radius,
-                        (bnl_precision)M->precision }, M, NULL, NULL, NULL, NULL };
+                        (bnl_precision)M->precision }, M, NULL, NULL, NULL, NULL,
+                fsvc_weights_real(d) };
     void *X = NULL;
     int rc = fsvc_model_input_train(&X, M, d, p->threads, err);
     if (rc) return rc;
@@ -274,11 +284,12 @@ int fsvc_heldout_scores(double *S, int *held, const fsvc_model *M, const fsvc_da
     if (!fold) return fsvc_fail(err, FSVC_ERESOURCE, "probability: out of memory");
     int rc = fsvc_cv_folds(fold, d->cls, d->N, M->K, (int)nf, p->seed, err);
     int weighted = class_weighted(p, d);
-    if (!rc)
-        rc = !M->Cs && M->readout == FSVC_READOUT_RIDGE && !weighted &&
-             p->augment == FSVC_AUG_NONE
-           ? heldout_readout(S, M, d, p, fold, nuse, err)
-           : heldout_refit(S, M, d, p, fold, nuse, err);
+    int downdate = !M->Cs && M->readout == FSVC_READOUT_RIDGE && !weighted &&
+                   p->augment == FSVC_AUG_NONE;
+    if (!rc && downdate)
+        rc = heldout_readout(S, M, d, p, fold, nuse, err);
+    if (!rc && !downdate) rc = heldout_refit(S, M, d, p, fold, nuse, err);
+    if (rc == CAL_REFIT) rc = heldout_refit(S, M, d, p, fold, nuse, err);
     for (int64_t i = 0; !rc && i < d->N; i++) held[i] = fold[i] < nuse;
     free(fold);
     return rc;
@@ -287,7 +298,7 @@ int fsvc_heldout_scores(double *S, int *held, const fsvc_model *M, const fsvc_da
 /* The derivative g and second derivative h of the cross-entropy at
  * temperature a (smoothed targets, see calibrate.h). */
 static void calib_slope(double *g, double *h, double a, const double *S, const int *cls,
-                        const int64_t *cnt, int64_t N, int K)
+                        const double *w, const double *cnt, int64_t N, int K)
 {
     double G = 0, H = 0;
     for (int64_t i = 0; i < N; i++) {
@@ -295,32 +306,34 @@ static void calib_slope(double *g, double *h, double a, const double *S, const i
         double top = s[0], z = 0, ps = 0, ps2 = 0, ts = 0;
         for (int k = 1; k < K; k++) if (s[k] > top) top = s[k];
         for (int k = 0; k < K; k++) z += exp(a * (s[k] - top));
-        double eps = 1.0 / ((double)cnt[cls[i]] + 2), other = eps / (K - 1);
+        double eps = 1.0 / (cnt[cls[i]] + 2), other = eps / (K - 1);
         for (int k = 0; k < K; k++) {
             double pk = exp(a * (s[k] - top)) / z;
             ps += pk * s[k];
             ps2 += pk * s[k] * s[k];
             ts += (k == cls[i] ? 1 - eps : other) * s[k];
         }
-        G += ps - ts;
-        H += ps2 - ps * ps > 0 ? ps2 - ps * ps : 0;
+        double wi = w ? w[i] : 1;
+        G += wi * (ps - ts);
+        H += wi * (ps2 - ps * ps > 0 ? ps2 - ps * ps : 0);
     }
     *g = G; *h = H;
 }
 
-double fsvc_calib_fit(const double *S, const int *cls, int64_t N, int K)
+double fsvc_calib_fit(const double *S, const int *cls, const double *w, int64_t N, int K)
 {
     if (K < 2 || N < 1) return 0;
-    int64_t *cnt = calloc((size_t)K, sizeof *cnt);
+    double *cnt = calloc((size_t)K, sizeof *cnt), wsum = 0; /* weight per class, in all */
     if (!cnt) return 0;
-    for (int64_t i = 0; i < N; i++) cnt[cls[i]]++;
+    for (int64_t i = 0; i < N; i++) cnt[cls[i]] += w ? w[i] : 1;
+    for (int k = 0; k < K; k++) wsum += cnt[k];
     double g, h, lo = 0, hi = 1;
-    calib_slope(&g, &h, 0, S, cls, cnt, N, K);
+    calib_slope(&g, &h, 0, S, cls, w, cnt, N, K);
     if (!(g < 0)) { free(cnt); return 0; } /* no gain from any a > 0 */
     /* the loss is convex in a: bracket the root of g, then Newton kept
      * inside the bracket (bisection where a step leaves it) */
-    for (calib_slope(&g, &h, hi, S, cls, cnt, N, K); g < 0 && hi < 1e12;
-         calib_slope(&g, &h, hi, S, cls, cnt, N, K)) {
+    for (calib_slope(&g, &h, hi, S, cls, w, cnt, N, K); g < 0 && hi < 1e12;
+         calib_slope(&g, &h, hi, S, cls, w, cnt, N, K)) {
         lo = hi;
         hi *= 4;
     }
@@ -329,9 +342,9 @@ double fsvc_calib_fit(const double *S, const int *cls, int64_t N, int K)
     for (int it = 0; it < 200; it++) {
         double next = h > 0 ? a - g / h : -1;
         a = next > lo && next < hi ? next : 0.5 * (lo + hi);
-        calib_slope(&g, &h, a, S, cls, cnt, N, K);
+        calib_slope(&g, &h, a, S, cls, w, cnt, N, K);
         if (g < 0) lo = a; else hi = a;
-        if (hi - lo <= 1e-10 * hi || fabs(g) <= 1e-12 * (double)N) break;
+        if (hi - lo <= 1e-10 * hi || fabs(g) <= 1e-12 * wsum) break;
     }
     free(cnt);
     return a;
@@ -344,8 +357,10 @@ int fsvc_calibrate(fsvc_model *M, const fsvc_dataset *d, const fsvc_param *p,
     double *S = malloc((size_t)(d->N ? d->N : 1) * K * sizeof *S);
     int *held = malloc((size_t)(d->N ? d->N : 1) * sizeof *held);
     int *cls = malloc((size_t)(d->N ? d->N : 1) * sizeof *cls);
-    if (!S || !held || !cls) {
-        free(S); free(held); free(cls);
+    const double *dw = fsvc_weights_real(d);
+    double *w = dw ? malloc((size_t)d->N * sizeof *w) : NULL;
+    if (!S || !held || !cls || (dw && !w)) {
+        free(S); free(held); free(cls); free(w);
         return fsvc_fail(err, FSVC_ERESOURCE, "probability: out of memory");
     }
     double t0 = fsvc_clock();
@@ -355,15 +370,16 @@ int fsvc_calibrate(fsvc_model *M, const fsvc_dataset *d, const fsvc_param *p,
         for (int64_t i = 0; i < d->N; i++)
             if (held[i]) {
                 memmove(S + (size_t)n * K, S + (size_t)i * K, (size_t)K * sizeof *S);
+                if (w) w[n] = dw[i];
                 cls[n++] = d->cls[i];
             }
-        double a = fsvc_calib_fit(S, cls, n, M->K);
+        double a = fsvc_calib_fit(S, cls, w, n, M->K);
         M->proba_a = a > 0 ? a : 1e-300; /* held-out scores without information: uniform */
         if (p->progress)
             fsvc_printf("probability: temperature %.6g fitted on the held-out scores of %lld "
                         "samples (%.2f s)\n", M->proba_a, (long long)n, fsvc_clock() - t0);
     }
-    free(S); free(held); free(cls);
+    free(S); free(held); free(cls); free(w);
     return rc;
 }
 

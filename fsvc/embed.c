@@ -51,28 +51,30 @@ const double *fsvc_model_class_values(const fsvc_model *M) { return M->class_val
 
 /* d: a view of caller memory; only cls and class_values (from y) are
  * allocated, and freed by view_done. */
-static int view(fsvc_dataset *d, const void *x, int64_t N, int64_t n, int dtype, int64_t rows,
-                int64_t cols, const double *y, int classes, fsvc_error *err)
+static int view(fsvc_dataset *d, const fsvc_array_view *a, int labels, int classes,
+                fsvc_error *err)
 {
+    int64_t N = a->N, n = a->n, rows = a->rows, cols = a->cols;
     memset(d, 0, sizeof *d);
     snprintf(d->source, sizeof d->source, "array");
-    if (N < 1 || n < 1 || !x)
+    if (N < 1 || n < 1 || !a->x)
         return fsvc_fail(err, FSVC_EINPUT, "array: %lld x %lld samples: need at least one "
                          "sample and one feature", (long long)N, (long long)n);
     /* sizes are 64-bit here: a larger array is refused, never cut */
     if (n > FSVC_DENSE_MAX_N)
         return fsvc_fail(err, FSVC_EINPUT, "array: %lld features; dense data holds at most %d",
                          (long long)n, FSVC_DENSE_MAX_N);
-    if (dtype < FSVC_U8 || dtype > FSVC_F64)
-        return fsvc_fail(err, FSVC_EUSAGE, "array: unknown element type %d", dtype);
+    if (a->dtype < FSVC_U8 || a->dtype > FSVC_F64)
+        return fsvc_fail(err, FSVC_EUSAGE, "array: unknown element type %d", a->dtype);
     if (rows < 0 || cols < 0 || rows > n || cols > n || (rows && rows * cols != n))
         return fsvc_fail(err, FSVC_EUSAGE, "array: image shape %lld x %lld does not match %lld "
                          "features", (long long)rows, (long long)cols, (long long)n);
-    d->N = N; d->n = (int)n; d->dtype = (fsvc_dtype)dtype; d->rows = (int)rows;
+    d->N = N; d->n = (int)n; d->dtype = (fsvc_dtype)a->dtype; d->rows = (int)rows;
     d->cols = (int)cols;
-    d->x = (void *)x;     /* read only: train and predict take a const dataset */
-    if (y) {
-        d->y = (double *)y;
+    d->x = (void *)a->x;  /* read only: train and predict take a const dataset */
+    if (labels && a->y) {
+        d->y = (double *)a->y;
+        d->weight = (double *)a->w; /* read only too (fsvc_train checks it) */
         d->has_labels = 1;
         if (classes) return fsvc_dataset_index_classes(d, err);
     }
@@ -86,13 +88,12 @@ static void view_done(fsvc_dataset *d)
     memset(d, 0, sizeof *d);
 }
 
-int fsvc_train_view(fsvc_model *model, fsvc_train_info *info, const void *x, int64_t N,
-                    int64_t n, int dtype, int64_t rows, int64_t cols, const double *y,
+int fsvc_train_view(fsvc_model *model, fsvc_train_info *info, const fsvc_array_view *a,
                     const fsvc_param *p, fsvc_error *err)
 {
-    if (!y) return fsvc_fail(err, FSVC_EINPUT, "array: training needs labels");
+    if (!a->y) return fsvc_fail(err, FSVC_EINPUT, "array: training needs labels");
     fsvc_dataset d;
-    int rc = view(&d, x, N, n, dtype, rows, cols, y, !p->regression, err);
+    int rc = view(&d, a, 1, !p->regression, err);
     if (!rc) {
         fsvc_free_model(model);
         rc = fsvc_train(model, info, &d, p, err);
@@ -101,30 +102,30 @@ int fsvc_train_view(fsvc_model *model, fsvc_train_info *info, const void *x, int
     return rc;
 }
 
-int fsvc_calibrate_view(fsvc_model *model, const void *x, int64_t N, int64_t n, int dtype,
-                        int64_t rows, int64_t cols, const double *y, const fsvc_param *p,
+int fsvc_calibrate_view(fsvc_model *model, const fsvc_array_view *a, const fsvc_param *p,
                         fsvc_error *err)
 {
-    if (!y) return fsvc_fail(err, FSVC_EINPUT, "array: calibration needs labels");
+    if (!a->y) return fsvc_fail(err, FSVC_EINPUT, "array: calibration needs labels");
     fsvc_dataset d;
-    int rc = view(&d, x, N, n, dtype, rows, cols, y, 1, err);
-    if (!rc && n != model->n)
+    int rc = view(&d, a, 1, 1, err);
+    if (!rc && a->n != model->n)
         rc = fsvc_fail(err, FSVC_EINPUT, "array: %lld features, the model has %d",
-                       (long long)n, model->n);
+                       (long long)a->n, model->n);
+    if (!rc) rc = fsvc_weights_check(&d, NULL, err);
     if (!rc) rc = fsvc_calibrate(model, &d, p, err);
     view_done(&d);
     return rc;
 }
 
-int fsvc_predict_view(int *pred, double *score, const fsvc_model *model, const void *x,
-                      int64_t N, int64_t n, int dtype, int64_t rows, int64_t cols,
-                      const char *backend, int threads, fsvc_error *err)
+int fsvc_predict_view(int *pred, double *score, const fsvc_model *model,
+                      const fsvc_array_view *a, const char *backend, int threads,
+                      fsvc_error *err)
 {
     fsvc_dataset d;
-    int rc = view(&d, x, N, n, dtype, rows, cols, NULL, 0, err);
-    if (!rc && n != model->n)
+    int rc = view(&d, a, 0, 0, err);
+    if (!rc && a->n != model->n)
         rc = fsvc_fail(err, FSVC_EINPUT, "array: %lld features, the model has %d",
-                       (long long)n, model->n);
+                       (long long)a->n, model->n);
     if (!rc) rc = fsvc_predict(pred, score, model, &d, backend, threads, err);
     view_done(&d);
     return rc;
@@ -156,11 +157,13 @@ static int csr_view(fsvc_dataset *d, const fsvc_csr *x, int64_t n, const double 
 }
 
 int fsvc_train_csr_view(fsvc_model *model, fsvc_train_info *info, const fsvc_csr *x,
-                        int64_t n, const double *y, const fsvc_param *p, fsvc_error *err)
+                        int64_t n, const double *y, const double *w, const fsvc_param *p,
+                        fsvc_error *err)
 {
     if (!y) return fsvc_fail(err, FSVC_EINPUT, "sparse array: training needs labels");
     fsvc_dataset d;
     int rc = csr_view(&d, x, n, y, !p->regression, err);
+    d.weight = (double *)w; /* read only (fsvc_train checks it) */
     if (!rc) {
         fsvc_free_model(model);
         rc = fsvc_train(model, info, &d, p, err);

@@ -36,23 +36,31 @@ void fsvc_model_meta(int64_t meta[8], const fsvc_model *model);
 const double *fsvc_model_class_values(const fsvc_model *model);
 
 /* ---- training and prediction on caller memory ----
- * x: N x n row-major of dtype (u8, f32, f64), used in place (not copied,
- * not modified); rows x cols = n gives the image geometry (0, 0: none).
- * y: N label values (classes) or targets (p's regression), not copied. */
-int fsvc_train_view(fsvc_model *model, fsvc_train_info *info, const void *x,
-                    int64_t N, int64_t n, int dtype, int64_t rows, int64_t cols,
-                    const double *y, const fsvc_param *p, fsvc_error *err);
+ * An array view: x, N x n row-major of dtype (u8, f32, f64), used in place
+ * (not copied, not modified); rows x cols = n gives the image geometry
+ * (0, 0: none); y: N label values (classes) or targets (p's regression),
+ * or NULL; w: N sample weights (finite, > 0; a sample of weight w counts
+ * as w samples in the readout) or NULL (all 1). y and w are not copied. */
+typedef struct fsvc_array_view {
+    const void *x;
+    int64_t N, n;
+    int dtype;
+    int64_t rows, cols;
+    const double *y;
+    const double *w;
+} fsvc_array_view;
+int fsvc_train_view(fsvc_model *model, fsvc_train_info *info, const fsvc_array_view *a,
+                    const fsvc_param *p, fsvc_error *err);
 /* The probability calibration of `fsvc train -b 1` (fsvc/calibrate.h) fitted
- * afterwards on a model trained from the same x, y and p (probability off):
- * Python's predict_proba fits it on first use, so that fits that never ask
- * for probabilities (a grid search) do not pay for it. */
-int fsvc_calibrate_view(fsvc_model *model, const void *x, int64_t N, int64_t n, int dtype,
-                        int64_t rows, int64_t cols, const double *y, const fsvc_param *p,
+ * afterwards on a model trained from the same a (x, y, w) and p
+ * (probability off): Python's predict_proba fits it on first use, so that
+ * fits that never ask for probabilities (a grid search) do not pay for it. */
+int fsvc_calibrate_view(fsvc_model *model, const fsvc_array_view *a, const fsvc_param *p,
                         fsvc_error *err);
-/* pred: N class indices or NULL; score: N x Kout or NULL (see fsvc_predict). */
+/* pred: N class indices or NULL; score: N x Kout or NULL (see
+ * fsvc_predict); a->y and a->w are not read. */
 int fsvc_predict_view(int *pred, double *score, const fsvc_model *model,
-                      const void *x, int64_t N, int64_t n, int dtype, int64_t rows,
-                      int64_t cols, const char *backend, int threads,
+                      const fsvc_array_view *a, const char *backend, int threads,
                       fsvc_error *err);
 
 /* ---- sparse data: CSR on caller memory (what `fsvc train` does with a
@@ -62,9 +70,11 @@ int fsvc_predict_view(int *pred, double *score, const fsvc_model *model,
  * float values; used in place, not copied, checked first (FSVC_EINPUT
  * naming "sparse array"). Training makes a sparse model (centroids kept
  * as CSR, memory growing with the nonzeros, never with N x n); predict
- * takes a sparse or dense model (fsvc_predict). */
+ * takes a sparse or dense model (fsvc_predict). w: sample weights as in
+ * fsvc_array_view. */
 int fsvc_train_csr_view(fsvc_model *model, fsvc_train_info *info, const fsvc_csr *x,
-                        int64_t n, const double *y, const fsvc_param *p, fsvc_error *err);
+                        int64_t n, const double *y, const double *w, const fsvc_param *p,
+                        fsvc_error *err);
 int fsvc_predict_csr_view(int *pred, double *score, const fsvc_model *model,
                           const fsvc_csr *x, int64_t n, const char *backend, int threads,
                           fsvc_error *err);

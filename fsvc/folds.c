@@ -70,9 +70,11 @@ int fsvc_dataset_subset(fsvc_dataset *out, const fsvc_dataset *d,
     }
     if (d->y) out->y = malloc((size_t)(cnt ? cnt : 1) * sizeof *out->y);
     if (d->cls) out->cls = malloc((size_t)(cnt ? cnt : 1) * sizeof *out->cls);
+    if (d->weight) out->weight = malloc((size_t)(cnt ? cnt : 1) * sizeof *out->weight);
     if (d->class_values && d->K > 0)
         out->class_values = malloc((size_t)d->K * sizeof *out->class_values);
     if ((!out->x && !out->csr) || (d->y && !out->y) || (d->cls && !out->cls) ||
+        (d->weight && !out->weight) ||
         (d->class_values && d->K > 0 && !out->class_values)) {
         fsvc_dataset_free(out);
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for a subset of %lld rows",
@@ -84,6 +86,7 @@ int fsvc_dataset_subset(fsvc_dataset *out, const fsvc_dataset *d,
             memcpy((char *)out->x + (size_t)t * row, (const char *)d->x + (size_t)i * row, row);
         if (out->y) out->y[t] = d->y[i];
         if (out->cls) out->cls[t] = d->cls[i];
+        if (out->weight) out->weight[t] = d->weight[i];
     }
     if (out->class_values)
         memcpy(out->class_values, d->class_values, (size_t)d->K * sizeof *out->class_values);

@@ -92,20 +92,18 @@ double fsvc_pair_dist(int dist, fsvc_dtype t, const void *x, const void *c, int 
  * problem and the smallest usable radius. */
 int fsvc_radius_check(int act, fsvc_dtype t, double r, const char *name, fsvc_error *err);
 
-/* Readouts. H rows come from bnl_forward over sample chunks.
- *   C: m x n centroids, X: N x n inputs (op->dtype), cls: N class indices,
- *   lab: m centroid classes, R: m x K output (double). LMS starts from
- *   the R it is given (the one-hot readout). */
+/* Readouts. H rows come from bnl_forward over sample chunks. The problem
+ * pb (fsvc_ridge_problem, fsvc/solver.h): pb->C m x n centroids, pb->X
+ * N x n inputs (pb->op->dtype), pb->cls N class indices (K columns of
+ * T), pb->sw N sample weights or NULL; R: m x K output (double). lab: m
+ * centroid classes. LMS starts from the R it is given (the one-hot
+ * readout); sample i's step is eta sw[i]; it reads neither y, cw nor
+ * dist. */
+struct fsvc_ridge_problem;
+typedef struct fsvc_ridge_problem fsvc_ridge_problem;
 void fsvc_readout_onehot(double *R, const int *lab, int64_t m, int K);
-int fsvc_readout_lms(double *R, const bnl_ctx *ctx, const bnl_op *op,
-                     const void *C, int64_t m, const void *X, const int *cls,
-                     int64_t N, int n, int K, double eta, int epochs,
+int fsvc_readout_lms(double *R, const fsvc_ridge_problem *pb, double eta, int epochs,
                      int progress, fsvc_error *err);
-/* Ridge: (H^T H + lambda I) R = H^T T with T one-hot of cls (K columns) or,
- * when y != NULL, the single column y (K must be 1). gram_f32: -1 picks
- * the precision of H^T H from m, 0 forces float64, 1 float32. times (3 or
- * NULL): seconds spent on H, on H^T H and H^T T, and on the solve. */
-/* mean diag(H^T H) and H^T T usable for a ridge solve (fsvc/ridge.c). */
 /* lambda of the ridge readout in (0, 1e300], else FSVC_EUSAGE naming the
  * range (fsvc/ridge.c): the one check, at train's parameters and at the
  * readouts' entry points that studies and tests call directly. */
@@ -126,23 +124,35 @@ typedef struct fsvc_ridge_sys {
 } fsvc_ridge_sys;
 int fsvc_ridge_lambda_solve(const fsvc_ridge_sys *sys, double lambda, double radius,
                             int progress, fsvc_error *err);
+/* mean diag(H^T H) and H^T T usable for a ridge solve (fsvc/ridge.c). */
 int fsvc_ridge_check_normal(double md, const double *B, size_t n, double radius,
                             fsvc_error *err);
-int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
-                       const void *C, int64_t m, const void *X, const int *cls,
-                       const double *y, int64_t N, int n, int K, double lambda,
-                       int gram_f32, int progress, double *times, fsvc_error *err);
+/* Ridge by the direct solve: (H^T D H + lam I) R = H^T D T with T one-hot
+ * of pb->cls (K columns) or, when pb->y != NULL, the single column y (K
+ * must be 1), D = diag(cw[cls_i] sw[i]) (pb->cw: K class weights,
+ * classification only; pb->sw: N sample weights; either NULL: all 1),
+ * i.e. H's and T's row i scaled by sqrt(D_ii) (with weights the normal
+ * equations are summed on the CPU when the device cannot weight them),
+ * lam = lambda x mean diag(H^T D H). The partial sums are reduced across
+ * pb->dist's processes (NULL: one process). gram_f32: -1 picks the
+ * precision of H^T H from m, 0 forces float64, 1 float32. times (3 or
+ * NULL): seconds spent on H, on H^T H and H^T T, and on the solve. */
+int fsvc_readout_ridge_dist(double *R, const fsvc_ridge_problem *pb, double lambda,
+                            int gram_f32, int progress, double *times, fsvc_error *err);
+
+/* Sample weights (fsvc/weights.c). fsvc_weights_check: d->weight (NULL
+ * is fine) finite and > 0, else FSVC_EINPUT naming d->source and the
+ * sample; weights other than 1 with p's onehot readout (p may be NULL)
+ * are FSVC_EUSAGE. fsvc_weights_real: d->weight, or NULL when every weight is 1
+ * (the unweighted model, bit for bit, on every backend).
+ * fsvc_center_targets: the regression offset, the mean of d->y weighted
+ * by d->weight over dist's processes (NULL: one), into *mean, and
+ * yc = y - mean (d->N values). */
+int fsvc_weights_check(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err);
+const double *fsvc_weights_real(const fsvc_dataset *d);
 struct fsvc_dist;
-/* The same with the partial sums reduced across dist's processes, and
- * class weights cw (K values, or NULL: all 1; classification only): the
- * rows of H and T of a sample of class k scaled by sqrt(cw[k]), i.e.
- * H^T D H and H^T D T with D = diag(cw[cls_i]). With weights the normal
- * equations are summed on the CPU (the device pipeline has none). */
-int fsvc_readout_ridge_dist(double *R, const struct fsvc_dist *dist, const bnl_ctx *ctx,
-                            const bnl_op *op, const void *C, int64_t m, const void *X,
-                            const int *cls, const double *y, const double *cw, int64_t N,
-                            int n, int K, double lambda, int gram_f32, int progress,
-                            double *times, fsvc_error *err);
+int fsvc_center_targets(double *yc, double *mean, const fsvc_dataset *d,
+                        const struct fsvc_dist *dist, fsvc_error *err);
 /* One LABEL:W item of a class-weight list at *pos (fsvc/params.c): the
  * label into label (cap bytes), W > 0 into *w, *pos moved on; *got = 0 at
  * the end of the list. FSVC_EUSAGE naming a bad item. */

@@ -6,8 +6,10 @@
  * bound: the pass stops at the first error that is not finite and says so
  * (FSVC_EINPUT: lower -e), rather than leaving NaN weights behind.
  * Each epoch is one engine call (bnl_lms_epoch: on a device that offers
- * it H never comes back, only R and the status; else the CPU table's). */
+ * it H never comes back, only R and the status; else the CPU table's).
+ * Sample weights make sample i's step eta w_i (the CPU table's epoch). */
 #include "internal.h"
+#include "solver.h"
 
 #include <string.h>
 
@@ -25,15 +27,15 @@ static int diverged(fsvc_error *err, int ep, int64_t i, double eta)
                      "(-e)", ep, (long long)i, eta);
 }
 
-int fsvc_readout_lms(double *R, const bnl_ctx *ctx, const bnl_op *op,
-                     const void *C, int64_t m, const void *X, const int *cls,
-                     int64_t N, int n, int K, double eta, int epochs,
+int fsvc_readout_lms(double *R, const fsvc_ridge_problem *pb, double eta, int epochs,
                      int progress, fsvc_error *err)
 {
+    int64_t N = pb->N;
     int rc = FSVC_OK;
     for (int ep = 0; ep < epochs && !rc; ep++) {
         int64_t bad = -1;
-        rc = bnl_lms_epoch(ctx, op, R, C, m, X, cls, N, n, K, eta, &bad, err);
+        rc = bnl_lms_epoch_w(pb->ctx, pb->op, R, pb->C, pb->m, pb->X, pb->cls, pb->sw, N,
+                             pb->n, pb->K, eta, &bad, err);
         if (!rc && bad >= 0)
             rc = diverged(err, ep + 1, bad + 1, eta);
         if (!rc && progress)

@@ -9,7 +9,9 @@
  * in rank order on the host, then the same solve on every rank), the
  * lambda rule (relative to the mean of diag(H^T H): scale-free, raised 3x
  * and retried, printed, when rounding leaves the matrix not positive
- * definite) and R.
+ * definite) and R. Class and sample weights scale H's and T's rows by
+ * sqrt(cw[cls_i] sw[i]) in the engine's accumulation, so lambda's scale is
+ * the weighted diagonal's (a sample of weight 2 is that sample twice).
  *
  * Degenerate systems are bad input told in words (FSVC_EINPUT), never a
  * LAPACK code: activations that are all 0 (a radius too small for the
@@ -17,6 +19,7 @@
  * not finite, a matrix still not positive definite after the retries. */
 #include "internal.h"
 #include "dist.h"
+#include "solver.h"
 
 #include <lapacke.h>
 #include <math.h>
@@ -113,21 +116,16 @@ static int host_reduce(bnl_normal *ses, int64_t m, int K, double *dg, double *B,
     return FSVC_OK;
 }
 
-int fsvc_readout_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op,
-                       const void *C, int64_t m, const void *X, const int *cls,
-                       const double *y, int64_t N, int n, int K, double lambda,
-                       int gram_f32, int progress, double *times, fsvc_error *err)
+int fsvc_readout_ridge_dist(double *R, const fsvc_ridge_problem *pb, double lambda,
+                            int gram_f32, int progress, double *times, fsvc_error *err)
 {
-    return fsvc_readout_ridge_dist(R, fsvc_dist_one(), ctx, op, C, m, X, cls, y, NULL, N, n,
-                                   K, lambda, gram_f32, progress, times, err);
-}
-
-int fsvc_readout_ridge_dist(double *R, const fsvc_dist *dist, const bnl_ctx *ctx,
-                            const bnl_op *op, const void *C, int64_t m, const void *X,
-                            const int *cls, const double *y, const double *cw, int64_t N,
-                            int n, int K, double lambda, int gram_f32, int progress,
-                            double *times, fsvc_error *err)
-{
+    const fsvc_dist *dist = pb->dist ? pb->dist : fsvc_dist_one();
+    const bnl_ctx *ctx = pb->ctx;
+    const bnl_op *op = pb->op;
+    const int *cls = pb->cls;
+    const double *y = pb->y, *cw = pb->cw;
+    int64_t m = pb->m, N = pb->N;
+    int K = pb->K;
     if (m < 1 || N < 1)
         return fsvc_fail(err, FSVC_EINPUT, "ridge: no %s to fit (m = %lld, N = %lld)",
                          m < 1 ? "centroids" : "samples", (long long)m, (long long)N);
@@ -140,14 +138,15 @@ int fsvc_readout_ridge_dist(double *R, const fsvc_dist *dist, const bnl_ctx *ctx
     int rc = FSVC_OK;
     /* across processes the partial sums meet on the host: each rank's
      * device accumulates its slice, G comes back once */
-    bnl_normal_opt opt = {gram_f32, progress, dist->size > 1, 0};
+    bnl_normal_opt opt = {gram_f32, progress, dist->size > 1, 0, pb->sw};
     if (!dg || !B0 || !B)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory");
     if (y) cw = NULL; /* weights are per class */
     if (!rc)
         rc = bnl_normal_open(ctx, op, &opt, &ses, err);
     if (!rc)
-        rc = bnl_normal_accum(ses, op, C, m, X, N, n, y ? NULL : cls, y, cw, K, dg, B0, err);
+        rc = bnl_normal_accum(ses, op, pb->C, m, pb->X, N, pb->n, y ? NULL : cls, y, cw, K, dg,
+                              B0, err);
     bnl_normal_times(ses, &t_h, &t_g);
     if (dist->size > 1) { /* a failed rank stops every rank */
         int any = dist->agree(dist->self, rc);

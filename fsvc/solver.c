@@ -179,11 +179,8 @@ int fsvc_readout_solve(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge
                        fsvc_train_info *info, fsvc_error *err)
 {
     const fsvc_dist *dist = pb->dist;
-    const bnl_ctx *ctx = pb->ctx;
     const bnl_op *op = pb->op;
-    const void *C = pb->C, *X = pb->X;
-    const int *cls = pb->cls;
-    const double *y = pb->y, *cw = pb->cw;
+    const double *cw = pb->cw;
     int64_t m = pb->m, N = pb->N;
     int n = pb->n, K = pb->K;
     double lambda = o->lambda, ram = o->ram;
@@ -212,8 +209,7 @@ int fsvc_readout_solve(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge
     }
     int bars = o->progress == FSVC_PROGRESS_ALL; /* progress lines; any progress: messages */
     if (s == FSVC_SOLVER_DIRECT)
-        return fsvc_readout_ridge_dist(R, dist, ctx, op, C, m, X, cls, y, cw, N, n, K, lambda,
-                                       -1, bars, info ? info->t_ridge : NULL, err);
+        return fsvc_readout_ridge_dist(R, &p, lambda, -1, bars, info ? info->t_ridge : NULL, err);
     size_t hs = op->dtype == FSVC_F64 ? sizeof(double) : sizeof(float);
     int cache = ram > 0 && (double)N * nv * m * hs <= (budget - need) / 2;
     return solve_pcg(R, &p, o, cache, info, err);

@@ -39,16 +39,26 @@ int fsvc_sparse_novelty_seq(int64_t *sel, int64_t *m, const bnl_op *op, double p
                             int64_t N);
 
 /* The ridge readout on sparse rows (fsvc/sparse_ridge.c): R (m x K
- * row-major) from (H^T H + lambda mean(diag) I) R = H^T T, H =
- * act(dist(C, X)) by the sparse layer; T one-hot of cls or y (K = 1).
- * Solver direct (G = H^T H in double, Cholesky, lambda raised 3x on a
- * matrix not positive definite, as fsvc/ridge.c) or pcg (fsvc_pcg_solve
- * over sparse block products); auto as fsvc_readout_solve. The memory
- * the solve needs is checked first (FSVC_ERESOURCE naming the largest m
- * that fits). info: solver, cg_*, t_ridge filled. */
-int fsvc_sparse_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc *Ct,
-                      const fsvc_csr *C, const fsvc_csr *X, const int *cls, const double *y,
-                      int K, double lambda, fsvc_solver s, double tol, int progress,
+ * row-major) from (H^T D H + lambda mean(diag) I) R = H^T D T, H =
+ * act(dist(C, X)) by the sparse layer; T one-hot of cls or y (K = 1); D =
+ * diag(sw) (the sample weights, NULL: all 1). Solver direct (G = H^T D H
+ * in double, Cholesky, lambda raised 3x on a matrix not positive
+ * definite, as fsvc/ridge.c) or pcg (fsvc_pcg_solve over sparse block
+ * products); auto as fsvc_readout_solve (o: lambda, solver, tol and
+ * progress; aug, rows, cols and ram unused). The memory the solve needs
+ * is checked first (FSVC_ERESOURCE naming the largest m that fits). info:
+ * solver, cg_*, t_ridge filled. */
+typedef struct fsvc_sparse_problem {
+    const bnl_ctx *ctx;
+    const bnl_op *op;
+    const bnl_csc *Ct;      /* the centroids by feature (bnl_csc_make) */
+    const fsvc_csr *C, *X;  /* the centroids (m rows), the samples (N rows) */
+    const int *cls;
+    const double *y;
+    const double *sw;       /* N sample weights or NULL */
+    int K;
+} fsvc_sparse_problem;
+int fsvc_sparse_ridge(double *R, const fsvc_sparse_problem *pb, const fsvc_ridge_opt *o,
                       fsvc_train_info *info, fsvc_error *err);
 
 #endif

@@ -2,7 +2,8 @@
  * from the sparse layer, then the direct solve (H^T H by dsyrk in double,
  * Cholesky) or the PCG of fsvc/pcg.c through block products of its own
  * (fsvc_hops). The lambda rule, its retries and the words of degenerate
- * systems are those of fsvc/ridge.c. */
+ * systems are those of fsvc/ridge.c; sample weights as there (rows of H
+ * and T times sqrt(w), the products H^T D T and H^T D H V). */
 #include "sparse.h"
 
 #include <cblas.h>
@@ -47,11 +48,15 @@ static int sp_solve(void *self, double lam, double *B, int *info, fsvc_error *er
     return FSVC_OK;
 }
 
-static int direct(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc *Ct,
-                  const fsvc_csr *X, const int *cls, const double *y, int K, double lambda,
-                  int progress, double *times, fsvc_error *err)
+static int direct(double *R, const fsvc_sparse_problem *pb, double lambda, int progress,
+                  double *times, fsvc_error *err)
 {
-    int64_t m = Ct->m, N = X->rows, Nc = chunk_rows(m, N);
+    const bnl_ctx *ctx = pb->ctx;
+    const fsvc_csr *X = pb->X;
+    const int *cls = pb->cls;
+    const double *y = pb->y, *sw = pb->sw;
+    int K = pb->K;
+    int64_t m = pb->Ct->m, N = X->rows, Nc = chunk_rows(m, N);
     double *G = calloc((size_t)m * m, sizeof *G);       /* upper (column-major lower) */
     double *A = malloc((size_t)m * m * sizeof *A);      /* G + lam I, factored */
     double *Hd = malloc((size_t)Nc * m * sizeof *Hd);   /* chunk widened to double */
@@ -70,16 +75,20 @@ static int direct(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc
         int64_t b = N - i0 < Nc ? N - i0 : Nc;
         bnl_csr v = fsvc_csr_view(X, i0, b);
         t0 = fsvc_clock();
-        if ((rc = bnl_sparse_forward(ctx, op, H, m, Ct, &v, err))) goto done;
+        if ((rc = bnl_sparse_forward(ctx, pb->op, H, m, pb->Ct, &v, err))) goto done;
         t_h += fsvc_clock() - t0;
         t0 = fsvc_clock();
         for (size_t q = 0; q < (size_t)b * m; q++) Hd[q] = H[q];
+        for (int64_t i = 0; sw && i < b; i++) /* rows of H and T times sqrt(w) */
+            cblas_dscal((int)m, sqrt(sw[i0 + i]), Hd + (size_t)i * m, 1);
         /* row-major H_c: H_c^T H_c into G's upper = column-major lower */
         bnl_syrk_acc(ctx, G, m, Hd, m, m, b, 1.0, 0); /* fixed blocks: any --threads */
         for (int64_t i = 0; i < b; i++) {
             const double *h = Hd + (size_t)i * m;
-            if (y) { for (int64_t j = 0; j < m; j++) B0[j] += h[j] * y[i0 + i]; }
-            else { double *bk = B0 + (size_t)cls[i0 + i] * m; for (int64_t j = 0; j < m; j++) bk[j] += h[j]; }
+            double t = sw ? sqrt(sw[i0 + i]) * (y ? y[i0 + i] : 1) : y ? y[i0 + i] : 1;
+            double *bk = B0 + (y ? 0 : (size_t)cls[i0 + i] * m);
+            if (y || sw) { for (int64_t j = 0; j < m; j++) bk[j] += h[j] * t; }
+            else { for (int64_t j = 0; j < m; j++) bk[j] += h[j]; }
         }
         t_g += fsvc_clock() - t0;
     }
@@ -87,7 +96,7 @@ static int direct(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc
     sp_sys ss = {ctx, G, A, m, K, progress == FSVC_PROGRESS_ALL};
     fsvc_ridge_sys sys = {sp_solve, &ss, dg, m, K, B0, B};
     double tc = fsvc_clock();
-    rc = fsvc_ridge_lambda_solve(&sys, lambda, op->radius, progress, err);
+    rc = fsvc_ridge_lambda_solve(&sys, lambda, pb->op->radius, progress, err);
     if (times) { times[0] = t_h; times[1] = t_g; times[2] = fsvc_clock() - tc; }
     if (rc)
         goto done;
@@ -106,7 +115,7 @@ typedef struct sp_src {
     const bnl_csc *Ct;
     const fsvc_csr *C, *X;
     const int *cls;
-    const double *y;
+    const double *y, *sw;   /* targets (or NULL), sample weights (or NULL) */
     int64_t m, N, Nc;
     int K;
     float *H, *U, *Vs, *Ys; /* chunk Nc x m (or all of H when cached); Nc x K; K x m; K x m */
@@ -140,11 +149,11 @@ static int sp_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
         double t = fsvc_clock();
         for (int64_t i = 0; i < b; i++) {
             const float *h = Hc + (size_t)i * m;
-            double w = s->y ? s->y[i0 + i] : 1.0;
+            double w = s->y ? s->y[i0 + i] : 1.0, sw = s->sw ? s->sw[i0 + i] : 1.0;
             double *bk = B + (s->y ? 0 : (size_t)s->cls[i0 + i] * m);
-            for (int64_t j = 0; j < m; j++) {
-                bk[j] += w * h[j];
-                ss += (double)h[j] * h[j];
+            for (int64_t j = 0; j < m; j++) { /* H^T D T and trace(H^T D H) */
+                bk[j] += s->sw ? sw * w * h[j] : w * h[j];
+                ss += s->sw ? sw * h[j] * h[j] : (double)h[j] * h[j];
             }
         }
         s->src->t_prod += fsvc_clock() - t;
@@ -174,6 +183,8 @@ static int sp_gram_apply(void *self, double *Y, const double *V, fsvc_error *err
         int saved = bnl_blas_threads_push(s->ctx, 1);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)b, K, (int)m, 1.0f, Hc,
                     (int)m, s->Vs, (int)m, 0.0f, s->U, K);
+        for (int64_t i = 0; s->sw && i < b; i++) /* U = D H_c V */
+            for (int k = 0; k < K; k++) s->U[(size_t)i * K + k] *= (float)s->sw[i0 + i];
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, (int)b, 1.0f, s->U, K,
                     Hc, (int)m, 0.0f, s->Ys, (int)m);
         bnl_blas_threads_pop(saved);
@@ -220,17 +231,15 @@ static void sp_close(void *self)
 
 static const fsvc_hops sp_ops = {sp_rhs, sp_gram_apply, sp_kmm, sp_close, NULL};
 
-static int pcg(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc *Ct,
-               const fsvc_csr *C, const fsvc_csr *X, const int *cls, const double *y, int K,
-               double lambda, double tol, int cache, int progress, fsvc_train_info *info,
-               fsvc_error *err)
+static int pcg(double *R, const fsvc_sparse_problem *pb, double lambda, double tol,
+               int cache, int progress, fsvc_train_info *info, fsvc_error *err)
 {
-    int64_t m = Ct->m, N = X->rows;
+    int64_t m = pb->Ct->m, N = pb->X->rows, K = pb->K;
     sp_src *s = calloc(1, sizeof *s);
     fsvc_hsrc src;
     if (!s) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
-    *s = (sp_src){ctx, op, Ct, C, X, cls, y, m, N, chunk_rows(m, N), K, NULL, NULL, NULL,
-                  NULL, cache, 0, &src};
+    *s = (sp_src){pb->ctx, pb->op, pb->Ct, pb->C, pb->X, pb->cls, pb->y, pb->sw, m, N,
+                  chunk_rows(m, N), (int)K, NULL, NULL, NULL, NULL, cache, 0, &src};
     s->H = malloc((size_t)(cache ? N : s->Nc) * m * sizeof *s->H);
     s->U = malloc((size_t)s->Nc * K * sizeof *s->U);
     s->Vs = malloc((size_t)m * K * sizeof *s->Vs);
@@ -239,22 +248,27 @@ static int pcg(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc *C
         sp_close(s);
         return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for the sample chunks");
     }
-    src = (fsvc_hsrc){&sp_ops, s, m, N, K, 0, 0, ctx, 0, NULL};
+    /* the preconditioner's N (pcg.c: H^T D H ~ (N/m) K_mm^2) is the weight sum */
+    double wsum = 0;
+    for (int64_t i = 0; pb->sw && i < N; i++) wsum += pb->sw[i];
+    int64_t Nw = pb->sw ? (wsum >= 1 ? (int64_t)llround(wsum) : 1) : N;
+    src = (fsvc_hsrc){&sp_ops, s, m, Nw, (int)K, 0, 0, pb->ctx, 0, NULL};
     double *W = malloc((size_t)m * K * sizeof *W);
     fsvc_pcg_opt opt = {lambda, tol, SP_PCG_MAX_ITER, 0, progress == FSVC_PROGRESS_ALL};
     int rc = W ? FSVC_OK : fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
-    if (!rc) rc = fsvc_pcg_readout(R, W, &src, op, &opt, progress, info, err);
+    if (!rc) rc = fsvc_pcg_readout(R, W, &src, pb->op, &opt, progress, info, err);
     free(W);
     fsvc_hsrc_close(&src);
     return rc;
 }
 
-int fsvc_sparse_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl_csc *Ct,
-                      const fsvc_csr *C, const fsvc_csr *X, const int *cls, const double *y,
-                      int K, double lambda, fsvc_solver s, double tol, int progress,
+int fsvc_sparse_ridge(double *R, const fsvc_sparse_problem *pb, const fsvc_ridge_opt *o,
                       fsvc_train_info *info, fsvc_error *err)
 {
-    int64_t m = Ct->m, N = X->rows;
+    int64_t m = pb->Ct->m, N = pb->X->rows;
+    double lambda = o->lambda, tol = o->tol;
+    fsvc_solver s = o->solver;
+    int progress = o->progress;
     int rc0 = fsvc_lambda_check(lambda, err);
     if (rc0)
         return rc0;
@@ -286,14 +300,13 @@ int fsvc_sparse_ridge(double *R, const bnl_ctx *ctx, const bnl_op *op, const bnl
         info->cg_res = 0;
         info->cg_converged = 0;
     }
-    int saved = bnl_blas_threads_push(ctx, 0);
+    int saved = bnl_blas_threads_push(pb->ctx, 0);
     int rc;
     if (s == FSVC_SOLVER_DIRECT) {
-        rc = direct(R, ctx, op, Ct, X, cls, y, K, lambda, progress, info ? info->t_ridge : NULL,
-                    err);
+        rc = direct(R, pb, lambda, progress, info ? info->t_ridge : NULL, err);
     } else {
         int cache = ram > 0 && (double)N * m * 4 <= (budget - need) / 2;
-        rc = pcg(R, ctx, op, Ct, C, X, cls, y, K, lambda, tol, cache, progress, info, err);
+        rc = pcg(R, pb, lambda, tol, cache, progress, info, err);
     }
     bnl_blas_threads_pop(saved);
     return rc;

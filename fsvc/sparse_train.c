@@ -226,18 +226,17 @@ int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *
         bnl_csr cv = fsvc_csr_view(M->Cs, 0, m);
         if ((rc = bnl_csc_make(&Ct, &cv, d->n, op.dist, err))) goto done;
         if (p->regression) {
-            double mean = 0;
             if (!(yc = malloc((size_t)N * sizeof *yc))) {
                 rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
                 goto done;
             }
-            for (int64_t i = 0; i < N; i++) mean += d->y[i];
-            mean /= N;
-            for (int64_t i = 0; i < N; i++) yc[i] = d->y[i] - mean;
-            M->y_offset = mean;
+            if ((rc = fsvc_center_targets(yc, &M->y_offset, d, NULL, err))) goto done;
         }
-        rc = fsvc_sparse_ridge(M->R, &ctx, &op, &Ct, M->Cs, d->csr, d->cls, yc, M->Kout,
-                               p->lambda, p->solver, p->cg_tol, p->progress, info, err);
+        fsvc_sparse_problem sp = {&ctx, &op, &Ct, M->Cs, d->csr, d->cls, yc,
+                                  fsvc_weights_real(d), M->Kout};
+        fsvc_ridge_opt ro = {.lambda = p->lambda, .solver = p->solver, .tol = p->cg_tol,
+                             .progress = p->progress};
+        rc = fsvc_sparse_ridge(M->R, &sp, &ro, info, err);
         if (rc == FSVC_EINPUT && err) { /* the readout's words, naming the data */
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);

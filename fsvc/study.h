@@ -36,8 +36,8 @@ int fsvc_cv_folds(int *fold, const int *cls, int64_t N, int K, int nfold,
                   uint64_t seed, fsvc_error *err);
 
 /* out = the rows idx[0..cnt-1] of d, in that order (a deep copy of x, y,
- * cls; the class index and values of d are kept so that models trained on
- * a subset predict d's class indices; no names or paths). */
+ * cls and weight; the class index and values of d are kept so that models
+ * trained on a subset predict d's class indices; no names or paths). */
 int fsvc_dataset_subset(fsvc_dataset *out, const fsvc_dataset *d,
                         const int64_t *idx, int64_t cnt, fsvc_error *err);
 

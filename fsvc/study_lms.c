@@ -5,6 +5,7 @@
  * run one at a time from the one-hot start. */
 #include "study.h"
 #include "internal.h"
+#include "solver.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,8 +88,10 @@ int fsvc_train_lms_val(fsvc_model *model, fsvc_train_info *info,
     size_t rbytes = (size_t)model->m * model->Kout * sizeof *Rbest;
     for (int e = 0; e <= E; e++) {
         if (e > 0) {
-            rc = fsvc_readout_lms(model->R, &ctx, &op, model->C, model->m, X, tr.cls, tr.N,
-                                  tr.n, model->K, p->eta, 1, 0, err);
+            fsvc_ridge_problem pb = {.ctx = &ctx, .op = &op, .C = model->C, .m = model->m,
+                                     .X = X, .cls = tr.cls, .N = tr.N, .n = tr.n,
+                                     .K = model->K, .sw = fsvc_weights_real(&tr)};
+            rc = fsvc_readout_lms(model->R, &pb, p->eta, 1, 0, err);
             if (rc) goto done;
         }
         rc = error_rate(&curve->train_err[e], pred, model, &tr, p, err);

@@ -556,30 +556,24 @@ int fsvc_train_model(fsvc_model *model, fsvc_train_info *info, const fsvc_datase
     if (rc) goto fail;
     double syn_r = 0;
     if (p->regression) {
-        double mean = 0;
         yc = malloc((size_t)d->N * sizeof *yc);
         if (!yc) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto fail; }
-        for (int64_t i = 0; i < d->N; i++) mean += d->y[i];
-        if (dist->size > 1 && dist->sum(dist->self, &mean, 1, FSVC_F64)) {
-            rc = fsvc_fail(err, FSVC_ERESOURCE, "train: the sum of the targets failed");
-            goto fail;
-        }
-        mean /= N;
-        for (int64_t i = 0; i < d->N; i++) yc[i] = d->y[i] - mean;
-        M->y_offset = mean;
-        fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, NULL, yc, NULL, d->N, N, d->n, 1, dist};
+        if ((rc = fsvc_center_targets(yc, &M->y_offset, d, dist, err))) goto fail;
+        fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, NULL, yc, NULL, d->N, N, d->n, 1, dist,
+                                 fsvc_weights_real(d)};
         rc = fsvc_readout_solve(M->R, &pb, &ro, info, err);
         syn_r = (double)m * d->N * d->n;
     } else if (p->readout == FSVC_READOUT_RIDGE) {
         fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, d->cls, NULL, cw, d->N, N, d->n, M->K,
-                                 dist};
+                                 dist, fsvc_weights_real(d)};
         rc = fsvc_readout_solve(M->R, &pb, &ro, info, err);
         syn_r = (double)m * d->N * d->n;
     } else {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);
         if (p->readout == FSVC_READOUT_LMS && p->eta > 0 && p->epochs > 0) {
-            rc = fsvc_readout_lms(M->R, &ctx, &op, M->C, m, X, d->cls, d->N, d->n, M->K,
-                                  p->eta, p->epochs, bars, err);
+            fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, d->cls, NULL, NULL, d->N, N, d->n,
+                                     M->K, dist, fsvc_weights_real(d)};
+            rc = fsvc_readout_lms(M->R, &pb, p->eta, p->epochs, bars, err);
             syn_r = (double)m * d->N * d->n * p->epochs;
         }
     }

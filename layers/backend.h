@@ -48,6 +48,12 @@ int bnl_cpu_nov_one(const bnl_ctx *ctx, int host, const bnl_op *op, double *T, c
  * triangles; taken over) in the precision the CPU would have used; the
  * host G and its dtype; diag(G) again after the host changed G; the
  * seconds of H and of its products in the last accumulation. */
+/* The CPU table's LMS epoch with per-sample weights sw (N values > 0 or
+ * NULL: all 1): sample i's step is eta sw[i] (cpu_lms.c); the devices'
+ * epochs take none, so bnl_lms_epoch_w comes here with weights. */
+int bnl_cpu_lms_w(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
+                  const void *X, const int *cls, const double *sw, int64_t N, int n, int K,
+                  double eta, int64_t *bad, fsvc_error *err);
 int bnl_cpu_normal_adopt(bnl_normal_impl *s, double *G, int64_t m, int K, int gram_f32,
                          fsvc_error *err);
 void *bnl_cpu_normal_gram(bnl_normal_impl *s, fsvc_dtype *t);

@@ -187,6 +187,12 @@ void bnl_plan_ridge(const bnl_ctx *ctx, const bnl_op *op, bnl_ridge_plan *p);
 int bnl_lms_epoch(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
                   const void *X, const int *cls, int64_t N, int n, int K, double eta,
                   int64_t *bad, fsvc_error *err);
+/* The same with per-sample weights sw (N values > 0, or NULL: all 1):
+ * sample i's step is eta sw[i] (a weight of w counts as w steps of one
+ * for small eta). Weights run the CPU table's epoch on any context. */
+int bnl_lms_epoch_w(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
+                    const void *X, const int *cls, const double *sw, int64_t N, int n, int K,
+                    double eta, int64_t *bad, fsvc_error *err);
 /* ---- the novelty pass's centroids (issue 10) ----
  * open: a session of centroids of n elements (cap a hint: stores grow by
  * doubling), on the context's device when it offers the session for op

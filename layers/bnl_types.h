@@ -134,12 +134,17 @@ typedef struct bnl_ctx {
  * sums the ranks' G, bnl_normal_gram), so a device must offer its fetch;
  * products: the session serves the block products of an iterative solver
  * (bnl_normal_rhs / _apply): only on a device that offers them (*out NULL
- * otherwise), and a device's failure to open is returned, not replaced. */
+ * otherwise), and a device's failure to open is returned, not replaced.
+ * sw: per-sample weights of the samples the accumulation will see (N
+ * values > 0, kept by pointer; NULL: all 1): G = H^T D H and B = H^T D T
+ * with D = diag(cw[cls_i] sw[i]); the CPU table accumulates them (the
+ * device tables take class weights only). */
 typedef struct bnl_normal_opt {
     int gram_f32;
     int progress;
     int host_gram;
     int products;
+    const double *sw;
 } bnl_normal_opt;
 
 /* The block products of an iterative ridge solver (bnl.h bnl_hprod_*):

@@ -11,6 +11,13 @@ int bnl_cpu_lms(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, 
                 const void *X, const int *cls, int64_t N, int n, int K, double eta,
                 int64_t *bad, fsvc_error *err)
 {
+    return bnl_cpu_lms_w(ctx, op, R, W, m, X, cls, NULL, N, n, K, eta, bad, err);
+}
+
+int bnl_cpu_lms_w(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
+                  const void *X, const int *cls, const double *sw, int64_t N, int n, int K,
+                  double eta, int64_t *bad, fsvc_error *err)
+{
     int dbl = op->dtype == FSVC_F64;
     size_t es = dbl ? sizeof(double) : sizeof(float);
     size_t row = (size_t)n * fsvc_dtype_size(op->dtype);
@@ -46,9 +53,10 @@ int bnl_cpu_lms(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, 
                     *bad = i0 + i;
                     goto done;
                 }
+            double step = sw ? eta * sw[i0 + i] : eta; /* weight w: w steps of one */
             for (int64_t q = 0; q < cnt; q++)
                 for (int k = 0; k < K; k++)
-                    R[nz[q] * K + k] += eta * z[q] * e[k];
+                    R[nz[q] * K + k] += step * z[q] * e[k];
         }
     }
 done:

@@ -30,6 +30,7 @@
 struct bnl_normal_impl {
     const bnl_ctx *ctx;
     int gram_f32, progress;
+    const double *sw; /* per-sample weights (bnl_normal_opt.sw) or NULL */
     void *G;      /* m x m, double (gd) or float */
     int gd;
     int64_t m;
@@ -81,6 +82,7 @@ static int cpu_accum(bnl_normal_impl *rs, const bnl_op *op, const void *C, int64
     const bnl_ctx *ctx = rs->ctx;
     int gram_f32 = rs->gram_f32, progress = rs->progress;
     int hd = op->dtype == FSVC_F64;          /* H and Gram block in double */
+    int wt = cw || rs->sw;                   /* weighted rows */
     int gd = gram_f32 < 0 ? hd || m <= BNL_RIDGE_F64_MAX_M : !gram_f32; /* G in double */
     int db = gd && !hd; /* float H widened to double for the syrk */
     size_t hs = hd ? sizeof(double) : sizeof(float), gs = gd ? sizeof(double) : sizeof(float);
@@ -117,23 +119,24 @@ static int cpu_accum(bnl_normal_impl *rs, const bnl_op *op, const void *C, int64
         if (rc) goto done;
         double tb = bnl_clock();
         t_h += tb - ta;
-        /* active columns and H^T T; with class weights the rows of H and
-         * T scaled by sqrt(w): H^T D H and H^T D T */
+        /* active columns and H^T T; with class or sample weights the rows
+         * of H and T scaled by sqrt(w), w = cw[cls] sw[i]: H^T D H and
+         * H^T D T (a weight of 1 multiplies by 1.0: the same bits) */
         memset(on, 0, (size_t)m);
         for (int64_t i = 0; i < b; i++) {
             int64_t s = ord[i0 + i];
-            double sw = cw ? sqrt(cw[cls[s]]) : 1.0;
-            if (cw)
+            double sq = wt ? sqrt((cw ? cw[cls[s]] : 1.0) * (rs->sw ? rs->sw[s] : 1.0)) : 1.0;
+            if (wt)
                 for (int64_t j = 0; j < m; j++) {
-                    if (hd) ((double *)H)[i * m + j] *= sw;
-                    else ((float *)H)[i * m + j] = (float)(((float *)H)[i * m + j] * sw);
+                    if (hd) ((double *)H)[i * m + j] *= sq;
+                    else ((float *)H)[i * m + j] = (float)(((float *)H)[i * m + j] * sq);
                 }
             for (int64_t j = 0; j < m; j++) {
                 double h = hd ? ((double *)H)[i * m + j] : ((float *)H)[i * m + j];
                 if (h != 0) {
                     on[j] = 1;
-                    if (y) B[j] += h * y[s];
-                    else B[(size_t)cls[s] * m + j] += cw ? h * sw : h;
+                    if (y) B[j] += wt ? h * sq * y[s] : h * y[s];
+                    else B[(size_t)cls[s] * m + j] += wt ? h * sq : h;
                 }
             }
         }
@@ -222,6 +225,7 @@ int bnl_cpu_normal_open(const bnl_ctx *ctx, const bnl_op *op,
     s->ctx = ctx;
     s->gram_f32 = opt ? opt->gram_f32 : -1;
     s->progress = opt ? opt->progress : 0;
+    s->sw = opt ? opt->sw : NULL;
     *out = s;
     return FSVC_OK;
 }

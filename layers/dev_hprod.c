@@ -206,7 +206,7 @@ static int dev_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb, const bnl_h
         dev_close((bnl_hprod_impl *)s);
         return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for the device batches");
     }
-    bnl_normal_opt no = {-1, 0, 0, 1}; /* the block products, on the device */
+    bnl_normal_opt no = {-1, 0, 0, 1, NULL}; /* the block products, on the device */
     int rc = bnl_normal_open(ctx, op, &no, &s->h, err);
     if (!rc && !s->h)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "pcg: the device opened no normal equations");

@@ -69,8 +69,10 @@ int bnl_normal_open(const bnl_ctx *ctx, const bnl_op *op, const bnl_normal_opt *
     if (!h)
         return fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory");
     h->ctx = ctx;
-    h->opt = opt ? *opt : (bnl_normal_opt){-1, 0, 0, 0};
+    h->opt = opt ? *opt : (bnl_normal_opt){-1, 0, 0, 0, NULL};
     const bnl_backend_ops *t = normal_table(ctx, op);
+    if (h->opt.sw && !h->opt.products) /* per-sample weights: the CPU table's */
+        t = NULL;
     if (h->opt.products && !bnl_normal_products(ctx, op)) {
         free(h);
         return FSVC_OK;
@@ -222,6 +224,13 @@ int bnl_lms_epoch(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W
                   const void *X, const int *cls, int64_t N, int n, int K, double eta,
                   int64_t *bad, fsvc_error *err)
 {
+    return bnl_lms_epoch_w(ctx, op, R, W, m, X, cls, NULL, N, n, K, eta, bad, err);
+}
+
+int bnl_lms_epoch_w(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W, int64_t m,
+                    const void *X, const int *cls, const double *sw, int64_t N, int n, int K,
+                    double eta, int64_t *bad, fsvc_error *err)
+{
     int rc = bnl_check_call(ctx, op, W, m, X, N, n, R, err);
     if (rc)
         return rc;
@@ -231,6 +240,8 @@ int bnl_lms_epoch(const bnl_ctx *ctx, const bnl_op *op, double *R, const void *W
     *bad = -1;
     if (N == 0 || m == 0)
         return FSVC_OK;
+    if (sw) /* per-sample steps: the CPU's epoch */
+        return bnl_cpu_lms_w(ctx, op, R, W, m, X, cls, sw, N, n, K, eta, bad, err);
     const bnl_backend_ops *t = offered(ctx, BNL_OP_LMS, op);
     if (!t || !t->lms)
         t = &bnl_cpu_ops;

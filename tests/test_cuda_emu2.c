@@ -32,6 +32,7 @@
 #include "cuda/kernels_hd.h"
 #include "layers/act.h"
 #include "fsvc/internal.h"
+#include "fsvc/solver.h"
 
 #include "tests/util/emu_device.h"
 
@@ -132,9 +133,10 @@ static void check_ridge(bnl_op op, int64_t m, int64_t N, int n, int K, int regre
     double *Rc = malloc(sizeof(double) * (size_t)(m * Ke));
     double *Re = malloc(sizeof(double) * (size_t)(m * Ke));
     assert_non_null(Rc); assert_non_null(Re);
-    assert_int_equal(fsvc_readout_ridge(Rc, &ctx, &op, W, m, X, regress ? NULL : cls,
-                                        regress ? y : NULL, N, n, Ke, lambda, 0, 0, NULL, &err),
-                     FSVC_OK);
+    fsvc_ridge_problem pb = {.ctx = &ctx, .op = &op, .C = W, .m = m, .X = X,
+                             .cls = regress ? NULL : cls, .y = regress ? y : NULL, .N = N,
+                             .n = n, .K = Ke};
+    assert_int_equal(fsvc_readout_ridge_dist(Rc, &pb, lambda, 0, 0, NULL, &err), FSVC_OK);
     assert_int_equal(emu_solve(&e, lambda * md, Re), 0);
     for (int64_t j = 0; j < m; j++) Gr[j + j * m] += lambda * md;
     assert_int_equal(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (int)m, Gr, (int)m), 0);
@@ -348,7 +350,7 @@ static void test_no_device_cpu_path(void **s)
     assert_int_equal(bnl_normal_open(&ctx, &op, NULL, &nq, &err), FSVC_OK);
     assert_non_null(nq);
     bnl_normal_close(nq);
-    bnl_normal_opt po = {-1, 0, 0, 1}; /* the block products: a device's only */
+    bnl_normal_opt po = {-1, 0, 0, 1, NULL}; /* the block products: a device's only */
     assert_int_equal(bnl_normal_open(&ctx, &op, &po, &nq, &err), FSVC_OK);
     assert_null(nq);
     double t = -1;

@@ -38,7 +38,9 @@ static void test_view_train_predict(void **state)
     fsvc_model *M = fsvc_model_alloc();
     assert_non_null(p);
     assert_non_null(M);
-    if (fsvc_train_view(M, NULL, x, N, n, FSVC_F32, 0, 0, y, p, &err)) fail_msg("%s", err.msg);
+    if (fsvc_train_view(M, NULL,
+                        &(fsvc_array_view){x, N, n, FSVC_F32, 0, 0, y, NULL},
+                        p, &err)) fail_msg("%s", err.msg);
     assert_memory_equal(x, x0, sizeof x);   /* caller memory untouched */
     assert_memory_equal(y, y0, sizeof y);
     int64_t meta[8];
@@ -48,16 +50,21 @@ static void test_view_train_predict(void **state)
     assert_true(fsvc_model_class_values(M)[0] == -1.0 && fsvc_model_class_values(M)[1] == 7.0);
     int pred[N];
     double score[N * 2];
-    if (fsvc_predict_view(pred, score, M, x, N, n, FSVC_F32, 0, 0, "cpu", 1, &err))
+    if (fsvc_predict_view(pred, score, M,
+                          &(fsvc_array_view){x, N, n, FSVC_F32, 0, 0, NULL, NULL}, "cpu", 1, &err))
         fail_msg("%s", err.msg);
     for (int i = 0; i < N; i++) assert_int_equal(pred[i], i % 2);
     /* wrong width and bad geometry: errors, not crashes */
-    assert_int_equal(fsvc_predict_view(pred, NULL, M, x, N / 2, n / 2, FSVC_F32, 0, 0, "cpu", 1,
-                                       &err), FSVC_EINPUT);
+    fsvc_array_view half = {x, N / 2, n / 2, FSVC_F32, 0, 0, NULL, NULL};
+    assert_int_equal(fsvc_predict_view(pred, NULL, M, &half, "cpu", 1, &err), FSVC_EINPUT);
     assert_non_null(strstr(err.msg, "the model has 4"));
-    assert_int_equal(fsvc_predict_view(pred, NULL, M, x, N, n, FSVC_F32, 3, 3, "cpu", 1, &err),
+    assert_int_equal(fsvc_predict_view(pred, NULL, M,
+                                       &(fsvc_array_view){x, N, n, FSVC_F32, 3, 3, NULL, NULL},
+                                       "cpu", 1, &err),
                      FSVC_EUSAGE);
-    assert_int_equal(fsvc_predict_view(pred, NULL, M, x, 0, n, FSVC_F32, 0, 0, "cpu", 1, &err),
+    assert_int_equal(fsvc_predict_view(pred, NULL, M,
+                                       &(fsvc_array_view){x, 0, n, FSVC_F32, 0, 0, NULL, NULL},
+                                       "cpu", 1, &err),
                      FSVC_EINPUT);
 
     /* bytes: round trip, same scores; a flipped byte is refused */
@@ -68,7 +75,8 @@ static void test_view_train_predict(void **state)
     fsvc_model *M2 = fsvc_model_alloc();
     if (fsvc_model_from_bytes(M2, b, len, NULL, &err)) fail_msg("%s", err.msg);
     double score2[N * 2];
-    if (fsvc_predict_view(NULL, score2, M2, x, N, n, FSVC_F32, 0, 0, "cpu", 1, &err))
+    if (fsvc_predict_view(NULL, score2, M2,
+                          &(fsvc_array_view){x, N, n, FSVC_F32, 0, 0, NULL, NULL}, "cpu", 1, &err))
         fail_msg("%s", err.msg);
     assert_memory_equal(score, score2, sizeof score);
     b[len / 2] ^= 0x5a;
@@ -91,9 +99,13 @@ static void test_param_regression(void **state)
     double y[N];
     data(x, y);
     fsvc_model *M = fsvc_model_alloc();
-    assert_int_equal(fsvc_train_view(M, NULL, x, N, n, FSVC_F32, 0, 0, y, p, &err), FSVC_EUSAGE);
+    assert_int_equal(fsvc_train_view(M, NULL,
+                                     &(fsvc_array_view){x, N, n, FSVC_F32, 0, 0, y, NULL},
+                                     p, &err), FSVC_EUSAGE);
     assert_non_null(strstr(err.msg, "ridge"));
-    assert_int_equal(fsvc_train_view(M, NULL, x, N, n, FSVC_F32, 0, 0, NULL, p, &err),
+    assert_int_equal(fsvc_train_view(M, NULL,
+                                     &(fsvc_array_view){x, N, n, FSVC_F32, 0, 0, NULL, NULL},
+                                     p, &err),
                      FSVC_EINPUT);
     fsvc_model_release(M);
     fsvc_param_release(p);
@@ -148,7 +160,7 @@ static void test_csr_view(void **state)
     fsvc_error err;
     fsvc_param *p = fsvc_param_alloc(0, 0);
     fsvc_model *M = fsvc_model_alloc();
-    if (fsvc_train_csr_view(M, NULL, &a, n, y, p, &err)) fail_msg("%s", err.msg);
+    if (fsvc_train_csr_view(M, NULL, &a, n, y, NULL, p, &err)) fail_msg("%s", err.msg);
     assert_memory_equal(val, val0, sizeof val);
     assert_int_equal(fsvc_model_is_sparse(M), 1);
     int pred[N];
@@ -159,7 +171,7 @@ static void test_csr_view(void **state)
     assert_non_null(strstr(err.msg, "sparse array: 5 features, the model has 4"));
     int32_t c0 = col[0];
     col[0] = n; /* a column beyond n */
-    assert_int_equal(fsvc_train_csr_view(M, NULL, &a, n, y, p, &err), FSVC_EINPUT);
+    assert_int_equal(fsvc_train_csr_view(M, NULL, &a, n, y, NULL, p, &err), FSVC_EINPUT);
     assert_non_null(strstr(err.msg, "sparse array"));
     col[0] = c0;
     a.row_ptr[N] = nnz + 1; /* offsets that do not end at nnz */
@@ -180,7 +192,9 @@ static void test_class_names(void **state)
     fsvc_error err;
     fsvc_param *p = fsvc_param_alloc(0, 0);
     fsvc_model *M = fsvc_model_alloc();
-    if (fsvc_train_view(M, NULL, x, N, n, FSVC_F32, 0, 0, y, p, &err)) fail_msg("%s", err.msg);
+    if (fsvc_train_view(M, NULL,
+                        &(fsvc_array_view){x, N, n, FSVC_F32, 0, 0, y, NULL},
+                        p, &err)) fail_msg("%s", err.msg);
     assert_null(fsvc_model_class_name(M, 0));
     const char *good[] = {"cat", "dog"}, *empty[] = {"cat", ""}, *twice[] = {"a", "a"};
     if (fsvc_model_set_class_names(M, good, 2, &err)) fail_msg("%s", err.msg);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "fsvc/internal.h"
+#include "fsvc/solver.h"
 #include "tests/fuzz/model_fixup.h"
 #include "tests/util/fixtures.h"
 
@@ -477,17 +478,20 @@ static void ridge_all_zero(void **st)
     fsvc_error err;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 0, &err), FSVC_OK);
     bnl_op op = { BNL_L1, BNL_TRI, FSVC_F64, 1.0 , BNL_PREC_FULL};
-    int rc = fsvc_readout_ridge(R, &ctx, &op, C, M, X, cls, NULL, N, n, K, 1e-5, -1, 0, NULL, &err);
+    fsvc_ridge_problem pb = {.ctx = &ctx, .op = &op, .C = C, .m = M, .X = X, .cls = cls,
+                             .N = N, .n = n, .K = K};
+    int rc = fsvc_readout_ridge_dist(R, &pb, 1e-5, -1, 0, NULL, &err);
     assert_int_equal(rc, FSVC_EINPUT);
     if (!strstr(err.msg, "every activation is 0") || !strstr(err.msg, "-r")) fail_msg("%s", err.msg);
     /* no centroids at all */
-    rc = fsvc_readout_ridge(R, &ctx, &op, C, 0, X, cls, NULL, N, n, K, 1e-5, -1, 0, NULL, &err);
+    pb.m = 0;
+    rc = fsvc_readout_ridge_dist(R, &pb, 1e-5, -1, 0, NULL, &err);
+    pb.m = M;
     assert_int_equal(rc, FSVC_EINPUT);
     /* the same centroids near the data solve fine */
     for (int j = 0; j < M * n; j++) C[j] = X[j * 7 % (N * n)];
     op.radius = 50;
-    assert_int_equal(fsvc_readout_ridge(R, &ctx, &op, C, M, X, cls, NULL, N, n, K, 1e-5, -1, 0,
-                                        NULL, &err), FSVC_OK);
+    assert_int_equal(fsvc_readout_ridge_dist(R, &pb, 1e-5, -1, 0, NULL, &err), FSVC_OK);
     for (int q = 0; q < M * K; q++) assert_true(isfinite(R[q]));
     bnl_ctx_close(&ctx);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fsvc/internal.h"
+#include "fsvc/solver.h"
 
 typedef struct { int64_t N, m; int n, K; double *X, *C; int *cls, *lab; } prob;
 
@@ -122,8 +123,9 @@ static void lms(void **s)
     bnl_ctx ctx;
     fsvc_error err;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 0, 0, &err), 0);
-    assert_int_equal(fsvc_readout_lms(R, &ctx, &op, P.C, m, P.X, P.cls, P.N, P.n, K, eta, 3,
-                                      0, &err), 0);
+    fsvc_ridge_problem pb = {.ctx = &ctx, .op = &op, .C = P.C, .m = m, .X = P.X,
+                             .cls = P.cls, .N = P.N, .n = P.n, .K = K};
+    assert_int_equal(fsvc_readout_lms(R, &pb, eta, 3, 0, &err), 0);
     int moved = 0;
     for (int64_t q = 0; q < m * K; q++) {
         assert_true(fabs(R[q] - W[q]) <= 1e-12 * (1 + fabs(W[q])));
@@ -156,8 +158,9 @@ static void ridge_case(bnl_dist dist, bnl_act act, double r, fsvc_dtype t, doubl
     bnl_ctx ctx;
     fsvc_error err;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 0, 0, &err), 0);
-    int rc = fsvc_readout_ridge(R, &ctx, &op, X, P.m, X, P.cls, NULL, P.N, P.n, P.K, lambda,
-                                g32, 0, NULL, &err);
+    fsvc_ridge_problem pb = {.ctx = &ctx, .op = &op, .C = X, .m = P.m, .X = X, .cls = P.cls,
+                             .N = P.N, .n = P.n, .K = P.K};
+    int rc = fsvc_readout_ridge_dist(R, &pb, lambda, g32, 0, NULL, &err);
     if (rc) fail_msg("%s", err.msg);
     double scale = 0;
     for (int64_t q = 0; q < P.m * P.K; q++) scale = fmax(scale, fabs(want[q]));

@@ -26,6 +26,7 @@
 #include <lapacke.h>
 
 #include "fsvc/internal.h"
+#include "fsvc/solver.h"
 
 static int seen_calls, seen_blas_max, seen_team_max;
 static int teams, team_ask_max, team_ask_default; /* GOMP_parallel requests */
@@ -172,8 +173,9 @@ static void test_ridge_bounded(void **state)
     fsvc_error err;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 0, &err), FSVC_OK);
     seen_reset();
-    int rc = fsvc_readout_ridge(R, &ctx, &op, X, m, X, cls, NULL, N, n, K, 1e-3, -1, 0, NULL,
-                                &err);
+    fsvc_ridge_problem pb = {.ctx = &ctx, .op = &op, .C = X, .m = m, .X = X, .cls = cls,
+                             .N = N, .n = n, .K = K};
+    int rc = fsvc_readout_ridge_dist(R, &pb, 1e-3, -1, 0, NULL, &err);
     assert_int_equal(rc, FSVC_OK);
     assert_true(seen_calls >= 2); /* dsyrk and dpotrf at least */
     assert_int_equal(seen_blas_max, 1);

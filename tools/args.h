@@ -20,6 +20,7 @@ typedef struct train_args {
     const char *model;     /* NULL: the data's basename + ".fsvc" */
     int resize_rows, resize_cols; /* --resize WxH: images resized; 0: not */
     int channels;          /* --channels 1|3: images gray or RGB (1) */
+    const char *sample_weights; /* --sample-weights FILE, or NULL */
 } train_args;
 
 typedef struct predict_args {

@@ -21,7 +21,7 @@
 # (the engine reaches a backend only through its interface: kernels.h,
 # act.h, bnl_device.h; cuda/ops.c fills the device table at link time)
 #   ds_core     datasets/fsvc_data.h datasets.h io.c dataset.c csr.c *_write.c   base
-#   ds_loaders  datasets/loaders.h idx* libsvm*.c png.c jpeg.c image.c pngdir*.c stream.c slice_comm.c slice_agree.c  ds_core base
+#   ds_loaders  datasets/loaders.h idx* libsvm*.c png.c jpeg.c image.c pngdir*.c stream.c slice_comm.c slice_agree.c weights_load.c  ds_core base
 #   ds_load     datasets/load.c slice.c                     ds_loaders ds_core base
 #   fsvc        fsvc/                                       engine* types ds_core base
 #   tools       tools/                                      fsvc engine* types ds_core base
@@ -42,7 +42,7 @@ layer_of() { # path relative to ROOT -> layer name, or "" when unplaced
         datasets/csr.c | datasets/*_write.c) echo ds_core ;;
     datasets/loaders.h | datasets/idx*.c | datasets/libsvm.c | datasets/libsvm_slice.c | \
         datasets/png.c | datasets/jpeg.c | datasets/image.c | datasets/pngdir.c | datasets/pngdir_*.c | datasets/stream.c | datasets/slice_comm.c | \
-        datasets/slice_agree.c) echo ds_loaders ;;
+        datasets/slice_agree.c|datasets/weights_load.c) echo ds_loaders ;;
     datasets/load.c | datasets/slice.c) echo ds_load ;;
     fsvc/*) echo fsvc ;;
     tools/*) echo tools ;;

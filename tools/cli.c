@@ -260,7 +260,7 @@ int cli_libsvm_hint(const char *cmd, int c, int argc, char **argv)
                                "classification is the default and --regression replaces "
                                "epsilon-SVR: %s", v, LIBSVM_SEE);
     }
-    if (c != '?' || optopt <= 0 || optopt >= CLI_LONG || !strchr("cgtb", optopt)) return 0;
+    if (c != '?' || optopt <= 0 || optopt >= CLI_LONG || !strchr("cgtbW", optopt)) return 0;
     switch (optopt) {
     case 'c':
         return cli_usage_error(cmd, "unknown option -c: svm-train's cost C has no direct "
@@ -284,6 +284,10 @@ int cli_libsvm_hint(const char *cmd, int c, int argc, char **argv)
                                "kernel is the default (-d l2 -k gauss), the paper's is -d l1 "
                                "-k tri; no linear, polynomial or sigmoid kernel: %s",
                                LIBSVM_SEE);
+    case 'W':
+        return cli_usage_error(cmd, "unknown option -W: the sample weights of LIBSVM's weights "
+                               "variant are --sample-weights FILE here (one weight a line): "
+                               "%s", LIBSVM_SEE);
     default: /* 'b' */
         return cli_usage_error(cmd, "unknown option -b: no training option is needed for "
                                "probabilities; every model gives them: fsvc predict -b 1: %s",

@@ -72,6 +72,12 @@ static void help(const fsvc_param *p)
            "        images: resize every image (bilinear) to W x H pixels (width x\n"
            "        height); the model keeps the size and resizes the images it is\n"
            "        given at prediction [off: every image of the first one's size]\n"
+           "  --sample-weights FILE\n"
+           "        a weight > 0 for each sample, one a line in the data's order: a\n"
+           "        sample of weight w counts as w samples in the readout (the ridge\n"
+           "        fit, the LMS steps, the -b 1 calibration), times its class weight;\n"
+           "        the centroid selection and the radius rule do not weigh samples;\n"
+           "        not with -R onehot (LIBSVM's weights variant, svm-train -W) [all 1]\n"
            "  --channels 1|3\n"
            "        images: 1 gray (colour becomes Y = 0.299 R + 0.587 G + 0.114 B,\n"
            "        ITU-R BT.601), 3 RGB kept as 3 values a pixel (stored in the model;\n"
@@ -79,7 +85,7 @@ static void help(const fsvc_param *p)
            FSVC_SPARSE_AUTO_N, (long long)FSVC_SPARSE_AUTO_CELLS);
 }
 
-enum { O_HELP = CLI_LONG + 64, O_SPARSE, O_DENSE, O_RESIZE, O_CHANNELS };
+enum { O_HELP = CLI_LONG + 64, O_SPARSE, O_DENSE, O_RESIZE, O_CHANNELS, O_SWEIGHTS };
 #define MAX_SETTINGS 64
 
 int train_parse(train_args *a, int argc, char **argv)
@@ -88,7 +94,7 @@ int train_parse(train_args *a, int argc, char **argv)
     fsvc_param_default(&a->p);
     run_opts r; /* --backend, --threads (settings too) and --strict: run_opts.c */
     run_opts_init(&r, RUN_ENGINE);
-    struct option own[MAX_SETTINGS + 6], lo[MAX_SETTINGS + 10];
+    struct option own[MAX_SETTINGS + 7], lo[MAX_SETTINGS + 11];
     char so[3 * MAX_SETTINGS + 8] = ":qhv:w:";
     size_t nso = 7;
     int n = 0, nl = 0;
@@ -106,8 +112,9 @@ int train_parse(train_args *a, int argc, char **argv)
     own[nl + 2] = (struct option){"dense", no_argument, 0, O_DENSE};
     own[nl + 3] = (struct option){"resize", required_argument, 0, O_RESIZE};
     own[nl + 4] = (struct option){"channels", required_argument, 0, O_CHANNELS};
-    own[nl + 5] = (struct option){0, 0, 0, 0};
-    run_opts_longopts(lo, MAX_SETTINGS + 10, own, &r);
+    own[nl + 5] = (struct option){"sample-weights", required_argument, 0, O_SWEIGHTS};
+    own[nl + 6] = (struct option){0, 0, 0, 0};
+    run_opts_longopts(lo, MAX_SETTINGS + 11, own, &r);
     a->storage = FSVC_STORE_AUTO;
     optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
@@ -179,6 +186,7 @@ int train_parse(train_args *a, int argc, char **argv)
             if (cli_parse_size("train", "--resize", optarg, &a->resize_rows, &a->resize_cols))
                 return FSVC_EUSAGE;
             break;
+        case O_SWEIGHTS: a->sample_weights = optarg; break;
         case O_CHANNELS:
             if (strcmp(optarg, "1") && strcmp(optarg, "3"))
                 return cli_usage_error("train", "--channels: '%s' is not 1 (gray) or 3 (RGB)",
@@ -422,6 +430,8 @@ static int train_run(fsvc_param *pp, const train_args *a, const char *data,
         rc = fsvc_fail(&err, FSVC_EINPUT, "%s: %d features; fsvc trains dense data on at most "
                        "%d (LIBSVM text: read it sparse with --sparse, or reduce the features)",
                        d.source, d.n, CLI_MAX_FEATURES);
+    if (!rc && a->sample_weights) /* every rank reads the file, keeps its slice */
+        rc = fsvc_dataset_load_weights(&d, a->sample_weights, first, N_total, &err);
     if (!rc && !p.regression && d.K < 2) /* the class list is every rank's */
         rc = one_class(&d, &err);
     if (!rc && !p.regression && !quiet && D->rank == 0)

@@ -29,7 +29,8 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nData: IDX, LIBSVM text, or folders of PNG / JPEG images (colour read as\n"
-               "gray, Y = 0.299 R + 0.587 G + 0.114 B, unless train --channels 3).\n");
+               "gray, Y = 0.299 R + 0.587 G + 0.114 B, unless train --channels 3).\n"
+               "Sample weights: a text file, one weight a line (train --sample-weights).\n");
     fprintf(f, "\n'fsvc <command> --help' describes each command.\n"
                "Exit codes: 0 ok, 1 bad usage, 2 bad input, 3 resource failure.\n");
 }

@@ -64,6 +64,14 @@ class Csr(ctypes.Structure):
                 ("val", ctypes.c_void_p)]
 
 
+class ArrayView(ctypes.Structure):
+    """fsvc_array_view (fsvc/embed.h): a dense array on caller memory, its
+    labels or targets y and sample weights w (NULL: all 1)."""
+    _fields_ = [("x", ctypes.c_void_p), ("N", ctypes.c_int64), ("n", ctypes.c_int64),
+                ("dtype", ctypes.c_int), ("rows", ctypes.c_int64), ("cols", ctypes.c_int64),
+                ("y", ctypes.c_void_p), ("w", ctypes.c_void_p)]
+
+
 class Error(ctypes.Structure):
     _fields_ = [("code", ctypes.c_int), ("msg", ctypes.c_char * 1024)]
 
@@ -114,11 +122,11 @@ _sig = {
     "fsvc_model_meta": (None, [ctypes.POINTER(_I64), _P]),
     "fsvc_model_class_values": (ctypes.POINTER(_D), [_P]),
     # sizes are int64_t in C: a ctypes c_int would cut 2**32 + 4 to 4
-    "fsvc_train_view": (_I, [_P, _P, _P, _I64, _I64, _I, _I64, _I64, _P, _P, _E]),
-    "fsvc_calibrate_view": (_I, [_P, _P, _I64, _I64, _I, _I64, _I64, _P, _P, _E]),
-    "fsvc_predict_view": (_I, [_P, _P, _P, _P, _I64, _I64, _I, _I64, _I64, ctypes.c_char_p, _I,
+    "fsvc_train_view": (_I, [_P, _P, ctypes.POINTER(ArrayView), _P, _E]),
+    "fsvc_calibrate_view": (_I, [_P, ctypes.POINTER(ArrayView), _P, _E]),
+    "fsvc_predict_view": (_I, [_P, _P, _P, ctypes.POINTER(ArrayView), ctypes.c_char_p, _I,
                                _E]),
-    "fsvc_train_csr_view": (_I, [_P, _P, ctypes.POINTER(Csr), _I64, _P, _P, _E]),
+    "fsvc_train_csr_view": (_I, [_P, _P, ctypes.POINTER(Csr), _I64, _P, _P, _P, _E]),
     "fsvc_predict_csr_view": (_I, [_P, _P, _P, ctypes.POINTER(Csr), _I64, ctypes.c_char_p, _I,
                                    _E]),
     "fsvc_model_is_sparse": (_I, [_P]),

@@ -5,7 +5,7 @@ import ctypes
 
 import numpy as np
 
-from ._lib import (DENSE_MAX_N, Csr, Error, FSVCInputError, FSVCUsageError, TrainInfo, check,
+from ._lib import (DENSE_MAX_N, ArrayView, Csr, Error, FSVCInputError, FSVCUsageError, TrainInfo, check,
                    lib, verbose_lines)
 
 _DTYPES = {np.dtype(np.uint8): 0, np.dtype(np.float32): 1, np.dtype(np.float64): 2}
@@ -36,33 +36,33 @@ class Model:
 
     # ---- construction ----
     @classmethod
-    def train(cls, X, y, settings, regression, rows=0, cols=0, verbose=False):
+    def train(cls, X, y, settings, regression, rows=0, cols=0, verbose=False,
+              sample_weight=None):
         """settings: (name, value) pairs for fsvc_param_set, applied in order.
         X: a dense array, or a scipy CSR matrix (the sparse path of `fsvc
-        train`: a sparse model)."""
+        train`: a sparse model). sample_weight: N weights > 0 or None."""
         if _is_sparse(X):
             a, arrays = engine_csr(X)  # arrays: the memory a points to, kept alive
             n = X.shape[1]
-            return cls._train(settings, regression, verbose, y,
-                              lambda m, info, yp, p, err: lib.fsvc_train_csr_view(
-                                  m._h, info, ctypes.byref(a), n, yp, p, err))
+            return cls._train(settings, regression, verbose, y, sample_weight,
+                              lambda m, info, yp, wp, p, err: lib.fsvc_train_csr_view(
+                                  m._h, info, ctypes.byref(a), n, yp, wp, p, err))
         X = engine_array(X)
-        return cls._train(settings, regression, verbose, y,
-                          lambda m, info, yp, p, err: lib.fsvc_train_view(
-                              m._h, info, X.ctypes.data, X.shape[0], X.shape[1],
-                              _DTYPES[X.dtype], rows, cols, yp, p, err))
+        return cls._train(settings, regression, verbose, y, sample_weight,
+                          lambda m, info, yp, wp, p, err: lib.fsvc_train_view(
+                              m._h, info, ctypes.byref(_view(X, rows, cols, yp, wp)), p, err))
 
-    def calibrate(self, X, y, settings, rows=0, cols=0, verbose=False):
+    def calibrate(self, X, y, settings, rows=0, cols=0, verbose=False, sample_weight=None):
         """Fits the probability calibration (`fsvc train -b 1`) of this model,
-        trained from the same dense X, y and settings with probability off."""
+        trained from the same dense X, y, sample_weight and settings with
+        probability off."""
         X = engine_array(X)
-        type(self)._train(settings, False, verbose, y,
-                          lambda m, info, yp, p, err: lib.fsvc_calibrate_view(
-                              self._h, X.ctypes.data, X.shape[0], X.shape[1],
-                              _DTYPES[X.dtype], rows, cols, yp, p, err))
+        type(self)._train(settings, False, verbose, y, sample_weight,
+                          lambda m, info, yp, wp, p, err: lib.fsvc_calibrate_view(
+                              self._h, ctypes.byref(_view(X, rows, cols, yp, wp)), p, err))
 
     @classmethod
-    def _train(cls, settings, regression, verbose, y, call):
+    def _train(cls, settings, regression, verbose, y, sample_weight, call):
         err = Error()
         p = lib.fsvc_param_alloc(1 if regression else 0, 1 if verbose else 0)
         if not p:
@@ -79,9 +79,16 @@ class Model:
             # brackets its own BLAS calls (OpenBLAS's count is process-wide)
             m = cls()
             y = np.ascontiguousarray(y, dtype=np.float64)
+            w = None
+            if sample_weight is not None:
+                w = np.ascontiguousarray(sample_weight, dtype=np.float64)
+                if w.shape != y.shape:
+                    raise ValueError("sample_weight: %d values for %d samples"
+                                     % (w.size, y.size))
             info = TrainInfo()
             with verbose_lines(verbose):
-                rc = call(m, ctypes.byref(info), y.ctypes.data, p, ctypes.byref(err))
+                rc = call(m, ctypes.byref(info), y.ctypes.data,
+                          None if w is None else w.ctypes.data, p, ctypes.byref(err))
             check(rc, err)
             m.train_info = info  # what the warnings of fit read
             return m
@@ -181,8 +188,8 @@ class Model:
                                            ctypes.byref(err))
         else:
             X = engine_array(X)
-            rc = lib.fsvc_predict_view(pred.ctypes.data, sp, self._h, X.ctypes.data, N,
-                                       X.shape[1], _DTYPES[X.dtype], rows, cols,
+            rc = lib.fsvc_predict_view(pred.ctypes.data, sp, self._h,
+                                       ctypes.byref(_view(X, rows, cols, None, None)),
                                        str(backend).encode(), int(threads), ctypes.byref(err))
         check(rc, err)
         return pred, score
@@ -201,6 +208,12 @@ class Model:
         out = np.empty_like(score)
         lib.fsvc_model_proba(out.ctypes.data, score.ctypes.data, self._h, score.shape[0])
         return out
+
+
+def _view(X, rows, cols, y, w):
+    """fsvc_array_view of the engine array X (engine_array) with the
+    addresses y and w (or None); X, y and w must outlive it."""
+    return ArrayView(X.ctypes.data, X.shape[0], X.shape[1], _DTYPES[X.dtype], rows, cols, y, w)
 
 
 def _is_sparse(X):

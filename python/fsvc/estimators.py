@@ -25,8 +25,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (check_array, check_consistent_length, check_is_fitted,
-                                      column_or_1d)
+from sklearn.utils.validation import (_check_sample_weight, check_array,
+                                      check_consistent_length, check_is_fitted, column_or_1d)
 
 from ._lib import DENSE_MAX_N, SPARSE_AUTO_CELLS, FSVCError, FSVCInputError, FSVCWarning
 from ._model import Model, _is_sparse
@@ -89,10 +89,10 @@ def _python_terms(msg):
     return re.sub(r"\b(\w+)(?: / |, )\1\b", r"\1", msg)  # "-w, --class-weight"
 
 
-def _train(X, y, settings, regression, rows, cols, verbose):
+def _train(X, y, settings, regression, rows, cols, verbose, sample_weight=None):
     """Model.train, its errors in the estimators' terms."""
     try:
-        return Model.train(X, y, settings, regression, rows, cols, verbose)
+        return Model.train(X, y, settings, regression, rows, cols, verbose, sample_weight)
     except FSVCError as e:
         raise type(e)(e.code, _python_terms(e.msg)) from None
 
@@ -250,7 +250,7 @@ class _FSVCBase(BaseEstimator):
         elif self.dtype not in (None, "auto", "f32"):
             bad = "dtype=%r (sparse centroids are float32)" % (self.dtype,)
         elif getattr(self, "class_weight", None) is not None:
-            bad = "class_weight (the sparse ridge has no weights)"
+            bad = "class_weight (the sparse ridge has no class weights)"
         if bad is None:
             return
         how = ("pass a dense array (X.toarray())" if n <= DENSE_MAX_N else
@@ -258,16 +258,26 @@ class _FSVCBase(BaseEstimator):
         raise ValueError("%s: sparse X (%d x %d, kept sparse) does not support %s; %s"
                          % (type(self).__name__, N, n, bad, how))
 
-    def _fit(self, X, y):
+    def _fit(self, X, y, sample_weight=None):
+        """(X, y, w, rows, cols) checked; w: the sample weights (None when
+        not given), a sample of weight 0 left out (as scikit-learn's SVC)."""
         if y is None:
             raise ValueError("%s requires y to be passed, but the target y is None"
                              % type(self).__name__)
         X, rows, cols = self._check_X(X, reset=True)
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
+        w = None
+        if sample_weight is not None:
+            w = _check_sample_weight(sample_weight, X, dtype=np.float64, only_non_negative=True)
+            keep = w > 0
+            if not keep.any():
+                raise ValueError("%s: every sample_weight is 0" % type(self).__name__)
+            if not keep.all():
+                X, y, w = X[keep], y[keep], w[keep]
         if X.shape[0] < 2:
             raise ValueError("%s needs at least 2 samples, got 1 sample" % type(self).__name__)
-        return X, y, rows, cols
+        return X, y, w, rows, cols
 
     def _warn(self, model, N):
         """The warning lines of `fsvc train`, as warnings.warn (issue 27)."""
@@ -340,7 +350,8 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
     n_samples / (n_classes * n_k), as scikit-learn) or a dict {label:
     weight} (other classes 1): the ridge readout's fit weighs each sample by
     its class (`fsvc train --class-weight`, `-w LABEL WEIGHT`); the onehot
-    and lms readouts cannot weight classes. No sample weights.
+    and lms readouts cannot weight classes. Sample weights: fit's
+    sample_weight (class and sample weights multiply).
 
     probability: True (default) fits the calibration of predict_proba at
     fit time, as `fsvc train -b 1` (a temperature on 5-fold held-out
@@ -364,6 +375,16 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
         self.class_weight = class_weight
         self.probability = probability
 
+    def _more_tags(self):
+        # the check's zero-weight data is its data shuffled, and the
+        # calibration's held-out folds follow the order of the samples (as
+        # svm-train -b 1's): predict and decision_function agree,
+        # predict_proba differs (tests/python/test_sample_weight.py checks
+        # zero weights on data in one order)
+        return {"_xfail_checks": {"check_sample_weights_invariance":
+                                  "predict_proba's calibration folds follow the sample order, "
+                                  "which the check shuffles"}}
+
     def _class_weight_setting(self, classes, values):
         """class_weight as fsvc's class-weight setting, by the label values
         the engine sees (values[i] for classes[i])."""
@@ -386,8 +407,12 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
             items.append("%r:%s" % (float(values[index[key]]), _format(w)))
         return ",".join(items) if items else "none"
 
-    def fit(self, X, y):
-        X, y, rows, cols = self._fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """sample_weight: N weights >= 0 or None (all 1): the readout fits a
+        sample of weight w as w copies of it (the ridge loss, the LMS step,
+        the calibration); the centroid selection and the radius rule do not
+        weigh samples, and a weight of 0 leaves the sample out."""
+        X, y, w, rows, cols = self._fit(X, y, sample_weight)
         check_classification_targets(y)
         classes, yi = np.unique(y, return_inverse=True)
         if len(classes) < 2:
@@ -408,11 +433,11 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
         lazy = bool(self.probability) and not _is_sparse(X)
         on = "on" if self.probability and not lazy else "off"
         model = _train(X, values[yi], settings + [("probability", on)], False, rows, cols,
-                       self.verbose)
+                       self.verbose, w)
         # mutated in place, never replaced: predict_proba leaves __dict__ as it was
         self._pending = {}
         if lazy:
-            self._pending.update(X=X, y=values[yi], rows=rows, cols=cols,
+            self._pending.update(X=X, y=values[yi], w=w, rows=rows, cols=cols,
                                  settings=settings + [("probability", "on")])
         if model.meta["K"] != len(classes):
             raise RuntimeError("fsvc: the model has %d classes, expected %d"
@@ -445,7 +470,8 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
         if pending:
             try:
                 self._model.calibrate(pending["X"], pending["y"], pending["settings"],
-                                      pending["rows"], pending["cols"], self.verbose)
+                                      pending["rows"], pending["cols"], self.verbose,
+                                      pending["w"])
             except FSVCError as e:
                 raise type(e)(e.code, _python_terms(e.msg)) from None
             pending.clear()
@@ -529,14 +555,16 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
 class FSVCRegressor(RegressorMixin, _FSVCBase):
     """FSVC regression: the ridge readout on the targets as real values
     (`fsvc train --regression`). Attributes after fit: n_features_in_,
-    n_centroids_, image_shape_. No sample weights."""
+    n_centroids_, image_shape_. Sample weights: fit's sample_weight."""
 
     _regression = True
 
-    def fit(self, X, y):
-        X, y, rows, cols = self._fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """sample_weight: as FSVCClassifier.fit's (the weighted ridge loss,
+        the targets' weighted mean as the offset)."""
+        X, y, w, rows, cols = self._fit(X, y, sample_weight)
         y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
-        model = _train(X, y, self._settings(), True, rows, cols, self.verbose)
+        model = _train(X, y, self._settings(), True, rows, cols, self.verbose, w)
         self._warn(model, X.shape[0])
         return self._set_model(model, rows, cols)
 

@@ -46,7 +46,9 @@ static fsvc_model *model(void)
     fsvc_param *p = fsvc_param_alloc(0, 0);
     fsvc_model *t = fsvc_model_alloc();
     fsvc_error err;
-    if (!p || !t || fsvc_train_view(t, NULL, x, 8, 4, FSVC_F64, 0, 0, y, p, &err)) abort();
+    if (!p || !t || fsvc_train_view(t, NULL,
+                                    &(fsvc_array_view){x, 8, 4, FSVC_F64, 0, 0, y, NULL},
+                                    p, &err)) abort();
     fsvc_param_release(p);
     return m = t;
 }
@@ -88,7 +90,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int *pred = malloc((size_t)rowsN * sizeof *pred);
         double *score = malloc((size_t)rowsN * 2 * sizeof *score);
         if (!pred || !score) abort();
-        rc = fsvc_predict_view(pred, score, model(), x, N, n, dtype, rows, cols, "cpu", 1, &err);
+        rc = fsvc_predict_view(pred, score, model(),
+                               &(fsvc_array_view){x, N, n, dtype, rows, cols, NULL, NULL},
+                               "cpu", 1, &err);
         free(pred);
         free(score);
     } else {
@@ -96,7 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fsvc_model *m = fsvc_model_alloc();
         if (!par || !m) abort();
         fsvc_param_set(par, "threads", "1", &err);
-        rc = fsvc_train_view(m, NULL, x, N, n, dtype, rows, cols, y, par, &err);
+        rc = fsvc_train_view(m, NULL,
+                             &(fsvc_array_view){x, N, n, dtype, rows, cols, y, NULL}, par, &err);
         fsvc_model_release(m);
         fsvc_param_release(par);
     }
