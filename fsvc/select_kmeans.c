@@ -42,12 +42,18 @@ static int update_d2(bnl_mind *md, double *D2, void *W, const bnl_op *op, const 
     return bnl_mind_update(md, W, B, D2, err);
 }
 
-int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const bnl_ctx *ctx,
-                       const bnl_op *op_in, const void *X, int64_t N, int n, uint64_t seed,
-                       int progress, fsvc_error *err)
+int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const fsvc_select_problem *pb,
+                       const fsvc_select_opt *o, fsvc_error *err)
 {
     if (syn) *syn = 0;
-    if (!sel || !ctx || !op_in || !X || N < 1 || n < 1)
+    if (!sel || !pb || !o)
+        return fsvc_fail(err, FSVC_EUSAGE, "kmeans++: no samples");
+    const bnl_ctx *ctx = pb->ctx;
+    const bnl_op *op_in = pb->op;
+    const void *X = pb->X;
+    int64_t N = pb->N;
+    int n = pb->n, progress = o->progress;
+    if (!ctx || !op_in || !X || N < 1 || n < 1)
         return fsvc_fail(err, FSVC_EUSAGE, "kmeans++: no samples");
     if (m < 1 || m > N)
         return fsvc_fail(err, FSVC_EUSAGE, "kmeans++: %lld centroids out of 1..%lld samples",
@@ -74,7 +80,7 @@ int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const bnl_ctx *ctx,
     for (int64_t i = 0; i < N; i++) D2[i] = INFINITY;
     if ((rc = bnl_mind_open(ctx, &op, X, N, n, &md, err)))
         goto out;
-    uint64_t st = seed;
+    uint64_t st = o->seed;
     int64_t k = 0, folded = 0, shown = 0;
     sel[k] = draw_index(&st, N);
     chosen[sel[k++]] = 1;

@@ -85,14 +85,16 @@ static int select_sparse(int64_t *sel, int64_t *m_out, double *syn, const bnl_ct
 {
     int64_t N = d->N, m = 0;
     int rc = FSVC_OK;
+    fsvc_select_problem pb = {.ctx = ctx, .op = &op, .Xs = d->csr, .order = order, .N = N,
+                              .n = d->n};
+    fsvc_select_opt o = {.prag = p->prag, .max_m = cap};
     *syn = 0;
     if (p->select == FSVC_SELECT_RANDOM) {
         m = cap > 0 ? cap : 10000;
         if (m > N) m = N;
         memcpy(sel, order, (size_t)m * sizeof *sel);
     } else if (p->select == FSVC_SELECT_GLOBAL || p->regression) {
-        rc = fsvc_sparse_novelty(sel, &m, syn, ctx, &op, p->prag, cap, d->csr, d->n, order, N,
-                                 err);
+        rc = fsvc_sparse_novelty(sel, &m, syn, &pb, &o, err);
     } else { /* per class: the same pass inside each class, class after class */
         int64_t *sub = malloc((size_t)N * sizeof *sub);
         if (!sub) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
@@ -102,8 +104,10 @@ static int select_sparse(int64_t *sel, int64_t *m_out, double *syn, const bnl_ct
             for (int64_t t = 0; t < N; t++)
                 if (d->cls[order[t]] == k) sub[cnt++] = order[t];
             if (!cnt) continue;
-            rc = fsvc_sparse_novelty(sel + m, &mk, &sk, ctx, &op, p->prag,
-                                     cap > 0 ? cap - m : 0, d->csr, d->n, sub, cnt, err);
+            pb.order = sub;
+            pb.N = cnt;
+            o.max_m = cap > 0 ? cap - m : 0;
+            rc = fsvc_sparse_novelty(sel + m, &mk, &sk, &pb, &o, err);
             m += mk;
             *syn += sk;
         }
@@ -156,12 +160,11 @@ static int search_start(double *r0, const bnl_ctx *ctx, const fsvc_dataset *d, i
     return rc;
 }
 
-int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *d,
-                      const fsvc_param *p, const fsvc_dist *dist, fsvc_error *err)
+/* The sparse model's settings: f32 centroids, no transform of the input,
+ * one output (regression) or d's classes. */
+static int sparse_setup(fsvc_model *M, const fsvc_dataset *d, const fsvc_param *p,
+                        fsvc_error *err)
 {
-    int rc = check_sparse(d, p, dist, err);
-    if (rc) return rc;
-    int64_t N = d->N;
     M->dtype = FSVC_F32;
     M->n = d->n;
     M->scale = FSVC_SCALE_NONE;
@@ -175,67 +178,103 @@ int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *
         if (!M->class_values) return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
         memcpy(M->class_values, d->class_values, (size_t)d->K * sizeof *M->class_values);
     }
+    return FSVC_OK;
+}
+
+/* The radius: given, X times the rms distance over the first (up to) 800
+ * samples of the order, or the author's search (*syn its work). */
+static int sparse_radius(double *r, double *syn, sparse_pass *sp, fsvc_error *err)
+{
+    const fsvc_param *p = sp->p;
+    const fsvc_dataset *d = sp->d;
+    int64_t N = d->N;
+    int rc;
+    *r = p->radius;
+    if (!(*r > 0) && !(p->radius_rms > 0)) { /* the author's radius search */
+        double r0;
+        fsvc_radius_pass rp = {.pass = sparse_pass_fn, .self = sp, .N = N, .source = d->source};
+        if ((rc = search_start(&r0, sp->ctx, d, p->dist, err)) ||
+            (rc = fsvc_radius_search(r, syn, r0, p, &rp, err)))
+            return rc;
+    } else if (!(*r > 0)) {
+        double rms;
+        if ((rc = rms_distance(&rms, sp->ctx, d->csr, sp->order, N < 800 ? N : 800, d->n,
+                               p->dist, err)))
+            return rc;
+        *r = p->radius_rms * rms;
+        if (p->progress)
+            fsvc_printf("radius: %g x rms distance %.6g = %.6g\n", p->radius_rms, rms, *r);
+    }
+    return FSVC_OK;
+}
+
+/* The m selected rows sel as M's CSR centroids, their labels, and room
+ * for the readout. */
+static int sparse_centroids(fsvc_model *M, const fsvc_dataset *d, const int64_t *sel, int64_t m,
+                            fsvc_error *err)
+{
+    M->m = m;
+    M->lab = calloc((size_t)m, sizeof *M->lab);
+    M->R = calloc((size_t)m * M->Kout, sizeof *M->R);
+    if (!M->lab || !M->R)
+        return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory for %lld centroids",
+                         (long long)m);
+    int rc = fsvc_csr_rows(&M->Cs, d->csr, sel, m, err);
+    for (int64_t j = 0; !rc && j < m && !M->regression; j++) M->lab[j] = d->cls[sel[j]];
+    return rc;
+}
+
+/* Regression: d's targets less their mean (*mean) into *yc (malloc'd). */
+static int center_targets(double **yc_out, double *mean_out, const fsvc_dataset *d,
+                          fsvc_error *err)
+{
+    int64_t N = d->N;
+    double mean = 0, *yc = malloc((size_t)N * sizeof *yc);
+    *yc_out = yc;
+    if (!yc) return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+    for (int64_t i = 0; i < N; i++) mean += d->y[i];
+    mean /= N;
+    for (int64_t i = 0; i < N; i++) yc[i] = d->y[i] - mean;
+    *mean_out = mean;
+    return FSVC_OK;
+}
+
+int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *d,
+                      const fsvc_param *p, const fsvc_dist *dist, fsvc_error *err)
+{
     bnl_ctx ctx;
-    if ((rc = fsvc_ctx_open(&ctx, p, err)))
+    int rc = check_sparse(d, p, dist, err);
+    if (!rc) rc = sparse_setup(M, d, p, err);
+    if (!rc) rc = fsvc_ctx_open(&ctx, p, err);
+    if (rc) {
+        fsvc_free_model(M);
         return rc;
+    }
+    int64_t N = d->N, m = 0;
     int64_t *order = malloc((size_t)N * sizeof *order), *sel = malloc((size_t)N * sizeof *sel);
-    double *yc = NULL, syn = 0, syn2 = 0;
+    double *yc = NULL, syn = 0, syn2 = 0, r = p->radius, t0 = fsvc_clock(), t1 = t0;
     bnl_csc Ct = {0};
+    bnl_op op = {(bnl_dist)p->dist, (bnl_act)p->act, FSVC_F32, r, BNL_PREC_FULL};
+    sparse_pass sp = {&ctx, op, p, d, order, sel};
     if (!order || !sel) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto done; }
     for (int64_t i = 0; i < N; i++) order[i] = i;
     if (p->shuffle || p->select == FSVC_SELECT_RANDOM) /* the seeded shuffle, as dense */
         fsvc_shuffle(order, N, p->seed);
-    double t0 = fsvc_clock(), r = p->radius;
-    bnl_op op = {(bnl_dist)p->dist, (bnl_act)p->act, FSVC_F32, r, BNL_PREC_FULL};
-    if (!(r > 0) && !(p->radius_rms > 0)) { /* the author's radius search */
-        double r0;
-        sparse_pass sp = {&ctx, op, p, d, order, sel};
-        if ((rc = search_start(&r0, &ctx, d, p->dist, err)) ||
-            (rc = fsvc_radius_search(&r, &syn, r0, N, p, d->source, sparse_pass_fn, &sp, err)))
-            goto done;
-    } else if (!(r > 0)) {
-        double rms;
-        if ((rc = rms_distance(&rms, &ctx, d->csr, order, N < 800 ? N : 800, d->n, p->dist,
-                               err)))
-            goto done;
-        r = p->radius_rms * rms;
-        if (p->progress)
-            fsvc_printf("radius: %g x rms distance %.6g = %.6g\n", p->radius_rms, rms, r);
-    }
+    t0 = fsvc_clock();
+    if ((rc = sparse_radius(&r, &syn, &sp, err))) goto done;
     M->radius = r;
     if ((rc = fsvc_radius_check(p->act, FSVC_F32, r, d->source, err))) goto done;
     op.radius = r;
-    int64_t m = 0;
     rc = select_sparse(sel, &m, &syn2, &ctx, op, p, p->max_neurons, d, order, err);
     syn += syn2;
-    if (rc) goto done;
-    M->m = m;
-    M->lab = calloc((size_t)m, sizeof *M->lab);
-    M->R = calloc((size_t)m * M->Kout, sizeof *M->R);
-    if (!M->lab || !M->R) {
-        rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory for %lld centroids",
-                       (long long)m);
-        goto done;
-    }
-    if ((rc = fsvc_csr_rows(&M->Cs, d->csr, sel, m, err))) goto done;
-    for (int64_t j = 0; j < m && !p->regression; j++) M->lab[j] = d->cls[sel[j]];
-    double t1 = fsvc_clock();
+    if (rc || (rc = sparse_centroids(M, d, sel, m, err))) goto done;
+    t1 = fsvc_clock();
     if (p->readout == FSVC_READOUT_ONEHOT) {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);
     } else {
         bnl_csr cv = fsvc_csr_view(M->Cs, 0, m);
         if ((rc = bnl_csc_make(&Ct, &cv, d->n, op.dist, err))) goto done;
-        if (p->regression) {
-            double mean = 0;
-            if (!(yc = malloc((size_t)N * sizeof *yc))) {
-                rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
-                goto done;
-            }
-            for (int64_t i = 0; i < N; i++) mean += d->y[i];
-            mean /= N;
-            for (int64_t i = 0; i < N; i++) yc[i] = d->y[i] - mean;
-            M->y_offset = mean;
-        }
+        if (p->regression && (rc = center_targets(&yc, &M->y_offset, d, err))) goto done;
         rc = fsvc_sparse_ridge(M->R, &ctx, &op, &Ct, M->Cs, d->csr, d->cls, yc, M->Kout,
                                p->lambda, p->solver, p->cg_tol, p->progress, info, err);
         if (rc == FSVC_EINPUT && err) { /* the readout's words, naming the data */

@@ -447,9 +447,11 @@ static void test_novelty_exact(void **state)
             bnl_op op = {(bnl_dist)ops[o][0], (bnl_act)ops[o][1], FSVC_F32, radii[q], BNL_PREC_FULL};
             int64_t m0, m1, cap = q == 2 ? 50 : 0;
             double syn;
-            fsvc_sparse_novelty_seq(s0, &m0, &op, prags[q], cap, X, q ? order : NULL, N);
-            assert_int_equal(fsvc_sparse_novelty(s1, &m1, &syn, &cpu, &op, prags[q], cap, X, n,
-                                                 q ? order : NULL, N, &err), FSVC_OK);
+            fsvc_select_problem pb = {.ctx = &cpu, .op = &op, .Xs = X,
+                                      .order = q ? order : NULL, .N = N, .n = n};
+            fsvc_select_opt so = {.prag = prags[q], .max_m = cap};
+            fsvc_sparse_novelty_seq(s0, &m0, &pb, &so);
+            assert_int_equal(fsvc_sparse_novelty(s1, &m1, &syn, &pb, &so, &err), FSVC_OK);
             if (m0 != m1 || memcmp(s0, s1, (size_t)m0 * sizeof *s0))
                 fail_msg("op %zu case %zu: batched %lld centroids, definition %lld", o, q,
                          (long long)m1, (long long)m0);
