@@ -535,7 +535,8 @@ static void test_search_sparse(void **state)
     fsvc_dataset_free(&ds);
 }
 
-/* What sparse training does not run is refused naming --dense. */
+/* What sparse training does not run is refused naming --dense; a failure
+ * leaves no model. */
 static void test_refusals(void **state)
 {
     (void)state;
@@ -553,6 +554,14 @@ static void test_refusals(void **state)
     fsvc_param_default(&p);
     p.scale_features = 1;
     assert_int_equal(fsvc_train(&m, NULL, &d, &p, &err), FSVC_EUSAGE);
+    /* a context that does not open: the error, and no half-built model left
+     * (its class values freed, not leaked) */
+    fsvc_param_default(&p);
+    p.backend = "nosuch";
+    assert_int_not_equal(fsvc_train(&m, NULL, &d, &p, &err), FSVC_OK);
+    assert_non_null(strstr(err.msg, "nosuch"));
+    assert_null(m.class_values);
+    assert_int_equal(m.K, 0);
     /* the defaults (random selection, ridge) and the onehot readout run */
     fsvc_param_default(&p);
     p.threads = 1;
