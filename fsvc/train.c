@@ -62,7 +62,7 @@ static int check_param(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *e
 }
 
 /* A dense run: where the samples are, what the selection needs, and what
- * the run owns (X, order, sel, gcls: freed by run_free). */
+ * the run owns (X, order, sel, gcls: freed at the end of train_dense). */
 typedef struct dense_run {
     const fsvc_dataset *d;  /* this process's slice */
     const fsvc_param *p;
