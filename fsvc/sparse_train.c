@@ -76,17 +76,30 @@ static int rms_distance(double *out, const bnl_ctx *ctx, const fsvc_csr *X, cons
     return rc;
 }
 
-/* One selection with radius op.radius: random (the first cap of the
+/* A sparse selection: the samples d in the pass order, the engine, the
+ * settings; sel receives the selection (capacity d->N). */
+typedef struct sparse_pass {
+    const bnl_ctx *ctx;
+    bnl_op op;
+    const fsvc_param *p;
+    const fsvc_dataset *d;
+    const int64_t *order;
+    int64_t *sel;
+} sparse_pass;
+
+/* One selection with radius sp->op.radius: random (the first cap of the
  * shuffled order, 10000 when cap <= 0), global or per class (the novelty
- * pass), stopping past cap centroids; sel (capacity N), *m, *syn. */
-static int select_sparse(int64_t *sel, int64_t *m_out, double *syn, const bnl_ctx *ctx,
-                         bnl_op op, const fsvc_param *p, int64_t cap, const fsvc_dataset *d,
-                         const int64_t *order, fsvc_error *err)
+ * pass), stopping past cap centroids; sp->sel, *m, *syn. */
+static int select_sparse(const sparse_pass *sp, int64_t cap, int64_t *m_out, double *syn,
+                         fsvc_error *err)
 {
-    int64_t N = d->N, m = 0;
+    const fsvc_param *p = sp->p;
+    const fsvc_dataset *d = sp->d;
+    const int64_t *order = sp->order;
+    int64_t N = d->N, m = 0, *sel = sp->sel;
     int rc = FSVC_OK;
-    fsvc_select_problem pb = {.ctx = ctx, .op = &op, .Xs = d->csr, .order = order, .N = N,
-                              .n = d->n};
+    fsvc_select_problem pb = {.ctx = sp->ctx, .op = &sp->op, .Xs = d->csr, .order = order,
+                              .N = N, .n = d->n};
     fsvc_select_opt o = {.prag = p->prag, .max_m = cap};
     *syn = 0;
     if (p->select == FSVC_SELECT_RANDOM) {
@@ -117,23 +130,13 @@ static int select_sparse(int64_t *sel, int64_t *m_out, double *syn, const bnl_ct
     return rc;
 }
 
-/* select_sparse as a pass of the radius search (fsvc_radius_search). */
-typedef struct sparse_pass {
-    const bnl_ctx *ctx;
-    bnl_op op;
-    const fsvc_param *p;
-    const fsvc_dataset *d;
-    const int64_t *order;
-    int64_t *sel;
-} sparse_pass;
-
+/* select_sparse with radius r as a pass of the radius search. */
 static int sparse_pass_fn(void *self, double r, int64_t cap, int64_t *m, double *syn,
                           fsvc_error *err)
 {
-    sparse_pass *sp = self;
-    bnl_op op = sp->op;
-    op.radius = r;
-    return select_sparse(sp->sel, m, syn, sp->ctx, op, sp->p, cap, sp->d, sp->order, err);
+    sparse_pass sp = *(const sparse_pass *)self;
+    sp.op.radius = r;
+    return select_sparse(&sp, cap, m, syn, err);
 }
 
 /* The radius search's start: the largest distance from the first sample
@@ -265,7 +268,8 @@ int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *
     M->radius = r;
     if ((rc = fsvc_radius_check(p->act, FSVC_F32, r, d->source, err))) goto done;
     op.radius = r;
-    rc = select_sparse(sel, &m, &syn2, &ctx, op, p, p->max_neurons, d, order, err);
+    sp.op = op;
+    rc = select_sparse(&sp, p->max_neurons, &m, &syn2, err);
     syn += syn2;
     if (rc || (rc = sparse_centroids(M, d, sel, m, err))) goto done;
     t1 = fsvc_clock();
