@@ -170,9 +170,11 @@ int fsvc_cross_validate_regression(fsvc_cv_regression *res, const fsvc_dataset *
 }
 
 int fsvc_cross_validate_lambdas(fsvc_cv_result *res, const fsvc_dataset *d,
-                                const fsvc_param *p, const double *lambda, int nl,
-                                int nfold, uint64_t seed, int warm, fsvc_error *err)
+                                const fsvc_param *p, const fsvc_lambda_set *ls, int nfold,
+                                uint64_t seed, fsvc_error *err)
 {
+    const double *lambda = ls->lambda;
+    int nl = ls->nl, warm = ls->warm;
     if (nl < 1 || nl > FSVC_GRID_MAX_VALUES)
         return fsvc_fail(err, FSVC_EUSAGE, "cv: 1 to %d lambdas", FSVC_GRID_MAX_VALUES);
     memset(res, 0, (size_t)nl * sizeof *res);

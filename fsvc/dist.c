@@ -22,11 +22,13 @@ const fsvc_dist *fsvc_dist_one(void)
 }
 
 int fsvc_dist_rows(void *out, const void *X, size_t row, const int64_t *idx, int64_t cnt,
-                   int64_t first, int64_t N, const fsvc_dist *dist, fsvc_error *err)
+                   const fsvc_slice *at, fsvc_error *err)
 {
+    int64_t first = at->first;
+    const fsvc_dist *dist = at->dist;
     memset(out, 0, (size_t)cnt * row);
     for (int64_t j = 0; j < cnt; j++)
-        if (idx[j] >= first && idx[j] < first + N)
+        if (idx[j] >= first && idx[j] < first + at->Nloc)
             memcpy((char *)out + (size_t)j * row, (const char *)X + (size_t)(idx[j] - first) * row, row);
     if (dist->size > 1 && dist->bor(dist->self, out, (size_t)cnt * row))
         return fsvc_fail(err, FSVC_ERESOURCE, "train: the exchange of %lld rows failed",

@@ -56,10 +56,17 @@ int fsvc_train_dist(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset
                     int64_t N_total, int64_t first, const fsvc_param *p,
                     const fsvc_dist *dist, fsvc_error *err);
 
-/* Rows idx[0..cnt) (global indices) of the slice X (rows [first, first +
- * N) of row bytes each) into out (cnt x row), on every rank. */
+/* Where one process's samples are: the global rows [first, first + Nloc)
+ * of all the samples, spread over the processes of dist. */
+typedef struct fsvc_slice {
+    int64_t first, Nloc;
+    const fsvc_dist *dist;
+} fsvc_slice;
+
+/* Rows idx[0..cnt) (global indices) of the slice X (the rows of at, of
+ * row bytes each) into out (cnt x row), on every rank. */
 int fsvc_dist_rows(void *out, const void *X, size_t row, const int64_t *idx, int64_t cnt,
-                   int64_t first, int64_t N, const fsvc_dist *dist, fsvc_error *err);
+                   const fsvc_slice *at, fsvc_error *err);
 
 /* The texts (bytes) of the ranks concatenated in rank order, on every
  * rank: *out (malloc'd, NUL-terminated, the caller frees it) and len[r],

@@ -4,20 +4,49 @@
 
 #include "fsvc.h"
 #include "../layers/bnl.h"
+#include "dist.h"
 
 /* The engine context of a training run: p->backend and p->threads, on
  * p->device when it names one and the backend is "cuda" (fsvc/ctx.c). */
 int fsvc_ctx_open(bnl_ctx *ctx, const fsvc_param *p, fsvc_error *err);
 
-/* k-means++ seeding (fsvc/select_kmeans.c): m distinct rows of X (N x n,
- * op->dtype) by D^2 sampling in op->dist (L1 or L2), the D^2 weights
- * updated through bnl_forward after every round of draws (batched D^2
- * seeding: a round draws max(1, min(k/8, 256)) samples for k chosen so
- * far). sel: m indices in draw order; the same seed gives the same sel.
- * 1 <= m <= N (m = N: every sample); *syn: the distance work N m n. */
-int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const bnl_ctx *ctx,
-                       const bnl_op *op, const void *X, int64_t N, int n, uint64_t seed,
-                       int progress, fsvc_error *err);
+/* ---- the selection of centroids ---- */
+
+/* The samples a selection runs on: the N samples order[0..N-1] (NULL:
+ * 0..N-1) of n features each, rows of X (op->dtype) or, for the sparse
+ * pass, of the CSR Xs; distances and activations by op (its radius
+ * included) on the engine ctx. at: where the rows are; at.dist NULL: X
+ * holds every row (one process), else X holds the global rows [at.first,
+ * at.first + at.Nloc) of the processes of at.dist (the novelty pass). */
+typedef struct fsvc_select_problem {
+    const bnl_ctx *ctx;
+    const bnl_op *op;
+    const void *X;
+    const fsvc_csr *Xs;
+    const int64_t *order;
+    int64_t N;
+    int n;
+    fsvc_slice at;
+} fsvc_select_problem;
+
+/* The settings of a selection (checked by fsvc_train, fsvc/train.c). */
+typedef struct fsvc_select_opt {
+    double prag;     /* novelty: a sample whose activation sum is below prag
+                        becomes a centroid */
+    int64_t max_m;   /* novelty: stop at max_m centroids (<= 0: no limit) */
+    uint64_t seed;   /* k-means++: the draws */
+    int progress;    /* progress lines on stdout */
+} fsvc_select_opt;
+
+/* k-means++ seeding (fsvc/select_kmeans.c): m distinct rows of pb->X (N x
+ * n, op->dtype; order and at unused: every row, one process) by D^2
+ * sampling in op->dist (L1 or L2), the D^2 weights updated through
+ * bnl_forward after every round of draws (batched D^2 seeding: a round
+ * draws max(1, min(k/8, 256)) samples for k chosen so far). sel: m
+ * indices in draw order; the same o->seed gives the same sel. 1 <= m <= N
+ * (m = N: every sample); *syn: the distance work N m n. */
+int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const fsvc_select_problem *pb,
+                       const fsvc_select_opt *o, fsvc_error *err);
 
 /* Seeded PRNG (splitmix64) and a Fisher-Yates shuffle of idx[0..N-1]. */
 uint64_t fsvc_rng_next(uint64_t *state);
@@ -49,39 +78,36 @@ int fsvc_train_model(fsvc_model *model, fsvc_train_info *info, const fsvc_datase
 /* Seconds on the monotonic clock. */
 double fsvc_clock(void);
 
-/* Novelty pass (fsvc/novelty.c) over the rows of X taken in the order
- * order[0..N-1] (NULL: 0..N-1). sel: the selected row indices of X, in
- * acceptance order (capacity N); *m their count. max_m > 0 stops the pass
- * once that many centroids are taken. Activation sums are float64 in
- * increasing centroid order; the first row always becomes a centroid.
- *   X: rows x n, op->dtype. */
-int fsvc_novelty_seq(int64_t *sel, int64_t *m, const bnl_op *op, double prag,
-                     int64_t max_m, const void *X, const int64_t *order,
-                     int64_t N, int n, fsvc_error *err);
-/* The same pass batched on the engine; selects exactly what the plain
- * sequential loop selects. *syn receives the synaptic operations done. */
-int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
-                         const bnl_ctx *ctx, const bnl_op *op, double prag,
-                         int64_t max_m, int progress, const void *X,
-                         const int64_t *order, int64_t N, int n,
-                         fsvc_error *err);
-/* The batched pass across processes: X holds the global rows [first,
- * first + Nloc) of the N in order (global indices); every rank returns the
- * centroids one process selects (one OR exchange and one status agreement
- * per chunk; every rank calls it). */
-struct fsvc_dist;
-int fsvc_novelty_dist(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
-                      const bnl_op *op, double prag, int64_t max_m, int progress,
-                      const void *X, const int64_t *order, int64_t N, int n,
-                      int64_t first, int64_t Nloc, const struct fsvc_dist *dist,
-                      fsvc_error *err);
+/* Novelty pass (fsvc/novelty.c) over the samples of pb (dense rows X;
+ * pb->ctx unused: the reference backend). sel: the selected row indices
+ * of X, in acceptance order (capacity N); *m their count. o->max_m > 0
+ * stops the pass once that many centroids are taken. Activation sums are
+ * float64 in increasing centroid order; the first row always becomes a
+ * centroid. The plain sequential loop (pb->at unused). */
+int fsvc_novelty_seq(int64_t *sel, int64_t *m, const fsvc_select_problem *pb,
+                     const fsvc_select_opt *o, fsvc_error *err);
+/* The same pass batched on the engine pb->ctx; selects exactly what the
+ * plain sequential loop selects. *syn receives the synaptic operations
+ * done. Across processes (pb->at.dist of size > 1) X holds the global rows
+ * of pb->at of the N in order (global indices), and every rank returns
+ * the centroids one process selects (one OR exchange and one status
+ * agreement per chunk; every rank calls it). */
+int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn, const fsvc_select_problem *pb,
+                         const fsvc_select_opt *o, fsvc_error *err);
 
-/* The radius search (fsvc/train.c): the author's recipe from r0 over
- * selections run by pass (r, stop past cap centroids -> *m, *syn). */
+/* The radius search (fsvc/radius.c): the author's recipe from r0 over
+ * selections of N samples (of source, in messages) run by pass (r, stop
+ * past cap centroids -> *m, *syn). */
 typedef int (*fsvc_pass_fn)(void *self, double r, int64_t cap, int64_t *m, double *syn,
                             fsvc_error *err);
-int fsvc_radius_search(double *r_out, double *syn, double r0, int64_t N, const fsvc_param *p,
-                       const char *source, fsvc_pass_fn pass, void *self, fsvc_error *err);
+typedef struct fsvc_radius_pass {
+    fsvc_pass_fn pass;
+    void *self;
+    int64_t N;
+    const char *source;
+} fsvc_radius_pass;
+int fsvc_radius_search(double *r_out, double *syn, double r0, const fsvc_param *p,
+                       const fsvc_radius_pass *rp, fsvc_error *err);
 
 /* Distance of one pair (L1, or Euclidean for L2), summed in double. */
 double fsvc_pair_dist(int dist, fsvc_dtype t, const void *x, const void *c, int n);
@@ -147,11 +173,11 @@ int fsvc_readout_ridge_dist(double *R, const fsvc_ridge_problem *pb, double lamb
  * (the unweighted model, bit for bit, on every backend).
  * fsvc_center_targets: the regression offset, the mean of d->y weighted
  * by d->weight over dist's processes (NULL: one), into *mean, and
- * yc = y - mean (d->N values). */
+ * *yc = y - mean (d->N values, malloc'd; the caller frees it). */
 int fsvc_weights_check(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err);
 const double *fsvc_weights_real(const fsvc_dataset *d);
 struct fsvc_dist;
-int fsvc_center_targets(double *yc, double *mean, const fsvc_dataset *d,
+int fsvc_center_targets(double **yc, double *mean, const fsvc_dataset *d,
                         const struct fsvc_dist *dist, fsvc_error *err);
 /* One LABEL:W item of a class-weight list at *pos (fsvc/params.c): the
  * label into label (cap bytes), W > 0 into *w, *pos moved on; *got = 0 at

@@ -8,9 +8,8 @@
  * centroid order), then resolves the chunk in order: a sample accepted in
  * the chunk adds its activation to the sums of the later chunk samples, one
  * term at a time, so every sum is the sequential loop's sum, bit for bit,
- * and the same centroids are selected. fsvc_novelty_dist is the batched
- * pass across processes (see novelty_core): every rank selects the
- * one-process centroids. On a device that offers the novelty session
+ * and the same centroids are selected. Across processes (see
+ * fsvc_novelty_batched) every rank selects the one-process centroids. On a device that offers the novelty session
  * (bnl.h bnl_novelty_*), the centroids live on the device, added once
  * each, and only the chunk rows go up per chunk (issue 10). */
 #include "internal.h"
@@ -36,10 +35,15 @@ double fsvc_pair_dist(int dist, fsvc_dtype t, const void *x, const void *c, int 
 /* The plain sequential loop: for each sample, a = 0, a += h(x_i, c_j) for
  * j = 0..m-1 (the reference backend's actsum, i.e. its activation
  * definition), accept when a < prag. */
-int fsvc_novelty_seq(int64_t *sel, int64_t *m, const bnl_op *op, double prag,
-                     int64_t max_m, const void *X, const int64_t *order,
-                     int64_t N, int n, fsvc_error *err)
+int fsvc_novelty_seq(int64_t *sel, int64_t *m, const fsvc_select_problem *pb,
+                     const fsvc_select_opt *o, fsvc_error *err)
 {
+    const bnl_op *op = pb->op;
+    const void *X = pb->X;
+    const int64_t *order = pb->order;
+    int64_t N = pb->N, max_m = o->max_m;
+    int n = pb->n;
+    double prag = o->prag;
     size_t row = (size_t)n * fsvc_dtype_size(op->dtype);
     const char *x0 = X;
     int64_t cnt = 0, cap = 256;
@@ -93,152 +97,213 @@ static void progress_line(double t0, int64_t done, int64_t N, int64_t m, int las
  *     accepted candidate's activation to the later candidates' sums one
  *     term at a time: the sequential loop's sums and centroids, bit for
  *     bit, on every process; then one status agreement.
- * One process (dist NULL or of size 1) does the same without exchanges.
+ * One process (at.dist NULL or of size 1) does the same without exchanges.
  * The centroids live in the engine's novelty session (bnl.h
  * bnl_novelty_*: on a device that offers it, else the CPU's): step 1 is
  * its sums, the chunk's accepted rows are added after step 3, and the
  * resolve is its bnl_novelty_one (a few rows against one centroid). */
-static int novelty_core(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
-                        const bnl_op *op, double prag, int64_t max_m, int progress,
-                        const void *X, const int64_t *order, int64_t N, int n,
-                        int64_t first, int64_t Nloc, const fsvc_dist *dist, fsvc_error *err)
-{
-    enum { BMIN = 16, BMAX = 4096 };
-    int multi = dist && dist->size > 1;
-    size_t row = (size_t)n * fsvc_dtype_size(op->dtype);
-    const char *x0 = X;
-    int64_t cnt = 0, B = 64;
+
+enum { BMIN = 16, BMAX = 4096 }; /* the chunk sizes */
+
+/* One batched pass: where the rows are, the chunk buffers (BMAX rows or
+ * values each), the session and the counts. */
+typedef struct pass {
+    const fsvc_select_problem *pb;
+    const fsvc_select_opt *o;
+    const fsvc_dist *multi;     /* the processes, NULL for one */
+    int64_t first, Nloc;        /* the global rows held here */
+    size_t row;
+    char *A;                    /* the chunk's accepted rows */
+    int64_t *P;                 /* status word | b sums */
+    double *S;                  /* the sums, P + 1 */
+    char *Xl, *Xc;              /* the chunk rows held here; the candidates' rows */
+    double *T, *Sl;
+    int64_t *ci, *own, *cand;   /* the chunk's global indices; its rows held here; the
+                                   candidates */
+    bnl_novelty *ses;
+    int64_t cnt;                /* centroids so far */
     /* the synaptic operations: the chunk sums of this process's samples
      * (added over the processes at the end) and the resolves (the same on
      * every process, counted once) */
-    double ops = 0, ops_res = 0, t0 = fsvc_clock(), tlast = t0;
-    char *A = malloc((size_t)BMAX * row);      /* the chunk's accepted rows */
-    int64_t *P = malloc((1 + BMAX) * sizeof *P); /* status word | b sums */
-    double *S = (double *)(P ? P + 1 : NULL);
-    char *Xl = malloc((size_t)BMAX * row);     /* the chunk rows held here */
-    char *Xc = malloc((size_t)BMAX * row);     /* the candidates' rows */
-    double *T = malloc(BMAX * sizeof *T), *Sl = malloc(BMAX * sizeof *Sl);
-    int64_t *ci = malloc(BMAX * sizeof *ci), *own = malloc(BMAX * sizeof *own);
-    int64_t *cand = malloc(BMAX * sizeof *cand);
-    int rc = FSVC_OK;
-    bnl_novelty *ses = NULL;
-    *m = 0;
-    if (!A || !P || !Xl || !Xc || !T || !Sl || !ci || !own || !cand)
+    double ops, ops_res;
+} pass;
+
+static int pass_open(pass *v, const fsvc_select_problem *pb, const fsvc_select_opt *o,
+                     fsvc_error *err)
+{
+    const fsvc_dist *dist = pb->at.dist;
+    int64_t N = pb->N, max_m = o->max_m;
+    memset(v, 0, sizeof *v);
+    v->pb = pb;
+    v->o = o;
+    v->multi = dist && dist->size > 1 ? dist : NULL;
+    v->first = dist ? pb->at.first : 0; /* no processes: every row of X is here */
+    v->Nloc = dist ? pb->at.Nloc : INT64_MAX;
+    v->row = (size_t)pb->n * fsvc_dtype_size(pb->op->dtype);
+    v->A = malloc((size_t)BMAX * v->row);
+    v->P = malloc((1 + BMAX) * sizeof *v->P);
+    v->S = (double *)(v->P ? v->P + 1 : NULL);
+    v->Xl = malloc((size_t)BMAX * v->row);
+    v->Xc = malloc((size_t)BMAX * v->row);
+    v->T = malloc(BMAX * sizeof *v->T);
+    v->Sl = malloc(BMAX * sizeof *v->Sl);
+    v->ci = malloc(BMAX * sizeof *v->ci);
+    v->own = malloc(BMAX * sizeof *v->own);
+    v->cand = malloc(BMAX * sizeof *v->cand);
+    int rc;
+    if (!v->A || !v->P || !v->Xl || !v->Xc || !v->T || !v->Sl || !v->ci || !v->own || !v->cand)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: out of memory");
     else
-        rc = bnl_novelty_open(ctx, op, n, max_m > 0 && max_m < N ? max_m : N < 1024 ? N : 1024,
-                              &ses, err);
-    if (multi) { /* a process short of memory stops every process */
-        rc = fsvc_dist_agreed(dist, rc, err);
+        rc = bnl_novelty_open(pb->ctx, pb->op, pb->n,
+                              max_m > 0 && max_m < N ? max_m : N < 1024 ? N : 1024, &v->ses, err);
+    if (v->multi) /* a process short of memory stops every process */
+        rc = fsvc_dist_agreed(v->multi, rc, err);
+    return rc;
+}
+
+static void pass_close(pass *v)
+{
+    bnl_novelty_close(v->ses);
+    free(v->A); free(v->P); free(v->Xl); free(v->Xc); free(v->T); free(v->Sl);
+    free(v->ci); free(v->own); free(v->cand);
+}
+
+/* Step 1 on the chunk order[t0i .. t0i + b): its global indices (ci), the
+ * rows held here (Xl, own[0..*nl)) and their sums into S (0 elsewhere). */
+static int chunk_sums(pass *v, int64_t t0i, int64_t b, int64_t *nl_out, fsvc_error *err)
+{
+    const int64_t *order = v->pb->order;
+    const char *x0 = v->pb->X;
+    size_t row = v->row;
+    int64_t nl = 0;
+    int rc = FSVC_OK;
+    for (int64_t k = 0; k < b; k++) {
+        v->ci[k] = order ? order[t0i + k] : t0i + k;
+        v->S[k] = 0;
+        if (v->ci[k] >= v->first && v->ci[k] < v->first + v->Nloc) {
+            memcpy(v->Xl + (size_t)nl * row, x0 + (size_t)(v->ci[k] - v->first) * row, row);
+            v->own[nl++] = k;
+        }
     }
+    if (v->cnt > 0 && nl > 0) {
+        memset(v->Sl, 0, (size_t)nl * sizeof *v->Sl);
+        rc = bnl_novelty_sums(v->ses, v->Sl, v->Xl, nl, err);
+        for (int64_t q = 0; !rc && q < nl; q++) v->S[v->own[q]] = v->Sl[q];
+        v->ops += (double)v->cnt * nl * v->pb->n;
+    }
+    *nl_out = nl;
+    return rc;
+}
+
+/* Exchange 1 (several processes): the b sums ORed, this process's status
+ * rc in the status word; a failure elsewhere becomes FSVC_DIST_ELSEWHERE. */
+static int exchange_sums(pass *v, int64_t b, int rc, fsvc_error *err)
+{
+    const fsvc_dist *dist = v->multi;
+    int mine = rc;
+    v->P[0] = rc;
+    if (dist->bor(dist->self, v->P, (size_t)(1 + b) * sizeof *v->P)) {
+        if (!mine) rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: the exchange of "
+                                  "%lld sums failed", (long long)b);
+        return rc;
+    }
+    if (!mine && v->P[0]) {
+        int code = (int)v->P[0];
+        rc = fsvc_fail(err, code >= FSVC_EUSAGE && code <= FSVC_ERESOURCE ? code
+                       : FSVC_ERESOURCE, FSVC_DIST_ELSEWHERE);
+    }
+    return rc;
+}
+
+/* Step 2: the candidates cand[0..*nc) of the chunk and their rows (Xc; q
+ * walks this process's rows), shared by the second exchange. */
+static int candidates(pass *v, int64_t b, int64_t nl, int64_t *nc_out, fsvc_error *err)
+{
+    size_t row = v->row;
+    double prag = v->o->prag;
+    int64_t nc = 0;
+    for (int64_t k = 0, q = 0; k < b; k++) {
+        int here = q < nl && v->own[q] == k;
+        if (v->cnt == 0 || v->S[k] < prag) {
+            if (here) memcpy(v->Xc + (size_t)nc * row, v->Xl + (size_t)q * row, row);
+            else memset(v->Xc + (size_t)nc * row, 0, row);
+            v->cand[nc++] = k;
+        }
+        q += here;
+    }
+    *nc_out = nc;
+    if (v->multi && nc > 0 && v->multi->bor(v->multi->self, v->Xc, (size_t)nc * row))
+        return fsvc_fail(err, FSVC_ERESOURCE, "novelty: the exchange of %lld rows failed",
+                         (long long)nc);
+    return FSVC_OK;
+}
+
+/* Step 3: the candidates resolved in order into sel (*acc accepted), then
+ * the chunk's new centroids added to the session, once. */
+static int resolve(pass *v, int64_t *sel, int64_t nc, int64_t *acc_out, fsvc_error *err)
+{
+    size_t row = v->row;
+    double prag = v->o->prag;
+    int64_t acc = 0, max_m = v->o->max_m;
+    int rc = FSVC_OK;
+    for (int64_t j = 0; j < nc && (max_m <= 0 || v->cnt < max_m); j++) {
+        if (!(v->cnt == 0 || v->S[v->cand[j]] < prag))
+            continue;
+        memcpy(v->A + (size_t)acc * row, v->Xc + (size_t)j * row, row);
+        sel[v->cnt++] = v->ci[v->cand[j]];
+        acc++;
+        int64_t rest = nc - j - 1;
+        if (rest > 0) {
+            memset(v->T, 0, rest * sizeof *v->T);
+            rc = bnl_novelty_one(v->ses, v->T, v->Xc + (size_t)j * row,
+                                 v->Xc + (size_t)(j + 1) * row, rest, err);
+            if (rc) break;
+            v->ops_res += (double)rest * v->pb->n;
+            for (int64_t q = 0; q < rest; q++)
+                v->S[v->cand[j + 1 + q]] += v->T[q];
+        }
+    }
+    if (!rc && acc > 0)
+        rc = bnl_novelty_add(v->ses, v->A, acc, err);
+    *acc_out = acc;
+    return rc;
+}
+
+int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn, const fsvc_select_problem *pb,
+                         const fsvc_select_opt *o, fsvc_error *err)
+{
+    pass v;
+    int64_t N = pb->N, max_m = o->max_m, B = 64;
+    double t0 = fsvc_clock(), tlast = t0;
+    *m = 0;
+    int rc = pass_open(&v, pb, o, err);
     if (rc) goto done;
-    for (int64_t t0i = 0; t0i < N && (max_m <= 0 || cnt < max_m);) {
-        int64_t b = N - t0i < B ? N - t0i : B, nl = 0, nc = 0;
-        for (int64_t k = 0; k < b; k++) {
-            ci[k] = order ? order[t0i + k] : t0i + k;
-            S[k] = 0;
-            if (ci[k] >= first && ci[k] < first + Nloc) {
-                memcpy(Xl + (size_t)nl * row, x0 + (size_t)(ci[k] - first) * row, row);
-                own[nl++] = k;
-            }
-        }
-        if (cnt > 0 && nl > 0) {
-            memset(Sl, 0, (size_t)nl * sizeof *Sl);
-            rc = bnl_novelty_sums(ses, Sl, Xl, nl, err);
-            for (int64_t q = 0; !rc && q < nl; q++) S[own[q]] = Sl[q];
-            ops += (double)cnt * nl * n;
-        }
-        if (multi) { /* exchange 1: the sums; a failure travels in the status word */
-            int mine = rc;
-            P[0] = rc;
-            if (dist->bor(dist->self, P, (size_t)(1 + b) * sizeof *P)) {
-                if (!mine) rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: the exchange of "
-                                          "%lld sums failed", (long long)b);
-                goto done;
-            }
-            if (!mine && P[0]) {
-                int code = (int)P[0];
-                rc = fsvc_fail(err, code >= FSVC_EUSAGE && code <= FSVC_ERESOURCE ? code
-                               : FSVC_ERESOURCE, FSVC_DIST_ELSEWHERE);
-            }
-        }
-        if (rc) goto done;
-        /* the candidates and their rows (q walks this process's rows) */
-        for (int64_t k = 0, q = 0; k < b; k++) {
-            int here = q < nl && own[q] == k;
-            if (cnt == 0 || S[k] < prag) {
-                if (here) memcpy(Xc + (size_t)nc * row, Xl + (size_t)q * row, row);
-                else memset(Xc + (size_t)nc * row, 0, row);
-                cand[nc++] = k;
-            }
-            q += here;
-        }
-        if (multi && nc > 0 && dist->bor(dist->self, Xc, (size_t)nc * row)) {
-            rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: the exchange of %lld rows failed",
-                           (long long)nc);
-            goto done;
-        }
-        int64_t acc = 0;
-        for (int64_t j = 0; j < nc && (max_m <= 0 || cnt < max_m); j++) {
-            if (!(cnt == 0 || S[cand[j]] < prag))
-                continue;
-            memcpy(A + (size_t)acc * row, Xc + (size_t)j * row, row);
-            sel[cnt++] = ci[cand[j]];
-            acc++;
-            int64_t rest = nc - j - 1;
-            if (rest > 0) {
-                memset(T, 0, rest * sizeof *T);
-                rc = bnl_novelty_one(ses, T, Xc + (size_t)j * row, Xc + (size_t)(j + 1) * row,
-                                     rest, err);
-                if (rc) break;
-                ops_res += (double)rest * n;
-                for (int64_t q = 0; q < rest; q++)
-                    S[cand[j + 1 + q]] += T[q];
-            }
-        }
-        if (!rc && acc > 0) /* the chunk's new centroids, added once */
-            rc = bnl_novelty_add(ses, A, acc, err);
+    for (int64_t t0i = 0; t0i < N && (max_m <= 0 || v.cnt < max_m);) {
+        int64_t b = N - t0i < B ? N - t0i : B, nl = 0, nc = 0, acc = 0;
+        rc = chunk_sums(&v, t0i, b, &nl, err);
+        if (v.multi) /* the sums; a failure travels in the status word */
+            rc = exchange_sums(&v, b, rc, err);
+        if (rc || (rc = candidates(&v, b, nl, &nc, err))) goto done;
+        rc = resolve(&v, sel, nc, &acc, err);
         t0i += b;
-        if (multi) { /* whether every process resolved the chunk */
-            rc = fsvc_dist_agreed(dist, rc, err);
-        }
+        if (v.multi) /* whether every process resolved the chunk */
+            rc = fsvc_dist_agreed(v.multi, rc, err);
         if (rc) goto done;
         /* adapt: small chunks while centroids are accepted often */
         if (acc * 8 > b && B > BMIN) B /= 2;
         else if (acc * 64 < b && B < BMAX) B *= 2;
-        if (progress && fsvc_clock() - tlast > 0.5) {
+        if (o->progress && fsvc_clock() - tlast > 0.5) {
             tlast = fsvc_clock();
-            progress_line(t0, t0i, N, cnt, 0);
+            progress_line(t0, t0i, N, v.cnt, 0);
         }
     }
-    if (progress)
-        progress_line(t0, N, N, cnt, 1);
-    if (multi && dist->sum(dist->self, &ops, 1, FSVC_F64))
+    if (o->progress)
+        progress_line(t0, N, N, v.cnt, 1);
+    if (v.multi && v.multi->sum(v.multi->self, &v.ops, 1, FSVC_F64))
         rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: the sum of the operation counts failed");
-    *m = cnt;
+    *m = v.cnt;
 done:
-    if (syn) *syn = ops + ops_res;
-    bnl_novelty_close(ses);
-    free(A); free(P); free(Xl); free(Xc); free(T); free(Sl); free(ci); free(own); free(cand);
+    if (syn) *syn = v.ops + v.ops_res;
+    pass_close(&v);
     return rc;
-}
-
-int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn,
-                         const bnl_ctx *ctx, const bnl_op *op, double prag,
-                         int64_t max_m, int progress, const void *X,
-                         const int64_t *order, int64_t N, int n,
-                         fsvc_error *err)
-{
-    /* every row of X is here: order may pick N of more rows (a class) */
-    return novelty_core(sel, m, syn, ctx, op, prag, max_m, progress, X, order, N, n,
-                        0, INT64_MAX, NULL, err);
-}
-
-int fsvc_novelty_dist(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
-                      const bnl_op *op, double prag, int64_t max_m, int progress,
-                      const void *X, const int64_t *order, int64_t N, int n,
-                      int64_t first, int64_t Nloc, const fsvc_dist *dist, fsvc_error *err)
-{
-    return novelty_core(sel, m, syn, ctx, op, prag, max_m, progress, X, order, N, n,
-                        first, Nloc, dist, err);
 }

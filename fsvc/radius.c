@@ -6,12 +6,14 @@
 
 /* Author's recipe: prag as given, start large (r0), halve r until the
  * centroids are 1-10% of N, then refine towards the most centroids within
- * 10%. pass(self, r, cap, &m, &syn, err) runs one selection with radius r
+ * 10%. rp->pass(rp->self, r, cap, &m, &syn, err) runs one selection with radius r
  * stopping past cap centroids (dense: select_pass; sparse data:
  * fsvc/sparse_train.c). */
-int fsvc_radius_search(double *r_out, double *syn, double r0, int64_t N, const fsvc_param *p,
-                       const char *source, fsvc_pass_fn pass, void *self, fsvc_error *err)
+int fsvc_radius_search(double *r_out, double *syn, double r0, const fsvc_param *p,
+                       const fsvc_radius_pass *rp, fsvc_error *err)
 {
+    int64_t N = rp->N;
+    const char *source = rp->source;
     int64_t lo = (int64_t)ceil(0.01 * N), hi = (int64_t)floor(0.10 * N);
     if (lo < 1) lo = 1;
     if (hi < lo) hi = lo;
@@ -19,7 +21,7 @@ int fsvc_radius_search(double *r_out, double *syn, double r0, int64_t N, const f
     double best = 0, over = 0, under = 0, s = 0;
     int64_t m = 0;
 #define PASS(rr) do { double sk_ = 0; \
-        int rc_ = pass(self, (rr), hi + 1, &m, &sk_, err); \
+        int rc_ = rp->pass(rp->self, (rr), hi + 1, &m, &sk_, err); \
         if (rc_) return rc_; \
         s += sk_; \
         if (p->progress) \

@@ -42,42 +42,95 @@ static int update_d2(bnl_mind *md, double *D2, void *W, const bnl_op *op, const 
     return bnl_mind_update(md, W, B, D2, err);
 }
 
-int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const bnl_ctx *ctx,
-                       const bnl_op *op_in, const void *X, int64_t N, int n, uint64_t seed,
-                       int progress, fsvc_error *err)
+/* The draws of one seeding: the running sums cum of D^2 over the N
+ * samples, the samples chosen so far, the PRNG state. */
+typedef struct draws {
+    int64_t N;
+    const double *cum;
+    unsigned char *chosen;
+    uint64_t st;
+} draws;
+
+/* Every sample left coincides with a centroid: B draws uniform over them
+ * into sel[k..]; returns the new k. */
+static int64_t draw_uniform(draws *w, int64_t *sel, int64_t k, int64_t B)
+{
+    for (int64_t b = 0; b < B; b++) {
+        int64_t i = draw_index(&w->st, w->N);
+        while (w->chosen[i]) i = i + 1 < w->N ? i + 1 : 0;
+        sel[k++] = i;
+        w->chosen[i] = 1;
+    }
+    return k;
+}
+
+/* Up to B draws by D^2 (cum, total tot) into sel[k..], distinct: a draw
+ * of a sample chosen already is redrawn up to KM_RETRY times, then the
+ * round ends (the next round sees it). Returns the new k. */
+static int64_t draw_d2(draws *w, int64_t *sel, int64_t k, int64_t B, double tot)
+{
+    for (int64_t b = 0; b < B; b++) {
+        int64_t i = -1;
+        for (int t = 0; t < KM_RETRY && i < 0; t++) {
+            double u = (double)(fsvc_rng_next(&w->st) >> 11) * 0x1.0p-53 * tot;
+            int64_t lo = 0, hi = w->N - 1; /* the first i with cum[i] > u */
+            while (lo < hi) {
+                int64_t mid = lo + (hi - lo) / 2;
+                if (w->cum[mid] > u) hi = mid; else lo = mid + 1;
+            }
+            if (!w->chosen[lo]) i = lo;
+        }
+        if (i < 0) break; /* drawn already in this round: the next round sees it */
+        sel[k++] = i;
+        w->chosen[i] = 1;
+    }
+    return k;
+}
+
+static int check_args(const int64_t *sel, int64_t m, const fsvc_select_problem *pb,
+                      const fsvc_select_opt *o, fsvc_error *err)
+{
+    if (!sel || !pb || !o || !pb->ctx || !pb->op || !pb->X || pb->N < 1 || pb->n < 1)
+        return fsvc_fail(err, FSVC_EUSAGE, "kmeans++: no samples");
+    if (m < 1 || m > pb->N)
+        return fsvc_fail(err, FSVC_EUSAGE, "kmeans++: %lld centroids out of 1..%lld samples",
+                         (long long)m, (long long)pb->N);
+    if (pb->op->dist != BNL_L1 && pb->op->dist != BNL_L2)
+        return fsvc_fail(err, FSVC_EUSAGE, "kmeans++: the distance must be l1 or l2");
+    return FSVC_OK;
+}
+
+int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const fsvc_select_problem *pb,
+                       const fsvc_select_opt *o, fsvc_error *err)
 {
     if (syn) *syn = 0;
-    if (!sel || !ctx || !op_in || !X || N < 1 || n < 1)
-        return fsvc_fail(err, FSVC_EUSAGE, "kmeans++: no samples");
-    if (m < 1 || m > N)
-        return fsvc_fail(err, FSVC_EUSAGE, "kmeans++: %lld centroids out of 1..%lld samples",
-                         (long long)m, (long long)N);
-    if (op_in->dist != BNL_L1 && op_in->dist != BNL_L2)
-        return fsvc_fail(err, FSVC_EUSAGE, "kmeans++: the distance must be l1 or l2");
+    int rc = check_args(sel, m, pb, o, err);
+    if (rc) return rc;
+    const void *X = pb->X;
+    int64_t N = pb->N;
+    int n = pb->n;
     if (m == N) { /* every sample */
         for (int64_t i = 0; i < N; i++) sel[i] = i;
         return FSVC_OK;
     }
-    bnl_op op = *op_in;
+    bnl_op op = *pb->op;
     op.act = BNL_IDENT;
     size_t row = (size_t)n * fsvc_dtype_size(op.dtype);
     double *D2 = malloc((size_t)N * sizeof *D2), *cum = malloc((size_t)N * sizeof *cum);
-    unsigned char *chosen = calloc((size_t)N, 1);
+    draws w = {N, cum, calloc((size_t)N, 1), o->seed};
     void *W = malloc((size_t)KM_MAX_BATCH * row);
     bnl_mind *md = NULL;
-    int rc = FSVC_OK;
-    if (!D2 || !cum || !chosen || !W) {
+    if (!D2 || !cum || !w.chosen || !W) {
         rc = fsvc_fail(err, FSVC_ERESOURCE, "kmeans++: out of memory for %lld samples",
                        (long long)N);
         goto out;
     }
     for (int64_t i = 0; i < N; i++) D2[i] = INFINITY;
-    if ((rc = bnl_mind_open(ctx, &op, X, N, n, &md, err)))
+    if ((rc = bnl_mind_open(pb->ctx, &op, X, N, n, &md, err)))
         goto out;
-    uint64_t st = seed;
     int64_t k = 0, folded = 0, shown = 0;
-    sel[k] = draw_index(&st, N);
-    chosen[sel[k++]] = 1;
+    sel[k] = draw_index(&w.st, N);
+    w.chosen[sel[k++]] = 1;
     while (k < m) {
         /* fold the centroids of the last round into D2 */
         rc = update_d2(md, D2, W, &op, sel + folded, k - folded, X, n, err);
@@ -86,7 +139,7 @@ int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const bnl_ctx *ctx,
         folded = k;
         double tot = 0;
         for (int64_t i = 0; i < N; i++) {
-            if (chosen[i]) D2[i] = 0; /* exactly: a GEMM distance to itself may be > 0 */
+            if (w.chosen[i]) D2[i] = 0; /* exactly: a GEMM distance to itself may be > 0 */
             tot += D2[i];
             cum[i] = tot;
         }
@@ -95,37 +148,17 @@ int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const bnl_ctx *ctx,
         if (B > KM_MAX_BATCH) B = KM_MAX_BATCH;
         if (B > m - k) B = m - k;
         if (!(tot > 0) || !isfinite(tot)) {
-            /* every sample left coincides with a centroid: uniform over them */
-            for (int64_t b = 0; b < B; b++) {
-                int64_t i = draw_index(&st, N);
-                while (chosen[i]) i = i + 1 < N ? i + 1 : 0;
-                sel[k++] = i;
-                chosen[i] = 1;
-            }
+            k = draw_uniform(&w, sel, k, B);
             continue;
         }
-        for (int64_t b = 0; b < B; b++) {
-            int64_t i = -1;
-            for (int t = 0; t < KM_RETRY && i < 0; t++) {
-                double u = (double)(fsvc_rng_next(&st) >> 11) * 0x1.0p-53 * tot;
-                int64_t lo = 0, hi = N - 1; /* the first i with cum[i] > u */
-                while (lo < hi) {
-                    int64_t mid = lo + (hi - lo) / 2;
-                    if (cum[mid] > u) hi = mid; else lo = mid + 1;
-                }
-                if (!chosen[lo]) i = lo;
-            }
-            if (i < 0) break; /* drawn already in this round: the next round sees it */
-            sel[k++] = i;
-            chosen[i] = 1;
-        }
-        if (progress && k * 10 / m > shown) {
+        k = draw_d2(&w, sel, k, B, tot);
+        if (o->progress && k * 10 / m > shown) {
             shown = k * 10 / m;
             fsvc_printf("kmeans++: %lld of %lld centroids\n", (long long)k, (long long)m);
         }
     }
 out:
     bnl_mind_close(md);
-    free(D2); free(cum); free(chosen); free(W);
+    free(D2); free(cum); free(w.chosen); free(W);
     return rc;
 }

@@ -27,16 +27,15 @@ int fsvc_train_sparse(fsvc_model *model, fsvc_train_info *info, const fsvc_datas
 int fsvc_predict_sparse(int *pred, double *score, const fsvc_model *model,
                         const fsvc_dataset *d, int threads, fsvc_error *err);
 
-/* The novelty pass on the rows of X taken in order[0..N-1] (NULL: 0..N-1),
- * as fsvc_novelty_batched on dense rows (fsvc/sparse_novelty.c): sel
- * (capacity N) gets the accepted rows, *m their count; max_m > 0 stops
- * there. The _seq form is the plain definition it must match exactly. */
-int fsvc_sparse_novelty(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
-                        const bnl_op *op, double prag, int64_t max_m, const fsvc_csr *X,
-                        int n, const int64_t *order, int64_t N, fsvc_error *err);
-int fsvc_sparse_novelty_seq(int64_t *sel, int64_t *m, const bnl_op *op, double prag,
-                            int64_t max_m, const fsvc_csr *X, const int64_t *order,
-                            int64_t N);
+/* The novelty pass on the samples of pb (the CSR rows Xs; at unused: one
+ * process), as fsvc_novelty_batched on dense rows (fsvc/sparse_novelty.c):
+ * sel (capacity N) gets the accepted rows, *m their count; o->max_m > 0
+ * stops there. The _seq form is the plain definition it must match
+ * exactly (pb->ctx unused). */
+int fsvc_sparse_novelty(int64_t *sel, int64_t *m, double *syn, const fsvc_select_problem *pb,
+                        const fsvc_select_opt *o, fsvc_error *err);
+int fsvc_sparse_novelty_seq(int64_t *sel, int64_t *m, const fsvc_select_problem *pb,
+                            const fsvc_select_opt *o);
 
 /* The ridge readout on sparse rows (fsvc/sparse_ridge.c): R (m x K
  * row-major) from (H^T D H + lambda mean(diag) I) R = H^T D T, H =

@@ -64,10 +64,14 @@ static bnl_csr rows_view(const rows *r, int64_t i0, int64_t b)
     return v;
 }
 
-int fsvc_sparse_novelty_seq(int64_t *sel, int64_t *m, const bnl_op *op, double prag,
-                            int64_t max_m, const fsvc_csr *X, const int64_t *order,
-                            int64_t N)
+int fsvc_sparse_novelty_seq(int64_t *sel, int64_t *m, const fsvc_select_problem *pb,
+                            const fsvc_select_opt *o)
 {
+    const bnl_op *op = pb->op;
+    const fsvc_csr *X = pb->Xs;
+    const int64_t *order = pb->order;
+    int64_t N = pb->N, max_m = o->max_m;
+    double prag = o->prag;
     bnl_csr xv = fsvc_csr_view(X, 0, X->rows);
     int64_t cnt = 0;
     for (int64_t t = 0; t < N && (max_m <= 0 || cnt < max_m); t++) {
@@ -81,10 +85,16 @@ int fsvc_sparse_novelty_seq(int64_t *sel, int64_t *m, const bnl_op *op, double p
     return FSVC_OK;
 }
 
-int fsvc_sparse_novelty(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
-                        const bnl_op *op, double prag, int64_t max_m, const fsvc_csr *X,
-                        int n, const int64_t *order, int64_t N, fsvc_error *err)
+int fsvc_sparse_novelty(int64_t *sel, int64_t *m, double *syn, const fsvc_select_problem *pb,
+                        const fsvc_select_opt *o, fsvc_error *err)
 {
+    const bnl_ctx *ctx = pb->ctx;
+    const bnl_op *op = pb->op;
+    const fsvc_csr *X = pb->Xs;
+    const int64_t *order = pb->order;
+    int64_t N = pb->N, max_m = o->max_m;
+    int n = pb->n;
+    double prag = o->prag;
     enum { BMIN = 16, BMAX = 4096 };
     rows C = {0}, Xc = {0};
     bnl_csc T = {0};

@@ -76,44 +76,8 @@ static int rms_distance(double *out, const bnl_ctx *ctx, const fsvc_csr *X, cons
     return rc;
 }
 
-/* One selection with radius op.radius: random (the first cap of the
- * shuffled order, 10000 when cap <= 0), global or per class (the novelty
- * pass), stopping past cap centroids; sel (capacity N), *m, *syn. */
-static int select_sparse(int64_t *sel, int64_t *m_out, double *syn, const bnl_ctx *ctx,
-                         bnl_op op, const fsvc_param *p, int64_t cap, const fsvc_dataset *d,
-                         const int64_t *order, fsvc_error *err)
-{
-    int64_t N = d->N, m = 0;
-    int rc = FSVC_OK;
-    *syn = 0;
-    if (p->select == FSVC_SELECT_RANDOM) {
-        m = cap > 0 ? cap : 10000;
-        if (m > N) m = N;
-        memcpy(sel, order, (size_t)m * sizeof *sel);
-    } else if (p->select == FSVC_SELECT_GLOBAL || p->regression) {
-        rc = fsvc_sparse_novelty(sel, &m, syn, ctx, &op, p->prag, cap, d->csr, d->n, order, N,
-                                 err);
-    } else { /* per class: the same pass inside each class, class after class */
-        int64_t *sub = malloc((size_t)N * sizeof *sub);
-        if (!sub) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
-        for (int k = 0; !rc && k < d->K && (cap <= 0 || m < cap); k++) {
-            int64_t cnt = 0, mk = 0;
-            double sk = 0;
-            for (int64_t t = 0; t < N; t++)
-                if (d->cls[order[t]] == k) sub[cnt++] = order[t];
-            if (!cnt) continue;
-            rc = fsvc_sparse_novelty(sel + m, &mk, &sk, ctx, &op, p->prag,
-                                     cap > 0 ? cap - m : 0, d->csr, d->n, sub, cnt, err);
-            m += mk;
-            *syn += sk;
-        }
-        free(sub);
-    }
-    *m_out = m;
-    return rc;
-}
-
-/* select_sparse as a pass of the radius search (fsvc_radius_search). */
+/* A sparse selection: the samples d in the pass order, the engine, the
+ * settings; sel receives the selection (capacity d->N). */
 typedef struct sparse_pass {
     const bnl_ctx *ctx;
     bnl_op op;
@@ -123,13 +87,56 @@ typedef struct sparse_pass {
     int64_t *sel;
 } sparse_pass;
 
+/* One selection with radius sp->op.radius: random (the first cap of the
+ * shuffled order, 10000 when cap <= 0), global or per class (the novelty
+ * pass), stopping past cap centroids; sp->sel, *m, *syn. */
+static int select_sparse(const sparse_pass *sp, int64_t cap, int64_t *m_out, double *syn,
+                         fsvc_error *err)
+{
+    const fsvc_param *p = sp->p;
+    const fsvc_dataset *d = sp->d;
+    const int64_t *order = sp->order;
+    int64_t N = d->N, m = 0, *sel = sp->sel;
+    int rc = FSVC_OK;
+    fsvc_select_problem pb = {.ctx = sp->ctx, .op = &sp->op, .Xs = d->csr, .order = order,
+                              .N = N, .n = d->n};
+    fsvc_select_opt o = {.prag = p->prag, .max_m = cap};
+    *syn = 0;
+    if (p->select == FSVC_SELECT_RANDOM) {
+        m = cap > 0 ? cap : 10000;
+        if (m > N) m = N;
+        memcpy(sel, order, (size_t)m * sizeof *sel);
+    } else if (p->select == FSVC_SELECT_GLOBAL || p->regression) {
+        rc = fsvc_sparse_novelty(sel, &m, syn, &pb, &o, err);
+    } else { /* per class: the same pass inside each class, class after class */
+        int64_t *sub = malloc((size_t)N * sizeof *sub);
+        if (!sub) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+        for (int k = 0; !rc && k < d->K && (cap <= 0 || m < cap); k++) {
+            int64_t cnt = 0, mk = 0;
+            double sk = 0;
+            for (int64_t t = 0; t < N; t++)
+                if (d->cls[order[t]] == k) sub[cnt++] = order[t];
+            if (!cnt) continue;
+            pb.order = sub;
+            pb.N = cnt;
+            o.max_m = cap > 0 ? cap - m : 0;
+            rc = fsvc_sparse_novelty(sel + m, &mk, &sk, &pb, &o, err);
+            m += mk;
+            *syn += sk;
+        }
+        free(sub);
+    }
+    *m_out = m;
+    return rc;
+}
+
+/* select_sparse with radius r as a pass of the radius search. */
 static int sparse_pass_fn(void *self, double r, int64_t cap, int64_t *m, double *syn,
                           fsvc_error *err)
 {
-    sparse_pass *sp = self;
-    bnl_op op = sp->op;
-    op.radius = r;
-    return select_sparse(sp->sel, m, syn, sp->ctx, op, sp->p, cap, sp->d, sp->order, err);
+    sparse_pass sp = *(const sparse_pass *)self;
+    sp.op.radius = r;
+    return select_sparse(&sp, cap, m, syn, err);
 }
 
 /* The radius search's start: the largest distance from the first sample
@@ -156,12 +163,11 @@ static int search_start(double *r0, const bnl_ctx *ctx, const fsvc_dataset *d, i
     return rc;
 }
 
-int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *d,
-                      const fsvc_param *p, const fsvc_dist *dist, fsvc_error *err)
+/* The sparse model's settings: f32 centroids, no transform of the input,
+ * one output (regression) or d's classes. */
+static int sparse_setup(fsvc_model *M, const fsvc_dataset *d, const fsvc_param *p,
+                        fsvc_error *err)
 {
-    int rc = check_sparse(d, p, dist, err);
-    if (rc) return rc;
-    int64_t N = d->N;
     M->dtype = FSVC_F32;
     M->n = d->n;
     M->scale = FSVC_SCALE_NONE;
@@ -175,63 +181,91 @@ int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *
         if (!M->class_values) return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
         memcpy(M->class_values, d->class_values, (size_t)d->K * sizeof *M->class_values);
     }
+    return FSVC_OK;
+}
+
+/* The radius: given, X times the rms distance over the first (up to) 800
+ * samples of the order, or the author's search (*syn its work). */
+static int sparse_radius(double *r, double *syn, sparse_pass *sp, fsvc_error *err)
+{
+    const fsvc_param *p = sp->p;
+    const fsvc_dataset *d = sp->d;
+    int64_t N = d->N;
+    int rc;
+    *r = p->radius;
+    if (!(*r > 0) && !(p->radius_rms > 0)) { /* the author's radius search */
+        double r0;
+        fsvc_radius_pass rp = {.pass = sparse_pass_fn, .self = sp, .N = N, .source = d->source};
+        if ((rc = search_start(&r0, sp->ctx, d, p->dist, err)) ||
+            (rc = fsvc_radius_search(r, syn, r0, p, &rp, err)))
+            return rc;
+    } else if (!(*r > 0)) {
+        double rms;
+        if ((rc = rms_distance(&rms, sp->ctx, d->csr, sp->order, N < 800 ? N : 800, d->n,
+                               p->dist, err)))
+            return rc;
+        *r = p->radius_rms * rms;
+        if (p->progress)
+            fsvc_printf("radius: %g x rms distance %.6g = %.6g\n", p->radius_rms, rms, *r);
+    }
+    return FSVC_OK;
+}
+
+/* The m selected rows sel as M's CSR centroids, their labels, and room
+ * for the readout. */
+static int sparse_centroids(fsvc_model *M, const fsvc_dataset *d, const int64_t *sel, int64_t m,
+                            fsvc_error *err)
+{
+    M->m = m;
+    M->lab = calloc((size_t)m, sizeof *M->lab);
+    M->R = calloc((size_t)m * M->Kout, sizeof *M->R);
+    if (!M->lab || !M->R)
+        return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory for %lld centroids",
+                         (long long)m);
+    int rc = fsvc_csr_rows(&M->Cs, d->csr, sel, m, err);
+    for (int64_t j = 0; !rc && j < m && !M->regression; j++) M->lab[j] = d->cls[sel[j]];
+    return rc;
+}
+
+
+int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *d,
+                      const fsvc_param *p, const fsvc_dist *dist, fsvc_error *err)
+{
     bnl_ctx ctx;
-    if ((rc = fsvc_ctx_open(&ctx, p, err)))
+    int rc = check_sparse(d, p, dist, err);
+    if (!rc) rc = sparse_setup(M, d, p, err);
+    if (!rc) rc = fsvc_ctx_open(&ctx, p, err);
+    if (rc) {
+        fsvc_free_model(M);
         return rc;
+    }
+    int64_t N = d->N, m = 0;
     int64_t *order = malloc((size_t)N * sizeof *order), *sel = malloc((size_t)N * sizeof *sel);
-    double *yc = NULL, syn = 0, syn2 = 0;
+    double *yc = NULL, syn = 0, syn2 = 0, r = p->radius, t0 = fsvc_clock(), t1 = t0;
     bnl_csc Ct = {0};
+    bnl_op op = {(bnl_dist)p->dist, (bnl_act)p->act, FSVC_F32, r, BNL_PREC_FULL};
+    sparse_pass sp = {&ctx, op, p, d, order, sel};
     if (!order || !sel) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto done; }
     for (int64_t i = 0; i < N; i++) order[i] = i;
     if (p->shuffle || p->select == FSVC_SELECT_RANDOM) /* the seeded shuffle, as dense */
         fsvc_shuffle(order, N, p->seed);
-    double t0 = fsvc_clock(), r = p->radius;
-    bnl_op op = {(bnl_dist)p->dist, (bnl_act)p->act, FSVC_F32, r, BNL_PREC_FULL};
-    if (!(r > 0) && !(p->radius_rms > 0)) { /* the author's radius search */
-        double r0;
-        sparse_pass sp = {&ctx, op, p, d, order, sel};
-        if ((rc = search_start(&r0, &ctx, d, p->dist, err)) ||
-            (rc = fsvc_radius_search(&r, &syn, r0, N, p, d->source, sparse_pass_fn, &sp, err)))
-            goto done;
-    } else if (!(r > 0)) {
-        double rms;
-        if ((rc = rms_distance(&rms, &ctx, d->csr, order, N < 800 ? N : 800, d->n, p->dist,
-                               err)))
-            goto done;
-        r = p->radius_rms * rms;
-        if (p->progress)
-            fsvc_printf("radius: %g x rms distance %.6g = %.6g\n", p->radius_rms, rms, r);
-    }
+    t0 = fsvc_clock();
+    if ((rc = sparse_radius(&r, &syn, &sp, err))) goto done;
     M->radius = r;
     if ((rc = fsvc_radius_check(p->act, FSVC_F32, r, d->source, err))) goto done;
     op.radius = r;
-    int64_t m = 0;
-    rc = select_sparse(sel, &m, &syn2, &ctx, op, p, p->max_neurons, d, order, err);
+    sp.op = op;
+    rc = select_sparse(&sp, p->max_neurons, &m, &syn2, err);
     syn += syn2;
-    if (rc) goto done;
-    M->m = m;
-    M->lab = calloc((size_t)m, sizeof *M->lab);
-    M->R = calloc((size_t)m * M->Kout, sizeof *M->R);
-    if (!M->lab || !M->R) {
-        rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory for %lld centroids",
-                       (long long)m);
-        goto done;
-    }
-    if ((rc = fsvc_csr_rows(&M->Cs, d->csr, sel, m, err))) goto done;
-    for (int64_t j = 0; j < m && !p->regression; j++) M->lab[j] = d->cls[sel[j]];
-    double t1 = fsvc_clock();
+    if (rc || (rc = sparse_centroids(M, d, sel, m, err))) goto done;
+    t1 = fsvc_clock();
     if (p->readout == FSVC_READOUT_ONEHOT) {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);
     } else {
         bnl_csr cv = fsvc_csr_view(M->Cs, 0, m);
         if ((rc = bnl_csc_make(&Ct, &cv, d->n, op.dist, err))) goto done;
-        if (p->regression) {
-            if (!(yc = malloc((size_t)N * sizeof *yc))) {
-                rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
-                goto done;
-            }
-            if ((rc = fsvc_center_targets(yc, &M->y_offset, d, NULL, err))) goto done;
-        }
+        if (p->regression && (rc = fsvc_center_targets(&yc, &M->y_offset, d, NULL, err)))
+            goto done;
         fsvc_sparse_problem sp = {&ctx, &op, &Ct, M->Cs, d->csr, d->cls, yc,
                                   fsvc_weights_real(d), M->Kout};
         fsvc_ridge_opt ro = {.lambda = p->lambda, .solver = p->solver, .tol = p->cg_tol,

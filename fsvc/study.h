@@ -84,16 +84,21 @@ int fsvc_cross_validate_regression(fsvc_cv_regression *res, const fsvc_dataset *
                                    const fsvc_param *p, int nfold, uint64_t seed,
                                    fsvc_error *err);
 
-/* K-fold cross-validation of p with each of lambda[0..nl-1] (res: nl
+/* K-fold cross-validation of p with each of ls->lambda[0..nl-1] (res: nl
  * results, res[i] for lambda[i]): per fold one selection and one H for
- * all the lambdas (fsvc_train_lambdas, warm as there). The same folds and
+ * all the lambdas (fsvc_train_lambdas, ls->warm as there). The same folds and
  * models as fsvc_cross_validate of p with that lambda (the readouts
  * within --cg-tol). A lambda whose readout fails with bad input
  * (FSVC_EINPUT, e.g. no convergence) gets res[i].status and msg, the
  * others go on; other failures are returned. */
+typedef struct fsvc_lambda_set {
+    const double *lambda;   /* nl lambdas, 1 <= nl <= FSVC_GRID_MAX_VALUES */
+    int nl;
+    int warm;               /* each CG started from the previous solution */
+} fsvc_lambda_set;
 int fsvc_cross_validate_lambdas(fsvc_cv_result *res, const fsvc_dataset *d,
-                                const fsvc_param *p, const double *lambda, int nl,
-                                int nfold, uint64_t seed, int warm, fsvc_error *err);
+                                const fsvc_param *p, const fsvc_lambda_set *ls, int nfold,
+                                uint64_t seed, fsvc_error *err);
 
 /* ---- the ridge readout over several lambdas (study_path.c) ---- */
 
@@ -175,16 +180,21 @@ typedef struct fsvc_lms_curve {
 } fsvc_lms_curve;
 void fsvc_lms_curve_free(fsvc_lms_curve *c);
 
+typedef struct fsvc_lms_val_opt {
+    double val;       /* the fraction of each class held out, in (0, 1) */
+    int keep_best;    /* keep the best epoch's readout, else the last */
+    uint64_t seed;    /* the split */
+} fsvc_lms_val_opt;
+
 /* Trains the LMS readout of p (p->eta, p->epochs) on a stratified seeded
- * split of d: `val` of each class (0 < val < 1) held out for validation,
- * the centroids chosen on the rest. After every epoch the error rates on
+ * split of d: o->val of each class held out for validation, the
+ * centroids chosen on the rest. After every epoch the error rates on
  * both parts are recorded; the model keeps the readout of the best epoch
- * (keep_best) or of the last. info: as fsvc_train (readout time includes
- * the per-epoch evaluations). */
+ * (o->keep_best) or of the last. info: as fsvc_train (readout time
+ * includes the per-epoch evaluations). */
 int fsvc_train_lms_val(fsvc_model *model, fsvc_train_info *info,
                        fsvc_lms_curve *curve, const fsvc_dataset *d,
-                       const fsvc_param *p, double val, int keep_best,
-                       uint64_t seed, fsvc_error *err);
+                       const fsvc_param *p, const fsvc_lms_val_opt *o, fsvc_error *err);
 
 #ifdef __cplusplus
 }

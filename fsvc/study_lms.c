@@ -31,9 +31,9 @@ static int error_rate(double *out, int *pred, const fsvc_model *m, const fsvc_da
 
 int fsvc_train_lms_val(fsvc_model *model, fsvc_train_info *info,
                        fsvc_lms_curve *curve, const fsvc_dataset *d,
-                       const fsvc_param *p, double val, int keep_best,
-                       uint64_t seed, fsvc_error *err)
+                       const fsvc_param *p, const fsvc_lms_val_opt *o, fsvc_error *err)
 {
+    double val = o->val;
     memset(model, 0, sizeof *model);
     memset(curve, 0, sizeof *curve);
     if (!(val > 0 && val < 1))
@@ -56,7 +56,7 @@ int fsvc_train_lms_val(fsvc_model *model, fsvc_train_info *info,
     bnl_ctx ctx;
     int ctx_open = 0, rc;
     if (!fold || !idx || !pred) { rc = fsvc_fail(err, FSVC_ERESOURCE, "--val: out of memory"); goto done; }
-    rc = fsvc_cv_folds(fold, d->cls, d->N, d->K, nv, seed, err);
+    rc = fsvc_cv_folds(fold, d->cls, d->N, d->K, nv, o->seed, err);
     if (rc) goto done;
     rc = fsvc_dataset_subset(&tr, d, idx, fsvc_fold_rows(idx, fold, d->N, 0, 0), err);
     if (rc) goto done;
@@ -106,7 +106,7 @@ int fsvc_train_lms_val(fsvc_model *model, fsvc_train_info *info,
             fsvc_printf("lms: epoch %d/%d, train error %.4f, validation error %.4f\n", e, E,
                         curve->train_err[e], curve->val_err[e]);
     }
-    if (keep_best) memcpy(model->R, Rbest, rbytes);
+    if (o->keep_best) memcpy(model->R, Rbest, rbytes);
     if (info) {
         info->t_readout += fsvc_clock() - t0;
         info->syn_readout = (double)model->m * tr.N * tr.n * E;

@@ -61,39 +61,29 @@ static int check_param(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *e
     return FSVC_OK;
 }
 
-/* Where the samples are: X holds the global rows [first, first + Nloc) of
- * d->N (the global count); cls is the class index of every global sample
- * (NULL when not needed); dist the processes (fsvc_dist_one(): one). */
-typedef struct {
-    int64_t first, Nloc;
-    const int *cls;
-    const fsvc_dist *dist;
-} slice_at;
+/* A dense run: where the samples are, what the selection needs, and what
+ * the run owns (X, order, sel, gcls: freed at the end of train_dense). */
+typedef struct dense_run {
+    const fsvc_dataset *d;  /* this process's slice */
+    const fsvc_param *p;
+    fsvc_dataset dg;        /* d with the global count dg.N: what the selection sees */
+    fsvc_slice at;          /* d's rows: the global [first, first + d->N) */
+    const int *cls;         /* the class of every global sample (per class) */
+    const bnl_ctx *ctx;
+    bnl_op op;
+    void *X;                /* the input as the model sees it (d's rows) */
+    int64_t *order;         /* the global pass order (NULL: file order) */
+    int64_t *sel;           /* the selection (capacity dg.N) */
+    int *gcls;              /* per class across processes: every rank's classes, ORed */
+} dense_run;
 
-/* One selection with radius r: fills sel (capacity N), *m. */
-static int select_pass(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx,
-                       bnl_op op, double r, const fsvc_param *p, int64_t cap,
-                       const void *X, const int64_t *order, const fsvc_dataset *d,
-                       const slice_at *at, int progress, fsvc_error *err)
+/* The novelty pass inside each class, class after class, in pb's order;
+ * o->max_m: the cap on all the classes together. */
+static int select_per_class(const dense_run *t, fsvc_select_problem pb, fsvc_select_opt o,
+                            int64_t *m, double *syn, fsvc_error *err)
 {
-    op.radius = r;
-    if (p->select == FSVC_SELECT_RANDOM) { /* the first cap of the (shuffled) order */
-        int64_t m_ = cap > 0 && cap < d->N ? cap : d->N;
-        for (int64_t t = 0; t < m_; t++) sel[t] = order ? order[t] : t;
-        *m = m_;
-        if (syn) *syn = 0;
-        return FSVC_OK;
-    }
-    if (p->select == FSVC_SELECT_KMEANS) { /* one process (check_dist) */
-        *m = cap > 0 && cap < d->N ? cap : d->N;
-        return fsvc_select_kmeans(sel, *m, syn, ctx, &op, X, d->N, d->n, p->seed, progress,
-                                  err);
-    }
-    if (p->select == FSVC_SELECT_GLOBAL || p->regression)
-        return fsvc_novelty_dist(sel, m, syn, ctx, &op, p->prag, cap, progress, X,
-                                 order, d->N, d->n, at->first, at->Nloc, at->dist, err);
-    /* per class: the same pass inside each class, class after class */
-    int64_t *sub = malloc((size_t)d->N * sizeof *sub), tot = 0;
+    const fsvc_dataset *d = &t->dg;
+    int64_t cap = o.max_m, *sub = malloc((size_t)d->N * sizeof *sub), tot = 0;
     double s = 0;
     if (!sub)
         return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
@@ -101,14 +91,15 @@ static int select_pass(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx
     for (int k = 0; k < d->K && (cap <= 0 || tot < cap); k++) {
         int64_t cnt = 0, mk = 0;
         double sk = 0;
-        for (int64_t t = 0; t < d->N; t++) {
-            int64_t i = order ? order[t] : t;
-            if (at->cls[i] == k) sub[cnt++] = i;
+        for (int64_t j = 0; j < d->N; j++) {
+            int64_t i = t->order ? t->order[j] : j;
+            if (t->cls[i] == k) sub[cnt++] = i;
         }
         if (!cnt) continue;
-        rc = fsvc_novelty_dist(sel + tot, &mk, &sk, ctx, &op, p->prag,
-                               cap > 0 ? cap - tot : 0, progress, X, sub, cnt, d->n,
-                               at->first, at->Nloc, at->dist, err);
+        pb.order = sub;
+        pb.N = cnt;
+        o.max_m = cap > 0 ? cap - tot : 0;
+        rc = fsvc_novelty_batched(t->sel + tot, &mk, &sk, &pb, &o, err);
         if (rc) break;
         tot += mk;
         s += sk;
@@ -117,6 +108,34 @@ static int select_pass(int64_t *sel, int64_t *m, double *syn, const bnl_ctx *ctx
     *m = tot;
     if (syn) *syn = s;
     return rc;
+}
+
+/* One selection with radius r, stopping past cap centroids: fills t->sel
+ * (capacity N), *m, *syn. */
+static int select_pass(const dense_run *t, double r, int64_t cap, int progress, int64_t *m,
+                       double *syn, fsvc_error *err)
+{
+    const fsvc_param *p = t->p;
+    const fsvc_dataset *d = &t->dg;
+    bnl_op op = t->op;
+    op.radius = r;
+    fsvc_select_problem pb = {.ctx = t->ctx, .op = &op, .X = t->X, .order = t->order,
+                              .N = d->N, .n = d->n, .at = t->at};
+    fsvc_select_opt o = {.prag = p->prag, .max_m = cap, .seed = p->seed, .progress = progress};
+    if (p->select == FSVC_SELECT_RANDOM) { /* the first cap of the (shuffled) order */
+        int64_t m_ = cap > 0 && cap < d->N ? cap : d->N;
+        for (int64_t j = 0; j < m_; j++) t->sel[j] = t->order ? t->order[j] : j;
+        *m = m_;
+        if (syn) *syn = 0;
+        return FSVC_OK;
+    }
+    if (p->select == FSVC_SELECT_KMEANS) { /* one process (check_dist) */
+        *m = cap > 0 && cap < d->N ? cap : d->N;
+        return fsvc_select_kmeans(t->sel, *m, syn, &pb, &o, err);
+    }
+    if (p->select == FSVC_SELECT_GLOBAL || p->regression)
+        return fsvc_novelty_batched(t->sel, m, syn, &pb, &o, err);
+    return select_per_class(t, pb, o, m, syn, err);
 }
 
 /* preprocess auto: sqrt-u8 for u8 images, deskew too when the median
@@ -164,56 +183,76 @@ static double rms_distance(const void *X, const int64_t *order, int64_t k, const
 }
 
 /* The dense selection as a pass of the radius search. */
-typedef struct dense_pass {
-    const bnl_ctx *ctx;
-    bnl_op op;
-    const fsvc_param *p;
-    const void *X;
-    const int64_t *order;
-    const fsvc_dataset *d;
-    const slice_at *at;
-    int64_t *sel;
-} dense_pass;
-
 static int dense_pass_fn(void *self, double r, int64_t cap, int64_t *m, double *syn,
                          fsvc_error *err)
 {
-    dense_pass *dp = self;
-    return select_pass(dp->sel, m, syn, dp->ctx, dp->op, r, dp->p, cap, dp->X, dp->order,
-                       dp->d, dp->at, 0, err);
+    return select_pass(self, r, cap, 0, m, syn, err);
 }
 
-/* d: the global count (d->N); X: the slice at (all of it for one process) */
-static int radius_search(double *r_out, double *syn, const bnl_ctx *ctx, bnl_op op,
-                         const fsvc_param *p, const void *X, const int64_t *order,
-                         const fsvc_dataset *d, const slice_at *at, int64_t *sel,
-                         fsvc_error *err)
+/* The author's radius search over the global samples (X: the slice, all
+ * of it for one process). */
+static int radius_search(double *r_out, double *syn, const dense_run *t, fsvc_error *err)
 {
     /* start: the largest distance from the first sample to up to 1000 others
      * (the global rows 0..k0-1, on every process) */
+    const fsvc_dataset *d = &t->dg;
     double r = 0;
-    size_t row = (size_t)d->n * fsvc_dtype_size(op.dtype);
+    size_t row = (size_t)d->n * fsvc_dtype_size(t->op.dtype);
     int64_t k0 = d->N < 1001 ? d->N : 1001;
-    const void *X0 = X;
+    const void *X0 = t->X;
     void *R0 = NULL;
-    if (at->dist->size > 1) {
+    if (t->at.dist->size > 1) {
         int64_t *idx = malloc((size_t)k0 * sizeof *idx);
         R0 = malloc((size_t)k0 * row);
         int rc = !idx || !R0 ? fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory") : FSVC_OK;
-        rc = fsvc_dist_agreed(at->dist, rc, err);
+        rc = fsvc_dist_agreed(t->at.dist, rc, err);
         for (int64_t i = 0; !rc && i < k0; i++) idx[i] = i;
-        if (!rc) rc = fsvc_dist_rows(R0, X, row, idx, k0, at->first, at->Nloc, at->dist, err);
+        if (!rc) rc = fsvc_dist_rows(R0, t->X, row, idx, k0, &t->at, err);
         free(idx);
         if (rc) { free(R0); return rc; }
         X0 = R0;
     }
     for (int64_t i = 1; i < k0; i++) {
-        double dd = fsvc_pair_dist(op.dist, op.dtype, X0, (const char *)X0 + (size_t)i * row, d->n);
+        double dd = fsvc_pair_dist(t->op.dist, t->op.dtype, X0,
+                                   (const char *)X0 + (size_t)i * row, d->n);
         if (dd > r) r = dd;
     }
     free(R0);
-    dense_pass dp = {ctx, op, p, X, order, d, at, sel};
-    return fsvc_radius_search(r_out, syn, r, d->N, p, d->source, dense_pass_fn, &dp, err);
+    fsvc_radius_pass rp = {.pass = dense_pass_fn, .self = (void *)t, .N = d->N,
+                           .source = d->source};
+    return fsvc_radius_search(r_out, syn, r, t->p, &rp, err);
+}
+
+/* -r Xrms: X times the rms distance over the pairs of the first (up to)
+ * 800 samples of the pass order (the same global rows on every rank). */
+static int rms_radius(double *r_out, const dense_run *t, fsvc_error *err)
+{
+    const fsvc_param *p = t->p;
+    const fsvc_dataset *d = t->d;
+    const fsvc_dist *dist = t->at.dist;
+    const int64_t *order = t->order;
+    int64_t N = t->dg.N, k = N < 800 ? N : 800;
+    double rms = 1.0;
+    if (dist->size > 1) {
+        size_t row = (size_t)d->n * fsvc_dtype_size(t->op.dtype);
+        void *R8 = malloc((size_t)(k ? k : 1) * row);
+        int64_t *idx = order ? NULL : malloc((size_t)(k ? k : 1) * sizeof *idx);
+        int rc = FSVC_OK;
+        if (!R8 || (!order && !idx))
+            rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+        rc = fsvc_dist_agreed(dist, rc, err);
+        for (int64_t i = 0; !rc && idx && i < k; i++) idx[i] = i; /* file order */
+        if (!rc) rc = fsvc_dist_rows(R8, t->X, row, order ? order : idx, k, &t->at, err);
+        if (!rc) rms = rms_distance(R8, NULL, k, d, p->dist, t->op.dtype);
+        free(R8); free(idx);
+        if (rc) return rc;
+    } else {
+        rms = rms_distance(t->X, order, k, d, p->dist, t->op.dtype);
+    }
+    *r_out = p->radius_rms * rms;
+    if (p->progress)
+        fsvc_printf("radius: %g x rms distance %.6g = %.6g\n", p->radius_rms, rms, *r_out);
+    return FSVC_OK;
 }
 
 /* Feature scaling: the min and max of each feature of d (svm-scale's
@@ -369,44 +408,55 @@ static int check_dist(const fsvc_dataset *d, int64_t N_total, int64_t first,
     return FSVC_OK;
 }
 
-int fsvc_train_model(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset *d,
-                     int64_t N_total, int64_t first, const fsvc_param *p_in,
-                     const fsvc_dist *dist, fsvc_error *err)
+/* The model's type and image shape: the data's, or p's --shape. */
+static int model_shape(fsvc_model *M, const fsvc_dataset *d, const fsvc_param *p,
+                       fsvc_error *err)
 {
-    fsvc_param pr = *p_in, *p = &pr;
-    if (p->select == FSVC_SELECT_AUTO)
-        p->select = p->readout == FSVC_READOUT_RIDGE && (p->radius > 0 || p->radius_rms > 0)
-                  ? FSVC_SELECT_RANDOM : FSVC_SELECT_GLOBAL;
-    memset(model, 0, sizeof *model);
-    if (info) memset(info, 0, sizeof *info);
-    int rc = check_param(d, p, err);
-    if (!rc) rc = check_dist(d, N_total, first, p, dist, err);
-    if (rc) return rc;
-    if (d->csr) /* sparse data: a sparse model (fsvc/sparse_train.c) */
-        return fsvc_train_sparse(model, info, d, p, dist, err);
-    int64_t N = N_total;
-    fsvc_model *M = model;
     M->dtype = p->dtype >= 0 ? (fsvc_dtype)p->dtype
              : d->dtype == FSVC_U8 && p->scale == FSVC_SCALE_NONE ? FSVC_U8 : FSVC_F32;
     M->n = d->n; M->rows = d->rows; M->cols = d->cols;
     if (p->rows > 0 && p->cols > 0 && M->rows < 1) { /* the given shape */
-        if ((int64_t)p->rows * p->cols != d->n) {
-            fsvc_free_model(model);
+        if ((int64_t)p->rows * p->cols != d->n)
             return fsvc_fail(err, FSVC_EINPUT, "%s: shape %dx%d is %lld values, the data "
                              "has %d features", d->source, p->rows, p->cols,
                              (long long)p->rows * p->cols, d->n);
-        }
         M->rows = p->rows; M->cols = p->cols;
     }
     if (M->rows < 1 || M->cols < 1 || (int64_t)M->rows * M->cols != d->n)
         M->rows = M->cols = 0; /* no usable image geometry */
     if ((p->preprocess == FSVC_PRE_DESKEW || p->preprocess == FSVC_PRE_DESKEW_SQRT) &&
-        M->rows < 1) {
-        fsvc_free_model(model);
+        M->rows < 1)
         return fsvc_fail(err, FSVC_EINPUT, "%s: deskew needs the image shape, and the data "
                          "(%d features) has none: give it with --shape ROWSxCOLS", d->source,
                          d->n);
+    return FSVC_OK;
+}
+
+/* --preprocess auto, resolved on the first (up to) 2000 global samples. */
+static int auto_preprocess(fsvc_model *M, const fsvc_dataset *d, const fsvc_param *p,
+                           int64_t N, const fsvc_slice *at, fsvc_error *err)
+{
+    int64_t k = N < 2000 ? N : 2000, *idx = malloc((size_t)(k ? k : 1) * sizeof *idx);
+    uint8_t *x0 = malloc((size_t)(k ? k : 1) * d->n);
+    if (!idx || !x0) {
+        free(idx); free(x0);
+        return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
     }
+    for (int64_t i = 0; i < k; i++) idx[i] = i;
+    int rc = d->dtype == FSVC_U8 ? fsvc_dist_rows(x0, d->x, (size_t)d->n, idx, k, at, err)
+                                 : FSVC_OK;
+    if (!rc) M->preprocess = resolve_auto(d, x0, k, M->rows, M->cols,
+                                            p->precision != BNL_PREC_FULL, p->progress);
+    free(idx); free(x0);
+    return rc;
+}
+
+/* The transform of the input: scaling and preprocessing, or the feature
+ * range; the model's type follows (float for sqrt and the range). */
+static int model_transform(fsvc_model *M, const fsvc_dataset *d, const fsvc_param *p,
+                           int64_t N, const fsvc_slice *at, fsvc_error *err)
+{
+    int rc;
     M->scale = p->scale; M->preprocess = p->preprocess;
     if (p->scale_features) { /* on the raw values: nothing else transforms them */
         if (p->preprocess != FSVC_PRE_NONE && p->preprocess != FSVC_PRE_AUTO)
@@ -421,144 +471,162 @@ int fsvc_train_model(fsvc_model *model, fsvc_train_info *info, const fsvc_datase
                              "centroids (--dtype f32 or f64)");
         M->preprocess = FSVC_PRE_NONE;
         if (p->dtype < 0) M->dtype = FSVC_F32;
-        if ((rc = learn_range(M, d, err))) { fsvc_free_model(model); return rc; }
-    } else if (p->preprocess == FSVC_PRE_AUTO) { /* the first (up to) 2000 global samples */
-        int64_t k = N < 2000 ? N : 2000, *idx = malloc((size_t)(k ? k : 1) * sizeof *idx);
-        uint8_t *x0 = malloc((size_t)(k ? k : 1) * d->n);
-        if (!idx || !x0) {
-            free(idx); free(x0);
-            return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
-        }
-        for (int64_t i = 0; i < k; i++) idx[i] = i;
-        rc = d->dtype == FSVC_U8 ? fsvc_dist_rows(x0, d->x, (size_t)d->n, idx, k, first, d->N,
-                                                  dist, err) : FSVC_OK;
-        if (!rc) M->preprocess = resolve_auto(d, x0, k, M->rows, M->cols,
-                                                p->precision != BNL_PREC_FULL, p->progress);
-        free(idx); free(x0);
-        if (rc) return rc;
+        if ((rc = learn_range(M, d, err))) return rc;
+    } else if (p->preprocess == FSVC_PRE_AUTO) {
+        if ((rc = auto_preprocess(M, d, p, N, at, err))) return rc;
     }
     if (p->dtype < 0 && (M->preprocess & FSVC_PRE_SQRT)) M->dtype = FSVC_F32;
+    return FSVC_OK;
+}
+
+/* The model's settings, shape, input transform and outputs (one value for
+ * a regression, else d's classes with their values and names). */
+static int model_setup(fsvc_model *M, const fsvc_dataset *d, const fsvc_param *p, int64_t N,
+                       const fsvc_slice *at, fsvc_error *err)
+{
+    int rc = model_shape(M, d, p, err);
+    if (!rc) rc = model_transform(M, d, p, N, at, err);
+    if (rc) return rc;
     M->dist = p->dist; M->act = p->act; M->prag = p->prag;
     M->precision = p->precision;
     M->select = p->select; M->readout = p->readout; M->regression = p->regression;
     if (p->regression) {
         M->K = 0; M->Kout = 1;
-    } else {
-        M->K = d->K; M->Kout = d->K;
-        M->class_values = malloc((size_t)d->K * sizeof *M->class_values);
-        if (!M->class_values) return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
-        memcpy(M->class_values, d->class_values, (size_t)d->K * sizeof *M->class_values);
-        rc = copy_names(M, d, err);
-        if (rc) { fsvc_free_model(model); return rc; }
+        return FSVC_OK;
     }
-    double *cw = NULL; /* class weights, NULL: none */
-    rc = class_weights(&cw, d, p, N_total, dist, err);
-    if (rc) { fsvc_free_model(model); return rc; }
-    void *X = NULL;
-    int64_t *order = NULL, *sel = NULL;
-    double *yc = NULL;
-    int *gcls = NULL;
-    bnl_ctx ctx;
-    int ctx_open = 0;
-    rc = fsvc_model_input_train(&X, M, d, p->threads, err);
+    M->K = d->K; M->Kout = d->K;
+    M->class_values = malloc((size_t)d->K * sizeof *M->class_values);
+    if (!M->class_values) return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+    memcpy(M->class_values, d->class_values, (size_t)d->K * sizeof *M->class_values);
+    return copy_names(M, d, err);
+}
+
+/* What the run needs before the selection: the input as the model sees
+ * it, the context, room for the selection, the pass order (the seeded
+ * shuffle) and, per class across processes, the class of every global
+ * sample (each rank's slice, ORed). A failure on one process stops all. */
+static int run_open(dense_run *t, const fsvc_model *M, bnl_ctx *ctx, int *ctx_open,
+                    fsvc_error *err)
+{
+    const fsvc_param *p = t->p;
+    const fsvc_dist *dist = t->at.dist;
+    int64_t N = t->dg.N;
+    int rc = fsvc_model_input_train(&t->X, M, t->d, p->threads, err);
     if (!rc) {
-        rc = fsvc_ctx_open(&ctx, p, err);
-        ctx_open = !rc;
+        rc = fsvc_ctx_open(ctx, p, err);
+        *ctx_open = !rc;
     }
-    if (!rc) {
-        sel = malloc((size_t)N * sizeof *sel);
-        if (!sel) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
-    }
+    t->ctx = ctx;
+    if (!rc && !(t->sel = malloc((size_t)N * sizeof *t->sel)))
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
     if (!rc && (p->shuffle || p->select == FSVC_SELECT_RANDOM)) {
-        order = malloc((size_t)N * sizeof *order); /* the global sample order */
-        if (!order) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
-        for (int64_t i = 0; !rc && i < N; i++) order[i] = i;
-        if (!rc) fsvc_shuffle(order, N, p->seed);
+        t->order = malloc((size_t)N * sizeof *t->order); /* the global sample order */
+        if (!t->order) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+        for (int64_t i = 0; !rc && i < N; i++) t->order[i] = i;
+        if (!rc) fsvc_shuffle(t->order, N, p->seed);
     }
-    /* the selection sees the global count; per class across processes it
-     * needs the class of every global sample (each rank's slice, ORed) */
-    fsvc_dataset dg = *d;
-    dg.N = N;
-    slice_at at = { first, d->N, d->cls, dist };
     if (!rc && dist->size > 1 && p->select == FSVC_SELECT_PER_CLASS && !p->regression) {
-        gcls = calloc((size_t)(N ? N : 1), sizeof *gcls);
-        if (!gcls) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+        t->gcls = calloc((size_t)(N ? N : 1), sizeof *t->gcls);
+        if (!t->gcls) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
     }
     rc = fsvc_dist_agreed(dist, rc, err);
-    if (rc) goto fail;
-    if (gcls) {
-        if (d->N > 0) memcpy(gcls + first, d->cls, (size_t)d->N * sizeof *gcls);
-        if (dist->bor(dist->self, gcls, (size_t)N * sizeof *gcls)) {
-            rc = fsvc_fail(err, FSVC_ERESOURCE, "train: the exchange of the class index failed");
-            goto fail;
-        }
-        at.cls = gcls;
-    }
-    bnl_op op = { (bnl_dist)p->dist, (bnl_act)p->act, M->dtype, p->radius,
-                  (bnl_precision)p->precision };
-    int bars = p->progress == FSVC_PROGRESS_ALL; /* the progress lines */
-    double t0 = fsvc_clock(), syn = 0, syn2 = 0;
-    double r = p->radius;
-    if (!(r > 0) && p->radius_rms > 0) {
-        int64_t k = N < 800 ? N : 800;
-        double rms = 1.0;
-        if (dist->size > 1) { /* the same (up to) 800 global rows on every rank */
-            size_t row = (size_t)d->n * fsvc_dtype_size(M->dtype);
-            void *R8 = malloc((size_t)(k ? k : 1) * row);
-            int64_t *idx = order ? NULL : malloc((size_t)(k ? k : 1) * sizeof *idx);
-            if (!R8 || (!order && !idx))
-                rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
-            rc = fsvc_dist_agreed(dist, rc, err);
-            for (int64_t i = 0; !rc && idx && i < k; i++) idx[i] = i; /* file order */
-            if (!rc) rc = fsvc_dist_rows(R8, X, row, order ? order : idx, k, first, d->N, dist, err);
-            if (!rc) rms = rms_distance(R8, NULL, k, d, p->dist, M->dtype);
-            free(R8); free(idx);
-            if (rc) goto fail;
-        } else {
-            rms = rms_distance(X, order, k, d, p->dist, M->dtype);
-        }
-        r = p->radius_rms * rms;
-        if (p->progress)
-            fsvc_printf("radius: %g x rms distance %.6g = %.6g\n", p->radius_rms, rms, r);
-    } else if (!(r > 0)) {
-        rc = radius_search(&r, &syn, &ctx, op, p, X, order, &dg, &at, sel, err);
-        if (rc) goto fail;
-    }
-    op.radius = r;
-    M->radius = r;
-    rc = fsvc_radius_check(p->act, M->dtype, r, d->source, err);
-    if (rc) goto fail;
-    rc = bnl_op_check(&op, err);
-    if (rc) goto fail;
-    int64_t m = 0;
+    if (rc || !t->gcls)
+        return rc;
+    if (t->d->N > 0) memcpy(t->gcls + t->at.first, t->d->cls, (size_t)t->d->N * sizeof *t->gcls);
+    if (dist->bor(dist->self, t->gcls, (size_t)N * sizeof *t->gcls))
+        return fsvc_fail(err, FSVC_ERESOURCE, "train: the exchange of the class index failed");
+    t->cls = t->gcls;
+    return FSVC_OK;
+}
+
+/* The radius (given, Xrms or searched: *syn its work), checked, then the
+ * selection: *m centroids in t->sel, *syn += its work. */
+static int select_centroids(int64_t *m, double *syn, fsvc_model *M, dense_run *t,
+                            fsvc_error *err)
+{
+    const fsvc_param *p = t->p;
+    double r = p->radius, syn2 = 0;
     int64_t cap = p->max_neurons;
+    int rc = FSVC_OK;
+    if (!(r > 0) && p->radius_rms > 0)
+        rc = rms_radius(&r, t, err);
+    else if (!(r > 0))
+        rc = radius_search(&r, syn, t, err);
+    if (rc) return rc;
+    t->op.radius = r;
+    M->radius = r;
+    if ((rc = fsvc_radius_check(p->act, M->dtype, r, t->d->source, err)) ||
+        (rc = bnl_op_check(&t->op, err)))
+        return rc;
     if ((p->select == FSVC_SELECT_RANDOM || p->select == FSVC_SELECT_KMEANS) && cap <= 0)
-        cap = fsvc_default_centroids(N);
-    rc = select_pass(sel, &m, &syn2, &ctx, op, r, p, cap, X, order, &dg, &at, bars, err);
-    if (rc) goto fail;
-    syn += syn2;
-    double t1 = fsvc_clock();
+        cap = fsvc_default_centroids(t->dg.N);
+    rc = select_pass(t, r, cap, p->progress == FSVC_PROGRESS_ALL, m, &syn2, err);
+    if (!rc) *syn += syn2;
+    return rc;
+}
+
+/* The m selected rows and their labels into M, each from the rank holding
+ * it, with room for the readout. */
+static int take_centroids(fsvc_model *M, const dense_run *t, int64_t m, fsvc_error *err)
+{
+    const fsvc_dataset *d = t->d;
     size_t row = (size_t)d->n * fsvc_dtype_size(M->dtype);
+    int rc = FSVC_OK;
     M->m = m;
     M->C = malloc((size_t)m * row);
     M->lab = calloc((size_t)m, sizeof *M->lab);
     M->R = calloc((size_t)m * M->Kout, sizeof *M->R);
     if (!M->C || !M->lab || !M->R)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory for %lld centroids", (long long)m);
-    rc = fsvc_dist_agreed(dist, rc, err);
-    if (rc) goto fail;
+    rc = fsvc_dist_agreed(t->at.dist, rc, err);
+    if (!rc) rc = fsvc_dist_rows(M->C, t->X, row, t->sel, m, &t->at, err);
+    if (!rc && !t->p->regression)
+        rc = fsvc_dist_rows(M->lab, d->cls, sizeof *d->cls, t->sel, m, &t->at, err);
+    return rc;
+}
+
+
+/* A readout's bad-input words, naming the data. */
+static int name_source(int rc, const char *source, fsvc_error *err)
+{
+    if (rc == FSVC_EINPUT && err) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        fsvc_fail(err, rc, "%s: %s", source, msg);
+    }
+    return rc;
+}
+
+/* Dense data on this process's slice d (at) of N global samples, M set up
+ * (model_setup): the class weights, the run's input and context, the
+ * radius and the selection, the centroids, then the readout. */
+static int train_dense(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *d, int64_t N,
+                       const fsvc_param *p, const fsvc_slice *at, fsvc_error *err)
+{
+    const fsvc_dist *dist = at->dist;
+    dense_run t = {.d = d, .p = p, .dg = *d, .at = *at, .cls = d->cls};
+    t.dg.N = N; /* the selection sees the global count */
+    t.op = (bnl_op){ (bnl_dist)p->dist, (bnl_act)p->act, M->dtype, p->radius,
+                     (bnl_precision)p->precision };
+    double *cw = NULL, *yc = NULL; /* class weights (NULL: none); regression targets */
+    double t0 = fsvc_clock(), t1 = t0, syn = 0, syn_r = 0;
+    int64_t m = 0;
+    bnl_ctx ctx;
+    int ctx_open = 0, bars = p->progress == FSVC_PROGRESS_ALL; /* the progress lines */
+    int rc = class_weights(&cw, d, p, N, dist, err);
+    if (!rc && !(rc = run_open(&t, M, &ctx, &ctx_open, err))) {
+        t0 = fsvc_clock();
+        rc = select_centroids(&m, &syn, M, &t, err);
+        t1 = fsvc_clock();
+    }
+    if (!rc) rc = take_centroids(M, &t, m, err);
+    if (rc) goto done;
+    const void *X = t.X;
+    bnl_op op = t.op;
     fsvc_ridge_opt ro = {p->lambda, p->solver, p->cg_tol, p->augment, M->rows, M->cols, 0,
                          p->progress};
-    /* the centroid rows and labels: from the rank holding each */
-    rc = fsvc_dist_rows(M->C, X, row, sel, m, first, d->N, dist, err);
-    if (!rc && !p->regression)
-        rc = fsvc_dist_rows(M->lab, d->cls, sizeof *d->cls, sel, m, first, d->N, dist, err);
-    if (rc) goto fail;
-    double syn_r = 0;
     if (p->regression) {
-        yc = malloc((size_t)d->N * sizeof *yc);
-        if (!yc) { rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory"); goto fail; }
-        if ((rc = fsvc_center_targets(yc, &M->y_offset, d, dist, err))) goto fail;
+        if ((rc = fsvc_center_targets(&yc, &M->y_offset, d, dist, err))) goto done;
         fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, NULL, yc, NULL, d->N, N, d->n, 1, dist,
                                  fsvc_weights_real(d)};
         rc = fsvc_readout_solve(M->R, &pb, &ro, info, err);
@@ -577,28 +645,40 @@ int fsvc_train_model(fsvc_model *model, fsvc_train_info *info, const fsvc_datase
             syn_r = (double)m * d->N * d->n * p->epochs;
         }
     }
-    if (rc == FSVC_EINPUT && err) { /* the readout's words, naming the data */
-        char msg[sizeof err->msg];
-        snprintf(msg, sizeof msg, "%s", err->msg);
-        fsvc_fail(err, rc, "%s: %s", d->source, msg);
-    }
-    if (rc) goto fail;
-    rc = check_result(M, p, d, err);
-    if (rc) goto fail;
+    if ((rc = name_source(rc, d->source, err)) || (rc = check_result(M, p, d, err)))
+        goto done;
     if (info) {
-        info->radius = r;
+        info->radius = M->radius;
         info->m = m;
         info->t_select = t1 - t0;
         info->t_readout = fsvc_clock() - t1;
         info->syn_select = syn;
         info->syn_readout = syn_r;
     }
-    free(X); free(order); free(sel); free(yc); free(cw); free(gcls);
-    bnl_ctx_close(&ctx);
-    return FSVC_OK;
-fail:
-    free(X); free(order); free(sel); free(yc); free(cw); free(gcls);
+done:
+    free(t.X); free(t.order); free(t.sel); free(t.gcls); free(yc); free(cw);
     if (ctx_open) bnl_ctx_close(&ctx);
-    fsvc_free_model(model);
+    return rc;
+}
+
+int fsvc_train_model(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset *d,
+                     int64_t N_total, int64_t first, const fsvc_param *p_in,
+                     const fsvc_dist *dist, fsvc_error *err)
+{
+    fsvc_param pr = *p_in, *p = &pr;
+    if (p->select == FSVC_SELECT_AUTO)
+        p->select = p->readout == FSVC_READOUT_RIDGE && (p->radius > 0 || p->radius_rms > 0)
+                  ? FSVC_SELECT_RANDOM : FSVC_SELECT_GLOBAL;
+    memset(model, 0, sizeof *model);
+    if (info) memset(info, 0, sizeof *info);
+    int rc = check_param(d, p, err);
+    if (!rc) rc = check_dist(d, N_total, first, p, dist, err);
+    if (rc) return rc;
+    if (d->csr) /* sparse data: a sparse model (fsvc/sparse_train.c) */
+        return fsvc_train_sparse(model, info, d, p, dist, err);
+    fsvc_slice at = {first, d->N, dist};
+    rc = model_setup(model, d, p, N_total, &at, err);
+    if (!rc) rc = train_dense(model, info, d, N_total, p, &at, err);
+    if (rc) fsvc_free_model(model);
     return rc;
 }

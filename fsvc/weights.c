@@ -2,6 +2,7 @@
  * training entry, the all-ones case dropped (so weights of 1 are the
  * unweighted model on every backend and solver), and the weighted mean
  * of the regression targets. */
+#include <stdlib.h>
 #include "internal.h"
 #include "dist.h"
 
@@ -28,9 +29,11 @@ const double *fsvc_weights_real(const fsvc_dataset *d)
     return NULL;
 }
 
-int fsvc_center_targets(double *yc, double *mean, const fsvc_dataset *d,
+int fsvc_center_targets(double **yc_out, double *mean, const fsvc_dataset *d,
                         const fsvc_dist *dist, fsvc_error *err)
 {
+    double *yc = *yc_out = malloc((size_t)(d->N > 0 ? d->N : 1) * sizeof *yc);
+    if (!yc) return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
     const double *w = fsvc_weights_real(d);
     double s[2] = {0, 0}; /* sum w y, sum w (w = 1: the plain mean's sums) */
     for (int64_t i = 0; i < d->N; i++) {

@@ -447,9 +447,11 @@ static void test_novelty_exact(void **state)
             bnl_op op = {(bnl_dist)ops[o][0], (bnl_act)ops[o][1], FSVC_F32, radii[q], BNL_PREC_FULL};
             int64_t m0, m1, cap = q == 2 ? 50 : 0;
             double syn;
-            fsvc_sparse_novelty_seq(s0, &m0, &op, prags[q], cap, X, q ? order : NULL, N);
-            assert_int_equal(fsvc_sparse_novelty(s1, &m1, &syn, &cpu, &op, prags[q], cap, X, n,
-                                                 q ? order : NULL, N, &err), FSVC_OK);
+            fsvc_select_problem pb = {.ctx = &cpu, .op = &op, .Xs = X,
+                                      .order = q ? order : NULL, .N = N, .n = n};
+            fsvc_select_opt so = {.prag = prags[q], .max_m = cap};
+            fsvc_sparse_novelty_seq(s0, &m0, &pb, &so);
+            assert_int_equal(fsvc_sparse_novelty(s1, &m1, &syn, &pb, &so, &err), FSVC_OK);
             if (m0 != m1 || memcmp(s0, s1, (size_t)m0 * sizeof *s0))
                 fail_msg("op %zu case %zu: batched %lld centroids, definition %lld", o, q,
                          (long long)m1, (long long)m0);
@@ -533,7 +535,8 @@ static void test_search_sparse(void **state)
     fsvc_dataset_free(&ds);
 }
 
-/* What sparse training does not run is refused naming --dense. */
+/* What sparse training does not run is refused naming --dense; a failure
+ * leaves no model. */
 static void test_refusals(void **state)
 {
     (void)state;
@@ -551,6 +554,14 @@ static void test_refusals(void **state)
     fsvc_param_default(&p);
     p.scale_features = 1;
     assert_int_equal(fsvc_train(&m, NULL, &d, &p, &err), FSVC_EUSAGE);
+    /* a context that does not open: the error, and no half-built model left
+     * (its class values freed, not leaked) */
+    fsvc_param_default(&p);
+    p.backend = "nosuch";
+    assert_int_not_equal(fsvc_train(&m, NULL, &d, &p, &err), FSVC_OK);
+    assert_non_null(strstr(err.msg, "nosuch"));
+    assert_null(m.class_values);
+    assert_int_equal(m.K, 0);
     /* the defaults (random selection, ridge) and the onehot readout run */
     fsvc_param_default(&p);
     p.threads = 1;

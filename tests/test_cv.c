@@ -418,7 +418,8 @@ static void test_lms_val(void **state)
     p.epochs = 4;
     fsvc_model m;
     fsvc_lms_curve c;
-    assert_int_equal(fsvc_train_lms_val(&m, NULL, &c, &d, &p, 0.25, 1, 5, NULL), FSVC_OK);
+    fsvc_lms_val_opt vo = {.val = 0.25, .keep_best = 1, .seed = 5};
+    assert_int_equal(fsvc_train_lms_val(&m, NULL, &c, &d, &p, &vo, NULL), FSVC_OK);
     assert_int_equal(c.epochs, 4);
     assert_int_equal(c.n_train + c.n_val, 120);
     assert_int_equal(c.n_val, 30);
@@ -442,7 +443,8 @@ static void test_lms_val(void **state)
     fsvc_free_model(&m);
     fsvc_lms_curve_free(&c);
     fsvc_error err;
-    assert_int_equal(fsvc_train_lms_val(&m, NULL, &c, &d, &p, 1.5, 1, 5, &err), FSVC_EUSAGE);
+    vo.val = 1.5;
+    assert_int_equal(fsvc_train_lms_val(&m, NULL, &c, &d, &p, &vo, &err), FSVC_EUSAGE);
     fsvc_dataset_free(&va);
     fsvc_dataset_free(&d);
 }

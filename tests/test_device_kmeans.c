@@ -64,7 +64,9 @@ static void select_on(int64_t *sel, const char *backend, const bnl_backend_ops *
     assert_int_equal(ops ? bnl_ctx_open_device(&ctx, ops, 1, 1, &err)
                          : bnl_ctx_open(&ctx, backend, 1, 1, &err), 0);
     bnl_op op = op_of(t, d);
-    int rc = fsvc_select_kmeans(sel, M_, NULL, &ctx, &op, X_of(t), N_, n_, 5, 0, &err);
+    fsvc_select_problem pb = {.ctx = &ctx, .op = &op, .X = X_of(t), .N = N_, .n = n_};
+    fsvc_select_opt o = {.seed = 5};
+    int rc = fsvc_select_kmeans(sel, M_, NULL, &pb, &o, &err);
     if (rc) fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(rc, 0);
     bnl_ctx_close(&ctx);

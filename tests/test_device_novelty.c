@@ -14,7 +14,7 @@
  *     that cannot grow: the pass goes on with bnl_actsum, same centroids;
  *   - a device without the session (NULL entries): today's path, the
  *     same centroids;
- *   - fsvc_novelty_dist over forked ranks, each with its own session. */
+ *   - fsvc_novelty_batched over forked ranks, each with its own session. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -84,10 +84,11 @@ static int64_t select_all(const ncase *c, const bnl_ctx *ctx, int64_t *sel)
             break;
         for (int64_t i = 0; i < N_; i++)
             if (!c->per_class || Cls[i] == k) order[cnt++] = i;
-        int rc = ctx ? fsvc_novelty_batched(sel + m, &mk, NULL, ctx, &op, c->prag, left, 0,
-                                            X_of(c->t), order, cnt, n_, &err)
-                     : fsvc_novelty_seq(sel + m, &mk, &op, c->prag, left, X_of(c->t), order,
-                                        cnt, n_, &err);
+        fsvc_select_problem pb = {.ctx = ctx, .op = &op, .X = X_of(c->t), .order = order,
+                                  .N = cnt, .n = n_};
+        fsvc_select_opt so = {.prag = c->prag, .max_m = left};
+        int rc = ctx ? fsvc_novelty_batched(sel + m, &mk, NULL, &pb, &so, &err)
+                     : fsvc_novelty_seq(sel + m, &mk, &pb, &so, &err);
         if (rc) fprintf(stderr, "%s\n", err.msg);
         assert_int_equal(rc, 0);
         m += mk;
@@ -241,7 +242,7 @@ static void t_not_offered(void **s)
     assert_int_equal(emu_novelty_stats().opens, 0);
 }
 
-/* ---- across forked ranks (fsvc_novelty_dist), a session per rank ---- */
+/* ---- across forked ranks (fsvc_novelty_batched), a session per rank ---- */
 #define MAXK FT_MAXK
 typedef struct {
     ft_comm c;
@@ -261,8 +262,10 @@ static void team_rank(int r, void *arg)
     emu_device_reset(0, 48, 112);
     if ((T->out[r].rc = bnl_ctx_open_device(&ctx, emu_device_ops(), 1, 1, &err)))
         return; /* no cmocka assertions in a child: the parent checks rc */
-    T->out[r].rc = fsvc_novelty_dist(T->out[r].sel, &T->out[r].m, NULL, &ctx, &op, 0.5, 0, 0,
-                                     X8 + lo * n_, NULL, N_, n_, lo, hi - lo, &dist, &err);
+    fsvc_select_problem pb = {.ctx = &ctx, .op = &op, .X = X8 + lo * n_, .N = N_, .n = n_,
+                              .at = {lo, hi - lo, &dist}};
+    fsvc_select_opt so = {.prag = 0.5};
+    T->out[r].rc = fsvc_novelty_batched(T->out[r].sel, &T->out[r].m, NULL, &pb, &so, &err);
     bnl_ctx_close(&ctx);
     T->out[r].opens = emu_novelty_stats().opens;
 }

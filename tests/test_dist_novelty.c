@@ -1,7 +1,7 @@
 /* test_dist_novelty.c - the novelty pass across processes (issue 13):
  * K = 1..4 forked processes stand in for mpirun's ranks (a fsvc_dist on a
  * process-shared barrier: sums in rank order, OR exchange, status
- * agreement). fsvc_novelty_dist on K slices selects exactly what the
+ * agreement). fsvc_novelty_batched on K slices selects exactly what the
  * plain sequential loop selects on the whole set (file order, a shuffled
  * order, a cap, a dense pass with many centroids); fsvc_train_dist with
  * -s global / per-class (given radius, Xrms, radius search) gives the
@@ -87,9 +87,11 @@ static void run_rank(team *T, int r, const job *J)
             return; /* no cmocka assertions in a child: the parent checks rc */
         bnl_op op = J->op;
         if (r == J->bad_rank) op.radius = -1;
-        T->out[r].rc = fsvc_novelty_dist(T->out[r].sel, &T->out[r].m, NULL, &ctx, &op, J->prag,
-                                         J->max_m, 0, Xf + lo * n_, J->shuffle ? order : NULL,
-                                         N_, n_, lo, hi - lo, &dist, &err);
+        fsvc_select_problem pb = {.ctx = &ctx, .op = &op, .X = Xf + lo * n_,
+                                  .order = J->shuffle ? order : NULL, .N = N_, .n = n_,
+                                  .at = {lo, hi - lo, &dist}};
+        fsvc_select_opt so = {.prag = J->prag, .max_m = J->max_m};
+        T->out[r].rc = fsvc_novelty_batched(T->out[r].sel, &T->out[r].m, NULL, &pb, &so, &err);
         bnl_ctx_close(&ctx);
     } else {
         fsvc_dataset v = D;
@@ -147,8 +149,10 @@ static void pass_case(double radius, double prag, int64_t max_m, int shuffle)
     for (int i = 0; i < N_; i++) order[i] = i;
     if (shuffle) fsvc_shuffle(order, N_, 5);
     fsvc_error err;
-    assert_int_equal(fsvc_novelty_seq(sel1, &m1, &J.op, prag, max_m, Xf,
-                                      shuffle ? order : NULL, N_, n_, &err), 0);
+    fsvc_select_problem pb = {.op = &J.op, .X = Xf, .order = shuffle ? order : NULL, .N = N_,
+                              .n = n_};
+    fsvc_select_opt so = {.prag = prag, .max_m = max_m};
+    assert_int_equal(fsvc_novelty_seq(sel1, &m1, &pb, &so, &err), 0);
     assert_true(m1 > 1);
     for (int K = 1; K <= MAXK; K++) {
         team *T = run_team(K, &J);

@@ -41,7 +41,9 @@ static int run_on(const char *backend, int64_t *sel, int64_t m, const void *X, i
     bnl_op op = {.dist = dist, .act = BNL_GAUSS, .dtype = t, .radius = 1.0,
                  .precision = BNL_PREC_FULL};
     double syn = -1;
-    int rc = fsvc_select_kmeans(sel, m, &syn, &ctx, &op, X, N, n, seed, 0, &err);
+    fsvc_select_problem pb = {.ctx = &ctx, .op = &op, .X = X, .N = N, .n = n};
+    fsvc_select_opt o = {.seed = seed};
+    int rc = fsvc_select_kmeans(sel, m, &syn, &pb, &o, &err);
     bnl_ctx_close(&ctx);
     if (!rc && m < N) assert_true(syn > 0 && syn <= (double)N * m * n);
     return rc;
@@ -165,18 +167,20 @@ static void test_bad_args(void **state)
     int64_t sel[11];
     bnl_op op = {.dist = BNL_L2, .act = BNL_GAUSS, .dtype = FSVC_F32, .radius = 1.0,
                  .precision = BNL_PREC_FULL};
-    assert_int_equal(fsvc_select_kmeans(sel, 0, NULL, &ctx, &op, X, 10, 2, 1, 0, &err),
-                     FSVC_EUSAGE);
-    assert_int_equal(fsvc_select_kmeans(sel, 11, NULL, &ctx, &op, X, 10, 2, 1, 0, &err),
-                     FSVC_EUSAGE);
+    fsvc_select_problem pb = {.ctx = &ctx, .op = &op, .X = X, .N = 10, .n = 2};
+    fsvc_select_opt o = {.seed = 1};
+    assert_int_equal(fsvc_select_kmeans(sel, 0, NULL, &pb, &o, &err), FSVC_EUSAGE);
+    assert_int_equal(fsvc_select_kmeans(sel, 11, NULL, &pb, &o, &err), FSVC_EUSAGE);
     assert_non_null(strstr(err.msg, "11 centroids"));
-    assert_int_equal(fsvc_select_kmeans(sel, 2, NULL, &ctx, &op, NULL, 10, 2, 1, 0, &err),
-                     FSVC_EUSAGE);
-    assert_int_equal(fsvc_select_kmeans(sel, 2, NULL, &ctx, &op, X, 0, 2, 1, 0, &err),
-                     FSVC_EUSAGE);
+    pb.X = NULL;
+    assert_int_equal(fsvc_select_kmeans(sel, 2, NULL, &pb, &o, &err), FSVC_EUSAGE);
+    pb.X = X;
+    pb.N = 0;
+    assert_int_equal(fsvc_select_kmeans(sel, 2, NULL, &pb, &o, &err), FSVC_EUSAGE);
+    pb.N = 10;
+    assert_int_equal(fsvc_select_kmeans(sel, 2, NULL, NULL, &o, &err), FSVC_EUSAGE);
     op.dist = BNL_DOT;
-    assert_int_equal(fsvc_select_kmeans(sel, 2, NULL, &ctx, &op, X, 10, 2, 1, 0, &err),
-                     FSVC_EUSAGE);
+    assert_int_equal(fsvc_select_kmeans(sel, 2, NULL, &pb, &o, &err), FSVC_EUSAGE);
     bnl_ctx_close(&ctx);
 }
 

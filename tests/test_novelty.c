@@ -45,15 +45,16 @@ static void seq_eq_batched(fsvc_dtype t, bnl_dist dist, bnl_act act, double r, d
     fsvc_error err;
     bnl_ctx ctx;
     if (bnl_ctx_open(&ctx, backend, 0, 0, &err)) fail_msg("%s", err.msg);
-    assert_int_equal(fsvc_novelty_seq(a, &ma, &op, prag, cap, X, order, N, n, &err), 0);
+    fsvc_select_problem pb = {.ctx = &ctx, .op = &op, .X = X, .order = order, .N = N, .n = n};
+    fsvc_select_opt so = {.prag = prag, .max_m = cap};
+    assert_int_equal(fsvc_novelty_seq(a, &ma, &pb, &so, &err), 0);
     bnl_arch archs[BNL_ARCH_COUNT];
     int na = ctx.backend == BNL_CPU ? fx_cpu_archs(archs) : 1;
     assert_true(na >= 1);
     for (int ai = 0; ai < na; ai++) {
         if (ctx.backend == BNL_CPU)
             assert_int_equal(bnl_ctx_set_arch(&ctx, archs[ai], &err), FSVC_OK);
-        assert_int_equal(fsvc_novelty_batched(b, &mb, NULL, &ctx, &op, prag, cap, 0, X, order,
-                                              N, n, &err), 0);
+        assert_int_equal(fsvc_novelty_batched(b, &mb, NULL, &pb, &so, &err), 0);
         if (ma != mb)
             fail_msg("%s/%s dtype %d dist %d act %d r %g: seq %lld vs batched %lld centroids",
                      backend, bnl_arch_name(ctx.arch), t, dist, act, r, (long long)ma,
@@ -119,22 +120,27 @@ static void strict_threshold(void **s)
     bnl_op op = {BNL_L1, BNL_TRI, FSVC_F64, 1, BNL_PREC_FULL};
     int64_t sel[5], m;
     fsvc_error err;
-    assert_int_equal(fsvc_novelty_seq(sel, &m, &op, 1.0, 0, X, NULL, 5, 2, &err), 0);
+    fsvc_select_problem pb = {.op = &op, .X = X, .N = 5, .n = 2};
+    fsvc_select_opt so = {.prag = 1.0};
+    assert_int_equal(fsvc_novelty_seq(sel, &m, &pb, &so, &err), 0);
     assert_int_equal(m, 2);                 /* sample 0, then the far one */
     assert_int_equal(sel[0], 0);
     assert_int_equal(sel[1], 3);
-    assert_int_equal(fsvc_novelty_seq(sel, &m, &op, 1.5, 0, X, NULL, 5, 2, &err), 0);
+    so.prag = 1.5;
+    assert_int_equal(fsvc_novelty_seq(sel, &m, &pb, &so, &err), 0);
     assert_int_equal(m, 3);                 /* 0 (sum 0), 1 (sum 1 < 1.5), 3 */
     assert_int_equal(sel[1], 1);
     assert_int_equal(sel[2], 3);
     /* with prag 2.5 the fourth zero (sum 2 < 2.5) is taken too... */
-    assert_int_equal(fsvc_novelty_seq(sel, &m, &op, 2.5, 0, X, NULL, 5, 2, &err), 0);
+    so.prag = 2.5;
+    assert_int_equal(fsvc_novelty_seq(sel, &m, &pb, &so, &err), 0);
     assert_int_equal(m, 4);
     /* ... and the pass only sees centroids, never rejected samples */
     bnl_ctx ctx;
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 0, &err), 0);
     int64_t sb[5], mb;
-    assert_int_equal(fsvc_novelty_batched(sb, &mb, NULL, &ctx, &op, 2.5, 0, 0, X, NULL, 5, 2, &err), 0);
+    pb.ctx = &ctx;
+    assert_int_equal(fsvc_novelty_batched(sb, &mb, NULL, &pb, &so, &err), 0);
     assert_int_equal(mb, 4);
     assert_memory_equal(sel, sb, 4 * sizeof *sb);
     bnl_ctx_close(&ctx);
@@ -173,8 +179,9 @@ static void ties_batched(void **s)
             for (int act = 0; act < 2; act++)
                 for (int pi = 0; pi < 4; pi++) {
                     bnl_op op = {dist, act, ts[ti], 2.0, BNL_PREC_FULL};
-                    assert_int_equal(fsvc_novelty_seq(sq, &mq, &op, prags[pi], 0, X, NULL, N, n,
-                                                      &err), 0);
+                    fsvc_select_problem pb = {.op = &op, .X = X, .N = N, .n = n};
+                    fsvc_select_opt so = {.prag = prags[pi]};
+                    assert_int_equal(fsvc_novelty_seq(sq, &mq, &pb, &so, &err), 0);
                     assert_int_equal(mq, want[pi]);
                     for (int bi = 0; bi < 2; bi++) {
                         bnl_ctx ctx;
@@ -182,9 +189,9 @@ static void ties_batched(void **s)
                         for (int ai = 0; ai < (bi ? ncpu : 1); ai++) {
                             if (bi)
                                 assert_int_equal(bnl_ctx_set_arch(&ctx, archs[ai], &err), 0);
-                            assert_int_equal(fsvc_novelty_batched(sel, &m, NULL, &ctx, &op,
-                                                                  prags[pi], 0, 0, X, NULL, N,
-                                                                  n, &err), 0);
+                            pb.ctx = &ctx;
+                            assert_int_equal(fsvc_novelty_batched(sel, &m, NULL, &pb, &so,
+                                                                  &err), 0);
                             if (m != want[pi])
                                 fail_msg("%s/%s %s dist %d act %d prag %g: %lld centroids, "
                                          "want %lld (a sum equal to prag is refused)",
@@ -213,11 +220,12 @@ static void ties_batched(void **s)
         for (int ai = 0; ai < (bi ? ncpu : 1); ai++) {
             if (bi)
                 assert_int_equal(bnl_ctx_set_arch(&ctx, archs[ai], &err), 0);
-            assert_int_equal(fsvc_novelty_batched(sel, &m, NULL, &ctx, &op, 1.0, 0, 0, Y, NULL,
-                                                  N, 2, &err), 0);
+            fsvc_select_problem pb = {.ctx = &ctx, .op = &op, .X = Y, .N = N, .n = 2};
+            fsvc_select_opt so = {.prag = 1.0};
+            assert_int_equal(fsvc_novelty_batched(sel, &m, NULL, &pb, &so, &err), 0);
             assert_int_equal(m, 100); /* the copies tie at 1 and are refused */
-            assert_int_equal(fsvc_novelty_batched(sel, &m, NULL, &ctx, &op, 1.5, 0, 0, Y, NULL,
-                                                  N, 2, &err), 0);
+            so.prag = 1.5;
+            assert_int_equal(fsvc_novelty_batched(sel, &m, NULL, &pb, &so, &err), 0);
             assert_int_equal(m, 101); /* below 1.5: the first copy is taken */
             assert_int_equal(sel[100], 100);
         }
@@ -253,7 +261,9 @@ static void per_class(void **s)
     for (int k = 0; k < K; k++) {
         int64_t c = 0, mk;
         for (int64_t i = 0; i < N; i++) if (d.cls[i] == k) sub[c++] = i;
-        assert_int_equal(fsvc_novelty_seq(sel, &mk, &op, 1, 0, d.x, sub, c, n, &err), 0);
+        fsvc_select_problem pb = {.op = &op, .X = d.x, .order = sub, .N = c, .n = n};
+        fsvc_select_opt so = {.prag = 1};
+        assert_int_equal(fsvc_novelty_seq(sel, &mk, &pb, &so, &err), 0);
         for (int64_t j = 0; j < mk; j++) {
             assert_memory_equal((uint8_t *)m.C + (tot + j) * n, (uint8_t *)d.x + sel[j] * n, n);
             assert_int_equal(m.lab[tot + j], k);

@@ -100,7 +100,9 @@ static void batched_vs_seq(const fsvc_dataset *d, bnl_op op, double prag, int64_
     int64_t *a = malloc(d->N * sizeof *a), *b = malloc(d->N * sizeof *b), ma, mb;
     bnl_ctx ctx;
     if (bnl_ctx_open(&ctx, "cpu", 0, 0, &err)) fail_msg("%s", err.msg);
-    assert_int_equal(fsvc_novelty_seq(a, &ma, &op, prag, 0, X, NULL, d->N, d->n, &err), 0);
+    fsvc_select_problem pb = {.ctx = &ctx, .op = &op, .X = X, .N = d->N, .n = d->n};
+    fsvc_select_opt so = {.prag = prag};
+    assert_int_equal(fsvc_novelty_seq(a, &ma, &pb, &so, &err), 0);
     if (expect_m) assert_int_equal(ma, expect_m);
     bnl_arch archs[BNL_ARCH_COUNT], best = bnl_arch_detect(NULL, 0);
     int na = fx_cpu_archs(archs);
@@ -110,8 +112,8 @@ static void batched_vs_seq(const fsvc_dataset *d, bnl_op op, double prag, int64_
         while (want < ma && a[want] < N)
             want++; /* the sequential selection within the first N */
         assert_int_equal(bnl_ctx_set_arch(&ctx, archs[ai], &err), FSVC_OK);
-        assert_int_equal(fsvc_novelty_batched(b, &mb, NULL, &ctx, &op, prag, 0, 0, X, NULL,
-                                              N, d->n, &err), 0);
+        pb.N = N;
+        assert_int_equal(fsvc_novelty_batched(b, &mb, NULL, &pb, &so, &err), 0);
         if (want != mb)
             fail_msg("cpu/%s, first %lld samples: batched %lld centroids, sequential %lld",
                      bnl_arch_name(archs[ai]), (long long)N, (long long)mb, (long long)want);

@@ -160,7 +160,8 @@ static void test_cv_lambdas_equal_cv(void **state)
     params(&p);
     fsvc_cv_result r[4];
     fsvc_error err;
-    if (fsvc_cross_validate_lambdas(r, &d, &p, LAMS, 4, 3, 5, 1, &err)) fail_msg("%s", err.msg);
+    fsvc_lambda_set ls = {LAMS, 4, 1};
+    if (fsvc_cross_validate_lambdas(r, &d, &p, &ls, 3, 5, &err)) fail_msg("%s", err.msg);
     for (int i = 0; i < 4; i++) {
         fsvc_param q = p;
         q.lambda = LAMS[i];

@@ -229,8 +229,8 @@ int run_point(int lms_file, const study_opts *o, const fsvc_param *p,
     int search = !(p->radius > 0) && !(p->radius_rms > 0);  /* this point searches its radius */
     study_steps_point(key, search);
     double t0 = cli_now();
-    int rc = use_val ? fsvc_train_lms_val(&m, &info, &curve, tr, p, o->val, o->keep_best,
-                                          o->seed, err)
+    fsvc_lms_val_opt vo = {o->val, o->keep_best, o->seed};
+    int rc = use_val ? fsvc_train_lms_val(&m, &info, &curve, tr, p, &vo, err)
                      : fsvc_train(&m, &info, tr, p, err);
     if (rc) { study_steps_point(key, 0); free(cvkey); return rc; }
     double t_train = cli_now() - t0, t_pred = NAN, acc = NAN, rmse = NAN;
@@ -310,9 +310,9 @@ int run_path(FILE *f, const study_opts *o, const int64_t *k, int n, char *const 
     double t_all = cli_now() - t0;
     snprintf(cvkey, sizeof cvkey, "%s (cv folds)", key[0]);
     study_steps_point(cvkey, search);
+    fsvc_lambda_set ls = {lam, n, !o->no_warm};
     if (!rc && o->folds)
-        rc = fsvc_cross_validate_lambdas(cv, tr, &p[0], lam, n, o->folds, o->seed,
-                                         !o->no_warm, &err);
+        rc = fsvc_cross_validate_lambdas(cv, tr, &p[0], &ls, o->folds, o->seed, &err);
     study_steps_point(key[0], 0);
     if (!rc) rc = study_steps_check(&err);
     char pmsg[sizeof err.msg]; /* a failure of the whole path: every point's */
