@@ -226,6 +226,7 @@ test: test-build
 	@bash tests/check_cuda_static.sh
 	@bash tests/check_doc_paths.sh --self-test && bash tests/check_doc_paths.sh ARCHITECTURE.md README.md
 	@python3 tests/check_call_circles.py --self-test && python3 tests/check_call_circles.py
+	@python3 tests/check_fsvc_shape.py --self-test && python3 tests/check_fsvc_shape.py
 	@$(MAKE) --no-print-directory unit-test
 	@$(MAKE) --no-print-directory cli-test
 	@$(MAKE) --no-print-directory python-test

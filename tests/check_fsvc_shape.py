@@ -2,8 +2,8 @@
 """The shape fsvc/ keeps (issue 23): no function body over 100 lines in
 fsvc/*.c, no declaration with more than 8 parameters in fsvc/*.h, and no
 branch on the kind of engine backend in fsvc/*.c. Prints each breach;
-exit 1 when there is one. Usage: check_fsvc_shape.py [ROOT]"""
-import glob, os, re, sys
+exit 1 when there is one. Usage: check_fsvc_shape.py [ROOT] | --self-test"""
+import glob, os, re, sys, tempfile
 
 MAX_LINES, MAX_PARAMS = 100, 8
 # how fsvc/ would ask which backend it runs on
@@ -55,8 +55,7 @@ def wide_declarations(path):
             yield m.group(1), count_params(args), text.count('\n', 0, m.start()) + 1
 
 
-def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else '.'
+def breaches(root):
     bad = []
     for p in sorted(glob.glob(os.path.join(root, 'fsvc', '*.c'))):
         for name, n, line in long_functions(p):
@@ -67,6 +66,42 @@ def main():
     for p in sorted(glob.glob(os.path.join(root, 'fsvc', '*.h'))):
         for name, n, line in wide_declarations(p):
             bad.append(f'{p}:{line}: {name} takes {n} parameters (at most {MAX_PARAMS})')
+    return bad
+
+
+def self_test():
+    """Each kind of breach planted in a small tree is found; the clean tree passes."""
+    ok_c = 'int f(int a)\n{\n    return a;\n}\n'
+    ok_h = 'int f(int a, int (*g)(int, int), int c);\n'
+    plants = {
+        'long': ('a.c', 'int g(void)\n{\n' + '    x();\n' * MAX_LINES + '}\n', 'is 10'),
+        'wide': ('a.h', 'int w(' + ', '.join(f'int a{i}' for i in range(MAX_PARAMS + 1)) + ');\n',
+                 'takes 9 parameters'),
+        'kind': ('b.c', 'int k(const bnl_ctx *ctx)\n{\n    return ctx->backend == BNL_CUDA;\n}\n',
+                 'asks the backend kind'),
+    }
+    with tempfile.TemporaryDirectory() as d:
+        os.mkdir(os.path.join(d, 'fsvc'))
+        for name, text in (('ok.c', ok_c), ('ok.h', ok_h)):
+            open(os.path.join(d, 'fsvc', name), 'w').write(text)
+        if breaches(d):
+            print('self-test: a clean tree reported', breaches(d))
+            return 1
+        for what, (name, text, words) in plants.items():
+            path = os.path.join(d, 'fsvc', name)
+            open(path, 'w').write(text)
+            found = breaches(d)
+            os.remove(path)
+            if len(found) != 1 or words not in found[0]:
+                print(f'self-test: the planted {what} breach was not found: {found}')
+                return 1
+    return 0
+
+
+def main():
+    if sys.argv[1:] == ['--self-test']:
+        return self_test()
+    bad = breaches(sys.argv[1] if len(sys.argv) > 1 else '.')
     for b in bad:
         print(b)
     return 1 if bad else 0
