@@ -41,7 +41,7 @@ NVCC          := $(shell command -v nvcc 2>/dev/null || ( test -x $(CUDA_HOME)/b
 ifneq ($(NO_CUDA),)
 NVCC :=
 endif
-# Open MPI (mpirun -np K build/fsvc ...): only tools/dist_mpi.c sees it.
+# Open MPI (mpirun -np K build/fsvc ...): only tools/comm_mpi.c sees it.
 MPICC    ?= $(shell command -v mpicc 2>/dev/null)
 ifneq ($(NO_MPI),)
 MPICC :=
@@ -79,9 +79,9 @@ isa_flags = $(if $(findstring _avxvnni,$(1)),$(AVX2_FLAGS) -mavxvnni,$(if $(find
 
 # ---- sources ----------------------------------------------------------------
 LIB_SRC   := $(wildcard base/*.c fsvc/*.c layers/*.c datasets/*.c cuda/*.c)
-# tools/dist_mpi.c (Open MPI) or tools/dist_one.c (one process) in the fsvc binary
-TOOL_SRC  := $(filter-out tools/dist_mpi.c tools/dist_one.c,$(wildcard tools/*.c)) \
-             tools/dist_$(if $(MPI_LIBS),mpi,one).c
+# tools/comm_mpi.c (Open MPI) or tools/comm_one.c (one process) in the fsvc binary
+TOOL_SRC  := $(filter-out tools/comm_mpi.c tools/comm_one.c,$(wildcard tools/*.c)) \
+             tools/comm_$(if $(MPI_LIBS),mpi,one).c
 TEST_SRC  := $(wildcard tests/test_*.c)
 TESTUTIL  := $(wildcard tests/util/*.c)
 CU_SRC    := $(if $(NVCC),$(wildcard cuda/*.cu))
@@ -144,7 +144,7 @@ $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(call isa_flags,$<) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/tools/dist_mpi.o: tools/dist_mpi.c $(FLAGS_STAMP)
+$(BUILD)/obj/tools/comm_mpi.o: tools/comm_mpi.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
@@ -204,7 +204,7 @@ test-data: $(TEST_DATA)
 NPROC      := $(shell nproc 2>/dev/null || echo 1)
 ASAN_TESTS := test_libsvm test_idx test_idx_dims test_png test_jpeg test_png_write test_csv test_csr \
               test_names test_params test_model test_model_bad test_model_scale \
-              test_model_regression test_embed test_dataset test_slice test_dist test_io \
+              test_model_regression test_embed test_dataset test_slice test_comm test_io \
               test_batch
 # OpenMP's runtime is not instrumented, so only these (pthreads: ranks as
 # threads in test_slice, writers in test_io; a shared inflate sink once
@@ -303,11 +303,11 @@ FUZZ_SECONDS  ?= 60
 FUZZ_CC       ?= clang
 FUZZ_SRC      := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES    := $(FUZZ_SRC:tests/fuzz/%.c=%)
-CLI_OBJ       := $(filter-out $(BUILD)/obj/tools/fsvc.o $(BUILD)/obj/tools/dist_mpi.o $(BUILD)/obj/tools/dist_one.o,$(TOOL_OBJ)) \
-                 $(BUILD)/obj/tools/dist_one.o
+CLI_OBJ       := $(filter-out $(BUILD)/obj/tools/fsvc.o $(BUILD)/obj/tools/comm_mpi.o $(BUILD)/obj/tools/comm_one.o,$(TOOL_OBJ)) \
+                 $(BUILD)/obj/tools/comm_one.o
 CLI_A         := $(BUILD)/libfsvc-cli.a
 FUZZ_OBJ      := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRC) \
-                 $(filter-out tools/fsvc.c tools/dist_mpi.c,$(TOOL_SRC)) tools/dist_one.c)
+                 $(filter-out tools/fsvc.c tools/comm_mpi.c,$(TOOL_SRC)) tools/comm_one.c)
 FUZZ_FLAGS    := -std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                  -fno-sanitize-recover=undefined -fopenmp
 FUZZ_CPPFLAGS := -I. -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

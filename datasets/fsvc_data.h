@@ -154,7 +154,7 @@ typedef struct fsvc_slice_comm {
 } fsvc_slice_comm;
 
 /* The message of a rank that stopped because another failed (the text of
- * FSVC_DIST_ELSEWHERE in fsvc/dist.h). */
+ * FSVC_COMM_ELSEWHERE in fsvc/comm.h). */
 #define FSVC_SLICE_ELSEWHERE "stopped: another process failed"
 
 int fsvc_dataset_load_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total,

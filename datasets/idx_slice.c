@@ -70,7 +70,7 @@ static int read_slice(ds_idx *a, int64_t *items, int64_t *lo_out, int64_t *elem0
     int64_t N = a->dims[0], lo = 0, hi = 0;
     uint64_t per = rc ? 0 : count / (uint64_t)N * sz; /* bytes per item */
     if (!rc) {
-        lo = N * rank / size; /* as tools/dist.h's cli_dist_slice */
+        lo = N * rank / size; /* as tools/comm.h's cli_comm_slice */
         hi = N * (rank + 1) / size;
     }
     uint64_t want = (uint64_t)(hi - lo) * per, max = ds_max_bytes();

@@ -1,7 +1,7 @@
 /* calibrate.c - class probabilities calibrated on held-out scores: the
  * folds' scores, the temperature fitted to them, and its use. */
 #include "calibrate.h"
-#include "dist.h"
+#include "comm.h"
 #include "internal.h"
 #include "../layers/bnl.h" /* bnl_chol, bnl_syrk_acc */
 #include "study.h"
@@ -225,7 +225,7 @@ static int heldout_refit(double *S, const fsvc_model *M, const fsvc_dataset *d,
         if ((rc = fsvc_dataset_subset(&tr, d, idx, ntr, err))) break;
         int64_t nte = fsvc_fold_rows(idx, fold, d->N, f, 1);
         if ((rc = fsvc_dataset_subset(&te, d, idx, nte, err))) { fsvc_dataset_free(&tr); break; }
-        rc = fsvc_train_model(&fm, NULL, &tr, tr.N, 0, &q, fsvc_dist_one(), err);
+        rc = fsvc_train_model(&fm, NULL, &tr, tr.N, 0, &q, fsvc_comm_one(), err);
         int trained = !rc;
         if (!rc && fm.Kout != K) /* a fold keeps d's class list (subsets share it) */
             rc = fsvc_fail(err, FSVC_EINPUT, "probability: a fold's model has %d classes, "
@@ -400,9 +400,9 @@ int fsvc_model_calibrated(const fsvc_model *M) { return M->proba_a > 0; }
 
 int fsvc_train_calibrated(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset *d,
                           int64_t N_total, int64_t first, const fsvc_param *p,
-                          const fsvc_dist *dist, fsvc_error *err)
+                          const fsvc_comm *comm, fsvc_error *err)
 {
-    if (dist->size > 1)
+    if (comm->size > 1)
         return fsvc_fail(err, FSVC_EUSAGE, "train: -b 1 (probabilities) runs as one process "
                          "(its folds need every sample)");
     if (p->regression)
@@ -410,7 +410,7 @@ int fsvc_train_calibrated(fsvc_model *model, fsvc_train_info *info, const fsvc_d
                          "probabilities");
     fsvc_param q = *p;
     q.probability = 0;
-    int rc = fsvc_train_model(model, info, d, N_total, first, &q, dist, err);
+    int rc = fsvc_train_model(model, info, d, N_total, first, &q, comm, err);
     if (rc) return rc;
     if (model->K < 2) {
         fsvc_free_model(model);

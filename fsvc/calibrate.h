@@ -65,12 +65,12 @@ void fsvc_model_proba(double *proba, const double *score, const fsvc_model *M, i
 /* 1 when M holds a calibration (M->proba_a > 0), else 0. */
 int fsvc_model_calibrated(const fsvc_model *M);
 
-/* fsvc_train_dist with p->probability: trains without it, then calibrates
+/* fsvc_train_comm with p->probability: trains without it, then calibrates
  * (one process only: FSVC_EUSAGE across processes). */
-struct fsvc_dist;
+struct fsvc_comm;
 int fsvc_train_calibrated(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset *d,
                           int64_t N_total, int64_t first, const fsvc_param *p,
-                          const struct fsvc_dist *dist, fsvc_error *err);
+                          const struct fsvc_comm *comm, fsvc_error *err);
 
 #ifdef __cplusplus
 }

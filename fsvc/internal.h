@@ -4,7 +4,7 @@
 
 #include "fsvc.h"
 #include "../layers/bnl.h"
-#include "dist.h"
+#include "comm.h"
 
 /* The engine context of a training run: p->backend and p->threads, on
  * p->device when it names one and the backend is "cuda" (fsvc/ctx.c). */
@@ -15,9 +15,9 @@ int fsvc_ctx_open(bnl_ctx *ctx, const fsvc_param *p, fsvc_error *err);
 /* The samples a selection runs on: the N samples order[0..N-1] (NULL:
  * 0..N-1) of n features each, rows of X (op->dtype) or, for the sparse
  * pass, of the CSR Xs; distances and activations by op (its radius
- * included) on the engine ctx. at: where the rows are; at.dist NULL: X
+ * included) on the engine ctx. at: where the rows are; at.comm NULL: X
  * holds every row (one process), else X holds the global rows [at.first,
- * at.first + at.Nloc) of the processes of at.dist (the novelty pass). */
+ * at.first + at.Nloc) of the processes of at.comm (the novelty pass). */
 typedef struct fsvc_select_problem {
     const bnl_ctx *ctx;
     const bnl_op *op;
@@ -67,13 +67,13 @@ int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dat
 int fsvc_model_input_train(void **out, const fsvc_model *model, const fsvc_dataset *d,
                            int threads, fsvc_error *err);
 
-/* fsvc_train_dist without the probability calibration (fsvc/train.c):
- * the model alone. fsvc_train_dist (train_entry.c) adds the calibration
+/* fsvc_train_comm without the probability calibration (fsvc/train.c):
+ * the model alone. fsvc_train_comm (train_entry.c) adds the calibration
  * of p->probability; calibrate.c trains its folds here. */
-struct fsvc_dist;
+struct fsvc_comm;
 int fsvc_train_model(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset *d,
                      int64_t N_total, int64_t first, const fsvc_param *p,
-                     const struct fsvc_dist *dist, fsvc_error *err);
+                     const struct fsvc_comm *comm, fsvc_error *err);
 
 /* Seconds on the monotonic clock. */
 double fsvc_clock(void);
@@ -88,7 +88,7 @@ int fsvc_novelty_seq(int64_t *sel, int64_t *m, const fsvc_select_problem *pb,
                      const fsvc_select_opt *o, fsvc_error *err);
 /* The same pass batched on the engine pb->ctx; selects exactly what the
  * plain sequential loop selects. *syn receives the synaptic operations
- * done. Across processes (pb->at.dist of size > 1) X holds the global rows
+ * done. Across processes (pb->at.comm of size > 1) X holds the global rows
  * of pb->at of the N in order (global indices), and every rank returns
  * the centroids one process selects (one OR exchange and one status
  * agreement per chunk; every rank calls it). */
@@ -124,7 +124,7 @@ int fsvc_radius_check(int act, fsvc_dtype t, double r, const char *name, fsvc_er
  * T), pb->sw N sample weights or NULL; R: m x K output (double). lab: m
  * centroid classes. LMS starts from the R it is given (the one-hot
  * readout); sample i's step is eta sw[i]; it reads neither y, cw nor
- * dist. */
+ * comm. */
 struct fsvc_ridge_problem;
 typedef struct fsvc_ridge_problem fsvc_ridge_problem;
 void fsvc_readout_onehot(double *R, const int *lab, int64_t m, int K);
@@ -160,10 +160,10 @@ int fsvc_ridge_check_normal(double md, const double *B, size_t n, double radius,
  * i.e. H's and T's row i scaled by sqrt(D_ii) (with weights the normal
  * equations are summed on the CPU when the device cannot weight them),
  * lam = lambda x mean diag(H^T D H). The partial sums are reduced across
- * pb->dist's processes (NULL: one process). gram_f32: -1 picks the
+ * pb->comm's processes (NULL: one process). gram_f32: -1 picks the
  * precision of H^T H from m, 0 forces float64, 1 float32. times (3 or
  * NULL): seconds spent on H, on H^T H and H^T T, and on the solve. */
-int fsvc_readout_ridge_dist(double *R, const fsvc_ridge_problem *pb, double lambda,
+int fsvc_readout_ridge(double *R, const fsvc_ridge_problem *pb, double lambda,
                             int gram_f32, int progress, double *times, fsvc_error *err);
 
 /* Sample weights (fsvc/weights.c). fsvc_weights_check: d->weight (NULL
@@ -172,13 +172,13 @@ int fsvc_readout_ridge_dist(double *R, const fsvc_ridge_problem *pb, double lamb
  * are FSVC_EUSAGE. fsvc_weights_real: d->weight, or NULL when every weight is 1
  * (the unweighted model, bit for bit, on every backend).
  * fsvc_center_targets: the regression offset, the mean of d->y weighted
- * by d->weight over dist's processes (NULL: one), into *mean, and
+ * by d->weight over comm's processes (NULL: one), into *mean, and
  * *yc = y - mean (d->N values, malloc'd; the caller frees it). */
 int fsvc_weights_check(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err);
 const double *fsvc_weights_real(const fsvc_dataset *d);
-struct fsvc_dist;
+struct fsvc_comm;
 int fsvc_center_targets(double **yc, double *mean, const fsvc_dataset *d,
-                        const struct fsvc_dist *dist, fsvc_error *err);
+                        const struct fsvc_comm *comm, fsvc_error *err);
 /* One LABEL:W item of a class-weight list at *pos (fsvc/params.c): the
  * label into label (cap bytes), W > 0 into *w, *pos moved on; *got = 0 at
  * the end of the list. FSVC_EUSAGE naming a bad item. */

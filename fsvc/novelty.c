@@ -13,7 +13,7 @@
  * (bnl.h bnl_novelty_*), the centroids live on the device, added once
  * each, and only the chunk rows go up per chunk (issue 10). */
 #include "internal.h"
-#include "dist.h"
+#include "comm.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -97,7 +97,7 @@ static void progress_line(double t0, int64_t done, int64_t N, int64_t m, int las
  *     accepted candidate's activation to the later candidates' sums one
  *     term at a time: the sequential loop's sums and centroids, bit for
  *     bit, on every process; then one status agreement.
- * One process (at.dist NULL or of size 1) does the same without exchanges.
+ * One process (at.comm NULL or of size 1) does the same without exchanges.
  * The centroids live in the engine's novelty session (bnl.h
  * bnl_novelty_*: on a device that offers it, else the CPU's): step 1 is
  * its sums, the chunk's accepted rows are added after step 3, and the
@@ -110,7 +110,7 @@ enum { BMIN = 16, BMAX = 4096 }; /* the chunk sizes */
 typedef struct pass {
     const fsvc_select_problem *pb;
     const fsvc_select_opt *o;
-    const fsvc_dist *multi;     /* the processes, NULL for one */
+    const fsvc_comm *multi;     /* the processes, NULL for one */
     int64_t first, Nloc;        /* the global rows held here */
     size_t row;
     char *A;                    /* the chunk's accepted rows */
@@ -131,14 +131,14 @@ typedef struct pass {
 static int pass_open(pass *v, const fsvc_select_problem *pb, const fsvc_select_opt *o,
                      fsvc_error *err)
 {
-    const fsvc_dist *dist = pb->at.dist;
+    const fsvc_comm *comm = pb->at.comm;
     int64_t N = pb->N, max_m = o->max_m;
     memset(v, 0, sizeof *v);
     v->pb = pb;
     v->o = o;
-    v->multi = dist && dist->size > 1 ? dist : NULL;
-    v->first = dist ? pb->at.first : 0; /* no processes: every row of X is here */
-    v->Nloc = dist ? pb->at.Nloc : INT64_MAX;
+    v->multi = comm && comm->size > 1 ? comm : NULL;
+    v->first = comm ? pb->at.first : 0; /* no processes: every row of X is here */
+    v->Nloc = comm ? pb->at.Nloc : INT64_MAX;
     v->row = (size_t)pb->n * fsvc_dtype_size(pb->op->dtype);
     v->A = malloc((size_t)BMAX * v->row);
     v->P = malloc((1 + BMAX) * sizeof *v->P);
@@ -157,7 +157,7 @@ static int pass_open(pass *v, const fsvc_select_problem *pb, const fsvc_select_o
         rc = bnl_novelty_open(pb->ctx, pb->op, pb->n,
                               max_m > 0 && max_m < N ? max_m : N < 1024 ? N : 1024, &v->ses, err);
     if (v->multi) /* a process short of memory stops every process */
-        rc = fsvc_dist_agreed(v->multi, rc, err);
+        rc = fsvc_comm_agreed(v->multi, rc, err);
     return rc;
 }
 
@@ -196,13 +196,13 @@ static int chunk_sums(pass *v, int64_t t0i, int64_t b, int64_t *nl_out, fsvc_err
 }
 
 /* Exchange 1 (several processes): the b sums ORed, this process's status
- * rc in the status word; a failure elsewhere becomes FSVC_DIST_ELSEWHERE. */
+ * rc in the status word; a failure elsewhere becomes FSVC_COMM_ELSEWHERE. */
 static int exchange_sums(pass *v, int64_t b, int rc, fsvc_error *err)
 {
-    const fsvc_dist *dist = v->multi;
+    const fsvc_comm *comm = v->multi;
     int mine = rc;
     v->P[0] = rc;
-    if (dist->bor(dist->self, v->P, (size_t)(1 + b) * sizeof *v->P)) {
+    if (comm->bor(comm->self, v->P, (size_t)(1 + b) * sizeof *v->P)) {
         if (!mine) rc = fsvc_fail(err, FSVC_ERESOURCE, "novelty: the exchange of "
                                   "%lld sums failed", (long long)b);
         return rc;
@@ -210,7 +210,7 @@ static int exchange_sums(pass *v, int64_t b, int rc, fsvc_error *err)
     if (!mine && v->P[0]) {
         int code = (int)v->P[0];
         rc = fsvc_fail(err, code >= FSVC_EUSAGE && code <= FSVC_ERESOURCE ? code
-                       : FSVC_ERESOURCE, FSVC_DIST_ELSEWHERE);
+                       : FSVC_ERESOURCE, FSVC_COMM_ELSEWHERE);
     }
     return rc;
 }
@@ -287,7 +287,7 @@ int fsvc_novelty_batched(int64_t *sel, int64_t *m, double *syn, const fsvc_selec
         rc = resolve(&v, sel, nc, &acc, err);
         t0i += b;
         if (v.multi) /* whether every process resolved the chunk */
-            rc = fsvc_dist_agreed(v.multi, rc, err);
+            rc = fsvc_comm_agreed(v.multi, rc, err);
         if (rc) goto done;
         /* adapt: small chunks while centroids are accepted often */
         if (acc * 8 > b && B > BMIN) B /= 2;

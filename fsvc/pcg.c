@@ -29,13 +29,13 @@
  * largest residual has not fallen by 10 % in 30 iterations (rounding
  * floor); the residual reported is recomputed from W at the end.
  *
- * Across processes (src->ops->agree set, fsvc_hsrc_dist) every rank runs
+ * Across processes (src->ops->agree set, fsvc_hsrc_sum) every rank runs
  * this same recursion on the same summed products; the ranks agree on the
  * status after their own allocations and preconditioner and on every
  * stop decision, so no rank leaves the loop while another waits in a
  * product. */
 #include "solver.h"
-#include "dist.h"
+#include "comm.h"
 
 #include <lapacke.h>
 #include <math.h>
@@ -153,12 +153,12 @@ static void first_direction(pre *P, double *D, double *Z, double *rz, const doub
 }
 
 /* Across processes: the worst status of the ranks (a rank whose own is 0
- * gets FSVC_DIST_ELSEWHERE); one process: rc. */
+ * gets FSVC_COMM_ELSEWHERE); one process: rc. */
 static int collective(fsvc_hsrc *src, int rc, fsvc_error *err)
 {
     if (!src->ops->agree) return rc;
     int any = src->ops->agree(src->self, rc);
-    if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
+    if (any && !rc) rc = fsvc_fail(err, any, FSVC_COMM_ELSEWHERE);
     return rc;
 }
 

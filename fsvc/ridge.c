@@ -5,7 +5,7 @@
  * device's Cholesky; else the CPU table's, layers/cpu_normal.c: class-
  * ordered chunks of H, syrk of the active columns, a blocked Cholesky
  * whose bits do not depend on --threads). Here: the checks, the sum of
- * the processes' partial H^T H and H^T T (fsvc/dist.h: each rank's added
+ * the processes' partial H^T H and H^T T (fsvc/comm.h: each rank's added
  * in rank order on the host, then the same solve on every rank), the
  * lambda rule (relative to the mean of diag(H^T H): scale-free, raised 3x
  * and retried, printed, when rounding leaves the matrix not positive
@@ -18,7 +18,7 @@
  * data: no centroid reaches any sample), activations or targets that are
  * not finite, a matrix still not positive definite after the retries. */
 #include "internal.h"
-#include "dist.h"
+#include "comm.h"
 #include "solver.h"
 
 #include <lapacke.h>
@@ -100,26 +100,26 @@ static int normal_solve(void *self, double lam, double *B, int *info, fsvc_error
 }
 
 /* Across processes: the partial G (both triangles, on the host) and
- * H^T T summed in rank order (dist->sum), then diag(G) again. */
+ * H^T T summed in rank order (comm->sum), then diag(G) again. */
 static int host_reduce(bnl_normal *ses, int64_t m, int K, double *dg, double *B,
-                       const fsvc_dist *dist, fsvc_error *err)
+                       const fsvc_comm *comm, fsvc_error *err)
 {
     void *G;
     fsvc_dtype t;
     int rc = bnl_normal_gram(ses, &G, &t, err);
     if (rc)
         return rc;
-    if (dist->sum(dist->self, G, (size_t)m * m, t) ||
-        dist->sum(dist->self, B, (size_t)m * K, FSVC_F64))
+    if (comm->sum(comm->self, G, (size_t)m * m, t) ||
+        comm->sum(comm->self, B, (size_t)m * K, FSVC_F64))
         return fsvc_fail(err, FSVC_ERESOURCE, "ridge: the sum of H^T H over the processes failed");
     bnl_normal_diag(ses, dg);
     return FSVC_OK;
 }
 
-int fsvc_readout_ridge_dist(double *R, const fsvc_ridge_problem *pb, double lambda,
+int fsvc_readout_ridge(double *R, const fsvc_ridge_problem *pb, double lambda,
                             int gram_f32, int progress, double *times, fsvc_error *err)
 {
-    const fsvc_dist *dist = pb->dist ? pb->dist : fsvc_dist_one();
+    const fsvc_comm *comm = pb->comm ? pb->comm : fsvc_comm_one();
     const bnl_ctx *ctx = pb->ctx;
     const bnl_op *op = pb->op;
     const int *cls = pb->cls;
@@ -138,7 +138,7 @@ int fsvc_readout_ridge_dist(double *R, const fsvc_ridge_problem *pb, double lamb
     int rc = FSVC_OK;
     /* across processes the partial sums meet on the host: each rank's
      * device accumulates its slice, G comes back once */
-    bnl_normal_opt opt = {gram_f32, progress, dist->size > 1, 0, pb->sw};
+    bnl_normal_opt opt = {gram_f32, progress, comm->size > 1, 0, pb->sw};
     if (!dg || !B0 || !B)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory");
     if (y) cw = NULL; /* weights are per class */
@@ -148,10 +148,10 @@ int fsvc_readout_ridge_dist(double *R, const fsvc_ridge_problem *pb, double lamb
         rc = bnl_normal_accum(ses, op, pb->C, m, pb->X, N, pb->n, y ? NULL : cls, y, cw, K, dg,
                               B0, err);
     bnl_normal_times(ses, &t_h, &t_g);
-    if (dist->size > 1) { /* a failed rank stops every rank */
-        int any = dist->agree(dist->self, rc);
-        if (any && !rc) rc = fsvc_fail(err, any, FSVC_DIST_ELSEWHERE);
-        if (!rc) rc = host_reduce(ses, m, K, dg, B0, dist, err);
+    if (comm->size > 1) { /* a failed rank stops every rank */
+        int any = comm->agree(comm->self, rc);
+        if (any && !rc) rc = fsvc_fail(err, any, FSVC_COMM_ELSEWHERE);
+        if (!rc) rc = host_reduce(ses, m, K, dg, B0, comm, err);
     }
     if (rc)
         goto done;

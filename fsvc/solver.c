@@ -14,7 +14,7 @@
  * pcg's products are the engine's (fsvc_hsrc_open: on the context's
  * device when it offers them, else on the CPU). */
 #include "solver.h"
-#include "dist.h"
+#include "comm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +100,7 @@ fsvc_solver fsvc_solver_resolve(const fsvc_ridge_problem *pb, const fsvc_ridge_o
     memset(&pl, 0, sizeof pl);
     pl.m = pb->m;
     pl.K = pb->K;
-    pl.ranks = pb->dist ? pb->dist->size : 1;
+    pl.ranks = pb->comm ? pb->comm->size : 1;
     pl.pcg_m = FSVC_PCG_AUTO_M;
     bnl_plan_ridge(pb->ctx, pb->op, &pl);
     *rule = pl.by_device ? FSVC_AUTO_DEVICE_MEM : FSVC_AUTO_BY_M;
@@ -136,7 +136,7 @@ static int memory_check(fsvc_solver s, const fsvc_ridge_problem *pb, double ram,
 static int solve_pcg(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_opt *o,
                      int cache, fsvc_train_info *info, fsvc_error *err)
 {
-    const fsvc_dist *dist = pb->dist;
+    const fsvc_comm *comm = pb->comm;
     int64_t m = pb->m;
     int K = pb->K, nv = fsvc_augment_count(o->aug);
     int bars = o->progress == FSVC_PROGRESS_ALL; /* progress lines; any progress: messages */
@@ -150,15 +150,15 @@ static int solve_pcg(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_o
     fsvc_hsrc_opt ho = {o->aug, o->rows, o->cols, cache, bars, o->progress != 0};
     if (!rc)
         rc = fsvc_hsrc_open(&loc, pb, &ho, err);
-    if (!rc && dist->size > 1) {
-        rc = fsvc_hsrc_dist(&all, &loc, pb->N_total * nv, dist, err);
+    if (!rc && comm->size > 1) {
+        rc = fsvc_hsrc_sum(&all, &loc, pb->N_total * nv, comm, err);
         all.times = &loc;
         src = &all;
     }
     if (!rc && !(W = malloc((size_t)m * K * sizeof *W)))
         rc = fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
     fsvc_pcg_opt opt = {o->lambda, o->tol, PCG_MAX_ITER, 0, bars};
-    if (!(rc = fsvc_dist_agreed(dist, rc, err)))
+    if (!(rc = fsvc_comm_agreed(comm, rc, err)))
         rc = fsvc_pcg_readout(R, W, src, pb->op, &opt, o->progress, info, err);
     free(W);
     fsvc_hsrc_close(&all);
@@ -178,7 +178,7 @@ static const double *real_sample_weights(const double *sw, int64_t N)
 int fsvc_readout_solve(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_opt *o,
                        fsvc_train_info *info, fsvc_error *err)
 {
-    const fsvc_dist *dist = pb->dist;
+    const fsvc_comm *comm = pb->comm;
     const bnl_op *op = pb->op;
     const double *cw = pb->cw;
     int64_t m = pb->m, N = pb->N;
@@ -198,7 +198,7 @@ int fsvc_readout_solve(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge
     if (!(ram > 0)) ram = fsvc_phys_ram();
     double budget, need;
     rc = memory_check(s, &p, ram, &budget, &need, err);
-    if ((rc = fsvc_dist_agreed(dist, rc, err))) /* each rank checks its own machine */
+    if ((rc = fsvc_comm_agreed(comm, rc, err))) /* each rank checks its own machine */
         return rc;
     if (info) {
         info->solver = s;
@@ -209,7 +209,7 @@ int fsvc_readout_solve(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge
     }
     int bars = o->progress == FSVC_PROGRESS_ALL; /* progress lines; any progress: messages */
     if (s == FSVC_SOLVER_DIRECT)
-        return fsvc_readout_ridge_dist(R, &p, lambda, -1, bars, info ? info->t_ridge : NULL, err);
+        return fsvc_readout_ridge(R, &p, lambda, -1, bars, info ? info->t_ridge : NULL, err);
     size_t hs = op->dtype == FSVC_F64 ? sizeof(double) : sizeof(float);
     int cache = ram > 0 && (double)N * nv * m * hs <= (budget - need) / 2;
     return solve_pcg(R, &p, o, cache, info, err);

@@ -7,7 +7,7 @@
  *   pcg:    preconditioned conjugate gradient (fsvc/pcg.c) that sees H only
  *           through block products (fsvc_hops): the engine's (bnl.h
  *           bnl_hprod_*, on the CPU or the context's device, through
- *           fsvc_hsrc_open), their sum across processes (fsvc/hdist.c) or
+ *           fsvc_hsrc_open), their sum across processes (fsvc/hcomm.c) or
  *           the sparse ones (fsvc/sparse_ridge.c).
  */
 #ifndef FSVC_SOLVER_H
@@ -48,7 +48,7 @@ typedef struct fsvc_hsrc {
 /* The ridge problem of one rank: the engine (ctx, op), the centroids C
  * (m x n), this rank's slice of the samples (X, cls, y: N of N_total; T
  * one-hot of cls, K columns, or y, K = 1), class weights cw (K values or
- * NULL: all 1), the ranks (dist; fsvc_dist_one() for one process) and
+ * NULL: all 1), the ranks (comm; fsvc_comm_one() for one process) and
  * the sample weights (sw). */
 typedef struct fsvc_ridge_problem {
     const bnl_ctx *ctx;
@@ -61,7 +61,7 @@ typedef struct fsvc_ridge_problem {
     const double *cw;
     int64_t N, N_total;
     int n, K;
-    const struct fsvc_dist *dist;
+    const struct fsvc_comm *comm;
     /* sample weights of this rank's slice (N values > 0) or NULL: all 1;
      * a sample's row of H and T is scaled by sqrt(cw[cls] * sw[i]) */
     const double *sw;
@@ -97,23 +97,23 @@ typedef struct fsvc_hsrc_opt {
 
 /* The engine's block products (bnl_hprod_open: the context's table
  * picks the CPU's or the device's) over pb's local samples (pb->N; cw,
- * sw and the targets as pb says; N_total and dist are not read) as a
+ * sw and the targets as pb says; N_total and comm are not read) as a
  * source. src must stay where it is until closed. */
 int fsvc_hsrc_open(fsvc_hsrc *src, const fsvc_ridge_problem *pb, const fsvc_hsrc_opt *o,
                    fsvc_error *err);
 void fsvc_hsrc_close(fsvc_hsrc *src);
 
 /* The products of `inner` (this rank's slice of the samples) summed over
- * the ranks of dist in rank order (dist->sum: the same bytes on every rank
+ * the ranks of comm in rank order (comm->sum: the same bytes on every rank
  * and in every run with the same size), as one source of N_total samples
  * (virtual samples with augmentation) with inner's m and K; every product
  * is collective, and a rank whose own product failed makes all fail (the
- * others with FSVC_DIST_ELSEWHERE). K_mm is computed by each rank from the
+ * others with FSVC_COMM_ELSEWHERE). K_mm is computed by each rank from the
  * centroids all of them hold. out must stay where it is until closed;
  * closing it does not close inner. */
-struct fsvc_dist;
-int fsvc_hsrc_dist(fsvc_hsrc *out, fsvc_hsrc *inner, int64_t N_total,
-                   const struct fsvc_dist *dist, fsvc_error *err);
+struct fsvc_comm;
+int fsvc_hsrc_sum(fsvc_hsrc *out, fsvc_hsrc *inner, int64_t N_total,
+                   const struct fsvc_comm *comm, fsvc_error *err);
 
 /* PCG settings and outcome. */
 typedef struct fsvc_pcg_opt {
@@ -163,19 +163,19 @@ double fsvc_phys_ram(void);
 /* The solver o->solver names, auto resolved: pcg with augmentation,
  * else the engine's rule for pb's context and layer (bnl_plan_ridge: on
  * the host pcg from FSVC_PCG_AUTO_M centroids, on a device by its memory
- * and pb->dist's size); *rule: the FSVC_AUTO_* that chose (NONE when not
+ * and pb->comm's size); *rule: the FSVC_AUTO_* that chose (NONE when not
  * auto); the device's words through fsvc_printf with o->progress. */
 fsvc_solver fsvc_solver_resolve(const fsvc_ridge_problem *pb, const fsvc_ridge_opt *o,
                                 int *rule);
 
-/* The ridge readout on this rank's slice of the ranks of pb->dist,
+/* The ridge readout on this rank's slice of the ranks of pb->comm,
  * collective, through the solver o->solver (auto: fsvc_solver_resolve;
  * pcg when aug is not none, which direct refuses: FSVC_EUSAGE): R m x K
  * row-major as fsvc_readout_ridge. The direct solve sums the partial H^T
- * H (fsvc_readout_ridge_dist), pcg sums the partial products of every
- * iteration (fsvc_hsrc_dist); every rank gets the same R. info may be
+ * H (fsvc_readout_ridge), pcg sums the partial products of every
+ * iteration (fsvc_hsrc_sum); every rank gets the same R. info may be
  * NULL; its solver, solver_rule, cg_iter, cg_res, cg_converged and
- * t_ridge are filled. One process: fsvc_dist_one() and N_total == N. */
+ * t_ridge are filled. One process: fsvc_comm_one() and N_total == N. */
 int fsvc_readout_solve(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_opt *o,
                        fsvc_train_info *info, fsvc_error *err);
 

@@ -10,7 +10,7 @@
 
 #include "internal.h"
 #include "solver.h"
-#include "dist.h"
+#include "comm.h"
 #include "../layers/sparse.h"
 
 /* A layer view of rows [i0, i0 + b) of a (fsvc/csr_view.c). */
@@ -20,9 +20,9 @@ bnl_csr fsvc_csr_view(const fsvc_csr *a, int64_t i0, int64_t b);
  * in [0, n), values finite (FSVC_EINPUT naming name). */
 int fsvc_csr_check(const fsvc_csr *a, int n, const char *name, fsvc_error *err);
 
-/* fsvc_train_dist for sparse d (fsvc/sparse_train.c). */
+/* fsvc_train_comm for sparse d (fsvc/sparse_train.c). */
 int fsvc_train_sparse(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset *d,
-                      const fsvc_param *p, const fsvc_dist *dist, fsvc_error *err);
+                      const fsvc_param *p, const fsvc_comm *comm, fsvc_error *err);
 /* fsvc_predict when the model or d is sparse (fsvc/sparse_predict.c). */
 int fsvc_predict_sparse(int *pred, double *score, const fsvc_model *model,
                         const fsvc_dataset *d, int threads, fsvc_error *err);

@@ -19,11 +19,11 @@
 #define DENSE_MAX_N 65536
 
 /* What the sparse form runs; the rest refused with the option to change. */
-static int check_sparse(const fsvc_dataset *d, const fsvc_param *p, const fsvc_dist *dist,
+static int check_sparse(const fsvc_dataset *d, const fsvc_param *p, const fsvc_comm *comm,
                         fsvc_error *err)
 {
     const char *what = NULL;
-    if (dist->size > 1) what = "training across processes";
+    if (comm->size > 1) what = "training across processes";
     else if (p->readout == FSVC_READOUT_LMS) what = "the LMS readout (-R lms)";
     else if (p->select == FSVC_SELECT_KMEANS) what = "k-means++ selection (-s kmeans++)";
     else if (p->scale_features) what = "--scale-features (it would make every zero nonzero)";
@@ -47,7 +47,7 @@ static int check_sparse(const fsvc_dataset *d, const fsvc_param *p, const fsvc_d
 
 int fsvc_sparse_check(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err)
 {
-    return check_sparse(d, p, fsvc_dist_one(), err);
+    return check_sparse(d, p, fsvc_comm_one(), err);
 }
 
 /* sqrt of the mean squared distance over the pairs of the rows sel[0..k-1]. */
@@ -229,10 +229,10 @@ static int sparse_centroids(fsvc_model *M, const fsvc_dataset *d, const int64_t 
 
 
 int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *d,
-                      const fsvc_param *p, const fsvc_dist *dist, fsvc_error *err)
+                      const fsvc_param *p, const fsvc_comm *comm, fsvc_error *err)
 {
     bnl_ctx ctx;
-    int rc = check_sparse(d, p, dist, err);
+    int rc = check_sparse(d, p, comm, err);
     if (!rc) rc = sparse_setup(M, d, p, err);
     if (!rc) rc = fsvc_ctx_open(&ctx, p, err);
     if (rc) {

@@ -9,7 +9,7 @@
  * one fsvc_train solves, to the same --cg-tol. */
 #include "study.h"
 #include "solver.h"
-#include "dist.h"
+#include "comm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -153,7 +153,7 @@ static int solve_all(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc_p
     bnl_op op = {(bnl_dist)M->dist, (bnl_act)M->act, M->dtype, M->radius,
                  (bnl_precision)M->precision};
     fsvc_ridge_problem pb = {ctx, &op, M->C, m, X, d->cls, NULL, NULL, N, N, d->n, K,
-                             fsvc_dist_one(), NULL};
+                             fsvc_comm_one(), NULL};
     fsvc_ridge_opt ro = {0, p->solver, p->cg_tol, FSVC_AUG_NONE, M->rows, M->cols, 0,
                          p->progress};
     int rule;

@@ -4,7 +4,7 @@
 #include "internal.h"
 #include "deskew.h"
 #include "solver.h"
-#include "dist.h"
+#include "comm.h"
 #include "sparse.h"
 
 #include <math.h>
@@ -129,7 +129,7 @@ static int select_pass(const dense_run *t, double r, int64_t cap, int progress, 
         if (syn) *syn = 0;
         return FSVC_OK;
     }
-    if (p->select == FSVC_SELECT_KMEANS) { /* one process (check_dist) */
+    if (p->select == FSVC_SELECT_KMEANS) { /* one process (check_comm) */
         *m = cap > 0 && cap < d->N ? cap : d->N;
         return fsvc_select_kmeans(t->sel, *m, syn, &pb, &o, err);
     }
@@ -201,13 +201,13 @@ static int radius_search(double *r_out, double *syn, const dense_run *t, fsvc_er
     int64_t k0 = d->N < 1001 ? d->N : 1001;
     const void *X0 = t->X;
     void *R0 = NULL;
-    if (t->at.dist->size > 1) {
+    if (t->at.comm->size > 1) {
         int64_t *idx = malloc((size_t)k0 * sizeof *idx);
         R0 = malloc((size_t)k0 * row);
         int rc = !idx || !R0 ? fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory") : FSVC_OK;
-        rc = fsvc_dist_agreed(t->at.dist, rc, err);
+        rc = fsvc_comm_agreed(t->at.comm, rc, err);
         for (int64_t i = 0; !rc && i < k0; i++) idx[i] = i;
-        if (!rc) rc = fsvc_dist_rows(R0, t->X, row, idx, k0, &t->at, err);
+        if (!rc) rc = fsvc_comm_rows(R0, t->X, row, idx, k0, &t->at, err);
         free(idx);
         if (rc) { free(R0); return rc; }
         X0 = R0;
@@ -229,20 +229,20 @@ static int rms_radius(double *r_out, const dense_run *t, fsvc_error *err)
 {
     const fsvc_param *p = t->p;
     const fsvc_dataset *d = t->d;
-    const fsvc_dist *dist = t->at.dist;
+    const fsvc_comm *comm = t->at.comm;
     const int64_t *order = t->order;
     int64_t N = t->dg.N, k = N < 800 ? N : 800;
     double rms = 1.0;
-    if (dist->size > 1) {
+    if (comm->size > 1) {
         size_t row = (size_t)d->n * fsvc_dtype_size(t->op.dtype);
         void *R8 = malloc((size_t)(k ? k : 1) * row);
         int64_t *idx = order ? NULL : malloc((size_t)(k ? k : 1) * sizeof *idx);
         int rc = FSVC_OK;
         if (!R8 || (!order && !idx))
             rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
-        rc = fsvc_dist_agreed(dist, rc, err);
+        rc = fsvc_comm_agreed(comm, rc, err);
         for (int64_t i = 0; !rc && idx && i < k; i++) idx[i] = i; /* file order */
-        if (!rc) rc = fsvc_dist_rows(R8, t->X, row, order ? order : idx, k, &t->at, err);
+        if (!rc) rc = fsvc_comm_rows(R8, t->X, row, order ? order : idx, k, &t->at, err);
         if (!rc) rms = rms_distance(R8, NULL, k, d, p->dist, t->op.dtype);
         free(R8); free(idx);
         if (rc) return rc;
@@ -291,11 +291,11 @@ static int copy_names(fsvc_model *M, const fsvc_dataset *d, fsvc_error *err)
 
 /* The class weights of p->class_weight for d's K classes (*out, malloc'd;
  * NULL for none): balanced N / (K N_k) from the class counts (summed over
- * dist's processes), or the LABEL:W list matched to the class names (PNG
+ * comm's processes), or the LABEL:W list matched to the class names (PNG
  * class folders) or the label values, classes not named 1. A label that
  * is not a class of d, or named twice, is a usage error. */
 static int class_weights(double **out, const fsvc_dataset *d, const fsvc_param *p,
-                         int64_t N_total, const fsvc_dist *dist, fsvc_error *err)
+                         int64_t N_total, const fsvc_comm *comm, fsvc_error *err)
 {
     *out = NULL;
     if (!p->class_weight[0] || p->regression)
@@ -310,8 +310,8 @@ static int class_weights(double **out, const fsvc_dataset *d, const fsvc_param *
         for (int k = 0; k < K; k++) w[k] = 0;
         for (int64_t i = 0; i < d->N; i++) w[d->cls[i]] += 1;
     }
-    rc = fsvc_dist_agreed(dist, rc, err);
-    if (!rc && balanced && dist->size > 1 && dist->sum(dist->self, w, (size_t)K, FSVC_F64))
+    rc = fsvc_comm_agreed(comm, rc, err);
+    if (!rc && balanced && comm->size > 1 && comm->sum(comm->self, w, (size_t)K, FSVC_F64))
         rc = fsvc_fail(err, FSVC_ERESOURCE, "train: the sum of the class counts failed");
     if (!rc && balanced) {
         for (int k = 0; k < K; k++) /* a class with no sample has no term to weight */
@@ -387,13 +387,13 @@ static int check_result(const fsvc_model *M, const fsvc_param *p, const fsvc_dat
 /* Under several processes: any selection (random, or the novelty pass
  * global or per class, with any radius: given, Xrms or searched), the
  * ridge (direct) or one-hot readout, slices that cover N_total. */
-static int check_dist(const fsvc_dataset *d, int64_t N_total, int64_t first,
-                      const fsvc_param *p, const fsvc_dist *dist, fsvc_error *err)
+static int check_comm(const fsvc_dataset *d, int64_t N_total, int64_t first,
+                      const fsvc_param *p, const fsvc_comm *comm, fsvc_error *err)
 {
     if (first < 0 || d->N < 0 || first + d->N > N_total)
         return fsvc_fail(err, FSVC_EUSAGE, "train: slice [%lld, %lld) outside %lld samples",
                          (long long)first, (long long)(first + d->N), (long long)N_total);
-    if (dist->size <= 1)
+    if (comm->size <= 1)
         return FSVC_OK;
     if (p->select == FSVC_SELECT_KMEANS)
         return fsvc_fail(err, FSVC_EUSAGE, "train: -s kmeans++ runs as one process (the D^2 "
@@ -443,7 +443,7 @@ static int auto_preprocess(fsvc_model *M, const fsvc_dataset *d, const fsvc_para
         return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
     }
     for (int64_t i = 0; i < k; i++) idx[i] = i;
-    int rc = d->dtype == FSVC_U8 ? fsvc_dist_rows(x0, d->x, (size_t)d->n, idx, k, at, err)
+    int rc = d->dtype == FSVC_U8 ? fsvc_comm_rows(x0, d->x, (size_t)d->n, idx, k, at, err)
                                  : FSVC_OK;
     if (!rc) M->preprocess = resolve_auto(d, x0, k, M->rows, M->cols,
                                             p->precision != BNL_PREC_FULL, p->progress);
@@ -509,7 +509,7 @@ static int run_open(dense_run *t, const fsvc_model *M, bnl_ctx *ctx, int *ctx_op
                     fsvc_error *err)
 {
     const fsvc_param *p = t->p;
-    const fsvc_dist *dist = t->at.dist;
+    const fsvc_comm *comm = t->at.comm;
     int64_t N = t->dg.N;
     int rc = fsvc_model_input_train(&t->X, M, t->d, p->threads, err);
     if (!rc) {
@@ -525,15 +525,15 @@ static int run_open(dense_run *t, const fsvc_model *M, bnl_ctx *ctx, int *ctx_op
         for (int64_t i = 0; !rc && i < N; i++) t->order[i] = i;
         if (!rc) fsvc_shuffle(t->order, N, p->seed);
     }
-    if (!rc && dist->size > 1 && p->select == FSVC_SELECT_PER_CLASS && !p->regression) {
+    if (!rc && comm->size > 1 && p->select == FSVC_SELECT_PER_CLASS && !p->regression) {
         t->gcls = calloc((size_t)(N ? N : 1), sizeof *t->gcls);
         if (!t->gcls) rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
     }
-    rc = fsvc_dist_agreed(dist, rc, err);
+    rc = fsvc_comm_agreed(comm, rc, err);
     if (rc || !t->gcls)
         return rc;
     if (t->d->N > 0) memcpy(t->gcls + t->at.first, t->d->cls, (size_t)t->d->N * sizeof *t->gcls);
-    if (dist->bor(dist->self, t->gcls, (size_t)N * sizeof *t->gcls))
+    if (comm->bor(comm->self, t->gcls, (size_t)N * sizeof *t->gcls))
         return fsvc_fail(err, FSVC_ERESOURCE, "train: the exchange of the class index failed");
     t->cls = t->gcls;
     return FSVC_OK;
@@ -578,10 +578,10 @@ static int take_centroids(fsvc_model *M, const dense_run *t, int64_t m, fsvc_err
     M->R = calloc((size_t)m * M->Kout, sizeof *M->R);
     if (!M->C || !M->lab || !M->R)
         rc = fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory for %lld centroids", (long long)m);
-    rc = fsvc_dist_agreed(t->at.dist, rc, err);
-    if (!rc) rc = fsvc_dist_rows(M->C, t->X, row, t->sel, m, &t->at, err);
+    rc = fsvc_comm_agreed(t->at.comm, rc, err);
+    if (!rc) rc = fsvc_comm_rows(M->C, t->X, row, t->sel, m, &t->at, err);
     if (!rc && !t->p->regression)
-        rc = fsvc_dist_rows(M->lab, d->cls, sizeof *d->cls, t->sel, m, &t->at, err);
+        rc = fsvc_comm_rows(M->lab, d->cls, sizeof *d->cls, t->sel, m, &t->at, err);
     return rc;
 }
 
@@ -603,7 +603,7 @@ static int name_source(int rc, const char *source, fsvc_error *err)
 static int train_dense(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *d, int64_t N,
                        const fsvc_param *p, const fsvc_slice *at, fsvc_error *err)
 {
-    const fsvc_dist *dist = at->dist;
+    const fsvc_comm *comm = at->comm;
     dense_run t = {.d = d, .p = p, .dg = *d, .at = *at, .cls = d->cls};
     t.dg.N = N; /* the selection sees the global count */
     t.op = (bnl_op){ (bnl_dist)p->dist, (bnl_act)p->act, M->dtype, p->radius,
@@ -613,7 +613,7 @@ static int train_dense(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset 
     int64_t m = 0;
     bnl_ctx ctx;
     int ctx_open = 0, bars = p->progress == FSVC_PROGRESS_ALL; /* the progress lines */
-    int rc = class_weights(&cw, d, p, N, dist, err);
+    int rc = class_weights(&cw, d, p, N, comm, err);
     if (!rc && !(rc = run_open(&t, M, &ctx, &ctx_open, err))) {
         t0 = fsvc_clock();
         rc = select_centroids(&m, &syn, M, &t, err);
@@ -626,21 +626,21 @@ static int train_dense(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset 
     fsvc_ridge_opt ro = {p->lambda, p->solver, p->cg_tol, p->augment, M->rows, M->cols, 0,
                          p->progress};
     if (p->regression) {
-        if ((rc = fsvc_center_targets(&yc, &M->y_offset, d, dist, err))) goto done;
-        fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, NULL, yc, NULL, d->N, N, d->n, 1, dist,
+        if ((rc = fsvc_center_targets(&yc, &M->y_offset, d, comm, err))) goto done;
+        fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, NULL, yc, NULL, d->N, N, d->n, 1, comm,
                                  fsvc_weights_real(d)};
         rc = fsvc_readout_solve(M->R, &pb, &ro, info, err);
         syn_r = (double)m * d->N * d->n;
     } else if (p->readout == FSVC_READOUT_RIDGE) {
         fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, d->cls, NULL, cw, d->N, N, d->n, M->K,
-                                 dist, fsvc_weights_real(d)};
+                                 comm, fsvc_weights_real(d)};
         rc = fsvc_readout_solve(M->R, &pb, &ro, info, err);
         syn_r = (double)m * d->N * d->n;
     } else {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);
         if (p->readout == FSVC_READOUT_LMS && p->eta > 0 && p->epochs > 0) {
             fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, d->cls, NULL, NULL, d->N, N, d->n,
-                                     M->K, dist, fsvc_weights_real(d)};
+                                     M->K, comm, fsvc_weights_real(d)};
             rc = fsvc_readout_lms(M->R, &pb, p->eta, p->epochs, bars, err);
             syn_r = (double)m * d->N * d->n * p->epochs;
         }
@@ -663,7 +663,7 @@ done:
 
 int fsvc_train_model(fsvc_model *model, fsvc_train_info *info, const fsvc_dataset *d,
                      int64_t N_total, int64_t first, const fsvc_param *p_in,
-                     const fsvc_dist *dist, fsvc_error *err)
+                     const fsvc_comm *comm, fsvc_error *err)
 {
     fsvc_param pr = *p_in, *p = &pr;
     if (p->select == FSVC_SELECT_AUTO)
@@ -672,11 +672,11 @@ int fsvc_train_model(fsvc_model *model, fsvc_train_info *info, const fsvc_datase
     memset(model, 0, sizeof *model);
     if (info) memset(info, 0, sizeof *info);
     int rc = check_param(d, p, err);
-    if (!rc) rc = check_dist(d, N_total, first, p, dist, err);
+    if (!rc) rc = check_comm(d, N_total, first, p, comm, err);
     if (rc) return rc;
     if (d->csr) /* sparse data: a sparse model (fsvc/sparse_train.c) */
-        return fsvc_train_sparse(model, info, d, p, dist, err);
-    fsvc_slice at = {first, d->N, dist};
+        return fsvc_train_sparse(model, info, d, p, comm, err);
+    fsvc_slice at = {first, d->N, comm};
     rc = model_setup(model, d, p, N_total, &at, err);
     if (!rc) rc = train_dense(model, info, d, N_total, p, &at, err);
     if (rc) fsvc_free_model(model);

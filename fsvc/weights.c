@@ -4,7 +4,7 @@
  * of the regression targets. */
 #include <stdlib.h>
 #include "internal.h"
-#include "dist.h"
+#include "comm.h"
 
 #include <math.h>
 
@@ -30,7 +30,7 @@ const double *fsvc_weights_real(const fsvc_dataset *d)
 }
 
 int fsvc_center_targets(double **yc_out, double *mean, const fsvc_dataset *d,
-                        const fsvc_dist *dist, fsvc_error *err)
+                        const fsvc_comm *comm, fsvc_error *err)
 {
     double *yc = *yc_out = malloc((size_t)(d->N > 0 ? d->N : 1) * sizeof *yc);
     if (!yc) return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
@@ -40,7 +40,7 @@ int fsvc_center_targets(double **yc_out, double *mean, const fsvc_dataset *d,
         s[0] += w ? w[i] * d->y[i] : d->y[i];
         s[1] += w ? w[i] : 1;
     }
-    if (dist && dist->size > 1 && dist->sum(dist->self, s, 2, FSVC_F64))
+    if (comm && comm->size > 1 && comm->sum(comm->self, s, 2, FSVC_F64))
         return fsvc_fail(err, FSVC_ERESOURCE, "train: the sum of the targets failed");
     *mean = s[1] > 0 ? s[0] / s[1] : 0;
     for (int64_t i = 0; i < d->N; i++)

@@ -17,7 +17,7 @@
 #include "fsvc/calibrate.h"
 #include "fsvc/internal.h"
 #include "fsvc/solver.h"
-#include "fsvc/dist.h"
+#include "fsvc/comm.h"
 #include "fsvc/study.h"
 #include "tests/util/fixtures.h"
 
@@ -133,7 +133,7 @@ static void downdate_is_the_fold_solve(void **st)
             ctr[t] = d.cls[idx[t]];
         }
         fsvc_ridge_problem pb = {&ctx, &op, Ck, mk, Xs, ctr, NULL, NULL, ntr, ntr, M.n, K,
-                                 fsvc_dist_one(), NULL};
+                                 fsvc_comm_one(), NULL};
         fsvc_ridge_opt o = {p.lambda, FSVC_SOLVER_DIRECT, p.cg_tol, FSVC_AUG_NONE, 0, 0, 0, 0};
         assert_int_equal(fsvc_readout_solve(R, &pb, &o, NULL, &err), FSVC_OK);
         int64_t nte = fsvc_fold_rows(idx, fold, N, f, 1);

@@ -136,7 +136,7 @@ static void check_ridge(bnl_op op, int64_t m, int64_t N, int n, int K, int regre
     fsvc_ridge_problem pb = {.ctx = &ctx, .op = &op, .C = W, .m = m, .X = X,
                              .cls = regress ? NULL : cls, .y = regress ? y : NULL, .N = N,
                              .n = n, .K = Ke};
-    assert_int_equal(fsvc_readout_ridge_dist(Rc, &pb, lambda, 0, 0, NULL, &err), FSVC_OK);
+    assert_int_equal(fsvc_readout_ridge(Rc, &pb, lambda, 0, 0, NULL, &err), FSVC_OK);
     assert_int_equal(emu_solve(&e, lambda * md, Re), 0);
     for (int64_t j = 0; j < m; j++) Gr[j + j * m] += lambda * md;
     assert_int_equal(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (int)m, Gr, (int)m), 0);

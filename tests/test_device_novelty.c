@@ -26,7 +26,7 @@
 #include <sys/mman.h>
 
 #include "fsvc/internal.h"
-#include "fsvc/dist.h"
+#include "fsvc/comm.h"
 #include "cuda/kernels_hd.h"
 #include "tests/util/emu_device.h"
 #include "tests/util/forkteam.h"
@@ -253,7 +253,7 @@ static void team_rank(int r, void *arg)
 {
     team *T = arg;
     ft_member me = {&T->c, r};
-    fsvc_dist dist = ft_dist(&me);
+    fsvc_comm comm = ft_fsvc_comm(&me);
     int K = T->c.K;
     int64_t lo = (int64_t)N_ * r / K, hi = (int64_t)N_ * (r + 1) / K;
     fsvc_error err;
@@ -263,7 +263,7 @@ static void team_rank(int r, void *arg)
     if ((T->out[r].rc = bnl_ctx_open_device(&ctx, emu_device_ops(), 1, 1, &err)))
         return; /* no cmocka assertions in a child: the parent checks rc */
     fsvc_select_problem pb = {.ctx = &ctx, .op = &op, .X = X8 + lo * n_, .N = N_, .n = n_,
-                              .at = {lo, hi - lo, &dist}};
+                              .at = {lo, hi - lo, &comm}};
     fsvc_select_opt so = {.prag = 0.5};
     T->out[r].rc = fsvc_novelty_batched(T->out[r].sel, &T->out[r].m, NULL, &pb, &so, &err);
     bnl_ctx_close(&ctx);

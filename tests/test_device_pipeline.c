@@ -16,7 +16,7 @@
  *   - auto picks pcg on a device whose memory does not hold the float64
  *     Gram, direct when it does;
  *   - a device without the block products (NULL entry points): the CPU's;
- *   - pcg across forked ranks (fsvc_hsrc_dist over the device source);
+ *   - pcg across forked ranks (fsvc_hsrc_sum over the device source);
  *   - direct with class weights on the device (each sample's H column and
  *     target row scaled by sqrt(w)), in one process and across forked
  *     ranks (G fetched once per rank and summed on the host). */
@@ -33,7 +33,7 @@
 
 #include "fsvc/internal.h"
 #include "fsvc/solver.h"
-#include "fsvc/dist.h"
+#include "fsvc/comm.h"
 #include "tests/util/emu_device.h"
 #include "tests/util/forkteam.h"
 
@@ -434,7 +434,7 @@ static void test_products_not_offered(void **s)
     fsvc_free_model(&M);
 }
 
-/* Across processes (fsvc_hsrc_dist over the device source): 2 and 3
+/* Across processes (fsvc_hsrc_sum over the device source): 2 and 3
  * forked ranks, each on its slice with the emulated device, give the
  * one-process device model, and each rank's products ran on its device. */
 #define MAXM 80
@@ -450,7 +450,7 @@ static void team_rank(int r, void *arg)
     team_job *j = arg;
     team *T = j->T;
     ft_member me = {&T->c, r};
-    fsvc_dist dist = ft_dist(&me);
+    fsvc_comm comm = ft_fsvc_comm(&me);
     int K = T->c.K;
     int64_t lo = (int64_t)N_ * r / K, hi = (int64_t)N_ * (r + 1) / K;
     fsvc_dataset v = *j->D;
@@ -468,7 +468,7 @@ static void team_rank(int r, void *arg)
     bnl_backend_ops o = *emu_device_ops();
     if (no_fetch) o.normal_fetch = NULL;
     p.device = &o;
-    T->out[r].rc = fsvc_train_dist(&M, NULL, &v, N_, lo, &p, &dist, &err);
+    T->out[r].rc = fsvc_train_comm(&M, NULL, &v, N_, lo, &p, &comm, &err);
     T->out[r].st = emu_device_stats();
     snprintf(T->out[r].msg, sizeof T->out[r].msg, "%s", err.msg);
     if (!T->out[r].rc) {

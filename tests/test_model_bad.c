@@ -480,18 +480,18 @@ static void ridge_all_zero(void **st)
     bnl_op op = { BNL_L1, BNL_TRI, FSVC_F64, 1.0 , BNL_PREC_FULL};
     fsvc_ridge_problem pb = {.ctx = &ctx, .op = &op, .C = C, .m = M, .X = X, .cls = cls,
                              .N = N, .n = n, .K = K};
-    int rc = fsvc_readout_ridge_dist(R, &pb, 1e-5, -1, 0, NULL, &err);
+    int rc = fsvc_readout_ridge(R, &pb, 1e-5, -1, 0, NULL, &err);
     assert_int_equal(rc, FSVC_EINPUT);
     if (!strstr(err.msg, "every activation is 0") || !strstr(err.msg, "-r")) fail_msg("%s", err.msg);
     /* no centroids at all */
     pb.m = 0;
-    rc = fsvc_readout_ridge_dist(R, &pb, 1e-5, -1, 0, NULL, &err);
+    rc = fsvc_readout_ridge(R, &pb, 1e-5, -1, 0, NULL, &err);
     pb.m = M;
     assert_int_equal(rc, FSVC_EINPUT);
     /* the same centroids near the data solve fine */
     for (int j = 0; j < M * n; j++) C[j] = X[j * 7 % (N * n)];
     op.radius = 50;
-    assert_int_equal(fsvc_readout_ridge_dist(R, &pb, 1e-5, -1, 0, NULL, &err), FSVC_OK);
+    assert_int_equal(fsvc_readout_ridge(R, &pb, 1e-5, -1, 0, NULL, &err), FSVC_OK);
     for (int q = 0; q < M * K; q++) assert_true(isfinite(R[q]));
     bnl_ctx_close(&ctx);
 }

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "fsvc/solver.h"
-#include "fsvc/dist.h"
+#include "fsvc/comm.h"
 #include "tests/util/emu_device.h"
 
 enum { N = 90, n = 5, K = 3, M = 14 };
@@ -54,7 +54,7 @@ static int pcg(double *R, const bnl_ctx *ctx, const double *X, const int *cls, i
                const double *sw, double lambda, double tol, fsvc_error *err)
 {
     fsvc_ridge_problem pb = {ctx, &op, X, M, X, cls, NULL, NULL, Nx, Nx, n, K,
-                             fsvc_dist_one(), sw};
+                             fsvc_comm_one(), sw};
     fsvc_ridge_opt o = {lambda, FSVC_SOLVER_PCG, tol, FSVC_AUG_NONE, 0, 0, 0, 0};
     return fsvc_readout_solve(R, &pb, &o, NULL, err);
 }
@@ -113,7 +113,7 @@ static void weights_are_repeats(void **s)
     int rc = pcg(Rw, &ctx, d.X, d.cls, N, d.w, lambda, tol, &err);
     if (rc) fail_msg("%s", err.msg);
     fsvc_ridge_problem pb = {&ctx, &op, d.X, M, d.Xr, d.cr, NULL, NULL, d.Nr, d.Nr, n, K,
-                             fsvc_dist_one(), NULL};
+                             fsvc_comm_one(), NULL};
     fsvc_ridge_opt o = {lambda, FSVC_SOLVER_PCG, tol, FSVC_AUG_NONE, 0, 0, 0, 0};
     assert_int_equal(fsvc_readout_solve(Rr, &pb, &o, NULL, &err), 0);
     assert_int_equal(pcg(Ru, &ctx, d.X, d.cls, N, NULL, lambda, tol, &err), 0);
@@ -143,7 +143,7 @@ static void weighted_rows_no_cached_kmm(void **s)
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 0, &err), 0);
     for (int weighted = 0; weighted <= 1; weighted++) {
         fsvc_ridge_problem pb = {&ctx, &op, d.X, M, d.X, d.cls, NULL, NULL, N, N, n, K,
-                                 fsvc_dist_one(), weighted ? d.w : NULL};
+                                 fsvc_comm_one(), weighted ? d.w : NULL};
         fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0};
         fsvc_hsrc src;
         assert_int_equal(fsvc_hsrc_open(&src, &pb, &ho, &err), 0);

@@ -160,7 +160,7 @@ static void ridge_case(bnl_dist dist, bnl_act act, double r, fsvc_dtype t, doubl
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 0, 0, &err), 0);
     fsvc_ridge_problem pb = {.ctx = &ctx, .op = &op, .C = X, .m = P.m, .X = X, .cls = P.cls,
                              .N = P.N, .n = P.n, .K = P.K};
-    int rc = fsvc_readout_ridge_dist(R, &pb, lambda, g32, 0, NULL, &err);
+    int rc = fsvc_readout_ridge(R, &pb, lambda, g32, 0, NULL, &err);
     if (rc) fail_msg("%s", err.msg);
     double scale = 0;
     for (int64_t q = 0; q < P.m * P.K; q++) scale = fmax(scale, fabs(want[q]));

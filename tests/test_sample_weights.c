@@ -68,7 +68,7 @@ static void ridge(double *R, const bnl_ctx *ctx, const data *D, int rep, const d
                              .y = y, .cw = cw, .N = rep ? D->Nr : N, .n = NF, .K = Kc,
                              .sw = sw};
     fsvc_error err;
-    if (fsvc_readout_ridge_dist(R, &pb, 1e-4, 0, 0, NULL, &err)) fail_msg("%s", err.msg);
+    if (fsvc_readout_ridge(R, &pb, 1e-4, 0, 0, NULL, &err)) fail_msg("%s", err.msg);
 }
 
 /* |a - b| <= tol max|b| over n values */
@@ -133,9 +133,9 @@ static void ones_same_bytes(void **st)
     of.dtype = FSVC_F32;
     fsvc_ridge_problem pb = {.ctx = &ctx, .op = &of, .C = Xf, .m = M, .X = Xf, .cls = D.cls,
                              .N = N, .n = NF, .K = K, .sw = ones};
-    assert_int_equal(fsvc_readout_ridge_dist(Ra, &pb, 1e-4, -1, 0, NULL, &err), 0);
+    assert_int_equal(fsvc_readout_ridge(Ra, &pb, 1e-4, -1, 0, NULL, &err), 0);
     pb.sw = NULL;
-    assert_int_equal(fsvc_readout_ridge_dist(Rb, &pb, 1e-4, -1, 0, NULL, &err), 0);
+    assert_int_equal(fsvc_readout_ridge(Rb, &pb, 1e-4, -1, 0, NULL, &err), 0);
     assert_memory_equal(Ra, Rb, sizeof Ra);
     bnl_ctx_close(&ctx);
     drop(&D);
@@ -342,12 +342,12 @@ static void device_context(void **st)
     fsvc_ridge_problem pb = {.ctx = &dev, .op = &of, .C = Xf, .m = M, .X = Xf, .cls = D.cls,
                              .N = N, .n = NF, .K = K, .sw = D.w};
     double Rd[M * K], Rc[M * K], R0[M * K];
-    assert_int_equal(fsvc_readout_ridge_dist(Rd, &pb, 1e-2, 0, 0, NULL, &err), 0);
+    assert_int_equal(fsvc_readout_ridge(Rd, &pb, 1e-2, 0, 0, NULL, &err), 0);
     pb.ctx = &cpu;
-    assert_int_equal(fsvc_readout_ridge_dist(Rc, &pb, 1e-2, 0, 0, NULL, &err), 0);
+    assert_int_equal(fsvc_readout_ridge(Rc, &pb, 1e-2, 0, 0, NULL, &err), 0);
     pb.ctx = &dev;
     pb.sw = NULL;
-    assert_int_equal(fsvc_readout_ridge_dist(R0, &pb, 1e-2, 0, 0, NULL, &err), 0);
+    assert_int_equal(fsvc_readout_ridge(R0, &pb, 1e-2, 0, 0, NULL, &err), 0);
     /* two forwards' f32 H (1e-7 apart) times the condition number (about
      * 1e2 at lambda 1e-2): 1e-5; weights dropped would be O(1e-1) */
     near(Rd, Rc, M * K, 1e-4, "ridge on a device context vs the CPU's");

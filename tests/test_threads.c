@@ -175,7 +175,7 @@ static void test_ridge_bounded(void **state)
     seen_reset();
     fsvc_ridge_problem pb = {.ctx = &ctx, .op = &op, .C = X, .m = m, .X = X, .cls = cls,
                              .N = N, .n = n, .K = K};
-    int rc = fsvc_readout_ridge_dist(R, &pb, 1e-3, -1, 0, NULL, &err);
+    int rc = fsvc_readout_ridge(R, &pb, 1e-3, -1, 0, NULL, &err);
     assert_int_equal(rc, FSVC_OK);
     assert_true(seen_calls >= 2); /* dsyrk and dpotrf at least */
     assert_int_equal(seen_blas_max, 1);

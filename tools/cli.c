@@ -1,6 +1,6 @@
 /* cli.c - option parsing helpers and error reporting for the sub-commands. */
 #include "tools/cli.h"
-#include "tools/dist.h"
+#include "tools/comm.h"
 #include "layers/bnl.h"
 
 #include <ctype.h>
@@ -110,10 +110,10 @@ int cli_load_data(fsvc_dataset *d, const char *data, const fsvc_model *m,
         return rc;
     if ((rc = cli_image_check(d, m, cmd, err)))
         goto fail;
-    if (cli_dist()->rank == 0)
+    if (cli_comm()->rank == 0)
         cli_warn_skipped(d, cmd, quiet);
     int64_t dropped = 0;
-    int first = 0, n0 = d->n, talk = cli_dist()->rank == 0; /* once, not once per rank */
+    int first = 0, n0 = d->n, talk = cli_comm()->rank == 0; /* once, not once per rank */
     if (d->rows == 0 && d->n != m->n &&
         (rc = fsvc_dataset_fit_features(d, m->n, &dropped, &first, err)))
         goto fail;

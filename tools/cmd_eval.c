@@ -2,7 +2,7 @@
  * precision and recall, the confusion matrix as text and, with --png, as a
  * labelled heat map (gnuplot, tools/plot_confusion.c). */
 #include "tools/args.h"
-#include "tools/dist.h"
+#include "tools/comm.h"
 #include "tools/plot.h"
 #include "layers/bnl.h"
 
@@ -211,7 +211,7 @@ int cmd_eval(int argc, char **argv)
     else if (!rc && pngpath && m.K > EVAL_MATRIX_MAX_K)
         rc = fsvc_fail(&err, FSVC_EINPUT, "%s: %d classes; --png draws the confusion matrix of "
                        "at most %d", a.model, m.K, EVAL_MATRIX_MAX_K);
-    rc = cli_dist_same_model(rc, &m, a.model, &err); /* the load below is collective */
+    rc = cli_comm_same_model(rc, &m, a.model, &err); /* the load below is collective */
     if (!rc) {
         batched = batched && !m.Cs; /* a sparse model: the whole folder */
         rc = batched ? cli_png_list(&d, a.data, &m, 0, "eval", &err)
@@ -219,11 +219,11 @@ int cmd_eval(int argc, char **argv)
         if (batched && !rc) N = d.N;
         have_d = !rc;
     }
-    rc = cli_dist_agree(rc, &err); /* every rank, or none, goes on */
+    rc = cli_comm_agree(rc, &err); /* every rank, or none, goes on */
     if (rc) {
         if (have_d) fsvc_dataset_free(&d);
         if (have_m) fsvc_free_model(&m);
-        return cli_dist_end(rc, &err);
+        return cli_comm_end(rc, &err);
     }
     int K = m.K;
     int *pred = malloc((size_t)(N ? N : 1) * sizeof *pred);
@@ -235,19 +235,19 @@ int cmd_eval(int argc, char **argv)
     if (!pred || !truth || !tp || (K <= EVAL_MATRIX_MAX_K && !conf))
         rc = fsvc_fail(&err, FSVC_ERESOURCE, "eval: out of memory");
     else if (!d.has_labels || !d.y) rc = fsvc_fail(&err, FSVC_EINPUT, "%s: no labels to evaluate", d.source);
-    rc = cli_dist_agree(rc, &err);
+    rc = cli_comm_agree(rc, &err);
     if (rc) goto done;
     double t0 = cli_now();
     rc = batched ? cli_png_predict(pred, NULL, &m, &d, a.batch, backend, (int)threads, a.quiet,
                                    "eval", &err)
-                 : cli_dist_predict_at(pred, NULL, &m, &d, first, N, backend, (int)threads, &err);
-    if (!rc && cli_dist()->size > 1) { /* the labels of the whole set */
+                 : cli_comm_predict_at(pred, NULL, &m, &d, first, N, backend, (int)threads, &err);
+    if (!rc && cli_comm()->size > 1) { /* the labels of the whole set */
         fsvc_dataset g;
-        rc = cli_dist_gather_meta(&g, &d, first, N, &err);
+        rc = cli_comm_gather_meta(&g, &d, first, N, &err);
         fsvc_dataset_free(&d);
         if (!rc) d = g;
     }
-    if (rc || cli_dist()->rank > 0) goto done; /* rank 0 reports */
+    if (rc || cli_comm()->rank > 0) goto done; /* rank 0 reports */
     double t1 = cli_now();
     int64_t unknown = fsvc_model_truth(truth, &m, &d);
     int64_t ok = fsvc_confusion(conf, truth, pred, N, K);
@@ -277,5 +277,5 @@ done:
     free(pred); free(truth); free(conf); free(tp);
     fsvc_dataset_free(&d);
     fsvc_free_model(&m);
-    return cli_dist_end(rc, &err);
+    return cli_comm_end(rc, &err);
 }

@@ -3,7 +3,7 @@
 #include "tools/bench.h"
 #include "tools/args.h"
 #include "tools/show.h"
-#include "tools/dist.h"
+#include "tools/comm.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -80,7 +80,7 @@ int cmd_info(int argc, char **argv)
     printf("blas core: %s (%s); GEMM check %s\n", bnl_blas_core_name(), core_why,
            bnl_blas_gemm_ok() ? "ok" : "FAILED");
     printf("mpi: %s (mpirun -np K fsvc train|predict|eval|study; %d process%s now)\n",
-           cli_dist_library(), cli_dist()->size, cli_dist()->size > 1 ? "es" : "");
+           cli_comm_library(), cli_comm()->size, cli_comm()->size > 1 ? "es" : "");
     printf("openmp: %d threads (max), %d processors\n", omp_get_max_threads(), omp_get_num_procs());
     char dev[1024];
     dev[0] = '\0';

@@ -11,7 +11,7 @@
  * sample (PNG folder: CSV `path,class,L1,..,LK`), to stdout without OUT.
  * With labels, the last line is `Accuracy = X% (c/N)` (or MSE and R^2). */
 #include "tools/args.h"
-#include "tools/dist.h"
+#include "tools/comm.h"
 #include "fsvc/calibrate.h" /* fsvc_model_proba, shared with the Python package */
 #include "layers/bnl.h"
 #include "datasets/datasets.h" /* ds_tmp_*: temp file + rename */
@@ -214,7 +214,7 @@ int cmd_predict(int argc, char **argv)
     fsvc_error_clear(&err);
     if (cli_backend_check(backend, a.strict, &err)) return cli_report(&err);
     if (out_guard(&a, &err)) return cli_report(&err);
-    if (a.ndata > 1 && cli_dist()->size > 1)
+    if (a.ndata > 1 && cli_comm()->size > 1)
         return cli_usage_error("predict", "several PNG files run in one process; give a "
                                "folder of them to mpirun");
     fsvc_model m;
@@ -230,7 +230,7 @@ int cmd_predict(int argc, char **argv)
     if (!rc && table && m.regression)
         rc = fsvc_fail(&err, FSVC_EUSAGE, "predict: %s: a regression model has no class %s",
                        mpath, proba ? "probabilities (-b 1)" : "scores (--decision-values)");
-    rc = cli_dist_same_model(rc, &m, mpath, &err); /* the load below is collective */
+    rc = cli_comm_same_model(rc, &m, mpath, &err); /* the load below is collective */
     if (!rc) {
         cli_set_quiet(quiet); /* -q: no note on features taken as 0 */
         cli_set_resize(a.resize);
@@ -246,31 +246,31 @@ int cmd_predict(int argc, char **argv)
         if ((batched || a.ndata > 1) && !rc) N = d.N;
         have_d = !rc;
     }
-    rc = cli_dist_agree(rc, &err); /* every rank, or none, goes on */
+    rc = cli_comm_agree(rc, &err); /* every rank, or none, goes on */
     if (rc) {
         if (have_d) fsvc_dataset_free(&d);
         if (have_m) fsvc_free_model(&m);
-        return cli_dist_end(rc, &err);
+        return cli_comm_end(rc, &err);
     }
     int *pred = malloc((size_t)(N ? N : 1) * sizeof *pred);
     double *score = malloc((size_t)(N ? N : 1) * m.Kout * sizeof *score);
     int *truth = malloc((size_t)(N ? N : 1) * sizeof *truth);
     if (!pred || !score || !truth)
         rc = fsvc_fail(&err, FSVC_ERESOURCE, "predict: out of memory");
-    rc = cli_dist_agree(rc, &err);
+    rc = cli_comm_agree(rc, &err);
     if (rc) goto done;
     double t0 = cli_now();
     rc = batched ? cli_png_predict(pred, score, &m, &d, a.batch, backend, (int)threads, quiet,
                                    "predict", &err)
-                 : cli_dist_predict_at(pred, score, &m, &d, first, N, backend, (int)threads, &err);
+                 : cli_comm_predict_at(pred, score, &m, &d, first, N, backend, (int)threads, &err);
     double t1 = cli_now();
-    if (!rc && cli_dist()->size > 1) { /* the labels and paths of the whole set */
+    if (!rc && cli_comm()->size > 1) { /* the labels and paths of the whole set */
         fsvc_dataset g;
-        rc = cli_dist_gather_meta(&g, &d, first, N, &err);
+        rc = cli_comm_gather_meta(&g, &d, first, N, &err);
         fsvc_dataset_free(&d);
         if (!rc) d = g;
     }
-    if (rc || cli_dist()->rank > 0) goto done; /* rank 0 writes */
+    if (rc || cli_comm()->rank > 0) goto done; /* rank 0 writes */
     if (proba && !fsvc_model_calibrated(&m))
         fprintf(stderr, "fsvc predict: note: %s has no probability calibration (train it with "
                 "-b 1): the probabilities are the softmax of the scores\n", mpath);
@@ -304,5 +304,5 @@ done:
     free(pred); free(score); free(truth);
     fsvc_dataset_free(&d);
     fsvc_free_model(&m);
-    return cli_dist_end(rc, &err);
+    return cli_comm_end(rc, &err);
 }

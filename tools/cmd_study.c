@@ -14,7 +14,7 @@
  * write or plot exits 3 naming the file; nothing is left half-written.
  * The parts: tools/study_cli.h. */
 #include "tools/study_cli.h"
-#include "tools/dist.h"
+#include "tools/comm.h"
 #include "tools/plot.h"
 
 #include <errno.h>
@@ -46,7 +46,7 @@ static int fit_test(fsvc_dataset *te, const fsvc_dataset *tr, fsvc_error *err)
     int64_t dropped = 0;
     int first = 0;
     int rc = fsvc_dataset_fit_features(te, tr->n, &dropped, &first, err);
-    if (!rc && dropped && cli_dist()->rank == 0)
+    if (!rc && dropped && cli_comm()->rank == 0)
         fprintf(stderr, "fsvc study: warning: %s: %lld values at features %d and above "
                 "ignored: DATA has %d features\n", te->source, (long long)dropped, first,
                 tr->n);
@@ -128,7 +128,7 @@ int cmd_study(int argc, char **argv)
     o.plots = 1;
     int rc = study_parse(&o, argc, argv);
     if (rc) return rc == PARSE_HELP ? FSVC_OK : rc;
-    const fsvc_dist *D = cli_dist();
+    const fsvc_comm *D = cli_comm();
     int K = D->size, me = D->rank; /* rank 0 writes the files */
     fsvc_error err;
     fsvc_error_clear(&err);
@@ -157,14 +157,14 @@ int cmd_study(int argc, char **argv)
         rc = truncate_rows(&te, o.max_test, &err);
     if (!rc && o.test) rc = fit_test(&te, &tr, &err);
     /* every rank has the data, and the same data, or all stop */
-    rc = cli_dist_same_data(rc, &tr, o.data, &err);
-    if (!rc && o.test) rc = cli_dist_same_data(rc, &te, o.test, &err);
+    rc = cli_comm_same_data(rc, &tr, o.data, &err);
+    if (!rc && o.test) rc = cli_comm_same_data(rc, &te, o.test, &err);
     if (rc) {
         fsvc_dataset_free(&tr);
         fsvc_dataset_free(&te);
         free(name);
         free(defdir);
-        return cli_dist_end(rc, &err);
+        return cli_comm_end(rc, &err);
     }
     study_ctx c = {canon_path(o.data), o.test ? canon_path(o.test) : strdup(""), tr.N,
                    o.test ? te.N : 0, tr.n, tr.csr != NULL};
@@ -211,7 +211,7 @@ int cmd_study(int argc, char **argv)
         for (int64_t k = 0; !rc && k < npts; k++)
             done_k[k] = study_latest_row(&done, cs, pset[k]) > 0;
     }
-    if ((rc = cli_dist_agree(rc, &err)))
+    if ((rc = cli_comm_agree(rc, &err)))
         goto out;
     /* the points in the CSV: rank 0's list on every rank */
     if (K > 1 && D->bor(D->self, done_k, (size_t)npts)) {
@@ -227,7 +227,7 @@ int cmd_study(int argc, char **argv)
     study_steps_stop();
     if (rc) {
         size_t l = strlen(err.msg);
-        if (strcmp(err.msg, FSVC_DIST_ELSEWHERE) != 0)
+        if (strcmp(err.msg, FSVC_COMM_ELSEWHERE) != 0)
             snprintf(err.msg + l, sizeof err.msg - l, " (study stopped after %lld new rows; "
                      "rerun with --resume)", (long long)t.ran);
         goto out;
@@ -259,6 +259,6 @@ out:
     free(F.prefix); free(F.csv); free(F.lms); free(F.steps); free(F.about);
     fsvc_dataset_free(&tr);
     fsvc_dataset_free(&te);
-    return cli_dist_end(rc, &err);
+    return cli_comm_end(rc, &err);
 }
 

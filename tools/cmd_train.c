@@ -1,6 +1,6 @@
 /* cmd_train.c - `fsvc train [options] DATA [MODEL]`: the FSVC trainer. */
 #include "tools/args.h"
-#include "tools/dist.h"
+#include "tools/comm.h"
 #include "layers/bnl.h"
 #include "fsvc/study.h"
 #include "fsvc/calibrate.h" /* FSVC_CALIB_FOLDS */
@@ -385,7 +385,7 @@ static int train_run(fsvc_param *pp, const train_args *a, const char *data,
     fsvc_error err;
     fsvc_error_clear(&err);
     fsvc_dataset d;
-    const fsvc_dist *D = cli_dist();
+    const fsvc_comm *D = cli_comm();
     double t0 = cli_now();
     fsvc_load_opts lopt = { 0 };
     if (p.rows > 0) /* --shape: LIBSVM text of images has rows x cols features */
@@ -406,7 +406,7 @@ static int train_run(fsvc_param *pp, const train_args *a, const char *data,
     /* several processes: each reads only its slice of the samples, and
      * d holds the global samples [first, first + d.N) of N_total; the
      * slice load is collective, so every rank goes on or none does */
-    rc = cli_dist_agree(rc, &err);
+    rc = cli_comm_agree(rc, &err);
     int64_t first = 0, N_total = 0;
     fsvc_slice_comm comm = cli_slice_comm(D);
     if (!rc) {
@@ -439,10 +439,10 @@ static int train_run(fsvc_param *pp, const train_args *a, const char *data,
     if (!rc && N_total < D->size)
         rc = fsvc_fail(&err, FSVC_EUSAGE, "%s: %lld samples for %d processes", d.source,
                        (long long)N_total, D->size);
-    rc = cli_dist_agree(rc, &err);
+    rc = cli_comm_agree(rc, &err);
     if (rc) {
         if (loaded) fsvc_dataset_free(&d);
-        return cli_dist_end(rc, &err);
+        return cli_comm_end(rc, &err);
     }
     double t1 = cli_now();
     if (!quiet && d.csr)
@@ -458,7 +458,7 @@ static int train_run(fsvc_param *pp, const train_args *a, const char *data,
             fsvc_dataset_free(&d);
             rc = fsvc_fail(&err, FSVC_EUSAGE, "train -v K (cross-validation) runs as one process, not across %d "
                            "processes", D->size);
-            return cli_dist_end(rc, &err);
+            return cli_comm_end(rc, &err);
         }
         rc = train_cv(&d, &p, cv, quiet);
         fsvc_dataset_free(&d);
@@ -469,13 +469,13 @@ static int train_run(fsvc_param *pp, const train_args *a, const char *data,
                (long long)(N_total / D->size));
     fsvc_model m;
     fsvc_train_info info;
-    rc = fsvc_train_dist(&m, &info, &d, N_total, first, &p, D, &err);
+    rc = fsvc_train_comm(&m, &info, &d, N_total, first, &p, D, &err);
     if (!rc)
         image_fields(&m, &d, &lopt);
     int64_t N = N_total;
     fsvc_dataset_free(&d);
-    rc = cli_dist_agree(rc, &err);
-    if (rc) return cli_dist_end(rc, &err);
+    rc = cli_comm_agree(rc, &err);
+    if (rc) return cli_comm_end(rc, &err);
     double t2 = cli_now();
     if (!quiet)
         print_summary(&m, &info, &p, t2 - t1);
@@ -485,7 +485,7 @@ static int train_run(fsvc_param *pp, const train_args *a, const char *data,
         rc = fsvc_model_save(&m, model_path, &err);
     fsvc_free_model(&m);
     if (!rc) printf("model written to %s\n", model_path);
-    return cli_dist_end(rc, &err);
+    return cli_comm_end(rc, &err);
 }
 
 int cmd_train(int argc, char **argv)

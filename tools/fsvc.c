@@ -1,6 +1,6 @@
 /* fsvc.c - the fsvc command: dispatches to the sub-commands in tools/. */
 #include "tools/cli.h"
-#include "tools/dist.h"
+#include "tools/comm.h"
 #include "datasets/datasets.h" /* ds_tmp_unlink_all */
 
 #include <signal.h>
@@ -80,14 +80,14 @@ static int run(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(argv[1], commands[i].name)) {
-            if (cli_dist()->size > 1 && !distributed(argv[1]))
+            if (cli_comm()->size > 1 && !distributed(argv[1]))
                 return cli_usage_error(argv[1], "does not run across processes (mpirun -np "
-                                       "%d); run it as one process", cli_dist()->size);
+                                       "%d); run it as one process", cli_comm()->size);
             /* before any work: every rank, or none, goes on */
             fsvc_error err;
             fsvc_error_clear(&err);
-            int rc = cli_dist_agree(cli_blas_reserve(cli_blas_threads_default(), &err), &err);
-            if (rc) return cli_dist_end(rc, &err);
+            int rc = cli_comm_agree(cli_blas_reserve(cli_blas_threads_default(), &err), &err);
+            if (rc) return cli_comm_end(rc, &err);
             return commands[i].run(argc - 1, argv + 1);
         }
     fprintf(stderr, "fsvc: '%s' is not a command; see 'fsvc --help'\n", argv[1]);
@@ -101,10 +101,10 @@ int main(int argc, char **argv)
      * reason, not in a printf whose errno is gone by then */
     static char outbuf[1 << 16]; /* glibc takes the size only with a buffer */
     if (!isatty(1)) setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    int rc = cli_dist_init(&argc, &argv); /* MPI only under mpirun */
+    int rc = cli_comm_init(&argc, &argv); /* MPI only under mpirun */
     if (rc) return rc;
     rc = run(argc, argv);
-    cli_dist_finalize();
+    cli_comm_finalize();
     /* output that could not be written is a failure, not a silent exit 0 */
     rc = cli_finish_stdout(rc);
     if (cli_blas_reserve_failed()) { /* OpenBLAS's exit handler would hang */

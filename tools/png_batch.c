@@ -4,7 +4,7 @@
  * that the pixels of at most two batches are in memory. The results are
  * those of the whole-folder path (--batch 0). */
 #include "tools/cli.h"
-#include "tools/dist.h"
+#include "tools/comm.h"
 #include "fsvc/batch.h"
 #include "datasets/datasets.h" /* ds_max_bytes: the load limit */
 
@@ -14,7 +14,7 @@
 int cli_png_batched(const char *data, long batch)
 {
     struct stat st;
-    return batch > 0 && cli_dist()->size <= 1 && stat(data, &st) == 0 && S_ISDIR(st.st_mode);
+    return batch > 0 && cli_comm()->size <= 1 && stat(data, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 int cli_png_list(fsvc_dataset *d, const char *data, const fsvc_model *m, int allow_unlabelled,

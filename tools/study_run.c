@@ -1,7 +1,7 @@
 /* study_run.c - the points of a study across processes (one process: K =
  * 1), those already in the CSV skipped (--resume). */
 #include "tools/study_cli.h"
-#include "tools/dist.h"
+#include "tools/comm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
  *
  * The points still to run are dealt in rounds of K, the i-th of a round to
  * rank i; each rank runs its point as one process would and sends the
- * outcome (its rows as text) to every rank (fsvc_dist_concat); rank 0
+ * outcome (its rows as text) to every rank (fsvc_comm_concat); rank 0
  * writes the rows and prints the progress in grid order, so the CSV is the
  * one-process CSV. An outcome is 'o' (a row), 'f' (a failure row: bad
  * input for its settings) or 'e' (a failure that stops the study: the
@@ -258,7 +258,7 @@ int study_run_points(study_tally *t, const study_opts *o, const study_files *F,
                      char *const *pset, const unsigned char *done_k, const fsvc_dataset *tr,
                      const fsvc_dataset *te, fsvc_error *err)
 {
-    const fsvc_dist *D = cli_dist();
+    const fsvc_comm *D = cli_comm();
     int K = D->size, me = D->rank; /* rank 0 writes the files */
     int64_t npts = fsvc_grid_size(&o->grid);
     memset(t, 0, sizeof *t);
@@ -267,7 +267,7 @@ int study_run_points(study_tally *t, const study_opts *o, const study_files *F,
                    calloc((size_t)K, sizeof *b.lens)};
     int rc = !b.k || !b.n || !b.lens ? fsvc_fail(err, FSVC_ERESOURCE, "study: out of memory")
                                      : FSVC_OK;
-    rc = cli_dist_agree(rc, err);
+    rc = cli_comm_agree(rc, err);
     int lms_file = o->val > 0; /* rank 0 opened the curve CSV (study_open) */
     lambda_axis L = find_lambda_axis(o);
     for (int64_t next = 0; next < npts && !rc;) {
@@ -282,11 +282,11 @@ int study_run_points(study_tally *t, const study_opts *o, const study_files *F,
         if (lrc) fsvc_fail(err, lrc, "study: out of memory");
         free(b.all);
         b.all = NULL;
-        if ((rc = cli_dist_agree(lrc, err)) ||
-            (rc = fsvc_dist_concat(&b.all, b.lens, b.mine, nmine, D, err)))
+        if ((rc = cli_comm_agree(lrc, err)) ||
+            (rc = fsvc_comm_concat(&b.all, b.lens, b.mine, nmine, D, err)))
             break;
         rc = write_round(t, &b, o, F, me, err);
-        rc = cli_dist_agree(rc, err); /* a failed write on rank 0 stops every rank */
+        rc = cli_comm_agree(rc, err); /* a failed write on rank 0 stops every rank */
     }
     free(b.k); free(b.n); free(b.mine); free(b.all); free(b.lens);
     return rc;

@@ -4,7 +4,7 @@
 #     UCI test sets and on MNIST (a 5000-sample subset); the same K twice
 #     gives the same model bytes; the default solver (auto) picks pcg under
 #     mpirun as it does for one process (readout weights: within the
-#     tolerance stated in tests/test_dist_pcg.c);
+#     tolerance stated in tests/test_comm_pcg.c);
 #   - study on 2 and 3 ranks writes the one-process CSV and LMS curve CSV
 #     byte for byte, except the measured columns (the t_*_s times, the
 #     tsyn_*_ns rates and maxrss_mb, masked before comparing), failed points

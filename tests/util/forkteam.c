@@ -64,9 +64,9 @@ static int ft_agree(void *self, int status)
     return worst;
 }
 
-fsvc_dist ft_dist(ft_member *me)
+fsvc_comm ft_fsvc_comm(ft_member *me)
 {
-    fsvc_dist d = {me->rank, me->c->K, me, ft_sum, ft_bor, ft_agree, NULL};
+    fsvc_comm d = {me->rank, me->c->K, me, ft_sum, ft_bor, ft_agree, NULL};
     return d;
 }
 

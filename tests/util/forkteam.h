@@ -1,12 +1,12 @@
-/* forkteam.h - a fsvc_dist over K forked processes, for the library's
- * tests of the scale-out without Open MPI (test_dist*.c): a process-shared
+/* forkteam.h - a fsvc_comm over K forked processes, for the library's
+ * tests of the scale-out without Open MPI (test_comm*.c): a process-shared
  * barrier, one exchange slot per rank and one status per rank, in memory
  * every rank shares (MAP_SHARED, made before the fork). Sums are added in
- * rank order ((b0 + b1) + b2) + ..., as tools/dist_mpi.c does. */
+ * rank order ((b0 + b1) + b2) + ..., as tools/comm_mpi.c does. */
 #ifndef FSVC_TESTS_FORKTEAM_H
 #define FSVC_TESTS_FORKTEAM_H
 
-#include "fsvc/dist.h"
+#include "fsvc/comm.h"
 
 #include <pthread.h>
 
@@ -28,7 +28,7 @@ typedef struct ft_member {
 /* c (in shared memory) for K ranks: 0, or -1. */
 int ft_comm_init(ft_comm *c, int K);
 /* The table of rank me->rank of me->c (sum, bor, agree; no allgather). */
-fsvc_dist ft_dist(ft_member *me);
+fsvc_comm ft_fsvc_comm(ft_member *me);
 
 /* A zeroed block of bytes that forked ranks share (MAP_SHARED; munmap it),
  * or NULL. */

@@ -1,9 +1,9 @@
-/* dist_load.c - predict and eval input across the processes: each rank
+/* comm_load.c - predict and eval input across the processes: each rank
  * loads only its slice (fsvc_dataset_load_slice), fitted to the model as
  * cli_load_data fits the whole set; then the labels, classes and paths
  * (not the samples) are gathered, so that rank 0 reports on the whole set
  * in input order. One process: cli_load_data. */
-#include "tools/dist.h"
+#include "tools/comm.h"
 #include "tools/cli.h"
 
 #include <stdio.h>
@@ -14,7 +14,7 @@ int cli_load_data_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total, const
                         const fsvc_model *m, int allow_unlabelled, const char *cmd,
                         fsvc_error *err)
 {
-    const fsvc_dist *D = cli_dist();
+    const fsvc_comm *D = cli_comm();
     *first = 0;
     *N_total = 0;
     if (D->size <= 1) {
@@ -35,7 +35,7 @@ int cli_load_data_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total, const
         rc = fsvc_dataset_fit_features(d, m->n, &rec[0], &fx, err);
     rec[1] = fx;
     if (!rc && !all) rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", cmd);
-    rc = cli_dist_agree(rc, err);
+    rc = cli_comm_agree(rc, err);
     if (!rc && D->allgather(D->self, rec, sizeof rec, all))
         rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: the exchange of the slices failed", cmd);
     int64_t dropped = 0, lowest = 0;
@@ -57,7 +57,7 @@ int cli_load_data_slice(fsvc_dataset *d, int64_t *first, int64_t *N_total, const
 /* buf (n bytes, this rank's part at off, zeros elsewhere) on every rank */
 static int or_all(void *buf, size_t n, fsvc_error *err)
 {
-    const fsvc_dist *D = cli_dist();
+    const fsvc_comm *D = cli_comm();
     return D->bor(D->self, buf, n)
          ? fsvc_fail(err, FSVC_ERESOURCE, "gathering the labels failed") : FSVC_OK;
 }
@@ -65,11 +65,11 @@ static int or_all(void *buf, size_t n, fsvc_error *err)
 /* The paths of every rank's slice, in order, into g->paths (N_total). */
 static int gather_paths(fsvc_dataset *g, const fsvc_dataset *d, fsvc_error *err)
 {
-    const fsvc_dist *D = cli_dist();
+    const fsvc_comm *D = cli_comm();
     int64_t mine = 0, *all = calloc((size_t)D->size, sizeof *all);
     for (int64_t i = 0; d->paths && i < d->N; i++) mine += (int64_t)strlen(d->paths[i]) + 1;
     int rc = all ? FSVC_OK : fsvc_fail(err, FSVC_ERESOURCE, "out of memory");
-    rc = cli_dist_agree(rc, err);
+    rc = cli_comm_agree(rc, err);
     if (!rc && D->allgather(D->self, &mine, sizeof mine, all))
         rc = fsvc_fail(err, FSVC_ERESOURCE, "gathering the paths failed");
     int64_t off = 0, tot = 0;
@@ -82,7 +82,7 @@ static int gather_paths(fsvc_dataset *g, const fsvc_dataset *d, fsvc_error *err)
     char *buf = calloc((size_t)tot + 1, 1);
     g->paths = calloc((size_t)(g->N ? g->N : 1), sizeof *g->paths);
     rc = buf && g->paths ? FSVC_OK : fsvc_fail(err, FSVC_ERESOURCE, "out of memory");
-    rc = cli_dist_agree(rc, err);
+    rc = cli_comm_agree(rc, err);
     for (int64_t i = 0, at = off; !rc && i < d->N; i++) {
         size_t l = strlen(d->paths[i]) + 1;
         memcpy(buf + at, d->paths[i], l);
@@ -102,7 +102,7 @@ static int gather_paths(fsvc_dataset *g, const fsvc_dataset *d, fsvc_error *err)
     return rc;
 }
 
-int cli_dist_gather_meta(fsvc_dataset *g, const fsvc_dataset *d, int64_t first,
+int cli_comm_gather_meta(fsvc_dataset *g, const fsvc_dataset *d, int64_t first,
                          int64_t N_total, fsvc_error *err)
 {
     memset(g, 0, sizeof *g);
@@ -128,7 +128,7 @@ int cli_dist_gather_meta(fsvc_dataset *g, const fsvc_dataset *d, int64_t first,
     for (int k = 0; !rc && g->class_names && k < d->K; k++)
         if (!(g->class_names[k] = strdup(d->class_names[k])))
             rc = fsvc_fail(err, FSVC_ERESOURCE, "out of memory");
-    rc = cli_dist_agree(rc, err);
+    rc = cli_comm_agree(rc, err);
     /* every rank has the same kind of data: the same gathers */
     if (!rc && d->y) {
         memcpy(g->y + first, d->y, (size_t)d->N * sizeof *g->y);

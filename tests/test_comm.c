@@ -1,5 +1,5 @@
-/* test_dist.c - fsvc_train_dist on K slices against fsvc_train on the
- * whole set, with K forked processes standing in for mpirun's (a fsvc_dist built
+/* test_comm.c - fsvc_train_comm on K slices against fsvc_train on the
+ * whole set, with K forked processes standing in for mpirun's (a fsvc_comm built
  * on a process-shared barrier between forked processes: sums added in rank order, OR exchange, status agreement),
  * so the library's side of the scale-out is tested without Open MPI:
  * the same centroids and labels, readout weights within 1e-9 relative of
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsvc/dist.h"
+#include "fsvc/comm.h"
 #include "tests/util/forkteam.h"
 #include "fsvc/internal.h"
 
@@ -61,7 +61,7 @@ static void make_set(void)
 static void run_rank(team *T, int r, const fsvc_param *p)
 {
     ft_member me = {&T->c, r};
-    fsvc_dist dist = ft_dist(&me);
+    fsvc_comm comm = ft_fsvc_comm(&me);
     int K = T->c.K;
     int64_t lo = (int64_t)N_ * r / K, hi = (int64_t)N_ * (r + 1) / K;
     fsvc_dataset v = D;
@@ -72,7 +72,7 @@ static void run_rank(team *T, int r, const fsvc_param *p)
     fsvc_model M;
     fsvc_error err;
     fsvc_error_clear(&err);
-    T->out[r].rc = fsvc_train_dist(&M, NULL, &v, N_, lo, p, &dist, &err);
+    T->out[r].rc = fsvc_train_comm(&M, NULL, &v, N_, lo, p, &comm, &err);
     snprintf(T->out[r].msg, sizeof T->out[r].msg, "%s", err.msg);
     if (T->out[r].rc == 0 && M.m * M.Kout <= MAXR) {
         T->out[r].m = M.m;
@@ -160,15 +160,15 @@ static void test_failing_rank_stops_all(void **state)
     make_set();
     team *T = run_team(3, 1);
     assert_int_not_equal(T->out[1].rc, 0);
-    assert_null(strstr(T->out[1].msg, FSVC_DIST_ELSEWHERE)); /* its own words */
+    assert_null(strstr(T->out[1].msg, FSVC_COMM_ELSEWHERE)); /* its own words */
     for (int r = 0; r < 3; r += 2) {
         assert_int_equal(T->out[r].rc, T->out[1].rc);
-        assert_string_equal(T->out[r].msg, FSVC_DIST_ELSEWHERE);
+        assert_string_equal(T->out[r].msg, FSVC_COMM_ELSEWHERE);
     }
     munmap(T, sizeof *T);
 }
 
-/* the novelty pass across ranks: tests/test_dist_novelty.c */
+/* the novelty pass across ranks: tests/test_comm_novelty.c */
 static void test_refuses_slice_outside(void **state)
 {
     make_set();
@@ -176,12 +176,12 @@ static void test_refuses_slice_outside(void **state)
     base_param(&p);
     fsvc_model M;
     fsvc_error err;
-    fsvc_dist two = *fsvc_dist_one();
+    fsvc_comm two = *fsvc_comm_one();
     two.size = 2;
     fsvc_dataset v = D;
     v.N = N_ / 2;
     /* a slice outside the set */
-    assert_int_equal(fsvc_train_dist(&M, NULL, &v, N_, N_ / 2 + 1, &p, &two, &err), FSVC_EUSAGE);
+    assert_int_equal(fsvc_train_comm(&M, NULL, &v, N_, N_ / 2 + 1, &p, &two, &err), FSVC_EUSAGE);
 }
 
 int main(void)

@@ -1,9 +1,9 @@
-/* test_dist_novelty.c - the novelty pass across processes (issue 13):
- * K = 1..4 forked processes stand in for mpirun's ranks (a fsvc_dist on a
+/* test_comm_novelty.c - the novelty pass across processes (issue 13):
+ * K = 1..4 forked processes stand in for mpirun's ranks (a fsvc_comm on a
  * process-shared barrier: sums in rank order, OR exchange, status
  * agreement). fsvc_novelty_batched on K slices selects exactly what the
  * plain sequential loop selects on the whole set (file order, a shuffled
- * order, a cap, a dense pass with many centroids); fsvc_train_dist with
+ * order, a cap, a dense pass with many centroids); fsvc_train_comm with
  * -s global / per-class (given radius, Xrms, radius search) gives the
  * one-process centroids and labels, readout weights within 1e-9 relative,
  * the selection's synaptic operation count of one process;
@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fsvc/dist.h"
+#include "fsvc/comm.h"
 #include "tests/util/forkteam.h"
 #include "fsvc/internal.h"
 
@@ -73,7 +73,7 @@ typedef struct {
 static void run_rank(team *T, int r, const job *J)
 {
     ft_member me = {&T->c, r};
-    fsvc_dist dist = ft_dist(&me);
+    fsvc_comm comm = ft_fsvc_comm(&me);
     int K = T->c.K;
     int64_t lo = (int64_t)N_ * r / K, hi = (int64_t)N_ * (r + 1) / K;
     fsvc_error err;
@@ -89,7 +89,7 @@ static void run_rank(team *T, int r, const job *J)
         if (r == J->bad_rank) op.radius = -1;
         fsvc_select_problem pb = {.ctx = &ctx, .op = &op, .X = Xf + lo * n_,
                                   .order = J->shuffle ? order : NULL, .N = N_, .n = n_,
-                                  .at = {lo, hi - lo, &dist}};
+                                  .at = {lo, hi - lo, &comm}};
         fsvc_select_opt so = {.prag = J->prag, .max_m = J->max_m};
         T->out[r].rc = fsvc_novelty_batched(T->out[r].sel, &T->out[r].m, NULL, &pb, &so, &err);
         bnl_ctx_close(&ctx);
@@ -103,7 +103,7 @@ static void run_rank(team *T, int r, const job *J)
         if (r == J->bad_rank) p.backend = "nosuch";
         fsvc_model M;
         fsvc_train_info info;
-        T->out[r].rc = fsvc_train_dist(&M, &info, &v, N_, lo, &p, &dist, &err);
+        T->out[r].rc = fsvc_train_comm(&M, &info, &v, N_, lo, &p, &comm, &err);
         if (T->out[r].rc == 0 && (M.m > MAXM || M.dtype != FSVC_F32))
             T->out[r].rc = 99;
         if (T->out[r].rc == 0) {
@@ -237,10 +237,10 @@ static void test_failing_rank_in_the_pass(void **state)
     J.prag = 0.5; J.bad_rank = 2;
     team *T = run_team(3, &J);
     assert_int_not_equal(T->out[2].rc, 0);
-    assert_null(strstr(T->out[2].msg, FSVC_DIST_ELSEWHERE)); /* its own words */
+    assert_null(strstr(T->out[2].msg, FSVC_COMM_ELSEWHERE)); /* its own words */
     for (int r = 0; r < 2; r++) {
         assert_int_equal(T->out[r].rc, T->out[2].rc);
-        assert_string_equal(T->out[r].msg, FSVC_DIST_ELSEWHERE);
+        assert_string_equal(T->out[r].msg, FSVC_COMM_ELSEWHERE);
     }
     munmap(T, sizeof *T);
 }
@@ -255,11 +255,11 @@ static void test_lms_refused_across_ranks(void **state)
     p.radius = 0.9;
     fsvc_model M;
     fsvc_error err;
-    fsvc_dist two = *fsvc_dist_one();
+    fsvc_comm two = *fsvc_comm_one();
     two.size = 2;
     fsvc_dataset v = D;
     v.N = N_ / 2;
-    assert_int_equal(fsvc_train_dist(&M, NULL, &v, N_, 0, &p, &two, &err), FSVC_EUSAGE);
+    assert_int_equal(fsvc_train_comm(&M, NULL, &v, N_, 0, &p, &two, &err), FSVC_EUSAGE);
     assert_non_null(strstr(err.msg, "LMS"));
 }
 

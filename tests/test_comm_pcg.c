@@ -1,14 +1,14 @@
-/* test_dist_pcg.c - the PCG ridge readout across processes (fsvc/hdist.c,
+/* test_comm_pcg.c - the PCG ridge readout across processes (fsvc/hcomm.c,
  * the collective points of fsvc/pcg.c, fsvc_readout_solve), with K
- * forked processes standing in for mpirun's (the fsvc_dist of test_dist.c:
+ * forked processes standing in for mpirun's (the fsvc_comm of test_comm.c:
  * a process-shared barrier, sums added in rank order):
- *   - fsvc_train_dist with --solver pcg (also regression, --augment) on K = 1..4
+ *   - fsvc_train_comm with --solver pcg (also regression, --augment) on K = 1..4
  *     slices gives the one-process centroids and readout weights within
  *     1e-6 relative (the stated tolerance: both stop at --cg-tol 1e-8 from
  *     sums added in different orders), the same bytes twice for one K and
  *     the same model on every rank;
  *   - a rank whose product fails in the middle of the iterations stops
- *     every rank (its own message, the others FSVC_DIST_ELSEWHERE);
+ *     every rank (its own message, the others FSVC_COMM_ELSEWHERE);
  *   - ranks whose preconditioners differ (so their recursions would stop at
  *     different iterations) still leave the loop together: no rank waits
  *     forever in a product (an alarm turns a hang into a failure). */
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsvc/dist.h"
+#include "fsvc/comm.h"
 #include "tests/util/forkteam.h"
 #include "fsvc/internal.h"
 #include "fsvc/solver.h"
@@ -74,7 +74,7 @@ static void make_set(void)
 static void run_rank(team *T, int r, const fsvc_param *p)
 {
     ft_member me = {&T->c, r};
-    fsvc_dist dist = ft_dist(&me);
+    fsvc_comm comm = ft_fsvc_comm(&me);
     int K = T->c.K;
     int64_t lo = (int64_t)N_ * r / K, hi = (int64_t)N_ * (r + 1) / K;
     fsvc_dataset v = D;
@@ -85,7 +85,7 @@ static void run_rank(team *T, int r, const fsvc_param *p)
     fsvc_model M;
     fsvc_error err;
     fsvc_error_clear(&err);
-    T->out[r].rc = fsvc_train_dist(&M, NULL, &v, N_, lo, p, &dist, &err);
+    T->out[r].rc = fsvc_train_comm(&M, NULL, &v, N_, lo, p, &comm, &err);
     snprintf(T->out[r].msg, sizeof T->out[r].msg, "%s", err.msg);
     if (T->out[r].rc == 0 && M.m * M.Kout <= MAXR) {
         T->out[r].m = M.m;
@@ -137,7 +137,7 @@ static team *run_team(int K, int bad_rank)
     return T;
 }
 
-/* fsvc_train_dist with pcg on K ranks against fsvc_train with pcg: within
+/* fsvc_train_comm with pcg on K ranks against fsvc_train with pcg: within
  * bound relative, or (bound 0) within 2.5 x the one-process pcg's own
  * distance from the exact (direct) solution. */
 static void match_one_process(fsvc_augment aug, double bound)
@@ -287,7 +287,7 @@ static void fake_rank(int r, void *arg)
     fake_job *j = arg;
     team *T = j->T;
     ft_member me = {&T->c, r};
-    fsvc_dist dist = ft_dist(&me);
+    fsvc_comm comm = ft_fsvc_comm(&me);
     fake f = {{0}, r, 0, r == j->fail_rank ? j->fail_at : 0, j->odd_kmm && r == 1 ? 0.01 : 1};
     uint64_t st = 11 + (uint64_t)r;
     for (int q = 0; q < FN * FM; q++) f.H[q] = (double)(fsvc_rng_next(&st) % 1000) / 1000;
@@ -298,7 +298,7 @@ static void fake_rank(int r, void *arg)
     fsvc_pcg_opt opt = {1e-9, 1e-14, 500, 0, 0}; /* a tol it cannot reach: many steps */
     fsvc_pcg_out out;
     double W[FM];
-    int rc = fsvc_hsrc_dist(&all, &loc, (int64_t)FN * T->c.K, &dist, &err);
+    int rc = fsvc_hsrc_sum(&all, &loc, (int64_t)FN * T->c.K, &comm, &err);
     if (!rc) rc = fsvc_pcg_solve(W, &all, &op, &opt, &out, &err);
     T->out[r].rc = rc;
     T->out[r].m = rc ? -1 : out.iter;
@@ -326,13 +326,13 @@ static void test_failing_product_stops_all(void **state)
     assert_non_null(strstr(T->out[1].msg, "product 4 failed"));
     for (int r = 0; r < 3; r += 2) {
         assert_int_equal(T->out[r].rc, FSVC_ERESOURCE);
-        assert_string_equal(T->out[r].msg, FSVC_DIST_ELSEWHERE);
+        assert_string_equal(T->out[r].msg, FSVC_COMM_ELSEWHERE);
     }
     munmap(T, sizeof *T);
     /* the first product (H^T T is the right-hand side; this is A W) */
     T = run_fake(2, 0, 1, 0);
     assert_int_equal(T->out[0].rc, FSVC_ERESOURCE);
-    assert_string_equal(T->out[1].msg, FSVC_DIST_ELSEWHERE);
+    assert_string_equal(T->out[1].msg, FSVC_COMM_ELSEWHERE);
     munmap(T, sizeof *T);
 }
 

@@ -1,4 +1,4 @@
-/* dist_mpi.c - the fsvc_dist of `mpirun -np K fsvc ...` on Open MPI.
+/* comm_mpi.c - the fsvc_comm of `mpirun -np K fsvc ...` on Open MPI.
  *
  * MPI starts only when mpirun started the process (OMPI_COMM_WORLD_SIZE
  * or PMIX_RANK in the environment); otherwise this is one process and no
@@ -6,7 +6,7 @@
  * to rank 0 in chunks and added in rank order there, then broadcast, so
  * a given K gives the same bytes in every run (MPI_Allreduce leaves the
  * order to the library). */
-#include "tools/dist.h"
+#include "tools/comm.h"
 #include "tools/cli.h"
 
 #include <mpi.h>
@@ -17,11 +17,11 @@
 #define SUM_CHUNK ((size_t)1 << 20) /* values per gather: K x 8 MB at rank 0 */
 
 static int g_on;          /* MPI started */
-static fsvc_dist g_dist = { 0, 1, NULL, NULL, NULL, NULL, NULL };
+static fsvc_comm g_comm = { 0, 1, NULL, NULL, NULL, NULL, NULL };
 
 static int mpi_sum(void *self, void *buf, size_t n, fsvc_dtype t)
 {
-    int K = g_dist.size, me = g_dist.rank;
+    int K = g_comm.size, me = g_comm.rank;
     size_t es = t == FSVC_F64 ? sizeof(double) : sizeof(float);
     size_t cn = n < SUM_CHUNK ? n : SUM_CHUNK;
     char *all = me == 0 ? malloc((cn ? cn : 1) * es * (size_t)K) : NULL;
@@ -76,7 +76,7 @@ static int mpi_allgather(void *self, const void *mine, size_t bytes, void *all)
                          MPI_COMM_WORLD) == MPI_SUCCESS ? FSVC_OK : FSVC_ERESOURCE;
 }
 
-int cli_dist_init(int *argc, char ***argv)
+int cli_comm_init(int *argc, char ***argv)
 {
     if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK"))
         return FSVC_OK; /* not under mpirun: one process, no MPI */
@@ -85,51 +85,51 @@ int cli_dist_init(int *argc, char ***argv)
         return FSVC_ERESOURCE;
     }
     g_on = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_dist.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_dist.size);
-    g_dist.sum = mpi_sum;
-    g_dist.bor = mpi_bor;
-    g_dist.agree = mpi_agree;
-    g_dist.allgather = mpi_allgather;
-    if (g_dist.rank > 0) { /* one voice: rank 0 */
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_comm.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_comm.size);
+    g_comm.sum = mpi_sum;
+    g_comm.bor = mpi_bor;
+    g_comm.agree = mpi_agree;
+    g_comm.allgather = mpi_allgather;
+    if (g_comm.rank > 0) { /* one voice: rank 0 */
         if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
             return FSVC_ERESOURCE;
     }
     return FSVC_OK;
 }
 
-const fsvc_dist *cli_dist(void)
+const fsvc_comm *cli_comm(void)
 {
-    return g_on ? &g_dist : fsvc_dist_one();
+    return g_on ? &g_comm : fsvc_comm_one();
 }
 
-int cli_dist_agree(int rc, fsvc_error *err)
+int cli_comm_agree(int rc, fsvc_error *err)
 {
     if (!g_on) return rc;
     int worst = mpi_agree(NULL, rc);
-    if (worst && !rc) fsvc_fail(err, worst, FSVC_DIST_ELSEWHERE);
+    if (worst && !rc) fsvc_fail(err, worst, FSVC_COMM_ELSEWHERE);
     return worst;
 }
 
-int cli_dist_end(int rc, const fsvc_error *err)
+int cli_comm_end(int rc, const fsvc_error *err)
 {
     if (!g_on) return rc ? cli_report(err) : FSVC_OK;
     /* the lowest rank with an error of its own tells it, through rank 0 */
-    int own = rc && strcmp(err->msg, FSVC_DIST_ELSEWHERE) != 0;
-    int mine = own ? g_dist.rank : g_dist.size, first = g_dist.size, worst = rc;
+    int own = rc && strcmp(err->msg, FSVC_COMM_ELSEWHERE) != 0;
+    int mine = own ? g_comm.rank : g_comm.size, first = g_comm.size, worst = rc;
     MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (!worst) return FSVC_OK;
     fsvc_error e = *err;
-    if (first < g_dist.size) {
+    if (first < g_comm.size) {
         MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, first, MPI_COMM_WORLD);
     } else { /* only "another process failed": should not happen */
         fsvc_fail(&e, worst, "a process failed");
     }
-    if (g_dist.rank == 0) {
-        if (first > 0 && first < g_dist.size) {
+    if (g_comm.rank == 0) {
+        if (first > 0 && first < g_comm.size) {
             fsvc_error r = e;
-            fsvc_fail(&r, e.code, "rank %d of %d: %s", first, g_dist.size, e.msg);
+            fsvc_fail(&r, e.code, "rank %d of %d: %s", first, g_comm.size, e.msg);
             return cli_report(&r);
         }
         return cli_report(&e);
@@ -137,13 +137,13 @@ int cli_dist_end(int rc, const fsvc_error *err)
     return e.code ? e.code : worst;
 }
 
-void cli_dist_finalize(void)
+void cli_comm_finalize(void)
 {
     if (g_on) MPI_Finalize();
     g_on = 0;
 }
 
-const char *cli_dist_library(void)
+const char *cli_comm_library(void)
 {
     static char v[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
