@@ -2,7 +2,7 @@
  * bnl_cuda.h - the CUDA backend of the BNL engine (layers/bnl.h).
  *
  * The engine reaches these only through the table bnl_cuda_ops (cuda/ops.c,
- * interface layers/bnl_device.h: bnl_backend_ops); nothing above cuda/
+ * interface layers/bnl_backend_ops.h: bnl_backend_ops); nothing above cuda/
  * includes this header.
  * Two implementations behind one header:
  *   - cuda/bnl_cuda_none.c  builds without nvcc (no FSVC_HAVE_CUDA): open
@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../layers/bnl_device.h"
+#include "../layers/bnl_backend_ops.h"
 #include "plan.h"
 
 #ifdef __cplusplus
@@ -69,7 +69,7 @@ int bnl_cuda_actsum(bnl_cuda *c, const bnl_op *op,
                     const void *X, int64_t N, int n,  /* N x n */
                     fsvc_error *err);
 
-/* Device-resident readout work (cuda/ridge.cu); see layers/bnl_device.h. */
+/* Device-resident readout work (cuda/ridge.cu); see layers/bnl_backend_ops.h. */
 int bnl_cuda_scores(bnl_cuda *c, const bnl_op *op, double *Y, const void *W, int64_t m,
                     const void *X, int64_t N, int n, const double *R, int K, fsvc_error *err);
 int bnl_cuda_normal_open(bnl_cuda *c, bnl_normal_impl **out, fsvc_error *err);
@@ -89,7 +89,7 @@ int bnl_cuda_normal_apply(bnl_normal_impl *s, const bnl_op *op, const void *W, i
 int bnl_cuda_lms(bnl_cuda *c, const bnl_op *op, double *R, const void *W, int64_t m,
                  const void *X, const int *cls, int64_t N, int n, int K, double eta,
                  int64_t *bad, fsvc_error *err);
-/* The novelty session (cuda/novelty.cu; layers/bnl_device.h nov_*): the
+/* The novelty session (cuda/novelty.cu; layers/bnl_backend_ops.h nov_*): the
  * centroids packed once into device memory (grown by doubling), each
  * chunk's sums by the actsum tiles over them. u8, f32 and f64. */
 int bnl_cuda_nov_open(bnl_cuda *c, const bnl_op *op, int n, int64_t cap, bnl_novelty_impl **out,
@@ -97,7 +97,7 @@ int bnl_cuda_nov_open(bnl_cuda *c, const bnl_op *op, int n, int64_t cap, bnl_nov
 int bnl_cuda_nov_add(bnl_novelty_impl *s, const void *C, int64_t rows, fsvc_error *err);
 int bnl_cuda_nov_sums(bnl_novelty_impl *s, double *S, const void *X, int64_t N, fsvc_error *err);
 void bnl_cuda_nov_close(bnl_novelty_impl *s);
-/* The k-means++ min-distance session (cuda/mind.cu; layers/bnl_device.h
+/* The k-means++ min-distance session (cuda/mind.cu; layers/bnl_backend_ops.h
  * mind_*): X and D2 resident, per update the centroid rows up and D2
  * back. u8 and f32. */
 int bnl_cuda_mind_open(bnl_cuda *c, const bnl_op *op, const void *X, int64_t N, int n,

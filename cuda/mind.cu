@@ -1,6 +1,6 @@
 /*
  * mind.cu - the k-means++ min-distance session of the CUDA backend
- * (bnl_device.h mind_*, issue 10): fsvc/select_kmeans.c's X and D2 stay
+ * (bnl_backend_ops.h mind_*, issue 10): fsvc/select_kmeans.c's X and D2 stay
  * on the device for the whole selection.
  *
  * open: X packed (forward.cu's layout, ldk words a row) and copied up once

@@ -1,5 +1,5 @@
 /*
- * novelty.cu - the novelty session of the CUDA backend (bnl_device.h
+ * novelty.cu - the novelty session of the CUDA backend (bnl_backend_ops.h
  * nov_*, issue 10): the FSVC novelty pass's centroids stay on the device.
  *
  * open: the centroid store dC (cap rows x ldk packed words, as the W tiles

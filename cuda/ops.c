@@ -1,4 +1,4 @@
-/* ops.c - the CUDA backend's table for the engine (layers/bnl_device.h).
+/* ops.c - the CUDA backend's table for the engine (layers/bnl_backend_ops.h).
  * Built with nvcc every op of the backend (cuda/<x>.cu); built without,
  * only open and describe (cuda/bnl_cuda_none.c: "not compiled in") and
  * the tune-file hooks: a NULL entry is "not offered", the engine runs the

@@ -32,7 +32,7 @@ typedef void (*fsvc_batch_progress)(void *self, int64_t done, int64_t N);
 /* Where fsvc_predict_batched's samples come from and how they are scored:
  * fsvc_batch_size(B) at a time from fill; progress may be NULL; backend
  * and threads as fsvc_predict's; device: the device backend a "cuda"
- * backend opens (layers/bnl_device.h), NULL the built-in CUDA one. */
+ * backend opens (layers/bnl_backend_ops.h), NULL the built-in CUDA one. */
 typedef struct fsvc_batch_job {
     int64_t B;
     fsvc_batch_fill fill;

@@ -157,7 +157,7 @@ typedef struct fsvc_param {
                               fsvc_param_set, kept when regression changes
                               the defaults of the others */
     const struct bnl_backend_ops *device; /* the device backend "cuda" opens
-                              (layers/bnl_device.h); NULL (default): the
+                              (layers/bnl_backend_ops.h); NULL (default): the
                               built-in CUDA one. Tests: an emulated device */
 } fsvc_param;
 #define FSVC_GIVEN_RADIUS 1u

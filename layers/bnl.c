@@ -1,9 +1,9 @@
 /* bnl.c - the engine's front: contexts (backend table, CPU arch, threads),
  * input checks, and dispatch of every call through the context's table
- * (layers/bnl_device.h): the ref, cpu or a device's, with the CPU table
+ * (layers/bnl_backend_ops.h): the ref, cpu or a device's, with the CPU table
  * (layers/cpu_ops.c) where the context's does not offer the call. */
 #include "backend.h"
-#include "bnl_device.h"
+#include "bnl_backend_ops.h"
 
 #include <omp.h>
 #include <stdio.h>

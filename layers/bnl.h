@@ -63,7 +63,7 @@ int bnl_ctx_open(bnl_ctx *ctx, const char *backend, int threads, int strict,
                  fsvc_error *err);
 void bnl_ctx_close(bnl_ctx *ctx);
 /* As bnl_ctx_open(ctx, "cuda", ...) on the device backend dev (its table,
- * layers/bnl_device.h; NULL: the built-in CUDA one): e.g. a host-emulated
+ * layers/bnl_backend_ops.h; NULL: the built-in CUDA one): e.g. a host-emulated
  * device in tests (tests/util/emu_device.c). The context holds the table;
  * nothing is process-wide. */
 int bnl_ctx_open_device(bnl_ctx *ctx, const bnl_backend_ops *dev, int threads, int strict,

@@ -107,7 +107,7 @@ typedef struct bnl_normal_impl bnl_normal_impl;
 typedef struct bnl_novelty_impl bnl_novelty_impl;
 typedef struct bnl_mind_impl bnl_mind_impl;
 
-/* A backend's table of entry points (layers/bnl_device.h). */
+/* A backend's table of entry points (layers/bnl_backend_ops.h). */
 typedef struct bnl_backend_ops bnl_backend_ops;
 
 /* A context (bnl.h bnl_ctx_open): the backend that runs its calls and how.

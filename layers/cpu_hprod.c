@@ -10,7 +10,7 @@
  * chunks and across groups in double. Weighted rows (class and sample
  * weights) are scaled by sqrt(weight) as they are made. */
 #include "backend.h"
-#include "bnl_device.h"
+#include "bnl_backend_ops.h"
 
 #include <cblas.h>
 #include <math.h>

@@ -16,7 +16,7 @@
  * seen as column-major lower (the same memory as row-major upper), its
  * row-major lower triangle a mirror kept for retries. */
 #include "backend.h"
-#include "bnl_device.h"
+#include "bnl_backend_ops.h"
 
 #include <cblas.h>
 #include <lapacke.h>

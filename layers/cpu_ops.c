@@ -1,9 +1,9 @@
-/* cpu_ops.c - the tables of the host backends (layers/bnl_device.h):
+/* cpu_ops.c - the tables of the host backends (layers/bnl_backend_ops.h):
  * bnl_ref_ops, the oracle loops of ref.c, and bnl_cpu_ops, the CPU
  * kernels (cpu_*.c; arch ref runs the oracle). The CPU table is the one
  * the engine falls back to: it offers every op. */
 #include "backend.h"
-#include "bnl_device.h"
+#include "bnl_backend_ops.h"
 
 /* The CPU table's LMS epoch and sessions (cpu_lms.c, cpu_mind.c,
  * cpu_novelty.c), each on bnl_forward / bnl_actsum of the caller's

@@ -15,7 +15,7 @@
  * Times: H is made inside each product (fused on the device), so t_h
  * holds only K_mm and t_prod the products with their H. */
 #include "backend.h"
-#include "bnl_device.h"
+#include "bnl_backend_ops.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * sample weights; the CPU table's run everything else, and whatever a
  * device could not open (FSVC_ERESOURCE). */
 #include "backend.h"
-#include "bnl_device.h"
+#include "bnl_backend_ops.h"
 
 #include <stdlib.h>
 

@@ -3,7 +3,7 @@
  * offers the session for the layer, and keeps that table, so every later
  * call of the session reaches the backend that holds its state. */
 #include "backend.h"
-#include "bnl_device.h"
+#include "bnl_backend_ops.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -15,11 +15,11 @@
 # Layers, bottom to top, and what each may include (besides itself):
 #   base        base/                                       -
 #   types       layers/bnl_types.h bnl_names.c              base
-#   backif      layers/bnl_device.h act.h act_hd.h kernels.h round_hd.h types base
+#   backif      layers/bnl_backend_ops.h act.h act_hd.h kernels.h round_hd.h types base
 #   backend     layers/kern_* kernels.c epi*, cuda/         backif types base
 #   engine      layers/ (the rest: bnl.h, bnl.c, cpu_*, ...)  backif types base
 # (the engine reaches a backend only through its interface: kernels.h,
-# act.h, bnl_device.h; cuda/ops.c fills the device table at link time)
+# act.h, bnl_backend_ops.h; cuda/ops.c fills the device table at link time)
 #   ds_core     datasets/fsvc_data.h datasets.h io.c dataset.c csr.c *_write.c   base
 #   ds_loaders  datasets/loaders.h idx* libsvm*.c png.c jpeg.c image.c pngdir*.c stream.c slice_comm.c slice_agree.c weights_load.c  ds_core base
 #   ds_load     datasets/load.c slice.c                     ds_loaders ds_core base
@@ -34,7 +34,7 @@ layer_of() { # path relative to ROOT -> layer name, or "" when unplaced
     case "$1" in
     base/*) echo base ;;
     layers/bnl_types.h | layers/bnl_names.c) echo types ;;
-    layers/bnl_device.h | layers/act.h | layers/act_hd.h | layers/kernels.h | layers/round_hd.h) echo backif ;;
+    layers/bnl_backend_ops.h | layers/act.h | layers/act_hd.h | layers/kernels.h | layers/round_hd.h) echo backif ;;
     layers/kern_* | layers/kernels.c | layers/epi.c | layers/epi_*.c | \
         layers/epi_body.h | cuda/*) echo backend ;;
     layers/*) echo engine ;;

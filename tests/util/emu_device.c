@@ -230,7 +230,7 @@ void emu_lms_fn(emu *e, const double *Hd, const double *T, int64_t i0, int64_t n
     free(part);
 }
 
-/* ---- the backend table (layers/bnl_device.h) ---- */
+/* ---- the backend table (layers/bnl_backend_ops.h) ---- */
 struct bnl_cuda {
     int open;
 };

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "layers/bnl.h"
-#include "layers/bnl_device.h"
+#include "layers/bnl_backend_ops.h"
 
 /* ---- one emulated job (a layer, its tiling, the state on "device") ---- */
 typedef struct emu {

@@ -1,5 +1,5 @@
 /*
- * bnl_device.h - the one table of entry points every backend implements
+ * bnl_backend_ops.h - the one table of entry points every backend implements
  * (not installed): ref (layers/ref.c), cpu (layers/cpu_*.c) and a device's
  * (cuda/ops.c, or a host-emulated device in tests). bnl_ctx_open puts the
  * chosen table in the context (ctx->ops); the engine (layers/bnl.c) calls
@@ -14,8 +14,8 @@
  * (ARCHITECTURE.md shows an example). Layouts as in bnl.h; all pointers
  * are host memory.
  */
-#ifndef FSVC_BNL_DEVICE_H
-#define FSVC_BNL_DEVICE_H
+#ifndef FSVC_BNL_BACKEND_OPS_H
+#define FSVC_BNL_BACKEND_OPS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -150,4 +150,4 @@ extern const bnl_backend_ops bnl_ref_ops;
 #ifdef __cplusplus
 }
 #endif
-#endif /* FSVC_BNL_DEVICE_H */
+#endif /* FSVC_BNL_BACKEND_OPS_H */
