@@ -63,6 +63,14 @@ endif
 CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs openblas lapacke zlib libpng libjpeg 2>/dev/null) -llapack
 TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+# oneDNN (Debian's libdnnl-dev) for the onednn tier's f32 / bf16 products;
+# NO_DNNL=1 builds without it (the tiers below keep every path).
+ifeq ($(NO_DNNL),)
+ifneq ($(wildcard /usr/include/oneapi/dnnl/dnnl.h),)
+CPPFLAGS += -DFSVC_HAVE_DNNL=1
+LDLIBS   += -ldnnl
+endif
+endif
 
 ifeq ($(SAN),thread)
 CFLAGS  += -fsanitize=thread -fno-omit-frame-pointer
@@ -274,7 +282,7 @@ test-cuda: all
 DEBIAN_PKGS := build-essential pkg-config libopenblas-dev liblapacke-dev zlib1g-dev \
                libpng-dev libjpeg-dev libjpeg-turbo-progs libcmocka-dev dataset-fashion-mnist gnuplot-nox libsvm-tools \
                clang libclang-rt-14-dev libomp-dev python3-numpy python3-sklearn python3-pytest \
-               python3-pandas python3-matplotlib openmpi-bin libopenmpi-dev time
+               python3-pandas python3-matplotlib openmpi-bin libopenmpi-dev time libdnnl-dev
 deps:
 	@missing=""; for p in $(DEBIAN_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

@@ -3,6 +3,7 @@
  * (cpuid). Built for the baseline: no ISA intrinsics here.
  */
 #include "kern_impl.h"
+#include "cpu_dnnl.h"
 
 static const bnl_kernels k_scalar = {
     "scalar", l1_f32_scalar_4x8, l1_f64_scalar_4x4, l1_u8_scalar_2x2,
@@ -52,6 +53,8 @@ int bnl_arch_supported(bnl_arch arch)
     case BNL_ARCH_AVX512BF16:
         __builtin_cpu_init();
         return bnl_arch_supported(BNL_ARCH_AVX512VNNI) && __builtin_cpu_supports("avx512bf16");
+    case BNL_ARCH_ONEDNN: /* oneDNN's bf16 matmul wants the BF16 instructions */
+        return bnl_dnnl_built() && bnl_arch_supported(BNL_ARCH_AVX512BF16);
     case BNL_ARCH_AVXVNNI: /* the VEX form: not implied by AVX-512 VNNI */
         __builtin_cpu_init();
         return bnl_arch_supported(BNL_ARCH_AVX2) && __builtin_cpu_supports("avxvnni");
@@ -61,7 +64,7 @@ int bnl_arch_supported(bnl_arch arch)
 
 int bnl_arch_rank(bnl_arch arch)
 {
-    static const int rank[BNL_ARCH_COUNT] = {0, 1, 2, 4, 5, 6, 3}; /* by enum value */
+    static const int rank[BNL_ARCH_COUNT] = {0, 1, 2, 4, 5, 6, 3, 7}; /* by enum value */
     return (unsigned)arch < BNL_ARCH_COUNT ? rank[arch] : -1;
 }
 
