@@ -3,7 +3,6 @@
  * (cpuid). Built for the baseline: no ISA intrinsics here.
  */
 #include "kern_impl.h"
-#include "cpu_dnnl.h"
 
 static const bnl_kernels k_scalar = {
     "scalar", l1_f32_scalar_4x8, l1_f64_scalar_4x4, l1_u8_scalar_2x2,
@@ -53,8 +52,13 @@ int bnl_arch_supported(bnl_arch arch)
     case BNL_ARCH_AVX512BF16:
         __builtin_cpu_init();
         return bnl_arch_supported(BNL_ARCH_AVX512VNNI) && __builtin_cpu_supports("avx512bf16");
-    case BNL_ARCH_ONEDNN: /* oneDNN's bf16 matmul wants the BF16 instructions */
-        return bnl_dnnl_built() && bnl_arch_supported(BNL_ARCH_AVX512BF16);
+    case BNL_ARCH_ONEDNN: /* built with oneDNN (cpu_dnnl.c); its bf16 matmul
+                             wants the BF16 instructions */
+#ifdef FSVC_HAVE_DNNL
+        return bnl_arch_supported(BNL_ARCH_AVX512BF16);
+#else
+        return 0;
+#endif
     case BNL_ARCH_AVXVNNI: /* the VEX form: not implied by AVX-512 VNNI */
         __builtin_cpu_init();
         return bnl_arch_supported(BNL_ARCH_AVX2) && __builtin_cpu_supports("avxvnni");
