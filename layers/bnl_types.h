@@ -133,8 +133,9 @@ typedef struct bnl_ctx {
                              one thread; 0 = default 2^22, -1 = never (tests) */
     bnl_dnnl *dnnl;       /* oneDNN's engine and primitives (onednn tier);
                              NULL: none (built without, or a ref context) */
-    int64_t dnnl_min_syn; /* onednn tier: calls below this many synapses keep
-                             avx512bf16's path; 0 = default 2^24, -1 = none */
+    int64_t dnnl_min_syn; /* onednn tier: calls below this many synapses (or
+                             256 samples) keep avx512bf16's path; 0 = default
+                             2^24, -1 = none (tests) */
 } bnl_ctx;
 
 /* How a session of the ridge normal equations runs (bnl.h bnl_normal_open;

@@ -4,9 +4,10 @@
  * (BA16a64b for f32, BA16a64b2a for bf16: blocks of 64 columns, each
  * contiguous), so a tile of 64-aligned columns is a pointer into it; X and
  * the tile of C stay dense row-major, the form oneDNN's brgemm kernels
- * take (strided ones fall to slower kernels, measured). alpha is folded
- * into the packing (a power of two: exact), since output scales push
- * oneDNN 2.6's matmul to its reference kernel.
+ * take (strided ones fall to slower kernels, measured; so do output
+ * scales: the caller scales the tile). The packed buffer of the last call
+ * is kept for the next (the first touch of fresh pages costs as much as
+ * the packing).
  */
 #include "cpu_dnnl.h"
 
@@ -36,6 +37,8 @@ struct bnl_dnnl {
     dnnl_engine_t eng;
     int n;
     prim *cache[DNNL_CACHE];
+    char *spare;        /* a packed buffer no call holds, or NULL */
+    size_t spare_bytes;
 };
 
 struct bnl_dnnl_w {
@@ -43,6 +46,7 @@ struct bnl_dnnl_w {
     bnl_dnnl_shape s;
     int64_t tN, tm;
     char *packed;
+    size_t packed_bytes;
     size_t block_bytes; /* one block of 64 columns */
     prim *pr[2][2];     /* [edge rows][edge columns] */
     prim *own[4];       /* made for this call only (the cache was full) */
@@ -94,6 +98,7 @@ void bnl_dnnl_close(bnl_dnnl *d)
         prim_free(d->cache[i]);
     if (d->eng)
         dnnl_engine_destroy(d->eng);
+    free(d->spare);
     pthread_mutex_destroy(&d->mu);
     free(d);
 }
@@ -202,26 +207,21 @@ static int same_blocks(const dnnl_memory_desc_t *a, const dnnl_memory_desc_t *b)
     return 1;
 }
 
-/* W (m x k row-major: the k x m matrix with strides {1, k}) times alpha
- * into w->packed (layout whole), by oneDNN's reorder on threads threads. */
+/* W (m x k row-major: the k x m matrix with strides {1, k}) into
+ * w->packed (layout whole), by oneDNN's reorder on threads threads. */
 static int pack_w(bnl_dnnl_w *w, const dnnl_memory_desc_t *whole, const void *W, int threads)
 {
     dnnl_engine_t eng = w->d->eng;
     dnnl_data_type_t dt = w->s.bf16 ? dnnl_bf16 : dnnl_f32;
     dnnl_dims_t dims = {w->s.k, w->s.m}, strides = {1, w->s.k};
     dnnl_memory_desc_t plain;
-    dnnl_primitive_attr_t attr = NULL;
     dnnl_primitive_desc_t rpd = NULL;
     dnnl_primitive_t rp = NULL;
     dnnl_memory_t from = NULL, to = NULL;
     dnnl_stream_t st = NULL;
-    float alpha = w->s.alpha;
     int saved = hold_threads(threads);
     int ok = dnnl_memory_desc_init_by_strides(&plain, 2, dims, dt, strides) == dnnl_success &&
-             dnnl_primitive_attr_create(&attr) == dnnl_success &&
-             (alpha == 1.0f ||
-              dnnl_primitive_attr_set_output_scales(attr, 1, 0, &alpha) == dnnl_success) &&
-             dnnl_reorder_primitive_desc_create(&rpd, &plain, eng, whole, eng, attr) ==
+             dnnl_reorder_primitive_desc_create(&rpd, &plain, eng, whole, eng, NULL) ==
                  dnnl_success &&
              dnnl_primitive_create(&rp, rpd) == dnnl_success &&
              dnnl_memory_create(&from, &plain, eng, (void *)W) == dnnl_success &&
@@ -238,7 +238,6 @@ static int pack_w(bnl_dnnl_w *w, const dnnl_memory_desc_t *whole, const void *W,
     if (to) dnnl_memory_destroy(to);
     if (rp) dnnl_primitive_destroy(rp);
     if (rpd) dnnl_primitive_desc_destroy(rpd);
-    if (attr) dnnl_primitive_attr_destroy(attr);
     return ok ? 0 : -1;
 }
 
@@ -267,9 +266,19 @@ int bnl_dnnl_pack(bnl_dnnl *d, bnl_dnnl_w **out, const bnl_dnnl_shape *s, const 
         for (int c = 0; c < 2 && ok; c++)
             ok = !w->pr[r][c] || same_blocks(&w->pr[r][c]->wei, &whole);
     if (ok) {
-        size_t bytes = dnnl_memory_desc_get_size(&whole);
+        size_t bytes = (dnnl_memory_desc_get_size(&whole) + 63) / 64 * 64;
         w->block_bytes = (size_t)whole.format_desc.blocking.strides[1] * (s->bf16 ? 2 : 4);
-        w->packed = aligned_alloc(64, (bytes + 63) / 64 * 64);
+        pthread_mutex_lock(&d->mu);
+        if (d->spare && d->spare_bytes >= bytes) { /* taken over */
+            w->packed = d->spare;
+            w->packed_bytes = d->spare_bytes;
+            d->spare = NULL;
+        }
+        pthread_mutex_unlock(&d->mu);
+        if (!w->packed) {
+            w->packed = aligned_alloc(64, bytes);
+            w->packed_bytes = bytes;
+        }
         ok = w->packed && pack_w(w, &whole, W, threads) == 0;
     }
     if (!ok) {
@@ -286,6 +295,15 @@ void bnl_dnnl_w_free(bnl_dnnl_w *w)
         return;
     for (int i = 0; i < w->nown; i++)
         prim_free(w->own[i]);
+    bnl_dnnl *d = w->d;
+    pthread_mutex_lock(&d->mu);
+    if (w->packed && (!d->spare || d->spare_bytes < w->packed_bytes)) { /* kept */
+        free(d->spare);
+        d->spare = w->packed;
+        d->spare_bytes = w->packed_bytes;
+        w->packed = NULL;
+    }
+    pthread_mutex_unlock(&d->mu);
     free(w->packed);
     free(w);
 }

@@ -27,14 +27,13 @@ int bnl_dnnl_built(void);
 bnl_dnnl *bnl_dnnl_open(void);
 void bnl_dnnl_close(bnl_dnnl *d);
 
-/* One call's product: C = alpha X W^T, X N x k and W m x k, row-major, f32
- * or (bf16) bf16 bit patterns; alpha a power of two (exact); tiles of
- * tile_N x tile_m (tile_m a multiple of 64, or >= m). */
+/* One call's product: C = X W^T, X N x k and W m x k, row-major, f32 or
+ * (bf16) bf16 bit patterns; tiles of tile_N x tile_m (tile_m a multiple
+ * of 64, or >= m). */
 typedef struct bnl_dnnl_shape {
     int bf16;
     int k;
     int64_t m, N, tile_m, tile_N;
-    float alpha;
 } bnl_dnnl_shape;
 
 /* Packs W for shape s and readies the primitives of its tile shapes (rows
@@ -45,7 +44,7 @@ int bnl_dnnl_pack(bnl_dnnl *d, bnl_dnnl_w **out, const bnl_dnnl_shape *s, const 
                   int threads);
 void bnl_dnnl_w_free(bnl_dnnl_w *w);
 
-/* C (rows x cols, dense) = alpha X W^T for X's rows (rows x k, dense) and
+/* C (rows x cols, dense) = X W^T for X's rows (rows x k, dense) and
  * W's rows j0 .. j0 + cols - 1: one tile of the packed shape (j0 a
  * multiple of tile_m). One thread. 0, or -1 on a failure of oneDNN. */
 int bnl_dnnl_tile(const bnl_dnnl_w *w, float *C, const void *X, int64_t rows, int64_t j0,

@@ -183,8 +183,7 @@ void bnl_cpu_job_dnnl(bnl_cpu_job *job, const bnl_ctx *ctx, int64_t tile_N, int6
     int bf = op->precision == BNL_PREC_BF16;
     if (bf && !job->wb) /* bf16 operands come from bf16_operands */
         return;
-    bnl_dnnl_shape s = {bf, bf ? job->n2 : job->n, job->m, job->N, tile_m, tile_N,
-                        op->dist == BNL_DOT ? 1.0f : -2.0f};
+    bnl_dnnl_shape s = {bf, bf ? job->n2 : job->n, job->m, job->N, tile_m, tile_N};
     if (bnl_dnnl_pack(ctx->dnnl, &job->dw, &s, bf ? (const void *)job->wb : job->W,
                       bnl_par_threads(ctx, job->m, job->N, job->n)) == 0 && bf) {
         free(job->wb); /* packed: the tiles read W there */
@@ -218,7 +217,8 @@ static void u8_dot_from_l2(int32_t *D, const int32_t *xn, const int32_t *wn,
 }
 
 /* The product on oneDNN into a dense tile (H itself when ldh == cols, else
- * scratch, copied to H in cache), then the epilogue of the GEMM paths. */
+ * scratch, copied to H in cache), times -2 for L2 (exact), then the
+ * epilogue of the GEMM paths. */
 static void dnnl_tile(const bnl_cpu_job *job, float *H, int64_t ldh, float *scratch,
                       int64_t i0, int64_t rows, int64_t j0, int64_t cols)
 {
@@ -232,9 +232,14 @@ static void dnnl_tile(const bnl_cpu_job *job, float *H, int64_t ldh, float *scra
         j->dnnl_failed = 1;
         return;
     }
+    const float a = op->dist == BNL_DOT ? 1.0f : -2.0f;
     if (C != H)
         for (int64_t i = 0; i < rows; i++)
-            memcpy(H + i * ldh, C + i * cols, (size_t)cols * sizeof(float));
+            for (int64_t j = 0; j < cols; j++)
+                H[i * ldh + j] = a * C[i * cols + j];
+    else if (a != 1.0f)
+        for (int64_t t = 0; t < rows * cols; t++)
+            H[t] *= a;
     if (op->dist != BNL_DOT)
         job->epi->l2_f32(H, ldh, (const float *)job->xn + i0, (const float *)job->wn + j0, rows,
                          cols, &job->p);

@@ -36,10 +36,13 @@ int bnl_cpu_job_init(bnl_cpu_job *job, const bnl_ctx *ctx, const bnl_op *op,
                      fsvc_error *err);
 void bnl_cpu_job_free(bnl_cpu_job *job);
 
-/* Below this many synapses (m N n) the onednn tier keeps the avx512bf16
- * tier's path: packing W and the primitives' set-up cost more than oneDNN
- * gains (measured, results/onednn.md). */
+/* Below this many synapses (m N n), or samples N, the onednn tier keeps the
+ * avx512bf16 tier's path: the primitives' set-up, and packing W (m n, paid
+ * once per call), cost more than oneDNN gains (measured, 2 threads: at m =
+ * 10000, n = 784, N = 16 oneDNN takes 1.25-1.4x the time, N = 64 about 1;
+ * square layers from 64^2 gain 1.1-1.6x). */
 #define BNL_DNNL_MIN_SYN ((int64_t)1 << 24)
+#define BNL_DNNL_MIN_N 256
 /* 1 when the product of op runs on oneDNN on ctx (the planner's path). */
 int bnl_cpu_uses_dnnl(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N, int n);
 /* Where the planner chose oneDNN: packs W for tiles of tile_N x tile_m

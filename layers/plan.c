@@ -36,8 +36,9 @@ int bnl_cpu_uses_dnnl(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
            op->dist != BNL_L1 &&
            (op->precision == BNL_PREC_FULL || op->precision == BNL_PREC_BF16) &&
            (ctx->dnnl_min_syn < 0 ||
-            (double)m * (double)N * n >= (double)(ctx->dnnl_min_syn ? ctx->dnnl_min_syn
-                                                                    : BNL_DNNL_MIN_SYN));
+            (N >= BNL_DNNL_MIN_N &&
+             (double)m * (double)N * n >= (double)(ctx->dnnl_min_syn ? ctx->dnnl_min_syn
+                                                                     : BNL_DNNL_MIN_SYN)));
 }
 
 static int64_t l2_bytes(void)

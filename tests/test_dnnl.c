@@ -278,6 +278,8 @@ static void test_dispatch(void **state)
     /* the small-call rule: a small layer keeps the tier below's path */
     assert_string_equal(bnl_plan_for(&cpu, &f32, 64, 64, 784).path, "gemm");
     assert_string_equal(bnl_plan_for(&cpu, &bf, 64, 64, 784).kernel, "avx512bf16");
+    assert_string_equal(bnl_plan_for(&cpu, &f32, 10000, 64, 784).path, "gemm"); /* few samples */
+    assert_string_equal(bnl_plan_for(&cpu, &f32, 10000, 256, 784).path, "onednn");
     /* the avx512bf16 tier: today's paths, at any size */
     assert_int_equal(bnl_ctx_set_arch(&cpu, BNL_ARCH_AVX512BF16, &err), FSVC_OK);
     cpu.dnnl_min_syn = -1;
