@@ -135,7 +135,8 @@ FORCE:
 config:
 	@echo "fsvc $(VERSION): openblas=$(or $(HAVE_OPENBLAS),no) lapacke=$(or $(HAVE_LAPACKE),no)" \
 	  "zlib=$(or $(HAVE_ZLIB),no) libpng=$(or $(HAVE_PNG),no) libjpeg=$(or $(HAVE_JPEG),no) cmocka=$(or $(HAVE_CMOCKA),no)" \
-	  "openmp=$(or $(HAVE_OPENMP),no) nvcc=$(or $(NVCC),no) mpi=$(if $(MPI_LIBS),yes,no)$(if $(SAN), sanitizers=on)"
+	  "openmp=$(or $(HAVE_OPENMP),no) nvcc=$(or $(NVCC),no) mpi=$(if $(MPI_LIBS),yes,no)" \
+	  "onednn=$(if $(findstring FSVC_HAVE_DNNL,$(CPPFLAGS)),yes,no)$(if $(SAN), sanitizers=on)"
 	@missing="$(if $(HAVE_OPENBLAS),,libopenblas-dev )$(if $(HAVE_LAPACKE),,liblapacke-dev )$(if $(HAVE_ZLIB),,zlib1g-dev )$(if $(HAVE_PNG),,libpng-dev )$(if $(HAVE_JPEG),,libjpeg-dev )"; \
 	  if [ -n "$$missing" ]; then echo "fsvc: missing packages: $$missing(run 'make deps')"; exit 1; fi
 
