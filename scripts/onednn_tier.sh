@@ -110,10 +110,10 @@ report() {
   done
   echo
   echo "layer: fsvc bench --op rbf-l2 --dtype f32 -N 4096 -m 4096 -n 784 (wall: best of $REPS per round;"
-XX
-  echo "deskew+sqrt (columns new/old: the readout's seconds of H, best of the rounds; the rest of
-training, pcg products and preconditioner, does not run on the layer's product); predict: the 10k test images"
-  echo "(columns new/old: accuracy)."
+  echo "CPU: bench's CPU-time t_syn x synapses x threads); train: MNIST train, --preprocess"
+  echo "$PRE (columns new/old: the readout's seconds of H, best of the rounds; the rest of"
+  echo "training, pcg products and preconditioner, does not run on the layer's product); predict:"
+  echo "the 10k test images (columns new/old: accuracy)."
 }
 report
 if [ -n "$out" ]; then report >"$out.tmp" && mv -f "$out.tmp" "$out"; fi
