@@ -26,8 +26,8 @@ bnl_arch bnl_arch_detect(char *why, size_t len)
         }
         if (!bnl_arch_supported(want)) {
             if (why)
-                snprintf(why, len, "%s (cpuid; FSVC_ARCH=%s is not supported by this CPU, ignored)",
-                         bnl_arch_name(best), env);
+                snprintf(why, len, "%s (cpuid; FSVC_ARCH=%s is not supported by this CPU or "
+                         "build, ignored)", bnl_arch_name(best), env);
             return best;
         }
         if (why)
