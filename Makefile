@@ -67,6 +67,7 @@ TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 # NO_DNNL=1 builds without it (the tiers below keep every path).
 ifeq ($(NO_DNNL),)
 ifneq ($(wildcard /usr/include/oneapi/dnnl/dnnl.h),)
+HAVE_DNNL := yes
 CPPFLAGS += -DFSVC_HAVE_DNNL=1
 LDLIBS   += -ldnnl
 endif
@@ -128,6 +129,7 @@ PC_CUDA_LIBS := $(if $(NVCC), -L$(CUDA_HOME)/lib64 -Wl$(comma)-rpath$(comma)$(CU
 $(BUILD)/fsvc.pc: fsvc.pc.in FORCE
 	@mkdir -p $(dir $@)
 	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_LIBS@|$(PC_CUDA_LIBS)|' \
+	  -e 's|@DNNL_LIBS@|$(if $(HAVE_DNNL), -ldnnl)|' \
 	  fsvc.pc.in > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
 .PHONY: FORCE
 FORCE:
@@ -136,7 +138,7 @@ config:
 	@echo "fsvc $(VERSION): openblas=$(or $(HAVE_OPENBLAS),no) lapacke=$(or $(HAVE_LAPACKE),no)" \
 	  "zlib=$(or $(HAVE_ZLIB),no) libpng=$(or $(HAVE_PNG),no) libjpeg=$(or $(HAVE_JPEG),no) cmocka=$(or $(HAVE_CMOCKA),no)" \
 	  "openmp=$(or $(HAVE_OPENMP),no) nvcc=$(or $(NVCC),no) mpi=$(if $(MPI_LIBS),yes,no)" \
-	  "onednn=$(if $(findstring FSVC_HAVE_DNNL,$(CPPFLAGS)),yes,no)$(if $(SAN), sanitizers=on)"
+	  "onednn=$(or $(HAVE_DNNL),no)$(if $(SAN), sanitizers=on)"
 	@missing="$(if $(HAVE_OPENBLAS),,libopenblas-dev )$(if $(HAVE_LAPACKE),,liblapacke-dev )$(if $(HAVE_ZLIB),,zlib1g-dev )$(if $(HAVE_PNG),,libpng-dev )$(if $(HAVE_JPEG),,libjpeg-dev )"; \
 	  if [ -n "$$missing" ]; then echo "fsvc: missing packages: $$missing(run 'make deps')"; exit 1; fi
 
