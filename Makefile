@@ -63,6 +63,15 @@ endif
 CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs openblas lapacke zlib libpng libjpeg 2>/dev/null) -llapack
 TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+# oneDNN (Debian's libdnnl-dev) for the onednn tier's f32 / bf16 products;
+# NO_DNNL=1 builds without it (the tiers below keep every path).
+ifeq ($(NO_DNNL),)
+ifneq ($(wildcard /usr/include/oneapi/dnnl/dnnl.h),)
+HAVE_DNNL := yes
+CPPFLAGS += -DFSVC_HAVE_DNNL=1
+LDLIBS   += -ldnnl
+endif
+endif
 
 ifeq ($(SAN),thread)
 CFLAGS  += -fsanitize=thread -fno-omit-frame-pointer
@@ -120,6 +129,7 @@ PC_CUDA_LIBS := $(if $(NVCC), -L$(CUDA_HOME)/lib64 -Wl$(comma)-rpath$(comma)$(CU
 $(BUILD)/fsvc.pc: fsvc.pc.in FORCE
 	@mkdir -p $(dir $@)
 	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_LIBS@|$(PC_CUDA_LIBS)|' \
+	  -e 's|@DNNL_LIBS@|$(if $(HAVE_DNNL), -ldnnl)|' \
 	  fsvc.pc.in > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
 .PHONY: FORCE
 FORCE:
@@ -127,7 +137,8 @@ FORCE:
 config:
 	@echo "fsvc $(VERSION): openblas=$(or $(HAVE_OPENBLAS),no) lapacke=$(or $(HAVE_LAPACKE),no)" \
 	  "zlib=$(or $(HAVE_ZLIB),no) libpng=$(or $(HAVE_PNG),no) libjpeg=$(or $(HAVE_JPEG),no) cmocka=$(or $(HAVE_CMOCKA),no)" \
-	  "openmp=$(or $(HAVE_OPENMP),no) nvcc=$(or $(NVCC),no) mpi=$(if $(MPI_LIBS),yes,no)$(if $(SAN), sanitizers=on)"
+	  "openmp=$(or $(HAVE_OPENMP),no) nvcc=$(or $(NVCC),no) mpi=$(if $(MPI_LIBS),yes,no)" \
+	  "onednn=$(or $(HAVE_DNNL),no)$(if $(SAN), sanitizers=on)"
 	@missing="$(if $(HAVE_OPENBLAS),,libopenblas-dev )$(if $(HAVE_LAPACKE),,liblapacke-dev )$(if $(HAVE_ZLIB),,zlib1g-dev )$(if $(HAVE_PNG),,libpng-dev )$(if $(HAVE_JPEG),,libjpeg-dev )"; \
 	  if [ -n "$$missing" ]; then echo "fsvc: missing packages: $$missing(run 'make deps')"; exit 1; fi
 
@@ -205,7 +216,7 @@ NPROC      := $(shell nproc 2>/dev/null || echo 1)
 ASAN_TESTS := test_libsvm test_idx test_idx_dims test_png test_jpeg test_png_write test_csv test_csr \
               test_names test_params test_model test_model_bad test_model_scale \
               test_model_regression test_embed test_dataset test_slice test_comm test_io \
-              test_batch
+              test_batch test_dnnl
 # OpenMP's runtime is not instrumented, so only these (pthreads: ranks as
 # threads in test_slice, writers in test_io; a shared inflate sink once
 # corrupted 1 run in 20 of test_slice)
@@ -275,7 +286,7 @@ test-cuda: all
 DEBIAN_PKGS := build-essential pkg-config libopenblas-dev liblapacke-dev zlib1g-dev \
                libpng-dev libjpeg-dev libjpeg-turbo-progs libcmocka-dev dataset-fashion-mnist gnuplot-nox libsvm-tools \
                clang libclang-rt-14-dev libomp-dev python3-numpy python3-sklearn python3-pytest \
-               python3-pandas python3-matplotlib openmpi-bin libopenmpi-dev time
+               python3-pandas python3-matplotlib openmpi-bin libopenmpi-dev time libdnnl-dev
 deps:
 	@missing=""; for p in $(DEBIAN_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

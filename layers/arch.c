@@ -1,5 +1,5 @@
 /* arch.c - which CPU kernels to run: cpuid (gcc's __builtin_cpu_supports),
- * or FSVC_ARCH=ref|scalar|avx2|avxvnni|avx512|avx512vnni|avx512bf16 from the environment; their names and
+ * or FSVC_ARCH=ref|scalar|avx2|avxvnni|avx512|avx512vnni|avx512bf16|onednn from the environment; their names and
  * the kernels alone for benchmarks (the public face of kernels.h). Pure:
  * nothing is cached here beyond what the compiler's cpuid model holds. */
 #include "bnl.h"
@@ -21,13 +21,13 @@ bnl_arch bnl_arch_detect(char *why, size_t len)
         if (bnl_arch_parse(env, &want) != 0) {
             if (why)
                 snprintf(why, len, "%s (cpuid; FSVC_ARCH='%s' is not ref|scalar|avx2|avxvnni|"
-                         "avx512|avx512vnni|avx512bf16, ignored)", bnl_arch_name(best), env);
+                         "avx512|avx512vnni|avx512bf16|onednn, ignored)", bnl_arch_name(best), env);
             return best;
         }
         if (!bnl_arch_supported(want)) {
             if (why)
-                snprintf(why, len, "%s (cpuid; FSVC_ARCH=%s is not supported by this CPU, ignored)",
-                         bnl_arch_name(best), env);
+                snprintf(why, len, "%s (cpuid; FSVC_ARCH=%s is not supported by this CPU or "
+                         "build, ignored)", bnl_arch_name(best), env);
             return best;
         }
         if (why)

@@ -4,6 +4,7 @@
  * (layers/cpu_ops.c) where the context's does not offer the call. */
 #include "backend.h"
 #include "bnl_backend_ops.h"
+#include "cpu_dnnl.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@ static int ctx_init(bnl_ctx *ctx, bnl_backend b, int threads)
     ctx->arch = bnl_arch_detect(NULL, 0);
     ctx->backend = b;
     ctx->ops = b == BNL_REF ? &bnl_ref_ops : &bnl_cpu_ops;
+    ctx->dnnl = b == BNL_REF ? NULL : bnl_dnnl_open(); /* NULL: the other paths */
     return FSVC_OK;
 }
 
@@ -98,6 +100,8 @@ void bnl_ctx_close(bnl_ctx *ctx)
         ctx->ops->close(ctx->dev);
     ctx->dev = NULL;
     ctx->ops = ctx->backend == BNL_REF ? &bnl_ref_ops : &bnl_cpu_ops;
+    bnl_dnnl_close(ctx->dnnl);
+    ctx->dnnl = NULL;
 }
 
 bnl_ctx bnl_ctx_host(const bnl_ctx *ctx, int threads)

@@ -29,11 +29,15 @@ typedef enum { BNL_REF = 0, BNL_CPU = 1, BNL_CUDA = 2 } bnl_backend;
  * vpdpbusd GEMM (CPUs with AVX-VNNI and no AVX-512). Tiers rank scalar <
  * avx2 < avxvnni < avx512 < avx512vnni < avx512bf16 (bnl_arch_rank; the
  * values are not the ranks); an arch a CPU lacks runs the best-ranked
- * tier below it that the CPU has. BNL_ARCH_COUNT: how many. */
+ * tier below it that the CPU has. onednn (above avx512bf16): its kernels,
+ * and the products of f32 and bf16 L2 / dot layers on oneDNN's matmul
+ * (layers/cpu_dnnl.c; builds with Debian's libdnnl, CPUs with AVX-512
+ * BF16). BNL_ARCH_COUNT: how many. */
 typedef enum { BNL_ARCH_REF = 0, BNL_ARCH_SCALAR = 1, BNL_ARCH_AVX2 = 2,
                BNL_ARCH_AVX512 = 3, BNL_ARCH_AVX512VNNI = 4,
-               BNL_ARCH_AVX512BF16 = 5, BNL_ARCH_AVXVNNI = 6 } bnl_arch;
-#define BNL_ARCH_COUNT 7
+               BNL_ARCH_AVX512BF16 = 5, BNL_ARCH_AVXVNNI = 6,
+               BNL_ARCH_ONEDNN = 7 } bnl_arch;
+#define BNL_ARCH_COUNT 8
 /* Precision of the GEMM operands of f32 L2 and dot (issue 10): full f32;
  * tf32 (operands rounded to 10 mantissa bits, TF32 tensor cores) or bf16
  * (7 mantissa bits, bf16 tensor cores), both round-to-nearest-even with
@@ -57,10 +61,10 @@ const char *bnl_precision_name(bnl_precision p);
 int bnl_dist_parse(const char *s, bnl_dist *out);       /* "l1" "l2" "dot" */
 int bnl_act_parse(const char *s, bnl_act *out);         /* "tri" "gauss" "tanh" "ident" */
 int bnl_backend_parse(const char *s, bnl_backend *out); /* "ref" "cpu" "cuda" */
-int bnl_arch_parse(const char *s, bnl_arch *out);       /* "ref" ... "avx512bf16" "avxvnni" */
+int bnl_arch_parse(const char *s, bnl_arch *out);       /* "ref" ... "avx512bf16" "onednn" */
 int bnl_precision_parse(const char *s, bnl_precision *out); /* "full" "tf32" "bf16" */
 /* The tier's place in the fallback order (ref 0, scalar 1, avx2 2,
- * avxvnni 3, avx512 4, avx512vnni 5, avx512bf16 6). */
+ * avxvnni 3, avx512 4, avx512vnni 5, avx512bf16 6, onednn 7). */
 int bnl_arch_rank(bnl_arch arch);
 /* 1 if this CPU can run arch (cpuid); REF and SCALAR always 1. */
 int bnl_arch_supported(bnl_arch arch);
@@ -107,6 +111,9 @@ typedef struct bnl_normal_impl bnl_normal_impl;
 typedef struct bnl_novelty_impl bnl_novelty_impl;
 typedef struct bnl_mind_impl bnl_mind_impl;
 
+/* A context's oneDNN primitives (layers/cpu_dnnl.h), opaque. */
+typedef struct bnl_dnnl bnl_dnnl;
+
 /* A backend's table of entry points (layers/bnl_backend_ops.h). */
 typedef struct bnl_backend_ops bnl_backend_ops;
 
@@ -124,6 +131,11 @@ typedef struct bnl_ctx {
     int64_t tile_m, tile_N;
     int64_t par_min_syn;  /* calls below this many synapses (m N n) run on
                              one thread; 0 = default 2^22, -1 = never (tests) */
+    bnl_dnnl *dnnl;       /* oneDNN's engine and primitives (onednn tier);
+                             NULL: none (built without, or a ref context) */
+    int64_t dnnl_min_syn; /* onednn tier: calls below this many synapses (or
+                             256 samples) keep avx512bf16's path; 0 = default
+                             2^24, -1 = none (tests) */
 } bnl_ctx;
 
 /* How a session of the ridge normal equations runs (bnl.h bnl_normal_open;

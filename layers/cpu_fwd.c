@@ -1,7 +1,7 @@
 /* cpu_fwd.c - the CPU backend's forward pass: OpenMP threads share out the
  * planner's tiles; each tile is distance (micro-kernels or a one-thread
- * GEMM, OpenBLAS at 1 thread inside the team) + activation while in cache
- * (cpu_tile.c). */
+ * GEMM, OpenBLAS at 1 thread inside the team, or oneDNN's matmul on one
+ * thread) + activation while in cache (cpu_tile.c). */
 #include "cpu_tile.h"
 
 #include <stdlib.h>
@@ -14,7 +14,7 @@ static int forward_tiles(const bnl_ctx *ctx, const bnl_cpu_job *job, const bnl_p
     const int64_t tm = pl->tile_m, tN = pl->tile_N, m = job->m, N = job->N;
     const int64_t mt = ceil_div(m, tm), tiles = mt * ceil_div(N, tN);
     const size_t es = job->op->dtype == FSVC_F64 ? sizeof(double) : sizeof(float);
-    const int u8 = job->op->dtype == FSVC_U8;
+    const int u8 = job->op->dtype == FSVC_U8 || job->dw; /* a 4-byte scratch tile */
     int nomem = 0;
     #pragma omp parallel num_threads(bnl_par_threads(ctx, m, N, job->n))
     {
@@ -37,6 +37,9 @@ static int forward_tiles(const bnl_ctx *ctx, const bnl_cpu_job *job, const bnl_p
     if (nomem)
         return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory for a %lld x %lld tile",
                          (long long)tN, (long long)tm);
+    if (job->dnnl_failed)
+        return fsvc_fail(err, FSVC_ERESOURCE, "bnl: oneDNN's matmul failed on a %lld x %lld "
+                         "tile", (long long)tN, (long long)tm);
     return FSVC_OK;
 }
 
@@ -49,6 +52,7 @@ int bnl_cpu_forward(const bnl_ctx *ctx, const bnl_op *op, void *H, int64_t ldh,
     int rc = bnl_cpu_job_init(&job, ctx, op, W, m, X, N, n, err);
     if (rc)
         return rc;
+    bnl_cpu_job_dnnl(&job, ctx, pl.tile_N, pl.tile_m);
     if (job.gemm) {
         int saved = bnl_blas_threads_push(ctx, 1); /* BLAS inside the team */
         rc = forward_tiles(ctx, &job, &pl, H, ldh, err);

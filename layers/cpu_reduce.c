@@ -76,6 +76,7 @@ static int reduce(const bnl_ctx *ctx, const bnl_op *op, const reduce_spec *rs,
     int64_t tN = (N + 7) / 8;
     tN = (tN + 15) / 16 * 16;
     tN = tN < pl.tile_N ? tN : pl.tile_N;
+    bnl_cpu_job_dnnl(&job, ctx, tN, tm); /* its tiles are dense: no scratch */
     const int f64 = op->dtype == FSVC_F64, u8 = op->dtype == FSVC_U8;
     const size_t es = f64 ? sizeof(double) : sizeof(float);
     const int blas1 = job.gemm || rs->Y; /* BLAS inside the threads: 1 thread */
@@ -112,6 +113,9 @@ static int reduce(const bnl_ctx *ctx, const bnl_op *op, const reduce_spec *rs,
     if (nomem)
         return fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory for a %lld x %lld tile",
                          (long long)tN, (long long)tm);
+    if (job.dnnl_failed)
+        return fsvc_fail(err, FSVC_ERESOURCE, "bnl: oneDNN's matmul failed on a %lld x %lld "
+                         "tile", (long long)tN, (long long)tm);
     return FSVC_OK;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cblas.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* OpenBLAS extensions (openblas-pthread's cblas.h declares them too). */
 int openblas_get_num_threads(void);
@@ -142,6 +143,8 @@ int bnl_cpu_job_init(bnl_cpu_job *job, const bnl_ctx *ctx, const bnl_op *op,
     job->wr = job->xr = NULL;
     job->wb = job->xb = NULL;
     job->n2 = 0;
+    job->dw = NULL;
+    job->dnnl_failed = 0;
     int t = bnl_par_threads(ctx, m, N, n);
     int need = (job->gemm && op->dist == BNL_L2) ||
                (op->dtype == FSVC_U8 && op->dist == BNL_DOT && !job->kern->dot_u8);
@@ -172,8 +175,26 @@ int bnl_cpu_job_init(bnl_cpu_job *job, const bnl_ctx *ctx, const bnl_op *op,
     return bnl_op_reduced(op) ? round_operands(job, t, err) : FSVC_OK;
 }
 
+void bnl_cpu_job_dnnl(bnl_cpu_job *job, const bnl_ctx *ctx, int64_t tile_N, int64_t tile_m)
+{
+    const bnl_op *op = job->op;
+    if (!bnl_cpu_uses_dnnl(ctx, op, job->m, job->N, job->n))
+        return;
+    int bf = op->precision == BNL_PREC_BF16;
+    if (bf && !job->wb) /* bf16 operands come from bf16_operands */
+        return;
+    bnl_dnnl_shape s = {bf, bf ? job->n2 : job->n, job->m, job->N, tile_m, tile_N};
+    if (bnl_dnnl_pack(ctx->dnnl, &job->dw, &s, bf ? (const void *)job->wb : job->W,
+                      bnl_par_threads(ctx, job->m, job->N, job->n)) == 0 && bf) {
+        free(job->wb); /* packed: the tiles read W there */
+        job->wb = NULL;
+    }
+}
+
 void bnl_cpu_job_free(bnl_cpu_job *job)
 {
+    bnl_dnnl_w_free(job->dw);
+    job->dw = NULL;
     free(job->xn);
     free(job->wn);
     free(job->wr);
@@ -193,6 +214,37 @@ static void u8_dot_from_l2(int32_t *D, const int32_t *xn, const int32_t *wn,
     for (int64_t i = 0; i < rows; i++)
         for (int64_t j = 0; j < cols; j++)
             D[i * cols + j] = (int32_t)(((int64_t)xn[i] + wn[j] - D[i * cols + j]) / 2);
+}
+
+/* The product on oneDNN into a dense tile (H itself when ldh == cols, else
+ * scratch, copied to H in cache), times -2 for L2 (exact), then the
+ * epilogue of the GEMM paths. */
+static void dnnl_tile(const bnl_cpu_job *job, float *H, int64_t ldh, float *scratch,
+                      int64_t i0, int64_t rows, int64_t j0, int64_t cols)
+{
+    const bnl_op *op = job->op;
+    float *C = ldh == cols ? H : scratch;
+    const void *X = job->xb ? (const void *)(job->xb + i0 * job->n2)
+                            : (const void *)((const float *)job->X + i0 * job->n);
+    if (bnl_dnnl_tile(job->dw, C, X, rows, j0, cols) != 0) {
+        bnl_cpu_job *j = (bnl_cpu_job *)job;
+        #pragma omp atomic write
+        j->dnnl_failed = 1;
+        return;
+    }
+    const float a = op->dist == BNL_DOT ? 1.0f : -2.0f;
+    if (C != H)
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++)
+                H[i * ldh + j] = a * C[i * cols + j];
+    else if (a != 1.0f)
+        for (int64_t t = 0; t < rows * cols; t++)
+            H[t] *= a;
+    if (op->dist != BNL_DOT)
+        job->epi->l2_f32(H, ldh, (const float *)job->xn + i0, (const float *)job->wn + j0, rows,
+                         cols, &job->p);
+    else if (op->act != BNL_IDENT)
+        job->epi->inplace_f32(H, ldh, rows, cols, &job->p);
 }
 
 void bnl_cpu_tile(const bnl_cpu_job *job, void *H, int64_t ldh, int32_t *scratch,
@@ -223,6 +275,8 @@ void bnl_cpu_tile(const bnl_cpu_job *job, void *H, int64_t ldh, int32_t *scratch
         if (!job->gemm) {
             job->kern->l1_f32(H, ldh, W, cols, X, rows, n);
             job->epi->inplace_f32(H, ldh, rows, cols, &job->p); /* clamps ident too */
+        } else if (job->dw) {
+            dnnl_tile(job, H, ldh, (float *)scratch, i0, rows, j0, cols);
         } else if (job->xb) { /* bf16 on the tier's kernel, then as the GEMM below */
             job->kern->dot_bf16(H, ldh, job->wb + j0 * job->n2, cols, job->xb + i0 * job->n2,
                                 rows, job->n2, op->dist == BNL_DOT ? 1.0f : -2.0f);

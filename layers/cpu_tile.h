@@ -4,6 +4,7 @@
 #define FSVC_CPU_TILE_H
 
 #include "backend.h"
+#include "cpu_dnnl.h"
 
 typedef struct bnl_cpu_job {
     const bnl_op *op;
@@ -24,6 +25,8 @@ typedef struct bnl_cpu_job {
                            bf16 bit patterns (the same rounding), rows of
                            n2 (n padded to even with zeros); else NULL */
     int n2;
+    bnl_dnnl_w *dw;     /* the product on oneDNN (bnl_cpu_job_dnnl), else NULL */
+    int dnnl_failed;    /* set (atomically) by a tile oneDNN failed on */
 } bnl_cpu_job;
 
 /* Fills the job (kernels, epilogue, norms, rounded operands). Free with
@@ -33,9 +36,25 @@ int bnl_cpu_job_init(bnl_cpu_job *job, const bnl_ctx *ctx, const bnl_op *op,
                      fsvc_error *err);
 void bnl_cpu_job_free(bnl_cpu_job *job);
 
+/* Below this many synapses (m N n), or samples N, the onednn tier keeps the
+ * avx512bf16 tier's path: the primitives' set-up, and packing W (m n, paid
+ * once per call), cost more than oneDNN gains (measured, 2 threads: at m =
+ * 10000, n = 784, N = 16 oneDNN takes 1.25-1.4x the time, N = 64 about 1;
+ * square layers from 64^2 gain 1.1-1.6x). */
+#define BNL_DNNL_MIN_SYN ((int64_t)1 << 24)
+#define BNL_DNNL_MIN_N 256
+/* 1 when the product of op runs on oneDNN on ctx (the planner's path). */
+int bnl_cpu_uses_dnnl(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N, int n);
+/* Where the planner chose oneDNN: packs W for tiles of tile_N x tile_m
+ * (job->dw). If oneDNN cannot run it, job->dw stays NULL and the tiles
+ * take the tier's other path. After bnl_cpu_job_init. */
+void bnl_cpu_job_dnnl(bnl_cpu_job *job, const bnl_ctx *ctx, int64_t tile_N, int64_t tile_m);
+
 /* H tile = act(dist(W rows j0.., X rows i0..)): rows x cols at H (ldh),
- * float or double by dtype. scratch: rows x cols int32 (u8 only). Single
- * threaded; BLAS calls run with whatever thread count OpenBLAS has. */
+ * float or double by dtype. scratch: rows x cols int32 (u8), or float
+ * (job->dw, unless ldh == cols). Single threaded; BLAS calls run with
+ * whatever thread count OpenBLAS has. A oneDNN failure sets
+ * job->dnnl_failed (the caller's error). */
 void bnl_cpu_tile(const bnl_cpu_job *job, void *H, int64_t ldh, int32_t *scratch,
                   int64_t i0, int64_t rows, int64_t j0, int64_t cols);
 

@@ -52,6 +52,13 @@ int bnl_arch_supported(bnl_arch arch)
     case BNL_ARCH_AVX512BF16:
         __builtin_cpu_init();
         return bnl_arch_supported(BNL_ARCH_AVX512VNNI) && __builtin_cpu_supports("avx512bf16");
+    case BNL_ARCH_ONEDNN: /* built with oneDNN (cpu_dnnl.c); its bf16 matmul
+                             wants the BF16 instructions */
+#ifdef FSVC_HAVE_DNNL
+        return bnl_arch_supported(BNL_ARCH_AVX512BF16);
+#else
+        return 0;
+#endif
     case BNL_ARCH_AVXVNNI: /* the VEX form: not implied by AVX-512 VNNI */
         __builtin_cpu_init();
         return bnl_arch_supported(BNL_ARCH_AVX2) && __builtin_cpu_supports("avxvnni");
@@ -61,7 +68,7 @@ int bnl_arch_supported(bnl_arch arch)
 
 int bnl_arch_rank(bnl_arch arch)
 {
-    static const int rank[BNL_ARCH_COUNT] = {0, 1, 2, 4, 5, 6, 3}; /* by enum value */
+    static const int rank[BNL_ARCH_COUNT] = {0, 1, 2, 4, 5, 6, 3, 7}; /* by enum value */
     return (unsigned)arch < BNL_ARCH_COUNT ? rank[arch] : -1;
 }
 

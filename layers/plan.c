@@ -13,16 +13,32 @@
  *     tiles must be large (256 x 1024 tiles measured 1.2-1.5x the bare
  *     sgemm, 1024 x 2048 about 1.1x, on 4096^2 x 784, 2 threads); the
  *     activation then runs on the tile while it is in L3 (L2 is 2 MiB).
+ *   onednn (f32 and bf16 L2/dot, large calls): 256 samples x 1024 neurons,
+ *     the f32 H tile (1 MiB) in L2 for the activation; neurons in
+ *     multiples of 64 (oneDNN's blocks of W, cpu_dnnl.c).
  * Then tiles are halved (N first) until there are at least 8, so 2 threads
  * balance on small layers. Edge tiles are exact (the last tile is smaller).
  */
-#include "backend.h"
+#include "cpu_tile.h"
 
+#include <string.h>
 #include <unistd.h>
 
 int bnl_cpu_uses_gemm(const bnl_op *op)
 {
     return op->dtype != FSVC_U8 && op->dist != BNL_L1;
+}
+
+int bnl_cpu_uses_dnnl(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N, int n)
+{
+    return ctx && ctx->dnnl && ctx->backend == BNL_CPU && ctx->arch == BNL_ARCH_ONEDNN &&
+           bnl_arch_supported(BNL_ARCH_ONEDNN) && op->dtype == FSVC_F32 &&
+           op->dist != BNL_L1 &&
+           (op->precision == BNL_PREC_FULL || op->precision == BNL_PREC_BF16) &&
+           (ctx->dnnl_min_syn < 0 ||
+            (N >= BNL_DNNL_MIN_N &&
+             (double)m * (double)N * n >= (double)(ctx->dnnl_min_syn ? ctx->dnnl_min_syn
+                                                                     : BNL_DNNL_MIN_SYN)));
 }
 
 static int64_t l2_bytes(void)
@@ -61,8 +77,13 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
     int64_t elem = (int64_t)fsvc_dtype_size(op->dtype);
     int64_t q = l2_bytes() / 4;
     int64_t tm, tN;
-    if (bnl_op_reduced(op) && op->precision == BNL_PREC_BF16 &&
-        bnl_kernels_get(ctx->arch)->dot_bf16) {
+    if (bnl_cpu_uses_dnnl(ctx, op, m, N, n)) {
+        tm = 1024;
+        tN = 256;
+        p.path = "onednn";
+        p.kernel = op->precision == BNL_PREC_BF16 ? "onednn-bf16" : "onednn-f32";
+    } else if (bnl_op_reduced(op) && op->precision == BNL_PREC_BF16 &&
+               bnl_kernels_get(ctx->arch)->dot_bf16) {
         /* the bf16 GEMM kernel (avx512bf16): its own packing, so the tiles
          * of the u8 GEMM kernel (the f32 H tile, 1 MiB, in L2) */
         tm = 240;
@@ -107,6 +128,8 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
     }
     if (ctx->tile_m > 0) tm = ctx->tile_m < m ? ctx->tile_m : m;
     if (ctx->tile_N > 0) tN = ctx->tile_N < N ? ctx->tile_N : N;
+    if (!strcmp(p.path, "onednn") && tm < m) /* whole blocks of 64 neurons */
+        tm = tm < 64 ? 64 : tm / 64 * 64;
     p.tile_m = tm;
     p.tile_N = tN;
     p.tiles = ceil_div(m, tm) * ceil_div(N, tN);

@@ -5,7 +5,9 @@
 # cores. oneDNN computes only the product (u8 x s8 -> s32, bf16 -> f32,
 # f32), weights pre-packed in its own layout; fsvc's layer computes the
 # product AND the distances' norms and the activation (`fsvc bench`), so
-# the comparison favours oneDNN. Rounds interleave every configuration
+# the comparison favours oneDNN. fsvc's rows run FSVC_ARCH=avx512bf16 (its
+# own kernels, OpenBLAS for f32) or FSVC_ARCH=onednn (oneDNN's matmul with
+# fsvc's epilogue, the default where it runs). Rounds interleave every configuration
 # (the machine is shared); each figure is the median over rounds of the
 # best of REPS runs, ratios of medians measured in this one run.
 # usage: scripts/onednn_vs_fsvc.sh [-o FILE]   (make first; needs libdnnl-dev)
@@ -28,12 +30,14 @@ fi
 # label | command (prints a time in seconds on its last line)
 configs=(
   "oneDNN u8 x s8 -> s32 product|$work/onednn_bench u8 $N $M $K $REPS"
-  "fsvc u8 dot layer (mul: product, identity activation)|$FSVC bench --op mul --dtype u8 -N $N -m $M -n $K --no-ref -r $REPS"
-  "fsvc u8 L2 layer (rbf-l2: distances + Gaussian)|$FSVC bench --op rbf-l2 --dtype u8 -N $N -m $M -n $K --no-ref -r $REPS"
+  "fsvc u8 dot layer (mul: product, identity activation)|env FSVC_ARCH=avx512bf16 $FSVC bench --op mul --dtype u8 -N $N -m $M -n $K --no-ref -r $REPS"
+  "fsvc u8 L2 layer (rbf-l2: distances + Gaussian)|env FSVC_ARCH=avx512bf16 $FSVC bench --op rbf-l2 --dtype u8 -N $N -m $M -n $K --no-ref -r $REPS"
   "oneDNN bf16 product|$work/onednn_bench bf16 $N $M $K $REPS"
-  "fsvc f32 L2 layer, --precision bf16|$FSVC bench --op rbf-l2 --dtype f32 --precision bf16 -N $N -m $M -n $K --no-ref -r $REPS"
+  "fsvc f32 L2 layer, --precision bf16|env FSVC_ARCH=avx512bf16 $FSVC bench --op rbf-l2 --dtype f32 --precision bf16 -N $N -m $M -n $K --no-ref -r $REPS"
+  "fsvc f32 L2 layer, --precision bf16, onednn tier|env FSVC_ARCH=onednn $FSVC bench --op rbf-l2 --dtype f32 --precision bf16 -N $N -m $M -n $K --no-ref -r $REPS"
   "oneDNN f32 product|$work/onednn_bench f32 $N $M $K $REPS"
-  "fsvc f32 L2 layer (OpenBLAS sgemm + epilogue)|$FSVC bench --op rbf-l2 --dtype f32 -N $N -m $M -n $K --no-ref -r $REPS"
+  "fsvc f32 L2 layer (OpenBLAS sgemm + epilogue)|env FSVC_ARCH=avx512bf16 $FSVC bench --op rbf-l2 --dtype f32 -N $N -m $M -n $K --no-ref -r $REPS"
+  "fsvc f32 L2 layer, onednn tier (oneDNN's product + epilogue)|env FSVC_ARCH=onednn $FSVC bench --op rbf-l2 --dtype f32 -N $N -m $M -n $K --no-ref -r $REPS"
 )
 declare -A times impl kern
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -74,7 +78,9 @@ report() {
   for p in "fsvc u8 dot layer (mul: product, identity activation)|oneDNN u8 x s8 -> s32 product" \
            "fsvc u8 L2 layer (rbf-l2: distances + Gaussian)|oneDNN u8 x s8 -> s32 product" \
            "fsvc f32 L2 layer, --precision bf16|oneDNN bf16 product" \
-           "fsvc f32 L2 layer (OpenBLAS sgemm + epilogue)|oneDNN f32 product"; do
+           "fsvc f32 L2 layer, --precision bf16, onednn tier|oneDNN bf16 product" \
+           "fsvc f32 L2 layer (OpenBLAS sgemm + epilogue)|oneDNN f32 product" \
+           "fsvc f32 L2 layer, onednn tier (oneDNN's product + epilogue)|oneDNN f32 product"; do
     a=${p%%|*}; b=${p#*|}
     kk=""
     [ -n "${kern[$a]:-}" ] && kk="; its product kernels alone: $(awk "BEGIN{printf \"%.2f\", $(med "${kern[$a]}")/$(med "${times[$b]}")}")"

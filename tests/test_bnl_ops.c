@@ -300,6 +300,7 @@ static void run_shape_ops(int64_t m, int64_t N, int n, int few, int64_t tile_m,
     cpu.tile_m = tile_m;
     cpu.tile_N = tile_N;
     cpu.par_min_syn = -1; /* small shapes too run on 2 threads */
+    cpu.dnnl_min_syn = -1; /* and on oneDNN (the onednn tier) */
     /* the cuda backend too when a device is there (strict: no fallback) */
     bnl_ctx cu;
     fsvc_error cerr;
@@ -439,6 +440,7 @@ static void test_actsum_scores(void **state)
     assert_int_equal(bnl_ctx_open(&ref, "ref", 1, 1, &err), FSVC_OK);
     assert_int_equal(bnl_ctx_open(&cpu, "cpu", 2, 1, &err), FSVC_OK);
     cpu.par_min_syn = -1;
+    cpu.dnnl_min_syn = -1;
     const int64_t m = 157, N = quick() ? 67 : 301;
     const int n = 97, K = 10;
     bnl_arch archs[BNL_ARCH_COUNT];

@@ -57,7 +57,7 @@ static double fval(int kind)
 static const int32_t SENT_I = 0x5A5A5A5A;
 
 static const char *arch_names[] = {"ref", "scalar", "avx2", "avx512", "avx512vnni",
-                                   "avx512bf16", "avxvnni"};
+                                   "avx512bf16", "avxvnni", "onednn"};
 
 typedef struct caseinfo {
     const char *arch, *kern;
@@ -222,7 +222,7 @@ static void test_dispatch(void **state)
 {
     (void)state;
     const char *want[] = {"scalar", "scalar", "avx2", "avx512", "avx512vnni", "avx512bf16",
-                          "avxvnni"};
+                          "avxvnni", "avx512bf16"}; /* onednn: avx512bf16's kernels */
     for (int a = BNL_ARCH_REF; a < BNL_ARCH_COUNT; a++) {
         const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
         assert_non_null(k);

@@ -168,7 +168,8 @@ int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err)
     r->t_syn_cpu = r->cpu_min / (ctx.backend == BNL_REF ? 1 : ctx.threads) / syn * 1e9;
     r->gsyn = syn / r->t_min / 1e9;
     /* a bf16 layer on vdpbf16ps does two f32 products an FMA lane */
-    double bf16 = !strcmp(r->plan.kernel, "avx512bf16") ? 2.0 : 1.0;
+    double bf16 = !strcmp(r->plan.kernel, "avx512bf16") || !strcmp(r->plan.kernel, "onednn-bf16")
+                  ? 2.0 : 1.0;
     r->peak_frac = syn / r->t_min / (bf16 * bench_peak(op.dtype, ctx.threads, ctx.arch));
     if (ctx.backend == BNL_CPU) {
         r->probe_peak = bench_probe_peak(&op, ctx.arch, ctx.threads, &r->probe_what);

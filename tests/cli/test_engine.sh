@@ -22,9 +22,17 @@ expect_match "^cuda: " "info: the cuda line" "$OUT"
 # issue 24: the tier per op, and FSVC_ARCH forcing any tier the CPU has
 expect_exit 0 "info, cpuid arch" -- env -u FSVC_ARCH "$FSVC" info
 expect_match "^  u8 l2, dot +(scalar|avx2|avx512|avx512vnni) \(kernels\)" "info: u8 L2 tier" "$OUT"
-expect_match "^  f32 l2, dot +openblas-sgemm \(gemm\)" "info: f32 L2 on GEMM" "$OUT"
+# the onednn tier: built with libdnnl-dev, on a CPU with AVX-512 BF16
+dnnl=no
+env FSVC_ARCH=onednn "$FSVC" info 2>/dev/null | grep -q '^cpu kernels: onednn (FSVC_ARCH' && dnnl=yes
+if [ $dnnl = yes ]; then
+  expect_match "^  f32 l2, dot +onednn-f32 \(onednn\)" "info: f32 L2 on oneDNN" "$OUT"
+else
+  expect_match "^  f32 l2, dot +openblas-sgemm \(gemm\)" "info: f32 L2 on GEMM" "$OUT"
+fi
 if grep -q ' avx512_vnni' /proc/cpuinfo && grep -q ' avx512bw' /proc/cpuinfo; then
   if grep -q ' avx512_bf16' /proc/cpuinfo; then top=avx512bf16; else top=avx512vnni; fi
+  [ $dnnl = yes ] && top=onednn
   expect_match "^cpu kernels: $top \(cpuid\)" "cpuid picks $top" "$OUT"
   expect_match "^  u8 l1 +avx512 \(kernels\)" "avx512vnni runs avx512's L1" "$OUT"
   expect_exit 0 "info, FSVC_ARCH=avx512" -- env FSVC_ARCH=avx512 "$FSVC" info
@@ -34,15 +42,26 @@ if grep -q ' avx512_vnni' /proc/cpuinfo && grep -q ' avx512bw' /proc/cpuinfo; th
   expect_match "plan: path=kernels kernel=avx512vnni" "bench plan names avx512vnni" "$OUT"
   expect_match "measured peak \(register probe, vpdpbusd zmm, 64 synapses per instruction\): [0-9.]+ G synapses/s on [0-9]+ threads; the layer per CPU second: [0-9.]+% of it" \
     "bench: % of the tier's measured peak" "$OUT"
-  if [ $top = avx512bf16 ]; then
-    expect_exit 0 "info, cpuid arch (bf16)" -- env -u FSVC_ARCH "$FSVC" info
+  if [ $top != avx512vnni ]; then
+    expect_exit 0 "info, FSVC_ARCH=avx512bf16" -- env FSVC_ARCH=avx512bf16 "$FSVC" info
     expect_match "^  f32 l2, dot bf16 +avx512bf16 \(kernels\)" "info: bf16 layers on avx512bf16" "$OUT"
+    expect_match "^  f32 l2, dot +openblas-sgemm \(gemm\)" "avx512bf16 keeps f32 L2 on GEMM" "$OUT"
     expect_exit 0 "info, FSVC_ARCH=avx512vnni" -- env FSVC_ARCH=avx512vnni "$FSVC" info
     expect_match "^  f32 l2, dot bf16 +openblas-sgemm \(gemm\)" "below avx512bf16: bf16 emulated" "$OUT"
-    expect_exit 0 "bench --precision bf16" -- "$FSVC" bench --op rbf-l2 --dtype f32 \
-      --precision bf16 -m 100 -N 70 -n 29 -v -r 1
+    expect_exit 0 "bench --precision bf16" -- env FSVC_ARCH=avx512bf16 "$FSVC" bench --op rbf-l2 \
+      --dtype f32 --precision bf16 -m 100 -N 70 -n 29 -v -r 1
     expect_match "precision=bf16 .*arch=avx512bf16" "bench names the precision and tier" "$OUT"
     expect_match "plan: path=kernels kernel=avx512bf16" "bench bf16 plan names avx512bf16" "$OUT"
+  fi
+  if [ $top = onednn ]; then
+    expect_exit 0 "info, cpuid arch (onednn)" -- env -u FSVC_ARCH "$FSVC" info
+    expect_match "^  f32 l2, dot bf16 +onednn-bf16 \(onednn\)" "info: bf16 layers on oneDNN" "$OUT"
+    expect_exit 0 "bench bf16 on onednn" -- "$FSVC" bench --op rbf-l2 --dtype f32 \
+      --precision bf16 -m 300 -N 300 -n 784 -v -r 1
+    expect_match "plan: path=onednn kernel=onednn-bf16" "bench plan names onednn-bf16" "$OUT"
+    expect_exit 0 "bench small f32 on onednn" -- "$FSVC" bench --op rbf-l2 --dtype f32 \
+      -m 300 -N 70 -n 29 -v -r 1
+    expect_match "plan: path=gemm kernel=openblas-sgemm" "few samples keep the GEMM path" "$OUT"
   fi
 else echo "ok - no AVX-512 VNNI here: the avx512vnni tier not checked"; fi
 if grep -q ' avx_vnni' /proc/cpuinfo; then

@@ -9,6 +9,9 @@ if [ ! -f "$B/fsvc.pc" ]; then fail "no $B/fsvc.pc (make builds it)"; exit 0; fi
 if ! command -v pkg-config >/dev/null; then ok "pkg-config missing: not checked"; exit 0; fi
 libs=$(PKG_CONFIG_PATH=$B pkg-config --static --libs fsvc)
 expect_match '-lfsvc .*-lopenblas .*-llapacke .*-lpng16' "static libs: BLAS, LAPACKE, libpng" "$libs"
+if nm "$B/libfsvc.a" 2>/dev/null | grep -q ' U dnnl_'; then
+  expect_match '-ldnnl' "oneDNN build: -ldnnl" "$libs"
+fi
 if nm "$B/libfsvc.a" 2>/dev/null | grep -q ' U cublas'; then
   expect_match '-lcublas' "CUDA build: -lcublas" "$libs"
   if nm "$B/libfsvc.a" 2>/dev/null | grep -q ' U cusolver'; then
