@@ -533,7 +533,7 @@ int fsvc_train_model(fsvc_model *model, fsvc_train_info *info, const fsvc_datase
     int64_t m = 0;
     int64_t cap = p->max_neurons;
     if ((p->select == FSVC_SELECT_RANDOM || p->select == FSVC_SELECT_KMEANS) && cap <= 0)
-        cap = fsvc_default_centroids(N);
+        cap = fsvc_default_centroids(N, p->regression ? 0 : d->n);
     rc = select_pass(sel, &m, &syn2, &ctx, op, r, p, cap, X, order, &dg, &at, bars, err);
     if (rc) goto fail;
     syn += syn2;
