@@ -138,7 +138,7 @@ typedef struct fsvc_param {
     int shuffle;           /* 1: seeded shuffle of the pass order */
     uint64_t seed;
     int64_t max_neurons;   /* 0 (default): no cap, except select random
-                              and kmeans++ take fsvc_default_centroids(N)
+                              and kmeans++ take fsvc_default_centroids(N, n)
                               on dense data (10000 from 20000 samples),
                               10000 on sparse data; > 0: the cap, or
                               the number select random or kmeans++ takes */
@@ -168,20 +168,25 @@ typedef struct fsvc_param {
 
 /* The defaults of `fsvc train` with no options (fsvc/model.c): L2
  * Gaussian, r = 0.45 x rms distance, select auto (random
- * fsvc_default_centroids(N), 10000 from 20000 samples, with the
+ * fsvc_default_centroids(N, n), 10000 from 20000 samples, with the
  * ridge readout), ridge readout, preprocess auto, dtype from the data, the
  * cpu backend on all cores. */
 void fsvc_param_default(fsvc_param *p);
 /* The centroids -s random and -s kmeans++ take on dense data when
- * max_neurons is 0 (the default) for N training samples (fsvc/params.c):
- * min(N, FSVC_CENTROIDS_MAX, max(FSVC_CENTROIDS_SQRT sqrt(N), N / 2)):
- * every sample up to 625, 25 sqrt(N) up to 2500, N / 2 up to 20000, then
- * 10000 (chosen by scripts/small_data.py, results/small_data.md). Sparse
- * data takes min(N, 10000): its rows are nearly orthogonal, and fewer
- * centroids cost accuracy there (91.6 % -> 83.2 % on README's text set). */
+ * max_neurons is 0 (the default) for N training samples of n features
+ * (fsvc/params.c): min(N, FSVC_CENTROIDS_MAX, max(FSVC_CENTROIDS_SQRT
+ * sqrt(N), N / 2), FSVC_CENTROIDS_FEAT sqrt(N n)): every sample up to 625,
+ * 25 sqrt(N) up to 2500, N / 2 up to 20000, then 10000, but at most
+ * 7 sqrt(N n), which only few features reach (n <= 12 below 2500 samples;
+ * phoneme's 2161 x 5: 727); n 0 leaves that cap out (regression, whose
+ * fit of a smooth target lost R^2 with it: README's wave 0.980 -> 0.969).
+ * Chosen by scripts/small_data.py (results/small_data.md). Sparse data takes min(N, 10000): its rows are
+ * nearly orthogonal, and fewer centroids cost accuracy there (91.6 % ->
+ * 83.2 % on README's text set). */
 #define FSVC_CENTROIDS_SQRT 25
+#define FSVC_CENTROIDS_FEAT 7
 #define FSVC_CENTROIDS_MAX 10000
-int64_t fsvc_default_centroids(int64_t N);
+int64_t fsvc_default_centroids(int64_t N, int n);
 
 /* ---- the settings model (fsvc/params.c) ----
  * Every training setting by name, the one parser and printer of each:

@@ -13,7 +13,7 @@
  * images, with deskew for slanted handwriting; fsvc_train decides), L2
  * Gaussian of radius 0.45 x the rms distance between training samples,
  * select auto, which with the ridge readout and that radius is random: the
- * first fsvc_default_centroids(N) samples of a seeded shuffle (fsvc_train;
+ * first fsvc_default_centroids(N, n) samples of a seeded shuffle (fsvc_train;
  * 10000 from 20000 samples), ridge readout with
  * lambda 1e-5 x mean diag(H^T H) (raised 3x on a non-positive-definite
  * factorisation, fsvc/ridge.c), dtype chosen from the data, the cpu

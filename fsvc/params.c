@@ -436,8 +436,9 @@ static const setting table[] = {
       "-s kmeans++, the folds of -v"),
     S("max-neurons", 0, "M", NULL, 1, max_neurons,
       "cap on the centroids; -s random and -s kmeans++ take M (0: no cap;\n"
-      "for random and kmeans++ min(N, max(25 sqrt(N), N/2), 10000) of N\n"
-      "dense samples, min(N, 10000) of sparse ones)"),
+      "for random and kmeans++ min(N, max(25 sqrt(N), N/2), 7 sqrt(N n), 10000)\n"
+      "of N dense samples of n features (no 7 sqrt(N n) with --regression),\n"
+      "min(N, 10000) of sparse ones)"),
     S("backend", 0, NULL, bnl_backend_names, 0, backend,
       "engine backend; cuda without a usable device prints one line and runs\n"
       "on the CPU"),
@@ -599,13 +600,19 @@ int fsvc_param_canon(char *s, size_t cap, const fsvc_param *p)
     return FSVC_OK;
 }
 
-int64_t fsvc_default_centroids(int64_t N)
+int64_t fsvc_default_centroids(int64_t N, int n)
 {
     /* the ridge costs about N m^2, an SVM about N^2: m growing as sqrt(N)
      * keeps small sets near an SVM's time (results/small_data.md); half
      * the samples from N = 2500 keeps medium sets' accuracy */
     double m = FSVC_CENTROIDS_SQRT * sqrt((double)N);
     if (m < N / 2.0) m = N / 2.0;
+    /* few features: an SVM's kernel rows cost N n each and fewer centroids
+     * cover the space; N m^2 stays within 49 x one N x N kernel matrix on
+     * n features (N^2 n) */
+    double few = FSVC_CENTROIDS_FEAT * sqrt((double)N * n);
+    if (n > 0 && m > few) m = few;
     if (m > FSVC_CENTROIDS_MAX) m = FSVC_CENTROIDS_MAX;
+    if (m < 1) m = 1;
     return (int64_t)m < N ? (int64_t)m : N;
 }

@@ -559,7 +559,7 @@ static int select_centroids(int64_t *m, double *syn, fsvc_model *M, dense_run *t
         (rc = bnl_op_check(&t->op, err)))
         return rc;
     if ((p->select == FSVC_SELECT_RANDOM || p->select == FSVC_SELECT_KMEANS) && cap <= 0)
-        cap = fsvc_default_centroids(t->dg.N);
+        cap = fsvc_default_centroids(t->dg.N, p->regression ? 0 : t->d->n);
     rc = select_pass(t, r, cap, p->progress == FSVC_PROGRESS_ALL, m, &syn2, err);
     if (!rc) *syn += syn2;
     return rc;

@@ -6,7 +6,8 @@ repeated (--repeats, default 3), medians reported:
   1. 5-fold cross-validation on the UCI sets of data/uci-dogaru
      (`make test-data` expands them under build/data/uci-dogaru):
      `svm-train -q -v 5 FILE` (LIBSVM's defaults, Debian's libsvm-tools)
-     against `fsvc train -q -v 5 FILE` (fsvc's defaults), against fsvc on
+     against `fsvc train -v 5 FILE` (fsvc's defaults; its cv: line gives the
+     centroids per fold model), against fsvc on
      one thread, against --max-neurons 10000 (every sample a centroid: the
      default before issue 27) and against --max-neurons M for each M of
      --sweep (what the default centroid count was chosen from);
@@ -41,8 +42,8 @@ def child_cpu():
 
 
 def run_cv(cmd):
-    """(wall s, cpu s, CV accuracy %) of a command printing LIBSVM's
-    'Cross Validation Accuracy = X%' line."""
+    """(wall s, cpu s, CV accuracy %, centroids per fold model or None) of
+    a command printing LIBSVM's 'Cross Validation Accuracy = X%' line."""
     c0, t0 = child_cpu(), time.perf_counter()
     r = subprocess.run(cmd, capture_output=True, text=True)
     wall, cpu = time.perf_counter() - t0, child_cpu() - c0
@@ -52,7 +53,8 @@ def run_cv(cmd):
     m = re.search(r"Cross Validation Accuracy = ([0-9.]+)%", r.stdout)
     if not m:
         sys.exit("small_data: %s printed no cross-validation accuracy" % " ".join(cmd))
-    return wall, cpu, float(m.group(1))
+    c = re.search(r"([0-9]+) centroids per model", r.stdout)
+    return wall, cpu, float(m.group(1)), int(c.group(1)) if c else None
 
 
 def machine():
@@ -91,16 +93,17 @@ def uci(args, out):
             path = os.path.join(args.data, s + ".train")
             for name, extra in variants:
                 cmd = (["svm-train", "-q", "-v", "5", path] if extra is None else
-                       [args.fsvc, "train", "-q", "-v", "5"] + extra + [path])
+                       [args.fsvc, "train", "-v", "5"] + extra + [path])
                 runs.setdefault((s, name), []).append(run_cv(cmd))
             print("small_data: repeat %d, %s done" % (rep + 1, s), file=sys.stderr, flush=True)
     out.append("## 5-fold cross-validation on the UCI sets (`-v 5`)\n")
     out.append("Wall seconds are medians of %d runs; the ratio is fsvc's time over LIBSVM's "
                "in the same repeat (median of the repeats); CPU seconds (user + system, "
                "median) count every thread. Accuracy: `Cross Validation Accuracy` "
-               "(deterministic).\n" % args.repeats)
-    out.append("| set | N | command | CV accuracy | wall s | CPU s | time / LIBSVM |")
-    out.append("| --- | ---: | --- | ---: | ---: | ---: | ---: |")
+               "(deterministic). Centroids: fsvc's per fold model (a fold trains on 4/5 of "
+               "N).\n" % args.repeats)
+    out.append("| set | N | command | centroids | CV accuracy | wall s | CPU s | time / LIBSVM |")
+    out.append("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
     for s in args.sets:
         path = os.path.join(args.data, s + ".train")
         with open(path) as f:
@@ -111,8 +114,9 @@ def uci(args, out):
             ratio = median([a[0] / b[0] for a, b in zip(r, base)])
             cmd = ("`svm-train -v 5`" if name == "LIBSVM" else
                    "`%s`" % name.replace("fsvc", "fsvc train -v 5", 1))
-            out.append("| %s | %d | %s | %.2f %% | %.2f | %.2f | %.2f |"
-                       % (s, N, cmd, r[0][2], median([a[0] for a in r]),
+            cents = "-" if r[0][3] is None else "%d" % r[0][3]
+            out.append("| %s | %d | %s | %s | %.2f %% | %.3f | %.3f | %.2f |"
+                       % (s, N, cmd, cents, r[0][2], median([a[0] for a in r]),
                           median([a[1] for a in r]), ratio))
     out.append("")
 

@@ -137,24 +137,40 @@ static void defaults_are_valid(void **state)
 }
 
 /* The default centroid count (issue 27 item 11): every sample of a small
- * set, 25 sqrt(N) up to 2500 samples, N / 2 up to 20000, then 10000;
- * never more than N, growing with N. */
+ * set, 25 sqrt(N) up to 2500 samples, N / 2 up to 20000, then 10000, but
+ * at most 7 sqrt(N n) for n features (n 0: no such cap, regression);
+ * never more than N, growing with N and with n. */
 static void default_centroids(void **state)
 {
     (void)state;
-    const int64_t cases[][2] = {{1, 1},         {2, 2},         {625, 625},
-                                {1150, 847},    {1437, 947},    {2160, 1161},
-                                {2500, 1250},   {3058, 1529},   {10000, 5000},
-                                {20000, 10000}, {60000, 10000}, {(int64_t)1 << 40, 10000}};
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        if (fsvc_default_centroids(cases[i][0]) != cases[i][1])
-            fail_msg("N %lld: %lld centroids, expected %lld", (long long)cases[i][0],
-                     (long long)fsvc_default_centroids(cases[i][0]), (long long)cases[i][1]);
-    for (int64_t N = 1, last = 0; N < 100000; N += 1 + N / 50) {
-        int64_t m = fsvc_default_centroids(N);
-        assert_true(m >= last && m >= 1 && m <= N);
-        last = m;
+    /* N, n, centroids: many features leave the sqrt(N), N / 2 and 10000
+     * rule as it was (digits 1437 x 64, optd64's folds 3058 x 64, MNIST
+     * 5000 and 60000 x 784, satimg's 2573 x 36, iris' 80 x 4); few
+     * features cap it (phoneme's folds 2161 x 5, 2400 x 2, 625 x 12,
+     * 8000 x 20, 60000 x 16) */
+    const int64_t cases[][3] = {
+        {1, 784, 1},         {2, 784, 2},        {625, 784, 625},        {1150, 784, 847},
+        {1437, 64, 947},     {2160, 784, 1161},  {2500, 784, 1250},      {3058, 64, 1529},
+        {5000, 784, 2500},   {10000, 784, 5000}, {20000, 784, 10000},    {60000, 784, 10000},
+        {(int64_t)1 << 40, 784, 10000},          {625, 25, 625},         {80, 4, 80},
+        {100, 4, 100},       {2161, 5, 727},     {2573, 36, 1286},       {2400, 2, 484},
+        {60000, 16, 6858},   {(int64_t)1 << 40, 1, 10000},               {1, 1, 1},
+        {3, 0, 3},           {8000, 20, 2800},   {2161, 0, 1162},        {60000, 0, 10000},
+        {625, 12, 606},      {625, 13, 625}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int64_t got = fsvc_default_centroids(cases[i][0], (int)cases[i][1]);
+        if (got != cases[i][2])
+            fail_msg("N %lld, n %lld: %lld centroids, expected %lld", (long long)cases[i][0],
+                     (long long)cases[i][1], (long long)got, (long long)cases[i][2]);
     }
+    const int ns[] = {1, 2, 5, 16, 36, 64, 784};
+    for (size_t k = 0; k < sizeof ns / sizeof *ns; k++)
+        for (int64_t N = 1, last = 0; N < 100000; N += 1 + N / 50) {
+            int64_t m = fsvc_default_centroids(N, ns[k]);
+            assert_true(m >= last && m >= 1 && m <= N);
+            if (k) assert_true(m >= fsvc_default_centroids(N, ns[k - 1]));
+            last = m;
+        }
 }
 
 int main(void)

@@ -159,4 +159,11 @@ int cli_blas_reserve_failed(void);
  * processors'). */
 int cli_blas_threads_default(void);
 
+/* How idle OpenMP and OpenBLAS threads wait (tools/wait_env.c): fsvc's
+ * getenv gives the libraries' constructors fsvc's settings where the user
+ * has none, until main calls cli_wait_env_main (first thing). */
+void cli_wait_env_main(void);
+/* One line for fsvc info: the wait settings and where each came from. */
+void cli_wait_env_describe(char *s, size_t cap);
+
 #endif

@@ -82,6 +82,9 @@ int cmd_info(int argc, char **argv)
     printf("mpi: %s (mpirun -np K fsvc train|predict|eval|study; %d process%s now)\n",
            cli_comm_library(), cli_comm()->size, cli_comm()->size > 1 ? "es" : "");
     printf("openmp: %d threads (max), %d processors\n", omp_get_max_threads(), omp_get_num_procs());
+    char wait[256];
+    cli_wait_env_describe(wait, sizeof wait);
+    printf("idle threads: %s\n", wait);
     char dev[1024];
     dev[0] = '\0';
     int have = bnl_backend_describe(BNL_CUDA, dev, sizeof dev);

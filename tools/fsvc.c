@@ -96,6 +96,7 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cli_wait_env_main(); /* the libraries have read their settings: plain getenv on */
     /* a file or pipe gets a 64 KiB buffer: a help text or report that fits
      * fails (a full disk) in cli_finish_stdout's fflush, which names the
      * reason, not in a printf whose errno is gone by then */
