@@ -17,6 +17,21 @@ void ds_dataset_init(fsvc_dataset *d, const char *source)
     snprintf(d->source, sizeof d->source, "%s", source ? source : "");
 }
 
+void fsvc_dataset_init_like(fsvc_dataset *out, const fsvc_dataset *d, int64_t N)
+{
+    memset(out, 0, sizeof *out);
+    out->N = N;
+    out->n = d->n;
+    out->dtype = d->dtype;
+    out->has_labels = d->has_labels;
+    out->K = d->K;
+    out->rows = d->rows;
+    out->cols = d->cols;
+    out->channels = d->channels;
+    out->scale = d->scale;
+    memcpy(out->source, d->source, sizeof out->source);
+}
+
 void fsvc_dataset_free(fsvc_dataset *d)
 {
     if (!d)

@@ -103,6 +103,10 @@ typedef struct fsvc_load_opts {
 int fsvc_dataset_load(fsvc_dataset *d, const char *source,
                       const fsvc_load_opts *opts, fsvc_error *err);
 void fsvc_dataset_free(fsvc_dataset *d);
+/* out: an empty dataset of N rows shaped as d (n, dtype, labels kept or
+ * not, K, image geometry and channels, scaling, source), no arrays; the
+ * caller fills x/csr, labels and weights. */
+void fsvc_dataset_init_like(fsvc_dataset *out, const fsvc_dataset *d, int64_t N);
 
 /* Sample weights from a text file (fsvc train --sample-weights): one
  * number a line (spaces around it allowed), as many lines as the data

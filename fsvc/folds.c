@@ -50,16 +50,8 @@ int64_t fsvc_fold_rows(int64_t *idx, const int *fold, int64_t N, int f, int in)
 int fsvc_dataset_subset(fsvc_dataset *out, const fsvc_dataset *d,
                         const int64_t *idx, int64_t cnt, fsvc_error *err)
 {
-    memset(out, 0, sizeof *out);
+    fsvc_dataset_init_like(out, d, cnt);
     size_t row = (size_t)d->n * fsvc_dtype_size(d->dtype);
-    out->N = cnt;
-    out->n = d->n;
-    out->dtype = d->dtype;
-    out->has_labels = d->has_labels;
-    out->K = d->K;
-    out->rows = d->rows;
-    out->cols = d->cols;
-    out->scale = d->scale;
     snprintf(out->source, sizeof out->source, "%.400s (%lld of %lld rows)", d->source,
              (long long)cnt, (long long)d->N);
     if (d->csr) { /* sparse data: the rows' nonzeros */

@@ -176,6 +176,10 @@ int fsvc_readout_ridge(double *R, const fsvc_ridge_problem *pb, double lambda,
  * *yc = y - mean (d->N values, malloc'd; the caller frees it). */
 int fsvc_weights_check(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *err);
 const double *fsvc_weights_real(const fsvc_dataset *d);
+/* w (n values), or NULL when w is NULL or every value is 1: weights of 1
+ * are no weights, so the unweighted path gives the same bits by
+ * construction (sample and class weights alike). */
+const double *fsvc_weights_or_null(const double *w, int64_t n);
 struct fsvc_comm;
 int fsvc_center_targets(double **yc, double *mean, const fsvc_dataset *d,
                         const struct fsvc_comm *comm, fsvc_error *err);

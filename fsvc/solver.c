@@ -76,16 +76,6 @@ static int check_args(double lambda, double tol, int64_t m, int64_t N, int nv,
     return FSVC_OK;
 }
 
-/* Class weights that are all 1 are no weights: the unweighted path, so
- * the same model bits by construction (weighted pcg takes K_mm from the
- * engine, unweighted from the cached H: other GEMM tiles, other bits). */
-static const double *real_weights(const double *cw, int K)
-{
-    for (int k = 0; cw && k < K; k++)
-        if (cw[k] != 1.0) return cw;
-    return NULL;
-}
-
 fsvc_solver fsvc_solver_resolve(const fsvc_ridge_problem *pb, const fsvc_ridge_opt *o,
                                 int *rule)
 {
@@ -167,14 +157,8 @@ static int solve_pcg(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_o
     return rc;
 }
 
-/* Sample weights that are all 1 are no weights, as class weights. */
-static const double *real_sample_weights(const double *sw, int64_t N)
-{
-    for (int64_t i = 0; sw && i < N; i++)
-        if (sw[i] != 1.0) return sw;
-    return NULL;
-}
-
+/* Weights of 1, class or sample, are no weights (fsvc_weights_or_null): the
+ * unweighted path, so the same model bits by construction. */
 int fsvc_readout_solve(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_opt *o,
                        fsvc_train_info *info, fsvc_error *err)
 {
@@ -186,8 +170,8 @@ int fsvc_readout_solve(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge
     double lambda = o->lambda, ram = o->ram;
     int nv = fsvc_augment_count(o->aug);
     fsvc_ridge_problem p = *pb;
-    p.cw = cw = real_weights(cw, K);
-    p.sw = real_sample_weights(pb->sw, N);
+    p.cw = cw = fsvc_weights_or_null(cw, K);
+    p.sw = fsvc_weights_or_null(pb->sw, N);
     /* the arguments are the same on every rank, but the check sees N_total:
      * a rank with an empty slice is no error */
     int rc = check_args(lambda, o->tol, m, pb->N_total, nv, o->solver, o->rows, o->cols, n,

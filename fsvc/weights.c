@@ -21,12 +21,17 @@ int fsvc_weights_check(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *e
     return FSVC_OK;
 }
 
+const double *fsvc_weights_or_null(const double *w, int64_t n)
+{
+    for (int64_t i = 0; w && i < n; i++)
+        if (w[i] != 1)
+            return w;
+    return NULL;
+}
+
 const double *fsvc_weights_real(const fsvc_dataset *d)
 {
-    for (int64_t i = 0; d->weight && i < d->N; i++)
-        if (d->weight[i] != 1)
-            return d->weight;
-    return NULL;
+    return fsvc_weights_or_null(d->weight, d->N);
 }
 
 int fsvc_center_targets(double **yc_out, double *mean, const fsvc_dataset *d,

@@ -29,15 +29,10 @@
 #include "layers/kernels.h"
 #include "layers/bnl.h"
 #include "layers/round_hd.h"
+#include "tests/util/fixtures.h"
 
 static uint64_t rng = 0x243F6A8885A308D3ull;
-static double urand(void)
-{
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-}
+static double urand(void) { return fx_urand(&rng); }
 
 /* kind 0: [-1, 1); 1: [0, 1); 2: integers 0..255; 3: signed, 1e-3 .. 1e3 */
 static float fval(int kind)

@@ -145,10 +145,15 @@ static void test_subset(void **state)
     (void)state;
     fsvc_dataset d, s;
     make_blobs(&d, 30);
+    d.rows = 1, d.cols = 2, d.channels = 1; /* the shape travels with the rows */
     int64_t idx[3] = {4, 0, 29};
     assert_int_equal(fsvc_dataset_subset(&s, &d, idx, 3, NULL), FSVC_OK);
     assert_int_equal(s.N, 3);
     assert_int_equal(s.K, 3);
+    assert_int_equal(s.n, d.n);
+    assert_int_equal(s.rows, 1);
+    assert_int_equal(s.cols, 2);
+    assert_int_equal(s.channels, 1);
     for (int t = 0; t < 3; t++) {
         assert_memory_equal((double *)s.x + 2 * t, (double *)d.x + 2 * idx[t], 2 * sizeof(double));
         assert_int_equal(s.cls[t], d.cls[idx[t]]);

@@ -105,16 +105,7 @@ static int gather_paths(fsvc_dataset *g, const fsvc_dataset *d, fsvc_error *err)
 int cli_comm_gather_meta(fsvc_dataset *g, const fsvc_dataset *d, int64_t first,
                          int64_t N_total, fsvc_error *err)
 {
-    memset(g, 0, sizeof *g);
-    g->N = N_total;
-    g->n = d->n;
-    g->dtype = d->dtype;
-    g->rows = d->rows;
-    g->cols = d->cols;
-    g->scale = d->scale;
-    g->has_labels = d->has_labels;
-    g->K = d->K;
-    memcpy(g->source, d->source, sizeof g->source);
+    fsvc_dataset_init_like(g, d, N_total);
     size_t N = (size_t)(N_total ? N_total : 1);
     int rc = FSVC_OK;
     if (d->y) g->y = calloc(N, sizeof *g->y);

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A uniform double in [0, 1) from a splitmix64 state (advanced). */
+double fx_urand(uint64_t *state);
 /* A new empty folder under $TMPDIR (or /tmp): malloc'd path, NULL on error. */
 char *fx_tmpdir(void);
 /* Removes dir and everything below it. */
