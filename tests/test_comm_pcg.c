@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "fsvc/comm.h"
-#include "tests/util/forkteam.h"
+#include "tests/util/train_team.h"
 #include "fsvc/internal.h"
 #include "fsvc/solver.h"
 
@@ -35,68 +35,10 @@ static fsvc_dtype g_dtype = FSVC_F32; /* H's precision */
 static double g_tol = 1e-4;           /* --cg-tol (fsvc train's default) */
 static int g_regr;                    /* regression on the class values */
 
-#define MAXK FT_MAXK
-#define N_ 900
-#define n_ 6
-#define K_ 3
-#define MAXR (120 * K_)        /* readout values kept per rank */
+static fsvc_augment g_aug; /* the augmentation of every rank and of the one-process model */
 
-/* Shared between the forked ranks (MAP_SHARED): a process-shared barrier,
- * one exchange slot and one result per rank. */
-typedef struct {
-    ft_comm c;         /* the exchange (tests/util/forkteam.h) */
-    struct { int rc; int64_t m; char msg[1024]; double R[MAXR]; unsigned char C[MAXR * n_ * 8];
-             int lab[MAXR]; } out[MAXK];
-} team;
-
-
-static fsvc_dataset D;      /* the whole set */
-static double Xv[N_ * n_], Yv[N_], CV[K_] = {1, 2, 3};
-static int Cls[N_];
-
-static void make_set(void)
-{
-    uint64_t st = 7;
-    for (int i = 0; i < N_; i++) {
-        Cls[i] = (int)(fsvc_rng_next(&st) % K_);
-        Yv[i] = CV[Cls[i]];
-        for (int j = 0; j < n_; j++)
-            Xv[i * n_ + j] = Cls[i] * (j % 2) + (double)(fsvc_rng_next(&st) % 1000) / 400;
-    }
-    memset(&D, 0, sizeof D);
-    D.N = N_; D.n = n_; D.dtype = FSVC_F64; D.x = Xv; D.has_labels = 1; D.y = Yv;
-    D.cls = Cls; D.K = K_; D.class_values = CV;
-    D.rows = 2; D.cols = 3; /* an image geometry for --augment */
-    strcpy(D.source, "test");
-}
-
-/* Rank r of T->c.K, in a child process: trains on its slice, stores the result. */
-static void run_rank(team *T, int r, const fsvc_param *p)
-{
-    ft_member me = {&T->c, r};
-    fsvc_comm comm = ft_fsvc_comm(&me);
-    int K = T->c.K;
-    int64_t lo = (int64_t)N_ * r / K, hi = (int64_t)N_ * (r + 1) / K;
-    fsvc_dataset v = D;
-    v.N = hi - lo;
-    v.x = Xv + lo * n_;
-    v.y = Yv + lo;
-    v.cls = Cls + lo;
-    fsvc_model M;
-    fsvc_error err;
-    fsvc_error_clear(&err);
-    T->out[r].rc = fsvc_train_comm(&M, NULL, &v, N_, lo, p, &comm, &err);
-    snprintf(T->out[r].msg, sizeof T->out[r].msg, "%s", err.msg);
-    if (T->out[r].rc == 0 && M.m * M.Kout <= MAXR) {
-        T->out[r].m = M.m;
-        memcpy(T->out[r].R, M.R, (size_t)M.m * M.Kout * sizeof *M.R);
-        memcpy(T->out[r].C, M.C, (size_t)M.m * M.n * fsvc_dtype_size(M.dtype));
-        memcpy(T->out[r].lab, M.lab, (size_t)M.m * sizeof *M.lab);
-        fsvc_free_model(&M);
-    }
-}
-
-static void base_param(fsvc_param *p)
+/* every rank's parameters; bad_rank gets a backend that does not exist */
+static void base_param(int r, fsvc_param *p, void *bad_rank)
 {
     fsvc_param_default(p);
     p->select = FSVC_SELECT_RANDOM;
@@ -109,32 +51,8 @@ static void base_param(fsvc_param *p)
     p->solver = FSVC_SOLVER_PCG;
     p->cg_tol = g_tol;
     p->regression = g_regr;
-}
-
-/* K ranks as forked processes; bad_rank >= 0 gets a backend that does not
- * exist. Returns the shared team (munmap by the caller). */
-static fsvc_augment g_aug; /* the augmentation of every rank and of the one-process model */
-
-typedef struct { team *T; int bad_rank; } team_job;
-
-static void team_rank(int r, void *arg)
-{
-    team_job *j = arg;
-    fsvc_param p;
-    base_param(&p);
-    p.augment = g_aug;
-    if (r == j->bad_rank) p.backend = "nosuch";
-    run_rank(j->T, r, &p);
-}
-
-static team *run_team(int K, int bad_rank)
-{
-    team *T = ft_shared(sizeof *T);
-    assert_non_null(T);
-    assert_int_equal(ft_comm_init(&T->c, K), 0);
-    team_job j = {T, bad_rank};
-    assert_int_equal(ft_run(K, 0, team_rank, &j), 0);
-    return T;
+    p->augment = g_aug;
+    if (bad_rank && r == *(int *)bad_rank) p->backend = "nosuch";
 }
 
 /* fsvc_train_comm with pcg on K ranks against fsvc_train with pcg: within
@@ -142,23 +60,22 @@ static team *run_team(int K, int bad_rank)
  * distance from the exact (direct) solution. */
 static void match_one_process(fsvc_augment aug, double bound)
 {
-    make_set();
+    const fsvc_dataset *D = tt_set(1);
     g_aug = aug;
     fsvc_param p;
-    base_param(&p);
-    p.augment = aug;
+    base_param(0, &p, NULL);
     fsvc_model one;
     fsvc_train_info info;
     fsvc_error err;
-    assert_int_equal(fsvc_train(&one, &info, &D, &p, &err), 0);
+    assert_int_equal(fsvc_train(&one, &info, D, &p, &err), 0);
     assert_int_equal(info.solver, FSVC_SOLVER_PCG);
     assert_true(info.cg_converged);
-    assert_true(one.m * one.Kout <= MAXR);
+    assert_true(one.m * one.Kout <= TT_MAXR);
     fsvc_model ex; /* the exact solution: the direct solve of the same system */
     fsvc_param pd = p;
     pd.solver = FSVC_SOLVER_DIRECT;
     pd.augment = FSVC_AUG_NONE;
-    assert_int_equal(fsvc_train(&ex, NULL, &D, &pd, &err), 0);
+    assert_int_equal(fsvc_train(&ex, NULL, D, &pd, &err), 0);
     double e1 = 0, e0 = 0;
     for (size_t q = 0; q < (size_t)one.m * one.Kout; q++) {
         e1 += (one.R[q] - ex.R[q]) * (one.R[q] - ex.R[q]);
@@ -169,27 +86,12 @@ static void match_one_process(fsvc_augment aug, double bound)
         assert_true(e1 > 0); /* pcg stopped short of the exact solution */
         bound = 2.5 * sqrt(e1 / e0);
     }
-    size_t nr = (size_t)one.m * one.Kout * sizeof(double);
-    for (int K = 1; K <= MAXK; K++) {
-        team *T = run_team(K, -1), *T2 = run_team(K, -1);
-        for (int r = 0; r < K; r++) {
-            assert_int_equal(T->out[r].rc, 0);
-            assert_int_equal(T->out[r].m, one.m);
-            size_t row = (size_t)one.n * fsvc_dtype_size(one.dtype);
-            assert_memory_equal(T->out[r].C, one.C, (size_t)one.m * row);
-            double num = 0, den = 0;
-            for (size_t q = 0; q < (size_t)one.m * one.Kout; q++) {
-                double d = T->out[r].R[q] - one.R[q];
-                num += d * d;
-                den += one.R[q] * one.R[q];
-            }
-            assert_true(den > 0);
-            if (!(sqrt(num / den) <= bound)) /* the stated tolerance */
-                fail_msg("K = %d rank %d: relative difference %g > %g", K, r, sqrt(num / den),
-                         bound);
-            assert_memory_equal(T->out[r].R, T2->out[r].R, nr); /* same K: same bytes */
-            assert_memory_equal(T->out[r].R, T->out[0].R, nr);  /* every rank: one model */
-        }
+    for (int K = 1; K <= FT_MAXK; K++) {
+        tt_team *T = tt_run(K, base_param, NULL), *T2 = tt_run(K, base_param, NULL);
+        assert_non_null(T);
+        assert_non_null(T2);
+        char why[256]; /* bound: the stated tolerance */
+        if (tt_check(T, T2, K, &one, bound, 0, why, sizeof why)) fail_msg("%s", why);
         munmap(T, sizeof *T);
         munmap(T2, sizeof *T2);
     }
@@ -279,13 +181,13 @@ static int f_kmm(void *self, void *Kmm, int f32, fsvc_error *err)
 
 static const fsvc_hops fake_ops = {f_rhs, f_gram, f_kmm, NULL, NULL};
 
-typedef struct { team *T; int fail_rank, fail_at, odd_kmm; } fake_job;
+typedef struct { tt_team *T; int fail_rank, fail_at, odd_kmm; } fake_job;
 
 /* rank r: pcg on its fake slice, the outcome in T->out[r] */
 static void fake_rank(int r, void *arg)
 {
     fake_job *j = arg;
-    team *T = j->T;
+    tt_team *T = j->T;
     ft_member me = {&T->c, r};
     fsvc_comm comm = ft_fsvc_comm(&me);
     fake f = {{0}, r, 0, r == j->fail_rank ? j->fail_at : 0, j->odd_kmm && r == 1 ? 0.01 : 1};
@@ -307,9 +209,9 @@ static void fake_rank(int r, void *arg)
 }
 
 /* pcg on K ranks of the fake source; rank r's outcome in T->out[r]. */
-static team *run_fake(int K, int fail_rank, int fail_at, int odd_kmm)
+static tt_team *run_fake(int K, int fail_rank, int fail_at, int odd_kmm)
 {
-    team *T = ft_shared(sizeof *T);
+    tt_team *T = ft_shared(sizeof *T);
     assert_non_null(T);
     assert_int_equal(ft_comm_init(&T->c, K), 0);
     fake_job j = {T, fail_rank, fail_at, odd_kmm};
@@ -321,7 +223,7 @@ static team *run_fake(int K, int fail_rank, int fail_at, int odd_kmm)
 
 static void test_failing_product_stops_all(void **state)
 {
-    team *T = run_fake(3, 1, 4, 0);
+    tt_team *T = run_fake(3, 1, 4, 0);
     assert_int_equal(T->out[1].rc, FSVC_ERESOURCE);
     assert_non_null(strstr(T->out[1].msg, "product 4 failed"));
     for (int r = 0; r < 3; r += 2) {
@@ -338,7 +240,7 @@ static void test_failing_product_stops_all(void **state)
 
 static void test_ranks_leave_the_loop_together(void **state)
 {
-    team *T = run_fake(2, -1, 0, 1); /* rank 1 preconditions differently */
+    tt_team *T = run_fake(2, -1, 0, 1); /* rank 1 preconditions differently */
     assert_int_equal(T->out[0].rc, 0);
     assert_int_equal(T->out[1].rc, 0);
     assert_true(T->out[0].m > 1);
