@@ -20,12 +20,7 @@
 #include "fsvc/comm.h"
 #include "fsvc/study.h"
 #include "tests/util/fixtures.h"
-
-static double unif(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(*s >> 11) / 9007199254740992.0;
-}
+#include "tests/util/sets.h"
 
 /* Scores s uniform in [0, 1]^K and classes drawn from softmax(a0 s): the
  * fit finds a0 back (N = 20000: within 10 %). */
@@ -39,8 +34,8 @@ static void fit_recovers_temperature(void **st)
     const double a0 = 6.0;
     for (int i = 0; i < N; i++) {
         double z = 0, p[K];
-        for (int k = 0; k < K; k++) z += p[k] = exp(a0 * (S[i * K + k] = unif(&s)));
-        double u = unif(&s) * z;
+        for (int k = 0; k < K; k++) z += p[k] = exp(a0 * (S[i * K + k] = fx_urand(&s)));
+        double u = fx_urand(&s) * z;
         int c = 0;
         while (c < K - 1 && (u -= p[c]) > 0) c++;
         cls[i] = c;
@@ -56,23 +51,7 @@ static void fit_recovers_temperature(void **st)
 /* Three noisy 2-D classes, f64. */
 static void make_data(fsvc_dataset *d, int64_t N)
 {
-    memset(d, 0, sizeof *d);
-    d->N = N; d->n = 2; d->dtype = FSVC_F64; d->has_labels = 1; d->K = 3;
-    double *x = malloc((size_t)N * 2 * sizeof *x);
-    d->y = malloc((size_t)N * sizeof *d->y);
-    d->cls = malloc((size_t)N * sizeof *d->cls);
-    d->class_values = malloc(3 * sizeof *d->class_values);
-    for (int k = 0; k < 3; k++) d->class_values[k] = k + 1;
-    uint64_t s = 99;
-    for (int64_t i = 0; i < N; i++) {
-        int k = (int)(i % 3);
-        x[2 * i] = 1.0 * k + 1.5 * unif(&s);
-        x[2 * i + 1] = 0.8 * (k % 2) + 1.5 * unif(&s);
-        d->cls[i] = k;
-        d->y[i] = k + 1;
-    }
-    d->x = x;
-    snprintf(d->source, sizeof d->source, "data");
+    fx_three_classes(d, N, (const double[4]){1.0, 1.5, 0.8, 1.5}, 99, "data");
 }
 
 static void small_param(fsvc_param *p)

@@ -14,6 +14,7 @@
 
 #include "fsvc/study.h"
 #include "tests/util/fixtures.h"
+#include "tests/util/sets.h"
 
 /* cls: counts[k] samples of class k, interleaved in a fixed scramble. */
 static int *make_classes(int64_t *N, const int *counts, int K)
@@ -117,27 +118,7 @@ static void pin_fsvc(fsvc_param *p, double r)
 /* Two well separated 2-D clusters per class (f64), file order mixed. */
 static void make_blobs(fsvc_dataset *d, int64_t N)
 {
-    memset(d, 0, sizeof *d);
-    d->N = N; d->n = 2; d->dtype = FSVC_F64; d->has_labels = 1; d->K = 3;
-    double *x = malloc((size_t)N * 2 * sizeof *x);
-    d->y = malloc((size_t)N * sizeof *d->y);
-    d->cls = malloc((size_t)N * sizeof *d->cls);
-    d->class_values = malloc(3 * sizeof *d->class_values);
-    for (int k = 0; k < 3; k++) d->class_values[k] = k + 1;
-    uint64_t s = 12345;
-    for (int64_t i = 0; i < N; i++) {
-        int k = (int)(i % 3);
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        double u = (double)(s >> 11) / 9007199254740992.0;
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        double v = (double)(s >> 11) / 9007199254740992.0;
-        x[2 * i] = 10.0 * k + u;
-        x[2 * i + 1] = 5.0 * (k % 2) + v;
-        d->cls[i] = k;
-        d->y[i] = k + 1;
-    }
-    d->x = x;
-    snprintf(d->source, sizeof d->source, "blobs");
+    fx_three_classes(d, N, (const double[4]){10.0, 1.0, 5.0, 1.0}, 12345, "blobs");
 }
 
 static void test_subset(void **state)
