@@ -1,20 +1,21 @@
 /* hcomm.c - the PCG block products across processes (solver.h,
  * fsvc_hsrc_sum): each rank's products over its slice of the samples,
- * summed in rank order with comm->sum. H^T T and the trace travel in one
- * sum, H^T (H V) in one sum per iteration; K_mm needs no exchange (every
+ * summed in rank order with comm->sum. H^T T, the trace and the ranks'
+ * (weighted) sample counts travel in one sum, H^T (H V) in one sum per iteration; K_mm needs no exchange (every
  * rank holds the centroids). Before each sum the ranks agree on their own
  * product's status, so a rank that failed stops all of them at the same
  * collective. */
 #include "solver.h"
 #include "comm.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct sum_src {
-    fsvc_hsrc *inner;
+    fsvc_hsrc *inner, *outer;
     const fsvc_comm *comm;
-    double *buf;           /* m x K + 1: H^T T and the trace */
+    double *buf;           /* m x K + 2: H^T T, the trace, the sample count */
 } sum_src;
 
 static int summed(sum_src *s, double *v, size_t n, fsvc_error *err)
@@ -30,11 +31,13 @@ static int d_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
     sum_src *s = self;
     size_t mk = (size_t)s->inner->m * s->inner->K;
     int rc = s->inner->ops->rhs(s->inner->self, s->buf, &s->buf[mk], err);
+    s->buf[mk + 1] = (double)s->inner->N;
     rc = fsvc_comm_agreed(s->comm, rc, err);
-    if (!rc) rc = summed(s, s->buf, mk + 1, err);
+    if (!rc) rc = summed(s, s->buf, mk + 2, err);
     if (rc) return rc;
     memcpy(B, s->buf, mk * sizeof *B);
     *sumsq = s->buf[mk];
+    s->outer->N = (int64_t)llround(s->buf[mk + 1]); /* integers: exact in a double sum */
     return FSVC_OK;
 }
 
@@ -68,18 +71,18 @@ static void d_close(void *self)
 
 static const fsvc_hops dist_ops = {d_rhs, d_gram_apply, d_kmm, d_close, d_agree};
 
-int fsvc_hsrc_sum(fsvc_hsrc *out, fsvc_hsrc *inner, int64_t N_total,
-                   const fsvc_comm *comm, fsvc_error *err)
+int fsvc_hsrc_sum(fsvc_hsrc *out, fsvc_hsrc *inner, const fsvc_comm *comm, fsvc_error *err)
 {
     memset(out, 0, sizeof *out);
     sum_src *s = calloc(1, sizeof *s);
-    if (s) s->buf = malloc(((size_t)inner->m * inner->K + 1) * sizeof *s->buf);
+    if (s) s->buf = malloc(((size_t)inner->m * inner->K + 2) * sizeof *s->buf);
     if (!s || !s->buf) {
         d_close(s);
         return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
     }
     s->inner = inner;
+    s->outer = out;
     s->comm = comm;
-    *out = (fsvc_hsrc){&dist_ops, s, inner->m, N_total, inner->K, 0, 0, inner->ctx, 0, NULL};
+    *out = (fsvc_hsrc){&dist_ops, s, inner->m, inner->N, inner->K, 0, 0, inner->ctx, 0, NULL};
     return FSVC_OK;
 }

@@ -70,7 +70,9 @@ int fsvc_hsrc_open(fsvc_hsrc *src, const fsvc_ridge_problem *pb, const fsvc_hsrc
     }
     bnl_hprod_stats st;
     bnl_hprod_stats_get(s->h, &st);
-    *src = (fsvc_hsrc){&eng_ops, s, pb->m, st.N, pb->K, 0, 0, pb->ctx, 0, NULL};
+    /* the preconditioner's N (pcg.c) is the written-out data's count */
+    int64_t Nw = fsvc_weighted_count(pb->sw, pb->N, st.N);
+    *src = (fsvc_hsrc){&eng_ops, s, pb->m, Nw, pb->K, 0, 0, pb->ctx, 0, NULL};
     s->src = src;
     return FSVC_OK;
 }

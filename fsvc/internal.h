@@ -180,6 +180,10 @@ const double *fsvc_weights_real(const fsvc_dataset *d);
  * are no weights, so the unweighted path gives the same bits by
  * construction (sample and class weights alike). */
 const double *fsvc_weights_or_null(const double *w, int64_t n);
+/* count rows made of N weighted samples (sw NULL: unweighted), counted as
+ * the written-out data would be: count x mean weight, at least 1 (the
+ * pcg preconditioner's N, dense and sparse alike). */
+int64_t fsvc_weighted_count(const double *sw, int64_t N, int64_t count);
 struct fsvc_comm;
 int fsvc_center_targets(double **yc, double *mean, const fsvc_dataset *d,
                         const struct fsvc_comm *comm, fsvc_error *err);

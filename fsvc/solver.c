@@ -128,7 +128,7 @@ static int solve_pcg(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_o
 {
     const fsvc_comm *comm = pb->comm;
     int64_t m = pb->m;
-    int K = pb->K, nv = fsvc_augment_count(o->aug);
+    int K = pb->K;
     int bars = o->progress == FSVC_PROGRESS_ALL; /* progress lines; any progress: messages */
     int blas_saved = bnl_blas_threads_push(pb->ctx, 0); /* GEMM, potrf: ctx->threads */
     fsvc_hsrc loc, all, *src = &loc; /* this rank's products; across ranks: their sum */
@@ -141,7 +141,7 @@ static int solve_pcg(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_o
     if (!rc)
         rc = fsvc_hsrc_open(&loc, pb, &ho, err);
     if (!rc && comm->size > 1) {
-        rc = fsvc_hsrc_sum(&all, &loc, pb->N_total * nv, comm, err);
+        rc = fsvc_hsrc_sum(&all, &loc, comm, err);
         all.times = &loc;
         src = &all;
     }

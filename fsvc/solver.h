@@ -105,15 +105,17 @@ void fsvc_hsrc_close(fsvc_hsrc *src);
 
 /* The products of `inner` (this rank's slice of the samples) summed over
  * the ranks of comm in rank order (comm->sum: the same bytes on every rank
- * and in every run with the same size), as one source of N_total samples
- * (virtual samples with augmentation) with inner's m and K; every product
+ * and in every run with the same size), as one source with inner's m and
+ * K whose N (the preconditioner's: the ranks' N summed, so weighted and
+ * augmented counts as one process counts them) is known after the first
+ * product, the right-hand side; every product
  * is collective, and a rank whose own product failed makes all fail (the
  * others with FSVC_COMM_ELSEWHERE). K_mm is computed by each rank from the
  * centroids all of them hold. out must stay where it is until closed;
  * closing it does not close inner. */
 struct fsvc_comm;
-int fsvc_hsrc_sum(fsvc_hsrc *out, fsvc_hsrc *inner, int64_t N_total,
-                   const struct fsvc_comm *comm, fsvc_error *err);
+int fsvc_hsrc_sum(fsvc_hsrc *out, fsvc_hsrc *inner, const struct fsvc_comm *comm,
+                  fsvc_error *err);
 
 /* PCG settings and outcome. */
 typedef struct fsvc_pcg_opt {

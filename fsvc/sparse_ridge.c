@@ -249,9 +249,7 @@ static int pcg(double *R, const fsvc_sparse_problem *pb, double lambda, double t
         return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for the sample chunks");
     }
     /* the preconditioner's N (pcg.c: H^T D H ~ (N/m) K_mm^2) is the weight sum */
-    double wsum = 0;
-    for (int64_t i = 0; pb->sw && i < N; i++) wsum += pb->sw[i];
-    int64_t Nw = pb->sw ? (wsum >= 1 ? (int64_t)llround(wsum) : 1) : N;
+    int64_t Nw = fsvc_weighted_count(pb->sw, N, N);
     src = (fsvc_hsrc){&sp_ops, s, m, Nw, (int)K, 0, 0, pb->ctx, 0, NULL};
     double *W = malloc((size_t)m * K * sizeof *W);
     fsvc_pcg_opt opt = {lambda, tol, SP_PCG_MAX_ITER, 0, progress == FSVC_PROGRESS_ALL};

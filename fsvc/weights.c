@@ -1,7 +1,7 @@
 /* weights.c - sample weights (fsvc_dataset.weight): their check at the
  * training entry, the all-ones case dropped (so weights of 1 are the
  * unweighted model on every backend and solver), and the weighted mean
- * of the regression targets. */
+ * of the regression targets, the weighted sample count. */
 #include <stdlib.h>
 #include "internal.h"
 #include "comm.h"
@@ -27,6 +27,15 @@ const double *fsvc_weights_or_null(const double *w, int64_t n)
         if (w[i] != 1)
             return w;
     return NULL;
+}
+
+int64_t fsvc_weighted_count(const double *sw, int64_t N, int64_t count)
+{
+    if (!sw || N < 1) return count;
+    double wsum = 0;
+    for (int64_t i = 0; i < N; i++) wsum += sw[i];
+    double c = (double)count * wsum / (double)N;
+    return c >= 1 ? (int64_t)llround(c) : 1;
 }
 
 const double *fsvc_weights_real(const fsvc_dataset *d)

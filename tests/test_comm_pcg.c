@@ -193,15 +193,21 @@ static void fake_rank(int r, void *arg)
     fake f = {{0}, r, 0, r == j->fail_rank ? j->fail_at : 0, j->odd_kmm && r == 1 ? 0.01 : 1};
     uint64_t st = 11 + (uint64_t)r;
     for (int q = 0; q < FN * FM; q++) f.H[q] = (double)(fsvc_rng_next(&st) % 1000) / 1000;
-    fsvc_hsrc loc = {&fake_ops, &f, FM, FN, 1, 0, 0, NULL, 0, NULL}, all; /* ctx NULL: one thread */
+    /* rank r counts FN + r samples (as weights would make it): the summed
+     * source's N, the preconditioner's, is the sum over the ranks */
+    fsvc_hsrc loc = {&fake_ops, &f, FM, FN + r, 1, 0, 0, NULL, 0, NULL}, all; /* ctx NULL: one thread */
     fsvc_error err;
     fsvc_error_clear(&err);
     bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0, BNL_PREC_FULL};
     fsvc_pcg_opt opt = {1e-9, 1e-14, 500, 0, 0}; /* a tol it cannot reach: many steps */
     fsvc_pcg_out out;
     double W[FM];
-    int rc = fsvc_hsrc_sum(&all, &loc, (int64_t)FN * T->c.K, &comm, &err);
+    int rc = fsvc_hsrc_sum(&all, &loc, &comm, &err);
     if (!rc) rc = fsvc_pcg_solve(W, &all, &op, &opt, &out, &err);
+    int64_t Nsum = (int64_t)FN * T->c.K + (int64_t)T->c.K * (T->c.K - 1) / 2;
+    if (!rc && all.N != Nsum)
+        rc = fsvc_fail(&err, 98, "rank %d: the summed source counts %lld samples, not %lld", r,
+                       (long long)all.N, (long long)Nsum);
     T->out[r].rc = rc;
     T->out[r].m = rc ? -1 : out.iter;
     snprintf(T->out[r].msg, sizeof T->out[r].msg, "%s", err.msg);

@@ -51,12 +51,13 @@ static void make(data *d)
 static const bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.2, BNL_PREC_FULL};
 
 static int pcg(double *R, const bnl_ctx *ctx, const double *X, const int *cls, int64_t Nx,
-               const double *sw, double lambda, double tol, fsvc_error *err)
+               const double *sw, double lambda, double tol, fsvc_train_info *info,
+               fsvc_error *err)
 {
     fsvc_ridge_problem pb = {ctx, &op, X, M, X, cls, NULL, NULL, Nx, Nx, n, K,
                              fsvc_comm_one(), sw};
     fsvc_ridge_opt o = {lambda, FSVC_SOLVER_PCG, tol, FSVC_AUG_NONE, 0, 0, 0, 0};
-    return fsvc_readout_solve(R, &pb, &o, NULL, err);
+    return fsvc_readout_solve(R, &pb, &o, info, err);
 }
 
 /* The derived bound on |W1_k - W2_k| for two solutions of A W = B, each
@@ -110,13 +111,18 @@ static void weights_are_repeats(void **s)
     double lambda = 1e-3, tol = 1e-9, Rw[M * K], Rr[M * K], Ru[M * K], bound[K];
     /* the written-out data's first M rows are not the first M samples:
      * the centroids are the same rows of X in both solves */
-    int rc = pcg(Rw, &ctx, d.X, d.cls, N, d.w, lambda, tol, &err);
+    fsvc_train_info iw = {0}, ir = {0};
+    int rc = pcg(Rw, &ctx, d.X, d.cls, N, d.w, lambda, tol, &iw, &err);
     if (rc) fail_msg("%s", err.msg);
     fsvc_ridge_problem pb = {&ctx, &op, d.X, M, d.Xr, d.cr, NULL, NULL, d.Nr, d.Nr, n, K,
                              fsvc_comm_one(), NULL};
     fsvc_ridge_opt o = {lambda, FSVC_SOLVER_PCG, tol, FSVC_AUG_NONE, 0, 0, 0, 0};
-    assert_int_equal(fsvc_readout_solve(Rr, &pb, &o, NULL, &err), 0);
-    assert_int_equal(pcg(Ru, &ctx, d.X, d.cls, N, NULL, lambda, tol, &err), 0);
+    assert_int_equal(fsvc_readout_solve(Rr, &pb, &o, &ir, &err), 0);
+    assert_int_equal(pcg(Ru, &ctx, d.X, d.cls, N, NULL, lambda, tol, NULL, &err), 0);
+    /* the preconditioner's N is the weight sum, the repeated data's count:
+     * the same preconditioned system, so the same number of steps */
+    if (iw.cg_iter != ir.cg_iter)
+        fail_msg("weighted pcg took %d steps, the repeated data's %d", iw.cg_iter, ir.cg_iter);
     bounds(&d, &ctx, lambda, tol, Rr, bound);
     for (int k = 0; k < K; k++) {
         double e = col_diff(Rw, Rr, k), eu = col_diff(Ru, Rr, k);
