@@ -41,12 +41,12 @@ static double thread_cpu(void)
 
 #define PROBE(U)                                                                            \
     do {                                                                                    \
-        for (int rep = 0; rep < 5; rep++) {                                                 \
+        for (int rep = 0; rep < 15; rep++) {                                                \
             double t0 = thread_cpu();                                                       \
-            for (long i = 0; i < (1L << 18); i++)                                           \
+            for (long i = 0; i < (1L << 16); i++)                                           \
                 __asm__ volatile(ZERO11 R11(U) R11(U) R11(U) R11(U) R11(U) R11(U) R11(U)    \
                                  R11(U) : : [a] "x"(a), [b] "x"(b), [c] "x"(c) : CLOBBERS); \
-            double r = (double)UNITS * (1L << 18) / (thread_cpu() - t0);                    \
+            double r = (double)UNITS * (1L << 16) / (thread_cpu() - t0);                    \
             best = r > best ? r : best;                                                     \
         }                                                                                   \
         __asm__ volatile("vzeroupper" ::: "memory");                                        \
