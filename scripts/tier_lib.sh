@@ -1,9 +1,12 @@
 # tier_lib.sh - helpers shared by the tier scripts (onednn_tier.sh,
 # tier_targets.sh), sourced: best wall and CPU seconds per key over
-# interleaved rounds, and timing one command. The caller declares
-# `declare -A wall cpu` and sets $work (a scratch folder).
+# interleaved rounds (every value kept in runs[KEY], in order), and timing
+# one command. The caller declares `declare -A wall cpu` and sets $work (a
+# scratch folder).
+declare -A runs
 best() { # best KEY VALUE: keep the minimum wall seconds
   local k=$1 v=$2
+  runs[$k]="${runs[$k]:-}${runs[$k]:+ }$v"
   if [ -z "${wall[$k]:-}" ] || awk "BEGIN{exit !($v < ${wall[$k]})}"; then wall[$k]=$v; fi
 }
 bestc() { # bestc KEY VALUE: keep the minimum CPU seconds

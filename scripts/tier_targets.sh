@@ -13,14 +13,15 @@
 # the rounds, wall seconds and CPU seconds (user + system); ratios are new
 # / old of those bests.
 # usage: scripts/tier_targets.sh [-o FILE] [MNIST_DIR]  (make first; FILE
-#   default results/tier_targets.md, MNIST_DIR default data/mnist)
+#   default results/tier_targets.md, MNIST_DIR default data/mnist, from
+#   the repository root)
 #   ROUNDS (3), SHAPE (-m 4096 -N 4096 -n 784), JOB=0 skips the jobs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 out=results/tier_targets.md
 if [ "${1:-}" = -o ]; then out=$2; shift 2; fi
-mnist=${1:-$root/data/mnist}
+mnist=${1:-data/mnist}
 ROUNDS=${ROUNDS:-3}
 SHAPE=${SHAPE:--m 4096 -N 4096 -n 784}
 JOB=${JOB:-1}
@@ -109,6 +110,13 @@ fi
   fi
   echo
   echo "Speed-up rows: old / new (above 1: the new tier is faster); time rows: new / old."
+  echo
+  echo "Every run, wall seconds in round order (the best of each is in the table):"
+  echo
+  for k in u8-l2-avx512vnni u8-l2-avx512 f32-l2-sgemm f32-l2-bf16-avx512bf16 f32-l2-bf16-onednn \
+           "train default" "train avx512" "predict default" "predict avx512"; do
+    [ -n "${runs[$k]:-}" ] && echo "- $k: ${runs[$k]}"
+  done
 } > "$work/md"
 mkdir -p "$(dirname "$out")"
 mv "$work/md" "$out"
