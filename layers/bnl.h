@@ -228,6 +228,20 @@ void bnl_mind_close(bnl_mind *s); /* NULL is fine */
 bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op,
                       int64_t m, int64_t N, int n);
 
+/* ---- the measured peak of a CPU kernel (layers/peak.c) ----
+ * plan_mix: the instruction mix plan's kernel runs per synapse for op (an
+ * id > 0), 0 when none is probed (ref, scalar, cuda, an OpenBLAS core
+ * without FMA). mix_peak: synapses per CPU second summed over `threads`
+ * threads running a register-only probe of the mix at once (tens of ms),
+ * 0 when the CPU lacks the mix. mix_rate: units of the mix per CPU second
+ * of the calling thread; mix_syn: synapses per unit. */
+int bnl_plan_mix(const bnl_plan *plan, const bnl_op *op);
+const char *bnl_mix_name(int mix);
+int bnl_mix_syn(int mix);
+int bnl_mix_supported(int mix);
+double bnl_mix_rate(int mix);
+double bnl_mix_peak(int mix, int threads);
+
 /* ---- CPU architecture selection ---- */
 /* The arch cpuid gives, or FSVC_ARCH when set and runnable; why (may be
  * NULL) gets one line saying which and why. */

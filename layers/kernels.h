@@ -15,8 +15,9 @@
  * edge waste. The u8 kernels read W in groups of ~24 KB of rows (L1) and
  * stream X; any N is fine.
  *
- * Per-core ceilings in synapses/cycle, for "% of peak" (instruction bounds;
- * L1 needs at least 2 vector ops per synapse-lane, so not 2 x FMA width):
+ * Per-core ceilings in synapses/cycle (instruction bounds; L1 needs at
+ * least 2 vector ops per synapse-lane, so not 2 x FMA width); the "% of
+ * peak" fsvc bench prints measures each mix instead (layers/peak.c):
  *   l1_f32  avx512 16 (vminps + vaddps, 16 lanes, ports 0 and 5)  avx2 ~12
  *   l1_f64  avx512 16/3 (sub, abs, add, 8 lanes; bit-exact order)  avx2 4
  *   l1_u8   avx512 64 (one vpsadbw zmm/cycle; with its vpaddq the ports

@@ -5,7 +5,8 @@
 # with the environment's OPENBLAS_CORETYPE, and with SkylakeX, its AVX-512
 # kernels), where the CPU has AVX-VNNI the 256-bit avxvnni tier against
 # avx2, and the bf16 layer (--precision bf16: emulated on avx512vnni,
-# vdpbf16ps on avx512bf16), L2/Gaussian and dot (MUL).
+# vdpbf16ps on avx512bf16), where built the onednn tier's f32 and bf16
+# products, L2/Gaussian and dot (MUL).
 # The machine is shared: every configuration runs once per round, rounds
 # interleaved (A/B/A/B), and each figure is the median over the rounds of
 # `fsvc bench` minimum wall time (-r 3) and of its CPU-time t_syn; ratios
@@ -50,6 +51,14 @@ if "$fsvc" bench --help | grep -q -- '--precision'; then
   )
   pairs+=("f32-l2-bf16-avx512bf16 f32-l2-sgemm" "f32-l2-bf16-avx512bf16 f32-l2-sgemm-skx"
           "f32-l2-bf16-avx512bf16 f32-l2-bf16-emulated")
+fi
+
+# the onednn tier (built with libdnnl-dev, a CPU with AVX-512 BF16): its
+# f32 and bf16 products
+if FSVC_ARCH=onednn "$fsvc" info 2>/dev/null | grep -q '^cpu kernels: onednn (FSVC_ARCH'; then
+  configs+=("f32-l2-onednn|FSVC_ARCH=onednn|--op rbf-l2 --dtype f32"
+            "f32-l2-bf16-onednn|FSVC_ARCH=onednn|--op rbf-l2 --dtype f32 --precision bf16")
+  pairs+=("f32-l2-onednn f32-l2-sgemm" "f32-l2-bf16-onednn f32-l2-sgemm")
 fi
 
 echo "round,label,environment,command,t_min_s,cpu_t_syn_ns,kernel,load1" > "$work/runs.csv"

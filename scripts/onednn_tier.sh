@@ -34,14 +34,7 @@ if ! FSVC_ARCH=onednn "$FSVC" info 2>/dev/null | grep -q '^cpu kernels: onednn (
 fi
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A wall cpu extra
-best() { # best KEY VALUE: keep the minimum
-  local k=$1 v=$2
-  if [ -z "${wall[$k]:-}" ] || awk "BEGIN{exit !($v < ${wall[$k]})}"; then wall[$k]=$v; fi
-}
-bestc() {
-  local k=$1 v=$2
-  if [ -z "${cpu[$k]:-}" ] || awk "BEGIN{exit !($v < ${cpu[$k]})}"; then cpu[$k]=$v; fi
-}
+source "$root/scripts/tier_lib.sh" # best, bestc, timed
 # layer: wall = bench's best of REPS; cpu = CPU-time t_syn x synapses x threads
 for ((r = 1; r <= ROUNDS; r++)); do
   for prec in full bf16; do
@@ -60,16 +53,6 @@ for ((r = 1; r <= ROUNDS; r++)); do
     done
   done
 done
-# job: /usr/bin/time's wall and user + system seconds
-timed() { # timed KEY CMD...: runs CMD (output in $work/o), keeps its best times
-  local k=$1; shift
-  /usr/bin/time -f '%e %U %S' -o "$work/t" "$@" >"$work/o" 2>&1 ||
-    { echo "onednn_tier: $k failed: $(tail -n 3 "$work/o")" >&2; exit 1; }
-  read -r e u s <"$work/t"
-  best "$k" "$e"
-  bestc "$k" "$(awk "BEGIN{print $u + $s}")"
-  echo "onednn_tier: $k: $e s wall, $u + $s s CPU" >&2
-}
 declare -A hsec
 if [ "$JOB" != 0 ]; then
   for ((r = 1; r <= JOB_ROUNDS; r++)); do

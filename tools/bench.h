@@ -34,9 +34,10 @@ typedef struct bench_res {
     double load1;         /* 1-minute load average at the start */
     double t_syn;         /* ns, from t_min */
     double gsyn;          /* G synapses / s */
-    double peak_frac;     /* t_syn of the peak model / t_syn */
+    double peak_frac;     /* wall-clock synapses/s / the measured peak (CPU:
+                             bench_probe_peak; cuda: the device's model), 0 if none */
     double probe_peak;    /* synapses / s, measured (bench_probe_peak), 0 if none */
-    double probe_frac;    /* of it */
+    double probe_frac;    /* the same per CPU second (other jobs cancel out) */
     const char *probe_what;
     double ref_t_syn;     /* ns, 0 when not measured */
     int64_t ref_m, ref_N; /* shape ref ran on */
@@ -72,21 +73,12 @@ int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err);
 void bench_cpu_model(char *buf, size_t len);
 void bench_cpu_features(char *buf, size_t len);
 double bench_cpu_ghz(void);
-/* The instructions whose peak bench_probe_rate measures (tools/
- * peak_avx512.c): vpdpbusd zmm (64 u8 synapses), vdpbf16ps zmm (32 bf16
- * synapses), vfmadd231ps zmm (16 f32 synapses). */
-typedef enum { BENCH_INSN_VPDPBUSD, BENCH_INSN_VDPBF16PS, BENCH_INSN_VFMADD231PS } bench_insn;
-/* Instructions per CPU second on one core (register-only probe). */
-double bench_probe_rate(bench_insn insn);
-/* The measured peak of the instruction op's layer runs on for arch:
- * synapses/s with the given threads, its name in *what; 0 when op has no
- * probe on arch (L1, f64, or a tier below avx512). */
-double bench_probe_peak(const bnl_op *op, bnl_arch arch, int threads, const char **what);
-
-/* Peak synapses/s of this CPU for the dtype with the given threads and arch
- * (model printed by bench_peak_model). */
-double bench_peak(fsvc_dtype dt, int threads, bnl_arch arch);
-const char *bench_peak_model(void);
+/* The measured peak of the CPU kernel plan runs for op (layers/peak.c:
+ * a register-only probe of its instruction mix on plan->threads threads
+ * at once, measured once per mix and thread count in this process):
+ * synapses/s, the mix's name in *what; 0 (and "none") when the kernel
+ * has no probe (ref, scalar, an OpenBLAS core without FMA). */
+double bench_probe_peak(const bnl_plan *plan, const bnl_op *op, const char **what);
 /* Peak synapses/s of the GPU d for a layer the cuda backend runs (u8 on the
  * dp4a tile kernel, f32 L1 on the tile kernel, f32 L2 / dot through cuBLAS
  * Sgemm), from its own lanes and clock; the model in words. */

@@ -1,5 +1,5 @@
 /* bench_machine.c - what `fsvc bench` and `fsvc info` say about the
- * machine: CPU model and features, clock, and the peak model. */
+ * machine: CPU model and features, clock, and the measured peak. */
 #include "tools/bench.h"
 
 #include <stdio.h>
@@ -85,26 +85,6 @@ void bench_cpu_features(char *buf, size_t len)
         buf[l - 1] = '\0';
 }
 
-/* Synapses per cycle per core: f32 2 FMA ports x 16 lanes, f64 2 x 8, u8 one
- * vpsadbw (64 bytes) per cycle (port 5); AVX2 halves, scalar baseline
- * (SSE2) quarters them. */
-double bench_peak(fsvc_dtype dt, int threads, bnl_arch arch)
-{
-    double per = dt == FSVC_U8 ? 64.0 : dt == FSVC_F32 ? 32.0 : 16.0;
-    if (bnl_arch_rank(arch) < bnl_arch_rank(BNL_ARCH_AVX2))
-        per /= 4;
-    else if (bnl_arch_rank(arch) < bnl_arch_rank(BNL_ARCH_AVX512)) /* avx2, avxvnni */
-        per /= 2;
-    return per * threads * bench_cpu_ghz() * 1e9;
-}
-
-const char *bench_peak_model(void)
-{
-    return "peak = threads x GHz(/proc/cpuinfo) x synapses/cycle/core: f32 32 (2 FMA ports x 16), "
-           "f64 16, u8 64 (one 64-byte vpsadbw per cycle), f32 as bf16 64 (2 x vdpbf16ps); AVX2 "
-           "/2, baseline /4";
-}
-
 /* The tile kernel's instruction mix (cuda/perf_model.c): u8 4 synapses per 2
  * INT32 ops (VABSDIFF4 + IDP4A), f32 L1 1 synapse per 2 FP32 ops; cuBLAS
  * Sgemm 1 synapse per FMA lane cycle. */
@@ -133,20 +113,19 @@ const char *bench_compiler_flags(void)
            "-mavx512bf16); *_avx2.c: -mavx2 -mfma -mbmi2";
 }
 
-/* The tier's instruction for op (what its kernel or GEMM is built on). */
-double bench_probe_peak(const bnl_op *op, bnl_arch arch, int threads, const char **what)
+/* Measured once per mix and thread count: --paper asks for the same few
+ * peaks on every row. */
+double bench_probe_peak(const bnl_plan *plan, const bnl_op *op, const char **what)
 {
-    bench_insn insn;
-    double syn;
-    if (bnl_arch_rank(arch) < bnl_arch_rank(BNL_ARCH_AVX512) || !bnl_arch_supported(arch) || op->dist == BNL_L1 ||
-        op->dtype == FSVC_F64)
-        return 0;
-    if (op->dtype == FSVC_U8) {
-        insn = BENCH_INSN_VPDPBUSD, syn = 64, *what = "vpdpbusd zmm, 64 synapses";
-    } else if (op->precision == BNL_PREC_BF16 && bnl_arch_rank(arch) >= bnl_arch_rank(BNL_ARCH_AVX512BF16)) {
-        insn = BENCH_INSN_VDPBF16PS, syn = 32, *what = "vdpbf16ps zmm, 32 synapses";
-    } else {
-        insn = BENCH_INSN_VFMADD231PS, syn = 16, *what = "vfmadd231ps zmm, 16 synapses";
-    }
-    return bench_probe_rate(insn) * syn * threads;
+    static struct { int mix, threads; double peak; } seen[32];
+    static int nseen;
+    int mix = bnl_plan_mix(plan, op), threads = plan->threads > 0 ? plan->threads : 1;
+    *what = bnl_mix_name(mix);
+    for (int i = 0; i < nseen; i++)
+        if (seen[i].mix == mix && seen[i].threads == threads)
+            return seen[i].peak;
+    double peak = bnl_mix_peak(mix, threads);
+    if (nseen < 32)
+        seen[nseen].mix = mix, seen[nseen].threads = threads, seen[nseen++].peak = peak;
+    return peak;
 }

@@ -87,7 +87,8 @@ static int write_csv(const char *path, const row *rows, int nr, const char *comm
     bench_cpu_model(model, sizeof model);
     bench_cpu_features(feat, sizeof feat);
     fprintf(f, "table,cpu_model,cpu_features,compiler_flags,threads,command,op,dist_act,dtype,"
-               "m,N,n,seconds_min,seconds_median,t_syn_ns,gsyn_per_s,peak_fraction,cpu_seconds_min,"
+               "m,N,n,seconds_min,seconds_median,t_syn_ns,gsyn_per_s,peak_fraction,peak_fraction_cpu_time,"
+               "peak_gsyn_per_s,peak_instructions,cpu_seconds_min,"
                "t_syn_cpu_ns,load_avg_1min,"
                "ref_t_syn_ns,ref_sub_sample,speedup_vs_ref,bare_gemm_s,ratio_to_bare_gemm,"
                "paper_t_syn_ns,paper_source,paper_over_ours,note\n");
@@ -107,10 +108,18 @@ static int write_csv(const char *path, const row *rows, int nr, const char *comm
         csv_str(f, bench_compiler_flags()); fputc(',', f);
         fprintf(f, "%d,", threads);
         csv_str(f, command); fputc(',', f);
-        fprintf(f, "%s,%s,%s,%lld,%lld,%d,%.6g,%.6g,%.6g,%.6g,%.4f,%.6g,%.6g,%.2f,%.6g,%s,%.4g,",
-                bench_op_name(w->opk), da, fsvc_dtype_name(w->dt), (long long)w->m,
-                (long long)w->N, w->n, r->t_min, r->t_med, r->t_syn, r->gsyn, r->peak_frac,
-                r->cpu_min, r->t_syn_cpu, r->load1, r->ref_t_syn, sub, r->speedup);
+        fprintf(f, "%s,%s,%s,%lld,%lld,%d,%.6g,%.6g,%.6g,%.6g,", bench_op_name(w->opk), da,
+                fsvc_dtype_name(w->dt), (long long)w->m, (long long)w->N, w->n, r->t_min,
+                r->t_med, r->t_syn, r->gsyn);
+        if (r->probe_peak > 0) { /* the measured peak (bench_run.c); none: empty */
+            fprintf(f, "%.4f,%.4f,%.6g,", r->peak_frac, r->probe_frac, r->probe_peak / 1e9);
+            csv_str(f, r->probe_what);
+            fputc(',', f);
+        } else {
+            fprintf(f, ",,,,");
+        }
+        fprintf(f, "%.6g,%.6g,%.2f,%.6g,%s,%.4g,", r->cpu_min, r->t_syn_cpu, r->load1,
+                r->ref_t_syn, sub, r->speedup);
         if (r->gemm_min > 0)
             fprintf(f, "%.6g,%.4f,", r->gemm_min, r->t_min / r->gemm_min);
         else
@@ -265,9 +274,10 @@ int bench_paper(const bench_cfg *base, const char *csv, const char *png, const c
             return rc;
         }
         printf("%-7s %-6s %-3s m=%-5lld N=%-5lld n=%-5d t_syn %.5f ns (CPU-time %.5f, load %.1f)"
-               "  %.1fx ref%s%s\n", w->table,
+               "  %.1fx ref  %.0f%% of peak (CPU time %.0f%%)%s%s\n", w->table,
                bench_op_name(w->opk), fsvc_dtype_name(w->dt), (long long)w->m, (long long)w->N,
                w->n, w->r.t_syn, w->r.t_syn_cpu, w->r.load1, w->r.speedup,
+               100.0 * w->r.peak_frac, 100.0 * w->r.probe_frac,
                w->note[0] ? "  # " : "", w->note);
         if (tty)
             fflush(stdout);

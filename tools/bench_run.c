@@ -167,16 +167,17 @@ int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err)
     r->t_syn = r->t_min / syn * 1e9;
     r->t_syn_cpu = r->cpu_min / (ctx.backend == BNL_REF ? 1 : ctx.threads) / syn * 1e9;
     r->gsyn = syn / r->t_min / 1e9;
-    /* a bf16 layer on vdpbf16ps does two f32 products an FMA lane */
-    double bf16 = !strcmp(r->plan.kernel, "avx512bf16") || !strcmp(r->plan.kernel, "onednn-bf16")
-                  ? 2.0 : 1.0;
-    r->peak_frac = syn / r->t_min / (bf16 * bench_peak(op.dtype, ctx.threads, ctx.arch));
     if (ctx.backend == BNL_CPU) {
-        r->probe_peak = bench_probe_peak(&op, ctx.arch, ctx.threads, &r->probe_what);
-        /* per CPU second on both sides (the probe's rate is per CPU second
-         * of one thread): contention from other jobs cancels out */
-        if (r->probe_peak > 0 && r->cpu_min > 0)
-            r->probe_frac = syn / r->cpu_min / (r->probe_peak / ctx.threads);
+        /* the peak of the very instructions the plan's kernel runs, on its
+         * threads: wall clock (other jobs only lower it) and per CPU second
+         * on both sides (the probe's rate is per CPU second of each thread:
+         * contention cancels out); neither can pass ~100 % */
+        r->probe_peak = bench_probe_peak(&r->plan, &op, &r->probe_what);
+        if (r->probe_peak > 0) {
+            r->peak_frac = syn / r->t_min / r->probe_peak;
+            if (r->cpu_min > 0)
+                r->probe_frac = syn / r->cpu_min / (r->probe_peak / r->plan.threads);
+        }
     }
     bnlc_device dev;
     if (ctx.backend == BNL_CUDA && bnl_gpu_props(&ctx, &dev, NULL, 0) == 0) {

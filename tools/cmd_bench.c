@@ -56,8 +56,9 @@ static void usage(FILE *f, const bench_cfg *d, const run_opts *r)
             "       fsvc bench --paper [--csv FILE] [--png FILE] [--threads T]\n\n"
             "Times H = act(dist(W, X)) for m neurons over N samples of n values and\n"
             "prints min and median time, t_syn = seconds / (n m N) in ns, G synapses/s,\n"
-            "the fraction of this machine's peak, and the speed-up over `ref` measured\n"
-            "in the same run (on a sub-sample of N, scaled).\n\n"
+            "the fraction of the peak of the kernel's own instructions measured on this\n"
+            "machine (a register-only probe on the same threads), and the speed-up over\n"
+            "`ref` measured in the same run (on a sub-sample of N, scaled).\n\n"
             "  --op OP        rbf-l1 (L1, triangular), rbf-l2 (L2, Gaussian), mul (dot, tanh)\n"
             "                 (default %s)\n"
             "  --act A        tri or gauss for rbf-l2 (default gauss)\n"
@@ -107,15 +108,19 @@ static void print_result(const bench_cfg *c, const bench_res *r)
                    r->gpu_kern_syn, 100.0 * r->gpu_kern_frac, r->t_min / r->gpu_kern_min);
         printf("  GPU peak: %.4g G synapses/s (%s)\n", r->gpu_peak / 1e9, r->gpu_model);
     } else {
-        printf("  t_syn = %.5f ns, %.2f G synapses/s, %.1f%% of peak\n", r->t_syn, r->gsyn,
-               100.0 * r->peak_frac);
+        printf("  t_syn = %.5f ns, %.2f G synapses/s", r->t_syn, r->gsyn);
+        if (r->probe_peak > 0)
+            printf(", %.1f%% of peak\n", 100.0 * r->peak_frac);
+        else
+            printf(" (no peak: kernel %s has no probe)\n", r->plan.kernel);
     }
     printf("  CPU-time t_syn = %.5f ns (CPU seconds / threads / synapses; load average %.1f "
            "on %s)\n", r->t_syn_cpu, r->load1, "this machine");
     if (r->probe_peak > 0)
-        printf("  measured peak (register probe, %s per instruction): %.4g G synapses/s on %d "
-               "threads; the layer per CPU second: %.1f%% of it\n", r->probe_what,
-               r->probe_peak / 1e9, r->plan.threads, 100.0 * r->probe_frac);
+        printf("  peak: %.4g G synapses/s measured on %d threads (register probe of %s, "
+               "kernel %s's instructions per synapse); the layer per CPU second: %.1f%% of it\n",
+               r->probe_peak / 1e9, r->plan.threads, r->probe_what, r->plan.kernel,
+               100.0 * r->probe_frac);
     if (r->ref_t_syn > 0)
         printf("  ref: t_syn = %.4f ns measured on m=%lld N=%lld (a sub-sample, scaled); "
                "speed-up %.1fx\n", r->ref_t_syn, (long long)r->ref_m, (long long)r->ref_N,
@@ -130,8 +135,6 @@ static void print_result(const bench_cfg *c, const bench_res *r)
     if (r->kern1_min > 0)
         printf("  kernels only, 1 thread: %.6f s; %d threads scale %.2fx\n", r->kern1_min,
                r->plan.threads, r->kern1_min / r->kern_min);
-    if (c->verbose && !(r->gpu_peak > 0))
-        printf("  peak model: %s\n", bench_peak_model());
 }
 
 enum { O_OP = CLI_LONG, O_ACT, O_DTYPE, O_TILE, O_PRECISION, O_CSV, O_PNG, O_PAPER,

@@ -44,6 +44,9 @@ MUTANTS=(
 "M18@datasets/png.c@png_set_expand(png);@(void)png;@test_png@PNG loader: palette and low-bit images not expanded"
 "M19@layers/kern_u8_avx512vnni.c@c##r##2 = _mm512_dpbusd_epi32(c##r##2, b, w2)@c##r##2 = _mm512_dpbusd_epi32(c##r##2, b, w1)@test_kernels test_bnl_ops@avx512vnni u8 GEMM: neurons 32-47 against the panel of 16-31"
 "M20@layers/kern_flt_avx512bf16.c@c##r##2 = _mm512_dpbf16_ps(c##r##2, b, w2)@c##r##2 = _mm512_dpbf16_ps(c##r##2, b, w1)@test_bf16@avx512bf16 GEMM: neurons 32-47 against the panel of 16-31"
+"M21@layers/peak_avx512.c@#define UNITS 96 /* R16 six times */@#define UNITS 48 /* R16 six times */@test_peak@512-bit peak probe: counts half its units (peak too low)"
+"M22@layers/peak_avx2.c@#define UNITS 88 /* R11 eight times */@#define UNITS 176 /* R11 eight times */@test_peak@256-bit peak probe: counts twice its units (peak too high)"
+"M23@tools/bench_run.c@r->probe_frac = syn / r->cpu_min@r->probe_frac = 2 * syn / r->cpu_min@cli:test_bench_peak.sh@bench: the per-CPU-second share of the peak doubled"
 )
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fsvc-mutation-XXXXXX")

@@ -51,6 +51,15 @@ wrote() { # NAME FILE -- CMD...
 wrote "bench_solver.sh RENDER_ONLY=1" "$R/solver.md" -- env RENDER_ONLY=1 RESULTS="$R" bash "$S/bench_solver.sh" "$FSVC"
 wrote "presets.sh RENDER_ONLY=1" "$R/presets.md" -- env RENDER_ONLY=1 RESULTS="$R" bash "$S/presets.sh" "$FSVC"
 wrote "accuracy.sh RENDER_ONLY=1" "$R/accuracy.md" -- env RENDER_ONLY=1 bash "$S/accuracy.sh" "$FSVC" "$R"
+# tier_targets.sh on a tiny layer, no jobs: its rows, each with a verdict
+wrote "tier_targets.sh, tiny layer" "$R/tt.md" -- env FSVC="$FSVC" ROUNDS=1 JOB=0 \
+  SHAPE="-m 64 -N 64 -n 16" bash "$S/tier_targets.sh" -o "$R/tt.md"
+expect_match '^\| u8 L2/Gaussian layer, best tier vs today.s f32 path \| .* \| >= 6x \| (met|not met) \(wall\)' \
+  "tier_targets.sh: a target row with its verdict" "$(cat "$R/tt.md" 2>/dev/null)"
+expect_exit 2 "tier_targets.sh: a SHAPE without -m -N -n" -- env FSVC="$FSVC" SHAPE="-m 64" \
+  bash "$S/tier_targets.sh" -o "$R/tt2.md"
+expect_one_line "tier_targets.sh: one line for the bad SHAPE" "$ERR"
+[ -e "$R/tt2.md" ] && fail "tier_targets.sh: wrote a file for a bad SHAPE" || ok "tier_targets.sh: no file for a bad SHAPE"
 # results_readme.sh over what `fsvc study` writes today
 "$FSVC" study -q --no-plots -v 3 --vary radius=0.3rms,0.6rms -o "$R" --name iris "$UCI/iris.train" >/dev/null 2>&1 ||
   fail "fsvc study on iris failed"

@@ -1,0 +1,26 @@
+# tier_lib.sh - helpers shared by the tier scripts (onednn_tier.sh,
+# tier_targets.sh), sourced: best wall and CPU seconds per key over
+# interleaved rounds (every value kept in runs[KEY], in order), and timing
+# one command. The caller declares `declare -A wall cpu` and sets $work (a
+# scratch folder).
+declare -A runs
+best() { # best KEY VALUE: keep the minimum wall seconds
+  local k=$1 v=$2
+  runs[$k]="${runs[$k]:-}${runs[$k]:+ }$v"
+  if [ -z "${wall[$k]:-}" ] || awk "BEGIN{exit !($v < ${wall[$k]})}"; then wall[$k]=$v; fi
+}
+bestc() { # bestc KEY VALUE: keep the minimum CPU seconds
+  local k=$1 v=$2
+  if [ -z "${cpu[$k]:-}" ] || awk "BEGIN{exit !($v < ${cpu[$k]})}"; then cpu[$k]=$v; fi
+}
+# timed KEY CMD...: runs CMD (its output in $work/o), keeps its best wall
+# and user + system seconds (/usr/bin/time); a failure ends the script
+timed() {
+  local k=$1; shift
+  /usr/bin/time -f '%e %U %S' -o "$work/t" "$@" >"$work/o" 2>&1 ||
+    { echo "${0##*/}: $k failed: $(tail -n 3 "$work/o")" >&2; exit 1; }
+  read -r e u s <"$work/t"
+  best "$k" "$e"
+  bestc "$k" "$(awk "BEGIN{print $u + $s}")"
+  echo "${0##*/}: $k: $e s wall, $u + $s s CPU" >&2
+}
