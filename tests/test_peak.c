@@ -2,10 +2,9 @@
  * test_peak.c - the measured peak behind "% of peak" (layers/peak.c):
  *   - which mix each plan kernel maps to, and none where there is no probe;
  *   - each probe against the same mix written here with intrinsics (a
- *     plain loop the compiler schedules): the loop cannot beat the probe
- *     by more than noise (a probe that counts too few units, or issues a
- *     slower block, fails), and reaches at least 90 % of it (a probe that
- *     counts too many fails);
+ *     plain loop the compiler schedules): within 0.80-1.25 of it, so a
+ *     probe that counts half or twice its units, or issues a slower block,
+ *     fails;
  *   - the real kernels on cache-resident tiles, one thread, per CPU second:
  *     never above 105 % of their mix's peak (the "by construction" claim;
  *     a kernel mapped to a mix it does not run, or a probe below the
@@ -200,8 +199,10 @@ static void test_probe_vs_loop(void **state)
         printf("  %-40s probe %.3g units/s, intrinsics loop %.3g (%.2f)\n",
                bnl_mix_name(t[i].mix), probe, loop, loop / probe);
         assert_true(probe > 0);
-        assert_true(loop <= 1.10 * probe);
-        assert_true(loop >= 0.90 * probe);
+        /* 0.96-1.03 measured under load 5-9; the faults this guards
+         * (a unit counted twice, or half of one) are factors of 2 */
+        assert_true(loop <= 1.25 * probe);
+        assert_true(loop >= 0.80 * probe);
         ran++;
     }
     if (!ran)
