@@ -2,8 +2,10 @@
 # presets.sh [FSVC] - trains each documented preset of this machine class
 # (2 cores) on its full training set, evaluates it on the full test set
 # and writes $RESULTS/presets.csv and presets.md (accuracy, training time,
-# whether the preset's target is met). Issue 11's 2-core targets: MNIST
-# >= 99.0 %, Fashion-MNIST >= 90.5 %, each in at most 90 s of training.
+# whether the preset's target is met). Issue 24's 2-core targets: MNIST
+# >= 99.0 %, Fashion-MNIST >= 91.0 %, each in at most 90 s of training
+# (issue 11's were 99.0 and 90.5). The options were chosen by held-out
+# accuracy (scripts/presets_search.sh, results/presets-search.csv).
 #   --list         print each preset's command line, as the README has it
 #   --options NAME print one preset's fsvc train options
 #   --table CSV    print the table of a presets.csv (--dates: with dates)
@@ -12,12 +14,12 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 R=${RESULTS:-results}
-MNIST_DIR=${MNIST_DIR:-$here/../data/mnist}
+MNIST_DIR=${MNIST_DIR:-$here/data/mnist}
 FASHION_DIR=${FASHION_DIR:-/usr/share/datasets/fashion-mnist}
 
 # name|data|target accuracy %|target training s|fsvc train options
-PRESETS='mnist-2core|mnist|99.0|90|--max-neurons 20000 -l 1e-7 -r 0.5rms
-fashion-2core|fashion|90.5|90|--max-neurons 20000 -l 1e-6'
+PRESETS='mnist-2core|mnist|99.0|90|-s per-class -p 350 -r 0.5rms -l 1e-7
+fashion-2core|fashion|91.0|90|--max-neurons 20000 -l 1e-6'
 
 # the data folder of a preset as the README writes it (from the repository root)
 readme_dir() { [ "$1" = fashion ] && echo /usr/share/datasets/fashion-mnist || echo data/mnist; }
@@ -85,7 +87,7 @@ else
 fi
 
 {
-  echo "# Presets: accuracy and training time on this machine (issue 11)"
+  echo "# Presets: accuracy and training time on this machine (issues 11, 24)"
   echo
   echo "Written by \`scripts/presets.sh\` from presets.csv; do not edit."
   echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), shared with other jobs (the load average at each run's start is in presets.csv)."

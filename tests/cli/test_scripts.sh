@@ -75,3 +75,17 @@ while IFS= read -r line; do
 done <<<"$OUT"
 expect_exit 0 "presets.sh --options (tools/demo.sh uses it)" -- bash "$S/presets.sh" --options fashion-2core
 expect_match '^--max-neurons [0-9]+ ' "a preset's options" "$OUT"
+# presets_search.sh: the held-out split is the last 10000 training images,
+# the first 50000 train; one row per run in presets-search.csv
+PS=$TMP/ps
+expect_exit 1 "presets_search.sh: data other than mnist|fashion" -- bash "$S/presets_search.sh" "$FSVC" digits -q
+expect_exit 0 "presets_search.sh runs a trial" -- env RESULTS="$PS" SPLIT_DIR="$PS/split" MNIST_DIR="$MNIST" \
+  bash "$S/presets_search.sh" "$FSVC" mnist "--max-neurons 50"
+{ cat "$MNIST/train-labels-idx1-ubyte" 2>/dev/null || gzip -dc "$MNIST/train-labels-idx1-ubyte.gz"; } |
+  tail -c 10000 > "$TMP/last10k"
+if tail -c 10000 "$PS/split/mnist/val-labels-idx1-ubyte" | cmp -s - "$TMP/last10k" &&
+   [ "$(stat -c %s "$PS/split/mnist/fit-labels-idx1-ubyte")" -eq 50008 ]
+then ok "presets_search.sh: held-out = the last 10000, fit = the first 50000"
+else fail "presets_search.sh: the split is not first 50000 / last 10000"; fi
+expect_match '^[0-9: UTC-]+,mnist,--max-neurons 50,heldout,50000,heldout,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,50,$' \
+  "presets_search.sh: its CSV row" "$(tail -n 1 "$PS/presets-search.csv")"
