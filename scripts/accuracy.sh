@@ -19,7 +19,7 @@ set -uo pipefail
 fsvc=${1:?usage: accuracy.sh FSVC OUTDIR}
 out=${2:?usage: accuracy.sh FSVC OUTDIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
-MNIST_DIR=${MNIST_DIR:-$here/../data/mnist}
+MNIST_DIR=${MNIST_DIR:-$here/data/mnist}
 FASHION_DIR=${FASHION_DIR:-/usr/share/datasets/fashion-mnist}
 SVM_N=${SVM_N:-5000}
 ACC_FULL=${ACC_FULL:-1}

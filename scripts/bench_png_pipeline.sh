@@ -20,7 +20,7 @@ set -uo pipefail
 fsvc=${1:?usage: bench_png_pipeline.sh FSVC [OUT.md]}
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${2:-$here/results/png-pipeline.md}
-MNIST_DIR=${MNIST_DIR:-$here/../data/mnist}
+MNIST_DIR=${MNIST_DIR:-$here/data/mnist}
 SETS=${SETS:-t10k train}
 NEURONS=${NEURONS:-1000}
 REPS=${REPS:-3}

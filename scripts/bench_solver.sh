@@ -33,7 +33,7 @@ fi
 FSVC=${1:-build/fsvc}
 here=$(cd "$(dirname "$0")/.." && pwd)
 R=${RESULTS:-results}
-MNIST_DIR=${MNIST_DIR:-$here/../data/mnist}
+MNIST_DIR=${MNIST_DIR:-$here/data/mnist}
 DATA=${DATA:-$MNIST_DIR/train}
 TEST=${TEST:-$MNIST_DIR/t10k}
 REPS=${REPS:-3}

@@ -22,7 +22,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 FSVC=${1:-$here/build/fsvc}
-MNIST_DIR=${MNIST_DIR:-$here/../data/mnist}
+MNIST_DIR=${MNIST_DIR:-$here/data/mnist}
 THREADS=${THREADS:-0}
 
 if ! "$FSVC" info 2>/dev/null | grep -q '^cuda:.*SMs\|^cuda: [^n]' || \

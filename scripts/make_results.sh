@@ -23,9 +23,9 @@ set -uo pipefail
 FSVC=${1:-build/fsvc}
 here=$(cd "$(dirname "$0")/.." && pwd)
 R=${RESULTS:-results}
-MNIST_DIR=${MNIST_DIR:-$here/../data/mnist}
+MNIST_DIR=${MNIST_DIR:-$here/data/mnist}
 FASHION_DIR=${FASHION_DIR:-/usr/share/datasets/fashion-mnist}
-UCI_DIR=${UCI_DIR:-$here/../build/data/uci-dogaru}
+UCI_DIR=${UCI_DIR:-$here/build/data/uci-dogaru}
 QUICK=${RESULTS_QUICK:-0}
 if [ "$QUICK" = 1 ]; then SUB=2000; SVM_N=${SVM_N:-1000}; ACC_FULL=${ACC_FULL:-0}
 else SUB=10000; SVM_N=${SVM_N:-5000}; ACC_FULL=${ACC_FULL:-1}; fi

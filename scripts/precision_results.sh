@@ -16,7 +16,7 @@ set -uo pipefail
 fsvc=${1:?usage: precision_results.sh FSVC OUTDIR}
 out=${2:?usage: precision_results.sh FSVC OUTDIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
-MNIST_DIR=${MNIST_DIR:-$here/../data/mnist}
+MNIST_DIR=${MNIST_DIR:-$here/data/mnist}
 FASHION_DIR=${FASHION_DIR:-/usr/share/datasets/fashion-mnist}
 PRECISIONS=${PRECISIONS:-full tf32 bf16}
 THREADS=${THREADS:-0}
