@@ -17,7 +17,7 @@ loaded() { local re=$1; shift; LD_DEBUG=files "$@" 2>&1 >/dev/null | grep -E "fi
 needed=$(readelf -d "$FSVC" 2>/dev/null | grep NEEDED)
 if [ -z "$needed" ]; then fail "readelf -d $FSVC lists nothing (binutils?)"; fi
 if echo "$needed" | grep -Eq 'libdnnl|libmpi|open-rte|open-pal'; then
-  fail "fsvc links oneDNN or MPI: $(echo "$needed" | grep -Eo '\[lib(dnnl|mpi|open)[^]]*\]' | tr '\n' ' ')"
+  fail "fsvc links oneDNN or MPI: $(echo "$needed" | grep -Eo '\[lib(dnnl|mpi|open-rte|open-pal)[^]]*\]' | tr '\n' ' ')"
 else ok "fsvc has no NEEDED libdnnl, libmpi"; fi
 so=$BUILD_DIR/libfsvc.so
 if [ -e "$so" ]; then
