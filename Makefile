@@ -407,7 +407,8 @@ results: all
 install: all python-install
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/fsvc
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/fsvc
-	$(if $(MPI_PLUGIN),install -d $(DESTDIR)$(PREFIX)/lib/fsvc && install -m 755 $(MPI_PLUGIN) $(DESTDIR)$(PREFIX)/lib/fsvc/)
+	if [ -e "$(MPI_PLUGIN)" ]; then install -d $(DESTDIR)$(PREFIX)/lib/fsvc && \
+	  install -m 755 $(MPI_PLUGIN) $(DESTDIR)$(PREFIX)/lib/fsvc/; fi
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libfsvc.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libfsvc.so.$(SOMAJOR)
