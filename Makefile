@@ -75,6 +75,12 @@ ifeq ($(NO_DNNL),)
 ifneq ($(wildcard /usr/include/oneapi/dnnl/dnnl.h),)
 HAVE_DNNL := yes
 CPPFLAGS += -DFSVC_HAVE_DNNL=1
+# Under sanitizers it is linked too (the load then finds it there):
+# LeakSanitizer (GCC 12) crashes at exit scanning the dynamic TLS of a
+# dlopen'd libdnnl ("Tracer caught signal 11", google/sanitizers#1322).
+ifneq ($(SAN),)
+LDLIBS   += -Wl,--no-as-needed -ldnnl -Wl,--as-needed
+endif
 endif
 endif
 # The fsvc executable links Debian's static OpenBLAS and LAPACKE (the same
