@@ -12,8 +12,10 @@
 #   make python-test  the Python package's tests (pytest, $(PYTHON))
 #
 # Switches: NO_CUDA=1 (skip CUDA even when nvcc exists), NO_MPI=1 (fsvc
-# without Open MPI even when mpicc exists), SAN=1 (ASan+UBSan), SAN=thread
-# (ThreadSanitizer),
+# without Open MPI even when mpicc exists), STATIC_BLAS=1|0 (the fsvc
+# executable with OpenBLAS and LAPACKE linked statically, required, or
+# shared; default: static when Debian's .a files are there), SAN=1
+# (ASan+UBSan), SAN=thread (ThreadSanitizer),
 # BUILD=dir (output folder), OPT=... (optimisation flags).
 
 BUILD   ?= build
@@ -41,7 +43,8 @@ NVCC          := $(shell command -v nvcc 2>/dev/null || ( test -x $(CUDA_HOME)/b
 ifneq ($(NO_CUDA),)
 NVCC :=
 endif
-# Open MPI (mpirun -np K build/fsvc ...): only tools/comm_mpi.c sees it.
+# Open MPI (mpirun -np K build/fsvc ...): only tools/mpi_plugin.c sees it,
+# built as $(BUILD)/fsvc-mpi.so, which tools/comm_mpi.c loads under mpirun.
 MPICC    ?= $(shell command -v mpicc 2>/dev/null)
 ifneq ($(NO_MPI),)
 MPICC :=
@@ -61,17 +64,45 @@ CFLAGS   += -fopenmp
 LDFLAGS  += -fopenmp
 endif
 CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS  += $(shell pkg-config --libs openblas lapacke zlib libpng libjpeg 2>/dev/null) -llapack
+BLAS_LIBS := $(shell pkg-config --libs openblas lapacke 2>/dev/null) -llapack
+LDLIBS  += $(BLAS_LIBS) $(shell pkg-config --libs zlib libpng libjpeg 2>/dev/null)
 TEST_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
-# oneDNN (Debian's libdnnl-dev) for the onednn tier's f32 / bf16 products;
-# NO_DNNL=1 builds without it (the tiers below keep every path).
+# oneDNN (Debian's libdnnl-dev) for the onednn tier's f32 / bf16 products:
+# its headers at build time, the library loaded on first use
+# (layers/dnnl_load.c), not linked; NO_DNNL=1 builds without it (the tiers
+# below keep every path).
 ifeq ($(NO_DNNL),)
 ifneq ($(wildcard /usr/include/oneapi/dnnl/dnnl.h),)
 HAVE_DNNL := yes
 CPPFLAGS += -DFSVC_HAVE_DNNL=1
-LDLIBS   += -ldnnl
+# Under sanitizers it is linked too (the load then finds it there):
+# LeakSanitizer (GCC 12) crashes at exit scanning the dynamic TLS of a
+# dlopen'd libdnnl ("Tracer caught signal 11", google/sanitizers#1322).
+ifneq ($(SAN),)
+LDLIBS   += -Wl,--no-as-needed -ldnnl -Wl,--as-needed
 endif
 endif
+endif
+# The fsvc executable links Debian's static OpenBLAS and LAPACKE (the same
+# 0.3.21 DYNAMIC_ARCH build as the shared one): loading and relocating
+# libopenblas.so, liblapacke.so and their LAPACK, BLAS and Fortran
+# libraries took a third of a 100-sample job's time (iris -v 5). About
+# 25 MB more executable (every core's kernels). libfsvc.so and the tests
+# keep the shared libraries. The two entry points blas_core.c asks for by
+# dlsym are exported.
+STATIC_BLAS ?= auto
+BLAS_A := $(wildcard $(shell pkg-config --variable=libdir lapacke 2>/dev/null)/liblapacke.a) \
+          $(wildcard $(shell pkg-config --variable=libdir openblas 2>/dev/null)/libopenblas.a)
+ifeq ($(STATIC_BLAS),1)
+ifneq ($(words $(BLAS_A)),2)
+$(error STATIC_BLAS=1: no liblapacke.a and libopenblas.a (libopenblas-dev, liblapacke-dev))
+endif
+endif
+BIN_BLAS := $(if $(filter 0,$(STATIC_BLAS)),shared,$(if $(filter 2,$(words $(BLAS_A))),static,shared))
+BIN_LDLIBS = $(if $(filter static,$(BIN_BLAS)),$(BLAS_A) -lgfortran \
+               -Wl$(comma)--export-dynamic-symbol=gotoblas_dynamic_init \
+               -Wl$(comma)--export-dynamic-symbol=gotoblas_dynamic_quit \
+               $(filter-out $(BLAS_LIBS),$(LDLIBS)),$(LDLIBS))
 
 ifeq ($(SAN),thread)
 CFLAGS  += -fsanitize=thread -fno-omit-frame-pointer
@@ -89,7 +120,7 @@ isa_flags = $(if $(findstring _avxvnni,$(1)),$(AVX2_FLAGS) -mavxvnni,$(if $(find
 # ---- sources ----------------------------------------------------------------
 LIB_SRC   := $(wildcard base/*.c fsvc/*.c layers/*.c datasets/*.c cuda/*.c)
 # tools/comm_mpi.c (Open MPI) or tools/comm_one.c (one process) in the fsvc binary
-TOOL_SRC  := $(filter-out tools/comm_mpi.c tools/comm_one.c,$(wildcard tools/*.c)) \
+TOOL_SRC  := $(filter-out tools/comm_mpi.c tools/comm_one.c tools/mpi_plugin.c,$(wildcard tools/*.c)) \
              tools/comm_$(if $(MPI_LIBS),mpi,one).c
 TEST_SRC  := $(wildcard tests/test_*.c)
 TESTUTIL  := $(wildcard tests/util/*.c)
@@ -115,11 +146,12 @@ PUBLIC_H := base/fsvc_base.h datasets/fsvc_data.h fsvc/fsvc.h fsvc/embed.h layer
 LIB_A  := $(BUILD)/libfsvc.a
 LIB_SO := $(BUILD)/libfsvc.so.$(VERSION)
 BIN    := $(BUILD)/fsvc
+MPI_PLUGIN := $(if $(MPI_LIBS),$(BUILD)/fsvc-mpi.so)
 
 .PHONY: all lib tool tests test unit-test cli-test asan-test tsan-test demo deps fuzz fuzz-replay \
         results install uninstall clean config test-cuda python-test python-install test-data \
         test-build check-full fuzz-bins
-all: config $(BIN) $(LIB_A) $(LIB_SO) $(BUILD)/fsvc.pc
+all: config $(BIN) $(MPI_PLUGIN) $(LIB_A) $(LIB_SO) $(BUILD)/fsvc.pc
 
 # pkg-config file; a CUDA build's static link needs the CUDA libraries too.
 # Regenerated every time (cheap), replaced only when it changes, so that
@@ -129,7 +161,6 @@ PC_CUDA_LIBS := $(if $(NVCC), -L$(CUDA_HOME)/lib64 -Wl$(comma)-rpath$(comma)$(CU
 $(BUILD)/fsvc.pc: fsvc.pc.in FORCE
 	@mkdir -p $(dir $@)
 	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_LIBS@|$(PC_CUDA_LIBS)|' \
-	  -e 's|@DNNL_LIBS@|$(if $(HAVE_DNNL), -ldnnl)|' \
 	  fsvc.pc.in > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
 .PHONY: FORCE
 FORCE:
@@ -138,7 +169,7 @@ config:
 	@echo "fsvc $(VERSION): openblas=$(or $(HAVE_OPENBLAS),no) lapacke=$(or $(HAVE_LAPACKE),no)" \
 	  "zlib=$(or $(HAVE_ZLIB),no) libpng=$(or $(HAVE_PNG),no) libjpeg=$(or $(HAVE_JPEG),no) cmocka=$(or $(HAVE_CMOCKA),no)" \
 	  "openmp=$(or $(HAVE_OPENMP),no) nvcc=$(or $(NVCC),no) mpi=$(if $(MPI_LIBS),yes,no)" \
-	  "onednn=$(or $(HAVE_DNNL),no)$(if $(SAN), sanitizers=on)"
+	  "onednn=$(or $(HAVE_DNNL),no) blas=$(BIN_BLAS)$(if $(SAN), sanitizers=on)"
 	@missing="$(if $(HAVE_OPENBLAS),,libopenblas-dev )$(if $(HAVE_LAPACKE),,liblapacke-dev )$(if $(HAVE_ZLIB),,zlib1g-dev )$(if $(HAVE_PNG),,libpng-dev )$(if $(HAVE_JPEG),,libjpeg-dev )"; \
 	  if [ -n "$$missing" ]; then echo "fsvc: missing packages: $$missing(run 'make deps')"; exit 1; fi
 
@@ -155,7 +186,7 @@ $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(call isa_flags,$<) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/tools/comm_mpi.o: tools/comm_mpi.c $(FLAGS_STAMP)
+$(BUILD)/obj/tools/mpi_plugin.o: tools/mpi_plugin.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
@@ -172,8 +203,11 @@ $(LIB_SO): $(LIB_OBJ)
 	ln -sf libfsvc.so.$(VERSION) $(BUILD)/libfsvc.so.$(SOMAJOR)
 	ln -sf libfsvc.so.$(SOMAJOR) $(BUILD)/libfsvc.so
 
-$(BIN): $(TOOL_OBJ) $(LIB_A)
-	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIB_A) $(LDLIBS) $(MPI_LIBS)
+$(BIN): $(TOOL_OBJ) $(LIB_A) | $(MPI_PLUGIN)
+	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIB_A) $(BIN_LDLIBS)
+
+$(MPI_PLUGIN): $(BUILD)/obj/tools/mpi_plugin.o
+	$(CC) -shared -o $@ $< $(MPI_LIBS)
 
 $(BUILD)/tests/%: tests/%.c $(TUTIL_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -379,6 +413,8 @@ results: all
 install: all python-install
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/fsvc
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/fsvc
+	if [ -e "$(MPI_PLUGIN)" ]; then install -d $(DESTDIR)$(PREFIX)/lib/fsvc && \
+	  install -m 755 $(MPI_PLUGIN) $(DESTDIR)$(PREFIX)/lib/fsvc/; fi
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libfsvc.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libfsvc.so.$(SOMAJOR)
@@ -396,6 +432,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(PYTHON_SITE)/fsvc
 	rm -f $(DESTDIR)$(PREFIX)/bin/fsvc $(DESTDIR)$(PREFIX)/lib/libfsvc.* \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsvc.pc
+	rm -rf $(DESTDIR)$(PREFIX)/lib/fsvc
 	rm -rf $(DESTDIR)$(PREFIX)/include/fsvc
 
 clean:

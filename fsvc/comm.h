@@ -3,7 +3,7 @@
  * The library trains on one slice of the samples when it is given a
  * fsvc_comm: rank r of size processes holds the global samples
  * [first, first + N) of N_total. The operations are supplied by the caller
- * (tools/comm_mpi.c implements them with Open MPI); fsvc_comm_one() is the
+ * (tools/comm_mpi.c, on Open MPI through tools/mpi_plugin.c); fsvc_comm_one() is the
  * one-process table, where every operation is the identity. Every
  * operation is collective: all ranks call it in the same order. */
 #ifndef FSVC_COMM_H

@@ -10,9 +10,11 @@
 #define NB BNL_CHOL_NB
 #define SOLVE_ROWS 512 /* rows per update chunk of a triangular solve */
 
-static int team(const bnl_ctx *ctx)
+/* The team for nt blocks: one block is one task, so one thread (waking a
+ * team for it costs more than the block: iris's 80 x 80 systems). */
+static int team(const bnl_ctx *ctx, int64_t nt)
 {
-    return ctx && ctx->threads > 0 ? ctx->threads : 1;
+    return nt > 1 && ctx && ctx->threads > 0 ? ctx->threads : 1;
 }
 
 /* element (i, j) of a column-major matrix */
@@ -65,7 +67,7 @@ void bnl_syrk_acc(const bnl_ctx *ctx, void *G, int64_t ldg, const void *Ht, int6
     int64_t nt = (ma + NB - 1) / NB;
     int saved = bnl_blas_threads_push(ctx, 1);
     /* the tallest column blocks first: the largest tasks start early */
-#pragma omp parallel for schedule(dynamic, 1) num_threads(team(ctx))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team(ctx, nt))
     for (int64_t t = 0; t < nt; t++) {
         int64_t j0 = t * NB, jb = ma - j0 < NB ? ma - j0 : NB;
         col_update(f32, G, ldg, Ht, ldh, ma, b, j0, jb, 1.0, beta);
@@ -123,7 +125,7 @@ int bnl_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
     /* the tasks are children of one explicit task: its dependency table is
      * freed when it ends (that of an implicit task, libgomp 12, can be left
      * behind: LeakSanitizer saw it) */
-#pragma omp parallel num_threads(team(ctx))
+#pragma omp parallel num_threads(team(ctx, nt))
 #pragma omp single
 #pragma omp task shared(info, st)
     {
@@ -197,7 +199,7 @@ static void tri_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda,
                       void *B, int K, int64_t ldb, int back)
 {
     int64_t nt = (m + NB - 1) / NB;
-#pragma omp parallel num_threads(team(ctx))
+#pragma omp parallel num_threads(team(ctx, nt))
     for (int64_t s = 0; s < nt; s++) {
         int64_t k = back ? nt - 1 - s : s, k0 = k * NB, kb = m - k0 < NB ? m - k0 : NB;
         void *Lkk = at((void *)L, lda, k0, k0, f32), *Xk = at(B, ldb, k0, 0, f32);

@@ -13,7 +13,7 @@
 
 #ifdef FSVC_HAVE_DNNL
 
-#include <oneapi/dnnl/dnnl.h>
+#include "dnnl_api.h" /* oneDNN loaded on first use */
 #include <omp.h>
 #include <pthread.h>
 #include <stdio.h>

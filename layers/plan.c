@@ -20,6 +20,7 @@
  * balance on small layers. Edge tiles are exact (the last tile is smaller).
  */
 #include "cpu_tile.h"
+#include "dnnl_load.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -38,7 +39,8 @@ int bnl_cpu_uses_dnnl(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
            (ctx->dnnl_min_syn < 0 ||
             (N >= BNL_DNNL_MIN_N &&
              (double)m * (double)N * n >= (double)(ctx->dnnl_min_syn ? ctx->dnnl_min_syn
-                                                                     : BNL_DNNL_MIN_SYN)));
+                                                                     : BNL_DNNL_MIN_SYN))) &&
+           bnl_dnnl_load(); /* last: only a call that would run on it loads it */
 }
 
 static int64_t l2_bytes(void)

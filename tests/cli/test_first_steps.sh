@@ -37,6 +37,11 @@ make -s --no-print-directory -o all -C "$ROOT" BUILD="$B" DESTDIR="$TMP/inst" PR
   install >"$TMP/make.log" 2>&1 && ok "make install DESTDIR" || fail "make install: $(tail -3 "$TMP/make.log")"
 expect_exit 0 "the installed fsvc runs from PATH" -- env PATH="$TMP/inst/usr/local/bin:$PATH" fsvc data "$UCI/iris.test"
 expect_match '^size: 50 x 4' "the installed fsvc reads data" "$OUT"
+# the MPI plugin (tools/mpi_plugin.c) in PREFIX/lib/fsvc, found from PREFIX/bin
+if "$FSVC" info 2>/dev/null | grep -q '^mpi: Open MPI'; then
+  expect_exit 0 "the installed fsvc info" -- env PATH="$TMP/inst/usr/local/bin:$PATH" fsvc info
+  expect_match '^mpi: Open MPI' "the installed fsvc finds its MPI plugin" "$OUT"
+fi
 
 # ---- pip install ./python, offline, then import from elsewhere -------------
 PY=/usr/bin/python3
