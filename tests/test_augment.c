@@ -84,7 +84,7 @@ static void solve_matches_explicit(void **s)
                              (int64_t)N * V, n, K, fsvc_comm_one(), NULL};
     fsvc_ridge_problem pb = {&ctx, &op, X, m, X, cls, NULL, NULL, N, N, n, K, fsvc_comm_one(),
                              NULL};
-    fsvc_ridge_opt o = {1e-3, FSVC_SOLVER_DIRECT, 1e-10, FSVC_AUG_NONE, 0, 0, 0, 0};
+    fsvc_ridge_opt o = {1e-3, FSVC_SOLVER_DIRECT, 1e-10, FSVC_AUG_NONE, 0, 0, 0, 0, 0};
     int rc = fsvc_readout_solve(Rd, &pa, &o, NULL, &err);
     if (rc) fail_msg("%s", err.msg);
     o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_AUTO, 1e-10, aug, R, C, 0, 0};
