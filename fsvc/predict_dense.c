@@ -48,8 +48,11 @@ int fsvc_predict_ctx(int *pred, double *score, const fsvc_model *model,
     /* Y: the rows of one chunk, no more than the samples (a model of 10^6
      * classes needs 8 MB a sample: 65 GB for a whole chunk) */
     int64_t Ny = d->N < Nc ? (d->N > 0 ? d->N : 1) : Nc;
+    int held = 0;
     double *Y = malloc((size_t)Ny * K * sizeof *Y); /* Y: Ny x K */
     if (!Y) { rc = fsvc_fail(err, FSVC_ERESOURCE, "predict: out of memory"); goto done; }
+    /* the chunks share what the engine derives from the centroids */
+    held = bnl_weights_hold(ctx, model->C, model->m, model->n) == 0;
     for (int64_t i0 = 0; i0 < d->N; i0 += Nc) {
         int64_t b = d->N - i0 < Nc ? d->N - i0 : Nc;
         rc = bnl_scores(ctx, &op, Y, model->C, model->m, (const char *)X + (size_t)i0 * row,
@@ -58,6 +61,7 @@ int fsvc_predict_ctx(int *pred, double *score, const fsvc_model *model,
         if ((rc = fsvc_scores_pick(model, Y, b, i0, pred, score, d->source, err))) goto done;
     }
 done:
+    if (held) bnl_weights_release(ctx, model->C, model->m, model->n);
     free(Y); free(X);
     return rc;
 }

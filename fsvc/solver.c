@@ -137,7 +137,7 @@ static int solve_pcg(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_o
     double *W = NULL;
     int rc = pb->N > 0 ? FSVC_OK : fsvc_fail(err, FSVC_EINPUT, "ridge: a process holds no "
                                              "samples (more processes than samples)");
-    fsvc_hsrc_opt ho = {o->aug, o->rows, o->cols, cache, bars, o->progress != 0};
+    fsvc_hsrc_opt ho = {o->aug, o->rows, o->cols, cache, bars, o->progress != 0, o->h_bf16};
     if (!rc)
         rc = fsvc_hsrc_open(&loc, pb, &ho, err);
     if (!rc && comm->size > 1) {
@@ -194,7 +194,7 @@ int fsvc_readout_solve(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge
     int bars = o->progress == FSVC_PROGRESS_ALL; /* progress lines; any progress: messages */
     if (s == FSVC_SOLVER_DIRECT)
         return fsvc_readout_ridge(R, &p, lambda, -1, bars, info ? info->t_ridge : NULL, err);
-    size_t hs = op->dtype == FSVC_F64 ? sizeof(double) : sizeof(float);
+    size_t hs = op->dtype == FSVC_F64 ? sizeof(double) : o->h_bf16 ? 2 : sizeof(float);
     int cache = ram > 0 && (double)N * nv * m * hs <= (budget - need) / 2;
     return solve_pcg(R, &p, o, cache, info, err);
 }

@@ -79,6 +79,7 @@ typedef struct fsvc_ridge_opt {
     int rows, cols;
     double ram;
     int progress;
+    int h_bf16;       /* pcg: the cached H in bf16 (fsvc_param.pcg_h) */
 } fsvc_ridge_opt;
 
 /* How the engine's products run (bnl_hprod_opt): aug, rows, cols: the
@@ -93,6 +94,7 @@ typedef struct fsvc_hsrc_opt {
     int cache;
     int progress;
     int notes;
+    int h_bf16;       /* the cached H in bf16 (bnl_hprod_opt.h_bf16) */
 } fsvc_hsrc_opt;
 
 /* The engine's block products (bnl_hprod_open: the context's table

@@ -155,7 +155,7 @@ static int solve_all(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc_p
     fsvc_ridge_problem pb = {ctx, &op, M->C, m, X, d->cls, NULL, NULL, N, N, d->n, K,
                              fsvc_comm_one(), NULL};
     fsvc_ridge_opt ro = {0, p->solver, p->cg_tol, FSVC_AUG_NONE, M->rows, M->cols, 0,
-                         p->progress};
+                         p->progress, 0};
     int rule;
     fsvc_solver s = fsvc_solver_resolve(&pb, &ro, &rule); /* as fsvc_readout_solve */
     int *ord = malloc((size_t)nl * sizeof *ord);
@@ -192,7 +192,7 @@ static int solve_all(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc_p
     memo_src ms = {&src, NULL, 0, NULL, 0};
     double *W = malloc((size_t)m * K * sizeof *W);
     fsvc_hsrc_opt ho = {FSVC_AUG_NONE, M->rows, M->cols, cache,
-                        p->progress == FSVC_PROGRESS_ALL, p->progress != 0};
+                        p->progress == FSVC_PROGRESS_ALL, p->progress != 0, 0};
     memset(&src, 0, sizeof src);
     rc = W ? fsvc_hsrc_open(&src, &pb, &ho, err)
            : fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");

@@ -5,6 +5,7 @@
 #include "backend.h"
 #include "bnl_backend_ops.h"
 #include "cpu_dnnl.h"
+#include "cpu_wcache.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@ static int ctx_init(bnl_ctx *ctx, bnl_backend b, int threads)
     ctx->backend = b;
     ctx->ops = b == BNL_REF ? &bnl_ref_ops : &bnl_cpu_ops;
     ctx->dnnl = b == BNL_REF ? NULL : bnl_dnnl_open(); /* NULL: the other paths */
+    ctx->wcache = b == BNL_REF ? NULL : bnl_wcache_open(); /* NULL: nothing kept */
     return FSVC_OK;
 }
 
@@ -102,6 +104,8 @@ void bnl_ctx_close(bnl_ctx *ctx)
     ctx->ops = ctx->backend == BNL_REF ? &bnl_ref_ops : &bnl_cpu_ops;
     bnl_dnnl_close(ctx->dnnl);
     ctx->dnnl = NULL;
+    bnl_wcache_close(ctx->wcache);
+    ctx->wcache = NULL;
 }
 
 bnl_ctx bnl_ctx_host(const bnl_ctx *ctx, int threads)

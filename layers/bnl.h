@@ -84,6 +84,17 @@ int bnl_forward(const bnl_ctx *ctx, const bnl_op *op,
                 const void *X, int64_t N, int n,    /* N x n */
                 fsvc_error *err);
 
+/* W (m x n) held unchanged by the caller until bnl_weights_release: the
+ * CPU backend keeps what its f32 L2 / dot layers derive from W (|w|^2,
+ * the bf16 copy of --precision bf16, oneDNN's packed W) for every call on
+ * ctx with this W, m and n, instead of making it per call (a pcg solve's
+ * chunks, predict's chunks). Holds nest (counted); the kept copies go
+ * with the last release (or bnl_ctx_close). W must not change while held:
+ * calls would use the old W's copies. 0, or -1 when nothing can be kept
+ * (no room, a ref context): calls then work as without a hold. */
+int bnl_weights_hold(const bnl_ctx *ctx, const void *W, int64_t m, int n);
+void bnl_weights_release(const bnl_ctx *ctx, const void *W, int64_t m, int n);
+
 /* Activation sums S[i] += sum_{j=0..m-1} h(x_i, w_j), accumulated in
  * float64 in increasing j for each sample (the FSVC novelty test). H is
  * not materialised. Exactly: s = S[i]; for j = 0..m-1: s += (double)h_ij;

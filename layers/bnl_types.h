@@ -113,6 +113,8 @@ typedef struct bnl_mind_impl bnl_mind_impl;
 
 /* A context's oneDNN primitives (layers/cpu_dnnl.h), opaque. */
 typedef struct bnl_dnnl bnl_dnnl;
+/* A context's kept derivations of held weights (layers/cpu_wcache.h). */
+typedef struct bnl_wcache bnl_wcache;
 
 /* A backend's table of entry points (layers/bnl_backend_ops.h). */
 typedef struct bnl_backend_ops bnl_backend_ops;
@@ -136,6 +138,8 @@ typedef struct bnl_ctx {
     int64_t dnnl_min_syn; /* onednn tier: calls below this many synapses (or
                              256 samples) keep avx512bf16's path; 0 = default
                              2^24, -1 = none (tests) */
+    bnl_wcache *wcache;   /* what the CPU derives from held weights
+                             (bnl_weights_hold); NULL: nothing kept */
 } bnl_ctx;
 
 /* How a session of the ridge normal equations runs (bnl.h bnl_normal_open;
@@ -191,6 +195,8 @@ typedef struct bnl_hprod_opt {
     int cache;
     int progress;
     int notes;
+    int h_bf16; /* the CPU's cached H in bf16 (cpu_hprod.c): half the bytes
+                   per product, the solve exact for H rounded to bf16 */
 } bnl_hprod_opt;
 /* N: virtual samples (N x variants); t_h, t_prod: seconds in H (engine
  * passes) and in the products (on a device H is made inside them: t_h is

@@ -48,6 +48,7 @@ struct bnl_dnnl_w {
     char *packed;
     size_t packed_bytes;
     size_t block_bytes; /* one block of 64 columns */
+    int borrowed;       /* packed belongs to the caller's keep (held W) */
     prim *pr[2][2];     /* [edge rows][edge columns] */
     prim *own[4];       /* made for this call only (the cache was full) */
     int nown;
@@ -244,6 +245,14 @@ static int pack_w(bnl_dnnl_w *w, const dnnl_memory_desc_t *whole, const void *W,
 int bnl_dnnl_pack(bnl_dnnl *d, bnl_dnnl_w **out, const bnl_dnnl_shape *s, const void *W,
                   int threads)
 {
+    return bnl_dnnl_pack_keep(d, out, s, W, threads, NULL);
+}
+
+void bnl_dnnl_packed_free(void *packed) { free(packed); }
+
+int bnl_dnnl_pack_keep(bnl_dnnl *d, bnl_dnnl_w **out, const bnl_dnnl_shape *s, const void *W,
+                       int threads, void **keep)
+{
     *out = NULL;
     if (!d || s->m < 1 || s->N < 1 || s->k < 1)
         return -1;
@@ -268,6 +277,26 @@ int bnl_dnnl_pack(bnl_dnnl *d, bnl_dnnl_w **out, const bnl_dnnl_shape *s, const 
     if (ok) {
         size_t bytes = (dnnl_memory_desc_get_size(&whole) + 63) / 64 * 64;
         w->block_bytes = (size_t)whole.format_desc.blocking.strides[1] * (s->bf16 ? 2 : 4);
+        if (keep && *keep) { /* packed by an earlier call on the held W */
+            w->packed = *keep;
+            w->packed_bytes = bytes;
+            w->borrowed = 1;
+            *out = w;
+            return 0;
+        }
+        if (keep) { /* a buffer of its own, left in keep for the next calls */
+            w->packed = aligned_alloc(64, bytes);
+            w->packed_bytes = bytes;
+            ok = w->packed && pack_w(w, &whole, W, threads) == 0;
+            if (ok) {
+                *keep = w->packed;
+                w->borrowed = 1;
+                *out = w;
+                return 0;
+            }
+            bnl_dnnl_w_free(w);
+            return -1;
+        }
         pthread_mutex_lock(&d->mu);
         if (d->spare && d->spare_bytes >= bytes) { /* taken over */
             w->packed = d->spare;
@@ -296,6 +325,8 @@ void bnl_dnnl_w_free(bnl_dnnl_w *w)
     for (int i = 0; i < w->nown; i++)
         prim_free(w->own[i]);
     bnl_dnnl *d = w->d;
+    if (w->borrowed)
+        w->packed = NULL;
     pthread_mutex_lock(&d->mu);
     if (w->packed && (!d->spare || d->spare_bytes < w->packed_bytes)) { /* kept */
         free(d->spare);
@@ -361,6 +392,13 @@ int bnl_dnnl_pack(bnl_dnnl *d, bnl_dnnl_w **out, const bnl_dnnl_shape *s, const 
     *out = 0;
     return -1;
 }
+int bnl_dnnl_pack_keep(bnl_dnnl *d, bnl_dnnl_w **out, const bnl_dnnl_shape *s, const void *W,
+                       int threads, void **keep)
+{
+    (void)keep;
+    return bnl_dnnl_pack(d, out, s, W, threads);
+}
+void bnl_dnnl_packed_free(void *packed) { (void)packed; }
 void bnl_dnnl_w_free(bnl_dnnl_w *w) { (void)w; }
 int bnl_dnnl_tile(const bnl_dnnl_w *w, float *C, const void *X, int64_t rows, int64_t j0,
                   int64_t cols)

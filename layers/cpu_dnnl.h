@@ -43,6 +43,13 @@ typedef struct bnl_dnnl_shape {
 int bnl_dnnl_pack(bnl_dnnl *d, bnl_dnnl_w **out, const bnl_dnnl_shape *s, const void *W,
                   int threads);
 void bnl_dnnl_w_free(bnl_dnnl_w *w);
+/* As bnl_dnnl_pack, W's packed form kept in *keep for later calls on the
+ * same W (m, k, bf16): taken from there when set (no packing), else
+ * packed into a buffer left there (the caller's: bnl_dnnl_packed_free;
+ * bnl_dnnl_w_free leaves it). */
+int bnl_dnnl_pack_keep(bnl_dnnl *d, bnl_dnnl_w **out, const bnl_dnnl_shape *s, const void *W,
+                       int threads, void **keep);
+void bnl_dnnl_packed_free(void *packed);
 
 /* C (rows x cols, dense) = X W^T for X's rows (rows x k, dense) and
  * W's rows j0 .. j0 + cols - 1: one tile of the packed shape (j0 a

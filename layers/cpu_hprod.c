@@ -8,9 +8,17 @@
  * which then costs one read of H per product instead of a new engine
  * pass. Float products are summed in float over groups of HB_GROUP
  * chunks and across groups in double. Weighted rows (class and sample
- * weights) are scaled by sqrt(weight) as they are made. */
+ * weights) are scaled by sqrt(weight) as they are made.
+ *
+ * With h_bf16 (and the cache) the cached H is bf16 (hb): half the bytes
+ * that every product streams from memory. Each chunk is rounded once as
+ * it is made (RNE, the tier's vector conversion), and every product, the
+ * first pass's too, reads the rounded values: the solve is exact for the
+ * rounded H (H~ = H + E, |E| <= 2^-9 |H|), sums in f32 as before, blocks
+ * widened to f32 in cache (HB_BF_ROWS rows at a time) for the GEMMs. */
 #include "backend.h"
 #include "bnl_backend_ops.h"
+#include "round_hd.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -39,7 +47,49 @@ typedef struct cpu_src {
     int progress;          /* the first pass's progress line */
     double t_h, t_prod;    /* seconds: engine passes, products */
     int kmm_cached;        /* the last K_mm: rows of the cached H */
+    int held;              /* C held for the session (bnl_weights_hold) */
+    uint16_t *Hb;          /* hb: the cache of H in bf16 (N x m); H then
+                              is the f32 chunk buffer */
+    int hb;
+    float *Bf;             /* hb: per thread HB_BF_ROWS x m widened rows */
 } cpu_src;
+
+#define HB_BF_ROWS 16 /* bf16 rows widened at a time: 16 m floats (L2) */
+
+/* bf16 bits to f32 (exact: the bits are the f32's top half), the tier's
+ * vector loop where it has one */
+static void widen_k(const bnl_kernels *k, float *out, const uint16_t *in, size_t count)
+{
+    if (k->bf16_widen) {
+        k->bf16_widen(out, in, count);
+        return;
+    }
+    for (size_t q = 0; q < count; q++) {
+        uint32_t u = (uint32_t)in[q] << 16;
+        memcpy(out + q, &u, sizeof u);
+    }
+}
+
+/* Chunk rows (b x m f32) into the bf16 cache at row i0, and the chunk
+ * rounded in place to those values (what every product then reads). */
+#define widen(out, in, count) widen_k(bnl_kernels_get(s->ctx->arch), out, in, count)
+
+static void round_chunk(cpu_src *s, float *Hc, int64_t i0, int64_t b)
+{
+    const bnl_kernels *k = bnl_kernels_get(s->ctx->arch);
+    uint16_t *dst = s->Hb + (size_t)i0 * s->m;
+    int64_t m = s->m;
+    int T = s->ctx->threads > 0 ? s->ctx->threads : 1;
+#pragma omp parallel for num_threads(T) schedule(static)
+    for (int64_t i = 0; i < b; i++) {
+        if (k->bf16_rows)
+            k->bf16_rows(dst + i * m, Hc + i * m, 1, (int)m, (int)m);
+        else
+            for (int64_t j = 0; j < m; j++)
+                dst[i * m + j] = bnl_bf16_bits(Hc[i * m + j]);
+        widen_k(k, Hc + i * m, dst + i * m, (size_t)m);
+    }
+}
 
 /* The weight of original sample o: cw[cls_o] sw_o (with one of them, that
  * one's value as it is). */
@@ -54,8 +104,8 @@ static int chunk(cpu_src *s, int64_t i0, int64_t b, void **Hc, fsvc_error *err)
 {
     size_t hs = s->hd ? sizeof(double) : sizeof(float);
     size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
-    void *dst = s->cache ? (char *)s->H + (size_t)i0 * s->m * hs : s->H;
-    *Hc = dst;
+    void *dst = s->cache && !s->hb ? (char *)s->H + (size_t)i0 * s->m * hs : s->H;
+    *Hc = s->hb && s->cached ? (void *)(s->Hb + (size_t)i0 * s->m) : dst; /* bf16 rows */
     if (s->cached) return FSVC_OK;
     double t = bnl_clock();
     const char *Xs = (const char *)s->X + (size_t)i0 * row;
@@ -75,6 +125,7 @@ static int chunk(cpu_src *s, int64_t i0, int64_t b, void **Hc, fsvc_error *err)
             else ((float *)dst)[v * s->m + j] = (float)(((float *)dst)[v * s->m + j] * sw);
         }
     }
+    if (!rc && s->hb) round_chunk(s, dst, i0, b);
     s->t_h += bnl_clock() - t;
     return rc;
 }
@@ -105,6 +156,10 @@ int bnl_cpu_hprod_rhs(bnl_hprod_impl *self, double *B, double *sumsq, fsvc_error
         int rc = chunk(s, i0, b, &Hc, err);
         if (rc) { free(Tc); return rc; }
         double t = bnl_clock();
+        if (s->hb && s->cached) { /* bf16 rows: widened into the chunk buffer */
+            widen(s->H, Hc, (size_t)b * m);
+            Hc = s->H;
+        }
         int saved = bnl_blas_threads_push(s->ctx, 1); /* the same sums for any --threads */
         for (int64_t i = 0; i < b; i++)
             for (int k = 0; k < K; k++) {
@@ -155,7 +210,18 @@ int bnl_cpu_hprod_rhs(bnl_hprod_impl *self, double *B, double *sumsq, fsvc_error
 #define HB_ROWS 32
 #define HB_SLOTS 32                  /* accumulators of a product */
 #define HB_SLOT_BYTES ((size_t)1 << 28) /* at most 256 MB of them */
-static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b, int first, int last)
+/* One block's two GEMMs, float: Ut = Hb V^T (rb x K), Yt += Hb^T Ut. */
+static void block_f32(const cpu_src *s, const float *Hb, int rb, float *Ut, float *Yt)
+{
+    int m = (int)s->m, K = s->K;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rb, K, m, 1.0f, Hb, m, s->Vs, m, 0.0f,
+                Ut, K);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, m, rb, 1.0f, Ut, K, Hb, m, 1.0f, Yt,
+                m);
+}
+
+static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b, int first, int last,
+                        int bf)
 {
     int64_t m = s->m, nb = (b + HB_ROWS - 1) / HB_ROWS;
     int K = s->K, T = s->ctx->threads > 0 ? s->ctx->threads : 1, S = s->slots;
@@ -165,6 +231,7 @@ static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b, int fi
     {
         int t = omp_get_thread_num();
         void *Ut = (char *)s->U + (size_t)t * HB_ROWS * K * hs;
+        float *Bt = bf ? s->Bf + (size_t)t * HB_BF_ROWS * m : NULL;
 #pragma omp for schedule(dynamic, 1)
         for (int sl = 0; sl < S; sl++) {
             void *Yt = (char *)s->Ys + (size_t)sl * mk * hs;
@@ -174,16 +241,20 @@ static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b, int fi
                 int64_t r0 = q * HB_ROWS;
                 int rb = (int)(b - r0 < HB_ROWS ? b - r0 : HB_ROWS);
                 const char *Hb = (const char *)Hc + (size_t)r0 * m * hs;
-                if (s->hd) {
+                if (bf) { /* bf16 rows: widened HB_BF_ROWS at a time, in cache */
+                    const uint16_t *h16 = (const uint16_t *)Hc + (size_t)r0 * m;
+                    for (int r = 0; r < rb; r += HB_BF_ROWS) {
+                        int nr = rb - r < HB_BF_ROWS ? rb - r : HB_BF_ROWS;
+                        widen(Bt, h16 + (size_t)r * m, (size_t)nr * m);
+                        block_f32(s, Bt, nr, Ut, Yt);
+                    }
+                } else if (s->hd) {
                     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rb, K, (int)m, 1.0,
                                 (const double *)Hb, (int)m, s->Vs, (int)m, 0.0, Ut, K);
                     cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, rb, 1.0, Ut,
                                 K, (const double *)Hb, (int)m, 1.0, Yt, (int)m);
                 } else {
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rb, K, (int)m, 1.0f,
-                                (const float *)Hb, (int)m, s->Vs, (int)m, 0.0f, Ut, K);
-                    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, rb, 1.0f, Ut,
-                                K, (const float *)Hb, (int)m, 1.0f, Yt, (int)m);
+                    block_f32(s, (const float *)Hb, rb, Ut, Yt);
                 }
             }
         }
@@ -206,11 +277,13 @@ int bnl_cpu_hprod_apply(bnl_hprod_impl *self, double *Y, const double *V, fsvc_e
     for (int64_t i0 = 0; i0 < s->N; i0 += s->Nc) {
         int64_t b = s->N - i0 < s->Nc ? s->N - i0 : s->Nc;
         void *Hc;
+        int bf = s->hb && s->cached; /* rows from the bf16 cache */
         int rc = chunk(s, i0, b, &Hc, err);
         if (rc) return rc;
         double t = bnl_clock();
         int64_t c = i0 / s->Nc;
-        chunk_apply(s, Y, Hc, b, c % HB_GROUP == 0, c % HB_GROUP == HB_GROUP - 1 || i0 + b >= s->N);
+        chunk_apply(s, Y, Hc, b, c % HB_GROUP == 0, c % HB_GROUP == HB_GROUP - 1 || i0 + b >= s->N,
+                    bf);
         s->t_prod += bnl_clock() - t;
     }
     pass_done(s);
@@ -269,12 +342,19 @@ static int kmm_from_cache(cpu_src *s, void *Kmm, int f32)
     size_t hs = s->hd ? sizeof(double) : sizeof(float);
     for (int64_t j = 0; ok && j < m; j++) {
         size_t h = (size_t)(at[j] * s->nv) * (size_t)m;
-        if (f32 == !s->hd) { /* H's own precision: the row as it is */
+        if (s->hb && f32) { /* bf16 rows: widened */
+            widen((float *)Kmm + (size_t)j * m, s->Hb + h, (size_t)m);
+            continue;
+        }
+        if (f32 == !s->hd && !s->hb) { /* H's own precision: the row as it is */
             memcpy((char *)Kmm + (size_t)j * m * hs, (char *)s->H + h * hs, (size_t)m * hs);
             continue;
         }
         for (int64_t l = 0; l < m; l++) {
-            double v = s->hd ? ((double *)s->H)[h + l] : ((float *)s->H)[h + l];
+            float f;
+            uint32_t u = s->hb ? (uint32_t)s->Hb[h + l] << 16 : 0;
+            memcpy(&f, &u, sizeof f);
+            double v = s->hb ? f : s->hd ? ((double *)s->H)[h + l] : ((float *)s->H)[h + l];
             if (f32) ((float *)Kmm)[(size_t)j * m + l] = (float)v;
             else ((double *)Kmm)[(size_t)j * m + l] = v;
         }
@@ -327,7 +407,8 @@ void bnl_cpu_hprod_close(bnl_hprod_impl *self)
 {
     cpu_src *s = (cpu_src *)self;
     if (!s) return;
-    free(s->H); free(s->U); free(s->Vs); free(s->Ys); free(s->Xc);
+    if (s->held) bnl_weights_release(s->ctx, s->C, s->m, s->n);
+    free(s->H); free(s->U); free(s->Vs); free(s->Ys); free(s->Xc); free(s->Hb); free(s->Bf);
     free(s);
 }
 
@@ -343,15 +424,20 @@ int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
     N *= nv;
     *s = (cpu_src){ctx, op, pb->C, pb->X, pb->cls, pb->y, pb->aug, nv, pb->rows, pb->cols, NULL,
                    m, N, 0, n, K, op->dtype == FSVC_F64, NULL, cache, 0, NULL, NULL, NULL, 0,
-                   pb->cw, pb->sw, opt->progress, 0, 0, 0};
+                   pb->cw, pb->sw, opt->progress, 0, 0, 0, 0, NULL, 0, NULL};
     size_t hs = s->hd ? sizeof(double) : sizeof(float);
     int64_t Nc = (int64_t)((1 << 25) / ((size_t)m * hs)); /* ~32 MB chunks */
     if (Nc < 64) Nc = 64;
     if (Nc > 4096) Nc = 4096;
     if (Nc > N) Nc = N;
     s->Nc = Nc;
-    s->H = malloc((size_t)(cache ? N : Nc) * m * hs);
+    s->hb = cache && opt->h_bf16 && !s->hd;
+    s->H = malloc((size_t)(cache && !s->hb ? N : Nc) * m * hs);
     size_t T = ctx->threads > 0 ? (size_t)ctx->threads : 1;
+    if (s->hb) {
+        s->Hb = malloc((size_t)N * m * sizeof *s->Hb);
+        s->Bf = malloc(T * HB_BF_ROWS * (size_t)m * sizeof *s->Bf);
+    }
     s->U = malloc(T * HB_ROWS * K * hs);
     s->Vs = malloc((size_t)m * K * hs);
     /* HB_SLOTS accumulators, fewer when they would pass HB_SLOT_BYTES, at
@@ -361,12 +447,15 @@ int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
     while (s->slots > 1 && (size_t)s->slots * mkb > HB_SLOT_BYTES) s->slots /= 2;
     s->Ys = malloc((size_t)s->slots * mkb);
     if (nv > 1) s->Xc = malloc((size_t)Nc * n * fsvc_dtype_size(op->dtype));
-    if (!s->H || !s->U || !s->Vs || !s->Ys || (nv > 1 && !s->Xc)) {
+    if (!s->H || !s->U || !s->Vs || !s->Ys || (nv > 1 && !s->Xc) ||
+        (s->hb && (!s->Hb || !s->Bf))) {
         bnl_cpu_hprod_close((bnl_hprod_impl *)s);
         return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for %s (%lld x %lld)",
                          cache ? "the cached H" : "the sample chunks",
                          (long long)(cache ? N : Nc), (long long)m);
     }
+    /* every pass makes H from the same C (and K_mm from C against C) */
+    s->held = bnl_weights_hold(ctx, s->C, m, n) == 0;
     *out = (bnl_hprod_impl *)s;
     return FSVC_OK;
 }

@@ -241,7 +241,10 @@ int bnl_cpu_normal_accum(bnl_normal_impl *s, const bnl_op *op, const void *W, in
     s->K = K;
     if (!(s->dg = malloc((size_t)(m ? m : 1) * sizeof *s->dg)))
         return fsvc_fail(err, FSVC_ERESOURCE, "ridge: out of memory");
+    int held = bnl_weights_hold(s->ctx, W, m, n) == 0; /* its chunks share W's copies */
     int rc = cpu_accum(s, op, W, m, X, N, n, cls, y, cw, K, diag, B, err);
+    if (held)
+        bnl_weights_release(s->ctx, W, m, n);
     if (!rc)
         memcpy(s->dg, diag, (size_t)m * sizeof *diag);
     return rc;

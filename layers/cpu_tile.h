@@ -26,6 +26,10 @@ typedef struct bnl_cpu_job {
                            n2 (n padded to even with zeros); else NULL */
     int n2;
     bnl_dnnl_w *dw;     /* the product on oneDNN (bnl_cpu_job_dnnl), else NULL */
+    struct bnl_wcache *wcache;      /* the context's (cpu_wcache.h), or NULL */
+    struct bnl_wc_entry *wc;        /* W held (f32 GEMM ops): wn, wb and oneDNN's
+                                       packed W are this entry's, kept across
+                                       calls; NULL: the job's own */
     int dnnl_failed;    /* set (atomically) by a tile oneDNN failed on */
 } bnl_cpu_job;
 

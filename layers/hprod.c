@@ -58,7 +58,7 @@ int bnl_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb, const bnl_hp
     int rc = check_problem(ctx, pb, err);
     if (rc)
         return rc;
-    bnl_hprod_opt o = opt ? *opt : (bnl_hprod_opt){0, 0, 0};
+    bnl_hprod_opt o = opt ? *opt : (bnl_hprod_opt){0, 0, 0, 0};
     bnl_hprod_problem p = *pb;
     if (p.y)
         p.cw = NULL; /* class weights are per class */

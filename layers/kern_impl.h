@@ -52,6 +52,12 @@ void l2sq_u8_avx512_4x4(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
 /* sum x and sum x^2 of a row of n bytes, modulo 2^32 (kern_u8_avx512.c). */
 void u8_rowsums_avx512(const uint8_t *x, int n, uint32_t *s1, uint32_t *s2);
 
+/* Squared row norms of f32 rows, 8 double lanes (kern_norm_avx512.c). */
+void norms_f32_avx512(float *out, const float *A, int64_t rows, int n);
+/* f32 rows to bf16 by vcvtne2ps2bf16 (kern_cvt_avx512bf16.c). */
+void bf16_rows_avx512bf16(uint16_t *out, const float *A, int64_t rows, int n, int n2);
+void bf16_widen_avx512bf16(float *out, const uint16_t *in, size_t count);
+
 /* AVX-VNNI packed GEMM, 256-bit (kern_u8_avxvnni.c). */
 void l2sq_u8_avxvnni_4x24(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
                           const uint8_t *X, int64_t N, int n);

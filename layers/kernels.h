@@ -48,6 +48,7 @@
 #ifndef FSVC_KERNELS_H
 #define FSVC_KERNELS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "bnl_types.h" /* bnl_arch */
 
@@ -73,6 +74,15 @@ typedef void (*bnl_l2sq_u8_fn)(int32_t *D, int64_t ldd, const uint8_t *W, int64_
 typedef void (*bnl_dot_bf16_fn)(float *C, int64_t ldc, const uint16_t *W, int64_t m,
                                 const uint16_t *X, int64_t N, int n2, float alpha);
 
+/* out (rows x n2, n2 >= n) = A (rows x n f32) as bf16 bit patterns, RNE
+ * as round_hd.h's bnl_bf16_bits, the pad zero; subnormal inputs may give
+ * a zero of their sign (vcvtne2ps2bf16: DAZ, as vdpbf16ps reads them). */
+typedef void (*bnl_bf16_rows_fn)(uint16_t *out, const float *A, int64_t rows, int n, int n2);
+/* out[q] = the f32 value of bf16 bits in[q] (exact), q < count. */
+typedef void (*bnl_bf16_widen_fn)(float *out, const uint16_t *in, size_t count);
+/* out[i] = (float) sum_k A[i][k]^2, summed in double (any order). */
+typedef void (*bnl_norms_f32_fn)(float *out, const float *A, int64_t rows, int n);
+
 typedef struct bnl_kernels {
     const char *name;
     bnl_l1_f32_fn l1_f32;
@@ -82,6 +92,9 @@ typedef struct bnl_kernels {
     bnl_dot_bf16_fn dot_bf16; /* NULL: the bf16 layer runs emulated on sgemm */
     bnl_l2sq_u8_fn dot_u8;    /* D = x.w exactly (n <= BNL_L2SQ_U8_MAX_N); NULL:
                                  the engine derives it from l2sq_u8 */
+    bnl_bf16_rows_fn bf16_rows; /* NULL: the scalar loop of cpu_tile.c */
+    bnl_norms_f32_fn norms_f32; /* NULL: the scalar loop of cpu_tile.c */
+    bnl_bf16_widen_fn bf16_widen; /* NULL: a scalar loop (cpu_hprod.c) */
 } bnl_kernels;
 
 /* Never NULL; an arch the CPU lacks or that was not built falls back to the

@@ -84,10 +84,10 @@ static void solve_matches_explicit(void **s)
                              (int64_t)N * V, n, K, fsvc_comm_one(), NULL};
     fsvc_ridge_problem pb = {&ctx, &op, X, m, X, cls, NULL, NULL, N, N, n, K, fsvc_comm_one(),
                              NULL};
-    fsvc_ridge_opt o = {1e-3, FSVC_SOLVER_DIRECT, 1e-10, FSVC_AUG_NONE, 0, 0, 0, 0};
+    fsvc_ridge_opt o = {1e-3, FSVC_SOLVER_DIRECT, 1e-10, FSVC_AUG_NONE, 0, 0, 0, 0, 0};
     int rc = fsvc_readout_solve(Rd, &pa, &o, NULL, &err);
     if (rc) fail_msg("%s", err.msg);
-    o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_AUTO, 1e-10, aug, R, C, 0, 0};
+    o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_AUTO, 1e-10, aug, R, C, 0, 0, 0};
     rc = fsvc_readout_solve(Rp, &pb, &o, &info, &err);
     if (rc) fail_msg("%s", err.msg);
     assert_int_equal(info.solver, FSVC_SOLVER_PCG); /* auto with augment: pcg */
@@ -97,21 +97,21 @@ static void solve_matches_explicit(void **s)
         if (!(fabs(Rd[q] - Rp[q]) <= 1e-6 * scale))
             fail_msg("R[%d]: pcg %.10g, direct on the written-out variants %.10g", q, Rp[q], Rd[q]);
     /* the same without augment is a different system */
-    o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-10, FSVC_AUG_NONE, R, C, 0, 0};
+    o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-10, FSVC_AUG_NONE, R, C, 0, 0, 0};
     rc = fsvc_readout_solve(Rp, &pb, &o, NULL, &err);
     assert_int_equal(rc, 0);
     double diff = 0;
     for (int q = 0; q < m * K; q++) diff = fmax(diff, fabs(Rd[q] - Rp[q]));
     assert_true(diff > 1e-3 * scale);
     /* refusals */
-    o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-6, aug, 0, 0, 0, 0};
+    o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-6, aug, 0, 0, 0, 0, 0};
     rc = fsvc_readout_solve(Rp, &pb, &o, NULL, &err);
     assert_int_equal(rc, FSVC_EINPUT);
     assert_non_null(strstr(err.msg, "needs images"));
-    o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-6, aug, 4, 6, 0, 0}; /* 4 x 6 != 25 */
+    o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-6, aug, 4, 6, 0, 0, 0}; /* 4 x 6 != 25 */
     rc = fsvc_readout_solve(Rp, &pb, &o, NULL, &err);
     assert_int_equal(rc, FSVC_EINPUT);
-    o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_DIRECT, 1e-6, aug, R, C, 0, 0};
+    o = (fsvc_ridge_opt){1e-3, FSVC_SOLVER_DIRECT, 1e-6, aug, R, C, 0, 0, 0};
     rc = fsvc_readout_solve(Rp, &pb, &o, NULL, &err);
     assert_int_equal(rc, FSVC_EUSAGE);
     bnl_ctx_close(&ctx);

@@ -57,7 +57,7 @@ static int solve(double *R, const prob *P, const bnl_op *op, int regr, double la
     const void *X = op->dtype == FSVC_F32 ? (const void *)P->Xf : (const void *)P->X;
     fsvc_ridge_problem pb = {&ctx, op, X, P->m, X, regr ? NULL : P->cls, regr ? P->y : NULL,
                              NULL, P->N, P->N, P->n, regr ? 1 : P->K, fsvc_comm_one(), NULL};
-    fsvc_ridge_opt o = {lambda, s, tol, FSVC_AUG_NONE, 0, 0, 0, 0};
+    fsvc_ridge_opt o = {lambda, s, tol, FSVC_AUG_NONE, 0, 0, 0, 0, 0};
     return fsvc_readout_solve(R, &pb, &o, info, err);
 }
 
@@ -188,7 +188,7 @@ static void products(void **s)
         fsvc_hsrc src;
         fsvc_ridge_problem pb = {&ctx, &op, P.X, m, P.X, P.cls, NULL, NULL, N, N, P.n, K,
                                  fsvc_comm_one(), NULL};
-        fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, cache, 0, 0};
+        fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, cache, 0, 0, 0};
         assert_int_equal(fsvc_hsrc_open(&src, &pb, &ho, &err), 0);
         double ss;
         assert_int_equal(src.ops->rhs(src.self, B, &ss, &err), 0);
@@ -270,7 +270,7 @@ static void kmm_rows_from_cache(void **s)
                                              odd == 2 ? cw : NULL, N, N, n, 4,
                                              fsvc_comm_one(), NULL};
                     fsvc_hsrc_opt ho = {aug ? FSVC_AUG_SHIFT1 : FSVC_AUG_NONE, aug ? 4 : 0,
-                                        aug ? 4 : 0, cache, 0, 0};
+                                        aug ? 4 : 0, cache, 0, 0, 0};
                     assert_int_equal(fsvc_hsrc_open(&src, &pb, &ho, &err), 0);
                     double *B = malloc((size_t)m * 4 * sizeof *B), ss;
                     assert_int_equal(src.ops->rhs(src.self, B, &ss, &err), 0);
@@ -295,7 +295,7 @@ static int pcg_run(double *W, const prob *P, const bnl_op *op, double lambda, do
     fsvc_hsrc src;
     fsvc_ridge_problem pb = {&ctx, op, P->X, P->m, P->X, P->cls, NULL, NULL, P->N, P->N, P->n,
                              P->K, fsvc_comm_one(), NULL};
-    fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0};
+    fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0, 0};
     int rc = fsvc_hsrc_open(&src, &pb, &ho, err);
     if (rc) return rc;
     fsvc_pcg_opt opt = {lambda, tol, max_iter, warm, 0};
@@ -371,7 +371,7 @@ static void restart_on_drift(void **s)
         drift_src d = {.calls = 0, .bad = bad};
         fsvc_ridge_problem pb = {&ctx, &op, P.X, P.m, P.X, P.cls, NULL, NULL, P.N, P.N, P.n,
                                  P.K, fsvc_comm_one(), NULL};
-        fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0};
+        fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0, 0};
         assert_int_equal(fsvc_hsrc_open(&d.in, &pb, &ho, &err), 0);
         fsvc_hsrc src = d.in;
         src.ops = &drift_ops;
@@ -469,7 +469,7 @@ static void bad_input(void **s)
                                                               NULL, NULL, P.N, P.N, P.n, P.K,
                                                               fsvc_comm_one(), NULL},
                                         &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-6,
-                                                          FSVC_AUG_NONE, 0, 0, 0, 0}, NULL, &err),
+                                                          FSVC_AUG_NONE, 0, 0, 0, 0, 0}, NULL, &err),
                      FSVC_EINPUT);
     free(Cf);
     assert_non_null(strstr(err.msg, "every activation is 0"));
@@ -507,7 +507,7 @@ static void memory(void **s)
                                                           NULL, P.N, P.N, P.n, P.K,
                                                           fsvc_comm_one(), NULL},
                                     &(fsvc_ridge_opt){1e-3, (fsvc_solver)sv, 1e-6, FSVC_AUG_NONE,
-                                                      0, 0, ram, 0}, NULL, &err);
+                                                      0, 0, ram, 0, 0}, NULL, &err);
         assert_int_equal(rc, FSVC_ERESOURCE);
         snprintf(want, sizeof want, "the largest that fits is %lld",
                  (long long)fsvc_solver_max_m((fsvc_solver)sv, P.N, P.K, 8, 0.9 * ram));

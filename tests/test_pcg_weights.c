@@ -56,7 +56,7 @@ static int pcg(double *R, const bnl_ctx *ctx, const double *X, const int *cls, i
 {
     fsvc_ridge_problem pb = {ctx, &op, X, M, X, cls, NULL, NULL, Nx, Nx, n, K,
                              fsvc_comm_one(), sw};
-    fsvc_ridge_opt o = {lambda, FSVC_SOLVER_PCG, tol, FSVC_AUG_NONE, 0, 0, 0, 0};
+    fsvc_ridge_opt o = {lambda, FSVC_SOLVER_PCG, tol, FSVC_AUG_NONE, 0, 0, 0, 0, 0};
     return fsvc_readout_solve(R, &pb, &o, info, err);
 }
 
@@ -116,7 +116,7 @@ static void weights_are_repeats(void **s)
     if (rc) fail_msg("%s", err.msg);
     fsvc_ridge_problem pb = {&ctx, &op, d.X, M, d.Xr, d.cr, NULL, NULL, d.Nr, d.Nr, n, K,
                              fsvc_comm_one(), NULL};
-    fsvc_ridge_opt o = {lambda, FSVC_SOLVER_PCG, tol, FSVC_AUG_NONE, 0, 0, 0, 0};
+    fsvc_ridge_opt o = {lambda, FSVC_SOLVER_PCG, tol, FSVC_AUG_NONE, 0, 0, 0, 0, 0};
     assert_int_equal(fsvc_readout_solve(Rr, &pb, &o, &ir, &err), 0);
     assert_int_equal(pcg(Ru, &ctx, d.X, d.cls, N, NULL, lambda, tol, NULL, &err), 0);
     /* the preconditioner's N is the weight sum, the repeated data's count:
@@ -150,7 +150,7 @@ static void weighted_rows_no_cached_kmm(void **s)
     for (int weighted = 0; weighted <= 1; weighted++) {
         fsvc_ridge_problem pb = {&ctx, &op, d.X, M, d.X, d.cls, NULL, NULL, N, N, n, K,
                                  fsvc_comm_one(), weighted ? d.w : NULL};
-        fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0};
+        fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0, 0};
         fsvc_hsrc src;
         assert_int_equal(fsvc_hsrc_open(&src, &pb, &ho, &err), 0);
         double B[M * K], ss, Kmm[M * M];
