@@ -27,7 +27,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 out=""
 if [ "${1:-}" = -o ]; then out=$2; shift 2; fi
-mnist=${1:-/work/shared/datasets/mnist}
+mnist=${1:-${MNIST_DIR:-$root/data/mnist}}
 ROUNDS=${ROUNDS:-2}
 REPS=${REPS:-5}
 PRE=${PRE:-deskew+sqrt}

@@ -19,7 +19,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 out=""
 if [ "${1:-}" = -o ]; then out=$2; shift 2; fi
-mnist=${1:-/work/shared/datasets/mnist}
+mnist=${1:-${MNIST_DIR:-$root/data/mnist}}
 ROUNDS=${ROUNDS:-3}
 JOB_ROUNDS=${JOB_ROUNDS:-3}
 REPS=${REPS:-5}
