@@ -7,8 +7,8 @@
  *   pcg:    preconditioned conjugate gradient (fsvc/pcg.c) that sees H only
  *           through block products (fsvc_hops): the engine's (bnl.h
  *           bnl_hprod_*, on the CPU or the context's device, through
- *           fsvc_hsrc_open), their sum across processes (fsvc/hcomm.c) or
- *           the sparse ones (fsvc/sparse_ridge.c).
+ *           fsvc_hsrc_open; dense or CSR samples, fsvc/sparse_ridge.c) or
+ *           their sum across processes (fsvc/hcomm.c).
  */
 #ifndef FSVC_SOLVER_H
 #define FSVC_SOLVER_H
