@@ -7,8 +7,8 @@
  *   pcg:    preconditioned conjugate gradient (fsvc/pcg.c) that sees H only
  *           through block products (fsvc_hops): the engine's (bnl.h
  *           bnl_hprod_*, on the CPU or the context's device, through
- *           fsvc_hsrc_open), their sum across processes (fsvc/hcomm.c) or
- *           the sparse ones (fsvc/sparse_ridge.c).
+ *           fsvc_hsrc_open; dense or CSR samples, fsvc/sparse_ridge.c) or
+ *           their sum across processes (fsvc/hcomm.c).
  */
 #ifndef FSVC_SOLVER_H
 #define FSVC_SOLVER_H
@@ -65,6 +65,9 @@ typedef struct fsvc_ridge_problem {
     /* sample weights of this rank's slice (N values > 0) or NULL: all 1;
      * a sample's row of H and T is scaled by sqrt(cw[cls] * sw[i]) */
     const double *sw;
+    /* pcg's products only (fsvc_hsrc_open): a sparse source (C and X
+     * NULL, n the features; fsvc/sparse_ridge.c), or NULL */
+    const bnl_hprod_csr *csr;
 } fsvc_ridge_problem;
 
 /* The readout's settings. ram: the memory limit in bytes (<= 0:

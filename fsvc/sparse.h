@@ -42,9 +42,10 @@ int fsvc_sparse_novelty_seq(int64_t *sel, int64_t *m, const fsvc_select_problem 
  * act(dist(C, X)) by the sparse layer; T one-hot of cls or y (K = 1); D =
  * diag(sw) (the sample weights, NULL: all 1). Solver direct (G = H^T D H
  * in double, Cholesky, lambda raised 3x on a matrix not positive
- * definite, as fsvc/ridge.c) or pcg (fsvc_pcg_solve over sparse block
- * products); auto as fsvc_readout_solve (o: lambda, solver, tol and
- * progress; aug, rows, cols and ram unused). The memory the solve needs
+ * definite, as fsvc/ridge.c) or pcg (fsvc_pcg_solve over the engine's
+ * block products of a CSR source, fsvc_hsrc_open); auto as
+ * fsvc_readout_solve (o: lambda, solver, tol, progress and h_bf16; aug,
+ * rows, cols and ram unused). The memory the solve needs
  * is checked first (FSVC_ERESOURCE naming the largest m that fits). info:
  * solver, cg_*, t_ridge filled. */
 typedef struct fsvc_sparse_problem {

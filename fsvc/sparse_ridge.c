@@ -1,9 +1,9 @@
 /* sparse_ridge.c - the ridge readout on sparse data (sparse.h): H chunks
  * from the sparse layer, then the direct solve (H^T H by dsyrk in double,
- * Cholesky) or the PCG of fsvc/pcg.c through block products of its own
- * (fsvc_hops). The lambda rule, its retries and the words of degenerate
- * systems are those of fsvc/ridge.c; sample weights as there (rows of H
- * and T times sqrt(w), the products H^T D T and H^T D H V). */
+ * Cholesky) or the PCG of fsvc/pcg.c over the engine's block products
+ * of a CSR source (bnl_hprod_*, layers/cpu_hprod.c). The lambda rule, its
+ * retries and the words of degenerate systems are those of fsvc/ridge.c;
+ * sample weights as there (rows of H and T times sqrt(w)). */
 #include "sparse.h"
 
 #include <cblas.h>
@@ -107,154 +107,29 @@ done:
     return rc;
 }
 
-/* ---- the PCG block products ---- */
+/* ---- the PCG solve ---- */
 
-typedef struct sp_src {
-    const bnl_ctx *ctx;
-    const bnl_op *op;
-    const bnl_csc *Ct;
-    const fsvc_csr *C, *X;
-    const int *cls;
-    const double *y, *sw;   /* targets (or NULL), sample weights (or NULL) */
-    int64_t m, N, Nc;
-    int K;
-    float *H, *U, *Vs, *Ys; /* chunk Nc x m (or all of H when cached); Nc x K; K x m; K x m */
-    int cache, cached;
-    fsvc_hsrc *src;
-} sp_src;
-
-static int sp_chunk(sp_src *s, int64_t i0, int64_t b, float **Hc, fsvc_error *err)
+/* The pcg readout over the engine's block products of the CSR source
+ * (bnl_hprod_*, as the dense readout's: fsvc/solver.c). */
+static int pcg(double *R, const fsvc_sparse_problem *pb, const fsvc_ridge_opt *o, int cache,
+               fsvc_train_info *info, fsvc_error *err)
 {
-    float *dst = s->cache ? s->H + (size_t)i0 * s->m : s->H;
-    *Hc = dst;
-    if (s->cached) return FSVC_OK;
-    double t = fsvc_clock();
-    bnl_csr v = fsvc_csr_view(s->X, i0, b);
-    int rc = bnl_sparse_forward(s->ctx, s->op, dst, s->m, s->Ct, &v, err);
-    s->src->t_h += fsvc_clock() - t;
-    return rc;
-}
-
-static int sp_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
-{
-    sp_src *s = self;
-    int64_t m = s->m;
-    double ss = 0;
-    memset(B, 0, (size_t)m * s->K * sizeof *B);
-    for (int64_t i0 = 0; i0 < s->N; i0 += s->Nc) {
-        int64_t b = s->N - i0 < s->Nc ? s->N - i0 : s->Nc;
-        float *Hc;
-        int rc = sp_chunk(s, i0, b, &Hc, err);
-        if (rc) return rc;
-        double t = fsvc_clock();
-        for (int64_t i = 0; i < b; i++) {
-            const float *h = Hc + (size_t)i * m;
-            double w = s->y ? s->y[i0 + i] : 1.0, sw = s->sw ? s->sw[i0 + i] : 1.0;
-            double *bk = B + (s->y ? 0 : (size_t)s->cls[i0 + i] * m);
-            for (int64_t j = 0; j < m; j++) { /* H^T D T and trace(H^T D H) */
-                bk[j] += s->sw ? sw * w * h[j] : w * h[j];
-                ss += s->sw ? sw * h[j] * h[j] : (double)h[j] * h[j];
-            }
-        }
-        s->src->t_prod += fsvc_clock() - t;
-    }
-    if (s->cache) s->cached = 1;
-    *sumsq = ss;
-    return FSVC_OK;
-}
-
-static int sp_gram_apply(void *self, double *Y, const double *V, fsvc_error *err)
-{
-    sp_src *s = self;
-    int64_t m = s->m;
-    int K = s->K;
-    size_t mk = (size_t)m * K;
-    for (size_t q = 0; q < mk; q++) s->Vs[q] = (float)V[q]; /* V^T row-major K x m */
-    memset(Y, 0, mk * sizeof *Y);
-    for (int64_t i0 = 0; i0 < s->N; i0 += s->Nc) {
-        int64_t b = s->N - i0 < s->Nc ? s->N - i0 : s->Nc;
-        float *Hc;
-        int rc = sp_chunk(s, i0, b, &Hc, err);
-        if (rc) return rc;
-        double t = fsvc_clock();
-        /* U = H_c V (b x K), Y^T += U^T H_c (K x m); on one BLAS thread:
-         * OpenBLAS's threaded sgemm rounds differently per thread count,
-         * and the model bytes must not depend on --threads */
-        int saved = bnl_blas_threads_push(s->ctx, 1);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)b, K, (int)m, 1.0f, Hc,
-                    (int)m, s->Vs, (int)m, 0.0f, s->U, K);
-        for (int64_t i = 0; s->sw && i < b; i++) /* U = D H_c V */
-            for (int k = 0; k < K; k++) s->U[(size_t)i * K + k] *= (float)s->sw[i0 + i];
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, (int)b, 1.0f, s->U, K,
-                    Hc, (int)m, 0.0f, s->Ys, (int)m);
-        bnl_blas_threads_pop(saved);
-        for (size_t q = 0; q < mk; q++) Y[q] += s->Ys[q];
-        s->src->t_prod += fsvc_clock() - t;
-    }
-    if (s->cache) s->cached = 1;
-    return FSVC_OK;
-}
-
-static int sp_kmm(void *self, void *Kmm, int f32, fsvc_error *err)
-{
-    sp_src *s = self;
-    int64_t m = s->m;
-    double t = fsvc_clock();
-    int rc = FSVC_OK;
-    if (f32) {
-        bnl_csr v = fsvc_csr_view(s->C, 0, m);
-        rc = bnl_sparse_forward(s->ctx, s->op, Kmm, m, s->Ct, &v, err);
-    } else { /* row blocks through a float buffer, widened */
-        int64_t bc = 256 < m ? 256 : m;
-        float *T = malloc((size_t)bc * m * sizeof *T);
-        if (!T) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for K_mm");
-        for (int64_t j0 = 0; j0 < m && !rc; j0 += bc) {
-            int64_t b = m - j0 < bc ? m - j0 : bc;
-            bnl_csr v = fsvc_csr_view(s->C, j0, b);
-            rc = bnl_sparse_forward(s->ctx, s->op, T, m, s->Ct, &v, err);
-            for (size_t q = 0; !rc && q < (size_t)b * m; q++)
-                ((double *)Kmm)[(size_t)j0 * m + q] = T[q];
-        }
-        free(T);
-    }
-    s->src->t_h += fsvc_clock() - t;
-    return rc;
-}
-
-static void sp_close(void *self)
-{
-    sp_src *s = self;
-    if (!s) return;
-    free(s->H); free(s->U); free(s->Vs); free(s->Ys);
-    free(s);
-}
-
-static const fsvc_hops sp_ops = {sp_rhs, sp_gram_apply, sp_kmm, sp_close, NULL};
-
-static int pcg(double *R, const fsvc_sparse_problem *pb, double lambda, double tol,
-               int cache, int progress, fsvc_train_info *info, fsvc_error *err)
-{
-    int64_t m = pb->Ct->m, N = pb->X->rows, K = pb->K;
-    sp_src *s = calloc(1, sizeof *s);
+    int64_t m = pb->Ct->m, N = pb->X->rows;
+    bnl_csr cv = fsvc_csr_view(pb->C, 0, m), xv = fsvc_csr_view(pb->X, 0, N);
+    bnl_hprod_csr csr = {pb->Ct, &cv, &xv};
+    /* one process: comm is not read by the source */
+    fsvc_ridge_problem rp = {pb->ctx, pb->op, NULL, m, NULL, pb->cls, pb->y, NULL, N, N,
+                             pb->Ct->n, pb->K, NULL, pb->sw, &csr};
+    int bars = o->progress == FSVC_PROGRESS_ALL;
+    fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, cache, bars, o->progress != 0, o->h_bf16};
     fsvc_hsrc src;
-    if (!s) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
-    *s = (sp_src){pb->ctx, pb->op, pb->Ct, pb->C, pb->X, pb->cls, pb->y, pb->sw, m, N,
-                  chunk_rows(m, N), (int)K, NULL, NULL, NULL, NULL, cache, 0, &src};
-    s->H = malloc((size_t)(cache ? N : s->Nc) * m * sizeof *s->H);
-    s->U = malloc((size_t)s->Nc * K * sizeof *s->U);
-    s->Vs = malloc((size_t)m * K * sizeof *s->Vs);
-    s->Ys = malloc((size_t)m * K * sizeof *s->Ys);
-    if (!s->H || !s->U || !s->Vs || !s->Ys) {
-        sp_close(s);
-        return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for the sample chunks");
-    }
-    /* the preconditioner's N (pcg.c: H^T D H ~ (N/m) K_mm^2) is the weight sum */
-    int64_t Nw = fsvc_weighted_count(pb->sw, N, N);
-    src = (fsvc_hsrc){&sp_ops, s, m, Nw, (int)K, 0, 0, pb->ctx, 0, NULL};
-    double *W = malloc((size_t)m * K * sizeof *W);
-    fsvc_pcg_opt opt = {lambda, tol, SP_PCG_MAX_ITER, 0, progress == FSVC_PROGRESS_ALL};
-    int rc = W ? FSVC_OK : fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
-    if (!rc) rc = fsvc_pcg_readout(R, W, &src, pb->op, &opt, progress, info, err);
+    int rc = fsvc_hsrc_open(&src, &rp, &ho, err);
+    if (rc)
+        return rc;
+    double *W = malloc((size_t)m * pb->K * sizeof *W);
+    fsvc_pcg_opt opt = {o->lambda, o->tol, SP_PCG_MAX_ITER, 0, bars};
+    rc = W ? FSVC_OK : fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
+    if (!rc) rc = fsvc_pcg_readout(R, W, &src, pb->op, &opt, o->progress, info, err);
     free(W);
     fsvc_hsrc_close(&src);
     return rc;
@@ -303,8 +178,9 @@ int fsvc_sparse_ridge(double *R, const fsvc_sparse_problem *pb, const fsvc_ridge
     if (s == FSVC_SOLVER_DIRECT) {
         rc = direct(R, pb, lambda, progress, info ? info->t_ridge : NULL, err);
     } else {
-        int cache = ram > 0 && (double)N * m * 4 <= (budget - need) / 2;
-        rc = pcg(R, pb, lambda, tol, cache, progress, info, err);
+        double hs = o->h_bf16 ? 2 : 4; /* bytes of a cached H value */
+        int cache = ram > 0 && (double)N * m * hs <= (budget - need) / 2;
+        rc = pcg(R, pb, o, cache, info, err);
     }
     bnl_blas_threads_pop(saved);
     return rc;

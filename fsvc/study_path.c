@@ -153,7 +153,7 @@ static int solve_all(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc_p
     bnl_op op = {(bnl_dist)M->dist, (bnl_act)M->act, M->dtype, M->radius,
                  (bnl_precision)M->precision};
     fsvc_ridge_problem pb = {ctx, &op, M->C, m, X, d->cls, NULL, NULL, N, N, d->n, K,
-                             fsvc_comm_one(), NULL};
+                             fsvc_comm_one(), NULL, NULL};
     fsvc_ridge_opt ro = {0, p->solver, p->cg_tol, FSVC_AUG_NONE, M->rows, M->cols, 0,
                          p->progress, 0};
     int rule;

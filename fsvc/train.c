@@ -632,19 +632,19 @@ static int train_dense(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset 
     if (p->regression) {
         if ((rc = fsvc_center_targets(&yc, &M->y_offset, d, comm, err))) goto done;
         fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, NULL, yc, NULL, d->N, N, d->n, 1, comm,
-                                 fsvc_weights_real(d)};
+                                 fsvc_weights_real(d), NULL};
         rc = fsvc_readout_solve(M->R, &pb, &ro, info, err);
         syn_r = (double)m * d->N * d->n;
     } else if (p->readout == FSVC_READOUT_RIDGE) {
         fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, d->cls, NULL, cw, d->N, N, d->n, M->K,
-                                 comm, fsvc_weights_real(d)};
+                                 comm, fsvc_weights_real(d), NULL};
         rc = fsvc_readout_solve(M->R, &pb, &ro, info, err);
         syn_r = (double)m * d->N * d->n;
     } else {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);
         if (p->readout == FSVC_READOUT_LMS && p->eta > 0 && p->epochs > 0) {
             fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, d->cls, NULL, NULL, d->N, N, d->n,
-                                     M->K, comm, fsvc_weights_real(d)};
+                                     M->K, comm, fsvc_weights_real(d), NULL};
             rc = fsvc_readout_lms(M->R, &pb, p->eta, p->epochs, bars, err);
             syn_r = (double)m * d->N * d->n * p->epochs;
         }

@@ -169,8 +169,9 @@ int bnl_normal_apply(bnl_normal *s, const bnl_op *op, const void *W, int64_t m,
  * offers the normal products for the layer gets the engine's over them
  * (layers/dev_hprod.c: one bnl_normal handle, each product one
  * bnl_normal_rhs / _apply pass per batch, nothing N x m back; class
- * weights as per-class batches), except with sample weights (sw), which
- * only the CPU's take; else, or when the device cannot open its products
+ * weights as per-class batches), except with sample weights (sw) or a
+ * CSR source (pb->csr: H chunks by bnl_sparse_forward, then the same
+ * loop), which only the CPU's take; else, or when the device cannot open its products
  * (FSVC_ERESOURCE: one line with opt->notes), the CPU table's. opt NULL:
  * all 0. The results do not depend on the thread count. */
 int bnl_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb, const bnl_hprod_opt *opt,

@@ -169,9 +169,19 @@ typedef struct bnl_normal_opt {
  * by sqrt(cw[cls_i] sw_i) (cw: K class weights, ignored with y; sw: N
  * sample weights; either NULL: all 1); aug: every sample also as its
  * fsvc_augment_count(aug) variants (rows x cols == n). The caller keeps
- * the arrays until the products are closed. */
+ * the arrays until the products are closed. With csr the source is
+ * sparse (C and X NULL, n the features, no aug): H by the sparse layer in
+ * float, on the CPU table. */
 typedef struct bnl_hprod bnl_hprod;
 typedef struct bnl_hprod_impl bnl_hprod_impl;
+/* A CSR source (layers/sparse.h): the centroids by feature (bnl_csc_make
+ * with op->dist) for H, their rows for K_mm, the samples' rows. */
+struct bnl_csc;
+struct bnl_csr;
+typedef struct bnl_hprod_csr {
+    const struct bnl_csc *Ct;
+    const struct bnl_csr *C, *X;
+} bnl_hprod_csr;
 typedef struct bnl_hprod_problem {
     const bnl_op *op;
     const void *C;       /* m x n centroids */
@@ -185,6 +195,7 @@ typedef struct bnl_hprod_problem {
     const double *sw;    /* N sample weights, or NULL */
     fsvc_augment aug;
     int rows, cols;      /* the image geometry of aug */
+    const bnl_hprod_csr *csr; /* a sparse source, or NULL: C and X dense */
 } bnl_hprod_problem;
 /* cache: the CPU keeps all of H (N x m) after the first pass (one read
  * of H per product instead of an engine pass; K_mm from its rows when no

@@ -2,8 +2,9 @@
  * solve (bnl.h bnl_hprod_*; fsvc/pcg.c runs the solve).
  *
  * H (N x m) is produced in chunks of samples by bnl_forward (float for
- * u8/f32 inputs, double for f64) and used at once: U = H_c V (GEMM, b x K)
- * then Y += H_c^T U, in cache-sized row blocks (chunk_apply). With
+ * u8/f32 inputs, double for f64), or for a CSR source by
+ * bnl_sparse_forward (float; h_rows), and used at once: U = H_c V (GEMM,
+ * b x K) then Y += H_c^T U, in cache-sized row blocks (chunk_apply). With
  * `cache` the chunks are kept (all of H, N x m) after the first pass,
  * which then costs one read of H per product instead of a new engine
  * pass. Float products are summed in float over groups of HB_GROUP
@@ -19,6 +20,7 @@
 #include "backend.h"
 #include "bnl_backend_ops.h"
 #include "round_hd.h"
+#include "sparse.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -52,6 +54,7 @@ typedef struct cpu_src {
                               is the f32 chunk buffer */
     int hb;
     float *Bf;             /* hb: per thread HB_BF_ROWS x m widened rows */
+    const bnl_hprod_csr *csr; /* a CSR source (C, X NULL), or NULL */
 } cpu_src;
 
 #define HB_BF_ROWS 16 /* bf16 rows widened at a time: 16 m floats (L2) */
@@ -98,6 +101,21 @@ static double weight(const cpu_src *s, int64_t o)
     return (s->cw ? s->cw[s->cls[o]] : 1.0) * (s->sw ? s->sw[o] : 1.0);
 }
 
+/* H rows (b x m, ld m) of rows i0 .. i0+b-1 of the samples, or with
+ * of_c of the centroids, against C: the dense layer, or the sparse one
+ * for a CSR source (the one place the two sources differ). */
+static int h_rows(cpu_src *s, void *dst, int of_c, int64_t i0, int64_t b, fsvc_error *err)
+{
+    if (s->csr) {
+        const bnl_csr *A = of_c ? s->csr->C : s->csr->X;
+        bnl_csr v = {b, A->ptr + i0, A->col, A->val};
+        return bnl_sparse_forward(s->ctx, s->op, dst, s->m, s->csr->Ct, &v, err);
+    }
+    size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
+    const char *A = (const char *)(of_c ? s->C : s->X) + (size_t)i0 * row;
+    return bnl_forward(s->ctx, s->op, dst, s->m, s->C, s->m, A, b, s->n, err);
+}
+
 /* The H rows of samples i0 .. i0+b-1: a pointer into the cache, or a new
  * engine pass into the chunk buffer. */
 static int chunk(cpu_src *s, int64_t i0, int64_t b, void **Hc, fsvc_error *err)
@@ -108,16 +126,17 @@ static int chunk(cpu_src *s, int64_t i0, int64_t b, void **Hc, fsvc_error *err)
     *Hc = s->hb && s->cached ? (void *)(s->Hb + (size_t)i0 * s->m) : dst; /* bf16 rows */
     if (s->cached) return FSVC_OK;
     double t = bnl_clock();
-    const char *Xs = (const char *)s->X + (size_t)i0 * row;
+    int rc;
     if (s->nv > 1) { /* virtual sample v: variant v % nv of sample v / nv */
         size_t es = fsvc_dtype_size(s->op->dtype);
         for (int64_t v = i0; v < i0 + b; v++)
             fsvc_augment_apply(s->Xc + (size_t)(v - i0) * row,
                                (const char *)s->X + (size_t)(v / s->nv) * row, s->rows,
                                s->cols, es, s->aug, (int)(v % s->nv));
-        Xs = s->Xc;
+        rc = bnl_forward(s->ctx, s->op, dst, s->m, s->C, s->m, s->Xc, b, s->n, err);
+    } else {
+        rc = h_rows(s, dst, 0, i0, b, err);
     }
-    int rc = bnl_forward(s->ctx, s->op, dst, s->m, s->C, s->m, Xs, b, s->n, err);
     for (int64_t v = 0; !rc && (s->cw || s->sw) && v < b; v++) { /* rows by sqrt(weight) */
         double sw = sqrt(weight(s, (i0 + v) / s->nv));
         for (int64_t j = 0; j < s->m; j++) {
@@ -331,10 +350,11 @@ static int centroid_rows(int64_t *at, const void *C, int64_t m, const void *X, i
 
 /* K_mm from the cached H: row j is H's row of the sample equal to
  * centroid j (its first variant when augmented); 1 when done, 0 when H is
- * not cached, rows are weighted, or a centroid is no sample. */
+ * not cached, rows are weighted, a centroid is no sample, or the source
+ * is CSR (its rows are not looked up: K_mm by the sparse layer). */
 static int kmm_from_cache(cpu_src *s, void *Kmm, int f32)
 {
-    if (!s->cached || s->cw || s->sw) return 0;
+    if (!s->cached || s->cw || s->sw || s->csr) return 0;
     int64_t m = s->m, N = s->N / s->nv;
     size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
     int64_t *at = malloc((size_t)m * sizeof *at);
@@ -373,18 +393,16 @@ int bnl_cpu_hprod_kmm(bnl_hprod_impl *self, void *Kmm, int f32, fsvc_error *err)
     if (s->kmm_cached) {
         rc = FSVC_OK;
     } else if (f32 == !s->hd) { /* the engine's own precision: straight in */
-        rc = bnl_forward(s->ctx, s->op, Kmm, m, s->C, m, s->C, m, s->n, err);
+        rc = h_rows(s, Kmm, 1, 0, m, err);
     } else { /* row blocks through the chunk buffer when not cached, else a temporary */
         size_t hs = s->hd ? sizeof(double) : sizeof(float);
-        size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
         int64_t bc = s->cached ? 256 : s->Nc;
         void *T = s->cached ? malloc((size_t)bc * m * hs) : s->H;
         if (!T) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for K_mm");
         rc = FSVC_OK;
         for (int64_t j0 = 0; j0 < m && !rc; j0 += bc) {
             int64_t b = m - j0 < bc ? m - j0 : bc;
-            rc = bnl_forward(s->ctx, s->op, T, m, s->C, m, (const char *)s->C + (size_t)j0 * row,
-                             b, s->n, err);
+            rc = h_rows(s, T, 1, j0, b, err);
             for (size_t q = 0; !rc && q < (size_t)b * m; q++) {
                 double v = s->hd ? ((double *)T)[q] : ((float *)T)[q];
                 if (f32) ((float *)Kmm)[(size_t)j0 * m + q] = (float)v;
@@ -422,9 +440,11 @@ int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
     cpu_src *s = calloc(1, sizeof *s);
     if (!s) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
     N *= nv;
+    /* a CSR source's H is float (the sparse layer's) whatever the dtype */
     *s = (cpu_src){ctx, op, pb->C, pb->X, pb->cls, pb->y, pb->aug, nv, pb->rows, pb->cols, NULL,
-                   m, N, 0, n, K, op->dtype == FSVC_F64, NULL, cache, 0, NULL, NULL, NULL, 0,
-                   pb->cw, pb->sw, opt->progress, 0, 0, 0, 0, NULL, 0, NULL};
+                   m, N, 0, n, K, op->dtype == FSVC_F64 && !pb->csr, NULL, cache, 0, NULL,
+                   NULL, NULL, 0, pb->cw, pb->sw, opt->progress, 0, 0, 0, 0, NULL, 0, NULL,
+                   pb->csr};
     size_t hs = s->hd ? sizeof(double) : sizeof(float);
     int64_t Nc = (int64_t)((1 << 25) / ((size_t)m * hs)); /* ~32 MB chunks */
     if (Nc < 64) Nc = 64;
@@ -455,7 +475,7 @@ int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
                          (long long)(cache ? N : Nc), (long long)m);
     }
     /* every pass makes H from the same C (and K_mm from C against C) */
-    s->held = bnl_weights_hold(ctx, s->C, m, n) == 0;
+    s->held = !s->csr && bnl_weights_hold(ctx, s->C, m, n) == 0;
     *out = (bnl_hprod_impl *)s;
     return FSVC_OK;
 }

@@ -3,10 +3,12 @@
  * context's table picks. A table that lists its own products (the CPU's,
  * cpu_hprod.c) runs them; a device that offers the normal products for
  * the layer gets the engine's over them (dev_hprod.c), unless rows carry
- * sample weights; the CPU table's run everything else, and whatever a
- * device could not open (FSVC_ERESOURCE). */
+ * sample weights; the CPU table's run everything else (a CSR source:
+ * the sparse layer is the CPU's), and whatever a device could not open
+ * (FSVC_ERESOURCE). */
 #include "backend.h"
 #include "bnl_backend_ops.h"
+#include "sparse.h"
 
 #include <stdlib.h>
 
@@ -25,6 +27,8 @@ static int has_hprod(const bnl_backend_ops *t)
 static const bnl_backend_ops *hprod_table(const bnl_ctx *ctx, const bnl_hprod_problem *pb)
 {
     const bnl_backend_ops *t = ctx->ops;
+    if (pb->csr)
+        return &bnl_cpu_ops;
     if (has_hprod(t) && (!t->supports || t->supports(ctx, BNL_OP_PRODUCTS, pb->op)))
         return t;
     if (!pb->sw && bnl_normal_products(ctx, pb->op))
@@ -32,11 +36,36 @@ static const bnl_backend_ops *hprod_table(const bnl_ctx *ctx, const bnl_hprod_pr
     return &bnl_cpu_ops;
 }
 
+/* A CSR source: its parts agree with m, N, n and the layer's distance;
+ * any number of features; no virtual samples (image variants). */
+static int check_csr(const bnl_hprod_problem *pb, fsvc_error *err)
+{
+    const bnl_hprod_csr *c = pb->csr;
+    int rc = bnl_op_check(pb->op, err);
+    if (rc)
+        return rc;
+    if (!c->Ct || !c->C || !c->X)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: block products: a CSR source needs the "
+                         "centroids by feature, their rows and the samples' rows");
+    if (c->Ct->m != pb->m || c->C->rows != pb->m || c->X->rows != pb->N || c->Ct->n != pb->n ||
+        c->Ct->dist != pb->op->dist || pb->n < 1)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: block products: the CSR source (%lld "
+                         "centroids, %lld rows of them, %lld samples, %d features) is not the "
+                         "problem's (m = %lld, N = %lld, n = %d) or not made for its distance",
+                         (long long)c->Ct->m, (long long)c->C->rows, (long long)c->X->rows,
+                         c->Ct->n, (long long)pb->m, (long long)pb->N, pb->n);
+    if (fsvc_augment_count(pb->aug) > 1)
+        return fsvc_fail(err, FSVC_EUSAGE, "bnl: virtual samples need dense images, not CSR "
+                         "rows");
+    return FSVC_OK;
+}
+
 static int check_problem(const bnl_ctx *ctx, const bnl_hprod_problem *pb, fsvc_error *err)
 {
     if (!ctx || !pb || !pb->op)
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: block products: no context or layer");
-    int rc = bnl_check_call(ctx, pb->op, pb->C, pb->m, pb->X, pb->N, pb->n, pb->C, err);
+    int rc = pb->csr ? check_csr(pb, err)
+                     : bnl_check_call(ctx, pb->op, pb->C, pb->m, pb->X, pb->N, pb->n, pb->C, err);
     if (rc)
         return rc;
     if (pb->m < 1 || pb->N < 1 || pb->K < 1 || (!pb->cls && !pb->y))

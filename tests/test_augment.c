@@ -81,9 +81,9 @@ static void solve_matches_explicit(void **s)
     double Rd[m * K], Rp[m * K];
     fsvc_train_info info;
     fsvc_ridge_problem pa = {&ctx, &op, X, m, Xa, ca, NULL, NULL, (int64_t)N * V,
-                             (int64_t)N * V, n, K, fsvc_comm_one(), NULL};
+                             (int64_t)N * V, n, K, fsvc_comm_one(), NULL, NULL};
     fsvc_ridge_problem pb = {&ctx, &op, X, m, X, cls, NULL, NULL, N, N, n, K, fsvc_comm_one(),
-                             NULL};
+                             NULL, NULL};
     fsvc_ridge_opt o = {1e-3, FSVC_SOLVER_DIRECT, 1e-10, FSVC_AUG_NONE, 0, 0, 0, 0, 0};
     int rc = fsvc_readout_solve(Rd, &pa, &o, NULL, &err);
     if (rc) fail_msg("%s", err.msg);

@@ -438,7 +438,7 @@ static void test_pcg_bf16_h(void **state)
     for (int hb = 0; hb < 2; hb++) {
         R[hb] = malloc(sizeof *R[hb] * mk);
         fsvc_ridge_problem pb = {&c, &op, P.X, m, P.X, P.cls, NULL, NULL, N, N, P.n, K,
-                                 fsvc_comm_one(), NULL};
+                                 fsvc_comm_one(), NULL, NULL};
         fsvc_ridge_opt o = {lambda, FSVC_SOLVER_PCG, tol, FSVC_AUG_NONE, 0, 0, 0, 0, hb};
         if (fsvc_readout_solve(R[hb], &pb, &o, &info[hb], &err))
             fail_msg("pcg (h_bf16 %d): %s", hb, err.msg);

@@ -112,7 +112,7 @@ static void downdate_is_the_fold_solve(void **st)
             ctr[t] = d.cls[idx[t]];
         }
         fsvc_ridge_problem pb = {&ctx, &op, Ck, mk, Xs, ctr, NULL, NULL, ntr, ntr, M.n, K,
-                                 fsvc_comm_one(), NULL};
+                                 fsvc_comm_one(), NULL, NULL};
         fsvc_ridge_opt o = {p.lambda, FSVC_SOLVER_DIRECT, p.cg_tol, FSVC_AUG_NONE, 0, 0, 0, 0, 0};
         assert_int_equal(fsvc_readout_solve(R, &pb, &o, NULL, &err), FSVC_OK);
         int64_t nte = fsvc_fold_rows(idx, fold, N, f, 1);

@@ -56,7 +56,7 @@ static int solve(double *R, const prob *P, const bnl_op *op, int regr, double la
 {
     const void *X = op->dtype == FSVC_F32 ? (const void *)P->Xf : (const void *)P->X;
     fsvc_ridge_problem pb = {&ctx, op, X, P->m, X, regr ? NULL : P->cls, regr ? P->y : NULL,
-                             NULL, P->N, P->N, P->n, regr ? 1 : P->K, fsvc_comm_one(), NULL};
+                             NULL, P->N, P->N, P->n, regr ? 1 : P->K, fsvc_comm_one(), NULL, NULL};
     fsvc_ridge_opt o = {lambda, s, tol, FSVC_AUG_NONE, 0, 0, 0, 0, 0};
     return fsvc_readout_solve(R, &pb, &o, info, err);
 }
@@ -187,7 +187,7 @@ static void products(void **s)
     for (int cache = 0; cache <= 1; cache++) {
         fsvc_hsrc src;
         fsvc_ridge_problem pb = {&ctx, &op, P.X, m, P.X, P.cls, NULL, NULL, N, N, P.n, K,
-                                 fsvc_comm_one(), NULL};
+                                 fsvc_comm_one(), NULL, NULL};
         fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, cache, 0, 0, 0};
         assert_int_equal(fsvc_hsrc_open(&src, &pb, &ho, &err), 0);
         double ss;
@@ -268,7 +268,7 @@ static void kmm_rows_from_cache(void **s)
                     fsvc_hsrc src;
                     fsvc_ridge_problem pb = {&ctx, &op, C, m, X, P.cls, NULL,
                                              odd == 2 ? cw : NULL, N, N, n, 4,
-                                             fsvc_comm_one(), NULL};
+                                             fsvc_comm_one(), NULL, NULL};
                     fsvc_hsrc_opt ho = {aug ? FSVC_AUG_SHIFT1 : FSVC_AUG_NONE, aug ? 4 : 0,
                                         aug ? 4 : 0, cache, 0, 0, 0};
                     assert_int_equal(fsvc_hsrc_open(&src, &pb, &ho, &err), 0);
@@ -294,7 +294,7 @@ static int pcg_run(double *W, const prob *P, const bnl_op *op, double lambda, do
 {
     fsvc_hsrc src;
     fsvc_ridge_problem pb = {&ctx, op, P->X, P->m, P->X, P->cls, NULL, NULL, P->N, P->N, P->n,
-                             P->K, fsvc_comm_one(), NULL};
+                             P->K, fsvc_comm_one(), NULL, NULL};
     fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0, 0};
     int rc = fsvc_hsrc_open(&src, &pb, &ho, err);
     if (rc) return rc;
@@ -370,7 +370,7 @@ static void restart_on_drift(void **s)
     for (int bad = 0; bad <= 4; bad += 4) {
         drift_src d = {.calls = 0, .bad = bad};
         fsvc_ridge_problem pb = {&ctx, &op, P.X, P.m, P.X, P.cls, NULL, NULL, P.N, P.N, P.n,
-                                 P.K, fsvc_comm_one(), NULL};
+                                 P.K, fsvc_comm_one(), NULL, NULL};
         fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0, 0};
         assert_int_equal(fsvc_hsrc_open(&d.in, &pb, &ho, &err), 0);
         fsvc_hsrc src = d.in;
@@ -467,7 +467,7 @@ static void bad_input(void **s)
     assert_int_equal(fsvc_readout_solve(R,
                                         &(fsvc_ridge_problem){&ctx, &tiny, Cf, P.m, P.X, P.cls,
                                                               NULL, NULL, P.N, P.N, P.n, P.K,
-                                                              fsvc_comm_one(), NULL},
+                                                              fsvc_comm_one(), NULL, NULL},
                                         &(fsvc_ridge_opt){1e-3, FSVC_SOLVER_PCG, 1e-6,
                                                           FSVC_AUG_NONE, 0, 0, 0, 0, 0}, NULL, &err),
                      FSVC_EINPUT);
@@ -505,7 +505,7 @@ static void memory(void **s)
         int rc = fsvc_readout_solve(R,
                                     &(fsvc_ridge_problem){&ctx, &op, P.X, P.m, P.X, P.cls, NULL,
                                                           NULL, P.N, P.N, P.n, P.K,
-                                                          fsvc_comm_one(), NULL},
+                                                          fsvc_comm_one(), NULL, NULL},
                                     &(fsvc_ridge_opt){1e-3, (fsvc_solver)sv, 1e-6, FSVC_AUG_NONE,
                                                       0, 0, ram, 0, 0}, NULL, &err);
         assert_int_equal(rc, FSVC_ERESOURCE);

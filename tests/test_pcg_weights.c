@@ -55,7 +55,7 @@ static int pcg(double *R, const bnl_ctx *ctx, const double *X, const int *cls, i
                fsvc_error *err)
 {
     fsvc_ridge_problem pb = {ctx, &op, X, M, X, cls, NULL, NULL, Nx, Nx, n, K,
-                             fsvc_comm_one(), sw};
+                             fsvc_comm_one(), sw, NULL};
     fsvc_ridge_opt o = {lambda, FSVC_SOLVER_PCG, tol, FSVC_AUG_NONE, 0, 0, 0, 0, 0};
     return fsvc_readout_solve(R, &pb, &o, info, err);
 }
@@ -115,7 +115,7 @@ static void weights_are_repeats(void **s)
     int rc = pcg(Rw, &ctx, d.X, d.cls, N, d.w, lambda, tol, &iw, &err);
     if (rc) fail_msg("%s", err.msg);
     fsvc_ridge_problem pb = {&ctx, &op, d.X, M, d.Xr, d.cr, NULL, NULL, d.Nr, d.Nr, n, K,
-                             fsvc_comm_one(), NULL};
+                             fsvc_comm_one(), NULL, NULL};
     fsvc_ridge_opt o = {lambda, FSVC_SOLVER_PCG, tol, FSVC_AUG_NONE, 0, 0, 0, 0, 0};
     assert_int_equal(fsvc_readout_solve(Rr, &pb, &o, &ir, &err), 0);
     assert_int_equal(pcg(Ru, &ctx, d.X, d.cls, N, NULL, lambda, tol, NULL, &err), 0);
@@ -149,7 +149,7 @@ static void weighted_rows_no_cached_kmm(void **s)
     assert_int_equal(bnl_ctx_open(&ctx, "cpu", 1, 0, &err), 0);
     for (int weighted = 0; weighted <= 1; weighted++) {
         fsvc_ridge_problem pb = {&ctx, &op, d.X, M, d.X, d.cls, NULL, NULL, N, N, n, K,
-                                 fsvc_comm_one(), weighted ? d.w : NULL};
+                                 fsvc_comm_one(), weighted ? d.w : NULL, NULL};
         fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0, 0};
         fsvc_hsrc src;
         assert_int_equal(fsvc_hsrc_open(&src, &pb, &ho, &err), 0);
@@ -181,7 +181,7 @@ static void device_takes_no_sample_weights(void **s)
     assert_int_equal(bnl_ctx_open_device(&ctx, emu_device_ops(), 1, 1, &err), 0);
     for (int weighted = 0; weighted <= 1; weighted++) {
         bnl_hprod_problem pb = {&of, Xf, M, Xf, N, n, K, d.cls, NULL, NULL,
-                                weighted ? d.w : NULL, FSVC_AUG_NONE, 0, 0};
+                                weighted ? d.w : NULL, FSVC_AUG_NONE, 0, 0, NULL};
         bnl_hprod *h;
         assert_int_equal(bnl_hprod_open(&ctx, &pb, NULL, &h, &err), 0);
         bnl_hprod_stats st;

@@ -62,7 +62,7 @@ static int solve(double *R, const prob *P, int64_t m, const double *cw, fsvc_sol
     bnl_op op = {BNL_L2, BNL_GAUSS, t, 1.5, BNL_PREC_FULL};
     const void *X = t == FSVC_F32 ? (const void *)P->Xf : (const void *)P->X;
     fsvc_ridge_problem pb = {&ctx, &op, X, m, X, P->cls, NULL, cw, P->N, P->N, P->n, P->K,
-                             fsvc_comm_one(), NULL};
+                             fsvc_comm_one(), NULL, NULL};
     fsvc_ridge_opt o = {1e-4, s, 1e-10, FSVC_AUG_NONE, 0, 0, 0, 0, 0};
     return fsvc_readout_solve(R, &pb, &o, NULL, err);
 }

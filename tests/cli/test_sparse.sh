@@ -103,6 +103,11 @@ expect_exit 1 "--sparse with --shape: exit 1" -- "$FSVC" train --sparse --shape 
 expect_exit 0 "sparse: -d l1 -k tri trains" -- "$FSVC" train -q -d l1 -k tri "$TMP/text.train" "$TMP/l1.fsvc"
 expect_exit 0 "sparse: l1 tri model predicts" -- "$FSVC" predict "$TMP/l1.fsvc" "$TMP/text.test" "$TMP/p1.txt"
 expect_exit 0 "sparse: --solver pcg trains" -- "$FSVC" train -q --solver pcg "$TMP/text.train" "$TMP/pcg.fsvc"
+# pcg's products are the engine's on CSR rows, --pcg-h bf16 (its cached H) included
+expect_exit 0 "sparse: --solver pcg --pcg-h bf16 trains" -- "$FSVC" train -q --solver pcg --pcg-h bf16 "$TMP/text.train" "$TMP/pcgb.fsvc"
+[ -s "$TMP/pcgb.fsvc" ] && ! cmp -s "$TMP/pcg.fsvc" "$TMP/pcgb.fsvc" \
+  && ok "sparse: --pcg-h bf16 solves for the rounded H (another model)" \
+  || fail "sparse: --pcg-h bf16 gave the f32 model (ignored)"
 expect_exit 0 "sparse: -R onehot -s random trains" -- "$FSVC" train -q -R onehot -s random "$TMP/text.train" "$TMP/oh.fsvc"
 expect_exit 0 "sparse: -R onehot (the novelty pass) trains" -- "$FSVC" train -R onehot "$TMP/text.train" "$TMP/nov.fsvc"
 expect_match "global selection, onehot readout" "sparse: the global novelty selection ran" "$OUT"
