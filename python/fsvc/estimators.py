@@ -114,7 +114,7 @@ class _FSVCBase(BaseEstimator):
                  selection="auto", max_neurons=0, readout="ridge", lam=1e-5, eta=0.01,
                  epochs=1, scale="none", dtype=None, preprocess="auto", shuffle=False,
                  backend="cpu", threads=0, random_state=0, verbose=False, solver="auto",
-                 cg_tol=1e-4, augment="none", precision="full"):
+                 cg_tol=1e-4, augment="none", precision="full", pcg_h="auto"):
         self.distance = distance
         self.kernel = kernel
         self.radius = radius
@@ -137,6 +137,7 @@ class _FSVCBase(BaseEstimator):
         self.cg_tol = cg_tol
         self.augment = augment
         self.precision = precision
+        self.pcg_h = pcg_h
 
     # ---- parameters -> fsvc settings ----
     def _settings(self):
@@ -156,6 +157,7 @@ class _FSVCBase(BaseEstimator):
              ("backend", _format(self.backend)), ("threads", _format(self._threads())),
              ("solver", _format(self.solver)), ("cg-tol", _format(self.cg_tol)),
              ("augment", _format(self.augment)), ("precision", _format(self.precision)),
+             ("pcg-h", _format(self.pcg_h)),
              ("shuffle", str(seed))]  # sets the seed (and the shuffle, undone below)
         if self.dtype is not None:
             s.append(("dtype", _format(self.dtype)))
@@ -364,14 +366,14 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
                  epochs=1, scale="none", dtype=None, preprocess="auto", shuffle=False,
                  backend="cpu", threads=0, random_state=0, verbose=False, solver="auto",
                  cg_tol=1e-4, augment="none", class_weight=None, precision="full",
-                 probability=True):
+                 pcg_h="auto", probability=True):
         super().__init__(distance=distance, kernel=kernel, radius=radius, prag=prag,
                          selection=selection, max_neurons=max_neurons, readout=readout,
                          lam=lam, eta=eta, epochs=epochs, scale=scale, dtype=dtype,
                          preprocess=preprocess, shuffle=shuffle, backend=backend,
                          threads=threads, random_state=random_state, verbose=verbose,
                          solver=solver, cg_tol=cg_tol, augment=augment,
-                         precision=precision)
+                         precision=precision, pcg_h=pcg_h)
         self.class_weight = class_weight
         self.probability = probability
 

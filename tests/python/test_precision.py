@@ -1,6 +1,7 @@
-"""precision="full"|"tf32"|"bf16" (issue 10) as an estimator parameter:
-it reaches the engine (the scores move, the accuracy stays), it is part
-of get_params, and a pickled model keeps it."""
+"""precision="full"|"tf32"|"bf16" (issue 10) and pcg_h="auto"|"f32"|"bf16"
+(issue 24) as estimator parameters: they reach the engine (the scores
+move, the accuracy stays), they are part of get_params, and a pickled
+model keeps them."""
 import pickle
 
 import numpy as np
@@ -17,5 +18,19 @@ def test_precision_parameter(fashion):
     d_full, d_bf = full.decision_function(Xt), bf.decision_function(Xt)
     assert not np.array_equal(d_full, d_bf)  # the rounding is applied
     assert bf.score(Xt, yt) > full.score(Xt, yt) - 0.03
+    again = pickle.loads(pickle.dumps(bf))
+    np.testing.assert_array_equal(again.decision_function(Xt), d_bf)
+
+
+def test_pcg_h_parameter(fashion):
+    X, y, Xt, yt = fashion
+    kw = dict(solver="pcg", probability=False)
+    f32 = fsvc.FSVCClassifier(**kw).fit(X, y)
+    bf = fsvc.FSVCClassifier(pcg_h="bf16", **kw).fit(X, y)
+    assert bf.get_params()["pcg_h"] == "bf16"
+    assert f32.get_params()["pcg_h"] == "auto"
+    d_f32, d_bf = f32.decision_function(Xt), bf.decision_function(Xt)
+    assert not np.array_equal(d_f32, d_bf)  # the cached H is rounded
+    assert bf.score(Xt, yt) > f32.score(Xt, yt) - 0.03
     again = pickle.loads(pickle.dumps(bf))
     np.testing.assert_array_equal(again.decision_function(Xt), d_bf)
