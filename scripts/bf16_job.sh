@@ -53,19 +53,7 @@ fi
 tier=$("$FSVC" info 2>/dev/null | sed -n 's/^cpu kernels: \([a-z0-9]*\).*/\1/p')
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A wall cpu extra
-keepmin() { # keepmin ARRAY KEY VALUE
-  local -n a=$1
-  if [ -z "${a[$2]:-}" ] || awk "BEGIN{exit !($3 < ${a[$2]})}"; then a[$2]=$3; fi
-}
-timed() { # timed KEY CMD...: runs CMD (output in $work/o), keeps its best times
-  local k=$1; shift
-  /usr/bin/time -f '%e %U %S' -o "$work/t" "$@" >"$work/o" 2>&1 ||
-    { echo "bf16_job: $k failed: $(tail -n 3 "$work/o")" >&2; exit 1; }
-  read -r e u s <"$work/t"
-  keepmin wall "$k" "$e"
-  keepmin cpu "$k" "$(awk "BEGIN{print $u + $s}")"
-  echo "bf16_job: $k: $e s wall, $u + $s s CPU" >&2
-}
+source "$root/scripts/tier_lib.sh" # best, bestc, timed
 ridge() { sed -n 's/^ridge: pcg, \(.*\)/\1/p' "$work/o"; }
 accuracy() { sed -n 's/^Accuracy = \([0-9.]*%\).*/\1/p' "$work/o"; }
 bins="new"
@@ -78,7 +66,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
             --no-ref -r "$REPS" -v 2>&1)
     t=$(echo "$res" | sed -n 's/^  time: min \([0-9.e+-]*\) s.*/\1/p')
     [ -n "$t" ] || { echo "bf16_job: no time from $k: $res" >&2; exit 1; }
-    keepmin wall "$k" "$t"
+    best "$k" "$t"
     extra[$k]=$(echo "$res" | sed -n 's/^  plan: path=\([^ ]*\) kernel=\([^ ]*\).*/\1:\2/p')
     echo "bf16_job: round $r, $k: $t s" >&2
     for mode in unheld held old; do
@@ -88,7 +76,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
       ms=$(OMP_WAIT_POLICY=passive "$c" 10000 838 784 "$REPS" "$prec" \
              "$([ "$mode" = held ] && echo held || echo unheld)" | sed -n 's/^cpu_ms=//p')
       [ -n "$ms" ] || { echo "bf16_job: no time from $k" >&2; exit 1; }
-      keepmin cpu "$k" "$ms"
+      bestc "$k" "$ms"
       echo "bf16_job: round $r, $k: $ms ms CPU" >&2
     done
     [ "$JOB" = 0 ] && continue

@@ -1,4 +1,4 @@
-# tier_lib.sh - helpers shared by the tier scripts (onednn_tier.sh,
+# tier_lib.sh - helpers shared by the tier scripts (onednn_tier.sh, bf16_job.sh,
 # tier_targets.sh), sourced: best wall and CPU seconds per key over
 # interleaved rounds (every value kept in runs[KEY], in order), and timing
 # one command. The caller declares `declare -A wall cpu` and sets $work (a

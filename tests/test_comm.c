@@ -23,18 +23,10 @@
 #include "tests/util/train_team.h"
 #include "fsvc/internal.h"
 
-/* every rank's parameters; bad_rank gets a backend that does not exist */
+/* every rank's parameters: the team's model */
 static void base_param(int r, fsvc_param *p, void *bad_rank)
 {
-    fsvc_param_default(p);
-    p->select = FSVC_SELECT_RANDOM;
-    p->readout = FSVC_READOUT_RIDGE;
-    p->radius = 0;
-    p->radius_rms = 0.7;
-    p->max_neurons = 120;
-    p->dtype = FSVC_F32;
-    p->threads = 1;
-    if (bad_rank && r == *(int *)bad_rank) p->backend = "nosuch";
+    tt_param(p, r, bad_rank ? *(int *)bad_rank : -1);
 }
 
 static tt_team *run_team(int K, int bad_rank)

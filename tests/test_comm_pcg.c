@@ -37,17 +37,11 @@ static int g_regr;                    /* regression on the class values */
 
 static fsvc_augment g_aug; /* the augmentation of every rank and of the one-process model */
 
-/* every rank's parameters; bad_rank gets a backend that does not exist */
+/* every rank's parameters: the team's model, solved by pcg */
 static void base_param(int r, fsvc_param *p, void *bad_rank)
 {
-    fsvc_param_default(p);
-    p->select = FSVC_SELECT_RANDOM;
-    p->readout = FSVC_READOUT_RIDGE;
-    p->radius = 0;
-    p->radius_rms = 0.7;
-    p->max_neurons = 120;
+    tt_param(p, r, bad_rank ? *(int *)bad_rank : -1);
     p->dtype = g_dtype;
-    p->threads = 1;
     p->solver = FSVC_SOLVER_PCG;
     p->cg_tol = g_tol;
     p->regression = g_regr;

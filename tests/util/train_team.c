@@ -29,6 +29,19 @@ const fsvc_dataset *tt_set(int image)
     return &D;
 }
 
+void tt_param(fsvc_param *p, int r, int bad_rank)
+{
+    fsvc_param_default(p);
+    p->select = FSVC_SELECT_RANDOM;
+    p->readout = FSVC_READOUT_RIDGE;
+    p->radius = 0;
+    p->radius_rms = 0.7;
+    p->max_neurons = TT_MAXR / TT_K;
+    p->dtype = FSVC_F32;
+    p->threads = 1;
+    if (bad_rank >= 0 && r == bad_rank) p->backend = "nosuch";
+}
+
 typedef struct { tt_team *T; tt_param_fn param; void *arg; } tt_job;
 
 static void tt_rank(int r, void *arg)

@@ -28,6 +28,11 @@ typedef struct {
  * 1..TT_K; image: laid out as a 2 x 3 image (for --augment). */
 const fsvc_dataset *tt_set(int image);
 
+/* The team's model: fsvc's defaults with TT_MAXR / TT_K random centroids
+ * (radius 0.7 rms), the ridge readout, f32, one thread; rank bad_rank
+ * (bad_rank >= 0) gets a backend that does not exist. */
+void tt_param(fsvc_param *p, int r, int bad_rank);
+
 /* rank r's parameters (set by the test) before it trains */
 typedef void (*tt_param_fn)(int r, fsvc_param *p, void *arg);
 
