@@ -26,7 +26,6 @@
 
 #include <cblas.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -59,12 +58,7 @@ static void nothing(void *arg) { (void)arg; }
 static void wake_workers(void)
 {
     int n = openblas_get_num_threads();
-    /* under an address-space limit (the only case where a worker's buffer
-     * can fail to come and hang the process) the threaded dgemm: the empty
-     * job hung 1 of 8 make test runs of test_memory_limit.sh */
-    struct rlimit rl;
-    int limited = getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
-    if (gotoblas_pthread && !limited) {
+    if (gotoblas_pthread) {
         if (n > 1) gotoblas_pthread(n, (void *)nothing, NULL, 0);
         return;
     }
