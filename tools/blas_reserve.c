@@ -70,6 +70,15 @@ static void wake_workers(void)
     free(a);
 }
 
+static int no_room(int n, int threads, int workers, fsvc_error *err)
+{
+    g_failed = 1;
+    return fsvc_fail(err, FSVC_ERESOURCE, "out of memory: OpenBLAS needs %d work buffers "
+                     "of %zu MiB (%d for fsvc's threads, %d for its own) and the address "
+                     "space has no room for them (ulimit -v?); give more memory or fewer "
+                     "--threads", n, RESERVE_BYTES >> 20, threads, workers);
+}
+
 int cli_blas_reserve(int threads, fsvc_error *err)
 {
     if (threads < 1) threads = 1;
@@ -82,24 +91,40 @@ int cli_blas_reserve(int threads, fsvc_error *err)
     if (probe)
         for (int t = 0; t < n; t++) free(probe[t]);
     free(probe);
-    if (!ok) {
-        g_failed = 1;
-        return fsvc_fail(err, FSVC_ERESOURCE, "out of memory: OpenBLAS needs %d work buffers "
-                         "of %zu MiB (%d for fsvc's threads, %d for its own) and the address "
-                         "space has no room for them (ulimit -v?); give more memory or fewer "
-                         "--threads", n, RESERVE_BYTES >> 20, threads, workers);
-    }
+    if (!ok) return no_room(n, threads, workers, err);
     if (!g_reserved) wake_workers();
+    /* Each thread first takes a plain buffer of its own, all at once: a
+     * thread's first large malloc also maps its malloc arena (64 MiB), which
+     * the probe above, on one thread, did not count. Only when every thread
+     * got one does any of them ask OpenBLAS, whose allocator never fails. */
+    int short_of_room = 0;
 #ifdef _OPENMP
     #pragma omp parallel num_threads(threads)
     {
-        void *b = blas_memory_alloc(0);
-        #pragma omp barrier /* all held at once: distinct buffers */
-        blas_memory_free(b);
+        void *p = malloc(RESERVE_BYTES);
+        if (!p) {
+            #pragma omp atomic write
+            short_of_room = 1;
+        }
+        #pragma omp barrier
+        free(p);
+        #pragma omp barrier
+        int stop;
+        #pragma omp atomic read
+        stop = short_of_room;
+        if (!stop) {
+            void *b = blas_memory_alloc(0);
+            #pragma omp barrier /* all held at once: distinct buffers */
+            blas_memory_free(b);
+        }
     }
 #else
-    blas_memory_free(blas_memory_alloc(0));
+    void *p = malloc(RESERVE_BYTES);
+    short_of_room = p == NULL;
+    free(p);
+    if (!short_of_room) blas_memory_free(blas_memory_alloc(0));
 #endif
+    if (short_of_room) return no_room(n, threads, workers, err);
     g_reserved = threads;
     return FSVC_OK;
 }
