@@ -151,6 +151,7 @@ CUDA_PLUGIN_OBJ := $(CU_OBJ) $(patsubst %,$(BUILD)/obj/%.o,cuda/ops cuda/rules c
 # its objects as an archive, linked after libfsvc.a; the tests load the
 # plugin too, through build/tests/fsvc-cuda.so (a link to the real one).
 CUDA_TEST_A     := $(BUILD)/libfsvc-cuda-test.a
+TEST_PLUGIN     := $(BUILD)/tests/fsvc-cuda.so
 TEST_CUDA        = -Wl,--start-group $(LIB_A) $(CUDA_TEST_A) -Wl,--end-group \
                    -Wl,--as-needed $(CUDA_LIBS) -Wl,--no-as-needed
 endif
@@ -234,12 +235,12 @@ $(BUILD)/tests/fsvc-cuda.so: | $(CUDA_PLUGIN)
 	@mkdir -p $(dir $@)
 	ln -sf ../fsvc-cuda.so $@
 
-$(BUILD)/tests/%: tests/%.c $(TUTIL_OBJ) $(LIB_A) $(CUDA_TEST_A) | $(if $(NVCC),$(BUILD)/tests/fsvc-cuda.so)
+$(BUILD)/tests/%: tests/%.c $(TUTIL_OBJ) $(LIB_A) $(CUDA_TEST_A) | $(TEST_PLUGIN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(TUTIL_OBJ) $(or $(TEST_CUDA),$(LIB_A)) $(LDFLAGS) \
 	  $(LDLIBS) $(TEST_LIBS)
 
-tests: $(TEST_BIN)
+tests: $(TEST_BIN) $(TEST_PLUGIN)
 
 # ---- test data ----------------------------------------------------------------
 # data/ holds the data sets compressed (MNIST as its IDX .gz files, the UCI
@@ -439,8 +440,8 @@ results: all
 install: all python-install
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/fsvc
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/fsvc
-	for p in $(MPI_PLUGIN) $(CUDA_PLUGIN); do install -d $(DESTDIR)$(PREFIX)/lib/fsvc && \
-	  install -m 755 $$p $(DESTDIR)$(PREFIX)/lib/fsvc/ || exit 1; done
+	for p in $(MPI_PLUGIN) $(CUDA_PLUGIN); do if [ -e "$$p" ]; then \
+	  install -d $(DESTDIR)$(PREFIX)/lib/fsvc && install -m 755 $$p $(DESTDIR)$(PREFIX)/lib/fsvc/ || exit 1; fi; done
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libfsvc.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libfsvc.so.$(SOMAJOR)

@@ -51,9 +51,12 @@ static const bnl_backend_ops *load_one(const char *path, const char *label, char
         return p->ops; /* kept loaded to the end of the process */
     if (!p)
         snprintf(why, cap, "cuda: %s is not an fsvc CUDA plugin (no %s)", label, BNL_CUDA_ENTRY);
-    else
+    else if (p->abi != BNL_CUDA_PLUGIN_ABI)
         snprintf(why, cap, "cuda: %s is an fsvc CUDA plugin of another build (ABI %d, this "
-                 "fsvc needs %d built alike)", label, p->abi, BNL_CUDA_PLUGIN_ABI);
+                 "fsvc needs %d)", label, p->abi, BNL_CUDA_PLUGIN_ABI);
+    else
+        snprintf(why, cap, "cuda: %s is an fsvc CUDA plugin of another build (its tables "
+                 "differ from this fsvc's)", label);
     dlclose(h);
     return NULL;
 }
