@@ -6,7 +6,9 @@
 # without a device, says so in one line and trains on the CPU (--strict:
 # exit 3); a plugin that is missing, not fsvc's or of another build gives
 # one line naming it; make install puts it in PREFIX/lib/fsvc, where the
-# installed fsvc finds it. A build without nvcc keeps "not compiled in".
+# installed fsvc finds it; libfsvc.so under Python (build/, or the package
+# of `pip install ./python`) loads the one beside it. A build without nvcc
+# keeps "not compiled in".
 source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$(dirname "$FSVC")
@@ -34,7 +36,6 @@ if [ -e "$B/fsvc.pc" ]; then
 fi
 
 if "$FSVC" info 2>/dev/null | grep -q '^cuda: not compiled in'; then
-  [ ! -e "$PLUGIN" ] || fail "a build without nvcc next to an fsvc-cuda.so"
   expect_exit 0 "no nvcc: --backend cuda" -- "$FSVC" train -q --backend cuda "$IRIS" n.fsvc
   expect_match '^cuda: not compiled in \(nvcc was not found at build time\) — using CPU$' \
     "no nvcc: the one line of before" "$ERR"
@@ -156,4 +157,18 @@ print("score", fsvc.FSVCClassifier(backend="cuda").fit(X, y).score(X, y))' 2>&1)
   expect_match "file=$B/fsvc-cuda[.]so .*dynamically loaded by $B/libfsvc[.]so" \
     "Python, backend=\"cuda\": libfsvc.so loads the plugin beside it" "$out"
   expect_match '^score 1[.]0$' "Python, backend=\"cuda\": trains" "$out"
+  # pip install ./python: the package takes the plugin beside its libfsvc.so.0
+  if $PY -c 'import setuptools' 2>/dev/null; then
+    mkdir -p src && cp -r "$ROOT/python" src/ && ln -s "$B" src/build
+    if PIP_DISABLE_PIP_VERSION_CHECK=1 $PY -m pip install -q --no-build-isolation --no-index \
+         --no-deps --target "$TMP/site" src/python >pip.log 2>&1; then
+      out=$(cd / && LD_DEBUG=files PYTHONPATH="$TMP/site" $PY -W ignore -c '
+import fsvc, numpy as np
+X = np.array([[0, 0], [0, 1], [5, 5], [5, 6]], float); y = [0, 0, 1, 1]
+print("score", fsvc.FSVCClassifier(backend="cuda").fit(X, y).score(X, y))' 2>&1)
+      expect_match "file=$TMP/site/fsvc/fsvc-cuda[.]so .*dynamically loaded by $TMP/site/fsvc/libfsvc[.]so[.]0" \
+        "pip install ./python: the package loads its own plugin" "$out"
+      expect_match '^score 1[.]0$' "pip install ./python, backend=\"cuda\": trains" "$out"
+    else fail "pip install ./python: $(grep -v WARNING pip.log | tail -3)"; fi
+  fi
 fi
