@@ -118,7 +118,8 @@ AVX512_FLAGS := -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -m
 isa_flags = $(if $(findstring _avxvnni,$(1)),$(AVX2_FLAGS) -mavxvnni,$(if $(findstring _avx512bf16,$(1)),$(AVX512_FLAGS) -mavx512bf16,$(if $(findstring _avx512,$(1)),$(AVX512_FLAGS),$(if $(findstring _avx2,$(1)),$(AVX2_FLAGS)))))
 
 # ---- sources ----------------------------------------------------------------
-LIB_SRC   := $(wildcard base/*.c fsvc/*.c layers/*.c datasets/*.c cuda/*.c)
+# cuda/ops.c, the backend's table, goes with the .cu files into the plugin
+LIB_SRC   := $(filter-out cuda/ops.c,$(wildcard base/*.c fsvc/*.c layers/*.c datasets/*.c cuda/*.c))
 # tools/comm_mpi.c (Open MPI) or tools/comm_one.c (one process) in the fsvc binary
 TOOL_SRC  := $(filter-out tools/comm_mpi.c tools/comm_one.c tools/mpi_plugin.c,$(wildcard tools/*.c)) \
              tools/comm_$(if $(MPI_LIBS),mpi,one).c
@@ -126,7 +127,8 @@ TEST_SRC  := $(wildcard tests/test_*.c)
 TESTUTIL  := $(wildcard tests/util/*.c)
 CU_SRC    := $(if $(NVCC),$(wildcard cuda/*.cu))
 
-LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(CU_SRC:%.cu=$(BUILD)/obj/%.cu.o)
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/obj/%.cu.o)
 TOOL_OBJ  := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
 TUTIL_OBJ := $(TESTUTIL:%.c=$(BUILD)/obj/%.o)
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -136,8 +138,22 @@ CPPFLAGS    += -DFSVC_HAVE_CUDA=1 -I$(CUDA_HOME)/include
 CUDA_ARCHS  ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
                -gencode arch=compute_90,code=compute_90
 NVCCFLAGS   ?= -O3 -std=c++17 -Xcompiler -fPIC -I. $(CUDA_ARCHS) --resource-usage
-CUDA_LIBS   := -lcusolver -lcublas -lcudart -lstdc++
-LDLIBS      += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 $(CUDA_LIBS)
+CUDA_LIBS   := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusolver -lcublas -lcudart -lstdc++
+# The backend as a plugin (cuda/plugin.h): fsvc, libfsvc.a and libfsvc.so
+# name no CUDA library (loading them took 85 ms per process); cuda/load.c
+# loads fsvc-cuda.so when a run asks for the CUDA backend. Its objects:
+# the .cu files, the table, the host C they call and private copies of
+# the base/ functions they use (cuda/plugin.map exports the entry only).
+CUDA_PLUGIN     := $(BUILD)/fsvc-cuda.so
+CUDA_PLUGIN_OBJ := $(CU_OBJ) $(patsubst %,$(BUILD)/obj/%.o,cuda/ops cuda/rules cuda/plan \
+                   cuda/perf_model cuda/jobs cuda/tune_file cuda/device_pick base/error base/names)
+# The unit tests and tests/cuda's check_kernels call the backend directly:
+# its objects as an archive, linked after libfsvc.a; the tests load the
+# plugin too, through build/tests/fsvc-cuda.so (a link to the real one).
+CUDA_TEST_A     := $(BUILD)/libfsvc-cuda-test.a
+TEST_PLUGIN     := $(BUILD)/tests/fsvc-cuda.so
+TEST_CUDA        = -Wl,--start-group $(LIB_A) $(CUDA_TEST_A) -Wl,--end-group \
+                   -Wl,--as-needed $(CUDA_LIBS) -Wl,--no-as-needed
 endif
 
 # Installed flat into include/fsvc/ (their "../dir/x.h" includes become "x.h").
@@ -151,16 +167,14 @@ MPI_PLUGIN := $(if $(MPI_LIBS),$(BUILD)/fsvc-mpi.so)
 .PHONY: all lib tool tests test unit-test cli-test asan-test tsan-test demo deps fuzz fuzz-replay \
         results install uninstall clean config test-cuda python-test python-install test-data \
         test-build check-full fuzz-bins
-all: config $(BIN) $(MPI_PLUGIN) $(LIB_A) $(LIB_SO) $(BUILD)/fsvc.pc
+all: config $(BIN) $(MPI_PLUGIN) $(CUDA_PLUGIN) $(LIB_A) $(LIB_SO) $(BUILD)/fsvc.pc
 
-# pkg-config file; a CUDA build's static link needs the CUDA libraries too.
-# Regenerated every time (cheap), replaced only when it changes, so that
-# switching NO_CUDA in one build folder updates it.
+# pkg-config file. Regenerated every time (cheap), replaced only when it
+# changes, so that switching PREFIX in one build folder updates it.
 comma := ,
-PC_CUDA_LIBS := $(if $(NVCC), -L$(CUDA_HOME)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA_HOME)/lib64 $(CUDA_LIBS))
 $(BUILD)/fsvc.pc: fsvc.pc.in FORCE
 	@mkdir -p $(dir $@)
-	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_LIBS@|$(PC_CUDA_LIBS)|' \
+	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	  fsvc.pc.in > $@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@; }
 .PHONY: FORCE
 FORCE:
@@ -203,17 +217,30 @@ $(LIB_SO): $(LIB_OBJ)
 	ln -sf libfsvc.so.$(VERSION) $(BUILD)/libfsvc.so.$(SOMAJOR)
 	ln -sf libfsvc.so.$(SOMAJOR) $(BUILD)/libfsvc.so
 
-$(BIN): $(TOOL_OBJ) $(LIB_A) | $(MPI_PLUGIN)
+$(BIN): $(TOOL_OBJ) $(LIB_A) | $(MPI_PLUGIN) $(CUDA_PLUGIN)
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(LIB_A) $(BIN_LDLIBS)
 
 $(MPI_PLUGIN): $(BUILD)/obj/tools/mpi_plugin.o
 	$(CC) -shared -o $@ $< $(MPI_LIBS)
 
-$(BUILD)/tests/%: tests/%.c $(TUTIL_OBJ) $(LIB_A)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(TUTIL_OBJ) $(LIB_A) $(LDFLAGS) $(LDLIBS) $(TEST_LIBS)
+$(CUDA_PLUGIN): $(CUDA_PLUGIN_OBJ) cuda/plugin.map
+	$(CC) -shared $(LDFLAGS) -Wl,--version-script=cuda/plugin.map -Wl,--no-undefined -o $@ \
+	  $(CUDA_PLUGIN_OBJ) $(CUDA_LIBS) -lm
 
-tests: $(TEST_BIN)
+$(CUDA_TEST_A): $(CU_OBJ) $(BUILD)/obj/cuda/ops.o
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/tests/fsvc-cuda.so: | $(CUDA_PLUGIN)
+	@mkdir -p $(dir $@)
+	ln -sf ../fsvc-cuda.so $@
+
+$(BUILD)/tests/%: tests/%.c $(TUTIL_OBJ) $(LIB_A) $(CUDA_TEST_A) | $(TEST_PLUGIN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(TUTIL_OBJ) $(or $(TEST_CUDA),$(LIB_A)) $(LDFLAGS) \
+	  $(LDLIBS) $(TEST_LIBS)
+
+tests: $(TEST_BIN) $(TEST_PLUGIN)
 
 # ---- test data ----------------------------------------------------------------
 # data/ holds the data sets compressed (MNIST as its IDX .gz files, the UCI
@@ -313,7 +340,7 @@ tsan-test: test-data
 	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" bash tests/run_unit.sh \
 	  $(TSAN_TESTS:%=build/tsan/tests/%)
 
-test-cuda: all
+test-cuda: all $(CUDA_TEST_A)
 	@$(MAKE) --no-print-directory -C tests/cuda BUILD=$(abspath $(BUILD))
 
 # ---- set-up and the main job -------------------------------------------------
@@ -413,8 +440,8 @@ results: all
 install: all python-install
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/fsvc
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/fsvc
-	if [ -e "$(MPI_PLUGIN)" ]; then install -d $(DESTDIR)$(PREFIX)/lib/fsvc && \
-	  install -m 755 $(MPI_PLUGIN) $(DESTDIR)$(PREFIX)/lib/fsvc/; fi
+	for p in $(MPI_PLUGIN) $(CUDA_PLUGIN); do if [ -e "$$p" ]; then \
+	  install -d $(DESTDIR)$(PREFIX)/lib/fsvc && install -m 755 $$p $(DESTDIR)$(PREFIX)/lib/fsvc/ || exit 1; fi; done
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libfsvc.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libfsvc.so.$(SOMAJOR)

@@ -1,16 +1,19 @@
 /*
  * bnl_cuda.h - the CUDA backend of the BNL engine (layers/bnl.h).
  *
- * The engine reaches these only through the table bnl_cuda_ops (cuda/ops.c,
- * interface layers/bnl_backend_ops.h: bnl_backend_ops); nothing above cuda/
- * includes this header.
+ * The engine reaches these only through the table bnl_cuda_table() hands
+ * it (cuda/load.c, interface layers/bnl_backend_ops.h: bnl_backend_ops);
+ * nothing above cuda/ includes this header.
  * Two implementations behind one header:
  *   - cuda/bnl_cuda_none.c  builds without nvcc (no FSVC_HAVE_CUDA): open
  *     fails with "cuda: not compiled in (nvcc was not found at build time)
  *     — using CPU", describe says so;
- *   - cuda/<x>.cu            the real backend (extern "C"); with nvcc but no
- *     driver or device at run time, open fails with FSVC_ERESOURCE and
- *     "cuda: no device (driver not found) — using CPU". Never a crash.
+ *   - cuda/<x>.cu            the real backend (extern "C"), with its table
+ *     bnl_cuda_ops (cuda/ops.c), in the plugin fsvc-cuda.so (cuda/plugin.h);
+ *     with nvcc but no driver or device at run time, open fails with
+ *     FSVC_ERESOURCE and "cuda: no device (driver not found) — using CPU".
+ *     A plugin that does not load: the none table's open fails with the
+ *     loader's line. Never a crash.
  *
  * Layouts as in bnl.h (all row-major):
  *   W: m x n  (op->dtype)     neurons / centroids
@@ -38,10 +41,18 @@
 extern "C" {
 #endif
 
+/* The backend's table (cuda/ops.c, built with nvcc: the plugin's, and in
+ * the tests' archive of the backend). */
+extern const bnl_backend_ops bnl_cuda_ops;
+/* The table without a backend (cuda/bnl_cuda_none.c): open fails with the
+ * line set here (default "cuda: not compiled in ..."), describe says it. */
+extern const bnl_backend_ops bnlc_none_ops;
+void bnlc_none_set_why(const char *why);
+
 /* The table's supports(): u8 and f32 layers only for scores, the normal
- * equations, their block products and the LMS epoch (cuda/ops.c). */
+ * equations, their block products and the LMS epoch (cuda/rules.c). */
 int bnl_cuda_supports(const bnl_ctx *ctx, bnl_opkind k, const bnl_op *op);
-/* The table's plan_ridge(): auto on the device (cuda/ops.c), read from
+/* The table's plan_ridge(): auto on the device (cuda/rules.c), read from
  * the context's own table (its props), so an emulated device shares it. */
 void bnl_cuda_plan_ridge(const bnl_ctx *ctx, const bnl_op *op, bnl_ridge_plan *p);
 

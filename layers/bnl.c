@@ -51,7 +51,7 @@ int bnl_ctx_open_device(bnl_ctx *ctx, const bnl_backend_ops *dev, int threads, i
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: no context given");
     ctx_init(ctx, BNL_CUDA, threads);
     if (!dev)
-        dev = &bnl_cuda_ops;
+        dev = bnl_cuda_table();
     fsvc_error e2;
     fsvc_error_clear(&e2);
     bnl_cuda *c = NULL;
@@ -90,7 +90,7 @@ int bnl_ctx_open_with(bnl_ctx *ctx, const char *backend, const bnl_backend_ops *
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: unknown backend '%s' (ref, cpu or cuda)",
                          backend ? backend : "(null)");
     if (b == BNL_CUDA)
-        return bnl_ctx_open_device(ctx, dev ? dev : &bnl_cuda_ops, threads, strict, err);
+        return bnl_ctx_open_device(ctx, dev, threads, strict, err);
     return ctx_init(ctx, b, threads);
 }
 
@@ -203,9 +203,10 @@ int64_t bnl_scores_rows(const bnl_ctx *ctx, int64_t N, int64_t host_rows)
 
 int bnl_backend_describe(bnl_backend b, char *buf, size_t len)
 {
-    if (b == BNL_CUDA && bnl_cuda_ops.describe)
-        return bnl_cuda_ops.describe(buf, len);
-    if (b == BNL_CUDA) {
+    const bnl_backend_ops *t = b == BNL_CUDA ? bnl_cuda_table() : NULL;
+    if (t && t->describe)
+        return t->describe(buf, len);
+    if (t) {
         if (buf && len)
             snprintf(buf, len, "no device backend");
         return 0;
@@ -219,7 +220,7 @@ int bnl_backend_describe(bnl_backend b, char *buf, size_t len)
  * answers without a device (or none when it has no such entry). */
 static const bnl_backend_ops *tuner(const bnl_ctx *ctx)
 {
-    return DEV(ctx) ? ctx->ops : &bnl_cuda_ops;
+    return DEV(ctx) ? ctx->ops : bnl_cuda_table();
 }
 
 int bnl_gpu_props(const bnl_ctx *ctx, bnlc_device *d, char *tune_path, size_t len)
@@ -249,17 +250,19 @@ void bnl_gpu_limits(const bnl_ctx *ctx, bnlc_limits *get, const bnlc_limits *set
 
 int bnl_gpu_tune_path(char *buf, size_t len, const char *tag)
 {
-    if (!bnl_cuda_ops.tune_path)
+    const bnl_backend_ops *t = bnl_cuda_table();
+    if (!t->tune_path)
         return -1;
-    return bnl_cuda_ops.tune_path(buf, len, tag);
+    return t->tune_path(buf, len, tag);
 }
 
 int bnl_gpu_tune_write(const char *path, const char *device, const bnlc_limits *lim,
                        const char *comment, fsvc_error *err)
 {
-    if (!bnl_cuda_ops.tune_write)
+    const bnl_backend_ops *t = bnl_cuda_table();
+    if (!t->tune_write)
         return fsvc_fail(err, FSVC_EUSAGE, "bnl: the device backend writes no tune file");
-    return bnl_cuda_ops.tune_write(path, device, lim, comment, err);
+    return t->tune_write(path, device, lim, comment, err);
 }
 
 int bnl_gpu_time_forward(const bnl_ctx *ctx, const bnl_op *op, const void *W, int64_t m,

@@ -141,9 +141,11 @@ struct bnl_backend_ops {
     void (*mind_close)(bnl_mind_impl *s);                     /* NULL is fine */
 };
 
-/* The tables: the CUDA backend (cuda/ops.c; built without nvcc only its
- * open and describe, which say so), the CPU kernels and the oracle. */
-extern const bnl_backend_ops bnl_cuda_ops;
+/* The tables: the CUDA backend's (cuda/load.c: the plugin fsvc-cuda.so's,
+ * loaded by the first call; built without nvcc, or when the plugin does not
+ * load, a table whose open and describe say why), the CPU kernels and the
+ * oracle. */
+const bnl_backend_ops *bnl_cuda_table(void);
 extern const bnl_backend_ops bnl_cpu_ops;
 extern const bnl_backend_ops bnl_ref_ops;
 

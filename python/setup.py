@@ -1,6 +1,7 @@
 """Puts the libfsvc.so.0 that `make` built into the package (fsvc/_lib.py
-looks for it next to itself), so that `pip install ./python` gives a
-package that works outside the source tree. The metadata is in
+looks for it next to itself), and the CUDA plugin fsvc-cuda.so where there
+is one (libfsvc looks for it next to itself), so that `pip install
+./python` gives a package that works outside the source tree. The metadata is in
 pyproject.toml; this file only adds the library."""
 import os
 import shutil
@@ -23,6 +24,11 @@ class BuildPy(build_py):
         dst = os.path.join(self.build_lib, "fsvc", "libfsvc.so.0")
         shutil.copyfile(os.path.realpath(BUILT), dst)  # the file, not the link
         os.chmod(dst, 0o755)
+        # an nvcc build's CUDA backend, which libfsvc loads from beside itself
+        plugin = os.path.join(os.path.dirname(BUILT), "fsvc-cuda.so")
+        if os.path.exists(plugin):
+            shutil.copyfile(plugin, os.path.join(self.build_lib, "fsvc", "fsvc-cuda.so"))
+            os.chmod(os.path.join(self.build_lib, "fsvc", "fsvc-cuda.so"), 0o755)
 
 
 class BinaryDistribution(Distribution):

@@ -7,7 +7,7 @@
  * device the same test checks that the backend opens and describes it.
  * Also the tune file: round trip, missing file, bad lines; and the engine's
  * public face of the backend (bnl_backend_describe, bnl_gpu_*: what `fsvc
- * info` and `fsvc tune` use) reaching it through its bnl_cuda_ops table (bnl_backend_ops).
+ * info` and `fsvc tune` use) reaching it through bnl_cuda_table() (bnl_backend_ops).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -189,7 +189,10 @@ static void test_tune_file(void **s)
     assert_int_equal(system(cmd), 0);
 }
 
-/* The engine's entry points reach the backend through bnl_cuda_ops. */
+/* The engine's entry points reach the backend through bnl_cuda_table():
+ * built with nvcc, the plugin's table, loaded from next to this test
+ * (build/tests/fsvc-cuda.so, a link to build/fsvc-cuda.so), with its own
+ * copy of the backend; without nvcc the none table. */
 static void test_engine_entries(void **s)
 {
     (void)s;
@@ -199,15 +202,23 @@ static void test_engine_entries(void **s)
     assert_string_equal(a, b);
     assert_int_equal(bnl_backend_describe(BNL_CPU, b, sizeof b), 1);
     assert_string_equal(b, "cpu");
-    assert_ptr_equal(bnl_cuda_ops.open, bnl_cuda_open);
+    const bnl_backend_ops *t = bnl_cuda_table();
+    assert_ptr_equal(bnl_cuda_table(), t); /* loaded once */
 #ifdef FSVC_HAVE_CUDA
+    assert_ptr_equal(bnl_cuda_ops.open, bnl_cuda_open); /* the tests' archive */
     assert_non_null(bnl_cuda_ops.forward);
+    assert_ptr_not_equal(t, &bnlc_none_ops); /* the plugin loaded */
+    assert_ptr_not_equal(t, &bnl_cuda_ops);
+    assert_non_null(t->forward);
+    assert_non_null(t->normal_open);
+    assert_non_null(t->nov_open);
 #else /* no op compiled in: a NULL entry, the engine computes on the CPU */
-    assert_null(bnl_cuda_ops.forward);
-    assert_null(bnl_cuda_ops.normal_open);
-    assert_null(bnl_cuda_ops.nov_open);
+    assert_ptr_equal(t, &bnlc_none_ops);
+    assert_null(t->forward);
+    assert_null(t->normal_open);
+    assert_null(t->nov_open);
 #endif
-    assert_string_equal(bnl_cuda_ops.name, "cuda");
+    assert_string_equal(t->name, "cuda");
     /* the tuning entries on a context without a device */
     bnl_ctx ctx;
     fsvc_error err;

@@ -19,7 +19,7 @@
 #   backend     layers/kern_* kernels.c epi*, cuda/         backif types base
 #   engine      layers/ (the rest: bnl.h, bnl.c, cpu_*, ...)  backif types base
 # (the engine reaches a backend only through its interface: kernels.h,
-# act.h, bnl_backend_ops.h; cuda/ops.c fills the device table at link time)
+# act.h, bnl_backend_ops.h; cuda/load.c hands it the device table at run time)
 #   ds_core     datasets/fsvc_data.h datasets.h io.c dataset.c csr.c *_write.c   base
 #   ds_loaders  datasets/loaders.h idx* libsvm*.c png.c jpeg.c image.c pngdir*.c stream.c slice_comm.c slice_agree.c weights_load.c  ds_core base
 #   ds_load     datasets/load.c slice.c                     ds_loaders ds_core base

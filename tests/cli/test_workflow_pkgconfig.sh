@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# pkg-config --static --libs fsvc names every library a static link needs,
-# the CUDA ones too in a CUDA build (issue 14 point 16): build/fsvc.pc is
-# what `make install` installs; a program links against libfsvc.a with it.
+# pkg-config --static --libs fsvc names every library a static link needs
+# (issue 14 point 16): build/fsvc.pc is what `make install` installs; a
+# program links against libfsvc.a with it. A CUDA build's libfsvc.a calls
+# no CUDA library (the backend is the plugin fsvc-cuda.so, cuda/plugin.h).
 source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$(dirname "$FSVC")
@@ -20,7 +21,7 @@ if nm "$B/libfsvc.a" 2>/dev/null | grep -q ' U cublas'; then
   expect_match '-lcudart' "CUDA build: -lcudart" "$libs"
   expect_match '-lstdc\+\+' "CUDA build: -lstdc++" "$libs"
 else
-  if echo "$libs" | grep -q cudart; then fail "CPU build names CUDA libraries: $libs"; else ok "CPU build: no CUDA libraries"; fi
+  if echo "$libs" | grep -q cudart; then fail "libfsvc.a calls no CUDA, yet fsvc.pc names it: $libs"; else ok "no CUDA libraries (libfsvc.a calls none)"; fi
 fi
 # the probe trains (the engine and its backends, CUDA's too, get linked)
 cat > "$TMP/p.c" <<'C'

@@ -238,7 +238,7 @@ static int check_readout(bnl_cuda *c, bnl_ctx *cpu, const ck_case *cc, uint64_t 
     for (int64_t i = 0; i < N; i++) cls[i] = (int)(rnd() % (unsigned)K);
     fsvc_error err;
     int bad = 0;
-    bnl_normal *nq = NULL;
+    bnl_normal_impl *nq = NULL;
     int info = -1;
     if (bnl_cuda_scores(c, op, Y, W, m, X, N, n, R, K, &err) ||
         bnl_scores(cpu, op, Yc, W, m, X, N, n, R, K, &err) ||
@@ -482,7 +482,7 @@ static int novelty_session(bnl_cuda *c)
         double *S = (double *)malloc(8 * N), *SR = (double *)malloc(8 * N);
         double *ST = (double *)calloc((size_t)N, 8); /* the sums' element tolerances so far */
         size_t es = fsvc_dtype_size(op.dtype);
-        bnl_novelty *s = NULL;
+        bnl_novelty_impl *s = NULL;
         int bad = 0;
         ck_guard_res gr;
         if (ck_guard(&ref, cc, &op, C, CK_NOV_CENTROIDS, X, 64, n, &gr, &err) ||
@@ -552,7 +552,7 @@ static int mind_session(bnl_cuda *c)
         float *H = (float *)malloc(sizeof(float) * N * 300);
         size_t es = fsvc_dtype_size(op.dtype);
         for (int64_t i = 0; i < N; i++) R[i] = INFINITY;
-        bnl_mind *s = NULL;
+        bnl_mind_impl *s = NULL;
         int bad = 0;
         if (bnl_cuda_mind_open(c, &op, X, N, n, &s, &err) || !s) {
             printf("  ERROR %s\n", s ? err.msg : "not offered");
