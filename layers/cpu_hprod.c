@@ -19,6 +19,7 @@
  * widened to f32 in cache (HB_BF_ROWS rows at a time) for the GEMMs. */
 #include "backend.h"
 #include "bnl_backend_ops.h"
+#include "cpu_sgemm.h"
 #include "round_hd.h"
 #include "sparse.h"
 
@@ -195,8 +196,8 @@ int bnl_cpu_hprod_rhs(bnl_hprod_impl *self, double *B, double *sumsq, fsvc_error
             for (size_t q = 0; q < mk; q++) B[q] += ((double *)s->Ys)[q];
         } else {
             ss += cblas_dsdot((int)(b * m), Hc, 1, Hc, 1);
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, (int)b, 1.0f, Tc, K,
-                        Hc, (int)m, 0.0f, s->Ys, (int)m);
+            bnl_sgemm(s->ctx, CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, (int)b, 1.0f, Tc,
+                      K, Hc, (int)m, 0.0f, s->Ys, (int)m);
             for (size_t q = 0; q < mk; q++) B[q] += ((float *)s->Ys)[q];
         }
         bnl_blas_threads_pop(saved);
@@ -233,10 +234,10 @@ int bnl_cpu_hprod_rhs(bnl_hprod_impl *self, double *B, double *sumsq, fsvc_error
 static void block_f32(const cpu_src *s, const float *Hb, int rb, float *Ut, float *Yt)
 {
     int m = (int)s->m, K = s->K;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rb, K, m, 1.0f, Hb, m, s->Vs, m, 0.0f,
-                Ut, K);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, m, rb, 1.0f, Ut, K, Hb, m, 1.0f, Yt,
-                m);
+    bnl_sgemm(s->ctx, CblasRowMajor, CblasNoTrans, CblasTrans, rb, K, m, 1.0f, Hb, m, s->Vs, m,
+              0.0f, Ut, K);
+    bnl_sgemm(s->ctx, CblasRowMajor, CblasTrans, CblasNoTrans, K, m, rb, 1.0f, Ut, K, Hb, m, 1.0f,
+              Yt, m);
 }
 
 static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b, int first, int last,
