@@ -32,10 +32,10 @@ old-avx512|$old|FSVC_ARCH=avx512"
 echo "round,config,wall_s,cpu_s,h_s,products_s,pre_s,chol_s,iterations,residual,accuracy" > "$csv"
 for r in $(seq 1 "$ROUNDS"); do
   while IFS='|' read -r label bin envs; do
-    log="$work/$label.$r.log"
+    log="$work/$label.$r.log" # stdin from /dev/null: not the loop's lines
     # shellcheck disable=SC2086 # opts and envs are words
     script -qec "env $envs /usr/bin/time -f 'TIME %e %U %S' $bin train $opts $mnist/train \
-      $work/$label.fsvc" /dev/null > "$log" 2>&1
+      $work/$label.fsvc" /dev/null < /dev/null > "$log" 2>&1
     tr '\r' '\n' < "$log" > "$log.t"
     read -r wall u s < <(sed -n 's/^TIME //p' "$log.t")
     cpu=$(echo "$u + $s" | bc)
@@ -47,7 +47,7 @@ for r in $(seq 1 "$ROUNDS"); do
     res=$(echo "$ridge" | sed -n 's/.*relative residual \([0-9.e+-]*\).*/\1/p')
     chol=$(sed -n 's/.*Cholesky done in \([0-9.]*\) s.*/\1/p' "$log.t" | tail -1)
     # shellcheck disable=SC2086
-    acc=$(env $envs "$bin" predict "$work/$label.fsvc" "$mnist/t10k" "$work/p.csv" 2>&1 |
+    acc=$(env $envs "$bin" predict "$work/$label.fsvc" "$mnist/t10k" "$work/p.csv" 2>&1 < /dev/null |
           sed -n 's/^Accuracy = \([0-9.]*\)%.*/\1/p')
     echo "$r,$label,$wall,$cpu,$h,$pr,$pre,${chol:-},$it,$res,$acc" | tee -a "$csv" >&2
   done <<< "$CONFIGS"
