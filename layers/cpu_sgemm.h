@@ -4,7 +4,7 @@
  * tier: oneDNN's sgemm on the onednn tier (its AVX-512 kernels, about 2x
  * OpenBLAS's when OpenBLAS runs AVX2 ones, e.g. OPENBLAS_CORETYPE=Haswell
  * on a Zen 5), OpenBLAS's cblas_sgemm on every other tier (FSVC_ARCH=
- * avx512 keeps today's bits) or without oneDNN. One call runs on the
+ * avx512: cblas_sgemm's calls and bits) or without oneDNN. One call runs on the
  * calling thread only (inside an active team oneDNN is sequential; outside
  * one its threads are held to 1 for the call), so the callers' blocking
  * keeps its promise: the same bits for any thread count.
