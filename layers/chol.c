@@ -1,6 +1,7 @@
 /* chol.c - blocked Cholesky, its solve and syrk with fixed blocks and one
  * thread per BLAS call (bnl.h bnl_chol): the same bits for any thread count. */
 #include "backend.h"
+#include "cpu_sgemm.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -24,14 +25,15 @@ static void *at(void *A, int64_t lda, int64_t i, int64_t j, int f32)
     return (char *)A + ((size_t)j * (size_t)lda + (size_t)i) * es;
 }
 
-/* C (r x c) += alpha A B^T, A r x k, B c x k (column-major) */
-static void gemm_nt(int f32, int64_t r, int64_t c, int64_t k, double alpha, const void *A,
-                    int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc)
+/* C (r x c) += alpha A B^T, A r x k, B c x k (column-major); f32 on the
+ * context's tier (cpu_sgemm.h) */
+static void gemm_nt(const bnl_ctx *ctx, int f32, int64_t r, int64_t c, int64_t k, double alpha,
+                    const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc)
 {
     if (r < 1 || c < 1) return;
     if (f32)
-        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)r, (int)c, (int)k,
-                    (float)alpha, A, (int)lda, B, (int)ldb, (float)beta, C, (int)ldc);
+        bnl_sgemm(ctx, CblasColMajor, CblasNoTrans, CblasTrans, (int)r, (int)c, (int)k,
+                  (float)alpha, A, (int)lda, B, (int)ldb, (float)beta, C, (int)ldc);
     else
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)r, (int)c, (int)k, alpha,
                     A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
@@ -52,12 +54,12 @@ static void syrk_n(int f32, int64_t c, int64_t k, double alpha, const void *A, i
 /* Column block [j0, j0 + jb) of C (lower) := beta C + alpha A A^T, A the
  * rows j0.. of an ma x k matrix: the diagonal block by syrk, the rows
  * below it by one gemm. */
-static void col_update(int f32, void *C, int64_t ldc, const void *A, int64_t lda, int64_t ma,
-                       int64_t k, int64_t j0, int64_t jb, double alpha, double beta)
+static void col_update(const bnl_ctx *ctx, int f32, void *C, int64_t ldc, const void *A,
+                       int64_t lda, int64_t ma, int64_t k, int64_t j0, int64_t jb, double alpha, double beta)
 {
     syrk_n(f32, jb, k, alpha, at((void *)A, lda, j0, 0, f32), lda, beta, at(C, ldc, j0, j0, f32),
            ldc);
-    gemm_nt(f32, ma - j0 - jb, jb, k, alpha, at((void *)A, lda, j0 + jb, 0, f32), lda,
+    gemm_nt(ctx, f32, ma - j0 - jb, jb, k, alpha, at((void *)A, lda, j0 + jb, 0, f32), lda,
             at((void *)A, lda, j0, 0, f32), lda, beta, at(C, ldc, j0 + jb, j0, f32), ldc);
 }
 
@@ -70,7 +72,7 @@ void bnl_syrk_acc(const bnl_ctx *ctx, void *G, int64_t ldg, const void *Ht, int6
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team(ctx, nt))
     for (int64_t t = 0; t < nt; t++) {
         int64_t j0 = t * NB, jb = ma - j0 < NB ? ma - j0 : NB;
-        col_update(f32, G, ldg, Ht, ldh, ma, b, j0, jb, 1.0, beta);
+        col_update(ctx, f32, G, ldg, Ht, ldh, ma, b, j0, jb, 1.0, beta);
     }
     bnl_blas_threads_pop(saved);
 }
@@ -171,7 +173,7 @@ int bnl_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
                     failed = info;
                     if (!failed) { /* A_jj.. -= A_j.k A_j.k^T over the rows from j0 */
                         int64_t r0 = k0 + kb, j0 = j * NB, jb = m - j0 < NB ? m - j0 : NB;
-                        col_update(f32, at(A, lda, r0, r0, f32), lda, at(A, lda, r0, k0, f32),
+                        col_update(ctx, f32, at(A, lda, r0, r0, f32), lda, at(A, lda, r0, k0, f32),
                                    lda, m - r0, kb, j0 - r0, jb, -1.0, 1.0);
                     }
                 }
@@ -225,8 +227,8 @@ static void tri_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda,
             const void *A = back ? at((void *)L, lda, k0, r0, f32) : at((void *)L, lda, r0, k0, f32);
             CBLAS_TRANSPOSE ta = back ? CblasTrans : CblasNoTrans;
             if (f32)
-                cblas_sgemm(CblasColMajor, ta, CblasNoTrans, (int)rb, K, (int)kb, -1.0f, A,
-                            (int)lda, Xk, (int)ldb, 1.0f, at(B, ldb, r0, 0, f32), (int)ldb);
+                bnl_sgemm(ctx, CblasColMajor, ta, CblasNoTrans, (int)rb, K, (int)kb, -1.0f, A,
+                          (int)lda, Xk, (int)ldb, 1.0f, at(B, ldb, r0, 0, f32), (int)ldb);
             else
                 cblas_dgemm(CblasColMajor, ta, CblasNoTrans, (int)rb, K, (int)kb, -1.0, A,
                             (int)lda, Xk, (int)ldb, 1.0, at(B, ldb, r0, 0, f32), (int)ldb);

@@ -27,7 +27,7 @@
     X(dnnl_primitive_create) X(dnnl_primitive_desc_create) X(dnnl_primitive_desc_destroy)  \
     X(dnnl_primitive_desc_query) X(dnnl_primitive_desc_query_md) X(dnnl_primitive_destroy) \
     X(dnnl_primitive_execute) X(dnnl_reorder_primitive_desc_create) X(dnnl_stream_create)  \
-    X(dnnl_stream_destroy) X(dnnl_stream_wait) X(dnnl_version)
+    X(dnnl_stream_destroy) X(dnnl_stream_wait) X(dnnl_version) X(dnnl_sgemm)
 
 #define BNL_DNNL_MEMBER(f) __typeof__(f) *f;
 typedef struct bnl_dnnl_api {
@@ -58,6 +58,7 @@ extern bnl_dnnl_api bnl_dnnl_fn;
 #define dnnl_primitive_desc_query_md BNL_DNNL_REDIRECT(dnnl_primitive_desc_query_md)
 #define dnnl_primitive_destroy BNL_DNNL_REDIRECT(dnnl_primitive_destroy)
 #define dnnl_primitive_execute BNL_DNNL_REDIRECT(dnnl_primitive_execute)
+#define dnnl_sgemm BNL_DNNL_REDIRECT(dnnl_sgemm)
 #define dnnl_reorder_primitive_desc_create BNL_DNNL_REDIRECT(dnnl_reorder_primitive_desc_create)
 #define dnnl_stream_create BNL_DNNL_REDIRECT(dnnl_stream_create)
 #define dnnl_stream_destroy BNL_DNNL_REDIRECT(dnnl_stream_destroy)
