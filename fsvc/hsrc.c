@@ -18,6 +18,7 @@ static int synced(eng_src *s, int rc)
     s->src->t_h = st.t_h;
     s->src->t_prod = st.t_prod;
     s->src->kmm_cached = st.kmm_cached;
+    s->src->h_err2 = st.h_err2;
     return rc;
 }
 
@@ -72,7 +73,7 @@ int fsvc_hsrc_open(fsvc_hsrc *src, const fsvc_ridge_problem *pb, const fsvc_hsrc
     bnl_hprod_stats_get(s->h, &st);
     /* the preconditioner's N (pcg.c) is the written-out data's count */
     int64_t Nw = fsvc_weighted_count(pb->sw, pb->N, st.N);
-    *src = (fsvc_hsrc){&eng_ops, s, pb->m, Nw, pb->K, 0, 0, pb->ctx, 0, NULL};
+    *src = (fsvc_hsrc){&eng_ops, s, pb->m, Nw, pb->K, 0, 0, pb->ctx, 0, NULL, 0};
     s->src = src;
     return FSVC_OK;
 }

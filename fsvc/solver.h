@@ -43,6 +43,8 @@ typedef struct fsvc_hsrc {
     /* the source whose t_h and t_prod the train info reports (this
      * process's products under a sum or a memo); NULL: this one */
     const struct fsvc_hsrc *times;
+    double h_err2;        /* after rhs: trace of E^T E, E the bf16 rounding of
+                             the cached H (0: not rounded); pcg.c's shift */
 } fsvc_hsrc;
 
 /* The ridge problem of one rank: the engine (ctx, op), the centroids C

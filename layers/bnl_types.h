@@ -212,12 +212,14 @@ typedef struct bnl_hprod_opt {
 /* N: virtual samples (N x variants); t_h, t_prod: seconds in H (engine
  * passes) and in the products (on a device H is made inside them: t_h is
  * K_mm only); kmm_cached: the last K_mm came from the cached H's rows;
- * device: the device's products. */
+ * device: the device's products; h_err2: the sum of the squared rounding
+ * errors of an H kept in bf16 (0: not rounded), the trace of E^T E. */
 typedef struct bnl_hprod_stats {
     int64_t N;
     double t_h, t_prod;
     int kmm_cached;
     int device;
+    double h_err2;
 } bnl_hprod_stats;
 
 /* The ridge solver for "auto" (bnl.h bnl_plan_ridge). In: m centroids, K

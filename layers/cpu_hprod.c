@@ -16,7 +16,12 @@
  * it is made (RNE, the tier's vector conversion), and every product, the
  * first pass's too, reads the rounded values: the solve is exact for the
  * rounded H (H~ = H + E, |E| <= 2^-9 |H|), sums in f32 as before, blocks
- * widened to f32 in cache (HB_BF_ROWS rows at a time) for the GEMMs. */
+ * widened to f32 in cache (HB_BF_ROWS rows at a time) for the GEMMs.
+ * The rounding also adds E^T E to H^T H, a floor about 10x a small ridge
+ * (MNIST's lambda 1e-7): its trace is summed as the rows are rounded
+ * (h_err2, for the preconditioner's shift), and K_mm is made from f32 rows
+ * (an engine pass), since the rounded rows are not positive definite at
+ * that shift and the factor would retry with 10x it (2.5x the iterations). */
 #include "backend.h"
 #include "bnl_backend_ops.h"
 #include "cpu_sgemm.h"
@@ -56,6 +61,7 @@ typedef struct cpu_src {
     int hb;
     float *Bf;             /* hb: per thread HB_BF_ROWS x m widened rows */
     const bnl_hprod_csr *csr; /* a CSR source (C, X NULL), or NULL */
+    double h_err2;         /* hb: sum of (H~ - H)^2 over the rounded rows */
 } cpu_src;
 
 #define HB_BF_ROWS 16 /* bf16 rows widened at a time: 16 m floats (L2) */
@@ -75,7 +81,8 @@ static void widen_k(const bnl_kernels *k, float *out, const uint16_t *in, size_t
 }
 
 /* Chunk rows (b x m f32) into the bf16 cache at row i0, and the chunk
- * rounded in place to those values (what every product then reads). */
+ * rounded in place to those values (what every product then reads);
+ * s->h_err2 += the squared rounding errors. */
 #define widen(out, in, count) widen_k(bnl_kernels_get(s->ctx->arch), out, in, count)
 
 static void round_chunk(cpu_src *s, float *Hc, int64_t i0, int64_t b)
@@ -84,15 +91,25 @@ static void round_chunk(cpu_src *s, float *Hc, int64_t i0, int64_t b)
     uint16_t *dst = s->Hb + (size_t)i0 * s->m;
     int64_t m = s->m;
     int T = s->ctx->threads > 0 ? s->ctx->threads : 1;
-#pragma omp parallel for num_threads(T) schedule(static)
+    double e2 = 0;
+#pragma omp parallel for num_threads(T) schedule(static) reduction(+ : e2)
     for (int64_t i = 0; i < b; i++) {
         if (k->bf16_rows)
             k->bf16_rows(dst + i * m, Hc + i * m, 1, (int)m, (int)m);
         else
             for (int64_t j = 0; j < m; j++)
                 dst[i * m + j] = bnl_bf16_bits(Hc[i * m + j]);
+        float er = 0; /* one row's sum: each term below 2^-16 h^2 */
+        for (int64_t j = 0; j < m; j++) {
+            uint32_t u = (uint32_t)dst[i * m + j] << 16;
+            float r;
+            memcpy(&r, &u, sizeof r);
+            er += (Hc[i * m + j] - r) * (Hc[i * m + j] - r);
+        }
+        e2 += er;
         widen_k(k, Hc + i * m, dst + i * m, (size_t)m);
     }
+    s->h_err2 += e2;
 }
 
 /* The weight of original sample o: cw[cls_o] sw_o (with one of them, that
@@ -365,11 +382,12 @@ static int centroid_rows(int64_t *at, const void *C, int64_t m, const void *X, i
 
 /* K_mm from the cached H: row j is H's row of the sample equal to
  * centroid j (its first variant when augmented); 1 when done, 0 when H is
- * not cached, rows are weighted, a centroid is no sample, or the source
- * is CSR (its rows are not looked up: K_mm by the sparse layer). */
+ * not cached, rows are weighted, a centroid is no sample, the source
+ * is CSR (its rows are not looked up: K_mm by the sparse layer) or H is
+ * rounded to bf16 (K_mm in f32: see the header). */
 static int kmm_from_cache(cpu_src *s, void *Kmm, int f32)
 {
-    if (!s->cached || s->cw || s->sw || s->csr) return 0;
+    if (!s->cached || s->cw || s->sw || s->csr || s->hb) return 0;
     int64_t m = s->m, N = s->N / s->nv;
     size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
     int64_t *at = malloc((size_t)m * sizeof *at);
@@ -377,19 +395,12 @@ static int kmm_from_cache(cpu_src *s, void *Kmm, int f32)
     size_t hs = s->hd ? sizeof(double) : sizeof(float);
     for (int64_t j = 0; ok && j < m; j++) {
         size_t h = (size_t)(at[j] * s->nv) * (size_t)m;
-        if (s->hb && f32) { /* bf16 rows: widened */
-            widen((float *)Kmm + (size_t)j * m, s->Hb + h, (size_t)m);
-            continue;
-        }
-        if (f32 == !s->hd && !s->hb) { /* H's own precision: the row as it is */
+        if (f32 == !s->hd) { /* H's own precision: the row as it is */
             memcpy((char *)Kmm + (size_t)j * m * hs, (char *)s->H + h * hs, (size_t)m * hs);
             continue;
         }
         for (int64_t l = 0; l < m; l++) {
-            float f;
-            uint32_t u = s->hb ? (uint32_t)s->Hb[h + l] << 16 : 0;
-            memcpy(&f, &u, sizeof f);
-            double v = s->hb ? f : s->hd ? ((double *)s->H)[h + l] : ((float *)s->H)[h + l];
+            double v = s->hd ? ((double *)s->H)[h + l] : ((float *)s->H)[h + l];
             if (f32) ((float *)Kmm)[(size_t)j * m + l] = (float)v;
             else ((double *)Kmm)[(size_t)j * m + l] = v;
         }
@@ -433,7 +444,7 @@ int bnl_cpu_hprod_kmm(bnl_hprod_impl *self, void *Kmm, int f32, fsvc_error *err)
 void bnl_cpu_hprod_stats(const bnl_hprod_impl *self, bnl_hprod_stats *st)
 {
     const cpu_src *s = (const cpu_src *)self;
-    *st = (bnl_hprod_stats){s->N, s->t_h, s->t_prod, s->kmm_cached, 0};
+    *st = (bnl_hprod_stats){s->N, s->t_h, s->t_prod, s->kmm_cached, 0, s->h_err2};
 }
 
 void bnl_cpu_hprod_close(bnl_hprod_impl *self)
@@ -459,7 +470,7 @@ int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
     *s = (cpu_src){ctx, op, pb->C, pb->X, pb->cls, pb->y, pb->aug, nv, pb->rows, pb->cols, NULL,
                    m, N, 0, n, K, op->dtype == FSVC_F64 && !pb->csr, NULL, cache, 0, NULL,
                    NULL, NULL, 0, pb->cw, pb->sw, opt->progress, 0, 0, 0, 0, NULL, 0, NULL,
-                   pb->csr};
+                   pb->csr, 0};
     size_t hs = s->hd ? sizeof(double) : sizeof(float);
     int64_t Nc = (int64_t)((1 << 25) / ((size_t)m * hs)); /* ~32 MB chunks */
     if (Nc < 64) Nc = 64;

@@ -134,7 +134,7 @@ static int dev_kmm(bnl_hprod_impl *self, void *Kmm, int f32, fsvc_error *err)
 static void dev_stats(const bnl_hprod_impl *self, bnl_hprod_stats *st)
 {
     const dev_src *s = (const dev_src *)self;
-    *st = (bnl_hprod_stats){s->Nv, s->t_h, s->t_prod, 0, 1};
+    *st = (bnl_hprod_stats){s->Nv, s->t_h, s->t_prod, 0, 1, 0};
 }
 
 static void dev_close(bnl_hprod_impl *self)

@@ -137,7 +137,7 @@ void bnl_hprod_stats_get(const bnl_hprod *h, bnl_hprod_stats *st)
     if (h)
         h->t->hprod_stats(h->s, st);
     else
-        *st = (bnl_hprod_stats){0, 0, 0, 0, 0};
+        *st = (bnl_hprod_stats){0, 0, 0, 0, 0, 0};
 }
 
 void bnl_hprod_close(bnl_hprod *h)

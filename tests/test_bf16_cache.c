@@ -19,7 +19,9 @@
  *   pcg bf16 H: the solve with the cached H in bf16 is the ridge solution
  *     of H rounded to bf16 (against a dense double solve of that system,
  *     within the pcg tolerance's bound), and within the perturbation bound
- *     of the f32-H solution (below).
+ *     of the f32-H solution (below);
+ *   pcg bf16 H, small lambda: the rounding's floor (h_err2, exact) in the
+ *     preconditioner, the bf16-H iterations about the f32-H ones.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -498,6 +500,73 @@ static void test_pcg_bf16_h(void **state)
     free(P.X); free(P.cls);
 }
 
+/* pcg with a small lambda (MNIST's 1e-7): the rounding of a bf16 H adds
+ * E^T E to H^T H, a floor above lam that the preconditioner must know
+ * (pcg.c: s from lam + h_err2 / m, K_mm from f32 rows). The source's
+ * h_err2 is the exact sum of the squared rounding errors (per-row float
+ * sums: within 1e-4), 0 for an f32 H; with it the bf16-H solve takes
+ * about the f32-H iterations: 10 against 11 here; K_mm from the rounded
+ * rows gave 35, the shift from lam alone 40. */
+static void test_pcg_bf16_floor(void **state)
+{
+    (void)state;
+    pcg_prob P = {3000, 400, 4, 4, NULL, NULL}; /* few dimensions: K_mm near singular */
+    P.X = malloc(sizeof *P.X * (size_t)(P.N * P.n));
+    P.cls = malloc(sizeof *P.cls * (size_t)P.N);
+    assert_true(P.X && P.cls);
+    for (int64_t i = 0; i < P.N; i++) {
+        P.cls[i] = (int)(i % P.K);
+        for (int k = 0; k < P.n; k++)
+            P.X[i * P.n + k] = (float)(0.3 * ((P.cls[i] * (k + 1)) % 4) + urand());
+    }
+    const double lambda = 1e-7, tol = 1e-4;
+    const bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F32, 1.0, BNL_PREC_FULL};
+    bnl_ctx c;
+    fsvc_error err;
+    assert_int_equal(bnl_ctx_open(&c, "cpu", 2, 1, &err), FSVC_OK);
+    int64_t m = P.m, N = P.N;
+    size_t mk = (size_t)(m * P.K);
+    double *R = malloc(sizeof *R * mk), e2[2];
+    float *H = malloc(sizeof *H * (size_t)(N * m));
+    assert_true(R && H);
+    fsvc_ridge_problem pb = {&c, &op, P.X, m, P.X, P.cls, NULL, NULL, N, N, P.n, P.K,
+                             fsvc_comm_one(), NULL, NULL};
+    int it[2];
+    for (int hb = 0; hb < 2; hb++) {
+        fsvc_hsrc src;
+        fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0, hb};
+        double sumsq;
+        assert_int_equal(fsvc_hsrc_open(&src, &pb, &ho, &err), FSVC_OK);
+        assert_int_equal(src.ops->rhs(src.self, R, &sumsq, &err), FSVC_OK);
+        e2[hb] = src.h_err2;
+        fsvc_hsrc_close(&src);
+        fsvc_ridge_opt o = {lambda, FSVC_SOLVER_PCG, tol, FSVC_AUG_NONE, 0, 0, 0, 0, hb};
+        fsvc_train_info info;
+        if (fsvc_readout_solve(R, &pb, &o, &info, &err))
+            fail_msg("pcg (h_bf16 %d): %s", hb, err.msg);
+        if (!info.cg_converged)
+            fail_msg("pcg (h_bf16 %d): residual %g after %d iterations", hb, info.cg_res,
+                     info.cg_iter);
+        it[hb] = info.cg_iter;
+    }
+    assert_int_equal(bnl_forward(&c, &op, H, m, P.X, m, P.X, N, P.n, &err), 0);
+    double want = 0, ss = 0;
+    for (int64_t q = 0; q < N * m; q++) {
+        double d = (double)H[q] - bnl_round_bf16(H[q]);
+        want += d * d;
+        ss += (double)H[q] * H[q];
+    }
+    printf("  lambda %g: pcg f32 H %d iterations, bf16 H %d; h_err2 %.6g (exact %.6g, %.3g x "
+           "lam)\n", lambda, it[0], it[1], e2[1], want, want / (lambda * ss));
+    assert_true(e2[0] == 0);
+    if (!(fabs(e2[1] - want) <= 1e-4 * want))
+        fail_msg("h_err2 %.9g, the rounding errors' squares sum to %.9g", e2[1], want);
+    if (!(it[1] <= it[0] + it[0] / 4 + 2))
+        fail_msg("pcg bf16 H: %d iterations, f32 H %d", it[1], it[0]);
+    bnl_ctx_close(&c);
+    free(R); free(H); free(P.X); free(P.cls);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -506,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_hold_same_bits),
         cmocka_unit_test(test_invalidation),
         cmocka_unit_test(test_pcg_bf16_h),
+        cmocka_unit_test(test_pcg_bf16_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -189,7 +189,9 @@ static void fake_rank(int r, void *arg)
     for (int q = 0; q < FN * FM; q++) f.H[q] = (double)(fsvc_rng_next(&st) % 1000) / 1000;
     /* rank r counts FN + r samples (as weights would make it): the summed
      * source's N, the preconditioner's, is the sum over the ranks */
-    fsvc_hsrc loc = {&fake_ops, &f, FM, FN + r, 1, 0, 0, NULL, 0, NULL}, all; /* ctx NULL: one thread */
+    /* and a bf16 rounding error sum of (r + 1) 2^-40 (exact in the sum) */
+    fsvc_hsrc loc = {&fake_ops, &f, FM, FN + r, 1, 0, 0, NULL, 0, NULL, ldexp(r + 1, -40)},
+              all; /* ctx NULL: one thread */
     fsvc_error err;
     fsvc_error_clear(&err);
     bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0, BNL_PREC_FULL};
@@ -202,6 +204,10 @@ static void fake_rank(int r, void *arg)
     if (!rc && all.N != Nsum)
         rc = fsvc_fail(&err, 98, "rank %d: the summed source counts %lld samples, not %lld", r,
                        (long long)all.N, (long long)Nsum);
+    double esum = ldexp((double)T->c.K * (T->c.K + 1) / 2, -40);
+    if (!rc && all.h_err2 != esum)
+        rc = fsvc_fail(&err, 98, "rank %d: the summed source's h_err2 %g, not %g", r,
+                       all.h_err2, esum);
     T->out[r].rc = rc;
     T->out[r].m = rc ? -1 : out.iter;
     snprintf(T->out[r].msg, sizeof T->out[r].msg, "%s", err.msg);
