@@ -418,8 +418,8 @@ static const setting table[] = {
     S("pcg-h", 0, "auto|f32|bf16", NULL, 1, pcg_h,
       "pcg: the H kept in memory for the products (f32 inputs): bf16 halves\n"
       "its memory and the bytes each iteration reads, the solve exact for H\n"
-      "rounded to bf16, but takes more iterations (MNIST, 20000 centroids: 28\n"
-      "against 10, results/bf16_job.md); auto: f32"),
+      "rounded to bf16, about as many iterations (MNIST, 20000 centroids: 10\n"
+      "against 9); auto: f32"),
     S("eta", 'e', "ETA", NULL, 1, eta, "lms learning rate"),
     S("epochs", 'E', "EPOCHS", NULL, 1, epochs, "lms epochs"),
     S("scale", 0, NULL, fsvc_scale_names, 1, scale, "scaling of u8 input"),
