@@ -347,7 +347,7 @@ test-cuda: all $(CUDA_TEST_A)
 DEBIAN_PKGS := build-essential pkg-config libopenblas-dev liblapacke-dev zlib1g-dev \
                libpng-dev libjpeg-dev libjpeg-turbo-progs libcmocka-dev dataset-fashion-mnist gnuplot-nox libsvm-tools \
                clang libclang-rt-14-dev libomp-dev python3-numpy python3-sklearn python3-pytest \
-               python3-pandas python3-matplotlib openmpi-bin libopenmpi-dev time libdnnl-dev
+               python3-pandas python3-matplotlib python3-venv openmpi-bin libopenmpi-dev time libdnnl-dev
 deps:
 	@missing=""; for p in $(DEBIAN_PKGS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
