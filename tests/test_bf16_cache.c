@@ -332,6 +332,22 @@ static double fro(const double *a, size_t count)
     return sqrt(s);
 }
 
+/* N samples of n features in K classes, the class in a shifted pattern
+ * plus uniform noise; the first m samples are the centroids */
+static pcg_prob prob_make(int64_t N, int64_t m, int n, int K)
+{
+    pcg_prob P = {N, m, n, K, NULL, NULL};
+    P.X = malloc(sizeof *P.X * (size_t)(P.N * P.n));
+    P.cls = malloc(sizeof *P.cls * (size_t)P.N);
+    assert_true(P.X && P.cls);
+    for (int64_t i = 0; i < P.N; i++) {
+        P.cls[i] = (int)(i % P.K);
+        for (int k = 0; k < P.n; k++)
+            P.X[i * P.n + k] = (float)(0.3 * ((P.cls[i] * (k + 1)) % 4) + urand());
+    }
+    return P;
+}
+
 /* The ridge weights of H (N x m doubles) by a dense double solve, as pcg
  * sets the system up: lam = lambda sum H^2 / m, B = H^T T. W: m x K
  * row-major. Returns lam; *bn = ||B||_F. */
@@ -415,15 +431,7 @@ static double wdiff(const double *a, const double *b, size_t count)
 static void test_pcg_bf16_h(void **state)
 {
     (void)state;
-    pcg_prob P = {600, 90, 12, 4, NULL, NULL};
-    P.X = malloc(sizeof *P.X * (size_t)(P.N * P.n));
-    P.cls = malloc(sizeof *P.cls * (size_t)P.N);
-    assert_true(P.X && P.cls);
-    for (int64_t i = 0; i < P.N; i++) {
-        P.cls[i] = (int)(i % P.K);
-        for (int k = 0; k < P.n; k++)
-            P.X[i * P.n + k] = (float)(0.3 * ((P.cls[i] * (k + 1)) % 4) + urand());
-    }
+    pcg_prob P = prob_make(600, 90, 12, 4);
     const double lambda = 1e-3, tol = 1e-5;
     const bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F32, 1.2, BNL_PREC_FULL};
     bnl_ctx c;
@@ -511,15 +519,7 @@ static void test_pcg_bf16_h(void **state)
 static void test_pcg_bf16_floor(void **state)
 {
     (void)state;
-    pcg_prob P = {3000, 400, 4, 4, NULL, NULL}; /* few dimensions: K_mm near singular */
-    P.X = malloc(sizeof *P.X * (size_t)(P.N * P.n));
-    P.cls = malloc(sizeof *P.cls * (size_t)P.N);
-    assert_true(P.X && P.cls);
-    for (int64_t i = 0; i < P.N; i++) {
-        P.cls[i] = (int)(i % P.K);
-        for (int k = 0; k < P.n; k++)
-            P.X[i * P.n + k] = (float)(0.3 * ((P.cls[i] * (k + 1)) % 4) + urand());
-    }
+    pcg_prob P = prob_make(3000, 400, 4, 4); /* few dimensions: K_mm near singular */
     const double lambda = 1e-7, tol = 1e-4;
     const bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F32, 1.0, BNL_PREC_FULL};
     bnl_ctx c;
