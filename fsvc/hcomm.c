@@ -1,7 +1,8 @@
 /* hcomm.c - the PCG block products across processes (solver.h,
  * fsvc_hsrc_sum): each rank's products over its slice of the samples,
  * summed in rank order with comm->sum. H^T T, the trace, the ranks'
- * (weighted) sample counts and bf16 rounding errors travel in one sum, H^T (H V) in one sum per iteration; K_mm needs no exchange (every
+ * (weighted) sample counts and bf16 rounding errors travel in one sum,
+ * H^T (H V) in one sum per iteration; K_mm needs no exchange (every
  * rank holds the centroids). Before each sum the ranks agree on their own
  * product's status, so a rank that failed stops all of them at the same
  * collective. */

@@ -28,7 +28,8 @@ static void *at(void *A, int64_t lda, int64_t i, int64_t j, int f32)
 /* C (r x c) += alpha A B^T, A r x k, B c x k (column-major); f32 on the
  * context's tier (cpu_sgemm.h) */
 static void gemm_nt(const bnl_ctx *ctx, int f32, int64_t r, int64_t c, int64_t k, double alpha,
-                    const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc)
+                    const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,
+                    int64_t ldc)
 {
     if (r < 1 || c < 1) return;
     if (f32)
@@ -55,7 +56,8 @@ static void syrk_n(int f32, int64_t c, int64_t k, double alpha, const void *A, i
  * rows j0.. of an ma x k matrix: the diagonal block by syrk, the rows
  * below it by one gemm. */
 static void col_update(const bnl_ctx *ctx, int f32, void *C, int64_t ldc, const void *A,
-                       int64_t lda, int64_t ma, int64_t k, int64_t j0, int64_t jb, double alpha, double beta)
+                       int64_t lda, int64_t ma, int64_t k, int64_t j0, int64_t jb, double alpha,
+                       double beta)
 {
     syrk_n(f32, jb, k, alpha, at((void *)A, lda, j0, 0, f32), lda, beta, at(C, ldc, j0, j0, f32),
            ldc);

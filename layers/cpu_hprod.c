@@ -18,8 +18,9 @@
  * rounded H (H~ = H + E, |E| <= 2^-8 |H|: 8 significant bits), sums in f32
  * as before, blocks widened to f32 in cache (HB_BF_ROWS rows at a time)
  * for the GEMMs. The rounding also adds E^T E to H^T H, a floor 17-27x a
- * small ridge (MNIST's lambda 1e-7, test_bf16_cache): its trace is summed as the rows are rounded
- * (h_err2, for the preconditioner's shift), and K_mm is made from f32 rows
+ * small ridge (MNIST's lambda 1e-7, test_bf16_cache): its trace is
+ * summed as the rows are rounded (h_err2, for the preconditioner's
+ * shift), and K_mm is made from f32 rows
  * (an engine pass), since the rounded rows are not positive definite at
  * that shift and the factor would retry with 10x it (2.5x the iterations). */
 #include "backend.h"
