@@ -16,8 +16,11 @@
  * it is made (RNE, the tier's vector conversion), and every product, the
  * first pass's too, reads the rounded values: the solve is exact for the
  * rounded H (H~ = H + E, |E| <= 2^-8 |H|: 8 significant bits), sums in f32
- * as before, blocks widened to f32 in cache (HB_BF_ROWS rows at a time)
- * for the GEMMs. The rounding also adds E^T E to H^T H, a floor 17-27x a
+ * as before: by the tier's fused kernel (kernels.h hgram, widening in
+ * registers: 1.6x the GEMMs over widened blocks on MNIST), else blocks
+ * widened to f32 in cache (HB_BF_ROWS rows at a time) for the GEMMs. A
+ * float H stays on the GEMMs: the fused kernel only matches them there
+ * (results/hgram.md). The rounding also adds E^T E to H^T H, a floor 17-27x a
  * small ridge (MNIST's lambda 1e-7, test_bf16_cache): its trace is
  * summed as the rows are rounded (h_err2, for the preconditioner's
  * shift), and K_mm is made from f32 rows
@@ -60,9 +63,10 @@ typedef struct cpu_src {
     uint16_t *Hb;          /* hb: the cache of H in bf16 (N x m); H then
                               is the f32 chunk buffer */
     int hb;
-    float *Bf;             /* hb: per thread HB_BF_ROWS x m widened rows */
+    float *Bf;             /* hb without gk: per thread HB_BF_ROWS x m widened rows */
     const bnl_hprod_csr *csr; /* a CSR source (C, X NULL), or NULL */
     double h_err2;         /* hb: sum of (H~ - H)^2 over the rounded rows */
+    bnl_hgram_fn gk;       /* hb: the tier's fused block products, or NULL */
 } cpu_src;
 
 #define HB_BF_ROWS 16 /* bf16 rows widened at a time: 16 m floats (L2) */
@@ -278,6 +282,7 @@ static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b, int fi
     int64_t m = s->m, nb = (b + HB_ROWS - 1) / HB_ROWS;
     int K = s->K, T = s->ctx->threads > 0 ? s->ctx->threads : 1, S = s->slots;
     size_t mk = (size_t)m * K, hs = s->hd ? sizeof(double) : sizeof(float);
+    bnl_hgram_fn gk = bf ? s->gk : NULL;
     int saved = bnl_blas_threads_push(s->ctx, 1);
 #pragma omp parallel num_threads(T)
     {
@@ -293,7 +298,12 @@ static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b, int fi
                 int64_t r0 = q * HB_ROWS;
                 int rb = (int)(b - r0 < HB_ROWS ? b - r0 : HB_ROWS);
                 const char *Hb = (const char *)Hc + (size_t)r0 * m * hs;
-                if (bf) { /* bf16 rows: widened HB_BF_ROWS at a time, in cache */
+                if (gk) { /* bf16 rows, fused: HB_BF_ROWS at a time, in cache for Y */
+                    const uint16_t *h16 = (const uint16_t *)Hc + (size_t)r0 * m;
+                    for (int r = 0; r < rb; r += HB_BF_ROWS)
+                        gk(h16 + (size_t)r * m, 1, rb - r < HB_BF_ROWS ? rb - r : HB_BF_ROWS, m,
+                           K, s->Vs, Ut, Yt);
+                } else if (bf) { /* bf16 rows: widened HB_BF_ROWS at a time, in cache */
                     const uint16_t *h16 = (const uint16_t *)Hc + (size_t)r0 * m;
                     for (int r = 0; r < rb; r += HB_BF_ROWS) {
                         int nr = rb - r < HB_BF_ROWS ? rb - r : HB_BF_ROWS;
@@ -471,7 +481,7 @@ int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
     *s = (cpu_src){ctx, op, pb->C, pb->X, pb->cls, pb->y, pb->aug, nv, pb->rows, pb->cols, NULL,
                    m, N, 0, n, K, op->dtype == FSVC_F64 && !pb->csr, NULL, cache, 0, NULL,
                    NULL, NULL, 0, pb->cw, pb->sw, opt->progress, 0, 0, 0, 0, NULL, 0, NULL,
-                   pb->csr, 0};
+                   pb->csr, 0, NULL};
     size_t hs = s->hd ? sizeof(double) : sizeof(float);
     int64_t Nc = (int64_t)((1 << 25) / ((size_t)m * hs)); /* ~32 MB chunks */
     if (Nc < 64) Nc = 64;
@@ -483,7 +493,9 @@ int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
     size_t T = ctx->threads > 0 ? (size_t)ctx->threads : 1;
     if (s->hb) {
         s->Hb = malloc((size_t)N * m * sizeof *s->Hb);
-        s->Bf = malloc(T * HB_BF_ROWS * (size_t)m * sizeof *s->Bf);
+        s->gk = bnl_kernels_get(ctx->arch)->hgram;
+        if (!s->gk)
+            s->Bf = malloc(T * HB_BF_ROWS * (size_t)m * sizeof *s->Bf);
     }
     s->U = malloc(T * HB_ROWS * K * hs);
     s->Vs = malloc((size_t)m * K * hs);
@@ -497,7 +509,7 @@ int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
     s->Ys = malloc((size_t)s->slots * mkb);
     if (nv > 1) s->Xc = malloc((size_t)Nc * n * fsvc_dtype_size(op->dtype));
     if (!s->H || !s->U || !s->Vs || !s->Ys || (nv > 1 && !s->Xc) ||
-        (s->hb && (!s->Hb || !s->Bf))) {
+        (s->hb && (!s->Hb || (!s->gk && !s->Bf)))) {
         bnl_cpu_hprod_close((bnl_hprod_impl *)s);
         return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for %s (%lld x %lld)",
                          cache ? "the cached H" : "the sample chunks",

@@ -6,32 +6,32 @@
 
 static const bnl_kernels k_scalar = {
     "scalar", l1_f32_scalar_4x8, l1_f64_scalar_4x4, l1_u8_scalar_2x2,
-    l2sq_u8_scalar_2x2, NULL, NULL, NULL, NULL, NULL,
+    l2sq_u8_scalar_2x2, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 static const bnl_kernels k_avx2 = {
     "avx2", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avx2_4x4, NULL, NULL,
-    NULL, NULL, NULL,
+    NULL, NULL, NULL, NULL,
 };
 static const bnl_kernels k_avx512 = {
     "avx512", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
-    l2sq_u8_avx512_4x4, NULL, NULL, NULL, norms_f32_avx512, NULL,
+    l2sq_u8_avx512_4x4, NULL, NULL, NULL, norms_f32_avx512, NULL, hgram_avx512,
 };
 /* avx512's kernels, u8 L2 (and dot, from it) as a packed vpdpbusd GEMM. */
 static const bnl_kernels k_avx512vnni = {
     "avx512vnni", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
     l2sq_u8_avx512vnni_8x48, NULL, dot_u8_avx512vnni_8x48, NULL, norms_f32_avx512,
-    NULL,
+    NULL, hgram_avx512,
 };
 /* avx2's kernels, u8 L2 and dot as a 256-bit vpdpbusd GEMM (AVX-VNNI). */
 static const bnl_kernels k_avxvnni = {
     "avxvnni", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avxvnni_4x24, NULL,
-    dot_u8_avxvnni_4x24, NULL, NULL, NULL,
+    dot_u8_avxvnni_4x24, NULL, NULL, NULL, NULL,
 };
 /* avx512vnni's, and the bf16 layer's GEMM on vdpbf16ps. */
 static const bnl_kernels k_avx512bf16 = {
     "avx512bf16", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
     l2sq_u8_avx512vnni_8x48, dot_bf16_avx512bf16_8x48, dot_u8_avx512vnni_8x48,
-    bf16_rows_avx512bf16, norms_f32_avx512, bf16_widen_avx512bf16,
+    bf16_rows_avx512bf16, norms_f32_avx512, bf16_widen_avx512bf16, hgram_avx512,
 };
 
 int bnl_arch_supported(bnl_arch arch)

@@ -83,6 +83,12 @@ typedef void (*bnl_bf16_widen_fn)(float *out, const uint16_t *in, size_t count);
 /* out[i] = (float) sum_k A[i][k]^2, summed in double (any order). */
 typedef void (*bnl_norms_f32_fn)(float *out, const float *A, int64_t rows, int n);
 
+/* One row block of pcg's products: U (rb x K) = H V^T, then Y (K x m) +=
+ * H^T U; H rb x m f32, or bf16 bits when bf (widened exactly), V K x m;
+ * f32 sums, each in an order fixed by the shapes alone. */
+typedef void (*bnl_hgram_fn)(const void *H, int bf, int rb, int64_t m, int K, const float *V,
+                             float *U, float *Y);
+
 typedef struct bnl_kernels {
     const char *name;
     bnl_l1_f32_fn l1_f32;
@@ -95,6 +101,7 @@ typedef struct bnl_kernels {
     bnl_bf16_rows_fn bf16_rows; /* NULL: the scalar loop of cpu_tile.c */
     bnl_norms_f32_fn norms_f32; /* NULL: the scalar loop of cpu_tile.c */
     bnl_bf16_widen_fn bf16_widen; /* NULL: a scalar loop (cpu_hprod.c) */
+    bnl_hgram_fn hgram;           /* NULL: two GEMMs (cpu_hprod.c) */
 } bnl_kernels;
 
 /* Never NULL; an arch the CPU lacks or that was not built falls back to the
