@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # train_time.sh OLD_FSVC [MNIST_DIR] - the time of `fsvc train` on MNIST with
-# the 2-core preset (scripts/presets.sh mnist-2core: pcg readout, about
-# 20700 centroids), this tree's build against another one (OLD_FSVC: main's,
+# the former 2-core preset (-s per-class -p 350: pcg readout over a float
+# H, about 20700 centroids; the rates below assume that H), this tree's build against another one (OLD_FSVC: main's,
 # built apart), and OLD_FSVC with FSVC_ARCH=avx512 (issue 24's baseline:
 # today's kernels), in rounds that interleave the three (the machine is
 # shared: compare the ratios of one run). Per run: wall and CPU seconds
@@ -27,7 +27,7 @@ ROUNDS=${ROUNDS:-3}
 FSVC=${FSVC:-$root/build/fsvc}
 OUT=${OUT:-results/train_time.md}
 csv=${OUT%.md}.csv
-opts=$(bash scripts/presets.sh --options mnist-2core)
+opts='-s per-class -p 350 -r 0.5rms -l 1e-7'
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
