@@ -194,7 +194,23 @@ int fsvc_readout_solve(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge
     int bars = o->progress == FSVC_PROGRESS_ALL; /* progress lines; any progress: messages */
     if (s == FSVC_SOLVER_DIRECT)
         return fsvc_readout_ridge(R, &p, lambda, -1, bars, info ? info->t_ridge : NULL, err);
-    size_t hs = op->dtype == FSVC_F64 ? sizeof(double) : o->h_bf16 ? 2 : sizeof(float);
-    int cache = ram > 0 && (double)N * nv * m * hs <= (budget - need) / 2;
-    return solve_pcg(R, &p, o, cache, info, err);
+    fsvc_ridge_opt po = *o;
+    int cache;
+    po.h_bf16 = fsvc_pcg_h_pick(o->h_bf16, op->dtype == FSVC_F64, (double)N * nv * m,
+                                ram > 0 ? (budget - need) / 2 : 0, o->progress, &cache);
+    return solve_pcg(R, &p, &po, cache, info, err);
+}
+
+int fsvc_pcg_h_pick(int h_bf16, int f64, double values, double room, int progress, int *cache)
+{
+    double hs = f64 ? 8 : h_bf16 > 0 ? 2 : 4;
+    *cache = room > 0 && values * hs <= room;
+    if (h_bf16 >= 0 || f64 || *cache || !(values * 2 <= room))
+        return h_bf16 > 0 && !f64;
+    *cache = 1;
+    if (progress)
+        fsvc_printf("pcg: H kept in bf16, since in float (%.1f GB) it is over half the free "
+                    "memory (%.1f GB); --pcg-h f32 makes it anew every pass instead\n",
+                    values * 4 / 1e9, room / 1e9);
+    return 1;
 }

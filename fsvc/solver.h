@@ -84,8 +84,15 @@ typedef struct fsvc_ridge_opt {
     int rows, cols;
     double ram;
     int progress;
-    int h_bf16;       /* pcg: the cached H in bf16 (fsvc_param.pcg_h) */
+    int h_bf16;       /* pcg: the cached H in bf16 (1), float (0) or auto (-1:
+                         fsvc_pcg_h_pick; fsvc_param.pcg_h) */
 } fsvc_ridge_opt;
+
+/* pcg's cached H: *cache whether H (values, N x m) is kept after the
+ * first pass, within room bytes; returns 1 for a bf16 H. h_bf16 1 or 0:
+ * as asked (a double H stays double); auto (< 0): float, or bf16 where
+ * only that fits (a line on stderr with progress). */
+int fsvc_pcg_h_pick(int h_bf16, int f64, double values, double room, int progress, int *cache);
 
 /* How the engine's products run (bnl_hprod_opt): aug, rows, cols: the
  * virtual samples (src->N = N x fsvc_augment_count(aug); rows x cols == n,

@@ -178,9 +178,11 @@ int fsvc_sparse_ridge(double *R, const fsvc_sparse_problem *pb, const fsvc_ridge
     if (s == FSVC_SOLVER_DIRECT) {
         rc = direct(R, pb, lambda, progress, info ? info->t_ridge : NULL, err);
     } else {
-        double hs = o->h_bf16 ? 2 : 4; /* bytes of a cached H value */
-        int cache = ram > 0 && (double)N * m * hs <= (budget - need) / 2;
-        rc = pcg(R, pb, o, cache, info, err);
+        fsvc_ridge_opt po = *o;
+        int cache; /* a CSR source's H is float (or bf16) whatever the dtype */
+        po.h_bf16 = fsvc_pcg_h_pick(o->h_bf16, 0, (double)N * m,
+                                    ram > 0 ? (budget - need) / 2 : 0, o->progress, &cache);
+        rc = pcg(R, pb, &po, cache, info, err);
     }
     bnl_blas_threads_pop(saved);
     return rc;

@@ -599,7 +599,7 @@ static int name_source(int rc, const char *source, fsvc_error *err)
 
 /* pcg's cached H in bf16: --pcg-h bf16 (auto: f32, the figures of
  * results/bf16_job.md). */
-static int pcg_h_bf16(const fsvc_param *p) { return p->pcg_h == 2; }
+static int pcg_h_bf16(const fsvc_param *p) { return p->pcg_h == 2 ? 1 : p->pcg_h == 1 ? 0 : -1; }
 
 /* Dense data on this process's slice d (at) of N global samples, M set up
  * (model_setup): the class weights, the run's input and context, the
