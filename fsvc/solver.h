@@ -85,13 +85,13 @@ typedef struct fsvc_ridge_opt {
     double ram;
     int progress;
     int h_bf16;       /* pcg: the cached H in bf16 (1), float (0) or auto (-1:
-                         fsvc_pcg_h_pick; fsvc_param.pcg_h) */
+                         float, fsvc_pcg_h_pick; fsvc_param.pcg_h) */
 } fsvc_ridge_opt;
 
 /* pcg's cached H: *cache whether H (values, N x m) is kept after the
- * first pass, within room bytes; returns 1 for a bf16 H. h_bf16 1 or 0:
- * as asked (a double H stays double); auto (< 0): float, or bf16 where
- * only that fits (a line on stderr with progress). */
+ * first pass, within room bytes; returns 1 for a bf16 H (h_bf16 1; a
+ * double H stays double). auto (h_bf16 < 0) is float, and with progress
+ * says when only a bf16 H would be kept. */
 int fsvc_pcg_h_pick(int h_bf16, int f64, double values, double room, int progress, int *cache);
 
 /* How the engine's products run (bnl_hprod_opt): aug, rows, cols: the

@@ -1,9 +1,10 @@
 /*
- * test_pcg_h_auto.c - `--pcg-h auto` (fsvc_pcg_h_pick): a float H where
- * it fits half the free memory, a bf16 H where only that fits, as asked
- * otherwise; and through fsvc_readout_solve: auto with too little memory
- * for a float H gives the bits of an explicit bf16 H, with plenty those of
- * a float H.
+ * test_pcg_h_auto.c - `--pcg-h` (fsvc_pcg_h_pick): whether pcg keeps H
+ * (half the free memory) and in which precision: auto is float, and with
+ * progress says when only a bf16 H would be kept; bf16 and f32 as asked,
+ * a double H double. Through fsvc_readout_solve: auto gives the bits of
+ * --pcg-h f32 with room for a float H and without (made anew per pass),
+ * bf16 other bits.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,32 +24,48 @@
 
 #define RAM_USE 0.9 /* solver.c's SOLVER_RAM_USE: the share of memory planned on */
 
+static int lines;
+static char last[512];
+static void on_line(const char *line)
+{
+    lines++;
+    snprintf(last, sizeof last, "%s", line);
+}
+
 static void test_pick(void **state)
 {
     (void)state;
+    fsvc_set_print(on_line);
     static const struct {
         int h_bf16, f64;
         double values, room;
-        int want, cache;
+        int want, cache, hint;
     } c[] = {
-        {-1, 0, 100, 1000, 0, 1}, /* float fits */
-        {-1, 0, 100, 300, 1, 1},  /* only bf16 fits */
-        {-1, 0, 100, 150, 0, 0},  /* neither: float, made anew */
-        {-1, 0, 100, 0, 0, 0},    /* the machine's memory unknown */
-        {-1, 1, 100, 300, 0, 0},  /* a double H stays double */
-        {0, 0, 100, 300, 0, 0},   /* f32 asked */
-        {1, 0, 100, 150, 1, 0},   /* bf16 asked, not kept */
-        {1, 0, 100, 1000, 1, 1},
-        {1, 1, 100, 1000, 0, 1},
+        {-1, 0, 100, 1000, 0, 1, 0}, /* float fits */
+        {-1, 0, 100, 300, 0, 0, 1},  /* only bf16 would: float, made anew, said */
+        {-1, 0, 100, 150, 0, 0, 0},  /* neither */
+        {-1, 0, 100, 0, 0, 0, 0},    /* the machine's memory unknown */
+        {-1, 1, 100, 300, 0, 0, 0},  /* a double H stays double */
+        {0, 0, 100, 300, 0, 0, 0},   /* f32 asked: nothing to say */
+        {1, 0, 100, 150, 1, 0, 0},   /* bf16 asked, not kept */
+        {1, 0, 100, 1000, 1, 1, 0},
+        {1, 1, 100, 1000, 0, 1, 0},
     };
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         int cache = -1;
-        int got = fsvc_pcg_h_pick(c[i].h_bf16, c[i].f64, c[i].values, c[i].room, 0, &cache);
-        if (got != c[i].want || cache != c[i].cache)
-            fail_msg("case %zu (h_bf16 %d, f64 %d, %g values, room %g): bf16 %d cache %d, want "
-                     "%d %d", i, c[i].h_bf16, c[i].f64, c[i].values, c[i].room, got, cache,
-                     c[i].want, c[i].cache);
+        lines = 0;
+        int got = fsvc_pcg_h_pick(c[i].h_bf16, c[i].f64, c[i].values, c[i].room, 1, &cache);
+        if (got != c[i].want || cache != c[i].cache || lines != c[i].hint)
+            fail_msg("case %zu (h_bf16 %d, f64 %d, %g values, room %g): bf16 %d cache %d, "
+                     "%d lines; want %d %d %d", i, c[i].h_bf16, c[i].f64, c[i].values,
+                     c[i].room, got, cache, lines, c[i].want, c[i].cache, c[i].hint);
+        if (lines && !strstr(last, "--pcg-h bf16 keeps it"))
+            fail_msg("case %zu: the line says '%s'", i, last);
+        lines = 0; /* without progress: nothing */
+        fsvc_pcg_h_pick(c[i].h_bf16, c[i].f64, c[i].values, c[i].room, 0, &cache);
+        if (lines) fail_msg("case %zu: a line without progress", i);
     }
+    fsvc_set_print(NULL);
 }
 
 static void solve(double *W, const fsvc_ridge_problem *pb, int h_bf16, double ram)
@@ -89,10 +107,10 @@ static void test_auto_solve(void **state)
     solve(W[2], &pb, 0, small);
     solve(W[3], &pb, -1, big);
     solve(W[4], &pb, 0, big);
-    if (memcmp(W[0], W[1], mk * sizeof *W[0]))
-        fail_msg("auto, room for a bf16 H only: not the bits of --pcg-h bf16");
-    if (!memcmp(W[0], W[2], mk * sizeof *W[0]))
-        fail_msg("auto, room for a bf16 H only: the bits of a float H");
+    if (memcmp(W[0], W[2], mk * sizeof *W[0]))
+        fail_msg("auto, room for a bf16 H only: not the bits of --pcg-h f32");
+    if (!memcmp(W[0], W[1], mk * sizeof *W[0]))
+        fail_msg("auto, room for a bf16 H only: the bits of --pcg-h bf16");
     if (memcmp(W[3], W[4], mk * sizeof *W[3]))
         fail_msg("auto, room for a float H: not the bits of --pcg-h f32");
     for (int i = 0; i < 5; i++) free(W[i]);
