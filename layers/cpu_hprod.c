@@ -67,6 +67,7 @@ typedef struct cpu_src {
     const bnl_hprod_csr *csr; /* a CSR source (C, X NULL), or NULL */
     double h_err2;         /* hb: sum of (H~ - H)^2 over the rounded rows */
     bnl_hgram_fn gk;       /* hb: the tier's fused block products, or NULL */
+    float *Er;             /* hb: a chunk's rows' squared rounding errors (Nc) */
 } cpu_src;
 
 #define HB_BF_ROWS 16 /* bf16 rows widened at a time: 16 m floats (L2) */
@@ -96,24 +97,26 @@ static void round_chunk(cpu_src *s, float *Hc, int64_t i0, int64_t b)
     uint16_t *dst = s->Hb + (size_t)i0 * s->m;
     int64_t m = s->m;
     int T = s->ctx->threads > 0 ? s->ctx->threads : 1;
-    double e2 = 0;
-#pragma omp parallel for num_threads(T) schedule(static) reduction(+ : e2)
+    float *er = s->Er; /* per row, summed in row order below: bits for any T */
+#pragma omp parallel for num_threads(T) schedule(static)
     for (int64_t i = 0; i < b; i++) {
         if (k->bf16_rows)
             k->bf16_rows(dst + i * m, Hc + i * m, 1, (int)m, (int)m);
         else
             for (int64_t j = 0; j < m; j++)
                 dst[i * m + j] = bnl_bf16_bits(Hc[i * m + j]);
-        float er = 0; /* one row's sum: each term below 2^-16 h^2 */
+        float e = 0; /* one row's sum: each term below 2^-16 h^2 */
         for (int64_t j = 0; j < m; j++) {
             uint32_t u = (uint32_t)dst[i * m + j] << 16;
             float r;
             memcpy(&r, &u, sizeof r);
-            er += (Hc[i * m + j] - r) * (Hc[i * m + j] - r);
+            e += (Hc[i * m + j] - r) * (Hc[i * m + j] - r);
         }
-        e2 += er;
+        er[i] = e;
         widen_k(k, Hc + i * m, dst + i * m, (size_t)m);
     }
+    double e2 = 0;
+    for (int64_t i = 0; i < b; i++) e2 += er[i];
     s->h_err2 += e2;
 }
 
@@ -463,7 +466,7 @@ void bnl_cpu_hprod_close(bnl_hprod_impl *self)
     cpu_src *s = (cpu_src *)self;
     if (!s) return;
     if (s->held) bnl_weights_release(s->ctx, s->C, s->m, s->n);
-    free(s->H); free(s->U); free(s->Vs); free(s->Ys); free(s->Xc); free(s->Hb); free(s->Bf);
+    free(s->H); free(s->U); free(s->Vs); free(s->Ys); free(s->Xc); free(s->Hb); free(s->Bf); free(s->Er);
     free(s);
 }
 
@@ -481,7 +484,7 @@ int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
     *s = (cpu_src){ctx, op, pb->C, pb->X, pb->cls, pb->y, pb->aug, nv, pb->rows, pb->cols, NULL,
                    m, N, 0, n, K, op->dtype == FSVC_F64 && !pb->csr, NULL, cache, 0, NULL,
                    NULL, NULL, 0, pb->cw, pb->sw, opt->progress, 0, 0, 0, 0, NULL, 0, NULL,
-                   pb->csr, 0, NULL};
+                   pb->csr, 0, NULL, NULL};
     size_t hs = s->hd ? sizeof(double) : sizeof(float);
     int64_t Nc = (int64_t)((1 << 25) / ((size_t)m * hs)); /* ~32 MB chunks */
     if (Nc < 64) Nc = 64;
@@ -493,6 +496,7 @@ int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
     size_t T = ctx->threads > 0 ? (size_t)ctx->threads : 1;
     if (s->hb) {
         s->Hb = malloc((size_t)N * m * sizeof *s->Hb);
+        s->Er = malloc((size_t)Nc * sizeof *s->Er);
         s->gk = bnl_kernels_get(ctx->arch)->hgram;
         if (!s->gk)
             s->Bf = malloc(T * HB_BF_ROWS * (size_t)m * sizeof *s->Bf);
@@ -509,7 +513,7 @@ int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
     s->Ys = malloc((size_t)s->slots * mkb);
     if (nv > 1) s->Xc = malloc((size_t)Nc * n * fsvc_dtype_size(op->dtype));
     if (!s->H || !s->U || !s->Vs || !s->Ys || (nv > 1 && !s->Xc) ||
-        (s->hb && (!s->Hb || (!s->gk && !s->Bf)))) {
+        (s->hb && (!s->Hb || !s->Er || (!s->gk && !s->Bf)))) {
         bnl_cpu_hprod_close((bnl_hprod_impl *)s);
         return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for %s (%lld x %lld)",
                          cache ? "the cached H" : "the sample chunks",

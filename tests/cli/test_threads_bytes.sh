@@ -39,6 +39,9 @@ idx_head "$MNIST/train-labels-idx1-ubyte.gz" mn/train-labels-idx1-ubyte 8 1 2000
 same_bytes "mnist 2000 default (direct)" mn/train
 same_bytes "mnist 2000 direct f64" mn/train --solver direct --dtype f64 --max-neurons 800
 same_bytes "mnist 2000 pcg" mn/train --solver pcg --max-neurons 800
+# a bf16 H: its rounding's sum (h_err2) in row order, the fused products per slot
+same_bytes "mnist 2000 pcg, bf16 H, shift1" mn/train --solver pcg --max-neurons 800 --pcg-h bf16 \
+  --augment shift1
 
 
 # sparse data (CSR, fsvc/sparse_ridge.c): the same fixed-block kernels
