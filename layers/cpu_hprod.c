@@ -17,10 +17,11 @@
  * first pass's too, reads the rounded values: the solve is exact for the
  * rounded H (H~ = H + E, |E| <= 2^-8 |H|: 8 significant bits), sums in f32
  * as before: by the tier's fused kernel (kernels.h hgram, widening in
- * registers: 1.6x the GEMMs over widened blocks on MNIST), else blocks
- * widened to f32 in cache (HB_BF_ROWS rows at a time) for the GEMMs. A
- * float H stays on the GEMMs: the fused kernel only matches them there
- * (results/hgram.md). The rounding also adds E^T E to H^T H, a floor 17-27x a
+ * registers: 1.4-2.2x the GEMMs over widened blocks, results/hgram.md),
+ * else blocks widened to f32 in cache (HB_BF_ROWS rows at a time) for the
+ * GEMMs. A float H takes the fused kernel too (1.3-2.3x OpenBLAS's
+ * GEMMs), unless oneDNN runs them (the onednn tier): they match it
+ * there. The rounding also adds E^T E to H^T H, a floor 17-27x a
  * small ridge (MNIST's lambda 1e-7, test_bf16_cache): its trace is
  * summed as the rows are rounded (h_err2, for the preconditioner's
  * shift), and K_mm is made from f32 rows
@@ -285,7 +286,9 @@ static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b, int fi
     int64_t m = s->m, nb = (b + HB_ROWS - 1) / HB_ROWS;
     int K = s->K, T = s->ctx->threads > 0 ? s->ctx->threads : 1, S = s->slots;
     size_t mk = (size_t)m * K, hs = s->hd ? sizeof(double) : sizeof(float);
-    bnl_hgram_fn gk = bf ? s->gk : NULL;
+    /* a float H: the fused kernel too, unless oneDNN runs the GEMMs (a match) */
+    bnl_hgram_fn gk = bf ? s->gk
+                    : s->hd || bnl_sgemm_dnnl(s->ctx) ? NULL : bnl_kernels_get(s->ctx->arch)->hgram;
     int saved = bnl_blas_threads_push(s->ctx, 1);
 #pragma omp parallel num_threads(T)
     {
@@ -301,11 +304,11 @@ static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b, int fi
                 int64_t r0 = q * HB_ROWS;
                 int rb = (int)(b - r0 < HB_ROWS ? b - r0 : HB_ROWS);
                 const char *Hb = (const char *)Hc + (size_t)r0 * m * hs;
-                if (gk) { /* bf16 rows, fused: HB_BF_ROWS at a time, in cache for Y */
-                    const uint16_t *h16 = (const uint16_t *)Hc + (size_t)r0 * m;
+                if (gk) { /* fused: HB_BF_ROWS rows at a time, in cache for Y */
+                    size_t es = bf ? sizeof(uint16_t) : sizeof(float);
                     for (int r = 0; r < rb; r += HB_BF_ROWS)
-                        gk(h16 + (size_t)r * m, 1, rb - r < HB_BF_ROWS ? rb - r : HB_BF_ROWS, m,
-                           K, s->Vs, Ut, Yt);
+                        gk((const char *)Hc + ((size_t)r0 + r) * m * es, bf,
+                           rb - r < HB_BF_ROWS ? rb - r : HB_BF_ROWS, m, K, s->Vs, Ut, Yt);
                 } else if (bf) { /* bf16 rows: widened HB_BF_ROWS at a time, in cache */
                     const uint16_t *h16 = (const uint16_t *)Hc + (size_t)r0 * m;
                     for (int r = 0; r < rb; r += HB_BF_ROWS) {

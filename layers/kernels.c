@@ -10,7 +10,7 @@ static const bnl_kernels k_scalar = {
 };
 static const bnl_kernels k_avx2 = {
     "avx2", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avx2_4x4, NULL, NULL,
-    NULL, NULL, NULL, NULL,
+    NULL, NULL, NULL, hgram_avx2,
 };
 static const bnl_kernels k_avx512 = {
     "avx512", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
@@ -25,7 +25,7 @@ static const bnl_kernels k_avx512vnni = {
 /* avx2's kernels, u8 L2 and dot as a 256-bit vpdpbusd GEMM (AVX-VNNI). */
 static const bnl_kernels k_avxvnni = {
     "avxvnni", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avxvnni_4x24, NULL,
-    dot_u8_avxvnni_4x24, NULL, NULL, NULL, NULL,
+    dot_u8_avxvnni_4x24, NULL, NULL, NULL, hgram_avx2,
 };
 /* avx512vnni's, and the bf16 layer's GEMM on vdpbf16ps. */
 static const bnl_kernels k_avx512bf16 = {
