@@ -73,6 +73,21 @@ typedef struct cpu_src {
 
 #define HB_BF_ROWS 16 /* bf16 rows widened at a time: 16 m floats (L2) */
 
+/* The fused products for a bf16 or float H on ctx, or NULL (two GEMMs):
+ * a float H takes them unless oneDNN runs the GEMMs, which match them. */
+static bnl_hgram_fn fused(const bnl_ctx *ctx, int bf16)
+{
+    return bf16 || !bnl_sgemm_dnnl(ctx) ? bnl_kernels_get(ctx->arch)->hgram : NULL;
+}
+
+const char *bnl_hprod_cpu_path(const bnl_ctx *ctx, int bf16, const char **tier)
+{
+    int f = fused(ctx, bf16) != NULL;
+    *tier = f ? bnl_kernels_get(ctx->arch)->name
+              : bnl_sgemm_dnnl(ctx) ? "onednn-sgemm" : "openblas-sgemm";
+    return f ? "fused" : "gemm";
+}
+
 /* bf16 bits to f32 (exact: the bits are the f32's top half), the tier's
  * vector loop where it has one */
 static void widen_k(const bnl_kernels *k, float *out, const uint16_t *in, size_t count)
@@ -286,9 +301,7 @@ static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b, int fi
     int64_t m = s->m, nb = (b + HB_ROWS - 1) / HB_ROWS;
     int K = s->K, T = s->ctx->threads > 0 ? s->ctx->threads : 1, S = s->slots;
     size_t mk = (size_t)m * K, hs = s->hd ? sizeof(double) : sizeof(float);
-    /* a float H: the fused kernel too, unless oneDNN runs the GEMMs (a match) */
-    bnl_hgram_fn gk = bf ? s->gk
-                    : s->hd || bnl_sgemm_dnnl(s->ctx) ? NULL : bnl_kernels_get(s->ctx->arch)->hgram;
+    bnl_hgram_fn gk = bf ? s->gk : s->hd ? NULL : fused(s->ctx, 0);
     int saved = bnl_blas_threads_push(s->ctx, 1);
 #pragma omp parallel num_threads(T)
     {
@@ -500,7 +513,7 @@ int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
     if (s->hb) {
         s->Hb = malloc((size_t)N * m * sizeof *s->Hb);
         s->Er = malloc((size_t)Nc * sizeof *s->Er);
-        s->gk = bnl_kernels_get(ctx->arch)->hgram;
+        s->gk = fused(ctx, 1);
         if (!s->gk)
             s->Bf = malloc(T * HB_BF_ROWS * (size_t)m * sizeof *s->Bf);
     }

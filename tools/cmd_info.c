@@ -45,6 +45,10 @@ static void print_op_tiers(bnl_arch arch)
         bnl_plan p = bnl_plan_for(&ctx, &ops[i].op, 4096, 4096, 784);
         printf("  %-17s %s (%s)\n", ops[i].what, p.kernel, p.path);
     }
+    for (int bf = 0; bf < 2; bf++) { /* pcg's H^T (H V) over a cached H (--pcg-h) */
+        const char *tier, *path = bnl_hprod_cpu_path(&ctx, bf, &tier);
+        printf("  %-17s %s (%s)\n", bf ? "pcg products bf16" : "pcg products f32", tier, path);
+    }
     bnl_ctx_close(&ctx);
 }
 

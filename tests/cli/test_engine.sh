@@ -20,6 +20,13 @@ expect_match "^blas: .*, [0-9]+ threads" "info: BLAS line" "$OUT"
 expect_match "^cuda: " "info: the cuda line" "$OUT"
 
 # issue 24: the tier per op, and FSVC_ARCH forcing any tier the CPU has
+expect_exit 0 "info, FSVC_ARCH=scalar" -- env FSVC_ARCH=scalar "$FSVC" info
+expect_match "^  pcg products bf16 openblas-sgemm \(gemm\)" "info: scalar: pcg bf16 H on GEMMs" "$OUT"
+if env FSVC_ARCH=avx2 "$FSVC" info 2>/dev/null | grep -q '^cpu kernels: avx2 (FSVC_ARCH'; then
+  expect_exit 0 "info, FSVC_ARCH=avx2" -- env FSVC_ARCH=avx2 "$FSVC" info
+  expect_match "^  pcg products f32  avx2 \(fused\)" "info: avx2: pcg float H fused" "$OUT"
+  expect_match "^  pcg products bf16 avx2 \(fused\)" "info: avx2: pcg bf16 H fused" "$OUT"
+fi
 expect_exit 0 "info, cpuid arch" -- env -u FSVC_ARCH "$FSVC" info
 expect_match "^  u8 l2, dot +(scalar|avx2|avx512|avx512vnni) \(kernels\)" "info: u8 L2 tier" "$OUT"
 # the onednn tier: built with libdnnl-dev, on a CPU with AVX-512 BF16
@@ -27,6 +34,7 @@ dnnl=no
 env FSVC_ARCH=onednn "$FSVC" info 2>/dev/null | grep -q '^cpu kernels: onednn (FSVC_ARCH' && dnnl=yes
 if [ $dnnl = yes ]; then
   expect_match "^  f32 l2, dot +onednn-f32 \(onednn\)" "info: f32 L2 on oneDNN" "$OUT"
+  expect_match "^  pcg products f32  onednn-sgemm \(gemm\)" "info: pcg float H on oneDNN's GEMMs" "$OUT"
 else
   expect_match "^  f32 l2, dot +openblas-sgemm \(gemm\)" "info: f32 L2 on GEMM" "$OUT"
 fi
