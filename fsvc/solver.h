@@ -93,6 +93,8 @@ typedef struct fsvc_ridge_opt {
  * double H stays double). auto (h_bf16 < 0) is float, and with progress
  * says when only a bf16 H would be kept. */
 int fsvc_pcg_h_pick(int h_bf16, int f64, double values, double room, int progress, int *cache);
+/* fsvc_ridge_opt.h_bf16 from fsvc_param.pcg_h (0 auto, 1 f32, 2 bf16) */
+static inline int fsvc_pcg_h_arg(int pcg_h) { return pcg_h == 2 ? 1 : pcg_h == 1 ? 0 : -1; }
 
 /* How the engine's products run (bnl_hprod_opt): aug, rows, cols: the
  * virtual samples (src->N = N x fsvc_augment_count(aug); rows x cols == n,

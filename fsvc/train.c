@@ -599,7 +599,6 @@ static int name_source(int rc, const char *source, fsvc_error *err)
 
 /* pcg's cached H in bf16: --pcg-h bf16 (auto: f32, the figures of
  * results/bf16_job.md). */
-static int pcg_h_bf16(const fsvc_param *p) { return p->pcg_h == 2 ? 1 : p->pcg_h == 1 ? 0 : -1; }
 
 /* Dense data on this process's slice d (at) of N global samples, M set up
  * (model_setup): the class weights, the run's input and context, the
@@ -628,7 +627,7 @@ static int train_dense(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset 
     const void *X = t.X;
     bnl_op op = t.op;
     fsvc_ridge_opt ro = {p->lambda, p->solver, p->cg_tol, p->augment, M->rows, M->cols, 0,
-                         p->progress, pcg_h_bf16(p)};
+                         p->progress, fsvc_pcg_h_arg(p->pcg_h)};
     if (p->regression) {
         if ((rc = fsvc_center_targets(&yc, &M->y_offset, d, comm, err))) goto done;
         fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, NULL, yc, NULL, d->N, N, d->n, 1, comm,

@@ -482,7 +482,8 @@ void bnl_cpu_hprod_close(bnl_hprod_impl *self)
     cpu_src *s = (cpu_src *)self;
     if (!s) return;
     if (s->held) bnl_weights_release(s->ctx, s->C, s->m, s->n);
-    free(s->H); free(s->U); free(s->Vs); free(s->Ys); free(s->Xc); free(s->Hb); free(s->Bf); free(s->Er);
+    free(s->H); free(s->U); free(s->Vs); free(s->Ys); free(s->Xc); free(s->Hb); free(s->Bf);
+    free(s->Er);
     free(s);
 }
 
