@@ -21,7 +21,8 @@
  * else blocks widened to f32 in cache (HB_BF_ROWS rows at a time) for the
  * GEMMs. A float H takes the fused kernel too (1.3-2.3x OpenBLAS's
  * GEMMs), unless oneDNN runs them (the onednn tier): they match it
- * there. The rounding also adds E^T E to H^T H, a floor 17-27x a
+ * there. The avx512 table has none (FSVC_ARCH=avx512: today's kernels).
+ * The rounding also adds E^T E to H^T H, a floor 17-27x a
  * small ridge (MNIST's lambda 1e-7, test_bf16_cache): its trace is
  * summed as the rows are rounded (h_err2, for the preconditioner's
  * shift), and K_mm is made from f32 rows

@@ -14,9 +14,11 @@ static const bnl_kernels k_avx2 = {
 };
 static const bnl_kernels k_avx512 = {
     "avx512", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
-    l2sq_u8_avx512_4x4, NULL, NULL, NULL, norms_f32_avx512, NULL, hgram_avx512,
+    l2sq_u8_avx512_4x4, NULL, NULL, NULL, norms_f32_avx512, NULL,
+    NULL, /* pcg's products on GEMMs: FSVC_ARCH=avx512 keeps today's kernels */
 };
-/* avx512's kernels, u8 L2 (and dot, from it) as a packed vpdpbusd GEMM. */
+/* avx512's kernels, u8 L2 (and dot, from it) as a packed vpdpbusd GEMM,
+ * pcg's products fused. */
 static const bnl_kernels k_avx512vnni = {
     "avx512vnni", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
     l2sq_u8_avx512vnni_8x48, NULL, dot_u8_avx512vnni_8x48, NULL, norms_f32_avx512,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # hgram_bench.sh - pcg's block products: the fused kernel (kernels.h hgram)
 # against the two GEMMs, f32 and bf16 H (tests/bench_hgram.c, interleaved,
-# best of REPS), on the default tier and on avx2, then the MNIST pcg readout with the cached H in f32 and bf16
+# best of REPS), on the default tier, avx512vnni and avx2, then the MNIST pcg readout with the cached H in f32 and bf16
 # (`fsvc train --pcg-h`: the products' seconds per iteration), and with
 # OLD=path/to/fsvc also that build's bf16 run. Writes OUT (results/hgram.md).
 # Usage: scripts/hgram_bench.sh [-o OUT] [MNIST_DIR]
@@ -15,7 +15,7 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bench=""
-for arch in "" avx2; do # the default tier, and AVX2's (1 when the CPU has it)
+for arch in "" avx512vnni avx2; do # the default tier, and those the CPU has
   for m in 5000 10000 20000; do
     echo "${0##*/}: products, m = $m${arch:+, FSVC_ARCH=$arch}" >&2
     out1=$(FSVC_ARCH=$arch build/tests/bench_hgram "$m" 10 $((600000000 / m)) "$REPS") || continue
@@ -46,7 +46,7 @@ done
   echo "- command: \`scripts/hgram_bench.sh -o $out $mnist\` (REPS=$REPS M=$M${OLD:+ OLD=$OLD})"
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; load average $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end (shared: compare ratios, measured interleaved in one run)"
-  echo "- threads: $(printf '%s' "$bench" | sed -n 's/^tier,.*,threads,\(.*\)/\1/p' | head -n 1); tiers: the default, and avx2 (FSVC_ARCH=avx2)"
+  echo "- threads: $(printf '%s' "$bench" | sed -n 's/^tier,.*,threads,\(.*\)/\1/p' | head -n 1); tiers: the default, then avx512vnni and avx2 (FSVC_ARCH; OpenBLAS's GEMMs there)"
   echo
   echo "Products over the same H (N x m, K = 10, 6e8 values; best of $REPS): G values of H per second, and the ratio to the bf16 H's GEMMs (16 rows widened, then two GEMMs: the path before the fused kernel)."
   echo

@@ -1,7 +1,7 @@
 /* test_hprod_f32.c - the CPU table's pcg products over a cached float H
  * (layers/cpu_hprod.c) on the onednn tier (oneDNN's sgemm, the transposed
- * block product), on avx512 and avx2 (the fused kernels, kernels.h hgram)
- * and scalar (OpenBLAS), against a double reference
+ * block product), on avx512vnni and avx2 (the fused kernels, kernels.h
+ * hgram), avx512 and scalar (OpenBLAS), against a double reference
  * over the same H:
  *   - B = H^T T and Y = H^T (H V) at shapes around the row blocks (32),
  *     the chunks (4096 rows at m = 300) and the groups of 8 chunks
@@ -153,6 +153,12 @@ static void products_avx512(void **st)
     run_arch(BNL_ARCH_AVX512);
 }
 
+static void products_avx512vnni(void **st)
+{
+    (void)st;
+    run_arch(BNL_ARCH_AVX512VNNI);
+}
+
 static void products_avx2(void **st)
 {
     (void)st;
@@ -170,6 +176,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(products_onednn),
         cmocka_unit_test(products_avx512),
+        cmocka_unit_test(products_avx512vnni),
         cmocka_unit_test(products_avx2),
         cmocka_unit_test(products_scalar),
     };

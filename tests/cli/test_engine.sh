@@ -45,6 +45,10 @@ if grep -q ' avx512_vnni' /proc/cpuinfo && grep -q ' avx512bw' /proc/cpuinfo; th
   expect_match "^  u8 l1 +avx512 \(kernels\)" "avx512vnni runs avx512's L1" "$OUT"
   expect_exit 0 "info, FSVC_ARCH=avx512" -- env FSVC_ARCH=avx512 "$FSVC" info
   expect_match "^  u8 l2, dot +avx512 \(kernels\)" "FSVC_ARCH=avx512 keeps today's u8 L2" "$OUT"
+  expect_match "^  pcg products bf16 openblas-sgemm \(gemm\)" \
+    "FSVC_ARCH=avx512 keeps today's pcg products" "$OUT"
+  expect_exit 0 "info, FSVC_ARCH=avx512vnni" -- env FSVC_ARCH=avx512vnni "$FSVC" info
+  expect_match "^  pcg products f32  avx512vnni \(fused\)" "avx512vnni: pcg products fused" "$OUT"
   expect_exit 0 "bench u8 L2 on avx512vnni" -- env FSVC_ARCH=avx512vnni "$FSVC" bench \
     --op rbf-l2 --dtype u8 -m 100 -N 70 -n 29 -v -r 1
   expect_match "plan: path=kernels kernel=avx512vnni" "bench plan names avx512vnni" "$OUT"
