@@ -597,9 +597,6 @@ static int name_source(int rc, const char *source, fsvc_error *err)
     return rc;
 }
 
-/* pcg's cached H in bf16: --pcg-h bf16 (auto: f32, the figures of
- * results/bf16_job.md). */
-
 /* Dense data on this process's slice d (at) of N global samples, M set up
  * (model_setup): the class weights, the run's input and context, the
  * radius and the selection, the centroids, then the readout. */

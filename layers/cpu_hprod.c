@@ -17,9 +17,9 @@
  * first pass's too, reads the rounded values: the solve is exact for the
  * rounded H (H~ = H + E, |E| <= 2^-8 |H|: 8 significant bits), sums in f32
  * as before: by the tier's fused kernel (kernels.h hgram, widening in
- * registers: 1.4-2.2x the GEMMs over widened blocks, results/hgram.md),
+ * registers: 1.6-4.9x the GEMMs over widened blocks, results/hgram.md),
  * else blocks widened to f32 in cache (HB_BF_ROWS rows at a time) for the
- * GEMMs. A float H takes the fused kernel too (1.3-2.3x OpenBLAS's
+ * GEMMs. A float H takes the fused kernel too (1.3-2.5x OpenBLAS's
  * GEMMs), unless oneDNN runs them (the onednn tier): they match it
  * there. The avx512 table has none (FSVC_ARCH=avx512: today's kernels).
  * The rounding also adds E^T E to H^T H, a floor 17-27x a

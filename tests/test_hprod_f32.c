@@ -141,44 +141,17 @@ static void run_arch(bnl_arch arch)
     on_arch(arch);
 }
 
-static void products_onednn(void **st)
-{
-    (void)st;
-    run_arch(BNL_ARCH_ONEDNN);
-}
+/* one test per tier, named after it; the tier comes in as the state */
+static void products_on(void **st) { run_arch(*(const bnl_arch *)*st); }
 
-static void products_avx512(void **st)
-{
-    (void)st;
-    run_arch(BNL_ARCH_AVX512);
-}
-
-static void products_avx512vnni(void **st)
-{
-    (void)st;
-    run_arch(BNL_ARCH_AVX512VNNI);
-}
-
-static void products_avx2(void **st)
-{
-    (void)st;
-    run_arch(BNL_ARCH_AVX2);
-}
-
-static void products_scalar(void **st)
-{
-    (void)st;
-    run_arch(BNL_ARCH_SCALAR);
-}
+static const bnl_arch tiers[] = {BNL_ARCH_ONEDNN, BNL_ARCH_AVX512, BNL_ARCH_AVX512VNNI,
+                                 BNL_ARCH_AVX2, BNL_ARCH_SCALAR};
+#define ON(name, i) {"products_" name, products_on, NULL, NULL, (void *)&tiers[i]}
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(products_onednn),
-        cmocka_unit_test(products_avx512),
-        cmocka_unit_test(products_avx512vnni),
-        cmocka_unit_test(products_avx2),
-        cmocka_unit_test(products_scalar),
+        ON("onednn", 0), ON("avx512", 1), ON("avx512vnni", 2), ON("avx2", 3), ON("scalar", 4),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
