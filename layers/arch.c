@@ -1,7 +1,8 @@
 /* arch.c - which CPU kernels to run: cpuid (gcc's __builtin_cpu_supports),
- * or FSVC_ARCH=ref|scalar|avx2|avxvnni|avx512|avx512vnni|avx512bf16|onednn from the environment; their names and
- * the kernels alone for benchmarks (the public face of kernels.h). Pure:
- * nothing is cached here beyond what the compiler's cpuid model holds. */
+ * or FSVC_ARCH=ref|scalar|avx2|avxvnni|avx512|avx512vnni|avx512bf16|onednn|amx
+ * from the environment; their names and the kernels alone for benchmarks
+ * (the public face of kernels.h). Nothing is cached here beyond the
+ * compiler's cpuid model and Linux's AMX grant (kernels.c). */
 #include "bnl.h"
 #include "kernels.h"
 
@@ -21,7 +22,7 @@ bnl_arch bnl_arch_detect(char *why, size_t len)
         if (bnl_arch_parse(env, &want) != 0) {
             if (why)
                 snprintf(why, len, "%s (cpuid; FSVC_ARCH='%s' is not ref|scalar|avx2|avxvnni|"
-                         "avx512|avx512vnni|avx512bf16|onednn, ignored)", bnl_arch_name(best), env);
+                         "avx512|avx512vnni|avx512bf16|onednn|amx, ignored)", bnl_arch_name(best), env);
             return best;
         }
         if (!bnl_arch_supported(want)) {

@@ -15,7 +15,7 @@ const fsvc_name bnl_arch_names[] = { /* in rank order (bnl_arch_rank) */
     {"ref", BNL_ARCH_REF}, {"scalar", BNL_ARCH_SCALAR}, {"avx2", BNL_ARCH_AVX2},
     {"avxvnni", BNL_ARCH_AVXVNNI}, {"avx512", BNL_ARCH_AVX512},
     {"avx512vnni", BNL_ARCH_AVX512VNNI}, {"avx512bf16", BNL_ARCH_AVX512BF16},
-    {"onednn", BNL_ARCH_ONEDNN}, {NULL, 0}};
+    {"onednn", BNL_ARCH_ONEDNN}, {"amx", BNL_ARCH_AMX}, {NULL, 0}};
 const fsvc_name bnl_precision_names[] = {
     {"full", BNL_PREC_FULL}, {"tf32", BNL_PREC_TF32}, {"bf16", BNL_PREC_BF16}, {NULL, 0}};
 

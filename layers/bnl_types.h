@@ -32,12 +32,14 @@ typedef enum { BNL_REF = 0, BNL_CPU = 1, BNL_CUDA = 2 } bnl_backend;
  * tier below it that the CPU has. onednn (above avx512bf16): its kernels,
  * and the products of f32 and bf16 L2 / dot layers on oneDNN's matmul
  * (layers/cpu_dnnl.c; builds with Debian's libdnnl, CPUs with AVX-512
- * BF16). BNL_ARCH_COUNT: how many. */
+ * BF16). amx (above onednn): onednn's path, and u8 L2 / dot on the AMX
+ * int8 tiles (Sapphire Rapids and later, once Linux grants the tile
+ * state). BNL_ARCH_COUNT: how many. */
 typedef enum { BNL_ARCH_REF = 0, BNL_ARCH_SCALAR = 1, BNL_ARCH_AVX2 = 2,
                BNL_ARCH_AVX512 = 3, BNL_ARCH_AVX512VNNI = 4,
                BNL_ARCH_AVX512BF16 = 5, BNL_ARCH_AVXVNNI = 6,
-               BNL_ARCH_ONEDNN = 7 } bnl_arch;
-#define BNL_ARCH_COUNT 8
+               BNL_ARCH_ONEDNN = 7, BNL_ARCH_AMX = 8 } bnl_arch;
+#define BNL_ARCH_COUNT 9
 /* Precision of the GEMM operands of f32 L2 and dot (issue 10): full f32;
  * tf32 (operands rounded to 10 mantissa bits, TF32 tensor cores) or bf16
  * (7 mantissa bits, bf16 tensor cores), both round-to-nearest-even with

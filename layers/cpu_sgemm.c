@@ -10,7 +10,7 @@ int bnl_sgemm_dnnl(const bnl_ctx *ctx)
 {
 #ifdef FSVC_HAVE_DNNL
     /* any backend's context: a device's runs these on the CPU with the CPU's bits */
-    return ctx && ctx->dnnl && ctx->arch == BNL_ARCH_ONEDNN &&
+    return ctx && ctx->dnnl && bnl_arch_rank(ctx->arch) >= bnl_arch_rank(BNL_ARCH_ONEDNN) &&
            bnl_arch_supported(BNL_ARCH_ONEDNN) && bnl_dnnl_load();
 #else
     (void)ctx;

@@ -80,6 +80,12 @@ void l2sq_u8_avx512vnni_8x48(int32_t *D, int64_t ldd, const uint8_t *W, int64_t 
 void dot_u8_avx512vnni_8x48(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
                             const uint8_t *X, int64_t N, int n);
 
+/* AMX int8 tiles (kern_u8_amx.c, the body kern_amx_body.h). */
+void l2sq_u8_amx(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, const uint8_t *X,
+                 int64_t N, int n);
+void dot_u8_amx(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, const uint8_t *X,
+                int64_t N, int n);
+
 static inline int64_t kern_min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* wp: kc x nr, k-major: wp[k*nr + c] = W[(j0+c)*n + k0+k]; rows past m are

@@ -4,37 +4,73 @@
  */
 #include "kern_impl.h"
 
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 static const bnl_kernels k_scalar = {
     "scalar", l1_f32_scalar_4x8, l1_f64_scalar_4x4, l1_u8_scalar_2x2,
-    l2sq_u8_scalar_2x2, NULL, NULL, NULL, NULL, NULL, NULL,
+    l2sq_u8_scalar_2x2, NULL, NULL, NULL, NULL, NULL, NULL, 0,
 };
 static const bnl_kernels k_avx2 = {
     "avx2", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avx2_4x4, NULL, NULL,
-    NULL, NULL, NULL, hgram_avx2,
+    NULL, NULL, NULL, hgram_avx2, 0,
 };
 static const bnl_kernels k_avx512 = {
     "avx512", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
     l2sq_u8_avx512_4x4, NULL, NULL, NULL, norms_f32_avx512, NULL,
     NULL, /* pcg's products on GEMMs: FSVC_ARCH=avx512 keeps today's kernels */
+    0,
 };
 /* avx512's kernels, u8 L2 (and dot, from it) as a packed vpdpbusd GEMM,
  * pcg's products fused. */
 static const bnl_kernels k_avx512vnni = {
     "avx512vnni", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
     l2sq_u8_avx512vnni_8x48, NULL, dot_u8_avx512vnni_8x48, NULL, norms_f32_avx512,
-    NULL, hgram_avx512,
+    NULL, hgram_avx512, 0,
 };
 /* avx2's kernels, u8 L2 and dot as a 256-bit vpdpbusd GEMM (AVX-VNNI). */
 static const bnl_kernels k_avxvnni = {
     "avxvnni", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avxvnni_4x24, NULL,
-    dot_u8_avxvnni_4x24, NULL, NULL, NULL, hgram_avx2,
+    dot_u8_avxvnni_4x24, NULL, NULL, NULL, hgram_avx2, 0,
 };
 /* avx512vnni's, and the bf16 layer's GEMM on vdpbf16ps. */
 static const bnl_kernels k_avx512bf16 = {
     "avx512bf16", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
     l2sq_u8_avx512vnni_8x48, dot_bf16_avx512bf16_8x48, dot_u8_avx512vnni_8x48,
-    bf16_rows_avx512bf16, norms_f32_avx512, bf16_widen_avx512bf16, hgram_avx512,
+    bf16_rows_avx512bf16, norms_f32_avx512, bf16_widen_avx512bf16, hgram_avx512, 0,
 };
+
+/* avx512bf16's, and u8 L2 and dot on the AMX int8 tiles (kern_u8_amx.c),
+ * in 32-neuron panels. */
+static const bnl_kernels k_amx = {
+    "amx", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
+    l2sq_u8_amx, dot_bf16_avx512bf16_8x48, dot_u8_amx,
+    bf16_rows_avx512bf16, norms_f32_avx512, bf16_widen_avx512bf16, hgram_avx512, 32,
+};
+
+/* cpuid's AMX-TILE, AMX-INT8 and AMX-BF16, and Linux's grant of the tile
+ * state to this process (arch_prctl ARCH_REQ_XCOMP_PERM, XTILEDATA;
+ * kernels before 5.16 refuse it, and then tiles would fault). Asked once:
+ * the grant is for the whole process. */
+static int amx_granted(void)
+{
+    static int state; /* 0 not asked yet, 1 granted, -1 not */
+    int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+    if (s)
+        return s > 0;
+    unsigned a, b, c, d;
+    int ok = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (d >> 22 & 1) && (d >> 24 & 1) &&
+             (d >> 25 & 1);
+#ifdef SYS_arch_prctl
+    ok = ok && syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */,
+                       18 /* XFEATURE_XTILEDATA */) == 0;
+#else
+    ok = 0;
+#endif
+    __atomic_store_n(&state, ok ? 1 : -1, __ATOMIC_RELEASE);
+    return ok;
+}
 
 int bnl_arch_supported(bnl_arch arch)
 {
@@ -64,6 +100,8 @@ int bnl_arch_supported(bnl_arch arch)
 #else
         return 0;
 #endif
+    case BNL_ARCH_AMX: /* needs no oneDNN: without it, avx512bf16's GEMMs */
+        return bnl_arch_supported(BNL_ARCH_AVX512BF16) && amx_granted();
     case BNL_ARCH_AVXVNNI: /* the VEX form: not implied by AVX-512 VNNI */
         __builtin_cpu_init();
         return bnl_arch_supported(BNL_ARCH_AVX2) && __builtin_cpu_supports("avxvnni");
@@ -73,7 +111,7 @@ int bnl_arch_supported(bnl_arch arch)
 
 int bnl_arch_rank(bnl_arch arch)
 {
-    static const int rank[BNL_ARCH_COUNT] = {0, 1, 2, 4, 5, 6, 3, 7}; /* by enum value */
+    static const int rank[BNL_ARCH_COUNT] = {0, 1, 2, 4, 5, 6, 3, 7, 8}; /* by enum value */
     return (unsigned)arch < BNL_ARCH_COUNT ? rank[arch] : -1;
 }
 
@@ -107,6 +145,7 @@ const bnl_kernels *bnl_kernels_get(bnl_arch arch)
 {
     /* the best-ranked tier at or below arch that this CPU runs */
     static const struct { bnl_arch a; const bnl_kernels *k; } down[] = {
+        {BNL_ARCH_AMX, &k_amx},
         {BNL_ARCH_AVX512BF16, &k_avx512bf16}, {BNL_ARCH_AVX512VNNI, &k_avx512vnni},
         {BNL_ARCH_AVX512, &k_avx512}, {BNL_ARCH_AVXVNNI, &k_avxvnni}, {BNL_ARCH_AVX2, &k_avx2},
     };

@@ -102,6 +102,8 @@ typedef struct bnl_kernels {
     bnl_norms_f32_fn norms_f32; /* NULL: the scalar loop of cpu_tile.c */
     bnl_bf16_widen_fn bf16_widen; /* NULL: a scalar loop (cpu_hprod.c) */
     bnl_hgram_fn hgram;           /* NULL: two GEMMs (cpu_hprod.c) */
+    int u8_panel;                 /* neurons per panel of the u8 GEMM (the
+                                     planner's tile multiple); 0: 48 or 24 */
 } bnl_kernels;
 
 /* Never NULL; an arch the CPU lacks or that was not built falls back to the

@@ -32,6 +32,8 @@ enum {
     BNL_MIX_MADDWD_Y,   /* avx2 l2sq_u8: vpmaddwd + vpaddd, 16 (its widenings,
                            1 vpmovzxbw per 2 vpmaddwd, are in the unit too) */
     BNL_MIX_DPBUSD_Y,   /* avxvnni: {vex} vpdpbusd, 32 */
+    /* tiles (peak_amx.c) */
+    BNL_MIX_TDPBUUD,    /* amx u8 L2 / dot: tdpbuud, 16 x 16 x 64 = 16384 */
     BNL_MIX_COUNT
 };
 
@@ -39,5 +41,6 @@ enum {
  * file. Call only where bnl_mix_supported says the CPU has it. */
 double bnl_probe_avx512(int mix);
 double bnl_probe_avx2(int mix);
+double bnl_probe_amx(int mix);
 
 #endif

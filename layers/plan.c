@@ -7,6 +7,7 @@
  *   kernels (L1, u8 L2/dot): W tile (tile_m x n) and X tile (tile_N x n)
  *     each within a quarter of L2, the distance tile within another;
  *     u8 L2/dot on the packed vpdpbusd GEMM (avx512vnni): 1024 x 240;
+ *     on the AMX tiles: 1024 x 256;
  *   gemm (f32/f64 dot and L2): tiles of 1024 samples x 2048 neurons (8 MiB
  *     of f32, 512 x 2048 for f64): each one-thread sgemm re-packs its W and
  *     X panels, a cost of about 32 (1/tile_N + 1/tile_m) of the GEMM, so
@@ -32,7 +33,8 @@ int bnl_cpu_uses_gemm(const bnl_op *op)
 
 int bnl_cpu_uses_dnnl(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N, int n)
 {
-    return ctx && ctx->dnnl && ctx->backend == BNL_CPU && ctx->arch == BNL_ARCH_ONEDNN &&
+    return ctx && ctx->dnnl && ctx->backend == BNL_CPU &&
+           bnl_arch_rank(ctx->arch) >= bnl_arch_rank(BNL_ARCH_ONEDNN) &&
            bnl_arch_supported(BNL_ARCH_ONEDNN) && op->dtype == FSVC_F32 &&
            op->dist != BNL_L1 &&
            (op->precision == BNL_PREC_FULL || op->precision == BNL_PREC_BF16) &&
@@ -102,8 +104,10 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
          * dot_u8 kernel) pack a 48-neuron panel per
          * call and reuses it over the tile's samples: tall tiles (measured
          * at 4096^2 x 784, CPU time: 192 x 320 0.0019 ns, 512 x 480 0.0018,
-         * 1024 x 240 0.0015); the int32 tile (1 MiB) stays in L2 */
-        tm = 240;
+         * 1024 x 240 0.0015); the int32 tile (1 MiB) stays in L2. amx's
+         * panels are 32 neurons: 256, no partial panel. */
+        int nr = bnl_kernels_get(ctx->arch)->u8_panel;
+        tm = nr ? 256 / nr * nr : 240;
         tN = 1024;
         p.path = "kernels";
         p.kernel = bnl_kernels_op_tier(ctx->arch, op);

@@ -61,6 +61,14 @@ if FSVC_ARCH=onednn "$fsvc" info 2>/dev/null | grep -q '^cpu kernels: onednn (FS
   pairs+=("f32-l2-onednn f32-l2-sgemm" "f32-l2-bf16-onednn f32-l2-sgemm")
 fi
 
+# the amx tier (AMX tiles granted by Linux): u8 L2 and dot on tdpbuud
+if FSVC_ARCH=amx "$fsvc" info 2>/dev/null | grep -q '^cpu kernels: amx (FSVC_ARCH'; then
+  configs+=("u8-l2-amx|FSVC_ARCH=amx|--op rbf-l2 --dtype u8"
+            "u8-dot-amx|FSVC_ARCH=amx|--op mul --dtype u8")
+  pairs+=("u8-l2-amx u8-l2-avx512" "u8-l2-amx u8-l2-avx512vnni" "u8-l2-amx f32-l2-sgemm"
+          "u8-dot-amx u8-dot-avx512")
+fi
+
 echo "round,label,environment,command,t_min_s,cpu_t_syn_ns,kernel,load1" > "$work/runs.csv"
 for ((r = 1; r <= ROUNDS; r++)); do
   for c in "${configs[@]}"; do

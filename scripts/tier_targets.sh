@@ -36,7 +36,7 @@ read -r m N n <<<"$(echo "$SHAPE" | sed -n 's/.*-m \([0-9]*\).*-N \([0-9]*\).*-n
 [ -n "${n:-}" ] || { echo "tier_targets: SHAPE must read -m M -N N -n n" >&2; exit 2; }
 # the layer configurations of bench_tiers.sh this compares (the bf16 ones
 # that exist here: avx512bf16's kernel, the onednn tier's matmul)
-ONLY='^(u8-l2-avx512|u8-l2-avx512vnni|f32-l2-sgemm|f32-l2-bf16-avx512bf16|f32-l2-bf16-onednn)$'
+ONLY='^(u8-l2-avx512|u8-l2-avx512vnni|u8-l2-amx|f32-l2-sgemm|f32-l2-bf16-avx512bf16|f32-l2-bf16-onednn)$'
 
 for ((r = 1; r <= ROUNDS; r++)); do
   ROUNDS=1 ONLY=$ONLY SHAPE=$SHAPE bash "$root/scripts/bench_tiers.sh" "$FSVC" "$work/r$r" \
@@ -72,6 +72,9 @@ row() { # row TARGET NEW OLD GOAL GE(1: speed-up >= goal; 0: time ratio <= goal)
   else rw=$(ratio "${wall[$a]}" "${wall[$b]}"); rc=$(ratio "${cpu[$a]}" "${cpu[$b]}"); fi
   echo "| $t | $a (${extra[$a]:-}) ${wall[$a]} s | $b (${extra[$b]:-}) ${wall[$b]} s | ${rw}x | ${rc}x | $([ "$ge" = 1 ] && echo ">=" || echo "<=") ${g}x | $(met "$rw" "$g" "$ge") (wall), $(met "$rc" "$g" "$ge") (CPU) |"
 }
+# the u8 layer's best tier here: amx's tiles where they run
+u8=u8-l2-avx512vnni
+[ -n "${wall[u8-l2-amx]:-}" ] && u8=u8-l2-amx
 # the bf16 layer's best tier here: the faster of the two bf16 configs
 bf=f32-l2-bf16-avx512bf16
 if [ -n "${wall[f32-l2-bf16-onednn]:-}" ] && { [ -z "${wall[$bf]:-}" ] ||
@@ -96,8 +99,8 @@ fi
   echo
   echo "| target | new | old | wall | CPU | goal | |"
   echo "| --- | --- | --- | ---: | ---: | --- | --- |"
-  row "u8 L2/Gaussian layer, best tier vs today's u8 kernels" u8-l2-avx512vnni u8-l2-avx512 4 1
-  row "u8 L2/Gaussian layer, best tier vs today's f32 path" u8-l2-avx512vnni f32-l2-sgemm 6 1
+  row "u8 L2/Gaussian layer, best tier vs today's u8 kernels" "$u8" u8-l2-avx512 4 1
+  row "u8 L2/Gaussian layer, best tier vs today's f32 path" "$u8" f32-l2-sgemm 6 1
   row "bf16 float layer vs today's f32 path" "$bf" f32-l2-sgemm 3 1
   if [ "$JOB" != 0 ]; then
     row "fsvc train MNIST, default model: time, default tier / FSVC_ARCH=avx512" "train default" "train avx512" 0.4 0
@@ -113,7 +116,7 @@ fi
   echo
   echo "Every run, wall seconds in round order (the best of each is in the table):"
   echo
-  for k in u8-l2-avx512vnni u8-l2-avx512 f32-l2-sgemm f32-l2-bf16-avx512bf16 f32-l2-bf16-onednn \
+  for k in u8-l2-amx u8-l2-avx512vnni u8-l2-avx512 f32-l2-sgemm f32-l2-bf16-avx512bf16 f32-l2-bf16-onednn \
            "train default" "train avx512" "predict default" "predict avx512"; do
     [ -n "${runs[$k]:-}" ] && echo "- $k: ${runs[$k]}"
   done

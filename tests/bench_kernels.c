@@ -54,7 +54,7 @@ static double ghz;
 enum { K_F32, K_F64, K_U8, K_L2U8, K_COUNT };
 static const char *kname[] = {"l1_f32", "l1_f64", "l1_u8", "l2sq_u8"};
 static const char *aname[] = {"ref", "scalar", "avx2", "avx512", "avx512vnni", "avx512bf16", "avxvnni",
-                              "onednn"};
+                              "onednn", "amx"};
 
 typedef struct data {
     float *Wf, *Xf, *Df;

@@ -92,7 +92,8 @@ static void test_act_definition(void **state)
 static void test_epilogue_copies(void **state)
 {
     const bnl_arch archs[] = {BNL_ARCH_SCALAR, BNL_ARCH_AVX2, BNL_ARCH_AVX512,
-                              BNL_ARCH_AVX512VNNI, BNL_ARCH_AVX512BF16, BNL_ARCH_AVXVNNI};
+                              BNL_ARCH_AVX512VNNI, BNL_ARCH_AVX512BF16, BNL_ARCH_AVXVNNI,
+                              BNL_ARCH_AMX};
     const int64_t rows = 3, cols = 37, ld = 41;
     float *H = malloc(sizeof(float) * rows * ld), *V = malloc(sizeof(float) * rows * ld);
     int32_t *D = malloc(sizeof(int32_t) * rows * ld);

@@ -57,7 +57,7 @@ static double fval(int kind)
 static const int32_t SENT_I = 0x5A5A5A5A;
 
 static const char *arch_names[] = {"ref", "scalar", "avx2", "avx512", "avx512vnni",
-                                   "avx512bf16", "avxvnni", "onednn"};
+                                   "avx512bf16", "avxvnni", "onednn", "amx"};
 
 typedef struct caseinfo {
     const char *arch, *kern;
@@ -222,7 +222,7 @@ static void test_dispatch(void **state)
 {
     (void)state;
     const char *want[] = {"scalar", "scalar", "avx2", "avx512", "avx512vnni", "avx512bf16",
-                          "avxvnni", "avx512bf16"}; /* onednn: avx512bf16's kernels */
+                          "avxvnni", "avx512bf16", "amx"}; /* onednn: avx512bf16's kernels */
     for (int a = BNL_ARCH_REF; a < BNL_ARCH_COUNT; a++) {
         const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
         assert_non_null(k);
@@ -276,6 +276,18 @@ static void test_dispatch(void **state)
         d8.dist = BNL_DOT;
         assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVXVNNI, &l1), "avx2");
         assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AVXVNNI, &d8), "avxvnni");
+    }
+    /* amx: avx512's L1, its own u8 L2 and dot; ranked above onednn */
+    assert_true(bnl_arch_rank(BNL_ARCH_ONEDNN) < bnl_arch_rank(BNL_ARCH_AMX));
+    if (bnl_arch_supported(BNL_ARCH_AMX)) {
+        bnl_op l1 = {BNL_L1, BNL_IDENT, FSVC_U8, 0, BNL_PREC_FULL}, l2 = l1, d8 = l1;
+        l2.dist = BNL_L2;
+        d8.dist = BNL_DOT;
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AMX, &l1), "avx512");
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AMX, &l2), "amx");
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AMX, &d8), "amx");
+    } else {
+        assert_ptr_equal(bnl_kernels_get(BNL_ARCH_AMX), bnl_kernels_get(BNL_ARCH_AVX512BF16));
     }
     /* an arch the CPU lacks falls back below it */
     if (!bnl_arch_supported(BNL_ARCH_AVX512))

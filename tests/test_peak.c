@@ -65,6 +65,9 @@ static void test_mapping(void **state)
     assert_int_equal(mix_of("avx2", FSVC_F64, BNL_L1, F), BNL_MIX_ABSADD_Y);
     assert_int_equal(mix_of("avx2", FSVC_U8, BNL_L2, F), BNL_MIX_MADDWD_Y);
     assert_int_equal(mix_of("avxvnni", FSVC_U8, BNL_L2, F), BNL_MIX_DPBUSD_Y);
+    assert_int_equal(mix_of("amx", FSVC_U8, BNL_L2, F), BNL_MIX_TDPBUUD);
+    assert_int_equal(mix_of("amx", FSVC_U8, BNL_DOT, F), BNL_MIX_TDPBUUD);
+    assert_int_equal(bnl_mix_syn(BNL_MIX_TDPBUUD), 16 * 16 * 64);
     /* no probe: no peak, never a guess */
     assert_int_equal(mix_of("scalar", FSVC_U8, BNL_L1, F), BNL_MIX_NONE);
     assert_int_equal(mix_of("ref", FSVC_F32, BNL_L1, F), BNL_MIX_NONE);
@@ -170,6 +173,31 @@ REF_LOOP(ref_maddwd_y, Y256, __m256i, E11, 11, _mm256_setzero_si256(), U_MADDWD_
 REF_LOOP(ref_dpbusd_y, Y256 ",avxvnni", __m256i, E11, 11, _mm256_setzero_si256(), U_DPBUSD_Y,
          SETUP_YI)
 
+/* tdpbuud on 6 accumulator tiles, 16 rows x 64 bytes each, in the
+ * intrinsics' own loop (the probe's rounds are 6 x 2^12 of them). */
+__attribute__((target("amx-tile,amx-int8"), noinline)) static double ref_tdpbuud(void)
+{
+    _Alignas(64) unsigned char cfg[64] = {1};
+    for (int t = 0; t < 8; t++) {
+        cfg[16 + 2 * t] = 64;
+        cfg[48 + t] = 16;
+    }
+    _tile_loadconfig(cfg);
+    double best = 0;
+    for (int rep = 0; rep < 5; rep++) {
+        double t0 = thread_cpu();
+        for (long it = 0; it < (1L << 11); it++)
+            for (int u = 0; u < 2; u++) {
+                _tile_dpbuud(5, 6, 7); _tile_dpbuud(4, 6, 7); _tile_dpbuud(3, 6, 7);
+                _tile_dpbuud(2, 6, 7); _tile_dpbuud(1, 6, 7); _tile_dpbuud(0, 6, 7);
+            }
+        double r = 12.0 * (1L << 11) / (thread_cpu() - t0);
+        best = r > best ? r : best;
+    }
+    _tile_release();
+    return best;
+}
+
 /* A sanitizer build (-O1, instrumented loops) times other code than the
  * probes measure against: the timing tests skip there. */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -190,6 +218,7 @@ static void test_probe_vs_loop(void **state)
         {BNL_MIX_MINADD_Y, ref_minadd_y}, {BNL_MIX_ABSADD_Y, ref_absadd_y},
         {BNL_MIX_FMAPS_Y, ref_fmaps_y}, {BNL_MIX_FMAPD_Y, ref_fmapd_y},
         {BNL_MIX_MADDWD_Y, ref_maddwd_y}, {BNL_MIX_DPBUSD_Y, ref_dpbusd_y},
+        {BNL_MIX_TDPBUUD, ref_tdpbuud},
     };
     int ran = 0;
     for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
@@ -257,7 +286,7 @@ static void test_kernels_under_peak(void **state)
         Wb[i] = (uint16_t)(0x3f00 | Wu[i] >> 1), Xb[i] = (uint16_t)(0x3f00 | Xu[i] >> 1);
     }
     const bnl_arch archs[] = {BNL_ARCH_AVX2, BNL_ARCH_AVXVNNI, BNL_ARCH_AVX512,
-                              BNL_ARCH_AVX512VNNI, BNL_ARCH_AVX512BF16};
+                              BNL_ARCH_AVX512VNNI, BNL_ARCH_AVX512BF16, BNL_ARCH_AMX};
     int ran = 0;
     for (size_t a = 0; a < sizeof archs / sizeof *archs; a++) {
         if (!bnl_arch_supported(archs[a]))

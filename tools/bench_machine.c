@@ -110,7 +110,8 @@ const char *bench_compiler_flags(void)
 {
     return "gcc " __VERSION__ " -std=c11 -O2 -fopenmp (baseline x86-64); *_avx512.c: -mavx512f "
            "-mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mbmi2 (*_avx512bf16.c: and "
-           "-mavx512bf16); *_avx2.c: -mavx2 -mfma -mbmi2";
+           "-mavx512bf16; *_amx.c: and -mavx512bf16 -mamx-tile -mamx-int8 -mamx-bf16); "
+           "*_avx2.c: -mavx2 -mfma -mbmi2";
 }
 
 /* Measured once per mix and thread count: --paper asks for the same few

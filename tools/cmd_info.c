@@ -15,7 +15,7 @@ int info_parse(int argc, char **argv)
 {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: fsvc info [MODEL]\n\nPrints the version, compiler, CPU features, the CPU "
-               "kernels chosen (cpuid or\nFSVC_ARCH=ref|scalar|avx2|avxvnni|avx512|avx512vnni|avx512bf16|onednn)\n"
+               "kernels chosen (cpuid or\nFSVC_ARCH=ref|scalar|avx2|avxvnni|avx512|avx512vnni|avx512bf16|onednn|amx)\n"
                "and the tier that runs each op, backends, BLAS, OpenMP and CUDA devices.\nWith "
                "MODEL: the model described, as `fsvc show MODEL`.\n");
         return FSVC_OK;

@@ -28,7 +28,7 @@ if env FSVC_ARCH=avx2 "$FSVC" info 2>/dev/null | grep -q '^cpu kernels: avx2 (FS
   expect_match "^  pcg products bf16 avx2 \(fused\)" "info: avx2: pcg bf16 H fused" "$OUT"
 fi
 expect_exit 0 "info, cpuid arch" -- env -u FSVC_ARCH "$FSVC" info
-expect_match "^  u8 l2, dot +(scalar|avx2|avx512|avx512vnni) \(kernels\)" "info: u8 L2 tier" "$OUT"
+expect_match "^  u8 l2, dot +(scalar|avx2|avxvnni|avx512|avx512vnni|amx) \(kernels\)" "info: u8 L2 tier" "$OUT"
 # the onednn tier: built with libdnnl-dev, on a CPU with AVX-512 BF16
 dnnl=no
 env FSVC_ARCH=onednn "$FSVC" info 2>/dev/null | grep -q '^cpu kernels: onednn (FSVC_ARCH' && dnnl=yes
@@ -41,6 +41,8 @@ fi
 if grep -q ' avx512_vnni' /proc/cpuinfo && grep -q ' avx512bw' /proc/cpuinfo; then
   if grep -q ' avx512_bf16' /proc/cpuinfo; then top=avx512bf16; else top=avx512vnni; fi
   [ $dnnl = yes ] && top=onednn
+  # the amx tier: AMX tiles granted by Linux (Sapphire Rapids and later)
+  env FSVC_ARCH=amx "$FSVC" info 2>/dev/null | grep -q '^cpu kernels: amx (FSVC_ARCH' && top=amx
   expect_match "^cpu kernels: $top \(cpuid\)" "cpuid picks $top" "$OUT"
   expect_match "^  u8 l1 +avx512 \(kernels\)" "avx512vnni runs avx512's L1" "$OUT"
   expect_exit 0 "info, FSVC_ARCH=avx512" -- env FSVC_ARCH=avx512 "$FSVC" info
@@ -65,7 +67,14 @@ if grep -q ' avx512_vnni' /proc/cpuinfo && grep -q ' avx512bw' /proc/cpuinfo; th
     expect_match "precision=bf16 .*arch=avx512bf16" "bench names the precision and tier" "$OUT"
     expect_match "plan: path=kernels kernel=avx512bf16" "bench bf16 plan names avx512bf16" "$OUT"
   fi
-  if [ $top = onednn ]; then
+  if [ $top = amx ]; then
+    expect_match "^  u8 l2, dot +amx \(kernels\)" "info: u8 L2 on the AMX tiles" "$OUT"
+    expect_exit 0 "bench u8 L2 on amx" -- "$FSVC" bench --op rbf-l2 --dtype u8 -m 100 -N 70 \
+      -n 29 -v -r 1
+    expect_match "plan: path=kernels kernel=amx" "bench plan names amx" "$OUT"
+    expect_match "register probe of tdpbuud tiles" "bench: % of the tiles' measured peak" "$OUT"
+  else echo "ok - no AMX tiles here: the amx tier not checked on them (test_amx_emu emulates it)"; fi
+  if [ $dnnl = yes ]; then
     expect_exit 0 "info, cpuid arch (onednn)" -- env -u FSVC_ARCH "$FSVC" info
     expect_match "^  f32 l2, dot bf16 +onednn-bf16 \(onednn\)" "info: bf16 layers on oneDNN" "$OUT"
     expect_exit 0 "bench bf16 on onednn" -- "$FSVC" bench --op rbf-l2 --dtype f32 \

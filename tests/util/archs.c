@@ -1,7 +1,10 @@
 /* archs.c - the CPU kernel sets a test covers (see archs.h). */
 #include "tests/util/archs.h"
 
+#include <cpuid.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* cpuid's answer for a set, independent of layers/kernels.c */
 static int cpu_has(bnl_arch a)
@@ -18,6 +21,12 @@ static int cpu_has(bnl_arch a)
                  __builtin_cpu_supports("avx512vnni");
     if (a == BNL_ARCH_AVX512BF16)
         return avx512 && __builtin_cpu_supports("avx512bf16");
+    if (a == BNL_ARCH_AMX) { /* AMX-BF16, -TILE, -INT8, and Linux's grant */
+        unsigned r[4];
+        return avx512 && __builtin_cpu_supports("avx512bf16") &&
+               __get_cpuid_count(7, 0, &r[0], &r[1], &r[2], &r[3]) && (r[3] >> 22 & 1) &&
+               (r[3] >> 24 & 1) && (r[3] >> 25 & 1) && syscall(SYS_arch_prctl, 0x1023, 18) == 0;
+    }
     if (a == BNL_ARCH_AVX512 || a == BNL_ARCH_AVX512VNNI)
         return avx512;
     return 1;
@@ -26,7 +35,8 @@ static int cpu_has(bnl_arch a)
 int fx_cpu_archs(bnl_arch out[BNL_ARCH_COUNT])
 {
     static const bnl_arch all[] = {BNL_ARCH_SCALAR, BNL_ARCH_AVX2, BNL_ARCH_AVX512,
-                                   BNL_ARCH_AVX512VNNI, BNL_ARCH_AVX512BF16, BNL_ARCH_AVXVNNI};
+                                   BNL_ARCH_AVX512VNNI, BNL_ARCH_AVX512BF16, BNL_ARCH_AVXVNNI,
+                                   BNL_ARCH_AMX};
     bnl_ctx ctx;
     if (bnl_ctx_open(&ctx, "cpu", 1, 1, NULL) != FSVC_OK)
         return -1;

@@ -1,0 +1,182 @@
+/*
+ * kern_amx_body.h - exact u8 squared L2 and dot on the AMX int8 tiles
+ * (tdpbuud: 4 u8 x u8 products per int32 lane, no offset needed). One
+ * body, two instantiations: kern_u8_amx.c (the amx tier, real tiles) and
+ * tests/test_amx_emu.c, whose tile macros emulate the unit so that the
+ * blocking, packing, staging and edges are checked on any CPU.
+ *
+ * The includer defines AMX_SFX (a name suffix) and the tile operations
+ *   AMX_CFG(cfg) AMX_LOAD(t, p, stride) AMX_STORE(t, p, stride)
+ *   AMX_ZERO(t) AMX_DPBUUD(c, a, b) AMX_RELEASE()
+ * Tiles 0-3: the 32 x 32 int32 accumulator (2 x 2 tiles of 16 x 16); 4-5:
+ * 32 samples x 64 bytes of k; 6-7: 16 quads of k x 32 neurons x 4 bytes,
+ * from a kern_pack4 panel (rows of 128 bytes). Every tile is 16 rows x 64
+ * bytes, so one configuration serves the whole call.
+ *   D = Sx2 + Sw2 - 2 x.w (L2) or x.w (dot): int32 modulo 2^32, exact
+ *   while D fits (n <= BNL_L2SQ_U8_MAX_N, which the engine checks).
+ * Loops: samples by AMX_HG (row sums) > neurons by 32 (pack) > k by up to
+ * AMX_KB bytes > samples by 32. Sample tiles load straight from X (stride
+ * n), except the last partial group of samples and the last partial 64
+ * bytes of k, staged zero-padded; between k blocks the sums wait in D.
+ * Stack: 32 KB panel + 2 KB staging + 4 KB accumulator + 4 KB row sums.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "kern_impl.h"
+#include "kern_pack4.h"
+
+#define AMX_MR 32   /* samples per accumulator */
+#define AMX_NR 32   /* neurons per panel */
+#define AMX_KS 64   /* bytes of k per tile */
+#define AMX_KB 1024 /* bytes of k per block: a 32 KB panel; MNIST's 784 in one */
+#define AMX_HG 1024 /* samples per group of row sums */
+
+#define AMX_GLUE2(a, b) a##b
+#define AMX_GLUE(a, b) AMX_GLUE2(a, b)
+#define AMX_FN(name) AMX_GLUE(name, AMX_SFX)
+
+#ifndef FSVC_AMX_TILECFG
+#define FSVC_AMX_TILECFG
+/* ldtilecfg's 64-byte operand (palette 1). */
+typedef struct amx_tilecfg {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+} amx_tilecfg;
+#endif
+
+static void AMX_FN(amx_cfg_)(amx_tilecfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->palette = 1;
+    for (int t = 0; t < 8; t++) {
+        c->rows[t] = 16;
+        c->colsb[t] = 64;
+    }
+}
+
+static uint32_t AMX_FN(amx_sumsq_)(const uint8_t *x, int n)
+{
+    uint32_t s = 0;
+    for (int k = 0; k < n; k++) s += (uint32_t)x[k] * x[k];
+    return s;
+}
+
+/* Samples i0.. (rows of them), bytes k.. of X as a zero-padded 32 x 64. */
+static void AMX_FN(amx_stage_)(uint8_t *xt, const uint8_t *X, int64_t i0, int rows, int n,
+                               int64_t k)
+{
+    int len = (int)kern_min64(AMX_KS, n - k);
+    for (int r = 0; r < AMX_MR; r++) {
+        uint8_t *o = xt + r * AMX_KS;
+        if (r < rows) {
+            memcpy(o, X + (i0 + r) * (int64_t)n + k, (size_t)len);
+            memset(o + len, 0, (size_t)(AMX_KS - len));
+        } else {
+            memset(o, 0, AMX_KS);
+        }
+    }
+}
+
+/* The accumulator (ct, 32 x 32) to D: partial sums, or on the last k block
+ * the distance (L2) or the dot. */
+static void AMX_FN(amx_put_)(int32_t *D, int64_t ldd, const int32_t *ct, int rows, int cols,
+                             int last, int dot, const uint32_t *xs, const uint32_t *sw)
+{
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            uint32_t v = (uint32_t)ct[r * AMX_NR + c];
+            if (last && !dot)
+                v = xs[r] + sw[c] - 2u * v;
+            D[r * ldd + c] = (int32_t)v;
+        }
+}
+
+static void AMX_FN(amx_get_)(int32_t *ct, const int32_t *D, int64_t ldd, int rows, int cols)
+{
+    for (int r = 0; r < AMX_MR; r++)
+        for (int c = 0; c < AMX_NR; c++)
+            ct[r * AMX_NR + c] = r < rows && c < cols ? D[r * ldd + c] : 0;
+}
+
+static void AMX_FN(amx_gemm_)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                              const uint8_t *X, int64_t N, int n, int dot)
+{
+    _Alignas(64) uint8_t wp[AMX_KB * AMX_NR]; /* quads x 32 neurons x 4 */
+    _Alignas(64) uint8_t xt[AMX_MR * AMX_KS];
+    _Alignas(64) int32_t ct[AMX_MR * AMX_NR];
+    _Alignas(64) amx_tilecfg cfg;
+    uint32_t xs[AMX_HG], sw[AMX_NR];
+    const int steps = (n + AMX_KS - 1) / AMX_KS;
+    const int nb = (steps + AMX_KB / AMX_KS - 1) / (AMX_KB / AMX_KS); /* k blocks */
+    const int sb = (steps + nb - 1) / nb;                               /* steps per block */
+    const int64_t ldb = AMX_NR * 4;
+    AMX_FN(amx_cfg_)(&cfg);
+    AMX_CFG(&cfg);
+    for (int64_t h0 = 0; h0 < N; h0 += AMX_HG) {
+        int64_t h1 = kern_min64(N, h0 + AMX_HG);
+        for (int64_t i = h0; i < h1 && !dot; i++)
+            xs[i - h0] = AMX_FN(amx_sumsq_)(X + i * (int64_t)n, n);
+        for (int64_t j0 = 0; j0 < m; j0 += AMX_NR) {
+            int cols = (int)kern_min64(AMX_NR, m - j0);
+            for (int c = 0; c < AMX_NR; c++)
+                sw[c] = c < cols && !dot ? AMX_FN(amx_sumsq_)(W + (j0 + c) * (int64_t)n, n) : 0;
+            for (int b = 0; b < nb; b++) {
+                int s0 = b * sb, ns = (int)kern_min64(sb, steps - s0);
+                kern_pack4(wp, W, m, n, n, j0, AMX_NR, (int64_t)s0 * (AMX_KS / 4),
+                           ns * (AMX_KS / 4), 0);
+                for (int64_t i0 = h0; i0 < h1; i0 += AMX_MR) {
+                    int rows = (int)kern_min64(AMX_MR, h1 - i0);
+                    int32_t *dg = D + i0 * ldd + j0;
+                    if (b == 0) {
+                        AMX_ZERO(0); AMX_ZERO(1); AMX_ZERO(2); AMX_ZERO(3);
+                    } else {
+                        AMX_FN(amx_get_)(ct, dg, ldd, rows, cols);
+                        AMX_LOAD(0, ct, ldb);
+                        AMX_LOAD(1, ct + 16, ldb);
+                        AMX_LOAD(2, ct + 16 * AMX_NR, ldb);
+                        AMX_LOAD(3, ct + 16 * AMX_NR + 16, ldb);
+                    }
+                    for (int s = 0; s < ns; s++) {
+                        int64_t k = (int64_t)(s0 + s) * AMX_KS;
+                        const uint8_t *a = X + i0 * (int64_t)n + k;
+                        int64_t lda = n;
+                        if (rows < AMX_MR || k + AMX_KS > n) {
+                            AMX_FN(amx_stage_)(xt, X, i0, rows, n, k);
+                            a = xt;
+                            lda = AMX_KS;
+                        }
+                        const uint8_t *bp = wp + (size_t)s * (AMX_KS / 4) * ldb;
+                        AMX_LOAD(4, a, lda);
+                        AMX_LOAD(5, a + 16 * lda, lda);
+                        AMX_LOAD(6, bp, ldb);
+                        AMX_LOAD(7, bp + 64, ldb);
+                        AMX_DPBUUD(0, 4, 6);
+                        AMX_DPBUUD(1, 4, 7);
+                        AMX_DPBUUD(2, 5, 6);
+                        AMX_DPBUUD(3, 5, 7);
+                    }
+                    AMX_STORE(0, ct, ldb);
+                    AMX_STORE(1, ct + 16, ldb);
+                    AMX_STORE(2, ct + 16 * AMX_NR, ldb);
+                    AMX_STORE(3, ct + 16 * AMX_NR + 16, ldb);
+                    AMX_FN(amx_put_)(dg, ldd, ct, rows, cols, b == nb - 1, dot, xs + (i0 - h0), sw);
+                }
+            }
+        }
+    }
+    AMX_RELEASE();
+}
+
+void AMX_FN(l2sq_u8_)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, const uint8_t *X,
+                      int64_t N, int n)
+{
+    AMX_FN(amx_gemm_)(D, ldd, W, m, X, N, n, 0);
+}
+
+void AMX_FN(dot_u8_)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, const uint8_t *X,
+                     int64_t N, int n)
+{
+    AMX_FN(amx_gemm_)(D, ldd, W, m, X, N, n, 1);
+}

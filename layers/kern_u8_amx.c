@@ -1,0 +1,15 @@
+/*
+ * kern_u8_amx.c - the amx tier's exact u8 squared L2 and dot: the body of
+ * kern_amx_body.h on the real tiles (Sapphire Rapids and later). The tier
+ * is offered only once Linux granted the tile state (kernels.c).
+ */
+#include <immintrin.h>
+
+#define AMX_SFX amx
+#define AMX_CFG(cfg) _tile_loadconfig(cfg)
+#define AMX_LOAD(t, p, stride) _tile_loadd(t, p, stride)
+#define AMX_STORE(t, p, stride) _tile_stored(t, p, stride)
+#define AMX_ZERO(t) _tile_zero(t)
+#define AMX_DPBUUD(c, a, b) _tile_dpbuud(c, a, b)
+#define AMX_RELEASE() _tile_release()
+#include "kern_amx_body.h"
