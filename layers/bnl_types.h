@@ -63,7 +63,7 @@ const char *bnl_precision_name(bnl_precision p);
 int bnl_dist_parse(const char *s, bnl_dist *out);       /* "l1" "l2" "dot" */
 int bnl_act_parse(const char *s, bnl_act *out);         /* "tri" "gauss" "tanh" "ident" */
 int bnl_backend_parse(const char *s, bnl_backend *out); /* "ref" "cpu" "cuda" */
-int bnl_arch_parse(const char *s, bnl_arch *out);       /* "ref" ... "avx512bf16" "onednn" */
+int bnl_arch_parse(const char *s, bnl_arch *out);       /* "ref" ... "onednn" "amx" */
 int bnl_precision_parse(const char *s, bnl_precision *out); /* "full" "tf32" "bf16" */
 /* The tier's place in the fallback order (ref 0, scalar 1, avx2 2,
  * avxvnni 3, avx512 4, avx512vnni 5, avx512bf16 6, onednn 7). */

@@ -86,7 +86,8 @@ if [ -f "$R/bnl-cpu.csv" ]; then
   echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |"
   csv_tsv "$R/bnl-cpu.csv" | awk "$HDR"'$h["table"] != "III" || $h["n"] == 784 || $h["n"] == 1024 {
     pk = $h["peak_fraction"] == "" ? "-" : sprintf("%.0f%% / %.0f%%", 100 * $h["peak_fraction"], 100 * $h["peak_fraction_cpu_time"])
-    printf "| %s | %s | %s | %s | %s | %s | %.4g | %.3g | %s | %s | %s | %s |\n", $h["table"], $h["op"], $h["dtype"], $h["m"], $h["N"], $h["n"],
+    dt = $h["dtype"]; if ($h["table"] == "tiers") dt = dt ($h["precision"] == "full" ? "" : " " $h["precision"]) " on " $h["arch"]
+    printf "| %s | %s | %s | %s | %s | %s | %.4g | %.3g | %s | %s | %s | %s |\n", $h["table"], $h["op"], dt, $h["m"], $h["N"], $h["n"],
       $h["t_syn_ns"], $h["gsyn_per_s"], pk, $h["peak_instructions"] == "" ? "-" : $h["peak_instructions"], $h["paper_t_syn_ns"], $h["paper_over_ours"] }'
   echo
   echo "(Table III rows shown for n = 784 and 1024; all sizes are in the CSV and the plot.)"

@@ -145,13 +145,14 @@ static void run_arch(bnl_arch arch)
 static void products_on(void **st) { run_arch(*(const bnl_arch *)*st); }
 
 static const bnl_arch tiers[] = {BNL_ARCH_ONEDNN, BNL_ARCH_AVX512, BNL_ARCH_AVX512VNNI,
-                                 BNL_ARCH_AVX2, BNL_ARCH_SCALAR};
+                                 BNL_ARCH_AVX2, BNL_ARCH_SCALAR, BNL_ARCH_AMX};
 #define ON(name, i) {"products_" name, products_on, NULL, NULL, (void *)&tiers[i]}
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         ON("onednn", 0), ON("avx512", 1), ON("avx512vnni", 2), ON("avx2", 3), ON("scalar", 4),
+        ON("amx", 5),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

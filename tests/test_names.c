@@ -85,7 +85,7 @@ static void test_lookup(void **state)
     char buf[64];
     assert_string_equal(fsvc_name_list(fsvc_readout_names, buf, sizeof buf), "onehot|lms|ridge");
     assert_string_equal(fsvc_name_list(bnl_arch_names, buf, sizeof buf),
-                        "ref|scalar|avx2|avxvnni|avx512|avx512vnni|avx512bf16|onednn");
+                        "ref|scalar|avx2|avxvnni|avx512|avx512vnni|avx512bf16|onednn|amx");
     /* cut at a whole name, still terminated */
     assert_string_equal(fsvc_name_list(bnl_arch_names, buf, 12), "ref|scalar");
     int v = 0;

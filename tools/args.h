@@ -45,7 +45,7 @@ typedef struct eval_args {
 
 typedef struct bench_args {
     bench_cfg c;
-    int paper, targets;
+    int paper, targets, tiers;
     const char *csv, *png, *tcsv;
 } bench_args;
 

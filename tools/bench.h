@@ -23,6 +23,7 @@ typedef struct bench_cfg {
     double ref_budget;    /* synapses the ref run may take (sub-sample N) */
     int no_ref, no_gemm, no_kernel_only;
     bnl_precision precision; /* f32 L2 / dot GEMM operands (full, tf32, bf16) */
+    const char *arch;     /* a CPU tier to force (bnl_arch_names), NULL: cpuid's */
 } bench_cfg;
 
 typedef struct bench_res {
@@ -89,6 +90,24 @@ const char *bench_compiler_flags(void);
 /* --paper: the paper's configurations -> CSV + PNG. */
 int bench_paper(const bench_cfg *base, const char *csv, const char *png,
                 const char *command, fsvc_error *err);
+
+/* --tiers (and --paper's "tiers" rows): the layer on every CPU tier this
+ * machine runs, u8 on the integer tiers and f32 (full, bf16) on the float
+ * paths, each against today's kernels of its dtype (FSVC_ARCH=avx512, or
+ * avx2 without AVX-512: the first row of its dtype, rows[i].base). */
+#define BENCH_TIERS_MAX 12
+typedef struct bench_tier {
+    const char *arch;
+    fsvc_dtype dt;
+    bnl_precision prec;
+    int base;             /* index of its baseline row (itself for a baseline) */
+    bench_res r;
+} bench_tier;
+/* Fills rows with the tiers this CPU runs; returns how many. */
+int bench_tier_rows(bench_tier rows[BENCH_TIERS_MAX]);
+/* Runs rows on base's shape and op (rbf-l2 / mul; rbf-l1 is the same
+ * kernels on every tier above avx512), printing a line per row. */
+int bench_tiers_run(const bench_cfg *base, bench_tier *rows, int nr, fsvc_error *err);
 
 /* --targets: issue 3's five targets at m = N = 4096, n = 784 -> CSV. */
 int bench_targets(const bench_cfg *base, const char *csv, const char *command,

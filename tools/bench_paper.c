@@ -10,6 +10,7 @@
  *   Table IV   m = N = n = 1000 for f32, f64 and u8 (the paper's MKL matrix
  *              product; its int16 figure stands in for u8);
  *   best BNL   M = 4096, n = 1024;
+ *   tiers      issue 24's CPU tiers at 4096 x 4096 x 784, rbf-l2 (bench_tiers.c);
  * for rbf-l1, rbf-l2 and mul in u8 / f32 / f64 (mul has no u8 row: tanh
  * saturates on integer dot products). To finish in a few minutes N is
  * shrunk where one forward pass would take more than about 0.4 s (the CSV
@@ -42,6 +43,7 @@ typedef struct row {
     double paper;         /* paper's t_syn (ns) for comparison, 0 if none */
     const char *paper_src;
     char note[256];
+    bnl_precision prec;
     bench_res r;
 } row;
 
@@ -87,6 +89,7 @@ static int write_csv(const char *path, const row *rows, int nr, const char *comm
     bench_cpu_model(model, sizeof model);
     bench_cpu_features(feat, sizeof feat);
     fprintf(f, "table,cpu_model,cpu_features,compiler_flags,threads,command,op,dist_act,dtype,"
+               "arch,precision,"
                "m,N,n,seconds_min,seconds_median,t_syn_ns,gsyn_per_s,peak_fraction,peak_fraction_cpu_time,"
                "peak_gsyn_per_s,peak_instructions,cpu_seconds_min,"
                "t_syn_cpu_ns,load_avg_1min,"
@@ -108,8 +111,8 @@ static int write_csv(const char *path, const row *rows, int nr, const char *comm
         csv_str(f, bench_compiler_flags()); fputc(',', f);
         fprintf(f, "%d,", threads);
         csv_str(f, command); fputc(',', f);
-        fprintf(f, "%s,%s,%s,%lld,%lld,%d,%.6g,%.6g,%.6g,%.6g,", bench_op_name(w->opk), da,
-                fsvc_dtype_name(w->dt), (long long)w->m, (long long)w->N, w->n, r->t_min,
+        fprintf(f, "%s,%s,%s,%s,%s,%lld,%lld,%d,%.6g,%.6g,%.6g,%.6g,", bench_op_name(w->opk), da,
+                fsvc_dtype_name(w->dt), r->arch, bnl_precision_name(w->prec), (long long)w->m, (long long)w->N, w->n, r->t_min,
                 r->t_med, r->t_syn, r->gsyn);
         if (r->probe_peak > 0) { /* the measured peak (bench_run.c); none: empty */
             fprintf(f, "%.4f,%.4f,%.6g,", r->peak_frac, r->probe_frac, r->probe_peak / 1e9);
@@ -282,7 +285,35 @@ int bench_paper(const bench_cfg *base, const char *csv, const char *png, const c
         if (tty)
             fflush(stdout);
     }
-    int rc = write_csv(csv, rows, nr, command, rows[0].r.plan.threads, err);
+    /* issue 24's tiers at its layer, 4096 x 4096 x 784 (about 0.1 s each) */
+    bench_tier tr[BENCH_TIERS_MAX];
+    int nt = bench_tier_rows(tr);
+    bench_cfg tc = *base;
+    tc.opk = BENCH_RBF_L2;
+    tc.act = BNL_GAUSS;
+    tc.m = tc.N = 4096;
+    tc.n = 784;
+    tc.repeats = base->repeats < 3 ? base->repeats : 3;
+    tc.tile_m = tc.tile_N = 0;
+    int rc = bench_tiers_run(&tc, tr, nt, err);
+    for (int i = 0; !rc && i < nt; i++) {
+        add(rows, &nr, "tiers", BENCH_RBF_L2, tr[i].dt, 4096, 784, 0, "");
+        row *w = &rows[nr - 1];
+        w->prec = tr[i].prec;
+        w->r = tr[i].r;
+        w->N = 4096;
+        if (tr[i].base == i)
+            snprintf(w->note, sizeof w->note, "baseline of %s tiers", fsvc_dtype_name(tr[i].dt));
+        else
+            snprintf(w->note, sizeof w->note, "%.2fx %s (wall), %.2fx (CPU time), same run",
+                     tr[tr[i].base].r.t_min / tr[i].r.t_min, tr[tr[i].base].arch,
+                     tr[tr[i].base].r.t_syn_cpu / tr[i].r.t_syn_cpu);
+    }
+    if (rc) {
+        free(rows);
+        return rc;
+    }
+    rc = write_csv(csv, rows, nr, command, rows[0].r.plan.threads, err);
     if (!rc)
         rc = write_png(png, rows, nr, err);
     if (!rc)

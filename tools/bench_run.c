@@ -135,6 +135,13 @@ int bench_run(bench_res *r, const bench_cfg *c, fsvc_error *err)
     rc = bnl_ctx_open(&ctx, c->backend, c->threads, c->strict, err);
     if (rc)
         goto out;
+    bnl_arch want;
+    if (c->arch && (bnl_arch_parse(c->arch, &want) ||
+                    (rc = bnl_ctx_set_arch(&ctx, want, err)) != FSVC_OK)) {
+        rc = rc ? rc : fsvc_fail(err, FSVC_EUSAGE, "bench: unknown CPU tier '%s'", c->arch);
+        bnl_ctx_close(&ctx);
+        goto out;
+    }
     ctx.tile_m = c->tile_m;
     ctx.tile_N = c->tile_N;
     ctx.verbose = c->verbose;

@@ -76,6 +76,9 @@ static void usage(FILE *f, const bench_cfg *d, const run_opts *r)
             "  -v             print the plan, the kernel-only time and 1-thread scaling\n"
             "  --paper        re-measure the paper's Table III/IV and best BNL configurations\n"
             "  --targets      measure issue 3's targets (m = N = 4096, n = 784)\n"
+            "  --tiers        the layer (rbf-l2, or --op mul) on every CPU tier this machine\n"
+            "                 runs, u8 and f32 (full, bf16), each against today's kernels\n"
+            "                 of its dtype (FSVC_ARCH=avx512) in the same run\n"
             "  --csv FILE     --paper: default fsvc-bench/bnl-cpu.csv;\n"
             "                 --targets: default fsvc-bench/bnl-cpu-targets.csv\n"
             "  --png FILE     (--paper) default fsvc-bench/bnl-cpu-tsyn-vs-n.png\n"
@@ -138,7 +141,7 @@ static void print_result(const bench_cfg *c, const bench_res *r)
 }
 
 enum { O_OP = CLI_LONG, O_ACT, O_DTYPE, O_TILE, O_PRECISION, O_CSV, O_PNG, O_PAPER,
-       O_TARGETS, O_NOREF, O_HELP };
+       O_TARGETS, O_TIERS, O_NOREF, O_HELP };
 
 /* One option's value (c from getopt_long) into *c, or a usage error. */
 static int bench_opt(bench_cfg *c, int o, const char *v, int *act_set)
@@ -201,7 +204,7 @@ int bench_parse(bench_args *ba, int argc, char **argv)
     c.repeats = 5;
     run_opts r;
     run_opts_init(&r, RUN_ENGINE);
-    int paper = 0, targets = 0, act_set = 0;
+    int paper = 0, targets = 0, tiers = 0, act_set = 0;
     /* a folder of its own in the working directory, never a tracked file */
     const char *csv = "fsvc-bench/bnl-cpu.csv", *png = "fsvc-bench/bnl-cpu-tsyn-vs-n.png";
     const char *tcsv = "fsvc-bench/bnl-cpu-targets.csv";
@@ -209,6 +212,7 @@ int bench_parse(bench_args *ba, int argc, char **argv)
         {"op", 1, 0, O_OP}, {"act", 1, 0, O_ACT}, {"dtype", 1, 0, O_DTYPE},
         {"tile", 1, 0, O_TILE}, {"precision", 1, 0, O_PRECISION}, {"csv", 1, 0, O_CSV},
         {"png", 1, 0, O_PNG}, {"paper", 0, 0, O_PAPER}, {"targets", 0, 0, O_TARGETS},
+        {"tiers", 0, 0, O_TIERS},
         {"no-ref", 0, 0, O_NOREF}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
     struct option lo[16];
     run_opts_longopts(lo, 16, own, &r);
@@ -228,6 +232,7 @@ int bench_parse(bench_args *ba, int argc, char **argv)
         case 'v': c.verbose = 1; break;
         case O_PAPER: paper = 1; break;
         case O_TARGETS: targets = 1; break;
+        case O_TIERS: tiers = 1; break;
         case O_NOREF: c.no_ref = 1; break;
         case O_CSV: csv = tcsv = optarg; break;
         case O_PNG: png = optarg; break;
@@ -244,6 +249,8 @@ int bench_parse(bench_args *ba, int argc, char **argv)
     c.backend = r.backend;
     c.threads = r.threads;
     c.strict = r.strict;
+    if (tiers && c.opk == BENCH_RBF_L1)
+        c.opk = BENCH_RBF_L2; /* L1 runs the same kernels on every tier above avx512 */
     if (!act_set)
         c.act = c.opk == BENCH_RBF_L1 ? BNL_TRI : c.opk == BENCH_RBF_L2 ? BNL_GAUSS : BNL_TANH;
     else if (c.opk == BENCH_MUL)
@@ -253,6 +260,7 @@ int bench_parse(bench_args *ba, int argc, char **argv)
     ba->c = c;
     ba->paper = paper;
     ba->targets = targets;
+    ba->tiers = tiers;
     ba->csv = csv;
     ba->png = png;
     ba->tcsv = tcsv;
@@ -283,6 +291,15 @@ int cmd_bench(int argc, char **argv)
         rc = ba.paper ? bench_paper(&c, ba.csv, ba.png, line, &err)
                       : bench_targets(&c, ba.tcsv, line, &err);
         return rc ? cli_report(&err) : FSVC_OK;
+    }
+    if (ba.tiers) {
+        bench_tier rows[BENCH_TIERS_MAX];
+        int nr = bench_tier_rows(rows);
+        if (!nr) {
+            printf("tiers: this CPU runs no tier above its baseline\n");
+            return FSVC_OK;
+        }
+        return bench_tiers_run(&c, rows, nr, &err) ? cli_report(&err) : FSVC_OK;
     }
     bench_res r;
     int rc = bench_run(&r, &c, &err);

@@ -67,6 +67,27 @@ if grep -q ' avx512_vnni' /proc/cpuinfo && grep -q ' avx512bw' /proc/cpuinfo; th
     expect_match "precision=bf16 .*arch=avx512bf16" "bench names the precision and tier" "$OUT"
     expect_match "plan: path=kernels kernel=avx512bf16" "bench bf16 plan names avx512bf16" "$OUT"
   fi
+  # --tiers: each tier forced in turn, against today's kernels of its dtype
+  expect_exit 0 "bench --tiers" -- "$FSVC" bench --tiers -m 100 -N 70 -n 29 -r 1
+  expect_match "^tiers rbf-l2 u8 arch=avx512 kernel=avx512 m=100 N=70 n=29: .* baseline$" \
+    "tiers: today's u8 kernels first" "$OUT"
+  expect_match "^tiers rbf-l2 u8 arch=avx512vnni kernel=avx512vnni .* [0-9.]+x avx512 \(wall\), [0-9.]+x \(CPU time\)$" \
+    "tiers: avx512vnni against avx512" "$OUT"
+  expect_match "^tiers rbf-l2 f32 arch=avx512 kernel=openblas-sgemm .* baseline$" \
+    "tiers: today's f32 path" "$OUT"
+  if [ $top != avx512vnni ]; then
+    expect_match "^tiers rbf-l2 f32 bf16 arch=avx512bf16 kernel=avx512bf16 .*x avx512 \(wall\)" \
+      "tiers: the bf16 layer on avx512bf16" "$OUT"
+  fi
+  if [ $dnnl = yes ]; then
+    expect_match "^tiers rbf-l2 f32 bf16 arch=onednn " "tiers: the bf16 layer on the onednn tier" "$OUT"
+  fi
+  if [ $top = amx ]; then
+    expect_match "^tiers rbf-l2 u8 arch=amx kernel=amx .*x avx512 \(wall\)" "tiers: u8 on the AMX tiles" "$OUT"
+  fi
+  if [ "$(echo "$OUT" | grep -c '^tiers rbf-l2 u8 arch=avxvnni')" = 0 ]; then
+    ok "tiers: no avxvnni row where avx512 runs"
+  else fail "tiers: avxvnni measured beside avx512"; fi
   if [ $top = amx ]; then
     expect_match "^  u8 l2, dot +amx \(kernels\)" "info: u8 L2 on the AMX tiles" "$OUT"
     expect_exit 0 "bench u8 L2 on amx" -- "$FSVC" bench --op rbf-l2 --dtype u8 -m 100 -N 70 \
