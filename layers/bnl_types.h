@@ -70,6 +70,9 @@ int bnl_precision_parse(const char *s, bnl_precision *out); /* "full" "tf32" "bf
 int bnl_arch_rank(bnl_arch arch);
 /* 1 if this CPU can run arch (cpuid); REF and SCALAR always 1. */
 int bnl_arch_supported(bnl_arch arch);
+/* Why a tier this CPU has is not used (amx: Linux's grant, the kernels'
+ * self-check), or NULL. */
+const char *bnl_arch_note(bnl_arch arch);
 
 typedef struct bnl_op {
     bnl_dist dist;

@@ -49,27 +49,70 @@ static const bnl_kernels k_amx = {
     bf16_rows_avx512bf16, norms_f32_avx512, bf16_widen_avx512bf16, hgram_avx512, 32,
 };
 
-/* cpuid's AMX-TILE, AMX-INT8 and AMX-BF16, and Linux's grant of the tile
- * state to this process (arch_prctl ARCH_REQ_XCOMP_PERM, XTILEDATA;
- * kernels before 5.16 refuse it, and then tiles would fault). Asked once:
- * the grant is for the whole process. */
+/* The amx tier's self-check. Its tiles were written on CPUs without them
+ * (checked there on an emulated unit, tests/test_amx_emu.c): a fault the
+ * emulation cannot show then costs the tier, never a wrong model; and
+ * tests/util/archs.c's own cpuid check fails the suite when the check
+ * refuses a CPU that has AMX. */
+int bnl_u8_kernels_agree(bnl_l2sq_u8_fn l2sq, bnl_l2sq_u8_fn dot)
+{
+    enum { M = 33, N = 35, K = 70 };
+    uint8_t W[M * K], X[N * K];
+    int32_t D[N * M], R[N * M];
+    uint32_t v = 12345;
+    for (int i = 0; i < M * K; i++) W[i] = (uint8_t)((v = v * 1103515245u + 12345u) >> 24);
+    for (int i = 0; i < N * K; i++) X[i] = (uint8_t)((v = v * 1103515245u + 12345u) >> 24);
+    l2sq(D, M, W, M, X, N, K);
+    l2sq_u8_scalar_2x2(R, M, W, M, X, N, K);
+    if (memcmp(D, R, sizeof D))
+        return 0;
+    dot(D, M, W, M, X, N, K);
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < M; j++) {
+            int32_t s = 0;
+            for (int k = 0; k < K; k++) s += X[i * K + k] * W[j * K + k];
+            if (D[i * M + j] != s)
+                return 0;
+        }
+    return 1;
+}
+
+/* cpuid's AMX-TILE, AMX-INT8 and AMX-BF16, Linux's grant of the tile state
+ * to this process (arch_prctl ARCH_REQ_XCOMP_PERM, XTILEDATA; kernels
+ * before 5.16 refuse it, and then tiles would fault), and the self-check.
+ * Asked once: the grant is for the whole process. */
+static int amx_state; /* 0 not asked yet, 1 usable, -1 no AMX, -2 not granted, -3 check failed */
 static int amx_granted(void)
 {
-    static int state; /* 0 not asked yet, 1 granted, -1 not */
-    int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+    int s = __atomic_load_n(&amx_state, __ATOMIC_ACQUIRE);
     if (s)
         return s > 0;
     unsigned a, b, c, d;
-    int ok = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (d >> 22 & 1) && (d >> 24 & 1) &&
-             (d >> 25 & 1);
+    s = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (d >> 22 & 1) && (d >> 24 & 1) &&
+        (d >> 25 & 1) && bnl_arch_supported(BNL_ARCH_AVX512BF16) ? 1 : -1;
 #ifdef SYS_arch_prctl
-    ok = ok && syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */,
-                       18 /* XFEATURE_XTILEDATA */) == 0;
+    if (s > 0 && syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */,
+                         18 /* XFEATURE_XTILEDATA */) != 0)
+        s = -2;
 #else
-    ok = 0;
+    s = s > 0 ? -2 : s;
 #endif
-    __atomic_store_n(&state, ok ? 1 : -1, __ATOMIC_RELEASE);
-    return ok;
+    if (s > 0 && !bnl_u8_kernels_agree(l2sq_u8_amx, dot_u8_amx))
+        s = -3;
+    __atomic_store_n(&amx_state, s, __ATOMIC_RELEASE);
+    return s > 0;
+}
+
+const char *bnl_arch_note(bnl_arch arch)
+{
+    if (arch != BNL_ARCH_AMX || amx_granted())
+        return NULL;
+    int s = __atomic_load_n(&amx_state, __ATOMIC_ACQUIRE);
+    return s == -2 ? "the CPU has AMX, but Linux did not grant the tile state (kernel 5.16 or "
+                     "later needed)"
+           : s == -3 ? "the CPU has AMX, but the amx kernels failed their self-check against "
+                       "the scalar ones: not used (please report)"
+                     : "no AMX tiles on this CPU";
 }
 
 int bnl_arch_supported(bnl_arch arch)
@@ -101,7 +144,7 @@ int bnl_arch_supported(bnl_arch arch)
         return 0;
 #endif
     case BNL_ARCH_AMX: /* needs no oneDNN: without it, avx512bf16's GEMMs */
-        return bnl_arch_supported(BNL_ARCH_AVX512BF16) && amx_granted();
+        return amx_granted();
     case BNL_ARCH_AVXVNNI: /* the VEX form: not implied by AVX-512 VNNI */
         __builtin_cpu_init();
         return bnl_arch_supported(BNL_ARCH_AVX2) && __builtin_cpu_supports("avxvnni");

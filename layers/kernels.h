@@ -106,6 +106,10 @@ typedef struct bnl_kernels {
                                      planner's tile multiple); 0: 48 or 24 */
 } bnl_kernels;
 
+/* 1 when l2sq and dot (a dot_u8) give the scalar kernels' bits on a 33 x
+ * 35 x 70 shape (partial register tiles, a partial last k chunk). */
+int bnl_u8_kernels_agree(bnl_l2sq_u8_fn l2sq, bnl_l2sq_u8_fn dot);
+
 /* Never NULL; an arch the CPU lacks or that was not built falls back to the
  * best available below it, down to scalar. BNL_ARCH_REF has no kernels (the
  * engine runs ref.c for it); here it gives scalar. */

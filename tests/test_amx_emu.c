@@ -196,9 +196,33 @@ static void test_int32_edge(void **state)
     check(3, 2, 33025, 0);
 }
 
+/* The tier's self-check at start-up (kernels.c) passes these kernels and
+ * refuses one fault of each. */
+static void l2sq_off_by_one(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                            const uint8_t *X, int64_t N, int n)
+{
+    l2sq_u8_amxemu(D, ldd, W, m, X, N, n);
+    D[(N - 1) * ldd + m - 1]++;
+}
+
+static void dot_as_l2(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, const uint8_t *X,
+                      int64_t N, int n)
+{
+    l2sq_u8_amxemu(D, ldd, W, m, X, N, n);
+}
+
+static void test_self_check(void **state)
+{
+    (void)state;
+    assert_true(bnl_u8_kernels_agree(l2sq_u8_amxemu, dot_u8_amxemu));
+    assert_false(bnl_u8_kernels_agree(l2sq_off_by_one, dot_u8_amxemu));
+    assert_false(bnl_u8_kernels_agree(l2sq_u8_amxemu, dot_as_l2));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_self_check),
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_int32_edge),

@@ -70,6 +70,9 @@ int cmd_info(int argc, char **argv)
     printf("cpu features: %s\n", feat[0] ? feat : "(none of avx2/avx512/vnni/amx)");
     printf("cpu kernels: %s -> %s, epilogue %s\n", why, bnl_arch_kernels(arch),
            bnl_arch_name(arch));
+    const char *amx = bnl_arch_note(BNL_ARCH_AMX);
+    if (amx && strncmp(amx, "no AMX", 6))
+        printf("amx tier: %s\n", amx);
     printf("cpu ops (tier per op on %s):\n", bnl_arch_name(arch));
     print_op_tiers(arch);
     printf("backends: ref cpu%s\n",
