@@ -7,7 +7,7 @@
  *   dot_bf16_avx512bf16_8x48   register tile of 8 samples x 48 neurons
  *                              (24 zmm of f32 sums); per 2 k, 3 vectors of
  *                              16 neurons x 2 bf16 from a packed panel
- *                              (kern_pack4.h) against each sample's pair
+ *                              (kern_pack4_avx512) against each sample's pair
  *                              broadcast; k blocks of VB_KU pairs.
  *
  * The operands are bf16 already (the engine rounds X and W once, RNE, as
@@ -20,7 +20,6 @@
  */
 #include <immintrin.h>
 #include "kern_impl.h"
-#include "kern_pack4.h"
 
 #define VB_MR 8
 #define VB_NR 48
@@ -94,7 +93,7 @@ void dot_bf16_avx512bf16_8x48(float *C, int64_t ldc, const uint16_t *W, int64_t 
         int cols = (int)kern_min64(VB_NR, m - j0);
         for (int b = 0; b < nb; b++) {
             int u0 = b * kub, nu = (int)kern_min64(kub, np - u0);
-            kern_pack4(wp, (const uint8_t *)W, m, 2 * (int64_t)n2, 2 * (int64_t)n2, j0, VB_NR,
+            kern_pack4_avx512(wp, (const uint8_t *)W, m, 2 * (int64_t)n2, 2 * (int64_t)n2, j0, VB_NR,
                        u0, nu, 0);
             for (int64_t i0 = 0; i0 < N; i0 += VB_MR) {
                 int rows = (int)kern_min64(VB_MR, N - i0);

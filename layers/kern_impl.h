@@ -80,6 +80,11 @@ void l2sq_u8_avx512vnni_8x48(int32_t *D, int64_t ldd, const uint8_t *W, int64_t 
 void dot_u8_avx512vnni_8x48(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
                             const uint8_t *X, int64_t N, int n);
 
+/* kern_pack4 (kern_pack4.h) by AVX-512 transposes, the same bytes
+ * (kern_pack_avx512.c). */
+void kern_pack4_avx512(uint8_t *wp, const uint8_t *A, int64_t m, int64_t ld, int64_t len,
+                       int64_t j0, int nr, int64_t u0, int nu, uint8_t flip);
+
 /* AMX int8 tiles (kern_u8_amx.c, the body kern_amx_body.h). */
 void l2sq_u8_amx(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, const uint8_t *X,
                  int64_t N, int n);

@@ -17,19 +17,21 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline void kern_pack4(uint8_t *wp, const uint8_t *A, int64_t m, int64_t ld,
-                              int64_t len, int64_t j0, int nr, int64_t u0, int nu,
-                              uint8_t flip)
+/* The rows c_lo..c_hi-1 and units u_lo..u_hi-1 of the panel (the rest of
+ * the panel untouched): the edges of kern_pack4_avx512's transposes. */
+static inline void kern_pack4_rect(uint8_t *wp, const uint8_t *A, int64_t m, int64_t ld,
+                                   int64_t len, int64_t j0, int nr, int64_t u0, int c_lo,
+                                   int c_hi, int u_lo, int u_hi, uint8_t flip)
 {
     const uint32_t flip4 = 0x01010101u * flip;
-    for (int c = 0; c < nr; c++) {
+    for (int c = c_lo; c < c_hi; c++) {
         uint8_t *o = wp + (size_t)c * 4;
         if (j0 + c >= m) {
-            for (int u = 0; u < nu; u++) memset(o + (size_t)u * nr * 4, 0, 4);
+            for (int u = u_lo; u < u_hi; u++) memset(o + (size_t)u * nr * 4, 0, 4);
             continue;
         }
         const uint8_t *a = A + (j0 + c) * ld;
-        for (int u = 0; u < nu; u++) {
+        for (int u = u_lo; u < u_hi; u++) {
             int64_t k = 4 * (u0 + u);
             uint32_t v = 0;
             if (k + 4 <= len) {
@@ -42,6 +44,13 @@ static inline void kern_pack4(uint8_t *wp, const uint8_t *A, int64_t m, int64_t 
             memcpy(o + (size_t)u * nr * 4, &v, 4);
         }
     }
+}
+
+static inline void kern_pack4(uint8_t *wp, const uint8_t *A, int64_t m, int64_t ld,
+                              int64_t len, int64_t j0, int nr, int64_t u0, int nu,
+                              uint8_t flip)
+{
+    kern_pack4_rect(wp, A, m, ld, len, j0, nr, u0, 0, nr, 0, nu, flip);
 }
 
 #endif /* FSVC_KERN_PACK4_H */

@@ -18,7 +18,7 @@
  * thread, CPU time, this Zen 5): 92-95 synapses/cycle of the 128 that 2
  * vpdpbusd/cycle give; the avx512 4 x 4 kernel 51-55. Loops:
  *   samples by VN_HG (row sums on the stack) > neurons by 48 (panel) >
- *   k by up to VN_KQ quads (pack: kern_pack4.h, w ^ 0x80 = w - 128 as s8) >
+ *   k by up to VN_KQ quads (pack: kern_pack4_avx512, w ^ 0x80 = w - 128 as s8) >
  *   samples by 8: the micro-kernel, adding into D after the first k block.
  * Rows past an edge repeat the last valid row and are not stored; neurons
  * past m are zero in the panel and masked at the store.
@@ -26,7 +26,6 @@
  */
 #include <immintrin.h>
 #include "kern_impl.h"
-#include "kern_pack4.h"
 
 #define VN_MR 8
 #define VN_NR 48
@@ -138,7 +137,7 @@ static void vn_gemm(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, const 
             for (int b = 0; b < nb; b++) {
                 int q0 = b * kqb, kq = (int)kern_min64(kqb, nq - q0);
                 int last = b == nb - 1, tq = last && tail;
-                kern_pack4(wp, W, m, n, n, j0, VN_NR, q0, kq + tq, 0x80);
+                kern_pack4_avx512(wp, W, m, n, n, j0, VN_NR, q0, kq + tq, 0x80);
                 for (int64_t i0 = h0; i0 < h1; i0 += VN_MR) {
                     int rows = (int)kern_min64(VN_MR, h1 - i0);
                     const uint8_t *xr[VN_MR];

@@ -25,6 +25,8 @@
 #include "layers/kernels.h"
 #include "layers/bnl.h"
 #include "tests/util/archs.h"
+#include "layers/kern_impl.h"
+#include "layers/kern_pack4.h"
 
 static int quick;
 
@@ -487,6 +489,44 @@ static void test_tiling_invariance(void **state)
     free(Af); free(Bf); free(Ad); free(Bd); free(Au); free(Bu); free(Al); free(Bl);
 }
 
+/* The AVX-512 panel packing = the scalar one, byte for byte, at every edge:
+ * rows past m, units past len (a partial last unit), offsets u0, panels of
+ * 16 / 32 / 48 rows. */
+static void test_pack4(void **state)
+{
+    (void)state;
+    if (!bnl_arch_supported(BNL_ARCH_AVX512))
+        skip();
+    enum { ROWS = 60, LD = 300 };
+    uint8_t *A = malloc(ROWS * LD), *p = malloc(48 * 80 * 4), *q = malloc(48 * 80 * 4);
+    assert_true(A && p && q);
+    for (int i = 0; i < ROWS * LD; i++) A[i] = (uint8_t)rnd();
+    static const int nrs[] = {16, 32, 48}, lens[] = {1, 4, 63, 64, 65, 127, 128, 200, 255, 300};
+    static const int u0s[] = {0, 3, 16, 17}, nus[] = {1, 15, 16, 17, 32, 48, 80};
+    static const int64_t rows[] = {1, 15, 16, 17, 31, 32, 33, 47, 48, 60};
+    int cases = 0;
+    for (size_t a = 0; a < sizeof nrs / sizeof *nrs; a++)
+        for (size_t b = 0; b < sizeof lens / sizeof *lens; b++)
+            for (size_t c = 0; c < sizeof u0s / sizeof *u0s; c++)
+                for (size_t d = 0; d < sizeof nus / sizeof *nus; d++)
+                    for (size_t e = 0; e < sizeof rows / sizeof *rows; e++) {
+                        int nr = nrs[a], nu = nus[d];
+                        int64_t j0 = ROWS - rows[e] > 10 ? 10 : 0, m = j0 + rows[e];
+                        uint8_t flip = (uint8_t)(cases & 1 ? 0x80 : 0);
+                        size_t sz = (size_t)nr * nu * 4;
+                        memset(p, 0xA5, sz);
+                        memset(q, 0x5A, sz);
+                        kern_pack4(p, A, m, LD, lens[b], j0, nr, u0s[c], nu, flip);
+                        kern_pack4_avx512(q, A, m, LD, lens[b], j0, nr, u0s[c], nu, flip);
+                        if (memcmp(p, q, sz))
+                            fail_msg("pack4: nr %d len %d u0 %d nu %d rows %lld flip %d differ",
+                                     nr, lens[b], u0s[c], nu, (long long)rows[e], flip);
+                        cases++;
+                    }
+    printf("  %d panels, identical\n", cases);
+    free(A); free(p); free(q);
+}
+
 int main(void)
 {
     const char *q = getenv("FSVC_TEST_QUICK");
@@ -498,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_u8_worst),
         cmocka_unit_test(test_self_zero),
         cmocka_unit_test(test_tiling_invariance),
+        cmocka_unit_test(test_pack4),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
