@@ -1,23 +1,26 @@
 /*
- * kern_amx_body.h - exact u8 squared L2 and dot on the AMX int8 tiles
- * (tdpbuud: 4 u8 x u8 products per int32 lane, no offset needed). One
- * body, two instantiations: kern_u8_amx.c (the amx tier, real tiles) and
+ * kern_amx_body.h - GEMMs on the AMX tiles: exact u8 squared L2 and dot
+ * (tdpbuud: 4 u8 x u8 products per int32 lane, no offset needed) and the
+ * bf16 layer's product (tdpbf16ps: 2 bf16 x bf16 products per f32 lane).
+ * One body, two instantiations: kern_amx.c (the amx tier, real tiles) and
  * tests/test_amx_emu.c, whose tile macros emulate the unit so that the
  * blocking, packing, staging and edges are checked on any CPU.
  *
  * The includer defines AMX_SFX (a name suffix) and the tile operations
  *   AMX_CFG(cfg) AMX_LOAD(t, p, stride) AMX_STORE(t, p, stride)
- *   AMX_ZERO(t) AMX_DPBUUD(c, a, b) AMX_RELEASE()
- * Tiles 0-3: the 32 x 32 int32 accumulator (2 x 2 tiles of 16 x 16); 4-5:
- * 32 samples x 64 bytes of k; 6-7: 16 quads of k x 32 neurons x 4 bytes,
- * from a kern_pack4 panel (rows of 128 bytes). Every tile is 16 rows x 64
- * bytes, so one configuration serves the whole call.
- *   D = Sx2 + Sw2 - 2 x.w (L2) or x.w (dot): int32 modulo 2^32, exact
- *   while D fits (n <= BNL_L2SQ_U8_MAX_N, which the engine checks).
+ *   AMX_ZERO(t) AMX_DPBUUD(c, a, b) AMX_DPBF16PS(c, a, b) AMX_RELEASE()
+ * Tiles 0-3: the 32 x 32 accumulator (2 x 2 tiles of 16 x 16, int32 or
+ * f32); 4-5: 32 samples x 64 bytes of k; 6-7: 16 units of 4 bytes of k x
+ * 32 neurons, from a kern_pack4 panel (rows of 128 bytes). Every tile is
+ * 16 rows x 64 bytes, so one configuration serves the whole call.
+ *   u8:   D = Sx2 + Sw2 - 2 x.w (L2) or x.w (dot), int32 modulo 2^32, exact
+ *         while D fits (n <= BNL_L2SQ_U8_MAX_N, which the engine checks);
+ *   bf16: C = alpha x.w, f32 sums in the tiles' order (DAZ / FTZ).
  * Loops: samples by AMX_HG (row sums) > neurons by 32 (pack) > k by up to
- * AMX_KB bytes > samples by 32. Sample tiles load straight from X (stride
- * n), except the last partial group of samples and the last partial 64
- * bytes of k, staged zero-padded; between k blocks the sums wait in D.
+ * AMX_KB bytes > samples by 32. Sample tiles load straight from X (stride:
+ * its row in bytes), except the last partial group of samples and the last
+ * partial 64 bytes of k, staged zero-padded; between k blocks the sums
+ * wait in D (f32 partial sums round-trip exactly).
  * Stack: 32 KB panel + 2 KB staging + 4 KB accumulator + 4 KB row sums.
  */
 #include <stdint.h>
@@ -86,37 +89,53 @@ static void AMX_FN(amx_stage_)(uint8_t *xt, const uint8_t *X, int64_t i0, int ro
     }
 }
 
-/* The accumulator (ct, 32 x 32) to D: partial sums, or on the last k block
- * the distance (L2) or the dot. Whole rows of 32, then a copy of cols:
- * loops the compiler vectorises (a 32 x 32 block is about 850 cycles of
- * tiles at n = 784; an element-wise finish would cost more than that). */
-static void AMX_FN(amx_put_)(int32_t *D, int64_t ldd, int32_t *ct, int rows, int cols,
-                             int last, int dot, const uint32_t *xs, const uint32_t *sw)
+#ifndef FSVC_AMX_KINDS
+#define FSVC_AMX_KINDS
+enum { AMX_L2, AMX_DOT, AMX_BF16 };
+/* the accumulator as the tiles store it: int32 or f32 lanes */
+typedef union amx_acc {
+    int32_t i[AMX_MR * AMX_NR];
+    float f[AMX_MR * AMX_NR];
+} amx_acc;
+#endif
+
+/* The accumulator (32 x 32) to D (4-byte elements): partial sums, or on
+ * the last k block the distance (L2), the dot, or alpha times the bf16
+ * sums. Whole rows of 32, then a copy of cols: loops the compiler
+ * vectorises (a 32 x 32 block is about 850 cycles of tiles at n = 784; an
+ * element-wise finish would cost more than that). */
+static void AMX_FN(amx_put_)(void *D, int64_t ldd, amx_acc *ct, int rows, int cols, int last,
+                             int kind, const uint32_t *xs, const uint32_t *sw, float alpha)
 {
     for (int r = 0; r < rows; r++) {
-        int32_t *t = ct + r * AMX_NR;
-        if (last && !dot) {
+        int32_t *t = ct->i + r * AMX_NR;
+        float *tf = ct->f + r * AMX_NR;
+        if (last && kind == AMX_L2) {
             uint32_t x = xs[r];
             for (int c = 0; c < AMX_NR; c++)
                 t[c] = (int32_t)(x + sw[c] - 2u * (uint32_t)t[c]);
+        } else if (last && kind == AMX_BF16) {
+            for (int c = 0; c < AMX_NR; c++)
+                tf[c] *= alpha;
         }
-        memcpy(D + r * ldd, t, sizeof(int32_t) * (size_t)cols);
+        memcpy((char *)D + 4 * r * ldd, t, 4 * (size_t)cols);
     }
 }
 
-static void AMX_FN(amx_get_)(int32_t *ct, const int32_t *D, int64_t ldd, int rows, int cols)
+static void AMX_FN(amx_get_)(amx_acc *ct, const void *D, int64_t ldd, int rows, int cols)
 {
-    memset(ct, 0, sizeof(int32_t) * AMX_MR * AMX_NR);
+    memset(ct, 0, sizeof *ct);
     for (int r = 0; r < rows; r++)
-        memcpy(ct + r * AMX_NR, D + r * ldd, sizeof(int32_t) * (size_t)cols);
+        memcpy(ct->i + r * AMX_NR, (const char *)D + 4 * r * ldd, 4 * (size_t)cols);
 }
 
-static void AMX_FN(amx_gemm_)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
-                              const uint8_t *X, int64_t N, int n, int dot)
+/* n: bytes per row of W and X (bf16: 2 n2) */
+static void AMX_FN(amx_gemm_)(void *D, int64_t ldd, const uint8_t *W, int64_t m,
+                              const uint8_t *X, int64_t N, int n, int kind, float alpha)
 {
-    _Alignas(64) uint8_t wp[AMX_KB * AMX_NR]; /* quads x 32 neurons x 4 */
+    _Alignas(64) uint8_t wp[AMX_KB * AMX_NR]; /* units x 32 neurons x 4 */
     _Alignas(64) uint8_t xt[AMX_MR * AMX_KS];
-    _Alignas(64) int32_t ct[AMX_MR * AMX_NR];
+    _Alignas(64) amx_acc ct;
     _Alignas(64) amx_tilecfg cfg;
     uint32_t xs[AMX_HG], sw[AMX_NR];
     const int steps = (n + AMX_KS - 1) / AMX_KS;
@@ -127,27 +146,27 @@ static void AMX_FN(amx_gemm_)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t
     AMX_CFG(&cfg);
     for (int64_t h0 = 0; h0 < N; h0 += AMX_HG) {
         int64_t h1 = kern_min64(N, h0 + AMX_HG);
-        for (int64_t i = h0; i < h1 && !dot; i++)
+        for (int64_t i = h0; i < h1 && kind == AMX_L2; i++)
             xs[i - h0] = AMX_SUMSQ(X + i * (int64_t)n, n);
         for (int64_t j0 = 0; j0 < m; j0 += AMX_NR) {
             int cols = (int)kern_min64(AMX_NR, m - j0);
             for (int c = 0; c < AMX_NR; c++)
-                sw[c] = c < cols && !dot ? AMX_SUMSQ(W + (j0 + c) * (int64_t)n, n) : 0;
+                sw[c] = c < cols && kind == AMX_L2 ? AMX_SUMSQ(W + (j0 + c) * (int64_t)n, n) : 0;
             for (int b = 0; b < nb; b++) {
                 int s0 = b * sb, ns = (int)kern_min64(sb, steps - s0);
                 AMX_PACK(wp, W, m, n, n, j0, AMX_NR, (int64_t)s0 * (AMX_KS / 4),
                          ns * (AMX_KS / 4), 0);
                 for (int64_t i0 = h0; i0 < h1; i0 += AMX_MR) {
                     int rows = (int)kern_min64(AMX_MR, h1 - i0);
-                    int32_t *dg = D + i0 * ldd + j0;
+                    void *dg = (char *)D + 4 * (i0 * ldd + j0);
                     if (b == 0) {
                         AMX_ZERO(0); AMX_ZERO(1); AMX_ZERO(2); AMX_ZERO(3);
                     } else {
-                        AMX_FN(amx_get_)(ct, dg, ldd, rows, cols);
-                        AMX_LOAD(0, ct, ldb);
-                        AMX_LOAD(1, ct + 16, ldb);
-                        AMX_LOAD(2, ct + 16 * AMX_NR, ldb);
-                        AMX_LOAD(3, ct + 16 * AMX_NR + 16, ldb);
+                        AMX_FN(amx_get_)(&ct, dg, ldd, rows, cols);
+                        AMX_LOAD(0, ct.i, ldb);
+                        AMX_LOAD(1, ct.i + 16, ldb);
+                        AMX_LOAD(2, ct.i + 16 * AMX_NR, ldb);
+                        AMX_LOAD(3, ct.i + 16 * AMX_NR + 16, ldb);
                     }
                     for (int s = 0; s < ns; s++) {
                         int64_t k = (int64_t)(s0 + s) * AMX_KS;
@@ -163,16 +182,24 @@ static void AMX_FN(amx_gemm_)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t
                         AMX_LOAD(5, a + 16 * lda, lda);
                         AMX_LOAD(6, bp, ldb);
                         AMX_LOAD(7, bp + 64, ldb);
-                        AMX_DPBUUD(0, 4, 6);
-                        AMX_DPBUUD(1, 4, 7);
-                        AMX_DPBUUD(2, 5, 6);
-                        AMX_DPBUUD(3, 5, 7);
+                        if (kind == AMX_BF16) {
+                            AMX_DPBF16PS(0, 4, 6);
+                            AMX_DPBF16PS(1, 4, 7);
+                            AMX_DPBF16PS(2, 5, 6);
+                            AMX_DPBF16PS(3, 5, 7);
+                        } else {
+                            AMX_DPBUUD(0, 4, 6);
+                            AMX_DPBUUD(1, 4, 7);
+                            AMX_DPBUUD(2, 5, 6);
+                            AMX_DPBUUD(3, 5, 7);
+                        }
                     }
-                    AMX_STORE(0, ct, ldb);
-                    AMX_STORE(1, ct + 16, ldb);
-                    AMX_STORE(2, ct + 16 * AMX_NR, ldb);
-                    AMX_STORE(3, ct + 16 * AMX_NR + 16, ldb);
-                    AMX_FN(amx_put_)(dg, ldd, ct, rows, cols, b == nb - 1, dot, xs + (i0 - h0), sw);
+                    AMX_STORE(0, ct.i, ldb);
+                    AMX_STORE(1, ct.i + 16, ldb);
+                    AMX_STORE(2, ct.i + 16 * AMX_NR, ldb);
+                    AMX_STORE(3, ct.i + 16 * AMX_NR + 16, ldb);
+                    AMX_FN(amx_put_)(dg, ldd, &ct, rows, cols, b == nb - 1, kind, xs + (i0 - h0),
+                                     sw, alpha);
                 }
             }
         }
@@ -183,11 +210,18 @@ static void AMX_FN(amx_gemm_)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t
 void AMX_FN(l2sq_u8_)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, const uint8_t *X,
                       int64_t N, int n)
 {
-    AMX_FN(amx_gemm_)(D, ldd, W, m, X, N, n, 0);
+    AMX_FN(amx_gemm_)(D, ldd, W, m, X, N, n, AMX_L2, 1.0f);
 }
 
 void AMX_FN(dot_u8_)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, const uint8_t *X,
                      int64_t N, int n)
 {
-    AMX_FN(amx_gemm_)(D, ldd, W, m, X, N, n, 1);
+    AMX_FN(amx_gemm_)(D, ldd, W, m, X, N, n, AMX_DOT, 1.0f);
+}
+
+void AMX_FN(dot_bf16_)(float *C, int64_t ldc, const uint16_t *W, int64_t m, const uint16_t *X,
+                       int64_t N, int n2, float alpha)
+{
+    AMX_FN(amx_gemm_)(C, ldc, (const uint8_t *)W, m, (const uint8_t *)X, N, 2 * n2, AMX_BF16,
+                      alpha);
 }

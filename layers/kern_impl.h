@@ -85,11 +85,13 @@ void dot_u8_avx512vnni_8x48(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m
 void kern_pack4_avx512(uint8_t *wp, const uint8_t *A, int64_t m, int64_t ld, int64_t len,
                        int64_t j0, int nr, int64_t u0, int nu, uint8_t flip);
 
-/* AMX int8 tiles (kern_u8_amx.c, the body kern_amx_body.h). */
+/* AMX int8 and bf16 tiles (kern_amx.c, the body kern_amx_body.h). */
 void l2sq_u8_amx(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, const uint8_t *X,
                  int64_t N, int n);
 void dot_u8_amx(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, const uint8_t *X,
                 int64_t N, int n);
+void dot_bf16_amx(float *C, int64_t ldc, const uint16_t *W, int64_t m, const uint16_t *X,
+                  int64_t N, int n2, float alpha);
 
 static inline int64_t kern_min64(int64_t a, int64_t b) { return a < b ? a : b; }
 

@@ -41,11 +41,11 @@ static const bnl_kernels k_avx512bf16 = {
     bf16_rows_avx512bf16, norms_f32_avx512, bf16_widen_avx512bf16, hgram_avx512, 0,
 };
 
-/* avx512bf16's, and u8 L2 and dot on the AMX int8 tiles (kern_u8_amx.c),
- * in 32-neuron panels. */
+/* avx512bf16's, and u8 L2 and dot and the bf16 GEMM on the AMX tiles
+ * (kern_amx.c), in 32-neuron panels. */
 static const bnl_kernels k_amx = {
     "amx", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
-    l2sq_u8_amx, dot_bf16_avx512bf16_8x48, dot_u8_amx,
+    l2sq_u8_amx, dot_bf16_amx, dot_u8_amx,
     bf16_rows_avx512bf16, norms_f32_avx512, bf16_widen_avx512bf16, hgram_avx512, 32,
 };
 
@@ -77,6 +77,38 @@ int bnl_u8_kernels_agree(bnl_l2sq_u8_fn l2sq, bnl_l2sq_u8_fn dot)
     return 1;
 }
 
+int bnl_bf16_kernel_agrees(bnl_dot_bf16_fn dot)
+{
+    enum { M = 33, N = 35, K = 70 };
+    uint16_t W[M * K], X[N * K];
+    float C[N * M];
+    uint32_t v = 777;
+    /* multiples of 1/8 up to 1: every product and partial sum is exact in
+     * f32, so the sum is the same bits in any order */
+    for (int i = 0; i < M * K + N * K; i++) {
+        v = v * 1103515245u + 12345u;
+        float f = (float)((int)(v >> 24) % 17 - 8) / 8.0f;
+        uint32_t b;
+        memcpy(&b, &f, 4);
+        *(i < M * K ? &W[i] : &X[i - M * K]) = (uint16_t)(b >> 16);
+    }
+    dot(C, M, W, M, X, N, K, -2.0f);
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < M; j++) {
+            float s = 0;
+            for (int k = 0; k < K; k++) {
+                uint32_t a = (uint32_t)X[i * K + k] << 16, b = (uint32_t)W[j * K + k] << 16;
+                float fa, fb;
+                memcpy(&fa, &a, 4);
+                memcpy(&fb, &b, 4);
+                s += fa * fb;
+            }
+            if (C[i * M + j] != -2.0f * s)
+                return 0;
+        }
+    return 1;
+}
+
 /* cpuid's AMX-TILE, AMX-INT8 and AMX-BF16, Linux's grant of the tile state
  * to this process (arch_prctl ARCH_REQ_XCOMP_PERM, XTILEDATA; kernels
  * before 5.16 refuse it, and then tiles would fault), and the self-check.
@@ -97,7 +129,8 @@ static int amx_granted(void)
 #else
     s = s > 0 ? -2 : s;
 #endif
-    if (s > 0 && !bnl_u8_kernels_agree(l2sq_u8_amx, dot_u8_amx))
+    if (s > 0 && !(bnl_u8_kernels_agree(l2sq_u8_amx, dot_u8_amx) &&
+                   bnl_bf16_kernel_agrees(dot_bf16_amx)))
         s = -3;
     __atomic_store_n(&amx_state, s, __ATOMIC_RELEASE);
     return s > 0;

@@ -102,13 +102,17 @@ typedef struct bnl_kernels {
     bnl_norms_f32_fn norms_f32; /* NULL: the scalar loop of cpu_tile.c */
     bnl_bf16_widen_fn bf16_widen; /* NULL: a scalar loop (cpu_hprod.c) */
     bnl_hgram_fn hgram;           /* NULL: two GEMMs (cpu_hprod.c) */
-    int u8_panel;                 /* neurons per panel of the u8 GEMM (the
-                                     planner's tile multiple); 0: 48 or 24 */
+    int gemm_panel;               /* neurons per panel of the u8 and bf16
+                                     GEMMs (the planner's tile multiple);
+                                     0: 48 or 24 */
 } bnl_kernels;
 
 /* 1 when l2sq and dot (a dot_u8) give the scalar kernels' bits on a 33 x
  * 35 x 70 shape (partial register tiles, a partial last k chunk). */
 int bnl_u8_kernels_agree(bnl_l2sq_u8_fn l2sq, bnl_l2sq_u8_fn dot);
+/* 1 when dot (a bf16 GEMM) gives the exact sums on that shape (values whose
+ * sums are exact in f32 in any order), alpha -2. */
+int bnl_bf16_kernel_agrees(bnl_dot_bf16_fn dot);
 
 /* Never NULL; an arch the CPU lacks or that was not built falls back to the
  * best available below it, down to scalar. BNL_ARCH_REF has no kernels (the

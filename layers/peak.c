@@ -32,6 +32,7 @@ static const struct {
     [BNL_MIX_MADDWD_Y] = {"vpmovzxbw + 2 (vpmaddwd + vpaddd) ymm", 32, BNL_ARCH_AVX2},
     [BNL_MIX_DPBUSD_Y] = {"{vex} vpdpbusd ymm", 32, BNL_ARCH_AVXVNNI},
     [BNL_MIX_TDPBUUD] = {"tdpbuud tiles", 16384, BNL_ARCH_AMX},
+    [BNL_MIX_TDPBF16] = {"tdpbf16ps tiles", 8192, BNL_ARCH_AMX},
 };
 
 static int valid(int mix) { return mix > BNL_MIX_NONE && mix < BNL_MIX_COUNT; }
@@ -84,8 +85,8 @@ int bnl_plan_mix(const bnl_plan *plan, const bnl_op *op)
     }
     if (!strcmp(k, "avxvnni") && u8 && !l1)
         return BNL_MIX_DPBUSD_Y;
-    if (!strcmp(k, "amx") && u8 && !l1)
-        return BNL_MIX_TDPBUUD;
+    if (!strcmp(k, "amx") && !l1)
+        return u8 ? BNL_MIX_TDPBUUD : f32 ? BNL_MIX_TDPBF16 : BNL_MIX_NONE;
     return BNL_MIX_NONE; /* ref, scalar, cuda: no probe */
 }
 
@@ -93,7 +94,7 @@ double bnl_mix_rate(int mix)
 {
     if (!bnl_mix_supported(mix))
         return 0;
-    if (mix == BNL_MIX_TDPBUUD)
+    if (mix == BNL_MIX_TDPBUUD || mix == BNL_MIX_TDPBF16)
         return bnl_probe_amx(mix);
     return mix <= BNL_MIX_DPBF16_Z ? bnl_probe_avx512(mix) : bnl_probe_avx2(mix);
 }

@@ -34,6 +34,7 @@ enum {
     BNL_MIX_DPBUSD_Y,   /* avxvnni: {vex} vpdpbusd, 32 */
     /* tiles (peak_amx.c) */
     BNL_MIX_TDPBUUD,    /* amx u8 L2 / dot: tdpbuud, 16 x 16 x 64 = 16384 */
+    BNL_MIX_TDPBF16,    /* amx bf16 GEMM: tdpbf16ps, 16 x 16 x 32 = 8192 */
     BNL_MIX_COUNT
 };
 

@@ -88,9 +88,10 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
         p.kernel = op->precision == BNL_PREC_BF16 ? "onednn-bf16" : "onednn-f32";
     } else if (bnl_op_reduced(op) && op->precision == BNL_PREC_BF16 &&
                bnl_kernels_get(ctx->arch)->dot_bf16) {
-        /* the bf16 GEMM kernel (avx512bf16): its own packing, so the tiles
-         * of the u8 GEMM kernel (the f32 H tile, 1 MiB, in L2) */
-        tm = 240;
+        /* the bf16 GEMM kernel (avx512bf16, amx): its own packing, so the
+         * tiles of the u8 GEMM kernel (the f32 H tile, 1 MiB, in L2) */
+        int nr = bnl_kernels_get(ctx->arch)->gemm_panel;
+        tm = nr ? 256 / nr * nr : 240;
         tN = 1024;
         p.path = "kernels";
         p.kernel = bnl_kernels_op_tier(ctx->arch, op);
@@ -106,7 +107,7 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
          * at 4096^2 x 784, CPU time: 192 x 320 0.0019 ns, 512 x 480 0.0018,
          * 1024 x 240 0.0015); the int32 tile (1 MiB) stays in L2. amx's
          * panels are 32 neurons: 256, no partial panel. */
-        int nr = bnl_kernels_get(ctx->arch)->u8_panel;
+        int nr = bnl_kernels_get(ctx->arch)->gemm_panel;
         tm = nr ? 256 / nr * nr : 240;
         tN = 1024;
         p.path = "kernels";

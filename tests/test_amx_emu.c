@@ -1,11 +1,13 @@
 /*
- * test_amx_emu.c - the amx tier's u8 kernels (layers/kern_amx_body.h) on an
- * emulated tile unit, on any CPU: the blocking, the packing, the staging of
- * edge samples and of the last bytes of k, the k blocks, against plain
- * loops, bit-exact. The emulator follows the ISA: ldtilecfg's palette 1,
- * rows x colsb per tile, tileloadd / tilestored of rows x colsb bytes,
- * tdpbuud's shape rules (C rows = A rows, C colsb = B colsb, A colsb = 4 B
- * rows), and it fails on a tile used with no configuration loaded. X and W
+ * test_amx_emu.c - the amx tier's kernels (layers/kern_amx_body.h: u8 L2,
+ * u8 dot, the bf16 GEMM) on an emulated tile unit, on any CPU: the
+ * blocking, the packing, the staging of edge samples and of the last bytes
+ * of k, the k blocks, against plain loops, bit-exact. The emulator follows
+ * the ISA: ldtilecfg's palette 1, rows x colsb per tile, tileloadd /
+ * tilestored of rows x colsb bytes, the shape rules of tdpbuud and
+ * tdpbf16ps (C rows = A rows, C colsb = B colsb, A colsb = 4 B rows; bf16
+ * with DAZ / FTZ, two f32 additions per pair in order), and it fails on a
+ * tile used with no configuration loaded. X and W
  * end at a page with no access, so any read past them faults. The real
  * tiles run the same body in test_kernels where the CPU has AMX.
  */
@@ -69,12 +71,19 @@ static void emu_zero(int t)
     memset(emu.t[t], 0, sizeof emu.t[t]);
 }
 
-static void emu_dpbuud(int c, int a, int b)
+/* the dot-product instructions' rules: three distinct configured tiles,
+ * C rows = A rows, C colsb = B colsb, A colsb = 4 B rows */
+static void emu_dp_check(const char *op, int c, int a, int b)
 {
     emu_check(c); emu_check(a); emu_check(b);
     if (emu.rows[c] != emu.rows[a] || emu.colsb[c] != emu.colsb[b] ||
         emu.colsb[a] != 4 * emu.rows[b] || c == a || c == b || a == b)
-        fail_msg("tdpbuud tmm%d, tmm%d, tmm%d: shapes do not agree", c, a, b);
+        fail_msg("%s tmm%d, tmm%d, tmm%d: shapes do not agree", op, c, a, b);
+}
+
+static void emu_dpbuud(int c, int a, int b)
+{
+    emu_dp_check("tdpbuud", c, a, b);
     for (int i = 0; i < emu.rows[c]; i++)
         for (int j = 0; j < emu.colsb[c] / 4; j++) {
             uint32_t acc;
@@ -86,12 +95,49 @@ static void emu_dpbuud(int c, int a, int b)
         }
 }
 
+/* bf16 bits to f32, denormals as zeros (DAZ) */
+static float emu_bf(const uint8_t *p)
+{
+    uint32_t b = (uint32_t)(p[0] | p[1] << 8) << 16;
+    if (!(b & 0x7F800000u)) b &= 0x80000000u;
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+/* f32 result with denormals flushed to a zero of their sign (FTZ) */
+static float emu_ftz(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    if (!(b & 0x7F800000u)) b &= 0x80000000u;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+/* tdpbf16ps as the ISA writes it: per pair, two f32 additions in order */
+static void emu_dpbf16ps(int c, int a, int b)
+{
+    emu_dp_check("tdpbf16ps", c, a, b);
+    for (int i = 0; i < emu.rows[c]; i++)
+        for (int j = 0; j < emu.colsb[c] / 4; j++) {
+            float acc;
+            memcpy(&acc, &emu.t[c][i][4 * j], 4);
+            for (int k = 0; k < emu.rows[b]; k++)
+                for (int q = 0; q < 2; q++)
+                    acc = emu_ftz(acc + emu_bf(&emu.t[a][i][4 * k + 2 * q]) *
+                                            emu_bf(&emu.t[b][k][4 * j + 2 * q]));
+            memcpy(&emu.t[c][i][4 * j], &acc, 4);
+        }
+}
+
 #define AMX_SFX amxemu
 #define AMX_CFG(cfg) emu_cfg(cfg)
 #define AMX_LOAD(t, p, stride) emu_load(t, p, stride)
 #define AMX_STORE(t, p, stride) emu_store(t, p, stride)
 #define AMX_ZERO(t) emu_zero(t)
 #define AMX_DPBUUD(c, a, b) emu_dpbuud(c, a, b)
+#define AMX_DPBF16PS(c, a, b) emu_dpbf16ps(c, a, b)
 #define AMX_RELEASE() (emu.on = 0)
 #include "layers/kern_amx_body.h"
 
@@ -179,6 +225,63 @@ static void test_shapes(void **state)
     printf("  %d shapes, bit-exact\n", shapes);
 }
 
+/* The bf16 GEMM on one shape (n2 bf16 per row) against the same sums in
+ * k order, bit for bit (the emulated tiles add in that order), the
+ * padding of C untouched; values of both signs and wide magnitudes. */
+static void check_bf16(int64_t m, int64_t N, int n2, float alpha)
+{
+    size_t wl = (size_t)(m * n2) * 2, xl = (size_t)(N * n2) * 2, wm, xm;
+    uint16_t *W = (uint16_t *)guard_alloc(wl, &wm), *X = (uint16_t *)guard_alloc(xl, &xm);
+    for (size_t t = 0; t < wl / 2 + xl / 2; t++) {
+        uint16_t v = (uint16_t)(0x3800 + rbyte() * 8 + (rbyte() & 7)) | (rbyte() & 1) << 15;
+        *(t < wl / 2 ? &W[t] : &X[t - wl / 2]) = v; /* |v| in [2^-15, 2^1) */
+    }
+    const int64_t ldc = m + 2;
+    float *C = malloc(sizeof(float) * (size_t)(N * ldc));
+    assert_non_null(C);
+    for (int64_t t = 0; t < N * ldc; t++) C[t] = -7.25f;
+    dot_bf16_amxemu(C, ldc, W, m, X, N, n2, alpha);
+    assert_false(emu.on);
+    for (int64_t i = 0; i < N; i++)
+        for (int64_t j = 0; j < ldc; j++) {
+            float want = -7.25f;
+            if (j < m) {
+                float s = 0;
+                for (int k = 0; k < n2; k++)
+                    s = emu_ftz(s + emu_bf((const uint8_t *)&X[i * n2 + k]) *
+                                        emu_bf((const uint8_t *)&W[j * n2 + k]));
+                want = s * alpha;
+            }
+            if (memcmp(&C[i * ldc + j], &want, 4))
+                fail_msg("bf16 m %lld N %lld n2 %d: C[%lld][%lld] = %.9g, want %.9g",
+                         (long long)m, (long long)N, n2, (long long)i, (long long)j,
+                         C[i * ldc + j], want);
+        }
+    free(C);
+    guard_free((uint8_t *)W, wl, wm);
+    guard_free((uint8_t *)X, xl, xm);
+}
+
+/* Around the tiles as for u8; n2 around 32 bf16 per tile and 512 per k
+ * block (1030: three blocks). */
+static void test_bf16_shapes(void **state)
+{
+    (void)state;
+    static const int mN[] = {1, 15, 16, 17, 31, 32, 33, 65};
+    static const int n2s[] = {2, 30, 32, 34, 64, 98, 510, 512, 514, 784, 1030};
+    int shapes = 0;
+    for (size_t a = 0; a < sizeof mN / sizeof *mN; a++)
+        for (size_t b = 0; b < sizeof mN / sizeof *mN; b++) {
+            check_bf16(mN[a], mN[b], n2s[(a * 3 + b * 5) % (sizeof n2s / sizeof *n2s)],
+                       (a + b) % 2 ? -2.0f : 1.0f);
+            shapes++;
+        }
+    for (size_t c = 0; c < sizeof n2s / sizeof *n2s; c++, shapes++)
+        check_bf16(33, 40, n2s[c], 0.5f);
+    check_bf16(7, 1030, 34, 1.0f); /* two groups of samples */
+    printf("  %d bf16 shapes, bit-exact\n", shapes + 1);
+}
+
 /* More samples than one group of row sums (1024), both partial. */
 static void test_groups(void **state)
 {
@@ -211,9 +314,17 @@ static void dot_as_l2(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, cons
     l2sq_u8_amxemu(D, ldd, W, m, X, N, n);
 }
 
+static void bf16_half_k(float *C, int64_t ldc, const uint16_t *W, int64_t m, const uint16_t *X,
+                        int64_t N, int n2, float alpha)
+{
+    dot_bf16_amxemu(C, ldc, W, m, X, N, n2 / 2 & ~1, alpha); /* drops the last k */
+}
+
 static void test_self_check(void **state)
 {
     (void)state;
+    assert_true(bnl_bf16_kernel_agrees(dot_bf16_amxemu));
+    assert_false(bnl_bf16_kernel_agrees(bf16_half_k));
     assert_true(bnl_u8_kernels_agree(l2sq_u8_amxemu, dot_u8_amxemu));
     assert_false(bnl_u8_kernels_agree(l2sq_off_by_one, dot_u8_amxemu));
     assert_false(bnl_u8_kernels_agree(l2sq_u8_amxemu, dot_as_l2));
@@ -223,6 +334,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_self_check),
+        cmocka_unit_test(test_bf16_shapes),
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_int32_edge),

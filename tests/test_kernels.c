@@ -295,6 +295,8 @@ static void test_dispatch(void **state)
         assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AMX, &l1), "avx512");
         assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AMX, &l2), "amx");
         assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AMX, &d8), "amx");
+        bnl_op b16 = {BNL_L2, BNL_GAUSS, FSVC_F32, 1.0, BNL_PREC_BF16};
+        assert_string_equal(bnl_kernels_op_tier(BNL_ARCH_AMX, &b16), "amx");
     } else {
         assert_ptr_equal(bnl_kernels_get(BNL_ARCH_AMX), bnl_kernels_get(BNL_ARCH_AVX512BF16));
     }

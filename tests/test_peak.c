@@ -68,6 +68,9 @@ static void test_mapping(void **state)
     assert_int_equal(mix_of("amx", FSVC_U8, BNL_L2, F), BNL_MIX_TDPBUUD);
     assert_int_equal(mix_of("amx", FSVC_U8, BNL_DOT, F), BNL_MIX_TDPBUUD);
     assert_int_equal(bnl_mix_syn(BNL_MIX_TDPBUUD), 16 * 16 * 64);
+    assert_int_equal(mix_of("amx", FSVC_F32, BNL_L2, BNL_PREC_BF16), BNL_MIX_TDPBF16);
+    assert_int_equal(bnl_mix_syn(BNL_MIX_TDPBF16), 16 * 16 * 32);
+    assert_int_equal(mix_of("amx", FSVC_U8, BNL_L1, F), BNL_MIX_NONE); /* avx512's L1 */
     /* no probe: no peak, never a guess */
     assert_int_equal(mix_of("scalar", FSVC_U8, BNL_L1, F), BNL_MIX_NONE);
     assert_int_equal(mix_of("ref", FSVC_F32, BNL_L1, F), BNL_MIX_NONE);
@@ -173,9 +176,10 @@ REF_LOOP(ref_maddwd_y, Y256, __m256i, E11, 11, _mm256_setzero_si256(), U_MADDWD_
 REF_LOOP(ref_dpbusd_y, Y256 ",avxvnni", __m256i, E11, 11, _mm256_setzero_si256(), U_DPBUSD_Y,
          SETUP_YI)
 
-/* tdpbuud on 6 accumulator tiles, 16 rows x 64 bytes each, in the
- * intrinsics' own loop (the probe's rounds are 6 x 2^12 of them). */
-__attribute__((target("amx-tile,amx-int8"), noinline)) static double ref_tdpbuud(void)
+/* tdpbuud (bf = 0) or tdpbf16ps on 6 accumulator tiles, 16 rows x 64
+ * bytes each, in the intrinsics' own loop (the probe's rounds are 6 x
+ * 2^12 of them). */
+__attribute__((target("amx-tile,amx-int8,amx-bf16"), noinline)) static double ref_tiles(int bf)
 {
     _Alignas(64) unsigned char cfg[64] = {1};
     for (int t = 0; t < 8; t++) {
@@ -188,8 +192,13 @@ __attribute__((target("amx-tile,amx-int8"), noinline)) static double ref_tdpbuud
         double t0 = thread_cpu();
         for (long it = 0; it < (1L << 11); it++)
             for (int u = 0; u < 2; u++) {
-                _tile_dpbuud(5, 6, 7); _tile_dpbuud(4, 6, 7); _tile_dpbuud(3, 6, 7);
-                _tile_dpbuud(2, 6, 7); _tile_dpbuud(1, 6, 7); _tile_dpbuud(0, 6, 7);
+                if (bf) {
+                    _tile_dpbf16ps(5, 6, 7); _tile_dpbf16ps(4, 6, 7); _tile_dpbf16ps(3, 6, 7);
+                    _tile_dpbf16ps(2, 6, 7); _tile_dpbf16ps(1, 6, 7); _tile_dpbf16ps(0, 6, 7);
+                } else {
+                    _tile_dpbuud(5, 6, 7); _tile_dpbuud(4, 6, 7); _tile_dpbuud(3, 6, 7);
+                    _tile_dpbuud(2, 6, 7); _tile_dpbuud(1, 6, 7); _tile_dpbuud(0, 6, 7);
+                }
             }
         double r = 12.0 * (1L << 11) / (thread_cpu() - t0);
         best = r > best ? r : best;
@@ -197,6 +206,9 @@ __attribute__((target("amx-tile,amx-int8"), noinline)) static double ref_tdpbuud
     _tile_release();
     return best;
 }
+
+static double ref_tdpbuud(void) { return ref_tiles(0); }
+static double ref_tdpbf16(void) { return ref_tiles(1); }
 
 /* A sanitizer build (-O1, instrumented loops) times other code than the
  * probes measure against: the timing tests skip there. */
@@ -218,7 +230,7 @@ static void test_probe_vs_loop(void **state)
         {BNL_MIX_MINADD_Y, ref_minadd_y}, {BNL_MIX_ABSADD_Y, ref_absadd_y},
         {BNL_MIX_FMAPS_Y, ref_fmaps_y}, {BNL_MIX_FMAPD_Y, ref_fmapd_y},
         {BNL_MIX_MADDWD_Y, ref_maddwd_y}, {BNL_MIX_DPBUSD_Y, ref_dpbusd_y},
-        {BNL_MIX_TDPBUUD, ref_tdpbuud},
+        {BNL_MIX_TDPBUUD, ref_tdpbuud}, {BNL_MIX_TDPBF16, ref_tdpbf16},
     };
     int ran = 0;
     for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
@@ -261,11 +273,13 @@ static double kernel_rate(kfn f, void *D, const void *W, const void *X, int64_t 
     return best;
 }
 
-/* the bf16 GEMM kernel in the distance kernels' shape (alpha 1) */
+/* the bf16 GEMM kernel of the tier under test in the distance kernels'
+ * shape (alpha 1) */
+static bnl_arch bf16_arch;
 static void dot_bf16_call(void *D, int64_t ldd, const void *W, int64_t m, const void *X,
                           int64_t N, int n)
 {
-    bnl_kernels_get(BNL_ARCH_AVX512BF16)->dot_bf16(D, ldd, W, m, X, N, n, 1.0f);
+    bnl_kernels_get(bf16_arch)->dot_bf16(D, ldd, W, m, X, N, n, 1.0f);
 }
 
 static void test_kernels_under_peak(void **state)
@@ -292,6 +306,7 @@ static void test_kernels_under_peak(void **state)
         if (!bnl_arch_supported(archs[a]))
             continue;
         const bnl_kernels *k = bnl_kernels_get(archs[a]);
+        bf16_arch = archs[a];
         struct { fsvc_dtype dt; bnl_dist dist; kfn f; const void *W, *X; } c[] = {
             {FSVC_U8, BNL_L1, (kfn)k->l1_u8, Wu, Xu},
             {FSVC_F32, BNL_L1, (kfn)k->l1_f32, Wf, Xf},

@@ -11,7 +11,9 @@
 
 /* Baselines first per dtype (base 1): today's u8 kernels and OpenBLAS's
  * sgemm, avx2 only where there is no AVX-512; avxvnni (base 2) only beside
- * avx2, as cpuid picks it. amx's f32 path is onednn's: no row. */
+ * avx2, as cpuid picks it. amx's full f32 path is onednn's: no row; its
+ * bf16 layer is its own tiles where oneDNN does not take the call (the
+ * row's kernel= says which ran). */
 static const struct {
     const char *arch;
     fsvc_dtype dt;
@@ -23,7 +25,7 @@ static const struct {
     {"amx", FSVC_U8, BNL_PREC_FULL, 0},
     {"avx512", FSVC_F32, BNL_PREC_FULL, 1}, {"avx2", FSVC_F32, BNL_PREC_FULL, 1},
     {"avx512bf16", FSVC_F32, BNL_PREC_BF16, 0}, {"onednn", FSVC_F32, BNL_PREC_FULL, 0},
-    {"onednn", FSVC_F32, BNL_PREC_BF16, 0},
+    {"onednn", FSVC_F32, BNL_PREC_BF16, 0}, {"amx", FSVC_F32, BNL_PREC_BF16, 0},
 };
 
 int bench_tier_rows(bench_tier rows[BENCH_TIERS_MAX])

@@ -94,6 +94,10 @@ if grep -q ' avx512_vnni' /proc/cpuinfo && grep -q ' avx512bw' /proc/cpuinfo; th
       -n 29 -v -r 1
     expect_match "plan: path=kernels kernel=amx" "bench plan names amx" "$OUT"
     expect_match "register probe of tdpbuud tiles" "bench: % of the tiles' measured peak" "$OUT"
+    expect_exit 0 "bench bf16 on amx" -- "$FSVC" bench --op rbf-l2 --dtype f32 --precision bf16 \
+      -m 100 -N 70 -n 29 -v -r 1
+    expect_match "plan: path=kernels kernel=amx" "bench bf16 plan names amx" "$OUT"
+    expect_match "register probe of tdpbf16ps tiles" "bench bf16: % of the tiles' peak" "$OUT"
   else echo "ok - no AMX tiles here: the amx tier not checked on them (test_amx_emu emulates it)"; fi
   if [ $dnnl = yes ]; then
     expect_exit 0 "info, cpuid arch (onednn)" -- env -u FSVC_ARCH "$FSVC" info

@@ -1,7 +1,8 @@
 /*
- * kern_u8_amx.c - the amx tier's exact u8 squared L2 and dot: the body of
- * kern_amx_body.h on the real tiles (Sapphire Rapids and later). The tier
- * is offered only once Linux granted the tile state (kernels.c).
+ * kern_amx.c - the amx tier's GEMMs (exact u8 squared L2 and dot, the bf16
+ * layer's product): the body of kern_amx_body.h on the real tiles
+ * (Sapphire Rapids and later). The tier is offered only once Linux granted
+ * the tile state and the kernels passed their self-check (kernels.c).
  */
 #include <immintrin.h>
 
@@ -20,6 +21,7 @@ static inline uint32_t amx_sumsq(const uint8_t *x, int n)
 #define AMX_STORE(t, p, stride) _tile_stored(t, p, stride)
 #define AMX_ZERO(t) _tile_zero(t)
 #define AMX_DPBUUD(c, a, b) _tile_dpbuud(c, a, b)
+#define AMX_DPBF16PS(c, a, b) _tile_dpbf16ps(c, a, b)
 #define AMX_RELEASE() _tile_release()
 #define AMX_SUMSQ(x, n) amx_sumsq(x, n)
 #define AMX_PACK kern_pack4_avx512
