@@ -6,7 +6,7 @@
  *   W: m x n row-major (neurons), X: N x n row-major (samples)
  * Exact edge tiles: every D[i*ldd+j] for i<N, j<m is written, nothing else.
  * Any m >= 1, N >= 1, 1 <= n <= 65536. Thread-safe (no global mutable state),
- * no heap: scratch is on the stack (up to ~34 KB per call).
+ * no heap: scratch is on the stack (up to ~44 KB per call: amx's).
  *
  * Per-call costs, for the planner: the float kernels pack W (m x n, once per
  * 512 samples) and sum the rows of X and W (O((m + N) n), vectorised), so a
@@ -27,6 +27,8 @@
  *           avx512vnni's packed 8x48 GEMM ~93, measured)
  *   dot_u8  avx512vnni: as its l2sq_u8 (the same GEMM, another finish)
  *   dot_bf16 avx512bf16 32 per vdpbf16ps (Zen 5: 2 per cycle, 64)
+ *   amx      l2sq_u8 / dot_u8 16384 per tdpbuud, dot_bf16 8192 per
+ *           tdpbf16ps (Sapphire Rapids: one per 16 cycles, 1024 / 512)
  *
  * Results:
  *   l1_u8   exact int32 (max 65536 * 255 fits).
