@@ -39,6 +39,16 @@ configs=(
   "fsvc f32 L2 layer (OpenBLAS sgemm + epilogue)|env FSVC_ARCH=avx512bf16 $FSVC bench --op rbf-l2 --dtype f32 -N $N -m $M -n $K --no-ref -r $REPS"
   "fsvc f32 L2 layer, onednn tier (oneDNN's product + epilogue)|env FSVC_ARCH=onednn $FSVC bench --op rbf-l2 --dtype f32 -N $N -m $M -n $K --no-ref -r $REPS"
 )
+# the amx tier (AMX tiles granted by Linux): fsvc's own tiles beside oneDNN's
+pairs=()
+if FSVC_ARCH=amx "$FSVC" info 2>/dev/null | grep -q '^cpu kernels: amx (FSVC_ARCH'; then
+  configs+=(
+    "fsvc u8 dot layer, amx tiles|env FSVC_ARCH=amx $FSVC bench --op mul --dtype u8 -N $N -m $M -n $K --no-ref -r $REPS"
+    "fsvc u8 L2 layer, amx tiles|env FSVC_ARCH=amx $FSVC bench --op rbf-l2 --dtype u8 -N $N -m $M -n $K --no-ref -r $REPS"
+  )
+  pairs+=("fsvc u8 dot layer, amx tiles|oneDNN u8 x s8 -> s32 product"
+          "fsvc u8 L2 layer, amx tiles|oneDNN u8 x s8 -> s32 product")
+fi
 declare -A times impl kern
 for ((r = 1; r <= ROUNDS; r++)); do
   for c in "${configs[@]}"; do
@@ -80,7 +90,8 @@ report() {
            "fsvc f32 L2 layer, --precision bf16|oneDNN bf16 product" \
            "fsvc f32 L2 layer, --precision bf16, onednn tier|oneDNN bf16 product" \
            "fsvc f32 L2 layer (OpenBLAS sgemm + epilogue)|oneDNN f32 product" \
-           "fsvc f32 L2 layer, onednn tier (oneDNN's product + epilogue)|oneDNN f32 product"; do
+           "fsvc f32 L2 layer, onednn tier (oneDNN's product + epilogue)|oneDNN f32 product" \
+           ${pairs[@]+"${pairs[@]}"}; do
     a=${p%%|*}; b=${p#*|}
     kk=""
     [ -n "${kern[$a]:-}" ] && kk="; its product kernels alone: $(awk "BEGIN{printf \"%.2f\", $(med "${kern[$a]}")/$(med "${times[$b]}")}")"
