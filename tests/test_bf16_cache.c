@@ -156,7 +156,8 @@ static void test_norms(void **state)
 /* The tiers that run f32 GEMM layers on their own paths here. */
 static int gemm_tiers(bnl_arch *out)
 {
-    static const bnl_arch want[] = {BNL_ARCH_AVX512, BNL_ARCH_AVX512BF16, BNL_ARCH_ONEDNN};
+    static const bnl_arch want[] = {BNL_ARCH_AVX512, BNL_ARCH_AVX512BF16, BNL_ARCH_ONEDNN,
+                                    BNL_ARCH_AMX};
     int k = 0;
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         if (bnl_arch_supported(want[i])) out[k++] = want[i];
@@ -200,7 +201,7 @@ static void test_hold_same_bits(void **state)
 {
     (void)state;
     static const int shapes[][3] = {{130, 77, 785}, {64, 100, 784}, {1, 1, 1}, {200, 49, 33}};
-    bnl_arch t[4];
+    bnl_arch t[5];
     int nt = gemm_tiers(t);
     for (int a = 0; a < nt; a++)
         for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
@@ -230,7 +231,7 @@ static void test_hold_same_bits(void **state)
                 }
                 bnl_wcache_stats st;
                 bnl_wcache_stats_get(c.wcache, &st);
-                int kept = op->dist == BNL_L2 || t[a] == BNL_ARCH_ONEDNN ||
+                int kept = op->dist == BNL_L2 || t[a] == BNL_ARCH_ONEDNN || t[a] == BNL_ARCH_AMX ||
                            (op->precision == BNL_PREC_BF16 && t[a] != BNL_ARCH_AVX512);
                 if (kept && !(st.fills >= 1 && st.hits >= 2))
                     fail_msg("%s m=%lld n=%d: cache fills %lld hits %lld", bnl_arch_name(t[a]),
@@ -272,7 +273,7 @@ static void same_as_fresh(const bnl_ctx *c, const bnl_op *op, const float *W, in
 static void test_invalidation(void **state)
 {
     (void)state;
-    bnl_arch t[4];
+    bnl_arch t[5];
     int nt = gemm_tiers(t);
     const int64_t m = 96, N = 70;
     const int n = 131;
