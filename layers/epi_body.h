@@ -60,18 +60,28 @@ static void EPI(row_act)(float *h, int64_t len, const bnl_actp *p)
     }
 }
 
-/* H: rows x cols (ldh) float = act(D), D: rows x cols (ldd) int32. */
+/* H: rows x cols (ldh) float = act(D), D: rows x cols (ldd) int32. Each
+ * piece of a row is converted and activated in a buffer on the stack, then
+ * copied to H by the C library's memcpy (about 1 KB a row): 1.1x faster on
+ * the 4096^2 x 784 u8 L2 layer (Zen 5) than writing H twice (the values,
+ * then their activation), or than vector stores of our own, aligned or
+ * not. A piece of 16 KB keeps gcc from inlining the copy as `rep movsq`
+ * (it does for bounds up to 8 KB here), which is as slow. */
+#define EPI_PIECE 4096
 static void EPI(epi_from_i32)(float *H, int64_t ldh, const int32_t *D, int64_t ldd,
                               int64_t rows, int64_t cols, const bnl_actp *p)
 {
-    for (int64_t i = 0; i < rows; i++) {
-        float *h = H + i * ldh;
-        const int32_t *d = D + i * ldd;
-        _Pragma("omp simd")
-        for (int64_t j = 0; j < cols; j++)
-            h[j] = (float)d[j];
-        EPI(row_act)(h, cols, p);
-    }
+    _Alignas(64) float t[EPI_PIECE];
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j0 = 0; j0 < cols; j0 += EPI_PIECE) {
+            const int32_t *d = D + i * ldd + j0;
+            int64_t len = cols - j0 < EPI_PIECE ? cols - j0 : EPI_PIECE;
+            _Pragma("omp simd")
+            for (int64_t j = 0; j < len; j++)
+                t[j] = (float)d[j];
+            EPI(row_act)(t, len, p);
+            memcpy(H + i * ldh + j0, t, sizeof(float) * (size_t)len);
+        }
 }
 
 /* H: rows x cols (ldh) float, in place. */
