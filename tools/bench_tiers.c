@@ -61,6 +61,7 @@ int bench_tiers_run(const bench_cfg *base, bench_tier *rows, int nr, fsvc_error 
         c.dtype = rows[i].dt;
         c.precision = rows[i].prec;
         c.arch = rows[i].arch;
+        c.backend = "cpu"; /* the CPU's tiers, whatever --backend says */
         c.no_ref = 1;
         c.no_gemm = 1;
         c.no_kernel_only = 1;
