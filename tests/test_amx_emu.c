@@ -7,9 +7,9 @@
  * tilestored of rows x colsb bytes, the shape rules of tdpbuud and
  * tdpbf16ps (C rows = A rows, C colsb = B colsb, A colsb = 4 B rows; bf16
  * with DAZ / FTZ, two f32 additions per pair in order), and it fails on a
- * tile used with no configuration loaded. X and W
- * end at a page with no access, so any read past them faults. The real
- * tiles run the same body in test_kernels where the CPU has AMX.
+ * tile used with no configuration loaded. X and W end at a page with no
+ * access, so any read past them faults. The real tiles run the same body
+ * in test_kernels and test_bf16 where the CPU has AMX.
  */
 #include <stdarg.h>
 #include <stddef.h>
