@@ -71,7 +71,7 @@ int bnl_arch_rank(bnl_arch arch);
 /* 1 if this CPU can run arch (cpuid); REF and SCALAR always 1. */
 int bnl_arch_supported(bnl_arch arch);
 /* Why a tier this CPU has is not used (amx: Linux's grant, the kernels'
- * self-check), or NULL. */
+ * self-check); NULL when it is used or the CPU lacks it. */
 const char *bnl_arch_note(bnl_arch arch);
 
 typedef struct bnl_op {

@@ -145,7 +145,7 @@ const char *bnl_arch_note(bnl_arch arch)
                      "later needed)"
            : s == -3 ? "the CPU has AMX, but the amx kernels failed their self-check against "
                        "the scalar ones: not used (please report)"
-                     : "no AMX tiles on this CPU";
+                     : NULL; /* no AMX: nothing to say */
 }
 
 int bnl_arch_supported(bnl_arch arch)

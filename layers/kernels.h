@@ -28,7 +28,8 @@
  *   dot_u8  avx512vnni: as its l2sq_u8 (the same GEMM, another finish)
  *   dot_bf16 avx512bf16 32 per vdpbf16ps (Zen 5: 2 per cycle, 64)
  *   amx      l2sq_u8 / dot_u8 16384 per tdpbuud, dot_bf16 8192 per
- *           tdpbf16ps (Sapphire Rapids: one per 16 cycles, 1024 / 512)
+ *           tdpbf16ps (Sapphire Rapids, by Intel's figures, not measured
+ *           here: one per 16 cycles, 1024 / 512)
  *
  * Results:
  *   l1_u8   exact int32 (max 65536 * 255 fits).

@@ -61,6 +61,14 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* Neurons per tile of the packed u8 / bf16 GEMM kernels: whole panels of
+ * the tier's width near 256 (48 or 24: 240; amx's 32: 256). */
+static int64_t gemm_tile_m(const bnl_ctx *ctx)
+{
+    int nr = bnl_kernels_get(ctx->arch)->gemm_panel;
+    return nr ? 256 / nr * nr : 240;
+}
+
 bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N, int n)
 {
     bnl_plan p = {0};
@@ -90,8 +98,7 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
                bnl_kernels_get(ctx->arch)->dot_bf16) {
         /* the bf16 GEMM kernel (avx512bf16, amx): its own packing, so the
          * tiles of the u8 GEMM kernel (the f32 H tile, 1 MiB, in L2) */
-        int nr = bnl_kernels_get(ctx->arch)->gemm_panel;
-        tm = nr ? 256 / nr * nr : 240;
+        tm = gemm_tile_m(ctx);
         tN = 1024;
         p.path = "kernels";
         p.kernel = bnl_kernels_op_tier(ctx->arch, op);
@@ -107,8 +114,7 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
          * at 4096^2 x 784, CPU time: 192 x 320 0.0019 ns, 512 x 480 0.0018,
          * 1024 x 240 0.0015); the int32 tile (1 MiB) stays in L2. amx's
          * panels are 32 neurons: 256, no partial panel. */
-        int nr = bnl_kernels_get(ctx->arch)->gemm_panel;
-        tm = nr ? 256 / nr * nr : 240;
+        tm = gemm_tile_m(ctx);
         tN = 1024;
         p.path = "kernels";
         p.kernel = bnl_kernels_op_tier(ctx->arch, op);

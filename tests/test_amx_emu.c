@@ -290,8 +290,9 @@ static void test_groups(void **state)
     check(5, 2049, 9, 0);
 }
 
-/* The largest n whose squared L2 fits int32, every byte 255: dot's sums
- * wrap modulo 2^32 as the contract says, L2 stays exact. */
+/* The largest n whose squared L2 fits int32, every byte 255: the dot is
+ * 255^2 n = 2147450625 and Sx2 + Sw2 passes 2^31 before the 2 x.w that
+ * brings L2 back to 0 (the finish's modulo-2^32 arithmetic). */
 static void test_int32_edge(void **state)
 {
     (void)state;

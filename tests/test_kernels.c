@@ -285,7 +285,7 @@ static void test_dispatch(void **state)
     bnl_arch have[BNL_ARCH_COUNT];
     if (fx_cpu_archs(have) < 1)
         fail_msg("the engine refuses a tier this CPU has (amx: %s)",
-                 bnl_arch_note(BNL_ARCH_AMX) ? bnl_arch_note(BNL_ARCH_AMX) : "runs");
+                 bnl_arch_note(BNL_ARCH_AMX) ? bnl_arch_note(BNL_ARCH_AMX) : "used or absent");
     /* amx: avx512's L1, its own u8 L2 and dot; ranked above onednn */
     assert_true(bnl_arch_rank(BNL_ARCH_ONEDNN) < bnl_arch_rank(BNL_ARCH_AMX));
     if (bnl_arch_supported(BNL_ARCH_AMX)) {

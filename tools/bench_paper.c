@@ -271,6 +271,8 @@ int bench_paper(const bench_cfg *base, const char *csv, const char *png, const c
         c.no_kernel_only = 1;
         c.verbose = 0;
         c.tile_m = c.tile_N = 0;
+        bnl_op op = bench_make_op(&c); /* the CSV's precision: what ran (u8, L1: full) */
+        w->prec = bnl_op_reduced(&op) ? c.precision : BNL_PREC_FULL;
         int rc = bench_run(&w->r, &c, err);
         if (rc) {
             free(rows);

@@ -9,23 +9,24 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Baselines first per dtype (base 1): today's u8 kernels and OpenBLAS's
- * sgemm, avx2 only where there is no AVX-512; avxvnni (base 2) only beside
- * avx2, as cpuid picks it. amx's full f32 path is onednn's: no row; its
+/* Baselines first per dtype (BASE): today's u8 kernels and OpenBLAS's
+ * sgemm, avx2 only where there is no AVX-512; avxvnni (BESIDE_AVX2) only
+ * beside avx2, as cpuid picks it. amx's full f32 path is onednn's: no row; its
  * bf16 layer is its own tiles where oneDNN does not take the call (the
  * row's kernel= says which ran). */
+enum { TIER, BASE, BESIDE_AVX2 };
 static const struct {
     const char *arch;
     fsvc_dtype dt;
     bnl_precision prec;
-    int base;
+    int role;
 } all[] = {
-    {"avx512", FSVC_U8, BNL_PREC_FULL, 1}, {"avx2", FSVC_U8, BNL_PREC_FULL, 1},
-    {"avxvnni", FSVC_U8, BNL_PREC_FULL, 2}, {"avx512vnni", FSVC_U8, BNL_PREC_FULL, 0},
-    {"amx", FSVC_U8, BNL_PREC_FULL, 0},
-    {"avx512", FSVC_F32, BNL_PREC_FULL, 1}, {"avx2", FSVC_F32, BNL_PREC_FULL, 1},
-    {"avx512bf16", FSVC_F32, BNL_PREC_BF16, 0}, {"onednn", FSVC_F32, BNL_PREC_FULL, 0},
-    {"onednn", FSVC_F32, BNL_PREC_BF16, 0}, {"amx", FSVC_F32, BNL_PREC_BF16, 0},
+    {"avx512", FSVC_U8, BNL_PREC_FULL, BASE}, {"avx2", FSVC_U8, BNL_PREC_FULL, BASE},
+    {"avxvnni", FSVC_U8, BNL_PREC_FULL, BESIDE_AVX2}, {"avx512vnni", FSVC_U8, BNL_PREC_FULL, TIER},
+    {"amx", FSVC_U8, BNL_PREC_FULL, TIER},
+    {"avx512", FSVC_F32, BNL_PREC_FULL, BASE}, {"avx2", FSVC_F32, BNL_PREC_FULL, BASE},
+    {"avx512bf16", FSVC_F32, BNL_PREC_BF16, TIER}, {"onednn", FSVC_F32, BNL_PREC_FULL, TIER},
+    {"onednn", FSVC_F32, BNL_PREC_BF16, TIER}, {"amx", FSVC_F32, BNL_PREC_BF16, TIER},
 };
 
 int bench_tier_rows(bench_tier rows[BENCH_TIERS_MAX])
@@ -36,17 +37,17 @@ int bench_tier_rows(bench_tier rows[BENCH_TIERS_MAX])
         int d = all[i].dt == FSVC_F32;
         if (bnl_arch_parse(all[i].arch, &a) || !bnl_arch_supported(a))
             continue;
-        if (all[i].base == 1 && base[d] >= 0)
+        if (all[i].role == BASE && base[d] >= 0)
             continue; /* avx2 where avx512 runs */
-        if (all[i].base != 1 && base[d] < 0)
+        if (all[i].role != BASE && base[d] < 0)
             continue; /* nothing to compare with */
-        if (all[i].base == 2 && strcmp(rows[base[d]].arch, "avx2"))
+        if (all[i].role == BESIDE_AVX2 && strcmp(rows[base[d]].arch, "avx2"))
             continue;
         memset(&rows[nr], 0, sizeof rows[nr]);
         rows[nr].arch = all[i].arch;
         rows[nr].dt = all[i].dt;
         rows[nr].prec = all[i].prec;
-        if (all[i].base == 1)
+        if (all[i].role == BASE)
             base[d] = nr;
         rows[nr].base = base[d];
         nr++;

@@ -71,7 +71,7 @@ int cmd_info(int argc, char **argv)
     printf("cpu kernels: %s -> %s, epilogue %s\n", why, bnl_arch_kernels(arch),
            bnl_arch_name(arch));
     const char *amx = bnl_arch_note(BNL_ARCH_AMX);
-    if (amx && strncmp(amx, "no AMX", 6))
+    if (amx)
         printf("amx tier: %s\n", amx);
     printf("cpu ops (tier per op on %s):\n", bnl_arch_name(arch));
     print_op_tiers(arch);
