@@ -113,7 +113,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 # ISA kernels carry their own flags; the rest is built for the baseline.
-AVX2_FLAGS   := -mavx2 -mfma -mbmi2
+AVX2_FLAGS   := -mavx2 -mfma -mbmi2 -mf16c
 AVX512_FLAGS := -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vnni -mfma -mbmi2
 isa_flags = $(if $(findstring _amx,$(1)),$(AVX512_FLAGS) -mavx512bf16 -mamx-tile -mamx-int8 -mamx-bf16,$(if $(findstring _avxvnni,$(1)),$(AVX2_FLAGS) -mavxvnni,$(if $(findstring _avx512bf16,$(1)),$(AVX512_FLAGS) -mavx512bf16,$(if $(findstring _avx512,$(1)),$(AVX512_FLAGS),$(if $(findstring _avx2,$(1)),$(AVX2_FLAGS))))))
 

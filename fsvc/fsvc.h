@@ -147,8 +147,8 @@ typedef struct fsvc_param {
                               operands: 0 full (default), 1 tf32, 2 bf16;
                               stored in the model, used at predict */
     int threads;           /* <= 0: all cores */
-    int pcg_h;             /* pcg's cached H: 0 auto (f32; says when only bf16
-                              would be kept: fsvc_pcg_h_pick), 1 f32, 2 bf16
+    int pcg_h;             /* pcg's cached H: 0 auto (f16 or f32:
+                              fsvc_pcg_h_pick), 1 f32, 2 bf16, 3 f16
                               (fsvc/params.c "pcg-h") */
     int probability;       /* 1: fit the class-probability calibration
                               (fsvc/calibrate.h, `fsvc train -b 1`) */

@@ -63,7 +63,7 @@ int fsvc_hsrc_open(fsvc_hsrc *src, const fsvc_ridge_problem *pb, const fsvc_hsrc
     if (!s) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
     bnl_hprod_problem hp = {pb->op, pb->C, pb->m, pb->X, pb->N, pb->n, pb->K, pb->cls,
                             pb->y, pb->cw, pb->sw, o->aug, o->rows, o->cols, pb->csr};
-    bnl_hprod_opt ho = {o->cache, o->progress, o->notes, o->h_bf16};
+    bnl_hprod_opt ho = {o->cache, o->progress, o->notes, o->h16};
     int rc = bnl_hprod_open(pb->ctx, &hp, &ho, &s->h, err);
     if (rc) {
         free(s);

@@ -355,18 +355,18 @@ static int set_scale_features(fsvc_param *p, const char *name, const char *s,
 static void get_scale_features(char *b, size_t n, const fsvc_param *p)
 { snprintf(b, n, "%s", p->scale_features ? "range" : "none"); }
 
-static const char *const pcg_h_names[] = {"auto", "f32", "bf16"};
+static const char *const pcg_h_names[] = {"auto", "f32", "bf16", "f16"};
 static int set_pcg_h(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (!strcmp(s, pcg_h_names[i])) {
             p->pcg_h = i;
             return FSVC_OK;
         }
-    return bad(name, s, "auto|f32|bf16", err);
+    return bad(name, s, "auto|f32|bf16|f16", err);
 }
 static void get_pcg_h(char *b, size_t n, const fsvc_param *p)
-{ snprintf(b, n, "%s", pcg_h_names[p->pcg_h >= 0 && p->pcg_h < 3 ? p->pcg_h : 0]); }
+{ snprintf(b, n, "%s", pcg_h_names[p->pcg_h >= 0 && p->pcg_h < 4 ? p->pcg_h : 0]); }
 
 static int set_backend(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
 {
@@ -415,12 +415,13 @@ static const setting table[] = {
     S("cg-tol", 0, "TOL", NULL, 1, cg_tol,
       "pcg: relative residual to reach; not reached: a warning up to 100 x TOL\n"
       "(or 1e-2, the larger), beyond it an error (exit 2)"),
-    S("pcg-h", 0, "auto|f32|bf16", NULL, 1, pcg_h,
-      "pcg: the H kept in memory for the products (f32 inputs): bf16 halves\n"
-      "its memory and the bytes each iteration reads, the solve exact for H\n"
-      "rounded to bf16, about as many iterations (MNIST, 20000 centroids: 10\n"
-      "against 9), but the rounding acts as a larger ridge (Fashion-MNIST, -l 1e-6:\n"
-      "0.4 points less); auto: f32, saying when only bf16 would be kept"),
+    S("pcg-h", 0, "auto|f32|bf16|f16", NULL, 1, pcg_h,
+      "pcg: the H kept in memory for the products (f32 inputs): bf16 or f16\n"
+      "halve its memory and the bytes each iteration reads, the solve exact for\n"
+      "H so rounded; the rounding acts as a larger ridge, for bf16 about 2.5e-6 /\n"
+      "lambda times it (Fashion-MNIST, -l 1e-6: 0.4 points less), for f16 64x\n"
+      "less (activations within [-1, 1] only: tri, gauss, tanh); auto: f16 from\n"
+      "-l 1e-6 up where it applies, else f32, saying when only 16 bits would be kept"),
     S("eta", 'e', "ETA", NULL, 1, eta, "lms learning rate"),
     S("epochs", 'E', "EPOCHS", NULL, 1, epochs, "lms epochs"),
     S("scale", 0, NULL, fsvc_scale_names, 1, scale, "scaling of u8 input"),

@@ -137,7 +137,7 @@ static int solve_pcg(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge_o
     double *W = NULL;
     int rc = pb->N > 0 ? FSVC_OK : fsvc_fail(err, FSVC_EINPUT, "ridge: a process holds no "
                                              "samples (more processes than samples)");
-    fsvc_hsrc_opt ho = {o->aug, o->rows, o->cols, cache, bars, o->progress != 0, o->h_bf16};
+    fsvc_hsrc_opt ho = {o->aug, o->rows, o->cols, cache, bars, o->progress != 0, o->h16};
     if (!rc)
         rc = fsvc_hsrc_open(&loc, pb, &ho, err);
     if (!rc && comm->size > 1) {
@@ -196,21 +196,45 @@ int fsvc_readout_solve(double *R, const fsvc_ridge_problem *pb, const fsvc_ridge
         return fsvc_readout_ridge(R, &p, lambda, -1, bars, info ? info->t_ridge : NULL, err);
     fsvc_ridge_opt po = *o;
     int cache;
-    po.h_bf16 = fsvc_pcg_h_pick(o->h_bf16, op->dtype == FSVC_F64, (double)N * nv * m,
-                                ram > 0 ? (budget - need) / 2 : 0, o->progress, &cache);
+    int bounded = fsvc_h_bounded(op, p.cw, K, p.sw, N), f64 = op->dtype == FSVC_F64;
+    if ((rc = fsvc_comm_agreed(comm, fsvc_pcg_h_check(o->h16, f64, bounded, err), err)))
+        return rc;
+    po.h16 = fsvc_pcg_h_pick(o->h16, f64, bounded, lambda, (double)N * nv * m,
+                             ram > 0 ? (budget - need) / 2 : 0, o->progress, &cache);
     return solve_pcg(R, &p, &po, cache, info, err);
 }
 
-int fsvc_pcg_h_pick(int h_bf16, int f64, double values, double room, int progress, int *cache)
+int fsvc_h_bounded(const bnl_op *op, const double *cw, int K, const double *sw, int64_t N)
 {
-    int bf = h_bf16 > 0 && !f64;
-    *cache = room > 0 && values * (f64 ? 8 : bf ? 2 : 4) <= room;
-    /* auto stays float: a bf16 H's rounding acts as a larger ridge (about
-     * 20x a lambda of 1e-7), which can cost accuracy (Fashion-MNIST at
-     * -l 1e-6: 90.42 % against 90.84 %); say where bf16 would be kept */
-    if (h_bf16 < 0 && progress && !*cache && !f64 && values * 2 <= room)
+    if (op->act != BNL_TRI && op->act != BNL_GAUSS && op->act != BNL_TANH) return 0;
+    for (int k = 0; cw && k < K; k++)
+        if (!(cw[k] <= 65536.0)) return 0;
+    for (int64_t i = 0; sw && i < N; i++)
+        if (!(sw[i] <= 65536.0)) return 0;
+    return 1;
+}
+
+int fsvc_pcg_h_check(int h16, int f64, int bounded, fsvc_error *err)
+{
+    if (h16 == BNL_H_F16 && !bounded && !f64)
+        return fsvc_fail(err, FSVC_EUSAGE, "--pcg-h f16 needs activations within [-1, 1] (tri, "
+                         "gauss, tanh) and row weights up to 65536; use bf16 or f32");
+    return FSVC_OK;
+}
+
+int fsvc_pcg_h_pick(int h16, int f64, int bounded, double lambda, double values, double room,
+                    int progress, int *cache)
+{
+    /* auto: f16 where its floor is small against the ridge (the header);
+     * a bf16 H's floor acts as a larger ridge (about 0.3x a lambda of 1e-5,
+     * 25x one of 1e-7), so bf16 only when asked */
+    int fmt = f64 ? BNL_H_F32 : h16 >= 0 ? h16
+              : bounded && lambda >= FSVC_PCG_F16_MIN_LAMBDA ? BNL_H_F16 : BNL_H_F32;
+    *cache = room > 0 && values * (f64 ? 8 : fmt ? 2 : 4) <= room;
+    if (h16 < 0 && progress && !*cache && !fmt && !f64 && values * 2 <= room)
         fsvc_printf("pcg: H (%.1f GB as float) is over half the free memory (%.1f GB), so it "
-                    "is made anew every pass; --pcg-h bf16 keeps it (half the bytes; its "
-                    "rounding acts as a larger ridge)\n", values * 4 / 1e9, room / 1e9);
-    return bf;
+                    "is made anew every pass; --pcg-h %s keeps it (half the bytes; its "
+                    "rounding acts as a larger ridge)\n", values * 4 / 1e9, room / 1e9,
+                    bounded ? "f16" : "bf16");
+    return fmt;
 }

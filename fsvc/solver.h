@@ -84,17 +84,32 @@ typedef struct fsvc_ridge_opt {
     int rows, cols;
     double ram;
     int progress;
-    int h_bf16;       /* pcg: the cached H in bf16 (1), float (0) or auto (-1:
-                         float, fsvc_pcg_h_pick; fsvc_param.pcg_h) */
+    int h16;          /* pcg: the cached H's bnl_hfmt (f32, bf16, f16), or
+                         auto (-1: fsvc_pcg_h_pick; fsvc_param.pcg_h) */
 } fsvc_ridge_opt;
 
+/* auto keeps H in f16 from this lambda up: its rounding floor (about
+ * 4e-8 x mean diag(H^T H) a column, 64x less than bf16's) is then at most
+ * ~5 % of the ridge */
+#define FSVC_PCG_F16_MIN_LAMBDA 1e-6
+/* 1 when op's activations lie in [-1, 1] and no row weight passes 2^16:
+ * every value of H (rows scaled by sqrt(weight)) is far inside f16's range */
+int fsvc_h_bounded(const bnl_op *op, const double *cw, int K, const double *sw, int64_t N);
+/* FSVC_EUSAGE for an asked f16 (h16) where H is not bounded
+ * (fsvc_h_bounded) and not double, else FSVC_OK. */
+int fsvc_pcg_h_check(int h16, int f64, int bounded, fsvc_error *err);
 /* pcg's cached H: *cache whether H (values, N x m) is kept after the
- * first pass, within room bytes; returns 1 for a bf16 H (h_bf16 1; a
- * double H stays double). auto (h_bf16 < 0) is float, and with progress
- * says when only a bf16 H would be kept. */
-int fsvc_pcg_h_pick(int h_bf16, int f64, double values, double room, int progress, int *cache);
-/* fsvc_ridge_opt.h_bf16 from fsvc_param.pcg_h (0 auto, 1 f32, 2 bf16) */
-static inline int fsvc_pcg_h_arg(int pcg_h) { return pcg_h == 2 ? 1 : pcg_h == 1 ? 0 : -1; }
+ * first pass, within room bytes; returns its bnl_hfmt (h16 >= 0: that one;
+ * f64: BNL_H_F32, a double H stays double). auto (h16 < 0): f16 when
+ * bounded (fsvc_h_bounded) and lambda >= FSVC_PCG_F16_MIN_LAMBDA, else
+ * f32, and with progress says when only a 16-bit H would be kept. */
+int fsvc_pcg_h_pick(int h16, int f64, int bounded, double lambda, double values, double room,
+                    int progress, int *cache);
+/* fsvc_ridge_opt.h16 from fsvc_param.pcg_h (0 auto, 1 f32, 2 bf16, 3 f16) */
+static inline int fsvc_pcg_h_arg(int pcg_h)
+{
+    return pcg_h == 3 ? BNL_H_F16 : pcg_h == 2 ? BNL_H_BF16 : pcg_h == 1 ? BNL_H_F32 : -1;
+}
 
 /* How the engine's products run (bnl_hprod_opt): aug, rows, cols: the
  * virtual samples (src->N = N x fsvc_augment_count(aug); rows x cols == n,
@@ -108,7 +123,7 @@ typedef struct fsvc_hsrc_opt {
     int cache;
     int progress;
     int notes;
-    int h_bf16;       /* the cached H in bf16 (bnl_hprod_opt.h_bf16) */
+    int h16;          /* the cached H's bnl_hfmt (bnl_hprod_opt.h16) */
 } fsvc_hsrc_opt;
 
 /* The engine's block products (bnl_hprod_open: the context's table

@@ -121,7 +121,7 @@ static int pcg(double *R, const fsvc_sparse_problem *pb, const fsvc_ridge_opt *o
     fsvc_ridge_problem rp = {pb->ctx, pb->op, NULL, m, NULL, pb->cls, pb->y, NULL, N, N,
                              pb->Ct->n, pb->K, NULL, pb->sw, &csr};
     int bars = o->progress == FSVC_PROGRESS_ALL;
-    fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, cache, bars, o->progress != 0, o->h_bf16};
+    fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, cache, bars, o->progress != 0, o->h16};
     fsvc_hsrc src;
     int rc = fsvc_hsrc_open(&src, &rp, &ho, err);
     if (rc)
@@ -180,9 +180,11 @@ int fsvc_sparse_ridge(double *R, const fsvc_sparse_problem *pb, const fsvc_ridge
     } else {
         fsvc_ridge_opt po = *o;
         int cache; /* a CSR source's H is float (or bf16) whatever the dtype */
-        po.h_bf16 = fsvc_pcg_h_pick(o->h_bf16, 0, (double)N * m,
-                                    ram > 0 ? (budget - need) / 2 : 0, o->progress, &cache);
-        rc = pcg(R, pb, &po, cache, info, err);
+        int bounded = fsvc_h_bounded(pb->op, NULL, 0, pb->sw, N);
+        po.h16 = fsvc_pcg_h_pick(o->h16, 0, bounded, lambda, (double)N * m,
+                                 ram > 0 ? (budget - need) / 2 : 0, o->progress, &cache);
+        rc = fsvc_pcg_h_check(o->h16, 0, bounded, err);
+        if (!rc) rc = pcg(R, pb, &po, cache, info, err);
     }
     bnl_blas_threads_pop(saved);
     return rc;

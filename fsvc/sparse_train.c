@@ -269,7 +269,7 @@ int fsvc_train_sparse(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset *
         fsvc_sparse_problem sp = {&ctx, &op, &Ct, M->Cs, d->csr, d->cls, yc,
                                   fsvc_weights_real(d), M->Kout};
         fsvc_ridge_opt ro = {.lambda = p->lambda, .solver = p->solver, .tol = p->cg_tol,
-                             .progress = p->progress, .h_bf16 = fsvc_pcg_h_arg(p->pcg_h)};
+                             .progress = p->progress, .h16 = fsvc_pcg_h_arg(p->pcg_h)};
         rc = fsvc_sparse_ridge(M->R, &sp, &ro, info, err);
         if (rc == FSVC_EINPUT && err) { /* the readout's words, naming the data */
             char msg[sizeof err->msg];

@@ -6,7 +6,9 @@
  * from the largest to the smallest, each CG started from the previous
  * lambda's solution (a warm start: a smaller lambda's solution is near,
  * and CG from there needs fewer iterations). Every lambda's system is the
- * one fsvc_train solves, to the same --cg-tol. */
+ * one fsvc_train solves, to the same --cg-tol, with the cached H in the
+ * format fsvc_train keeps for that lambda (--pcg-h auto: f16 from 1e-6 up,
+ * f32 below: a path across that line opens a second source). */
 #include "study.h"
 #include "solver.h"
 #include "comm.h"
@@ -26,7 +28,7 @@ int fsvc_lambda_path_applies(const fsvc_dataset *d, const fsvc_param *p)
 /* ---- an H source whose H^T T and K_mm are computed once ---- */
 
 typedef struct memo_src {
-    fsvc_hsrc *inner;
+    fsvc_hsrc *inner, *outer; /* outer: the memo's own source (its h_err2) */
     double *B, sumsq;       /* H^T T (m x K), trace of H^T H; B NULL: not yet */
     void *Kmm;              /* m x m, f32 or double; NULL: not yet */
     int f32;
@@ -45,6 +47,7 @@ static int memo_rhs(void *self, double *B, double *sumsq, fsvc_error *err)
     }
     memcpy(B, s->B, mk * sizeof *B);
     *sumsq = s->sumsq;
+    s->outer->h_err2 = s->inner->h_err2; /* the rounding's floor, for pcg.c */
     return FSVC_OK;
 }
 
@@ -186,23 +189,36 @@ static int solve_all(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc_p
                          "(--max-neurons)", (long long)m, need / 1e9, ram / 1e9,
                          (long long)fsvc_solver_max_m(s, N, K, hs, budget));
     }
-    int cache = ram > 0 && (double)N * m * hs <= (budget - need) / 2;
+    int h16 = fsvc_pcg_h_arg(p->pcg_h), f64 = op.dtype == FSVC_F64;
+    int bounded = fsvc_h_bounded(&op, NULL, K, NULL, N);
+    if ((rc = fsvc_pcg_h_check(h16, f64, bounded, err))) {
+        free(ord);
+        return rc;
+    }
     int blas_saved = bnl_blas_threads_push(ctx, 0);
     fsvc_hsrc src, memo;
-    memo_src ms = {&src, NULL, 0, NULL, 0};
+    memo_src ms = {&src, &memo, NULL, 0, NULL, 0};
     double *W = malloc((size_t)m * K * sizeof *W);
-    fsvc_hsrc_opt ho = {FSVC_AUG_NONE, M->rows, M->cols, cache,
-                        p->progress == FSVC_PROGRESS_ALL, p->progress != 0, 0};
+    fsvc_hsrc_opt ho = {FSVC_AUG_NONE, M->rows, M->cols, 0,
+                        p->progress == FSVC_PROGRESS_ALL, p->progress != 0, -1};
     memset(&src, 0, sizeof src);
-    rc = W ? fsvc_hsrc_open(&src, &pb, &ho, err)
-           : fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
-    memo = src;
-    memo.ops = &memo_ops;
-    memo.self = &ms;
-    memo.times = &src;
+    rc = W ? FSVC_OK : fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
     int have = 0; /* W holds the last lambda's solution */
     for (int t = 0; t < nl && !rc; t++) {
         int i = ord[t];
+        int cache, fmt = fsvc_pcg_h_pick(h16, f64, bounded, path->lambda[i], (double)N * m,
+                                         ram > 0 ? (budget - need) / 2 : 0, 0, &cache);
+        if (fmt != ho.h16) { /* the first lambda, or the line of auto's f16 crossed */
+            if (ms.B || ms.Kmm) memo_close(&ms);
+            fsvc_hsrc_close(&src);
+            ho.cache = cache;
+            ho.h16 = fmt;
+            if ((rc = fsvc_hsrc_open(&src, &pb, &ho, err))) break;
+            memo = src;
+            memo.ops = &memo_ops;
+            memo.self = &ms;
+            memo.times = &src;
+        }
         fsvc_train_info *in = &path->info[i];
         fsvc_pcg_opt opt = {path->lambda[i], p->cg_tol, PATH_MAX_ITER, warm && have,
                             p->progress == FSVC_PROGRESS_ALL};

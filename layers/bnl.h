@@ -181,11 +181,11 @@ int bnl_hprod_apply(bnl_hprod *h, double *Y, const double *V, fsvc_error *err);
 int bnl_hprod_kmm(bnl_hprod *h, void *Kmm, int f32, fsvc_error *err);
 void bnl_hprod_stats_get(const bnl_hprod *h, bnl_hprod_stats *st);
 void bnl_hprod_close(bnl_hprod *h); /* NULL is fine */
-/* How the CPU table's products run on ctx's tier for a cached H in bf16
- * (bf16 1) or float: "fused" (*tier: the kernel table with kernels.h
- * hgram), else "gemm" (two sgemm calls a block, a bf16 H widened first;
- * *tier: onednn-sgemm or openblas-sgemm). */
-const char *bnl_hprod_cpu_path(const bnl_ctx *ctx, int bf16, const char **tier);
+/* How the CPU table's products run on ctx's tier for a cached H of
+ * bnl_hfmt h16 (bf16, f16 or float): "fused" (*tier: the kernel table with
+ * kernels.h hgram), else "gemm" (two sgemm calls a block, a 16-bit H
+ * widened first; *tier: onednn-sgemm or openblas-sgemm). */
+const char *bnl_hprod_cpu_path(const bnl_ctx *ctx, int h16, const char **tier);
 /* The ridge solver "auto" picks on ctx for op (bnl_types.h
  * bnl_ridge_plan): the table's rule where it offers the normal products
  * for op (cuda: direct while the float64 Gram fits the device's free

@@ -202,6 +202,10 @@ typedef struct bnl_hprod_problem {
     int rows, cols;      /* the image geometry of aug */
     const bnl_hprod_csr *csr; /* a sparse source, or NULL: C and X dense */
 } bnl_hprod_problem;
+/* The format of pcg's cached H: f32, bf16 (f32's range, 8 significant
+ * bits) or IEEE f16 (11 bits, |h| < 65520: activations bounded by 1). */
+typedef enum bnl_hfmt { BNL_H_F32 = 0, BNL_H_BF16 = 1, BNL_H_F16 = 2 } bnl_hfmt;
+
 /* cache: the CPU keeps all of H (N x m) after the first pass (one read
  * of H per product instead of an engine pass; K_mm from its rows when no
  * row is weighted); progress: the CPU's first pass prints a progress line
@@ -211,8 +215,8 @@ typedef struct bnl_hprod_opt {
     int cache;
     int progress;
     int notes;
-    int h_bf16; /* the CPU's cached H in bf16 (cpu_hprod.c): half the bytes
-                   per product, the solve exact for H rounded to bf16 */
+    int h16; /* bnl_hfmt of the CPU's cached H (cpu_hprod.c): bf16 or f16
+                halve the bytes per product, the solve exact for H rounded */
 } bnl_hprod_opt;
 /* N: virtual samples (N x variants); t_h, t_prod: seconds in H (engine
  * passes) and in the products (on a device H is made inside them: t_h is

@@ -11,19 +11,20 @@
  * chunks and across groups in double. Weighted rows (class and sample
  * weights) are scaled by sqrt(weight) as they are made.
  *
- * With h_bf16 (and the cache) the cached H is bf16 (hb): half the bytes
- * that every product streams from memory. Each chunk is rounded once as
- * it is made (RNE, the tier's vector conversion), and every product, the
- * first pass's too, reads the rounded values: the solve is exact for the
- * rounded H (H~ = H + E, |E| <= 2^-8 |H|: 8 significant bits), sums in f32
- * as before: by the tier's fused kernel (kernels.h hgram, widening in
+ * With h16 (and the cache) the cached H is bf16 or f16 (bnl_hfmt): half
+ * the bytes that every product streams from memory. Each chunk is rounded
+ * once as it is made (RNE, the tier's vector conversion), and every
+ * product, the first pass's too, reads the rounded values: the solve is
+ * exact for the rounded H (H~ = H + E; bf16 |E| <= 2^-8 |H|, 8 significant
+ * bits; f16 |E| <= 2^-11 |H| above 2^-14, 2^-25 below; a value beyond f16's
+ * range is an error, never an inf in the solve), sums in f32 as before: by the tier's fused kernel (kernels.h hgram, widening in
  * registers: 1.6-4.9x the GEMMs over widened blocks, results/hgram.md),
  * else blocks widened to f32 in cache (HB_BF_ROWS rows at a time) for the
  * GEMMs. A float H takes the fused kernel too (1.3-2.5x OpenBLAS's
  * GEMMs), unless oneDNN runs them (the onednn tier): they match it
  * there. The avx512 table has none (FSVC_ARCH=avx512: today's kernels).
- * The rounding also adds E^T E to H^T H, a floor 17-27x a
- * small ridge (MNIST's lambda 1e-7, test_bf16_cache): its trace is
+ * The rounding also adds E^T E to H^T H, a floor (bf16) 17-27x a
+ * small ridge (MNIST's lambda 1e-7, test_bf16_cache), f16's 64x less: its trace is
  * summed as the rows are rounded (h_err2, for the preconditioner's
  * shift), and K_mm is made from f32 rows
  * (an engine pass), since the rounded rows are not positive definite at
@@ -62,79 +63,98 @@ typedef struct cpu_src {
     double t_h, t_prod;    /* seconds: engine passes, products */
     int kmm_cached;        /* the last K_mm: rows of the cached H */
     int held;              /* C held for the session (bnl_weights_hold) */
-    uint16_t *Hb;          /* hb: the cache of H in bf16 (N x m); H then
-                              is the f32 chunk buffer */
-    int hb;
-    float *Bf;             /* hb without gk: per thread HB_BF_ROWS x m widened rows */
+    uint16_t *Hb;          /* h16: the cache of H in bf16 / f16 (N x m); H
+                              then is the f32 chunk buffer */
+    int h16;               /* the cache's bnl_hfmt (BNL_H_F32: none) */
+    float *Bf;             /* h16 without gk: per thread HB_BF_ROWS x m widened rows */
     const bnl_hprod_csr *csr; /* a CSR source (C, X NULL), or NULL */
-    double h_err2;         /* hb: sum of (H~ - H)^2 over the rounded rows */
-    bnl_hgram_fn gk;       /* hb: the tier's fused block products, or NULL */
-    float *Er;             /* hb: a chunk's rows' squared rounding errors (Nc) */
+    double h_err2;         /* h16: sum of (H~ - H)^2 over the rounded rows */
+    bnl_hgram_fn gk;       /* h16: the tier's fused block products, or NULL */
+    float *Er;             /* h16: a chunk's rows' squared rounding errors (Nc) */
 } cpu_src;
 
-#define HB_BF_ROWS 16 /* bf16 rows widened at a time: 16 m floats (L2) */
+#define HB_BF_ROWS 16 /* 16-bit rows widened at a time: 16 m floats (L2) */
 
-/* The fused products for a bf16 or float H on ctx, or NULL (two GEMMs):
+/* The fused products for a 16-bit or float H on ctx, or NULL (two GEMMs):
  * a float H takes them unless oneDNN runs the GEMMs, which match them. */
-static bnl_hgram_fn fused(const bnl_ctx *ctx, int bf16)
+static bnl_hgram_fn fused(const bnl_ctx *ctx, int h16)
 {
-    return bf16 || !bnl_sgemm_dnnl(ctx) ? bnl_kernels_get(ctx->arch)->hgram : NULL;
+    return h16 || !bnl_sgemm_dnnl(ctx) ? bnl_kernels_get(ctx->arch)->hgram : NULL;
 }
 
-const char *bnl_hprod_cpu_path(const bnl_ctx *ctx, int bf16, const char **tier)
+const char *bnl_hprod_cpu_path(const bnl_ctx *ctx, int h16, const char **tier)
 {
-    int f = fused(ctx, bf16) != NULL;
+    int f = fused(ctx, h16) != NULL;
     *tier = f ? bnl_kernels_get(ctx->arch)->name
               : bnl_sgemm_dnnl(ctx) ? "onednn-sgemm" : "openblas-sgemm";
     return f ? "fused" : "gemm";
 }
 
-/* bf16 bits to f32 (exact: the bits are the f32's top half), the tier's
- * vector loop where it has one */
-static void widen_k(const bnl_kernels *k, float *out, const uint16_t *in, size_t count)
+/* bf16 or f16 bits to f32 (exact), the tier's vector loop where it has
+ * one */
+static void widen_k(const bnl_kernels *k, int fmt, float *out, const uint16_t *in, size_t count)
 {
-    if (k->bf16_widen) {
-        k->bf16_widen(out, in, count);
+    bnl_bf16_widen_fn w = fmt == BNL_H_F16 ? k->f16_widen : k->bf16_widen;
+    if (w) {
+        w(out, in, count);
         return;
     }
-    for (size_t q = 0; q < count; q++) {
+    for (size_t q = 0; q < count && fmt == BNL_H_F16; q++) out[q] = bnl_f16_float(in[q]);
+    for (size_t q = 0; q < count && fmt != BNL_H_F16; q++) {
         uint32_t u = (uint32_t)in[q] << 16;
         memcpy(out + q, &u, sizeof u);
     }
 }
 
-/* Chunk rows (b x m f32) into the bf16 cache at row i0, and the chunk
- * rounded in place to those values (what every product then reads);
- * s->h_err2 += the squared rounding errors. */
-#define widen(out, in, count) widen_k(bnl_kernels_get(s->ctx->arch), out, in, count)
+/* One row of m f32 values to bf16 or f16 bits, RNE, the tier's vector
+ * conversion where it has one. */
+static void round_row(const bnl_kernels *k, int fmt, uint16_t *out, const float *in, int64_t m)
+{
+    if (fmt == BNL_H_F16 && k->f16_round)
+        k->f16_round(out, in, (size_t)m);
+    else if (fmt == BNL_H_F16)
+        for (int64_t j = 0; j < m; j++) out[j] = bnl_f16_bits(in[j]);
+    else if (k->bf16_rows)
+        k->bf16_rows(out, in, 1, (int)m, (int)m);
+    else
+        for (int64_t j = 0; j < m; j++) out[j] = bnl_bf16_bits(in[j]);
+}
 
-static void round_chunk(cpu_src *s, float *Hc, int64_t i0, int64_t b)
+/* Chunk rows (b x m f32) into the 16-bit cache at row i0, and the chunk
+ * rounded in place to those values (what every product then reads);
+ * s->h_err2 += the squared rounding errors. -1 when a rounded value is not
+ * finite (f16: beyond its range), nothing added then. */
+#define widen(out, in, count) widen_k(bnl_kernels_get(s->ctx->arch), s->h16, out, in, count)
+
+static int round_chunk(cpu_src *s, float *Hc, int64_t i0, int64_t b)
 {
     const bnl_kernels *k = bnl_kernels_get(s->ctx->arch);
     uint16_t *dst = s->Hb + (size_t)i0 * s->m;
     int64_t m = s->m;
-    int T = s->ctx->threads > 0 ? s->ctx->threads : 1;
+    int T = s->ctx->threads > 0 ? s->ctx->threads : 1, fmt = s->h16, nomem = 0;
     float *er = s->Er; /* per row, summed in row order below: bits for any T */
-#pragma omp parallel for num_threads(T) schedule(static)
-    for (int64_t i = 0; i < b; i++) {
-        if (k->bf16_rows)
-            k->bf16_rows(dst + i * m, Hc + i * m, 1, (int)m, (int)m);
-        else
-            for (int64_t j = 0; j < m; j++)
-                dst[i * m + j] = bnl_bf16_bits(Hc[i * m + j]);
-        float e = 0; /* one row's sum: each term below 2^-16 h^2 */
-        for (int64_t j = 0; j < m; j++) {
-            uint32_t u = (uint32_t)dst[i * m + j] << 16;
-            float r;
-            memcpy(&r, &u, sizeof r);
-            e += (Hc[i * m + j] - r) * (Hc[i * m + j] - r);
+#pragma omp parallel num_threads(T) reduction(| : nomem)
+    {
+        float *r = malloc((size_t)m * sizeof *r); /* a row's rounded values */
+        nomem = !r;
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < b; i++) {
+            if (!r) continue;
+            round_row(k, fmt, dst + i * m, Hc + i * m, m);
+            widen_k(k, fmt, r, dst + i * m, (size_t)m);
+            float e = 0; /* one row's sum: each term below 2^-16 h^2 */
+            for (int64_t j = 0; j < m; j++) e += (Hc[i * m + j] - r[j]) * (Hc[i * m + j] - r[j]);
+            er[i] = e;
+            memcpy(Hc + i * m, r, (size_t)m * sizeof *r);
         }
-        er[i] = e;
-        widen_k(k, Hc + i * m, dst + i * m, (size_t)m);
+        free(r);
     }
+    if (nomem) return -2;
     double e2 = 0;
     for (int64_t i = 0; i < b; i++) e2 += er[i];
+    if (!isfinite(e2)) return -1;
     s->h_err2 += e2;
+    return 0;
 }
 
 /* The weight of original sample o: cw[cls_o] sw_o (with one of them, that
@@ -165,8 +185,8 @@ static int chunk(cpu_src *s, int64_t i0, int64_t b, void **Hc, fsvc_error *err)
 {
     size_t hs = s->hd ? sizeof(double) : sizeof(float);
     size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
-    void *dst = s->cache && !s->hb ? (char *)s->H + (size_t)i0 * s->m * hs : s->H;
-    *Hc = s->hb && s->cached ? (void *)(s->Hb + (size_t)i0 * s->m) : dst; /* bf16 rows */
+    void *dst = s->cache && !s->h16 ? (char *)s->H + (size_t)i0 * s->m * hs : s->H;
+    *Hc = s->h16 && s->cached ? (void *)(s->Hb + (size_t)i0 * s->m) : dst; /* 16-bit rows */
     if (s->cached) return FSVC_OK;
     double t = bnl_clock();
     int rc;
@@ -187,7 +207,13 @@ static int chunk(cpu_src *s, int64_t i0, int64_t b, void **Hc, fsvc_error *err)
             else ((float *)dst)[v * s->m + j] = (float)(((float *)dst)[v * s->m + j] * sw);
         }
     }
-    if (!rc && s->hb) round_chunk(s, dst, i0, b);
+    int rr = !rc && s->h16 ? round_chunk(s, dst, i0, b) : 0;
+    if (rr == -2) rc = fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
+    else if (rr)
+        rc = fsvc_fail(err, FSVC_EINPUT, s->h16 == BNL_H_F16
+                       ? "pcg: H has values beyond f16's range (|h| >= 65520: large sample or "
+                         "class weights?) or not finite; keep H in bf16 or f32 (--pcg-h)"
+                       : "pcg: H has values that are not finite (NaN or infinite input?)");
     s->t_h += bnl_clock() - t;
     return rc;
 }
@@ -218,7 +244,7 @@ int bnl_cpu_hprod_rhs(bnl_hprod_impl *self, double *B, double *sumsq, fsvc_error
         int rc = chunk(s, i0, b, &Hc, err);
         if (rc) { free(Tc); return rc; }
         double t = bnl_clock();
-        if (s->hb && s->cached) { /* bf16 rows: widened into the chunk buffer */
+        if (s->h16 && s->cached) { /* 16-bit rows: widened into the chunk buffer */
             widen(s->H, Hc, (size_t)b * m);
             Hc = s->H;
         }
@@ -297,18 +323,18 @@ static void block_f32(const cpu_src *s, const float *Hb, int rb, float *Ut, floa
 }
 
 static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b, int first, int last,
-                        int bf)
+                        int fmt)
 {
     int64_t m = s->m, nb = (b + HB_ROWS - 1) / HB_ROWS;
     int K = s->K, T = s->ctx->threads > 0 ? s->ctx->threads : 1, S = s->slots;
     size_t mk = (size_t)m * K, hs = s->hd ? sizeof(double) : sizeof(float);
-    bnl_hgram_fn gk = bf ? s->gk : s->hd ? NULL : fused(s->ctx, 0);
+    bnl_hgram_fn gk = fmt ? s->gk : s->hd ? NULL : fused(s->ctx, 0);
     int saved = bnl_blas_threads_push(s->ctx, 1);
 #pragma omp parallel num_threads(T)
     {
         int t = omp_get_thread_num();
         void *Ut = (char *)s->U + (size_t)t * HB_ROWS * K * hs;
-        float *Bt = bf ? s->Bf + (size_t)t * HB_BF_ROWS * m : NULL;
+        float *Bt = fmt ? s->Bf + (size_t)t * HB_BF_ROWS * m : NULL;
 #pragma omp for schedule(dynamic, 1)
         for (int sl = 0; sl < S; sl++) {
             void *Yt = (char *)s->Ys + (size_t)sl * mk * hs;
@@ -319,11 +345,11 @@ static void chunk_apply(cpu_src *s, double *Y, const void *Hc, int64_t b, int fi
                 int rb = (int)(b - r0 < HB_ROWS ? b - r0 : HB_ROWS);
                 const char *Hb = (const char *)Hc + (size_t)r0 * m * hs;
                 if (gk) { /* fused: HB_BF_ROWS rows at a time, in cache for Y */
-                    size_t es = bf ? sizeof(uint16_t) : sizeof(float);
+                    size_t es = fmt ? sizeof(uint16_t) : sizeof(float);
                     for (int r = 0; r < rb; r += HB_BF_ROWS)
-                        gk((const char *)Hc + ((size_t)r0 + r) * m * es, bf,
+                        gk((const char *)Hc + ((size_t)r0 + r) * m * es, fmt,
                            rb - r < HB_BF_ROWS ? rb - r : HB_BF_ROWS, m, K, s->Vs, Ut, Yt);
-                } else if (bf) { /* bf16 rows: widened HB_BF_ROWS at a time, in cache */
+                } else if (fmt) { /* 16-bit rows: widened HB_BF_ROWS at a time, in cache */
                     const uint16_t *h16 = (const uint16_t *)Hc + (size_t)r0 * m;
                     for (int r = 0; r < rb; r += HB_BF_ROWS) {
                         int nr = rb - r < HB_BF_ROWS ? rb - r : HB_BF_ROWS;
@@ -362,13 +388,13 @@ int bnl_cpu_hprod_apply(bnl_hprod_impl *self, double *Y, const double *V, fsvc_e
     for (int64_t i0 = 0; i0 < s->N; i0 += step) {
         int64_t b = s->N - i0 < step ? s->N - i0 : step;
         void *Hc;
-        int bf = s->hb && s->cached; /* rows from the bf16 cache */
+        int fmt = s->cached ? s->h16 : BNL_H_F32; /* rows from the 16-bit cache */
         int rc = chunk(s, i0, b, &Hc, err);
         if (rc) return rc;
         double t = bnl_clock();
         int64_t c = i0 / s->Nc;
         chunk_apply(s, Y, Hc, b, s->cached || c % HB_GROUP == 0,
-                    s->cached || c % HB_GROUP == HB_GROUP - 1 || i0 + b >= s->N, bf);
+                    s->cached || c % HB_GROUP == HB_GROUP - 1 || i0 + b >= s->N, fmt);
         s->t_prod += bnl_clock() - t;
     }
     pass_done(s);
@@ -418,10 +444,10 @@ static int centroid_rows(int64_t *at, const void *C, int64_t m, const void *X, i
  * centroid j (its first variant when augmented); 1 when done, 0 when H is
  * not cached, rows are weighted, a centroid is no sample, the source
  * is CSR (its rows are not looked up: K_mm by the sparse layer) or H is
- * rounded to bf16 (K_mm in f32: see the header). */
+ * rounded to 16 bits (K_mm in f32: see the header). */
 static int kmm_from_cache(cpu_src *s, void *Kmm, int f32)
 {
-    if (!s->cached || s->cw || s->sw || s->csr || s->hb) return 0;
+    if (!s->cached || s->cw || s->sw || s->csr || s->h16) return 0;
     int64_t m = s->m, N = s->N / s->nv;
     size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
     int64_t *at = malloc((size_t)m * sizeof *at);
@@ -512,10 +538,10 @@ int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
     if (Nc > 4096) Nc = 4096;
     if (Nc > N) Nc = N;
     s->Nc = Nc;
-    s->hb = cache && opt->h_bf16 && !s->hd;
-    s->H = malloc((size_t)(cache && !s->hb ? N : Nc) * m * hs);
+    s->h16 = cache && !s->hd ? opt->h16 : BNL_H_F32;
+    s->H = malloc((size_t)(cache && !s->h16 ? N : Nc) * m * hs);
     size_t T = ctx->threads > 0 ? (size_t)ctx->threads : 1;
-    if (s->hb) {
+    if (s->h16) {
         s->Hb = malloc((size_t)N * m * sizeof *s->Hb);
         s->Er = malloc((size_t)Nc * sizeof *s->Er);
         s->gk = fused(ctx, 1);
@@ -534,7 +560,7 @@ int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
     s->Ys = malloc((size_t)s->slots * mkb);
     if (nv > 1) s->Xc = malloc((size_t)Nc * n * fsvc_dtype_size(op->dtype));
     if (!s->H || !s->U || !s->Vs || !s->Ys || (nv > 1 && !s->Xc) ||
-        (s->hb && (!s->Hb || !s->Er || (!s->gk && !s->Bf)))) {
+        (s->h16 && (!s->Hb || !s->Er || (!s->gk && !s->Bf)))) {
         bnl_cpu_hprod_close((bnl_hprod_impl *)s);
         return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory for %s (%lld x %lld)",
                          cache ? "the cached H" : "the sample chunks",

@@ -36,6 +36,12 @@ static inline __m256 tail_bf16(const uint16_t *p, int n)
     memcpy(t, p, (size_t)n * sizeof *t);
     return widen8(_mm_loadu_si128((const void *)t));
 }
+static inline __m256 tail_f16(const uint16_t *p, int n)
+{
+    uint16_t t[8] = {0};
+    memcpy(t, p, (size_t)n * sizeof *t);
+    return _mm256_cvtph_ps(_mm_loadu_si128((const void *)t));
+}
 static inline void store_tail(float *p, int n, __m256 v)
 {
     float t[8];
@@ -52,6 +58,30 @@ static inline void store_tail(float *p, int n, __m256 v)
 #define GV_LOAD_BF(p) widen8(_mm_loadu_si128((const void *)(p)))
 #define GV_LOAD_TAIL(p, n) tail_f32(p, n)
 #define GV_LOAD_BF_TAIL(p, n) tail_bf16(p, n)
+#define GV_LOAD_F16(p) _mm256_cvtph_ps(_mm_loadu_si128((const void *)(p)))
+#define GV_LOAD_F16_TAIL(p, n) tail_f16(p, n)
 #define GV_STORE_TAIL(p, n, v) store_tail(p, n, v)
 
 #include "kern_gram_body.h"
+
+/* imm 0: round to nearest even whatever MXCSR says (bnl_f16_bits) */
+void f16_round_avx2(uint16_t *out, const float *in, size_t count)
+{
+    size_t q = 0;
+    for (; q + 8 <= count; q += 8)
+        _mm_storeu_si128((void *)(out + q), _mm256_cvtps_ph(_mm256_loadu_ps(in + q), 0));
+    if (q < count) {
+        float t[8] = {0};
+        uint16_t o[8];
+        memcpy(t, in + q, (count - q) * sizeof *t);
+        _mm_storeu_si128((void *)o, _mm256_cvtps_ph(_mm256_loadu_ps(t), 0));
+        memcpy(out + q, o, (count - q) * sizeof *o);
+    }
+}
+
+void f16_widen_avx2(float *out, const uint16_t *in, size_t count)
+{
+    size_t q = 0;
+    for (; q + 8 <= count; q += 8) _mm256_storeu_ps(out + q, GV_LOAD_F16(in + q));
+    if (q < count) store_tail(out + q, (int)(count - q), tail_f16(in + q, (int)(count - q)));
+}

@@ -29,6 +29,28 @@ static inline __m512 widen16(__m256i b)
 #define GV_LOAD_BF(p) widen16(_mm256_loadu_si256((const void *)(p)))
 #define GV_LOAD_TAIL(p, n) _mm512_maskz_loadu_ps(lanes(n), p)
 #define GV_LOAD_BF_TAIL(p, n) widen16(_mm256_maskz_loadu_epi16(lanes(n), p))
+#define GV_LOAD_F16(p) _mm512_cvtph_ps(_mm256_loadu_si256((const void *)(p)))
+#define GV_LOAD_F16_TAIL(p, n) _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(lanes(n), p))
 #define GV_STORE_TAIL(p, n, v) _mm512_mask_storeu_ps(p, lanes(n), v)
 
 #include "kern_gram_body.h"
+
+/* imm 0: round to nearest even whatever MXCSR says (bnl_f16_bits) */
+void f16_round_avx512(uint16_t *out, const float *in, size_t count)
+{
+    size_t q = 0;
+    for (; q + 16 <= count; q += 16)
+        _mm256_storeu_si256((void *)(out + q), _mm512_cvtps_ph(_mm512_loadu_ps(in + q), 0));
+    if (q < count) {
+        __mmask16 k = lanes((int)(count - q));
+        _mm256_mask_storeu_epi16(out + q, k, _mm512_cvtps_ph(_mm512_maskz_loadu_ps(k, in + q), 0));
+    }
+}
+
+void f16_widen_avx512(float *out, const uint16_t *in, size_t count)
+{
+    size_t q = 0;
+    for (; q + 16 <= count; q += 16) _mm512_storeu_ps(out + q, GV_LOAD_F16(in + q));
+    if (q < count)
+        GV_STORE_TAIL(out + q, (int)(count - q), GV_LOAD_F16_TAIL(in + q, (int)(count - q)));
+}

@@ -6,7 +6,9 @@
  *   GV_ZERO() GV_LOAD(p) GV_STORE(p, v) GV_FMA(a, b, c) GV_SET1(x)
  *   GV_REDUCE(v)       the lanes' sum (a fixed tree)
  *   GV_LOAD_BF(p)      GL bf16 bit patterns widened (exact)
- *   GV_LOAD_TAIL(p, n) GV_LOAD_BF_TAIL(p, n) GV_STORE_TAIL(p, n, v)
+ *   GV_LOAD_F16(p)     GL f16 bit patterns widened (exact)
+ *   GV_LOAD_TAIL(p, n) GV_LOAD_BF_TAIL(p, n) GV_LOAD_F16_TAIL(p, n)
+ *   GV_STORE_TAIL(p, n, v)
  *                      the first n < GL lanes, the others zero / untouched
  *   GR, GK             U's register tile: GR rows x GK columns
  *   GA, YK             Y's: GA vectors of columns x YK rows (GK, YK <= 6)
@@ -25,9 +27,13 @@
 #define UNROLL _Pragma("GCC unroll 8")
 #define PF_BYTES (512.0 * 1024)
 
-/* GL values of H (f32, or bf16 bits: bf) from element q; n < GL: a tail */
+/* GL values of H (fmt: f32, or bf16 / f16 bits) from element q; n < GL: a tail */
 AI GV load_h(const void *H, const int bf, int64_t q, const int tail, int n)
 {
+    if (bf == BNL_H_F16) {
+        const uint16_t *p = (const uint16_t *)H + q;
+        return tail ? GV_LOAD_F16_TAIL(p, n) : GV_LOAD_F16(p);
+    }
     if (bf) {
         const uint16_t *p = (const uint16_t *)H + q;
         return tail ? GV_LOAD_BF_TAIL(p, n) : GV_LOAD_BF(p);
@@ -139,9 +145,10 @@ AI void gram(const void *H, const int bf, int rb, int64_t m, int K, const float 
     }
 }
 
-void GRAM_NAME(const void *H, int bf, int rb, int64_t m, int K, const float *V, float *U,
+void GRAM_NAME(const void *H, int fmt, int rb, int64_t m, int K, const float *V, float *U,
                float *Y)
 {
-    if (bf) gram(H, 1, rb, m, K, V, U, Y);
-    else gram(H, 0, rb, m, K, V, U, Y);
+    if (fmt == BNL_H_F16) gram(H, BNL_H_F16, rb, m, K, V, U, Y);
+    else if (fmt == BNL_H_BF16) gram(H, BNL_H_BF16, rb, m, K, V, U, Y);
+    else gram(H, BNL_H_F32, rb, m, K, V, U, Y);
 }

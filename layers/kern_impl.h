@@ -59,10 +59,15 @@ void bf16_rows_avx512bf16(uint16_t *out, const float *A, int64_t rows, int n, in
 void bf16_widen_avx512bf16(float *out, const uint16_t *in, size_t count);
 /* pcg's block products, fused (kern_gram_body.h in kern_gram_avx512.c,
  * kern_gram_avx2.c). */
-void hgram_avx512(const void *H, int bf, int rb, int64_t m, int K, const float *V, float *U,
+void hgram_avx512(const void *H, int fmt, int rb, int64_t m, int K, const float *V, float *U,
                   float *Y);
-void hgram_avx2(const void *H, int bf, int rb, int64_t m, int K, const float *V, float *U,
+void hgram_avx2(const void *H, int fmt, int rb, int64_t m, int K, const float *V, float *U,
                 float *Y);
+/* pcg's cached H in f16: RNE rounding and exact widening, F16C (same files) */
+void f16_round_avx512(uint16_t *out, const float *in, size_t count);
+void f16_widen_avx512(float *out, const uint16_t *in, size_t count);
+void f16_round_avx2(uint16_t *out, const float *in, size_t count);
+void f16_widen_avx2(float *out, const uint16_t *in, size_t count);
 
 /* AVX-VNNI packed GEMM, 256-bit (kern_u8_avxvnni.c). */
 void l2sq_u8_avxvnni_4x24(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,

@@ -10,35 +10,36 @@
 
 static const bnl_kernels k_scalar = {
     "scalar", l1_f32_scalar_4x8, l1_f64_scalar_4x4, l1_u8_scalar_2x2,
-    l2sq_u8_scalar_2x2, NULL, NULL, NULL, NULL, NULL, NULL, 0,
+    l2sq_u8_scalar_2x2, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL,
 };
 static const bnl_kernels k_avx2 = {
     "avx2", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avx2_4x4, NULL, NULL,
-    NULL, NULL, NULL, hgram_avx2, 0,
+    NULL, NULL, NULL, hgram_avx2, 0, f16_round_avx2, f16_widen_avx2,
 };
 static const bnl_kernels k_avx512 = {
     "avx512", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
     l2sq_u8_avx512_4x4, NULL, NULL, NULL, norms_f32_avx512, NULL,
     NULL, /* pcg's products on GEMMs: FSVC_ARCH=avx512 keeps today's kernels */
-    0,
+    0, f16_round_avx512, f16_widen_avx512,
 };
 /* avx512's kernels, u8 L2 (and dot, from it) as a packed vpdpbusd GEMM,
  * pcg's products fused. */
 static const bnl_kernels k_avx512vnni = {
     "avx512vnni", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
     l2sq_u8_avx512vnni_8x48, NULL, dot_u8_avx512vnni_8x48, NULL, norms_f32_avx512,
-    NULL, hgram_avx512, 0,
+    NULL, hgram_avx512, 0, f16_round_avx512, f16_widen_avx512,
 };
 /* avx2's kernels, u8 L2 and dot as a 256-bit vpdpbusd GEMM (AVX-VNNI). */
 static const bnl_kernels k_avxvnni = {
     "avxvnni", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avxvnni_4x24, NULL,
-    dot_u8_avxvnni_4x24, NULL, NULL, NULL, hgram_avx2, 0,
+    dot_u8_avxvnni_4x24, NULL, NULL, NULL, hgram_avx2, 0, f16_round_avx2, f16_widen_avx2,
 };
 /* avx512vnni's, and the bf16 layer's GEMM on vdpbf16ps. */
 static const bnl_kernels k_avx512bf16 = {
     "avx512bf16", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
     l2sq_u8_avx512vnni_8x48, dot_bf16_avx512bf16_8x48, dot_u8_avx512vnni_8x48,
     bf16_rows_avx512bf16, norms_f32_avx512, bf16_widen_avx512bf16, hgram_avx512, 0,
+    f16_round_avx512, f16_widen_avx512,
 };
 
 /* avx512bf16's, and u8 L2 and dot and the bf16 GEMM on the AMX tiles
@@ -47,6 +48,7 @@ static const bnl_kernels k_amx = {
     "amx", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
     l2sq_u8_amx, dot_bf16_amx, dot_u8_amx,
     bf16_rows_avx512bf16, norms_f32_avx512, bf16_widen_avx512bf16, hgram_avx512, 32,
+    f16_round_avx512, f16_widen_avx512,
 };
 
 /* The amx tier's self-check. Its tiles were written on CPUs without them
@@ -154,10 +156,12 @@ int bnl_arch_supported(bnl_arch arch)
     case BNL_ARCH_REF:
     case BNL_ARCH_SCALAR:
         return 1;
-    case BNL_ARCH_AVX2:
+    case BNL_ARCH_AVX2: { /* and F16C (cpuid 1 ECX bit 29: every AVX2 CPU has it) */
+        unsigned a, b, c, d;
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-               __builtin_cpu_supports("bmi2");
+               __builtin_cpu_supports("bmi2") && __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
+    }
     case BNL_ARCH_AVX512:
         __builtin_cpu_init();
         return bnl_arch_supported(BNL_ARCH_AVX2) &&

@@ -86,10 +86,13 @@ typedef void (*bnl_bf16_widen_fn)(float *out, const uint16_t *in, size_t count);
 /* out[i] = (float) sum_k A[i][k]^2, summed in double (any order). */
 typedef void (*bnl_norms_f32_fn)(float *out, const float *A, int64_t rows, int n);
 
+/* out[q] = the f16 bits of in[q] (round_hd.h bnl_f16_bits), q < count. */
+typedef void (*bnl_f16_round_fn)(uint16_t *out, const float *in, size_t count);
+
 /* One row block of pcg's products: U (rb x K) = H V^T, then Y (K x m) +=
- * H^T U; H rb x m f32, or bf16 bits when bf (widened exactly), V K x m;
- * f32 sums, each in an order fixed by the shapes alone. */
-typedef void (*bnl_hgram_fn)(const void *H, int bf, int rb, int64_t m, int K, const float *V,
+ * H^T U; H rb x m in format fmt (bnl_hfmt: f32, or bf16 / f16 bits widened
+ * exactly), V K x m; f32 sums, each in an order fixed by the shapes alone. */
+typedef void (*bnl_hgram_fn)(const void *H, int fmt, int rb, int64_t m, int K, const float *V,
                              float *U, float *Y);
 
 typedef struct bnl_kernels {
@@ -108,6 +111,8 @@ typedef struct bnl_kernels {
     int gemm_panel;               /* neurons per panel of the u8 and bf16
                                      GEMMs (the planner's tile multiple);
                                      0: 48 or 24 */
+    bnl_f16_round_fn f16_round;   /* NULL: scalar loops (cpu_hprod.c) */
+    bnl_bf16_widen_fn f16_widen;  /* f16 bits to f32, as bf16_widen */
 } bnl_kernels;
 
 /* 1 when l2sq and dot (a dot_u8) give the scalar kernels' bits on a 33 x

@@ -23,6 +23,7 @@
  *     so that cutting a payload held only in the low bits cannot make it
  *     inf).
  * Plain integer operations only: gcc -std=c11 and nvcc give the same bits.
+ * Also IEEE binary16 (f16), the 2-byte format of pcg's cached H.
  */
 #ifndef FSVC_ROUND_HD_H
 #define FSVC_ROUND_HD_H
@@ -80,6 +81,42 @@ BNL_RHD float bnl_round_bf16(float f) { return bnl_bits_f32(bnl_round_bits(bnl_f
 BNL_RHD uint16_t bnl_bf16_bits(float f)
 {
     return (uint16_t)(bnl_round_bits(bnl_f32_bits(f), 16) >> 16);
+}
+
+/* The IEEE binary16 bits of f, round to nearest even (what F16C's
+ * vcvtps2ph does with imm 0): 11 significant bits; |f| >= 65520 gives inf,
+ * below 2^-14 the subnormal steps of 2^-24; NaN stays a quiet NaN with
+ * f's top payload bits. pcg's cached H (cpu_hprod.c) of activations <= 1. */
+BNL_RHD uint16_t bnl_f16_bits(float f)
+{
+    uint32_t u = bnl_f32_bits(f), a = u & 0x7fffffffu;
+    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+    if (a > 0x7f800000u) /* NaN */
+        return (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+    if (a >= 0x47800000u) /* 2^16 and beyond (and inf) */
+        return (uint16_t)(sign | 0x7c00u);
+    if (a >= 0x38800000u) { /* normal in f16 (a carry may give inf: >= 65520) */
+        uint32_t r = a + 0xfffu + ((a >> 13) & 1u);
+        return (uint16_t)(sign | ((r - 0x38000000u) >> 13));
+    }
+    if (a <= 0x33000000u) /* at most 2^-25: zero (2^-25 itself ties to even) */
+        return sign;
+    /* subnormal: k 2^-24, k = the 24-bit mantissa shifted by sh, RNE (k may
+     * reach 0x400, the smallest normal, which is its right pattern) */
+    uint32_t mant = (a & 0x7fffffu) | 0x800000u, sh = 126u - (a >> 23);
+    uint32_t k = (mant + (1u << (sh - 1)) - 1u + ((mant >> sh) & 1u)) >> sh;
+    return (uint16_t)(sign | k);
+}
+
+/* The f32 value of binary16 bits h (exact; a NaN quiet). */
+BNL_RHD float bnl_f16_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, mnt = h & 0x3ffu;
+    if (e == 31u) /* inf, or NaN made quiet (as vcvtph2ps) */
+        return bnl_bits_f32(sign | 0x7f800000u | (mnt << 13) | (mnt ? 0x00400000u : 0u));
+    if (e) return bnl_bits_f32(sign | ((e + 112u) << 23) | (mnt << 13));
+    float v = (float)mnt * 5.9604644775390625e-8f; /* mnt 2^-24, exact */
+    return sign ? -v : v;
 }
 
 /* f rounded for precision p (0 full: f itself, 1 tf32, 2 bf16). */

@@ -16,12 +16,13 @@
  *   invalidation: a release drops the copies (a W changed after it, or a
  *     new W at the same address, gives the new W's bits); another pointer
  *     or another m never reads a held entry; pcg and predict leave no hold;
- *   pcg bf16 H: the solve with the cached H in bf16 is the ridge solution
- *     of H rounded to bf16 (against a dense double solve of that system,
- *     within the pcg tolerance's bound), and within the perturbation bound
- *     of the f32-H solution (below);
- *   pcg bf16 H, small lambda: the rounding's floor (h_err2, exact) in the
- *     preconditioner, the bf16-H iterations about the f32-H ones.
+ *   pcg 16-bit H (bf16, f16): the solve with the cached H so rounded is
+ *     the ridge solution of the rounded H (against a dense double solve of
+ *     that system, within the pcg tolerance's bound), and within the
+ *     perturbation bound of the f32-H solution (below);
+ *   pcg 16-bit H, small lambda: the rounding's floor (h_err2, exact) in the
+ *     preconditioner, the iterations about the f32-H ones; f16's floor
+ *     below bf16's / 16 (64x in expectation).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -429,9 +430,15 @@ static double wdiff(const double *a, const double *b, size_t count)
     return sqrt(s);
 }
 
-static void test_pcg_bf16_h(void **state)
+/* H rounded to format fmt's values (RNE) */
+static double h_round(float h, int fmt)
 {
-    (void)state;
+    return fmt == BNL_H_F16 ? bnl_f16_float(bnl_f16_bits(h)) : bnl_round_bf16(h);
+}
+
+static void pcg_h16(int fmt)
+{
+    const char *name = fmt == BNL_H_F16 ? "f16" : "bf16";
     pcg_prob P = prob_make(600, 90, 12, 4);
     const double lambda = 1e-3, tol = 1e-5;
     const bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F32, 1.2, BNL_PREC_FULL};
@@ -450,7 +457,8 @@ static void test_pcg_bf16_h(void **state)
         R[hb] = malloc(sizeof *R[hb] * mk);
         fsvc_ridge_problem pb = {&c, &op, P.X, m, P.X, P.cls, NULL, NULL, N, N, P.n, K,
                                  fsvc_comm_one(), NULL, NULL};
-        fsvc_ridge_opt o = {lambda, FSVC_SOLVER_PCG, tol, FSVC_AUG_NONE, 0, 0, 0, 0, hb};
+        fsvc_ridge_opt o = {lambda, FSVC_SOLVER_PCG, tol, FSVC_AUG_NONE, 0, 0, 0, 0,
+                            hb ? fmt : BNL_H_F32};
         if (fsvc_readout_solve(R[hb], &pb, &o, &info[hb], &err))
             fail_msg("pcg (h_bf16 %d): %s", hb, err.msg);
         if (!info[hb].cg_converged)
@@ -460,12 +468,12 @@ static void test_pcg_bf16_h(void **state)
     bnl_wcache_stats st;
     bnl_wcache_stats_get(c.wcache, &st);
     assert_int_equal(st.entries, 0); /* the products' hold of C released */
-    /* H as the engine makes it (f32), and rounded to bf16 (RNE) */
+    /* H as the engine makes it (f32), and rounded to 16 bits (RNE) */
     assert_int_equal(bnl_forward(&c, &op, H, m, P.X, m, P.X, N, P.n, &err), 0);
     double hf = 0;
     for (int64_t q = 0; q < N * m; q++) {
         Hd[q] = H[q];
-        Hr[q] = bnl_round_bf16(H[q]);
+        Hr[q] = h_round(H[q], fmt);
         hf += Hd[q] * Hd[q];
     }
     hf = sqrt(hf);
@@ -475,39 +483,47 @@ static void test_pcg_bf16_h(void **state)
     double g = (double)(N + m) * 0x1p-24, wn = fro(Wf, mk);
     double pf = (tol * bf + 2 * g * hf * hf * wn) / lf, pbd = (tol * bb + 2 * g * hf * hf * wn) / lb;
     double ef = wdiff(R[0], Wf, mk), eb = wdiff(R[1], Wb, mk), e_fb = wdiff(Wb, Wf, mk);
-    printf("  pcg f32 H: %d iterations, |W - W*| %.3g (bound %.3g); bf16 H: %d iterations, "
-           "|W - W~*| %.3g (bound %.3g); |W~* - W*| %.3g\n", info[0].cg_iter, ef, pf,
+    printf("  pcg f32 H: %d iterations, |W - W*| %.3g (bound %.3g); %s H: %d iterations, "
+           "|W - W~*| %.3g (bound %.3g); |W~* - W*| %.3g\n", info[0].cg_iter, ef, pf, name,
            info[1].cg_iter, eb, pbd, e_fb);
     if (!(ef <= pf)) fail_msg("pcg f32 H: off its system by %g > %g", ef, pf);
-    if (!(eb <= pbd)) fail_msg("pcg bf16 H: off the bf16 system by %g > %g", eb, pbd);
-    /* the two exact systems: H~ = H + E, |E| <= 2^-8 |H| (8 significant
-     * bits, + the subnormals DAZ flushes), so e = ||E||_2 <= 2^-8 ||H||_F +
-     * tiny; A~ - A = H^T E + E^T H + E^T E + (lam~ - lam) I,
-     * |lam~ - lam| <= (2^-7 + 2^-16) lam;
+    if (!(eb <= pbd)) fail_msg("pcg %s H: off the %s system by %g > %g", name, name, eb, pbd);
+    /* the two exact systems: H~ = H + E, bf16 |E| <= 2^-8 |H| (8
+     * significant bits, + the subnormals DAZ flushes), f16 |E| <= 2^-11 |H|
+     * + 2^-25 (its subnormals' half step), so e = ||E||_2 <= rel ||H||_F +
+     * abs sqrt(N m); A~ - A = H^T E + E^T H + E^T E + (lam~ - lam) I;
      * W~* - W* = A~^-1 (E^T T - (A~ - A) W*), ||A~^-1|| <= 1 / lam~ */
-    double e = 0x1p-8 * hf + 1e-30 * sqrt((double)(N * m)), tn = sqrt((double)N);
-    double bound = (e * tn + (2 * hf * e + e * e + (0x1p-7 + 0x1p-16) * lf) * wn) / lb;
-    printf("  |W_pcg(bf16 H) - W_pcg(f32 H)| %.3g, bound %.3g\n", wdiff(R[0], R[1], mk),
+    double rel = fmt == BNL_H_F16 ? 0x1p-11 : 0x1p-8, abs = fmt == BNL_H_F16 ? 0x1p-25 : 1e-30;
+    double e = rel * hf + abs * sqrt((double)(N * m)), tn = sqrt((double)N);
+    double bound = (e * tn + (2 * hf * e + e * e + fabs(lb - lf)) * wn) / lb;
+    printf("  |W_pcg(%s H) - W_pcg(f32 H)| %.3g, bound %.3g\n", name, wdiff(R[0], R[1], mk),
            bound + pf + pbd);
     if (!(e_fb <= bound)) fail_msg("exact solutions %g apart > bound %g", e_fb, bound);
     if (!(wdiff(R[0], R[1], mk) <= bound + pf + pbd))
-        fail_msg("pcg bf16 H vs f32 H: %g > %g", wdiff(R[0], R[1], mk), bound + pf + pbd);
+        fail_msg("pcg %s H vs f32 H: %g > %g", name, wdiff(R[0], R[1], mk), bound + pf + pbd);
     /* residuals in double: each run's own system within tol plus the f32
      * products' error (prod_err), the other system's beyond it */
     double thr = tol + prod_err(Hd, &P, R[0], g) / fmin(bf, bb);
     double rff = rel_res(Hd, &P, lf, R[0]), rbb = rel_res(Hr, &P, lb, R[1]);
     double rfb = rel_res(Hd, &P, lf, R[1]), rbf = rel_res(Hr, &P, lb, R[0]);
-    printf("  relative residuals: f32 run %.3g in its system, %.3g in bf16's; bf16 run %.3g in "
-           "its system, %.3g in f32's (bound %.3g)\n", rff, rbf, rbb, rfb, thr);
+    printf("  relative residuals: f32 run %.3g in its system, %.3g in %s's; %s run %.3g in "
+           "its system, %.3g in f32's (bound %.3g)\n", rff, rbf, name, name, rbb, rfb, thr);
     if (!(rff <= thr && rbb <= thr))
-        fail_msg("residuals %g (f32 H), %g (bf16 H) in their systems > %g", rff, rbb, thr);
-    /* the bf16 run solved the rounded system, not the f32 one */
+        fail_msg("residuals %g (f32 H), %g (%s H) in their systems > %g", rff, rbb, name, thr);
+    /* the 16-bit run solved the rounded system, not the f32 one */
     if (!(wdiff(R[1], Wb, mk) < wdiff(R[1], Wf, mk)))
-        fail_msg("pcg bf16 H: nearer the f32 system (%g) than the bf16 one (%g)",
+        fail_msg("pcg %s H: nearer the f32 system (%g) than the rounded one (%g)", name,
                  wdiff(R[1], Wf, mk), wdiff(R[1], Wb, mk));
     bnl_ctx_close(&c);
     free(R[0]); free(R[1]); free(Hd); free(Hr); free(H); free(Wf); free(Wb);
     free(P.X); free(P.cls);
+}
+
+static void test_pcg_h16(void **state)
+{
+    (void)state;
+    pcg_h16(BNL_H_BF16);
+    pcg_h16(BNL_H_F16);
 }
 
 /* pcg with a small lambda (MNIST's 1e-7): the rounding of a bf16 H adds
@@ -517,7 +533,7 @@ static void test_pcg_bf16_h(void **state)
  * sums: within 1e-4), 0 for an f32 H; with it the bf16-H solve takes
  * about the f32-H iterations: 10 against 11 here; K_mm from the rounded
  * rows gave 35, the shift from lam alone 40. */
-static void test_pcg_bf16_floor(void **state)
+static void test_pcg_h16_floor(void **state)
 {
     (void)state;
     pcg_prob P = prob_make(3000, 400, 4, 4); /* few dimensions: K_mm near singular */
@@ -528,13 +544,13 @@ static void test_pcg_bf16_floor(void **state)
     assert_int_equal(bnl_ctx_open(&c, "cpu", 2, 1, &err), FSVC_OK);
     int64_t m = P.m, N = P.N;
     size_t mk = (size_t)(m * P.K);
-    double *R = malloc(sizeof *R * mk), e2[2];
+    double *R = malloc(sizeof *R * mk), e2[3];
     float *H = malloc(sizeof *H * (size_t)(N * m));
     assert_true(R && H);
     fsvc_ridge_problem pb = {&c, &op, P.X, m, P.X, P.cls, NULL, NULL, N, N, P.n, P.K,
                              fsvc_comm_one(), NULL, NULL};
-    int it[2];
-    for (int hb = 0; hb < 2; hb++) {
+    int it[3]; /* by bnl_hfmt: f32, bf16, f16 */
+    for (int hb = BNL_H_F32; hb <= BNL_H_F16; hb++) {
         fsvc_hsrc src;
         fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0, hb};
         double sumsq;
@@ -545,26 +561,33 @@ static void test_pcg_bf16_floor(void **state)
         fsvc_ridge_opt o = {lambda, FSVC_SOLVER_PCG, tol, FSVC_AUG_NONE, 0, 0, 0, 0, hb};
         fsvc_train_info info;
         if (fsvc_readout_solve(R, &pb, &o, &info, &err))
-            fail_msg("pcg (h_bf16 %d): %s", hb, err.msg);
+            fail_msg("pcg (h16 %d): %s", hb, err.msg);
         if (!info.cg_converged)
-            fail_msg("pcg (h_bf16 %d): residual %g after %d iterations", hb, info.cg_res,
+            fail_msg("pcg (h16 %d): residual %g after %d iterations", hb, info.cg_res,
                      info.cg_iter);
         it[hb] = info.cg_iter;
     }
     assert_int_equal(bnl_forward(&c, &op, H, m, P.X, m, P.X, N, P.n, &err), 0);
-    double want = 0, ss = 0;
+    double want[3] = {0, 0, 0}, ss = 0;
     for (int64_t q = 0; q < N * m; q++) {
-        double d = (double)H[q] - bnl_round_bf16(H[q]);
-        want += d * d;
+        for (int f = BNL_H_BF16; f <= BNL_H_F16; f++) {
+            double d = (double)H[q] - h_round(H[q], f);
+            want[f] += d * d;
+        }
         ss += (double)H[q] * H[q];
     }
-    printf("  lambda %g: pcg f32 H %d iterations, bf16 H %d; h_err2 %.6g (exact %.6g, %.3g x "
-           "lam)\n", lambda, it[0], it[1], e2[1], want, want / (lambda * ss));
     assert_true(e2[0] == 0);
-    if (!(fabs(e2[1] - want) <= 1e-4 * want))
-        fail_msg("h_err2 %.9g, the rounding errors' squares sum to %.9g", e2[1], want);
-    if (!(it[1] <= it[0] + it[0] / 4 + 2))
-        fail_msg("pcg bf16 H: %d iterations, f32 H %d", it[1], it[0]);
+    for (int f = BNL_H_BF16; f <= BNL_H_F16; f++) {
+        printf("  lambda %g: pcg f32 H %d iterations, %s H %d; h_err2 %.6g (exact %.6g, %.3g x "
+               "lam)\n", lambda, it[0], f == BNL_H_F16 ? "f16" : "bf16", it[f], e2[f], want[f],
+               want[f] / (lambda * ss));
+        if (!(fabs(e2[f] - want[f]) <= 1e-4 * want[f]))
+            fail_msg("h_err2 %.9g, the rounding errors' squares sum to %.9g", e2[f], want[f]);
+        if (!(it[f] <= it[0] + it[0] / 4 + 2))
+            fail_msg("pcg h16 %d: %d iterations, f32 H %d", f, it[f], it[0]);
+    }
+    if (!(e2[BNL_H_F16] < e2[BNL_H_BF16] / 16))
+        fail_msg("f16's floor %g not below bf16's / 16 (%g)", e2[BNL_H_F16], e2[BNL_H_BF16]);
     bnl_ctx_close(&c);
     free(R); free(H); free(P.X); free(P.cls);
 }
@@ -576,8 +599,8 @@ int main(void)
         cmocka_unit_test(test_norms),
         cmocka_unit_test(test_hold_same_bits),
         cmocka_unit_test(test_invalidation),
-        cmocka_unit_test(test_pcg_bf16_h),
-        cmocka_unit_test(test_pcg_bf16_floor),
+        cmocka_unit_test(test_pcg_h16),
+        cmocka_unit_test(test_pcg_h16_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,9 +45,11 @@ static void print_op_tiers(bnl_arch arch)
         bnl_plan p = bnl_plan_for(&ctx, &ops[i].op, 4096, 4096, 784);
         printf("  %-17s %s (%s)\n", ops[i].what, p.kernel, p.path);
     }
-    for (int bf = 0; bf < 2; bf++) { /* pcg's H^T (H V) over a cached H (--pcg-h) */
-        const char *tier, *path = bnl_hprod_cpu_path(&ctx, bf, &tier);
-        printf("  %-17s %s (%s)\n", bf ? "pcg products bf16" : "pcg products f32", tier, path);
+    static const char *const fmts[] = {"pcg products f32", "pcg products bf16",
+                                       "pcg products f16"};
+    for (int f = BNL_H_F32; f <= BNL_H_F16; f++) { /* pcg's H^T (H V), cached H (--pcg-h) */
+        const char *tier, *path = bnl_hprod_cpu_path(&ctx, f, &tier);
+        printf("  %-17s %s (%s)\n", fmts[f], tier, path);
     }
     bnl_ctx_close(&ctx);
 }

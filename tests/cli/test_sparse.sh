@@ -108,6 +108,19 @@ expect_exit 0 "sparse: --solver pcg --pcg-h bf16 trains" -- "$FSVC" train -q --s
 [ -s "$TMP/pcgb.fsvc" ] && ! cmp -s "$TMP/pcg.fsvc" "$TMP/pcgb.fsvc" \
   && ok "sparse: --pcg-h bf16 solves for the rounded H (another model)" \
   || fail "sparse: --pcg-h bf16 gave the f32 model (ignored)"
+# auto keeps a Gaussian H in f16 at the default lambda: --pcg-h f16's model, not f32's
+expect_exit 0 "sparse: --pcg-h f16 trains" -- "$FSVC" train -q --solver pcg --pcg-h f16 "$TMP/text.train" "$TMP/pcgh.fsvc"
+expect_exit 0 "sparse: --pcg-h f32 trains" -- "$FSVC" train -q --solver pcg --pcg-h f32 "$TMP/text.train" "$TMP/pcgf.fsvc"
+cmp -s "$TMP/pcg.fsvc" "$TMP/pcgh.fsvc" && ! cmp -s "$TMP/pcgf.fsvc" "$TMP/pcgh.fsvc" \
+  && ok "sparse: --pcg-h auto is f16 here, another model than f32's" \
+  || fail "sparse: --pcg-h auto is not the f16 model, or f16 is f32's"
+# f16 holds activations within [-1, 1] only: row weights past 2^16 refused (usage, exit 1)
+awk 'NR == 7 { print 1e6; next } { print 1 }' "$TMP/text.train" > "$TMP/big.w"
+expect_exit 1 "sparse: --pcg-h f16 with a sample weight of 1e6: exit 1" -- "$FSVC" train -q --solver pcg --pcg-h f16 --sample-weights "$TMP/big.w" "$TMP/text.train" "$TMP/pcgw.fsvc"
+expect_match "--pcg-h f16 needs activations within \[-1, 1\]" "sparse: f16 refusal says why" "$ERR"
+[ ! -e "$TMP/pcgw.fsvc" ] && ok "sparse: refused f16: no model written" || fail "sparse: refused f16 left a model"
+expect_exit 1 "--pcg-h f8: exit 1" -- "$FSVC" train -q --pcg-h f8 "$TMP/text.train" "$TMP/pcgw.fsvc"
+expect_match "auto\|f32\|bf16\|f16" "--pcg-h f8: the values named" "$ERR"
 expect_exit 0 "sparse: -R onehot -s random trains" -- "$FSVC" train -q -R onehot -s random "$TMP/text.train" "$TMP/oh.fsvc"
 expect_exit 0 "sparse: -R onehot (the novelty pass) trains" -- "$FSVC" train -R onehot "$TMP/text.train" "$TMP/nov.fsvc"
 expect_match "global selection, onehot readout" "sparse: the global novelty selection ran" "$OUT"

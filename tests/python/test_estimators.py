@@ -82,7 +82,7 @@ def test_parameters_reach_the_engine(blobs):
     ("cg_tol", 0, "cg-tol"),
     ("augment", "rotate", "augment: unknown value 'rotate'"),
     ("precision", "fp16", "precision: unknown value 'fp16'"),
-    ("pcg_h", "f16", "pcg-h: unknown value 'f16'"),
+    ("pcg_h", "f8", "pcg-h: unknown value 'f8'"),
 ])
 def test_bad_parameter_raises_fsvc_message(blobs, param, value, words):
     X, y = blobs

@@ -1,7 +1,7 @@
-"""precision="full"|"tf32"|"bf16" (issue 10) and pcg_h="auto"|"f32"|"bf16"
-(issue 24) as estimator parameters: they reach the engine (the scores
-move, the accuracy stays), they are part of get_params, and a pickled
-model keeps them."""
+"""precision="full"|"tf32"|"bf16" (issue 10) and pcg_h="auto"|"f32"|"bf16"|
+"f16" (issue 24) as estimator parameters: they reach the engine (the scores
+move, the accuracy stays; auto is f16 at the default lambda), they are part
+of get_params, and a pickled model keeps them."""
 import pickle
 
 import numpy as np
@@ -25,10 +25,15 @@ def test_precision_parameter(fashion):
 def test_pcg_h_parameter(fashion):
     X, y, Xt, yt = fashion
     kw = dict(solver="pcg", probability=False)
-    f32 = fsvc.FSVCClassifier(**kw).fit(X, y)
+    auto = fsvc.FSVCClassifier(**kw).fit(X, y)
+    f16 = fsvc.FSVCClassifier(pcg_h="f16", **kw).fit(X, y)
+    f32 = fsvc.FSVCClassifier(pcg_h="f32", **kw).fit(X, y)
     bf = fsvc.FSVCClassifier(pcg_h="bf16", **kw).fit(X, y)
     assert bf.get_params()["pcg_h"] == "bf16"
-    assert f32.get_params()["pcg_h"] == "auto"
+    assert auto.get_params()["pcg_h"] == "auto"
+    np.testing.assert_array_equal(auto.decision_function(Xt), f16.decision_function(Xt))
+    assert not np.array_equal(f16.decision_function(Xt), f32.decision_function(Xt))
+    assert f16.score(Xt, yt) > f32.score(Xt, yt) - 0.01
     d_f32, d_bf = f32.decision_function(Xt), bf.decision_function(Xt)
     assert not np.array_equal(d_f32, d_bf)  # the cached H is rounded
     assert bf.score(Xt, yt) > f32.score(Xt, yt) - 0.03

@@ -10,8 +10,10 @@
 static int cpu_has(bnl_arch a)
 {
     __builtin_cpu_init();
+    unsigned l1[4];
     int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-               __builtin_cpu_supports("bmi2");
+               __builtin_cpu_supports("bmi2") &&
+               __get_cpuid(1, &l1[0], &l1[1], &l1[2], &l1[3]) && (l1[2] >> 29 & 1); /* F16C */
     if (a == BNL_ARCH_AVX2)
         return avx2;
     if (a == BNL_ARCH_AVXVNNI)
