@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # hgram_bench.sh - pcg's block products: the fused kernel (kernels.h hgram)
-# against the two GEMMs, f32 and bf16 H (tests/bench_hgram.c, interleaved,
-# best of REPS), on the default tier, avx512vnni and avx2, then the MNIST pcg readout with the cached H in f32 and bf16
+# against the two GEMMs, f32, bf16 and f16 H (tests/bench_hgram.c,
+# interleaved, best of REPS), on the default tier, avx512vnni and avx2,
+# then the MNIST pcg readout with the cached H in f32, bf16 and f16
 # (`fsvc train --pcg-h`: the products' seconds per iteration), and with
 # OLD=path/to/fsvc also that build's bf16 run. Writes OUT (results/hgram.md).
 # Usage: scripts/hgram_bench.sh [-o OUT] [MNIST_DIR]
@@ -33,7 +34,7 @@ train() { # train FSVC PCG_H
 per_iter() { sed -n 's/.*products \([0-9.]*\) s.*; \([0-9]*\) iterations.*/\1 \2/p' |
   awk '{printf "%.4f", $1 / $2}'; }
 declare -A rid
-for h in f32 bf16; do
+for h in f32 bf16 f16; do
   echo "${0##*/}: fsvc train --pcg-h $h" >&2
   rid[$h]=$(train build/fsvc "$h" | tail -n 1)
 done
@@ -58,7 +59,7 @@ done
   echo
   echo "| build | --pcg-h | ridge | products s per iteration |"
   echo "| --- | --- | --- | ---: |"
-  for h in f32 bf16; do echo "| this | $h | ${rid[$h]} | $(printf '%s' "${rid[$h]}" | per_iter) |"; done
+  for h in f32 bf16 f16; do echo "| this | $h | ${rid[$h]} | $(printf '%s' "${rid[$h]}" | per_iter) |"; done
   [ -n "$OLD" ] && echo "| $OLD | bf16 | ${rid[old]} | $(printf '%s' "${rid[old]}" | per_iter) |"
 } >"$out"
 echo "${0##*/}: wrote $out" >&2

@@ -5,8 +5,9 @@
  *   gemm f32   two bnl_sgemm calls per block (the float H's path);
  *   gemm bf16  16 rows widened to f32, then the two calls (the bf16 H's
  *              path on tiers without the fused kernel, and before it);
- *   fused f32, fused bf16  the tier's kernels.h hgram.
- * Rounds alternate the four, best of REPS each (a shared machine);
+ *   gemm f16   the same for an f16 H;
+ *   fused f32, fused bf16, fused f16  the tier's kernels.h hgram.
+ * Rounds alternate the six, best of REPS each (a shared machine);
  * prints one CSV line per path: m,K,path,seconds,Gel_per_s,ratio (to
  * gemm bf16).
  *
@@ -33,7 +34,7 @@ typedef struct job {
     int64_t m, N;
     int K, T;
     const float *Hf, *V;
-    const uint16_t *Hb;
+    const uint16_t *Hb, *Hh; /* bf16, f16 */
 } job;
 
 static void gemm_block(const job *j, const float *H, int rb, float *U, float *Y)
@@ -53,13 +54,16 @@ static void gemm_block(const job *j, const float *H, int rb, float *U, float *Y)
 }
 
 /* the tier's widening, else cpu_hprod.c's scalar loop */
-static void widen(const bnl_kernels *k, float *out, const uint16_t *in, size_t count)
+static void widen(const bnl_kernels *k, int f16, float *out, const uint16_t *in, size_t count)
 {
-    if (k->bf16_widen) k->bf16_widen(out, in, count);
+    if (f16 && k->f16_widen) k->f16_widen(out, in, count);
+    else if (f16) for (size_t q = 0; q < count; q++) out[q] = bnl_f16_float(in[q]);
+    else if (k->bf16_widen) k->bf16_widen(out, in, count);
     else for (size_t q = 0; q < count; q++) out[q] = bnl_bits_f32((uint32_t)in[q] << 16);
 }
 
-/* one pass over H by path p (0 gemm f32, 1 gemm bf16, 2 fused f32, 3 fused bf16) */
+/* one pass over H by path p (0 gemm f32, 1 gemm bf16, 2 gemm f16, 3 fused
+ * f32, 4 fused bf16, 5 fused f16) */
 static double pass(const job *j, int p)
 {
     int64_t m = j->m, nb = (j->N + ROWS - 1) / ROWS;
@@ -69,7 +73,7 @@ static double pass(const job *j, int p)
 #pragma omp parallel num_threads(j->T)
     {
         float *Y = calloc((size_t)K * m, sizeof *Y), *U = malloc(ROWS * (size_t)K * sizeof *U);
-        float *B = p == 1 ? malloc(BF_ROWS * (size_t)m * sizeof *B) : NULL;
+        float *B = p == 1 || p == 2 ? malloc(BF_ROWS * (size_t)m * sizeof *B) : NULL;
 #pragma omp for schedule(static)
         for (int64_t q = 0; q < nb; q++) {
             int64_t r0 = q * ROWS;
@@ -77,12 +81,13 @@ static double pass(const job *j, int p)
             for (int r = 0; r < rb; r += BF_ROWS) {
                 int nr = rb - r < BF_ROWS ? rb - r : BF_ROWS;
                 size_t off = (size_t)(r0 + r) * m;
+                const uint16_t *h16 = (p == 2 || p == 5 ? j->Hh : j->Hb) + off;
                 if (p == 0) gemm_block(j, j->Hf + off, nr, U, Y);
-                else if (p == 1) {
-                    widen(j->k, B, j->Hb + off, (size_t)nr * m);
+                else if (p < 3) {
+                    widen(j->k, p == 2, B, h16, (size_t)nr * m);
                     gemm_block(j, B, nr, U, Y);
-                } else if (p == 2) j->k->hgram(j->Hf + off, 0, nr, m, K, j->V, U, Y);
-                else j->k->hgram(j->Hb + off, 1, nr, m, K, j->V, U, Y);
+                } else if (p == 3) j->k->hgram(j->Hf + off, BNL_H_F32, nr, m, K, j->V, U, Y);
+                else j->k->hgram(h16, p == 5 ? BNL_H_F16 : BNL_H_BF16, nr, m, K, j->V, U, Y);
             }
         }
         free(Y); free(U); free(B);
@@ -106,28 +111,30 @@ int main(int argc, char **argv)
     }
     size_t hn = (size_t)N * m;
     float *Hf = malloc(hn * sizeof *Hf), *V = malloc((size_t)K * m * sizeof *V);
-    uint16_t *Hb = malloc(hn * sizeof *Hb);
-    if (!Hf || !V || !Hb) { fprintf(stderr, "bench_hgram: out of memory\n"); return 3; }
+    uint16_t *Hb = malloc(hn * sizeof *Hb), *Hh = malloc(hn * sizeof *Hh);
+    if (!Hf || !V || !Hb || !Hh) { fprintf(stderr, "bench_hgram: out of memory\n"); return 3; }
     uint64_t s = 1;
     for (size_t q = 0; q < hn; q++) { /* Gaussian-layer-like values in [0, 1) */
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         Hb[q] = bnl_bf16_bits(Hf[q] = (float)(s >> 40) / (float)(1 << 24));
+        Hh[q] = bnl_f16_bits(Hf[q]);
     }
     for (size_t q = 0; q < (size_t)K * m; q++) V[q] = (float)((q % 17) - 8) / 8;
     int T = ctx.threads > 0 ? ctx.threads : omp_get_max_threads();
-    job j = {&ctx, k, m, N, K, T, Hf, V, Hb};
-    static const char *name[4] = {"gemm f32", "gemm bf16", "fused f32", "fused bf16"};
-    double best[4] = {1e30, 1e30, 1e30, 1e30};
+    job j = {&ctx, k, m, N, K, T, Hf, V, Hb, Hh};
+    static const char *name[6] = {"gemm f32", "gemm bf16", "gemm f16", "fused f32", "fused bf16",
+                                  "fused f16"};
+    double best[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30};
     for (int r = 0; r < reps; r++)
-        for (int p = 0; p < 4; p++) {
+        for (int p = 0; p < 6; p++) {
             double t = pass(&j, p);
             if (t < best[p]) best[p] = t;
         }
     printf("tier,%s,threads,%d\n", k->name, T);
-    for (int p = 0; p < 4; p++)
+    for (int p = 0; p < 6; p++)
         printf("%lld,%d,%s,%.4f,%.2f,%.2f\n", (long long)m, K, name[p], best[p],
                (double)hn / best[p] / 1e9, best[1] / best[p]);
-    free(Hf); free(V); free(Hb);
+    free(Hf); free(V); free(Hb); free(Hh);
     bnl_ctx_close(&ctx);
     return 0;
 }

@@ -120,6 +120,18 @@ static int check_shape(bnl_hgram_fn g, int fmt, int rb, int64_t m, int K)
     return bad;
 }
 
+/* The kernels of tier a when it runs here and holds code (fn) no lower
+ * tier holds (seen, *n: those so far), else NULL. */
+static const bnl_kernels *own_tier(int a, const void *fn, const void **seen, int *n)
+{
+    const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
+    if (!bnl_arch_supported((bnl_arch)a) || !fn) return NULL;
+    for (int t = 0; t < *n; t++)
+        if (seen[t] == fn) return NULL;
+    seen[(*n)++] = fn;
+    return k;
+}
+
 /* The f16 bits nearest f (ties to even), from doubles: the oracle. */
 static uint16_t f16_oracle(float f)
 {
@@ -188,15 +200,12 @@ static void test_f16_convert(void **state)
                          : (double)f == f16_value((uint16_t)h) && !!signbit(f) == !!(h & 0x8000u);
         if (!ok && bad++ < 5) fprintf(stderr, "bnl_f16_float(%04x) = %a\n", h, f);
     }
-    const void *seen[2 * BNL_ARCH_COUNT] = {0};
+    const void *seen[BNL_ARCH_COUNT] = {0};
     int tiers = 0;
     for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
-        const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
-        if (!bnl_arch_supported((bnl_arch)a) || !k->f16_round) continue;
-        int dup = 0;
-        for (int t = 0; t < tiers; t++) dup |= seen[t] == (const void *)k->f16_round;
-        if (dup) continue;
-        seen[tiers++] = (const void *)k->f16_round;
+        const bnl_kernels *k = own_tier(a, (const void *)bnl_kernels_get((bnl_arch)a)->f16_round,
+                                        seen, &tiers);
+        if (!k) continue;
         printf("  %s: f16 rounding and widening\n", k->name);
         size_t cnt = n - 3; /* a tail */
         got[cnt] = 0xAAAA;
@@ -228,12 +237,9 @@ static void test_shapes(void **state)
     const void *seen[BNL_ARCH_COUNT] = {0};
     int tiers = 0, bad = 0;
     for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
-        const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
-        if (!bnl_arch_supported((bnl_arch)a) || !k->hgram) continue;
-        int dup = 0;
-        for (int t = 0; t < tiers; t++) dup |= seen[t] == (const void *)k->hgram;
-        if (dup) continue;
-        seen[tiers++] = (const void *)k->hgram;
+        const bnl_kernels *k = own_tier(a, (const void *)bnl_kernels_get((bnl_arch)a)->hgram,
+                                        seen, &tiers);
+        if (!k) continue;
         printf("  %s: the fused products\n", k->name);
         for (int fmt = BNL_H_F32; fmt <= BNL_H_F16; fmt++)
             for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++)
