@@ -17,15 +17,16 @@
  * product, the first pass's too, reads the rounded values: the solve is
  * exact for the rounded H (H~ = H + E; bf16 |E| <= 2^-8 |H|, 8 significant
  * bits; f16 |E| <= 2^-11 |H| above 2^-14, 2^-25 below; a value beyond f16's
- * range is an error, never an inf in the solve), sums in f32 as before: by the tier's fused kernel (kernels.h hgram, widening in
+ * range is an error, never an inf in the solve), sums in f32 as before: by
+ * the tier's fused kernel (kernels.h hgram, widening in
  * registers: 1.6-4.9x the GEMMs over widened blocks, results/hgram.md),
  * else blocks widened to f32 in cache (HB_BF_ROWS rows at a time) for the
  * GEMMs. A float H takes the fused kernel too (1.3-2.5x OpenBLAS's
  * GEMMs), unless oneDNN runs them (the onednn tier): they match it
  * there. The avx512 table has none (FSVC_ARCH=avx512: today's kernels).
- * The rounding also adds E^T E to H^T H, a floor (bf16) 17-27x a
- * small ridge (MNIST's lambda 1e-7, test_bf16_cache), f16's 64x less: its trace is
- * summed as the rows are rounded (h_err2, for the preconditioner's
+ * The rounding also adds E^T E to H^T H, a floor (bf16) 17-27x a small
+ * ridge (MNIST's lambda 1e-7, test_bf16_cache), f16's 64x less: its trace
+ * is summed as the rows are rounded (h_err2, for the preconditioner's
  * shift), and K_mm is made from f32 rows
  * (an engine pass), since the rounded rows are not positive definite at
  * that shift and the factor would retry with 10x it (2.5x the iterations). */
@@ -123,7 +124,7 @@ static void round_row(const bnl_kernels *k, int fmt, uint16_t *out, const float 
 /* Chunk rows (b x m f32) into the 16-bit cache at row i0, and the chunk
  * rounded in place to those values (what every product then reads);
  * s->h_err2 += the squared rounding errors. -1 when a rounded value is not
- * finite (f16: beyond its range), nothing added then. */
+ * finite (f16: beyond its range), -2 out of memory; nothing added then. */
 #define widen(out, in, count) widen_k(bnl_kernels_get(s->ctx->arch), s->h16, out, in, count)
 
 static int round_chunk(cpu_src *s, float *Hc, int64_t i0, int64_t b)

@@ -28,13 +28,13 @@
 #define PF_BYTES (512.0 * 1024)
 
 /* GL values of H (fmt: f32, or bf16 / f16 bits) from element q; n < GL: a tail */
-AI GV load_h(const void *H, const int bf, int64_t q, const int tail, int n)
+AI GV load_h(const void *H, const int fmt, int64_t q, const int tail, int n)
 {
-    if (bf == BNL_H_F16) {
+    if (fmt == BNL_H_F16) {
         const uint16_t *p = (const uint16_t *)H + q;
         return tail ? GV_LOAD_F16_TAIL(p, n) : GV_LOAD_F16(p);
     }
-    if (bf) {
+    if (fmt) {
         const uint16_t *p = (const uint16_t *)H + q;
         return tail ? GV_LOAD_BF_TAIL(p, n) : GV_LOAD_BF(p);
     }
@@ -43,11 +43,11 @@ AI GV load_h(const void *H, const int bf, int64_t q, const int tail, int n)
 }
 
 /* acc[r][k] += H(row r, a..a+GL-1) V(k, a..a+GL-1) */
-AI void u_step(GV acc[GR][6], const void *H, const int bf, const int64_t row[GR], int64_t m,
+AI void u_step(GV acc[GR][6], const void *H, const int fmt, const int64_t row[GR], int64_t m,
                const float *V, const int NK, int64_t a, const int tail, int n)
 {
     GV h[GR];
-    UNROLL for (int r = 0; r < GR; r++) h[r] = load_h(H, bf, row[r] + a, tail, n);
+    UNROLL for (int r = 0; r < GR; r++) h[r] = load_h(H, fmt, row[r] + a, tail, n);
     UNROLL for (int k = 0; k < NK; k++) {
         const float *v = V + (int64_t)k * m + a;
         GV vv = tail ? GV_LOAD_TAIL(v, n) : GV_LOAD(v);
@@ -57,22 +57,22 @@ AI void u_step(GV acc[GR][6], const void *H, const int bf, const int64_t row[GR]
 
 /* U rows at H offsets row[] (past the block's end: repeats, not stored),
  * columns of V's first NK rows, into U (ldu) */
-AI void u_tile(const void *H, const int bf, const int64_t row[GR], int nr, int64_t m,
+AI void u_tile(const void *H, const int fmt, const int64_t row[GR], int nr, int64_t m,
                const float *V, const int NK, float *U, int ldu)
 {
     GV acc[GR][6]; /* GK used: the switch of BY_NK names 6 too */
     UNROLL for (int r = 0; r < GR; r++)
         UNROLL for (int k = 0; k < NK; k++) acc[r][k] = GV_ZERO();
     int64_t a = 0;
-    for (; a + GL <= m; a += GL) u_step(acc, H, bf, row, m, V, NK, a, 0, GL);
-    if (a < m) u_step(acc, H, bf, row, m, V, NK, a, 1, (int)(m - a));
+    for (; a + GL <= m; a += GL) u_step(acc, H, fmt, row, m, V, NK, a, 0, GL);
+    if (a < m) u_step(acc, H, fmt, row, m, V, NK, a, 1, (int)(m - a));
     for (int r = 0; r < nr; r++)
         UNROLL for (int k = 0; k < NK; k++) U[r * ldu + k] = GV_REDUCE(acc[r][k]);
 }
 
 /* Y's NK rows (ldy m) at columns a.. (tail: n[j] lanes of vector j) +=
  * sum over the rb rows of H(r, a..) U(r, k); pf: prefetch the next rows */
-AI void y_tile(const void *H, const int bf, int rb, int64_t m, int64_t a, const int tail,
+AI void y_tile(const void *H, const int fmt, int rb, int64_t m, int64_t a, const int tail,
                const int n[GA], const float *U, int ldu, const int NK, float *Y, int pf)
 {
     GV acc[YK][GA];
@@ -84,11 +84,11 @@ AI void y_tile(const void *H, const int bf, int rb, int64_t m, int64_t a, const 
     for (int r = 0; r < rb; r++) {
         GV h[GA];
         if (pf) {
-            const char *nx = (const char *)H + ((int64_t)(rb + r) * m + a) * (bf ? 2 : 4);
-            for (int l = 0; l < GA * GL * (bf ? 2 : 4); l += 64) _mm_prefetch(nx + l, _MM_HINT_T2);
+            const char *nx = (const char *)H + ((int64_t)(rb + r) * m + a) * (fmt ? 2 : 4);
+            for (int l = 0; l < GA * GL * (fmt ? 2 : 4); l += 64) _mm_prefetch(nx + l, _MM_HINT_T2);
         }
         UNROLL for (int j = 0; j < GA; j++)
-            h[j] = load_h(H, bf, (int64_t)r * m + a + GL * j, tail, tail ? n[j] : GL);
+            h[j] = load_h(H, fmt, (int64_t)r * m + a + GL * j, tail, tail ? n[j] : GL);
         UNROLL for (int k = 0; k < NK; k++) {
             GV u = GV_SET1(U[r * ldu + k]);
             UNROLL for (int j = 0; j < GA; j++) acc[k][j] = GV_FMA(h[j], u, acc[k][j]);
@@ -113,7 +113,7 @@ AI void y_tile(const void *H, const int bf, int rb, int64_t m, int64_t a, const 
     default: call(6); break;  \
     }
 
-AI void gram(const void *H, const int bf, int rb, int64_t m, int K, const float *V, float *U,
+AI void gram(const void *H, const int fmt, int rb, int64_t m, int K, const float *V, float *U,
              float *Y)
 {
     for (int r0 = 0; r0 < rb; r0 += GR) {
@@ -121,13 +121,13 @@ AI void gram(const void *H, const int bf, int rb, int64_t m, int K, const float 
         int64_t row[GR];
         UNROLL for (int r = 0; r < GR; r++) row[r] = (int64_t)(r0 + (r < nr ? r : nr - 1)) * m;
         for (int k0 = 0; k0 < K; k0 += GK) {
-#define U_TILE(NK) u_tile(H, bf, row, nr, m, V + (int64_t)k0 * m, NK, U + r0 * K + k0, K)
+#define U_TILE(NK) u_tile(H, fmt, row, nr, m, V + (int64_t)k0 * m, NK, U + r0 * K + k0, K)
             BY_NK(K - k0 < GK ? K - k0 : GK, U_TILE)
 #undef U_TILE
         }
     }
     int n[GA];
-    int pf = (double)rb * (double)m * (bf ? 2 : 4) <= PF_BYTES;
+    int pf = (double)rb * (double)m * (fmt ? 2 : 4) <= PF_BYTES;
     for (int64_t a = 0; a < m; a += GL * GA) {
         int tail = a + GL * GA > m;
         UNROLL for (int j = 0; j < GA; j++) {
@@ -135,8 +135,8 @@ AI void gram(const void *H, const int bf, int rb, int64_t m, int K, const float 
             n[j] = left >= GL ? GL : left > 0 ? (int)left : 0;
         }
         for (int k0 = 0; k0 < K; k0 += YK) {
-#define Y_FULL(NK) y_tile(H, bf, rb, m, a, 0, n, U + k0, K, NK, Y + (int64_t)k0 * m, pf && !k0)
-#define Y_TAIL(NK) y_tile(H, bf, rb, m, a, 1, n, U + k0, K, NK, Y + (int64_t)k0 * m, pf && !k0)
+#define Y_FULL(NK) y_tile(H, fmt, rb, m, a, 0, n, U + k0, K, NK, Y + (int64_t)k0 * m, pf && !k0)
+#define Y_TAIL(NK) y_tile(H, fmt, rb, m, a, 1, n, U + k0, K, NK, Y + (int64_t)k0 * m, pf && !k0)
             if (tail) BY_NK(K - k0 < YK ? K - k0 : YK, Y_TAIL)
             else BY_NK(K - k0 < YK ? K - k0 : YK, Y_FULL)
 #undef Y_FULL
