@@ -236,5 +236,8 @@ int fsvc_pcg_h_pick(int h16, int f64, int bounded, double lambda, double values,
                     "is made anew every pass; --pcg-h %s keeps it (half the bytes; its "
                     "rounding acts as a larger ridge)\n", values * 4 / 1e9, room / 1e9,
                     bounded ? "f16" : "bf16");
+    if (h16 < 0 && progress && *cache && fmt == BNL_H_F16) /* a new default: say so */
+        fsvc_printf("pcg: H kept in f16 (%.1f GB); its rounding adds under 5 %% to the ridge; "
+                    "--pcg-h f32 keeps it in floats\n", values * 2 / 1e9);
     return fmt;
 }

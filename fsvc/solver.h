@@ -102,7 +102,8 @@ int fsvc_pcg_h_check(int h16, int f64, int bounded, fsvc_error *err);
  * first pass, within room bytes; returns its bnl_hfmt (h16 >= 0: that one;
  * f64: BNL_H_F32, a double H stays double). auto (h16 < 0): f16 when
  * bounded (fsvc_h_bounded) and lambda >= FSVC_PCG_F16_MIN_LAMBDA, else
- * f32, and with progress says when only a 16-bit H would be kept. */
+ * f32, and with progress says when only a 16-bit H would be kept, or
+ * that auto keeps it in f16. */
 int fsvc_pcg_h_pick(int h16, int f64, int bounded, double lambda, double values, double room,
                     int progress, int *cache);
 /* fsvc_ridge_opt.h16 from fsvc_param.pcg_h (0 auto, 1 f32, 2 bf16, 3 f16) */

@@ -1,8 +1,8 @@
 /*
  * test_pcg_h_auto.c - `--pcg-h` (fsvc_pcg_h_pick): whether pcg keeps H
  * (half the free memory) and in which format: auto is f16 for bounded
- * activations from lambda 1e-6 up, else float, and with progress says
- * when only a 16-bit H would be kept (naming f16 or bf16); f32, bf16, f16
+ * activations from lambda 1e-6 up, else float, and with progress says so
+ * (f16 kept), or when only a 16-bit H would be kept (naming f16 or bf16); f32, bf16, f16
  * as asked, f16 refused for unbounded H, a double H double. Through
  * fsvc_readout_solve: auto gives the bits of --pcg-h f16 at lambda 1e-4
  * (room for a float H or only for 16 bits), of f32 at lambda 5e-7 and
@@ -45,10 +45,10 @@ static void test_pick(void **state)
         int want, cache;
         const char *hint; /* the line's advice, or NULL: no line */
     } c[] = {
-        {A, 0, 1, 1e-5, 100, 1000, F16, 1, NULL}, /* bounded, ridge large: f16 */
-        {A, 0, 1, 1e-6, 100, 1000, F16, 1, NULL}, /* the threshold */
+        {A, 0, 1, 1e-5, 100, 1000, F16, 1, "H kept in f16"}, /* bounded, ridge large */
+        {A, 0, 1, 1e-6, 100, 1000, F16, 1, "H kept in f16"}, /* the threshold */
         {A, 0, 1, 9e-7, 100, 1000, F32, 1, NULL}, /* below it: float */
-        {A, 0, 1, 1e-5, 100, 300, F16, 1, NULL},  /* only 16 bits fit: f16 kept */
+        {A, 0, 1, 1e-5, 100, 300, F16, 1, "H kept in f16"},  /* only 16 bits fit */
         {A, 0, 1, 1e-7, 100, 300, F32, 0, "--pcg-h f16 keeps it"},
         {A, 0, 0, 1e-5, 100, 1000, F32, 1, NULL}, /* unbounded: float */
         {A, 0, 0, 1e-5, 100, 300, F32, 0, "--pcg-h bf16 keeps it"},

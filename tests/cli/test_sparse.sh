@@ -111,6 +111,8 @@ expect_exit 0 "sparse: --solver pcg --pcg-h bf16 trains" -- "$FSVC" train -q --s
 # auto keeps a Gaussian H in f16 at the default lambda: --pcg-h f16's model, not f32's
 expect_exit 0 "sparse: --pcg-h f16 trains" -- "$FSVC" train -q --solver pcg --pcg-h f16 "$TMP/text.train" "$TMP/pcgh.fsvc"
 expect_exit 0 "sparse: --pcg-h f32 trains" -- "$FSVC" train -q --solver pcg --pcg-h f32 "$TMP/text.train" "$TMP/pcgf.fsvc"
+expect_exit 0 "sparse: --solver pcg, progress on" -- "$FSVC" train --solver pcg "$TMP/text.train" "$TMP/pcgv.fsvc"
+expect_match "^pcg: H kept in f16 \([0-9.]+ GB\)" "sparse: auto's f16 H said" "$OUT$ERR"
 cmp -s "$TMP/pcg.fsvc" "$TMP/pcgh.fsvc" && ! cmp -s "$TMP/pcgf.fsvc" "$TMP/pcgh.fsvc" \
   && ok "sparse: --pcg-h auto is f16 here, another model than f32's" \
   || fail "sparse: --pcg-h auto is not the f16 model, or f16 is f32's"
