@@ -418,10 +418,10 @@ static const setting table[] = {
     S("pcg-h", 0, "auto|f32|bf16|f16", NULL, 1, pcg_h,
       "pcg: the H kept in memory for the products (f32 inputs): bf16 or f16\n"
       "halve its memory and the bytes each iteration reads, the solve exact for\n"
-      "H so rounded; the rounding acts as a larger ridge, for bf16 about 2.5e-6 /\n"
-      "lambda times it (Fashion-MNIST, -l 1e-6: 0.4 points less), for f16 64x\n"
-      "less (activations within [-1, 1] only: tri, gauss, tanh); auto: f16 from\n"
-      "-l 1e-6 up where it applies, else f32, saying when only 16 bits would be kept"),
+      "H so rounded; the rounding acts as a larger ridge, for bf16 about\n"
+      "2.5e-6 / lambda times it (Fashion-MNIST, -l 1e-6: 0.4 points less), for\n"
+      "f16 64x less (activations within [-1, 1] only: tri, gauss, tanh); auto:\n"
+      "f16 from -l 1e-6 up where it applies, else f32 (says which it keeps)"),
     S("eta", 'e', "ETA", NULL, 1, eta, "lms learning rate"),
     S("epochs", 'E', "EPOCHS", NULL, 1, epochs, "lms epochs"),
     S("scale", 0, NULL, fsvc_scale_names, 1, scale, "scaling of u8 input"),
