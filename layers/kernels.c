@@ -150,18 +150,30 @@ const char *bnl_arch_note(bnl_arch arch)
                      : NULL; /* no AMX: nothing to say */
 }
 
+/* cpuid 1 ECX bit 29 (every AVX2 CPU has it), asked once: cpuid traps to
+ * the hypervisor in a VM, and the tables are looked up per call */
+static int has_f16c(void)
+{
+    static int known; /* 0 not asked yet, 1 yes, -1 no */
+    int s = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (!s) {
+        unsigned a, b, c, d;
+        s = __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1) ? 1 : -1;
+        __atomic_store_n(&known, s, __ATOMIC_RELAXED);
+    }
+    return s > 0;
+}
+
 int bnl_arch_supported(bnl_arch arch)
 {
     switch (arch) {
     case BNL_ARCH_REF:
     case BNL_ARCH_SCALAR:
         return 1;
-    case BNL_ARCH_AVX2: { /* and F16C (cpuid 1 ECX bit 29: every AVX2 CPU has it) */
-        unsigned a, b, c, d;
+    case BNL_ARCH_AVX2:
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-               __builtin_cpu_supports("bmi2") && __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
-    }
+               __builtin_cpu_supports("bmi2") && has_f16c();
     case BNL_ARCH_AVX512:
         __builtin_cpu_init();
         return bnl_arch_supported(BNL_ARCH_AVX2) &&
