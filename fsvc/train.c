@@ -165,20 +165,32 @@ static fsvc_preprocess resolve_auto(const fsvc_dataset *d, const uint8_t *x, int
 }
 
 /* sqrt of the mean squared distance over the pairs of (up to 800) rows
- * taken in the pass order. */
+ * taken in the pass order. The distances are computed by the threads into
+ * a table, then summed in pair order: the same bits for any count. */
 static double rms_distance(const void *X, const int64_t *order, int64_t k, const fsvc_dataset *d,
-                           int dist, fsvc_dtype t)
+                           int dist, fsvc_dtype t, int threads)
 {
-    size_t row = (size_t)d->n * fsvc_dtype_size(t);
-    double s = 0, cnt = 0;
-    for (int64_t a = 0; a < k; a++)
+    size_t row = (size_t)d->n * fsvc_dtype_size(t), np = (size_t)(k > 1 ? k * (k - 1) / 2 : 1);
+    double *dd = malloc(np * sizeof *dd), s = 0, cnt = 0;
+#pragma omp parallel for schedule(dynamic, 8) num_threads(dd && threads > 1 ? threads : 1)
+    for (int64_t a = 0; a < k; a++) {
+        size_t q = (size_t)a * (size_t)(2 * k - a - 1) / 2; /* pair (a, a + 1) */
         for (int64_t b = a + 1; b < k; b++) {
             int64_t i = order ? order[a] : a, j = order ? order[b] : b;
-            double dd = fsvc_pair_dist(dist, t, (const char *)X + (size_t)i * row,
-                                       (const char *)X + (size_t)j * row, d->n);
-            s += dd * dd;
-            cnt++;
+            double v = fsvc_pair_dist(dist, t, (const char *)X + (size_t)i * row,
+                                      (const char *)X + (size_t)j * row, d->n);
+            if (dd) dd[q++] = v;
+            else { /* no table (out of memory): one thread, in order */
+                s += v * v;
+                cnt++;
+            }
         }
+    }
+    for (size_t q = 0; dd && q < np && k > 1; q++) {
+        s += dd[q] * dd[q];
+        cnt++;
+    }
+    free(dd);
     return cnt > 0 ? sqrt(s / cnt) : 1.0;
 }
 
@@ -243,11 +255,11 @@ static int rms_radius(double *r_out, const dense_run *t, fsvc_error *err)
         rc = fsvc_comm_agreed(comm, rc, err);
         for (int64_t i = 0; !rc && idx && i < k; i++) idx[i] = i; /* file order */
         if (!rc) rc = fsvc_comm_rows(R8, t->X, row, order ? order : idx, k, &t->at, err);
-        if (!rc) rms = rms_distance(R8, NULL, k, d, p->dist, t->op.dtype);
+        if (!rc) rms = rms_distance(R8, NULL, k, d, p->dist, t->op.dtype, t->ctx->threads);
         free(R8); free(idx);
         if (rc) return rc;
     } else {
-        rms = rms_distance(t->X, order, k, d, p->dist, t->op.dtype);
+        rms = rms_distance(t->X, order, k, d, p->dist, t->op.dtype, t->ctx->threads);
     }
     *r_out = p->radius_rms * rms;
     if (p->progress)

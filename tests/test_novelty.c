@@ -309,6 +309,61 @@ static void radius_search(void **s)
     fsvc_dataset_free(&d);
 }
 
+/* -r Xrms: X times sqrt of the mean of d(x_a, x_b)^2 over the pairs a < b
+ * of the first 800 rows (file order), d summed in double in feature order
+ * and the squares in pair order: the same bits as this plain loop, for
+ * u8 and f32 rows, L1 and L2, 1 and 2 threads. */
+static void rms_radius_bits(void **s)
+{
+    (void)s;
+    int64_t N = 900, k = 800;
+    int n = 37;
+    for (int ti = 0; ti < 2; ti++)
+        for (int dist = BNL_L1; dist <= BNL_L2; dist++)
+            for (int th = 1; th <= 2; th++) {
+                fsvc_dtype t = ti ? FSVC_F32 : FSVC_U8;
+                fsvc_dataset d;
+                memset(&d, 0, sizeof d);
+                d.N = N; d.n = n; d.dtype = t; d.has_labels = 1; d.K = 2;
+                d.x = rand_x(t, N, n, 255, 11 + (uint64_t)ti);
+                d.y = malloc(N * sizeof *d.y); d.cls = malloc(N * sizeof *d.cls);
+                d.class_values = malloc(2 * sizeof *d.class_values);
+                d.class_values[0] = 0; d.class_values[1] = 1;
+                for (int64_t i = 0; i < N; i++) { d.cls[i] = (int)(i % 2); d.y[i] = d.cls[i]; }
+                double sum = 0, cnt = 0;
+                for (int64_t a = 0; a < k; a++)
+                    for (int64_t b = a + 1; b < k; b++) {
+                        double dd = 0;
+                        for (int j = 0; j < n; j++) {
+                            double u = t == FSVC_U8 ? (double)((uint8_t *)d.x)[a * n + j] -
+                                                          (double)((uint8_t *)d.x)[b * n + j]
+                                                    : (double)((float *)d.x)[a * n + j] -
+                                                          (double)((float *)d.x)[b * n + j];
+                            dd += dist == BNL_L1 ? fabs(u) : u * u;
+                        }
+                        dd = dist == BNL_L1 ? dd : sqrt(dd);
+                        sum += dd * dd;
+                        cnt++;
+                    }
+                fsvc_param p;
+                fsvc_param_default(&p);
+                p.radius = 0; p.radius_rms = 0.75; p.dist = dist;
+                p.act = dist == BNL_L1 ? BNL_TRI : BNL_GAUSS;
+                p.readout = FSVC_READOUT_ONEHOT; p.select = FSVC_SELECT_GLOBAL;
+                p.preprocess = FSVC_PRE_NONE; p.max_neurons = 5; p.threads = th;
+                fsvc_model m;
+                fsvc_train_info info;
+                fsvc_error err;
+                assert_int_equal(fsvc_train(&m, &info, &d, &p, &err), 0);
+                double want = 0.75 * sqrt(sum / cnt);
+                if (m.radius != want)
+                    fail_msg("%s L%d, %d threads: radius %.17g, the plain loop's %.17g",
+                             fsvc_dtype_name(t), dist == BNL_L1 ? 1 : 2, th, m.radius, want);
+                fsvc_free_model(&m);
+                fsvc_dataset_free(&d);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -318,6 +373,7 @@ int main(void)
         cmocka_unit_test(shuffled_and_capped),
         cmocka_unit_test(per_class),
         cmocka_unit_test(radius_search),
+        cmocka_unit_test(rms_radius_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
