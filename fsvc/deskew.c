@@ -83,6 +83,28 @@ double fsvc_deskew_alpha_f32(const float *img, int rows, int cols)
 SAMPLE(uint8_t)
 SAMPLE(float)
 
+/* One row of u8 deskewing: sample_uint8_t's value, rounded as floor(v +
+ * 0.5), by the same double operations, its branches and floor() replaced
+ * by exact equivalents: the row read through a copy with two zeros on each
+ * side (pad: cols + 4 values, as doubles), floor(s) = trunc(s) - (trunc(s) >
+ * s) once s is in range, and floor(v + 0.5) = trunc(v + 0.5) for v >= 0. */
+static void deskew_row_u8(const double *pad, uint8_t *q, int cols, double sh)
+{
+    for (int c = 0; c < cols; c++) {
+        double s = (double)c + sh;
+        if (!(s >= -1.0 && s < (double)cols + 1.0)) { /* floor(s) < -1 or > cols */
+            q[c] = 0;
+            continue;
+        }
+        int x0 = (int)s;
+        x0 -= (double)x0 > s;
+        double f = s - (double)x0;
+        double v = pad[x0 + 2] * (1.0 - f) + pad[x0 + 3] * f;
+        int iv = (int)(v + 0.5);
+        q[c] = (uint8_t)(iv < 0 ? 0 : iv > 255 ? 255 : iv);
+    }
+}
+
 void fsvc_deskew_u8(const uint8_t *in, uint8_t *out, int rows, int cols)
 {
     double a, cy;
@@ -92,15 +114,23 @@ void fsvc_deskew_u8(const uint8_t *in, uint8_t *out, int rows, int cols)
         memcpy(out, in, (size_t)rows * cols);
         return;
     }
+    double stack[260], *pad = cols <= 256 ? stack : malloc(((size_t)cols + 4) * sizeof *pad);
     for (int r = 0; r < rows; r++) {
         const uint8_t *p = in + (size_t)r * cols;
         uint8_t *q = out + (size_t)r * cols;
         double sh = a * ((double)r - cy);
-        for (int c = 0; c < cols; c++) {
-            double v = floor(sample_uint8_t(p, cols, (double)c + sh) + 0.5);
-            q[c] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        if (!pad) { /* no room for the padded copy: the plain loop */
+            for (int c = 0; c < cols; c++) {
+                double v = floor(sample_uint8_t(p, cols, (double)c + sh) + 0.5);
+                q[c] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+            }
+            continue;
         }
+        pad[0] = pad[1] = pad[cols + 2] = pad[cols + 3] = 0.0;
+        for (int c = 0; c < cols; c++) pad[c + 2] = (double)p[c];
+        deskew_row_u8(pad, q, cols, sh);
     }
+    if (pad != stack) free(pad);
 }
 
 void fsvc_deskew_f32(const float *in, float *out, int rows, int cols)
