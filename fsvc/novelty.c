@@ -23,12 +23,24 @@
 double fsvc_pair_dist(int dist, fsvc_dtype t, const void *x, const void *c, int n)
 {
     double d = 0;
-    if (t == FSVC_U8) { /* integer sums, exact: the double sums' bits, vectorised */
+    if (t == FSVC_U8) { /* integer sums, exact: the double sums' bits, vectorised
+                           (int32 within blocks of 2^15 values: 255^2 2^15 < 2^31) */
         const uint8_t *a = x, *b = c;
         int64_t s = 0;
-        for (int k = 0; k < n; k++) {
-            int32_t u = (int32_t)a[k] - (int32_t)b[k];
-            s += dist == BNL_L1 ? (u < 0 ? -u : u) : u * u;
+        for (int k0 = 0; k0 < n; k0 += 32768) {
+            int k1 = n - k0 < 32768 ? n : k0 + 32768;
+            int32_t s32 = 0;
+            if (dist == BNL_L1) {
+#pragma omp simd reduction(+ : s32)
+                for (int k = k0; k < k1; k++) s32 += abs((int32_t)a[k] - (int32_t)b[k]);
+            } else {
+#pragma omp simd reduction(+ : s32)
+                for (int k = k0; k < k1; k++) {
+                    int32_t u = (int32_t)a[k] - (int32_t)b[k];
+                    s32 += u * u;
+                }
+            }
+            s += s32;
         }
         d = (double)s;
     } else {

@@ -364,6 +364,33 @@ static void rms_radius_bits(void **s)
             }
 }
 
+/* fsvc_pair_dist on u8 rows (integer sums in blocks of 2^15) against the
+ * plain double loop, exactly, at lengths around the block edges. */
+static void pair_dist_u8_blocks(void **s)
+{
+    (void)s;
+    static const int ns[] = {1, 15, 32767, 32768, 32769, 65536, 70001};
+    uint8_t *a = malloc(70001), *b = malloc(70001);
+    assert_true(a && b);
+    uint64_t st = 5;
+    for (int k = 0; k < 70001; k++) { /* half of the gaps 255: past 2^31 in one int32 sum */
+        a[k] = k % 2 ? (uint8_t)fsvc_rng_next(&st) : 0;
+        b[k] = k % 2 ? (uint8_t)fsvc_rng_next(&st) : 255;
+    }
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+        for (int dist = BNL_L1; dist <= BNL_L2; dist++) {
+            double d = 0;
+            for (int k = 0; k < ns[i]; k++) {
+                double u = (double)a[k] - (double)b[k];
+                d += dist == BNL_L1 ? fabs(u) : u * u;
+            }
+            d = dist == BNL_L1 ? d : sqrt(d);
+            double got = fsvc_pair_dist(dist, FSVC_U8, a, b, ns[i]);
+            if (got != d) fail_msg("n %d L%d: %.17g, plain %.17g", ns[i], dist + 1, got, d);
+        }
+    free(a); free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +401,7 @@ int main(void)
         cmocka_unit_test(per_class),
         cmocka_unit_test(radius_search),
         cmocka_unit_test(rms_radius_bits),
+        cmocka_unit_test(pair_dist_u8_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
