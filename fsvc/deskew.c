@@ -8,6 +8,31 @@
 #include <omp.h>
 #endif
 
+/* A row's sum of p[c] and of c p[c], in double in column order; for u8
+ * rows in integers (exact, so the same doubles), vectorised. */
+static void row_sums_float(const float *p, int cols, double *rs, double *xs)
+{
+    double a = 0, b = 0;
+    for (int c = 0; c < cols; c++) {
+        a += (double)p[c];
+        b += (double)c * (double)p[c];
+    }
+    *rs = a;
+    *xs = b;
+}
+
+static void row_sums_uint8_t(const uint8_t *p, int cols, double *rs, double *xs)
+{
+    int64_t a = 0, b = 0;
+#pragma omp simd reduction(+ : a, b)
+    for (int c = 0; c < cols; c++) {
+        a += p[c];
+        b += (int64_t)c * p[c];
+    }
+    *rs = (double)a;
+    *xs = (double)b;
+}
+
 /* Moments in double: returns 0 and leaves *alpha, *cy when defined. */
 #define MOMENTS(T)                                                          \
     static int moments_##T(const T *img, int rows, int cols, double *alpha, \
@@ -16,11 +41,8 @@
         double m0 = 0, sx = 0, sy = 0;                                      \
         for (int r = 0; r < rows; r++) {                                    \
             const T *p = img + (size_t)r * cols;                            \
-            double rs = 0, xs = 0;                                          \
-            for (int c = 0; c < cols; c++) {                                \
-                rs += (double)p[c];                                         \
-                xs += (double)c * (double)p[c];                             \
-            }                                                               \
+            double rs, xs;                                                  \
+            row_sums_##T(p, cols, &rs, &xs);                                \
             m0 += rs;                                                       \
             sy += (double)r * rs;                                           \
             sx += xs;                                                       \
