@@ -24,10 +24,16 @@ static void row_sums_float(const float *p, int cols, double *rs, double *xs)
 static void row_sums_uint8_t(const uint8_t *p, int cols, double *rs, double *xs)
 {
     int64_t a = 0, b = 0;
-#pragma omp simd reduction(+ : a, b)
-    for (int c = 0; c < cols; c++) {
-        a += p[c];
-        b += (int64_t)c * p[c];
+    for (int c0 = 0; c0 < cols; c0 += 2048) { /* int32 within 2048 columns: exact */
+        int c1 = cols - c0 < 2048 ? cols : c0 + 2048;
+        int32_t a32 = 0, b32 = 0;
+#pragma omp simd reduction(+ : a32, b32)
+        for (int c = c0; c < c1; c++) {
+            a32 += p[c];
+            b32 += (c - c0) * p[c];
+        }
+        a += a32;
+        b += b32 + (int64_t)c0 * a32;
     }
     *rs = (double)a;
     *xs = (double)b;
