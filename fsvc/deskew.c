@@ -116,6 +116,7 @@ SAMPLE(float)
  * by exact equivalents: the row read through a copy with two zeros on each
  * side (pad: cols + 4 values, as doubles), floor(s) = trunc(s) - (trunc(s) >
  * s) once s is in range, and floor(v + 0.5) = trunc(v + 0.5) for v >= 0. */
+#define DESKEW_PAD_COLS 256 /* the padded copy's width on the stack */
 static void deskew_row_u8(const double *pad, uint8_t *q, int cols, double sh)
 {
     for (int c = 0; c < cols; c++) {
@@ -142,12 +143,12 @@ void fsvc_deskew_u8(const uint8_t *in, uint8_t *out, int rows, int cols)
         memcpy(out, in, (size_t)rows * cols);
         return;
     }
-    double stack[260], *pad = cols <= 256 ? stack : malloc(((size_t)cols + 4) * sizeof *pad);
+    double pad[DESKEW_PAD_COLS + 4];
     for (int r = 0; r < rows; r++) {
         const uint8_t *p = in + (size_t)r * cols;
         uint8_t *q = out + (size_t)r * cols;
         double sh = a * ((double)r - cy);
-        if (!pad) { /* no room for the padded copy: the plain loop */
+        if (cols > DESKEW_PAD_COLS) { /* wider than MNIST-like images: the plain loop */
             for (int c = 0; c < cols; c++) {
                 double v = floor(sample_uint8_t(p, cols, (double)c + sh) + 0.5);
                 q[c] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
@@ -158,7 +159,6 @@ void fsvc_deskew_u8(const uint8_t *in, uint8_t *out, int rows, int cols)
         for (int c = 0; c < cols; c++) pad[c + 2] = (double)p[c];
         deskew_row_u8(pad, q, cols, sh);
     }
-    if (pad != stack) free(pad);
 }
 
 void fsvc_deskew_f32(const float *in, float *out, int rows, int cols)

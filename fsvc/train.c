@@ -165,33 +165,29 @@ static fsvc_preprocess resolve_auto(const fsvc_dataset *d, const uint8_t *x, int
 }
 
 /* sqrt of the mean squared distance over the pairs of (up to 800) rows
- * taken in the pass order. The distances are computed by the threads into
- * a table, then summed in pair order: the same bits for any count. */
+ * taken in the pass order. The threads fill a table of the distances,
+ * summed afterwards in pair order: the same bits for any count (without
+ * memory for the table, one thread sums them as they come, in that order). */
 static double rms_distance(const void *X, const int64_t *order, int64_t k, const fsvc_dataset *d,
                            int dist, fsvc_dtype t, int threads)
 {
     size_t row = (size_t)d->n * fsvc_dtype_size(t), np = (size_t)(k > 1 ? k * (k - 1) / 2 : 1);
-    double *dd = malloc(np * sizeof *dd), s = 0, cnt = 0;
-#pragma omp parallel for schedule(dynamic, 8) num_threads(dd && threads > 1 ? threads : 1)
+    double *dd = malloc(np * sizeof *dd), s = 0;
+#pragma omp parallel for schedule(dynamic, 8) num_threads(dd && threads > 1 ? threads : 1) \
+    reduction(+ : s)
     for (int64_t a = 0; a < k; a++) {
         size_t q = (size_t)a * (size_t)(2 * k - a - 1) / 2; /* pair (a, a + 1) */
-        for (int64_t b = a + 1; b < k; b++) {
+        for (int64_t b = a + 1; b < k; b++, q++) {
             int64_t i = order ? order[a] : a, j = order ? order[b] : b;
             double v = fsvc_pair_dist(dist, t, (const char *)X + (size_t)i * row,
                                       (const char *)X + (size_t)j * row, d->n);
-            if (dd) dd[q++] = v;
-            else { /* no table (out of memory): one thread, in order */
-                s += v * v;
-                cnt++;
-            }
+            if (dd) dd[q] = v;
+            else s += v * v;
         }
     }
-    for (size_t q = 0; dd && q < np && k > 1; q++) {
-        s += dd[q] * dd[q];
-        cnt++;
-    }
+    for (size_t q = 0; dd && k > 1 && q < np; q++) s += dd[q] * dd[q];
     free(dd);
-    return cnt > 0 ? sqrt(s / cnt) : 1.0;
+    return k > 1 ? sqrt(s / (double)np) : 1.0;
 }
 
 /* The dense selection as a pass of the radius search. */
