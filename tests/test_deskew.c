@@ -3,10 +3,9 @@
  * stay in range, batches (also in place) equal the single-image calls, and
  * on real MNIST images the result agrees with the numpy reference (the
  * accuracy study's deskew) within +-1 grey level. The u8 moments and rows'
- * fast loops give the bits of the plain definition (double moments,
- * floor, bounds-checked reads) on
- * 20000 images of random shapes, sparse and dense, to shears far past the
- * image. */
+ * fast loops give the bits of the plain definition (double moments, floor,
+ * bounds-checked reads) on 20000 images of random shapes (to 4200 columns),
+ * sparse and dense, to shears far past the image. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
