@@ -3,10 +3,12 @@
  * Threads split the samples (row blocks of the planner's tile_N), never
  * the neurons: for each sample the m tiles run in increasing order. The
  * actsum j loop is the reference loop (same bits as the reference when
- * the activations are); scores add each tile's H R into Y with one
- * single-threaded float64 BLAS dgemm (H tile converted to double for
- * f32/u8 ops), so Y is the same bits for any thread count (the row blocks
- * do not depend on it) and equals the sequential H R within rounding. */
+ * the activations are); scores add each tile's H R into Y with the tier's
+ * hscore kernel for f32 H (a fixed fma order: the same bits on every
+ * tier, for any row blocking) or else one single-threaded float64 BLAS
+ * dgemm (H converted to double), so Y is the same bits for any thread
+ * count (the row blocks do not depend on it) and equals the sequential
+ * H R within rounding. */
 #include "cpu_tile.h"
 
 #include <cblas.h>
@@ -20,11 +22,16 @@ typedef struct reduce_spec {
     double *Y;          /* scores: N x K */
     const double *R;    /* scores: m x K */
     int K;
+    bnl_hscore_fn hscore; /* scores of f32 tiles; NULL: dgemm */
 } reduce_spec;
 
 static void reduce_tile(const reduce_spec *rs, const void *Ht, double *Hd, int f64,
                         int64_t i0, int64_t rows, int64_t j0, int64_t cols)
 {
+    if (rs->Y && !f64 && rs->hscore) {
+        rs->hscore(rs->Y + i0 * rs->K, Ht, rows, cols, rs->R + j0 * rs->K, rs->K);
+        return;
+    }
     if (rs->Y) { /* Y rows i0.. += H tile (rows x cols) R rows j0.. */
         const double *A = Ht;
         if (!f64) {
@@ -86,8 +93,8 @@ static int reduce(const bnl_ctx *ctx, const bnl_op *op, const reduce_spec *rs,
     {
         void *Ht = malloc((size_t)(tN * tm) * es);
         int32_t *scratch = u8 ? malloc((size_t)(tN * tm) * sizeof(int32_t)) : NULL;
-        double *Hd = rs->Y && !f64 ? malloc((size_t)(tN * tm) * sizeof(double)) : NULL;
-        int ok = Ht && (!u8 || scratch) && (!rs->Y || f64 || Hd);
+        double *Hd = rs->Y && !f64 && !rs->hscore ? malloc((size_t)(tN * tm) * sizeof(double)) : NULL;
+        int ok = Ht && (!u8 || scratch) && (!rs->Y || f64 || rs->hscore || Hd);
         if (!ok) {
             #pragma omp atomic write
             nomem = 1;
@@ -123,7 +130,7 @@ int bnl_cpu_actsum(const bnl_ctx *ctx, const bnl_op *op, double *S,
                    const void *W, int64_t m, const void *X, int64_t N, int n,
                    fsvc_error *err)
 {
-    reduce_spec rs = {S, NULL, NULL, 0};
+    reduce_spec rs = {S, NULL, NULL, 0, NULL};
     return reduce(ctx, op, &rs, W, m, X, N, n, err);
 }
 
@@ -133,6 +140,6 @@ int bnl_cpu_scores(const bnl_ctx *ctx, const bnl_op *op, double *Y,
 {
     for (int64_t i = 0; i < N * K; i++)
         Y[i] = 0.0;
-    reduce_spec rs = {NULL, Y, R, K};
+    reduce_spec rs = {NULL, Y, R, K, bnl_kernels_get(ctx->arch)->hscore};
     return reduce(ctx, op, &rs, W, m, X, N, n, err);
 }

@@ -69,6 +69,12 @@ void f16_widen_avx512(float *out, const uint16_t *in, size_t count);
 void f16_round_avx2(uint16_t *out, const float *in, size_t count);
 void f16_widen_avx2(float *out, const uint16_t *in, size_t count);
 
+/* readout scores of an f32 H tile (kern_score_body.h in kern_score_avx512.c,
+ * kern_score_avx2.c) */
+void hscore_avx512(double *Y, const float *H, int64_t rows, int64_t cols, const double *R,
+                   int K);
+void hscore_avx2(double *Y, const float *H, int64_t rows, int64_t cols, const double *R, int K);
+
 /* AVX-VNNI packed GEMM, 256-bit (kern_u8_avxvnni.c). */
 void l2sq_u8_avxvnni_4x24(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
                           const uint8_t *X, int64_t N, int n);

@@ -95,6 +95,12 @@ typedef void (*bnl_f16_round_fn)(uint16_t *out, const float *in, size_t count);
 typedef void (*bnl_hgram_fn)(const void *H, int fmt, int rb, int64_t m, int K, const float *V,
                              float *U, float *Y);
 
+/* Y (rows x K) += H (rows x cols, f32) R (cols x K): readout scores in
+ * float64, each Y[i][k] by y = fma((double)H[i][j], R[j][k], y) for j =
+ * 0..cols-1 in order, so every tier gives a scalar fma loop's bits. */
+typedef void (*bnl_hscore_fn)(double *Y, const float *H, int64_t rows, int64_t cols,
+                              const double *R, int K);
+
 typedef struct bnl_kernels {
     const char *name;
     bnl_l1_f32_fn l1_f32;
@@ -113,6 +119,7 @@ typedef struct bnl_kernels {
                                      0: 48 or 24 */
     bnl_f16_round_fn f16_round;   /* NULL: scalar loops (cpu_hprod.c) */
     bnl_bf16_widen_fn f16_widen;  /* f16 bits to f32, as bf16_widen */
+    bnl_hscore_fn hscore;         /* NULL: BLAS dgemm per tile (cpu_reduce.c) */
 } bnl_kernels;
 
 /* 1 when l2sq and dot (a dot_u8) give the scalar kernels' bits on a 33 x

@@ -497,13 +497,24 @@ static void test_actsum_scores(void **state)
                     }
                 }
                 /* scores: H R summed in j order, within float64 rounding
-                 * (BLAS dgemm per tile) where h is exact; near the
-                 * reference; the same bits for 1 and 2 threads */
+                 * (BLAS dgemm per tile) where h is exact, and bit for bit
+                 * the fma loop where the tier has an hscore kernel; near
+                 * the reference; the same bits for 1 and 2 threads */
                 cpu.threads = 1;
                 assert_int_equal(bnl_scores(&cpu, &op, Yh, d.W, m, d.X, N, n, R, K, &err), FSVC_OK);
                 cpu.threads = 2;
                 assert_int_equal(bnl_scores(&cpu, &op, Y, d.W, m, d.X, N, n, R, K, &err), FSVC_OK);
                 assert_memory_equal(Y, Yh, (size_t)(N * K) * 8);
+                if (t.exact && op.dtype != FSVC_F64 && bnl_kernels_get(archs[ai])->hscore)
+                    for (int64_t i = 0; i < N; i++)
+                        for (int k = 0; k < K; k++) {
+                            double y = 0.0;
+                            for (int64_t j = 0; j < m; j++)
+                                y = fma(hval(H, op.dtype, i * m + j), R[j * K + k], y);
+                            if (memcmp(&y, &Y[i * K + k], sizeof y))
+                                fail_msg("%s: scores Y[%lld][%d] = %.17g, fma loop %.17g", what,
+                                         (long long)i, k, Y[i * K + k], y);
+                        }
                 double *Ya = xalloc((size_t)(N * K) * 8);
                 for (int64_t i = 0; i < N; i++)
                     for (int k = 0; k < K; k++) {
