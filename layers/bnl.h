@@ -186,6 +186,10 @@ void bnl_hprod_close(bnl_hprod *h); /* NULL is fine */
  * kernels.h hgram), else "gemm" (two sgemm calls a block, a 16-bit H
  * widened first; *tier: onednn-sgemm or openblas-sgemm). */
 const char *bnl_hprod_cpu_path(const bnl_ctx *ctx, int h16, const char **tier);
+/* How bnl_scores adds a u8 / f32 layer's H tiles times R on ctx's tier:
+ * "fused" (*tier: the kernel table with kernels.h hscore), else "gemm"
+ * (*tier: openblas-dgemm, H widened to double). */
+const char *bnl_scores_cpu_path(const bnl_ctx *ctx, const char **tier);
 /* The ridge solver "auto" picks on ctx for op (bnl_types.h
  * bnl_ridge_plan): the table's rule where it offers the normal products
  * for op (cuda: direct while the float64 Gram fits the device's free

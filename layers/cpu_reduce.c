@@ -126,6 +126,13 @@ static int reduce(const bnl_ctx *ctx, const bnl_op *op, const reduce_spec *rs,
     return FSVC_OK;
 }
 
+const char *bnl_scores_cpu_path(const bnl_ctx *ctx, const char **tier)
+{
+    const bnl_kernels *k = bnl_kernels_get(ctx->arch);
+    *tier = k->hscore ? k->name : "openblas-dgemm";
+    return k->hscore ? "fused" : "gemm";
+}
+
 int bnl_cpu_actsum(const bnl_ctx *ctx, const bnl_op *op, double *S,
                    const void *W, int64_t m, const void *X, int64_t N, int n,
                    fsvc_error *err)
