@@ -93,8 +93,9 @@ static int reduce(const bnl_ctx *ctx, const bnl_op *op, const reduce_spec *rs,
     {
         void *Ht = malloc((size_t)(tN * tm) * es);
         int32_t *scratch = u8 ? malloc((size_t)(tN * tm) * sizeof(int32_t)) : NULL;
-        double *Hd = rs->Y && !f64 && !rs->hscore ? malloc((size_t)(tN * tm) * sizeof(double)) : NULL;
-        int ok = Ht && (!u8 || scratch) && (!rs->Y || f64 || rs->hscore || Hd);
+        int hd = rs->Y && !f64 && !rs->hscore; /* dgemm's double copy of a tile */
+        double *Hd = hd ? malloc((size_t)(tN * tm) * sizeof(double)) : NULL;
+        int ok = Ht && (!u8 || scratch) && (!hd || Hd);
         if (!ok) {
             #pragma omp atomic write
             nomem = 1;

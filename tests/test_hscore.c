@@ -30,7 +30,8 @@ static double wide(double scale) /* signs, zeros, 2^-30..2^30 */
 {
     double u = fx_urand(&rng);
     if (u < 0.1) return 0.0;
-    return (u < 0.55 ? -1 : 1) * ldexp(fx_urand(&rng) + 0.5, (int)(fx_urand(&rng) * 60) - 30) * scale;
+    double mant = fx_urand(&rng) + 0.5;
+    return (u < 0.55 ? -1 : 1) * ldexp(mant, (int)(fx_urand(&rng) * 60) - 30) * scale;
 }
 
 static void reference(double *Y, const float *H, int64_t rows, int64_t cols, const double *R,
