@@ -2,7 +2,6 @@
  * (sparse.h): the samples as CSR rows, the scores by the sparse layer. */
 #include "sparse.h"
 
-#include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,21 +65,17 @@ int fsvc_predict_sparse(int *pred, double *score, const fsvc_model *model,
     bnl_csc Ct = {0};
     bnl_csr cv = fsvc_csr_view(model->Cs, 0, m);
     float *H = malloc((size_t)Nc * m * sizeof *H);
-    double *Hd = malloc((size_t)Nc * m * sizeof *Hd), *Y = malloc((size_t)Nc * K * sizeof *Y);
-    if (!H || !Hd || !Y) rc = fsvc_fail(err, FSVC_ERESOURCE, "predict: out of memory");
+    double *Y = malloc((size_t)Nc * K * sizeof *Y);
+    if (!H || !Y) rc = fsvc_fail(err, FSVC_ERESOURCE, "predict: out of memory");
     if (!rc) rc = bnl_csc_make(&Ct, &cv, model->n, op.dist, err);
-    int saved = bnl_blas_threads_push(&ctx, 0);
     for (int64_t i0 = 0; !rc && i0 < d->N; i0 += Nc) {
         int64_t b = d->N - i0 < Nc ? d->N - i0 : Nc;
         bnl_csr v = fsvc_csr_view(X, i0, b);
         if ((rc = bnl_sparse_forward(&ctx, &op, H, m, &Ct, &v, err))) break;
-        for (size_t q = 0; q < (size_t)b * m; q++) Hd[q] = H[q];
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b, K, (int)m, 1.0, Hd,
-                    (int)m, model->R, K, 0.0, Y, K);
+        if ((rc = bnl_scores_host(&ctx, Y, H, b, m, model->R, K, err))) break;
         rc = fsvc_scores_pick(model, Y, b, i0, pred, score, d->source, err);
     }
-    bnl_blas_threads_pop(saved);
-    free(H); free(Hd); free(Y);
+    free(H); free(Y);
     bnl_csc_free(&Ct);
     bnl_ctx_close(&ctx);
     if (owned) fsvc_csr_free(X);

@@ -119,6 +119,14 @@ int bnl_scores(const bnl_ctx *ctx, const bnl_op *op,
                const double *R, int K,               /* m x K */
                fsvc_error *err);
 
+/* Y (N x K, overwritten) = H R for an f32 H (N x m) already in host
+ * memory (the sparse layer's): on ctx's threads by row blocks, each with
+ * the tier's score kernel (bnl_scores_cpu_path; a fixed fma order per
+ * row, the same bits for any thread count) or a dgemm on the block
+ * widened to double. FSVC_ERESOURCE when out of memory. */
+int bnl_scores_host(const bnl_ctx *ctx, double *Y, const float *H, int64_t N, int64_t m,
+                    const double *R, int K, fsvc_error *err);
+
 /* ---- the ridge normal equations ----
  * (H^T H + lam I) R = H^T T. On a device that offers them (u8 and f32
  * layers) H is computed and consumed there (f64 products, Cholesky by the

@@ -134,6 +134,39 @@ const char *bnl_scores_cpu_path(const bnl_ctx *ctx, const char **tier)
     return k->hscore ? "fused" : "gemm";
 }
 
+#define HOST_ROWS 64 /* rows per block of bnl_scores_host */
+
+int bnl_scores_host(const bnl_ctx *ctx, double *Y, const float *H, int64_t N, int64_t m,
+                    const double *R, int K, fsvc_error *err)
+{
+    bnl_hscore_fn f = bnl_kernels_get(ctx->arch)->hscore;
+    int nomem = 0, saved = f ? 0 : bnl_blas_threads_push(ctx, 1);
+    #pragma omp parallel num_threads(ctx->threads > 0 ? ctx->threads : 1) reduction(| : nomem)
+    {
+        double *Hd = f ? NULL : malloc((size_t)(HOST_ROWS * m) * sizeof *Hd);
+        nomem = !f && !Hd;
+        #pragma omp for schedule(static)
+        for (int64_t i0 = 0; i0 < N; i0 += HOST_ROWS) {
+            int64_t rows = N - i0 < HOST_ROWS ? N - i0 : HOST_ROWS;
+            const float *h = H + (size_t)i0 * (size_t)m;
+            double *y = Y + (size_t)i0 * (size_t)K;
+            if (f) {
+                for (int64_t q = 0; q < rows * K; q++) y[q] = 0.0;
+                f(y, h, rows, m, R, K);
+            } else if (Hd) {
+                for (int64_t q = 0; q < rows * m; q++) Hd[q] = h[q];
+                cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, K, (int)m, 1.0,
+                            Hd, (int)m, R, K, 0.0, y, K);
+            }
+        }
+        free(Hd);
+    }
+    if (!f) bnl_blas_threads_pop(saved);
+    return nomem ? fsvc_fail(err, FSVC_ERESOURCE, "bnl: out of memory for %d x %lld scores",
+                             HOST_ROWS, (long long)m)
+                 : FSVC_OK;
+}
+
 int bnl_cpu_actsum(const bnl_ctx *ctx, const bnl_op *op, double *S,
                    const void *W, int64_t m, const void *X, int64_t N, int n,
                    fsvc_error *err)

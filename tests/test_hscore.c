@@ -5,6 +5,10 @@
  * K around each tier's panels and vectors (1..18, 24, 25, 33); values
  * spanning many binades, zeros and signs; nothing written past Y's rows x
  * K; and one call over all rows equals the rows cut into pieces.
+ * bnl_scores_host (Y = H R over a host H, row blocks on threads): on
+ * every tier, 1 and 2 threads give the same bits, equal to the fma loop
+ * where the tier has hscore, within float64 rounding of the sum where
+ * it does not (dgemm).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -110,10 +114,52 @@ static void test_shapes(void **state)
     assert_int_equal(bad, 0);
 }
 
+static void test_host(void **state)
+{
+    (void)state;
+    const int64_t N = 203, m = 150; /* 3 blocks of 64 and a tail */
+    const int K = 10;
+    float *H = malloc((size_t)(N * m) * sizeof *H);
+    double *R = malloc((size_t)(m * K) * sizeof *R), *Yr = malloc((size_t)(N * K) * sizeof *Yr);
+    double *Ya = malloc((size_t)(N * K) * sizeof *Ya), *Y1 = malloc((size_t)(N * K) * sizeof *Y1);
+    double *Y2 = malloc((size_t)(N * K) * sizeof *Y2);
+    assert_true(H && R && Yr && Ya && Y1 && Y2);
+    for (int64_t q = 0; q < N * m; q++) H[q] = (float)wide(1.0);
+    for (int64_t q = 0; q < m * K; q++) R[q] = wide(1.0);
+    for (int64_t q = 0; q < N * K; q++) Yr[q] = Ya[q] = 0.0;
+    reference(Yr, H, N, m, R, K);
+    for (int64_t i = 0; i < N; i++)
+        for (int k = 0; k < K; k++)
+            for (int64_t j = 0; j < m; j++) Ya[i * K + k] += fabs((double)H[i * m + j] * R[j * K + k]);
+    fsvc_error err;
+    bnl_ctx ctx;
+    assert_int_equal(bnl_ctx_open(&ctx, "cpu", 2, 0, &err), FSVC_OK);
+    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
+        if (!bnl_arch_supported((bnl_arch)a)) continue;
+        assert_int_equal(bnl_ctx_set_arch(&ctx, (bnl_arch)a, &err), FSVC_OK);
+        ctx.threads = 1;
+        memset(Y1, 0xff, (size_t)(N * K) * sizeof *Y1); /* overwritten, never added to */
+        assert_int_equal(bnl_scores_host(&ctx, Y1, H, N, m, R, K, &err), FSVC_OK);
+        ctx.threads = 2;
+        assert_int_equal(bnl_scores_host(&ctx, Y2, H, N, m, R, K, &err), FSVC_OK);
+        assert_memory_equal(Y1, Y2, (size_t)(N * K) * sizeof *Y1);
+        int exact = bnl_kernels_get((bnl_arch)a)->hscore != NULL;
+        for (int64_t q = 0; q < N * K; q++) {
+            double tol = exact ? 0.0 : 2.0 * (double)m * 1.1102230246251565e-16 * Ya[q];
+            if (!(fabs(Y1[q] - Yr[q]) <= tol)) /* NaN fails too */
+                fail_msg("%s: Y[%lld] = %.17g, fma loop %.17g", bnl_arch_name((bnl_arch)a),
+                         (long long)q, Y1[q], Yr[q]);
+        }
+    }
+    bnl_ctx_close(&ctx);
+    free(H); free(R); free(Yr); free(Ya); free(Y1); free(Y2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_host),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
