@@ -31,10 +31,11 @@ typedef struct {
 static int h_chunk(hrows *h, const int64_t *idx, int64_t b, fsvc_error *err)
 {
     const fsvc_model *M = h->M;
-    size_t row = (size_t)M->n * fsvc_dtype_size(M->dtype), mm = (size_t)M->m;
+    size_t row = (size_t)fsvc_model_width(M) * fsvc_dtype_size(M->dtype), mm = (size_t)M->m;
     for (int64_t t = 0; t < b; t++)
         memcpy(h->Xc + (size_t)t * row, (const char *)h->X + (size_t)idx[t] * row, row);
-    int rc = bnl_forward(h->ctx, &h->op, h->H, M->m, M->C, M->m, h->Xc, b, M->n, err);
+    int rc = bnl_forward(h->ctx, &h->op, h->H, M->m, M->C, M->m, h->Xc, b,
+                         (int)fsvc_model_width(M), err);
     if (rc || M->dtype == FSVC_F64) return rc; /* f64: H is Hd already */
     for (size_t q = 0; q < (size_t)b * mm; q++) h->Hd[q] = ((const float *)h->H)[q];
     return FSVC_OK;
@@ -140,7 +141,7 @@ static int by_hash(const void *a, const void *b)
 static void fold_centroids(unsigned char *drop, const keyed *ck, const fsvc_model *M,
                            const void *X, const int64_t *idx, int64_t cnt)
 {
-    size_t row = (size_t)M->n * fsvc_dtype_size(M->dtype);
+    size_t row = (size_t)fsvc_model_width(M) * fsvc_dtype_size(M->dtype);
     memset(drop, 0, (size_t)M->m);
     for (int64_t t = 0; t < cnt; t++) {
         const char *x = (const char *)X + (size_t)idx[t] * row;
@@ -163,7 +164,7 @@ static int heldout_readout(double *S, const fsvc_model *M, const fsvc_dataset *d
 {
     int64_t m = M->m, N = d->N;
     int K = M->Kout;
-    size_t row = (size_t)M->n * fsvc_dtype_size(M->dtype);
+    size_t row = (size_t)fsvc_model_width(M) * fsvc_dtype_size(M->dtype);
     hrows h = { NULL, { (bnl_dist)M->dist, (bnl_act)M->act, M->dtype, M->radius,
                         (bnl_precision)M->precision }, M, NULL, NULL, NULL, NULL,
                 fsvc_weights_real(d) };

@@ -80,6 +80,10 @@ typedef enum {
 } fsvc_preprocess;
 /* 1 for the values a model may store (not auto, no unknown bits). */
 int fsvc_preprocess_stored(int p);
+/* What the layer sees of an input: its values (pixels), or for images its
+ * values followed by their HOG (fsvc/hog.h; dense images only, after the
+ * preprocessing, each HOG value times the model's hog_scale). */
+typedef enum { FSVC_FEAT_PIXELS = 0, FSVC_FEAT_HOG = 1 } fsvc_features;
 
 /* One name table per enum (fsvc/model.c); _name and _parse read it. */
 extern const fsvc_name fsvc_select_names[];
@@ -87,6 +91,7 @@ extern const fsvc_name fsvc_readout_names[];
 extern const fsvc_name fsvc_preprocess_names[];
 extern const fsvc_name fsvc_solver_names[];
 extern const fsvc_name fsvc_augment_names[];
+extern const fsvc_name fsvc_features_names[];
 const char *fsvc_augment_name(fsvc_augment a);
 int fsvc_augment_parse(const char *s, fsvc_augment *out);     /* 0 ok, -1 */
 const char *fsvc_solver_name(fsvc_solver s);
@@ -121,6 +126,8 @@ typedef struct fsvc_param {
     int dtype;             /* fsvc_dtype of the centroids, -1: u8 for u8 data
                               with no scaling, else f32 */
     fsvc_preprocess preprocess;
+    fsvc_features features; /* pixels (default) or hog: the HOG of each
+                              image appended (needs an image shape) */
     int rows, cols;        /* image shape for data that has none (LIBSVM text
                               of images), 0 x 0: none; rows x cols must be n */
     int scale_features;    /* 1 (range): learn each feature's min and max on
@@ -244,6 +251,12 @@ typedef struct fsvc_model {
     int rows, cols;        /* image geometry or 0 */
     fsvc_scale scale;
     fsvc_preprocess preprocess;
+    fsvc_features features; /* hog: the layer's input is the n values and
+                              the HOG of the rows x cols image, so its
+                              centroids have fsvc_model_width values */
+    double hog_scale;      /* hog: the factor of the HOG values (learned at
+                              training: the pixels' mean squared norm over
+                              the HOG's; u8 models round and clip to 255) */
     int dist, act;         /* bnl_dist, bnl_act */
     double radius, prag;
     fsvc_select select;
@@ -254,7 +267,8 @@ typedef struct fsvc_model {
     char **class_names;    /* K class names (PNG class folders) or NULL:
                               predictions print them, truth matches by them */
     int64_t m;             /* centroids */
-    void *C;               /* C: m x n, dtype; NULL for a sparse model */
+    void *C;               /* C: m x fsvc_model_width, dtype; NULL for a
+                              sparse model */
     fsvc_csr *Cs;          /* sparse model (trained on sparse data): the m
                               centroids as CSR (dtype f32), else NULL */
     int *lab;              /* lab: m class indices (0 for regression) */
@@ -343,6 +357,9 @@ int fsvc_model_parse(fsvc_model *model, const void *buf, size_t len,
  * FSVC_EINPUT naming `name` and the first problem found. */
 int fsvc_model_check(const fsvc_model *model, const char *name, fsvc_error *err);
 void fsvc_free_model(fsvc_model *model);
+/* The values of a centroid and of a prepared input: n, plus the HOG's for
+ * features hog. */
+int64_t fsvc_model_width(const fsvc_model *model);
 
 /* Limits of a model (and of its file). */
 #define FSVC_MODEL_MAX_N (1 << 24)       /* features */
@@ -353,8 +370,9 @@ void fsvc_free_model(fsvc_model *model);
  * (shortest %g form that reads back exactly). Returns buf (sz >= 32). */
 const char *fsvc_model_class_text(const fsvc_model *model, int k, char *buf, size_t sz);
 
-/* The input exactly as the model sees it: preprocessing, scaling and the
- * model dtype applied to d->x. *out: N x n, model->dtype (free() it). */
+/* The input exactly as the model sees it: preprocessing, scaling, the
+ * model dtype and the features applied to d->x. *out: N x
+ * fsvc_model_width, model->dtype (free() it). */
 int fsvc_model_input(void **out, const fsvc_model *model,
                      const fsvc_dataset *d, fsvc_error *err);
 

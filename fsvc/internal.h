@@ -52,12 +52,12 @@ int fsvc_select_kmeans(int64_t *sel, int64_t m, double *syn, const fsvc_select_p
 uint64_t fsvc_rng_next(uint64_t *state);
 void fsvc_shuffle(int64_t *idx, int64_t N, uint64_t seed);
 
-/* fsvc_model_input with the thread count of the caller's context for the
- * deskew pass (threads <= 0: all cores). */
 /* fsvc_predict of a dense model and dense d on an open context (no model
  * check): the chunks of fsvc_predict (fsvc/predict.c). */
 int fsvc_predict_ctx(int *pred, double *score, const fsvc_model *model,
                      const fsvc_dataset *d, bnl_ctx *ctx, int threads, fsvc_error *err);
+/* fsvc_model_input with the thread count of the caller's context for the
+ * deskew and HOG passes (threads <= 0: all cores). */
 int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dataset *d,
                              int threads, fsvc_error *err);
 /* The same for training data: a value beyond float32's range for a
@@ -66,6 +66,17 @@ int fsvc_model_input_threads(void **out, const fsvc_model *model, const fsvc_dat
  * +-Inf, as it always did (satimg.test holds one: 1.58e308). */
 int fsvc_model_input_train(void **out, const fsvc_model *model, const fsvc_dataset *d,
                            int threads, fsvc_error *err);
+
+/* HOG features (fsvc/model_hog.c), the last step of fsvc_model_input.
+ * fsvc_hog_raw: *h (N x fsvc_hog_width floats, malloc'd), the HOG of the
+ * images img (d's, as preprocessed so far: type st; u8 values in units of
+ * 255). fsvc_hog_join: x (N x n values of the model's type) becomes N x
+ * fsvc_model_width, each row followed by its HOG times hog_scale (u8:
+ * rounded, clipped at 255); x is freed and replaced, or kept on failure. */
+int fsvc_hog_raw(float **h, const fsvc_model *model, const void *img, fsvc_dtype st,
+                 const fsvc_dataset *d, int threads, fsvc_error *err);
+int fsvc_hog_join(void **x, const float *h, const fsvc_model *model, const fsvc_dataset *d,
+                  fsvc_error *err);
 
 /* fsvc_train_comm without the probability calibration (fsvc/train.c):
  * the model alone. fsvc_train_comm (train_entry.c) adds the calibration

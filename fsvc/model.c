@@ -2,6 +2,7 @@
  * model. */
 #include "internal.h"
 #include "sparse.h"
+#include "hog.h"
 
 #include <float.h>
 #include <math.h>
@@ -142,6 +143,16 @@ int fsvc_model_check(const fsvc_model *M, const char *name, fsvc_error *err)
         BAD("%s: deskew preprocessing without an image geometry", name);
     if ((M->preprocess & FSVC_PRE_SQRT) && M->dtype == FSVC_U8)
         BAD("%s: sqrt preprocessing with u8 centroids", name);
+    if ((unsigned)M->features > FSVC_FEAT_HOG)
+        BAD("%s: unknown features %d", name, (int)M->features);
+    if (M->features == FSVC_FEAT_HOG &&
+        (M->rows < 1 || M->Cs || M->feat_min || !(M->hog_scale > 0) || !isfinite(M->hog_scale) ||
+         fsvc_model_width(M) > FSVC_MODEL_MAX_N))
+        BAD("%s: HOG features need an image geometry, dense centroids, no feature scaling, "
+            "a finite scale > 0 (got %g) and at most %d values", name, M->hog_scale,
+            FSVC_MODEL_MAX_N);
+    if (M->features != FSVC_FEAT_HOG && M->hog_scale != 0)
+        BAD("%s: a HOG scale without HOG features", name);
     if (M->dist != BNL_L1 && M->dist != BNL_L2) BAD("%s: unknown distance %d", name, M->dist);
     if (M->act != BNL_TRI && M->act != BNL_GAUSS) BAD("%s: unknown kernel %d", name, M->act);
     if ((unsigned)M->select > FSVC_SELECT_KMEANS || M->select == FSVC_SELECT_AUTO)
@@ -187,13 +198,12 @@ int fsvc_model_check(const fsvc_model *M, const char *name, fsvc_error *err)
     for (int64_t j = 0; j < M->m; j++)
         if (M->lab[j] < 0 || (M->regression ? M->lab[j] != 0 : M->lab[j] >= M->K))
             BAD("%s: centroid %lld has an invalid class %d", name, (long long)j + 1, M->lab[j]);
-    size_t total = (size_t)M->m * (size_t)M->n;
+    size_t w = (size_t)fsvc_model_width(M), total = (size_t)M->m * w;
     if (M->dtype != FSVC_U8 && M->C)
         for (size_t q = 0; q < total; q++) {
             double v = M->dtype == FSVC_F32 ? ((const float *)M->C)[q] : ((const double *)M->C)[q];
             if (!isfinite(v))
-                BAD("%s: value %zu of centroid %zu is not finite", name, q % (size_t)M->n + 1,
-                    q / (size_t)M->n + 1);
+                BAD("%s: value %zu of centroid %zu is not finite", name, q % w + 1, q / w + 1);
         }
     for (size_t q = 0; q < (size_t)M->m * (size_t)M->Kout; q++)
         if (!isfinite(M->R[q]))
@@ -236,6 +246,14 @@ int fsvc_preprocess_stored(int p)
     return (p >= FSVC_PRE_NONE && p <= FSVC_PRE_DESKEW_SQRT) || p == FSVC_PRE_SQRT_U8 ||
            p == FSVC_PRE_DESKEW_SQRT_U8;
 }
+const fsvc_name fsvc_features_names[] = {
+    {"pixels", FSVC_FEAT_PIXELS}, {"hog", FSVC_FEAT_HOG}, {NULL, 0}};
+
+int64_t fsvc_model_width(const fsvc_model *M)
+{
+    return M->n + (M->features == FSVC_FEAT_HOG ? fsvc_hog_width(M->rows, M->cols) : 0);
+}
+
 const fsvc_name fsvc_solver_names[] = {
     {"direct", FSVC_SOLVER_DIRECT}, {"pcg", FSVC_SOLVER_PCG}, {"auto", FSVC_SOLVER_AUTO},
     {NULL, 0}};

@@ -132,8 +132,9 @@ static int deskew_input(void **pre, fsvc_dtype *st, const fsvc_model *model,
 }
 
 /* The model's preprocessing (fsvc_preprocess) before any scaling: *src
- * (type *st) becomes *pre (malloc'd) when there is one. */
-static int preprocess_input(void **pre, const void **src, fsvc_dtype *st,
+ * (type *st) becomes *pre (malloc'd) when there is one. With HOG
+ * features, *hog: the raw HOG of the images after deskew, before sqrt-u8. */
+static int preprocess_input(void **pre, float **hog, const void **src, fsvc_dtype *st,
                             const fsvc_model *model, const fsvc_dataset *d, int threads,
                             fsvc_error *err)
 {
@@ -143,13 +144,13 @@ static int preprocess_input(void **pre, const void **src, fsvc_dtype *st,
         if ((rc = deskew_input(pre, st, model, d, threads, err))) return rc;
         *src = *pre;
     }
+    if (model->features == FSVC_FEAT_HOG &&
+        (rc = fsvc_hog_raw(hog, model, *src, *st, d, threads, err)))
+        return rc;
     if (model->preprocess & FSVC_PRE_SQRT_U8) {
-        if (d->dtype != FSVC_U8) {
-            free(*pre);
-            *pre = NULL;
+        if (d->dtype != FSVC_U8)
             return fsvc_fail(err, FSVC_EINPUT, "%s: sqrt-u8 preprocessing needs u8 data, got %s",
                              d->source, fsvc_dtype_name(d->dtype));
-        }
         if (!*pre && !(*pre = malloc(total ? total : 1)))
             return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for %zu input values",
                              d->source, total);
@@ -203,30 +204,32 @@ static int model_input(void **out, const fsvc_model *model, const fsvc_dataset *
     size_t es = fsvc_dtype_size(model->dtype);
     const void *src = d->x;
     fsvc_dtype st = d->dtype;
-    void *pre = NULL;
-    if ((rc = preprocess_input(&pre, &src, &st, model, d, threads, err))) return rc;
-    if (model->dtype == FSVC_U8 && st != FSVC_U8) {
-        free(pre);
-        return fsvc_fail(err, FSVC_EINPUT, "%s: a u8 model needs u8 data", d->source);
-    }
-    void *x = malloc(total ? total * es : 1);
-    if (!x) {
-        free(pre);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for %zu input values",
-                         d->source, total);
-    }
+    void *pre = NULL, *x = NULL;
+    float *hog = NULL;
     const double *lo = model->feat_min, *hi = model->feat_max;
+    if ((rc = preprocess_input(&pre, &hog, &src, &st, model, d, threads, err))) goto done;
+    if (model->dtype == FSVC_U8 && st != FSVC_U8) {
+        rc = fsvc_fail(err, FSVC_EINPUT, "%s: a u8 model needs u8 data", d->source);
+        goto done;
+    }
     if (lo && (!hi || pre)) {
-        free(pre);
-        free(x);
-        return fsvc_fail(err, FSVC_EINPUT, "%s: feature scaling needs the raw features",
-                         d->source);
+        rc = fsvc_fail(err, FSVC_EINPUT, "%s: feature scaling needs the raw features",
+                       d->source);
+        goto done;
+    }
+    if (!(x = malloc(total ? total * es : 1))) {
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for %zu input values",
+                       d->source, total);
+        goto done;
     }
     if (model->dtype == st && s == FSVC_SCALE_NONE && !(model->preprocess & FSVC_PRE_SQRT) && !lo)
         memcpy(x, src, total * es);
     else
         rc = convert(x, src, st, s, model, d, train, err);
+    if (!rc && hog) rc = fsvc_hog_join(&x, hog, model, d, err);
+done:
     free(pre);
+    free(hog);
     if (rc) {
         free(x);
         return rc;

@@ -22,7 +22,10 @@
  * allowed: full) plus tagged sections: u32 count, then per section u32
  * tag, u32 bytes, the bytes; tag 1, the images: u32 rows, cols, channels,
  * flags (bit 0: resize); tag 2, the calibration: u32 kind (1: temperature)
- * and f64 a > 0. Version 1 files (no names), 2 (no scaling), 3 (dense
+ * and f64 a > 0. Version 7 (written only for a model with HOG features,
+ * fsvc/hog.h) is version 6 plus, after the storage field, u32 features (1:
+ * hog) and f64 hog_scale; its centroids then hold fsvc_model_width values
+ * each (n, then the HOG's). Version 1 files (no names), 2 (no scaling), 3 (dense
  * only), 4 (full precision) and 5 still load; without a calibration the
  * probabilities are the plain softmax of the scores.
  *
@@ -43,9 +46,10 @@
 #include <zlib.h>
 
 #define MODEL_MAGIC "FSVCMODL"
-#define MODEL_VERSION 6u /* 6: sections (images, calibration); 5: precision;
+#define MODEL_VERSION 7u /* 7: HOG features; 6: sections (images, calibration); 5: precision;
                             4: sparse centroids; 3: feature scaling; 2: class
                             names; 1: neither */
+#define MODEL_VERSION_SECTIONS 6u /* images or a calibration, no features */
 #define MODEL_VERSION_PREC 5u /* a reduced-precision model without sections */
 #define MODEL_VERSION_SPARSE 4u /* what a full-precision sparse model is written as */
 #define MODEL_VERSION_DENSE 3u /* what a dense model is written as */
@@ -116,7 +120,8 @@ static int has_image_section(const fsvc_model *M)
  * older readers keep reading what they can. */
 static uint32_t version_of(const fsvc_model *M)
 {
-    return has_image_section(M) || M->proba_a > 0 ? MODEL_VERSION
+    return M->features != FSVC_FEAT_PIXELS ? MODEL_VERSION
+         : has_image_section(M) || M->proba_a > 0 ? MODEL_VERSION_SECTIONS
          : M->precision ? MODEL_VERSION_PREC
          : M->Cs ? MODEL_VERSION_SPARSE : MODEL_VERSION_DENSE;
 }
@@ -150,9 +155,10 @@ static void encode(wbuf *b, const fsvc_model *M)
     put_u64(b, (uint64_t)M->m);
     if (M->Cs) { put_u32(b, 1); put_u64(b, (uint64_t)M->Cs->nnz); }
     else if (ver >= 5) put_u32(b, 0); /* the storage field */
+    if (ver >= 7) { put_u32(b, (uint32_t)M->features); put_f64(b, M->hog_scale); }
     for (int k = 0; k < M->K; k++) put_f64(b, M->class_values[k]);
     for (int64_t j = 0; j < M->m; j++) put_u32(b, (uint32_t)M->lab[j]);
-    size_t total = (size_t)M->m * M->n;
+    size_t total = (size_t)M->m * (size_t)fsvc_model_width(M);
     if (M->Cs) {
         for (int64_t j = 0; j <= M->m; j++) put_u64(b, (uint64_t)M->Cs->row_ptr[j]);
         for (int64_t q = 0; q < M->Cs->nnz; q++) put_u32(b, (uint32_t)M->Cs->col[q]);
@@ -295,6 +301,8 @@ static int decode(fsvc_model *M, rbuf *b, uint32_t ver, const char *path, fsvc_e
     uint64_t m = get_u64(b), nnz = 0;
     uint32_t storage = ver >= 4 ? get_u32(b) : 0;
     if (storage == 1) nnz = get_u64(b);
+    uint32_t feat = ver >= 7 ? get_u32(b) : 0;
+    M->hog_scale = ver >= 7 ? get_f64(b) : 0;
     if (b->bad)
         return fsvc_fail(err, FSVC_EINPUT, "%s: model header is truncated", path);
     uint64_t es = fsvc_dtype_size(M->dtype), left = b->len - b->pos;
@@ -313,10 +321,19 @@ static int decode(fsvc_model *M, rbuf *b, uint32_t ver, const char *path, fsvc_e
     M->n = (int)n; M->rows = (int)rows; M->cols = (int)cols;
     if (storage > 1)
         return fsvc_fail(err, FSVC_EINPUT, "%s: unknown centroid storage %u", path, storage);
+    if (feat > FSVC_FEAT_HOG || (ver >= 7 && feat == FSVC_FEAT_PIXELS) ||
+        (feat && (storage || rows < 1)))
+        return fsvc_fail(err, FSVC_EINPUT, "%s: features %u (version 7 names hog, 1, for "
+                         "dense centroids of an image)", path, feat);
+    M->features = (fsvc_features)feat;
     if (storage == 1)
         return decode_sparse(M, b, ver, m, nnz, K, Kout, path, err);
-    /* the arrays: 8K + m (4 + n es + 8 Kout) bytes, all of them present */
-    uint64_t per = 4 + (uint64_t)n * es + 8 * (uint64_t)Kout;
+    /* the arrays: 8K + m (4 + width es + 8 Kout) bytes, all of them present */
+    uint64_t width = (uint64_t)fsvc_model_width(M);
+    if (width > FSVC_MODEL_MAX_N)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: %llu values a centroid (the limit is %d)",
+                         path, (unsigned long long)width, FSVC_MODEL_MAX_N);
+    uint64_t per = 4 + width * es + 8 * (uint64_t)Kout;
     if (left < 8 * (uint64_t)K || m > (left - 8 * (uint64_t)K) / per)
         return fsvc_fail(err, FSVC_EINPUT, "%s: model payload size does not match its header "
                          "(%llu centroids of %llu bytes in %llu bytes)", path,
@@ -327,7 +344,7 @@ static int decode(fsvc_model *M, rbuf *b, uint32_t ver, const char *path, fsvc_e
         return fsvc_fail(err, FSVC_EINPUT, "%s: model payload size does not match its header",
                          path);
     M->K = (int)K; M->Kout = (int)Kout; M->m = (int64_t)m;
-    size_t total = (size_t)m * n;
+    size_t total = (size_t)m * width;
     M->class_values = malloc((K ? K : 1) * sizeof *M->class_values);
     M->lab = malloc((m ? m : 1) * sizeof *M->lab);
     M->C = malloc(total * es + 1);

@@ -185,6 +185,7 @@ ENUM(scale, scale, fsvc_scale, fsvc_scale_names)
 ENUM(preprocess, preprocess, fsvc_preprocess, fsvc_preprocess_names)
 ENUM(solver, solver, fsvc_solver, fsvc_solver_names)
 ENUM(augment, augment, fsvc_augment, fsvc_augment_names)
+ENUM(features, features, fsvc_features, fsvc_features_names)
 
 static int set_dtype(fsvc_param *p, const char *name, const char *s, fsvc_error *err)
 {
@@ -434,6 +435,10 @@ static const setting table[] = {
       "input preprocessing (auto: sqrt-u8 for u8 images, deskew+sqrt-u8 when\n"
       "they are slanted; sqrt-u8 is round(sqrt(255 v)), kept in u8; the float\n"
       "sqrt forms with --precision tf32|bf16)"),
+    S("features", 0, NULL, fsvc_features_names, 1, features,
+      "what the layer sees: the pixels, or hog: the pixels and their gradient\n"
+      "orientation histograms (4x4 cells, 8 bins; images only, dense; 392 more\n"
+      "values for 28x28, weighted to the pixels' norm: Fashion-MNIST +2 points)"),
     S("shape", 0, "ROWSxCOLS|none", NULL, 1, shape,
       "image shape of data that has none (LIBSVM text of images): such data\n"
       "then gets the preprocessing of IDX images (auto, deskew)"),

@@ -41,8 +41,8 @@ int fsvc_predict_ctx(int *pred, double *score, const fsvc_model *model,
     if (rc) return rc;
     bnl_op op = { (bnl_dist)model->dist, (bnl_act)model->act, model->dtype, model->radius,
                   (bnl_precision)model->precision };
-    int K = model->Kout;
-    size_t row = (size_t)model->n * fsvc_dtype_size(model->dtype);
+    int K = model->Kout, n = (int)fsvc_model_width(model);
+    size_t row = (size_t)n * fsvc_dtype_size(model->dtype);
     /* on a device one call: W and R go up once, only Y comes back */
     int64_t Nc = bnl_scores_rows(ctx, d->N, FSVC_PREDICT_CHUNK);
     /* Y: the rows of one chunk, no more than the samples (a model of 10^6
@@ -52,16 +52,16 @@ int fsvc_predict_ctx(int *pred, double *score, const fsvc_model *model,
     double *Y = malloc((size_t)Ny * K * sizeof *Y); /* Y: Ny x K */
     if (!Y) { rc = fsvc_fail(err, FSVC_ERESOURCE, "predict: out of memory"); goto done; }
     /* the chunks share what the engine derives from the centroids */
-    held = bnl_weights_hold(ctx, model->C, model->m, model->n) == 0;
+    held = bnl_weights_hold(ctx, model->C, model->m, n) == 0;
     for (int64_t i0 = 0; i0 < d->N; i0 += Nc) {
         int64_t b = d->N - i0 < Nc ? d->N - i0 : Nc;
         rc = bnl_scores(ctx, &op, Y, model->C, model->m, (const char *)X + (size_t)i0 * row,
-                        b, model->n, model->R, K, err);
+                        b, n, model->R, K, err);
         if (rc) goto done;
         if ((rc = fsvc_scores_pick(model, Y, b, i0, pred, score, d->source, err))) goto done;
     }
 done:
-    if (held) bnl_weights_release(ctx, model->C, model->m, model->n);
+    if (held) bnl_weights_release(ctx, model->C, model->m, n);
     free(Y); free(X);
     return rc;
 }

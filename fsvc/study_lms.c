@@ -89,7 +89,8 @@ int fsvc_train_lms_val(fsvc_model *model, fsvc_train_info *info,
     for (int e = 0; e <= E; e++) {
         if (e > 0) {
             fsvc_ridge_problem pb = {.ctx = &ctx, .op = &op, .C = model->C, .m = model->m,
-                                     .X = X, .cls = tr.cls, .N = tr.N, .n = tr.n,
+                                     .X = X, .cls = tr.cls, .N = tr.N,
+                                     .n = (int)fsvc_model_width(model),
                                      .K = model->K, .sw = fsvc_weights_real(&tr)};
             rc = fsvc_readout_lms(model->R, &pb, p->eta, 1, 0, err);
             if (rc) goto done;
@@ -109,7 +110,7 @@ int fsvc_train_lms_val(fsvc_model *model, fsvc_train_info *info,
     if (o->keep_best) memcpy(model->R, Rbest, rbytes);
     if (info) {
         info->t_readout += fsvc_clock() - t0;
-        info->syn_readout = (double)model->m * tr.N * tr.n * E;
+        info->syn_readout = (double)model->m * tr.N * (double)fsvc_model_width(model) * E;
     }
 done:
     if (rc) {

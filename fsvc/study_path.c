@@ -155,7 +155,8 @@ static int solve_all(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc_p
     int K = M->Kout, nl = path->nl;
     bnl_op op = {(bnl_dist)M->dist, (bnl_act)M->act, M->dtype, M->radius,
                  (bnl_precision)M->precision};
-    fsvc_ridge_problem pb = {ctx, &op, M->C, m, X, d->cls, NULL, NULL, N, N, d->n, K,
+    fsvc_ridge_problem pb = {ctx, &op, M->C, m, X, d->cls, NULL, NULL, N, N,
+                             (int)fsvc_model_width(M), K,
                              fsvc_comm_one(), NULL, NULL};
     fsvc_ridge_opt ro = {0, p->solver, p->cg_tol, FSVC_AUG_NONE, M->rows, M->cols, 0,
                          p->progress, 0};
@@ -273,7 +274,8 @@ int fsvc_train_lambdas(fsvc_lambda_path *path, const fsvc_dataset *d, const fsvc
         ok = (path->R[i] = calloc((size_t)path->model.m * path->model.Kout, sizeof(double))) != NULL;
         path->info[i] = info0;
         path->info[i].t_readout = 0;
-        path->info[i].syn_readout = (double)path->model.m * d->N * d->n;
+        path->info[i].syn_readout = (double)path->model.m * d->N *
+                                    (double)fsvc_model_width(&path->model);
     }
     void *X = NULL;
     bnl_ctx ctx;

@@ -40,6 +40,12 @@ static int check_param(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *e
         return fsvc_fail(err, FSVC_EINPUT, "%s: --augment %s needs images (rows x cols); "
                          "these samples of %d values have no image geometry", d->source,
                          fsvc_augment_name(p->augment), d->n);
+    if ((unsigned)p->features > FSVC_FEAT_HOG)
+        return fsvc_fail(err, FSVC_EUSAGE, "train: unknown features %d", (int)p->features);
+    if (p->features == FSVC_FEAT_HOG && (p->augment != FSVC_AUG_NONE || p->scale_features))
+        return fsvc_fail(err, FSVC_EUSAGE, "train: --features hog does not combine with %s "
+                         "(the HOG is of the images as given)",
+                         p->scale_features ? "--scale-features range" : "--augment");
     if ((unsigned)p->solver > FSVC_SOLVER_AUTO)
         return fsvc_fail(err, FSVC_EUSAGE, "train: solver must be direct, pcg or auto");
     if (p->readout == FSVC_READOUT_LMS && (!(p->eta >= 0) || p->epochs < 0))
@@ -432,6 +438,10 @@ static int model_shape(fsvc_model *M, const fsvc_dataset *d, const fsvc_param *p
     }
     if (M->rows < 1 || M->cols < 1 || (int64_t)M->rows * M->cols != d->n)
         M->rows = M->cols = 0; /* no usable image geometry */
+    if (p->features == FSVC_FEAT_HOG && !d->csr && M->rows < 1)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: --features hog needs the image shape, and the "
+                         "data (%d features) has none: give it with --shape ROWSxCOLS",
+                         d->source, d->n);
     if ((p->preprocess == FSVC_PRE_DESKEW || p->preprocess == FSVC_PRE_DESKEW_SQRT) &&
         M->rows < 1)
         return fsvc_fail(err, FSVC_EINPUT, "%s: deskew needs the image shape, and the data "
@@ -459,8 +469,40 @@ static int auto_preprocess(fsvc_model *M, const fsvc_dataset *d, const fsvc_para
     return rc;
 }
 
+/* --features hog: the HOG's scale, sqrt of the pixels' mean squared norm
+ * (as the model sees them) over the raw HOG's (1 where either is 0), on
+ * the first (up to) 2000 global samples: the same on every process. */
+static int learn_hog_scale(fsvc_model *M, const fsvc_dataset *d, const fsvc_param *p,
+                           int64_t N, const fsvc_slice *at, fsvc_error *err)
+{
+    int64_t k = N < 2000 ? N : 2000, *idx = malloc((size_t)(k ? k : 1) * sizeof *idx);
+    size_t row = (size_t)d->n * fsvc_dtype_size(d->dtype);
+    void *x0 = malloc((size_t)(k ? k : 1) * row);
+    int rc = !idx || !x0 ? fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory") : FSVC_OK;
+    rc = fsvc_comm_agreed(at->comm, rc, err);
+    for (int64_t i = 0; !rc && i < k; i++) idx[i] = i;
+    if (!rc) rc = fsvc_comm_rows(x0, d->x, row, idx, k, at, err);
+    fsvc_dataset dk = *d;
+    dk.x = x0;
+    dk.N = k;
+    fsvc_model P = *M; /* the input in f64, the HOG unscaled: exact */
+    P.dtype = FSVC_F64;
+    P.hog_scale = 1;
+    double *X = NULL, sp = 0, sh = 0;
+    size_t w = (size_t)fsvc_model_width(M);
+    if (!rc) rc = fsvc_model_input_train((void **)&X, &P, &dk, p->threads, err);
+    for (size_t q = 0; !rc && q < (size_t)k * w; q++) {
+        if (q % w < (size_t)M->n) sp += X[q] * X[q];
+        else sh += X[q] * X[q];
+    }
+    M->hog_scale = sp > 0 && sh > 0 && isfinite(sp / sh) ? sqrt(sp / sh) : 1.0;
+    free(idx); free(x0); free(X);
+    return rc;
+}
+
 /* The transform of the input: scaling and preprocessing, or the feature
- * range; the model's type follows (float for sqrt and the range). */
+ * range; the model's type follows (float for sqrt and the range); the
+ * features (hog: its scale). */
 static int model_transform(fsvc_model *M, const fsvc_dataset *d, const fsvc_param *p,
                            int64_t N, const fsvc_slice *at, fsvc_error *err)
 {
@@ -484,6 +526,8 @@ static int model_transform(fsvc_model *M, const fsvc_dataset *d, const fsvc_para
         if ((rc = auto_preprocess(M, d, p, N, at, err))) return rc;
     }
     if (p->dtype < 0 && (M->preprocess & FSVC_PRE_SQRT)) M->dtype = FSVC_F32;
+    M->features = p->features;
+    if (M->features == FSVC_FEAT_HOG) return learn_hog_scale(M, d, p, N, at, err);
     return FSVC_OK;
 }
 
@@ -613,7 +657,11 @@ static int train_dense(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset 
 {
     const fsvc_comm *comm = at->comm;
     dense_run t = {.d = d, .p = p, .dg = *d, .at = *at, .cls = d->cls};
+    int n = (int)fsvc_model_width(M); /* the values of a prepared row (the HOG's too) */
+    fsvc_dataset dw = *d; /* d as prepared: n values a row (t.X), after run_open */
+    dw.n = n;
     t.dg.N = N; /* the selection sees the global count */
+    t.dg.n = n;
     t.op = (bnl_op){ (bnl_dist)p->dist, (bnl_act)p->act, M->dtype, p->radius,
                      (bnl_precision)p->precision };
     double *cw = NULL, *yc = NULL; /* class weights (NULL: none); regression targets */
@@ -623,6 +671,7 @@ static int train_dense(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset 
     int ctx_open = 0, bars = p->progress == FSVC_PROGRESS_ALL; /* the progress lines */
     int rc = class_weights(&cw, d, p, N, comm, err);
     if (!rc && !(rc = run_open(&t, M, &ctx, &ctx_open, err))) {
+        t.d = &dw;
         t0 = fsvc_clock();
         rc = select_centroids(&m, &syn, M, &t, err);
         t1 = fsvc_clock();
@@ -635,22 +684,22 @@ static int train_dense(fsvc_model *M, fsvc_train_info *info, const fsvc_dataset 
                          p->progress, fsvc_pcg_h_arg(p->pcg_h)};
     if (p->regression) {
         if ((rc = fsvc_center_targets(&yc, &M->y_offset, d, comm, err))) goto done;
-        fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, NULL, yc, NULL, d->N, N, d->n, 1, comm,
+        fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, NULL, yc, NULL, d->N, N, n, 1, comm,
                                  fsvc_weights_real(d), NULL};
         rc = fsvc_readout_solve(M->R, &pb, &ro, info, err);
-        syn_r = (double)m * d->N * d->n;
+        syn_r = (double)m * d->N * n;
     } else if (p->readout == FSVC_READOUT_RIDGE) {
-        fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, d->cls, NULL, cw, d->N, N, d->n, M->K,
+        fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, d->cls, NULL, cw, d->N, N, n, M->K,
                                  comm, fsvc_weights_real(d), NULL};
         rc = fsvc_readout_solve(M->R, &pb, &ro, info, err);
-        syn_r = (double)m * d->N * d->n;
+        syn_r = (double)m * d->N * n;
     } else {
         fsvc_readout_onehot(M->R, M->lab, m, M->K);
         if (p->readout == FSVC_READOUT_LMS && p->eta > 0 && p->epochs > 0) {
-            fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, d->cls, NULL, NULL, d->N, N, d->n,
+            fsvc_ridge_problem pb = {&ctx, &op, M->C, m, X, d->cls, NULL, NULL, d->N, N, n,
                                      M->K, comm, fsvc_weights_real(d), NULL};
             rc = fsvc_readout_lms(M->R, &pb, p->eta, p->epochs, bars, err);
-            syn_r = (double)m * d->N * d->n * p->epochs;
+            syn_r = (double)m * d->N * n * p->epochs;
         }
     }
     if ((rc = name_source(rc, d->source, err)) || (rc = check_result(M, p, d, err)))

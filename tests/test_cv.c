@@ -322,7 +322,8 @@ static void test_settings(void **state)
         {"regression", "off"}, {"max-neurons", "123"}, {"shuffle", "on"}, {"seed", "42"}, {"backend", "ref"},
         {"threads", "3"}, {"solver", "direct"}, {"cg-tol", "0.001"}, {"augment", "mirror"},
         {"shape", "28x28"}, {"scale-features", "range"}, {"class-weight", "none"},
-        {"precision", "bf16"}, {"probability", "on"}, {"pcg-h", "f32"}};
+        {"precision", "bf16"}, {"probability", "on"}, {"pcg-h", "f32"},
+        {"features", "hog"}};
     int ns = (int)(sizeof sets / sizeof sets[0]);
     for (int i = 0; i < ns; i++) {
         char v[64];

@@ -325,8 +325,8 @@ static void versions(void **st)
 {
     (void)st;
     spec s = good();
-    s.ver = 7;
-    parse_spec(&s, "version 7; this fsvc reads versions 1 to 6", NULL);
+    s.ver = 8;
+    parse_spec(&s, "version 8; this fsvc reads versions 1 to 7", NULL);
     s.ver = 0;
     parse_spec(&s, "version 0", NULL);
 }

@@ -24,7 +24,8 @@ static void round_trip_every_setting(void **state)
         {"threads", "2"}, {"solver", "pcg"}, {"cg-tol", "1e-05"}, {"augment", "shift2"},
         {"shape", "28x14"},
         {"scale-features", "range"}, {"probability", "on"},
-        {"class-weight", "none"}, {"pcg-h", "bf16"}}; /* weights need ridge: test_weights.c */
+        {"class-weight", "none"}, {"pcg-h", "bf16"},
+        {"features", "hog"}}; /* weights need ridge: test_weights.c */
     for (size_t i = 0; i < sizeof edits / sizeof *edits; i++)
         assert_int_equal(fsvc_param_set(&p, edits[i][0], edits[i][1], &err), FSVC_OK);
     char a[1024] = "", b[1024] = "";
@@ -57,7 +58,8 @@ static void round_trip_every_setting(void **state)
     assert_true(q.cg_tol == 1e-5);
     assert_int_equal(q.augment, FSVC_AUG_SHIFT2);
     assert_int_equal(q.pcg_h, 2);
-    assert_int_equal(n, 27);
+    assert_int_equal(q.features, FSVC_FEAT_HOG);
+    assert_int_equal(n, 28);
     assert_null(fsvc_setting_name(n));
     /* the options of fsvc train are unique */
     for (int i = 0; i < n; i++)

@@ -52,7 +52,8 @@ static int too_big(int64_t W, int64_t H)
     return W > SHOW_MAX_W || H > SHOW_MAX_H || W * H > SHOW_MAX_PIXELS;
 }
 
-/* Centroid j as n doubles in row (dense C, or the sparse model's CSR row
+/* Centroid j's first n values (its image: a HOG model's centroids go on
+ * with the HOG) as doubles in row (dense C, or the sparse model's CSR row
  * Cs, whose C is NULL: absent features are 0). */
 static void centroid_row(double *row, const fsvc_model *m, int64_t j)
 {
@@ -62,7 +63,7 @@ static void centroid_row(double *row, const fsvc_model *m, int64_t j)
             if (m->Cs->col[p] >= 0 && m->Cs->col[p] < m->n) row[m->Cs->col[p]] = m->Cs->val[p];
         return;
     }
-    size_t at = (size_t)j * m->n;
+    size_t at = (size_t)j * (size_t)fsvc_model_width(m);
     for (int k = 0; k < m->n; k++)
         row[k] = m->dtype == FSVC_U8 ? ((const uint8_t *)m->C)[at + k]
                : m->dtype == FSVC_F32 ? ((const float *)m->C)[at + k]

@@ -41,10 +41,11 @@ int show_describe(const char *path)
     printf("file: fsvc model format version %u, %lld bytes\n", file_version(path), bytes);
     printf("task: %s\n", m.regression ? "regression (ridge on the label values)" : "classification");
     printf("settings: --dist %s --kernel %s --radius %.9g --prag %.9g --select %s --readout %s "
-           "--dtype %s --scale %s --preprocess %s%s%s%s%s\n",
+           "--dtype %s --scale %s --preprocess %s%s%s%s%s%s\n",
            bnl_dist_name((bnl_dist)m.dist), bnl_act_name((bnl_act)m.act), m.radius, m.prag,
            fsvc_select_name(m.select), fsvc_readout_name(m.readout), fsvc_dtype_name(m.dtype),
            fsvc_scale_name(m.scale), fsvc_preprocess_name(m.preprocess),
+           m.features == FSVC_FEAT_HOG ? " --features hog" : "",
            m.feat_min ? " --scale-features range" : "", m.regression ? " --regression" : "",
            m.precision ? " --precision " : "",
            m.precision ? bnl_precision_name((bnl_precision)m.precision) : "");
@@ -54,6 +55,11 @@ int show_describe(const char *path)
     else
         printf("input: %d features (no image geometry), preprocessing %s, scaling %s\n", m.n,
                fsvc_preprocess_name(m.preprocess), fsvc_scale_name(m.scale));
+    if (m.features == FSVC_FEAT_HOG)
+        printf("features: the %d values, then their HOG (4x4 cells, 8 orientations, "
+               "%lld values, times %.9g): %lld a centroid\n", m.n,
+               (long long)(fsvc_model_width(&m) - m.n), m.hog_scale,
+               (long long)fsvc_model_width(&m));
     if (m.img_rows > 0) /* how images are read for the model */
         printf("images: %d x %d (rows x cols), %s%s\n", m.img_rows, m.img_cols,
                m.img_channels == 3 ? "RGB (3 values a pixel)" : "gray (BT.601 luma)",

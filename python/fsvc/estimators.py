@@ -114,7 +114,8 @@ class _FSVCBase(BaseEstimator):
                  selection="auto", max_neurons=0, readout="ridge", lam=1e-5, eta=0.01,
                  epochs=1, scale="none", dtype=None, preprocess="auto", shuffle=False,
                  backend="cpu", threads=0, random_state=0, verbose=False, solver="auto",
-                 cg_tol=1e-4, augment="none", precision="full", pcg_h="auto"):
+                 cg_tol=1e-4, augment="none", precision="full", pcg_h="auto",
+                 features="pixels"):
         self.distance = distance
         self.kernel = kernel
         self.radius = radius
@@ -138,6 +139,7 @@ class _FSVCBase(BaseEstimator):
         self.augment = augment
         self.precision = precision
         self.pcg_h = pcg_h
+        self.features = features
 
     # ---- parameters -> fsvc settings ----
     def _settings(self):
@@ -157,7 +159,7 @@ class _FSVCBase(BaseEstimator):
              ("backend", _format(self.backend)), ("threads", _format(self._threads())),
              ("solver", _format(self.solver)), ("cg-tol", _format(self.cg_tol)),
              ("augment", _format(self.augment)), ("precision", _format(self.precision)),
-             ("pcg-h", _format(self.pcg_h)),
+             ("pcg-h", _format(self.pcg_h)), ("features", _format(self.features)),
              ("shuffle", str(seed))]  # sets the seed (and the shuffle, undone below)
         if self.dtype is not None:
             s.append(("dtype", _format(self.dtype)))
@@ -249,6 +251,8 @@ class _FSVCBase(BaseEstimator):
             bad = "preprocess=%r" % (self.preprocess,)
         elif self.augment != "none":
             bad = "augment=%r" % (self.augment,)
+        elif self.features != "pixels":
+            bad = "features=%r (HOG needs images)" % (self.features,)
         elif self.dtype not in (None, "auto", "f32"):
             bad = "dtype=%r (sparse centroids are float32)" % (self.dtype,)
         elif getattr(self, "class_weight", None) is not None:
@@ -366,14 +370,14 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
                  epochs=1, scale="none", dtype=None, preprocess="auto", shuffle=False,
                  backend="cpu", threads=0, random_state=0, verbose=False, solver="auto",
                  cg_tol=1e-4, augment="none", class_weight=None, precision="full",
-                 pcg_h="auto", probability=True):
+                 pcg_h="auto", probability=True, features="pixels"):
         super().__init__(distance=distance, kernel=kernel, radius=radius, prag=prag,
                          selection=selection, max_neurons=max_neurons, readout=readout,
                          lam=lam, eta=eta, epochs=epochs, scale=scale, dtype=dtype,
                          preprocess=preprocess, shuffle=shuffle, backend=backend,
                          threads=threads, random_state=random_state, verbose=verbose,
                          solver=solver, cg_tol=cg_tol, augment=augment,
-                         precision=precision, pcg_h=pcg_h)
+                         precision=precision, pcg_h=pcg_h, features=features)
         self.class_weight = class_weight
         self.probability = probability
 

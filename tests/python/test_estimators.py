@@ -3,6 +3,7 @@ API of issue 12 on real data, errors as exceptions, pickling, the
 scikit-learn tools, and no copies of C-contiguous u8/f32/f64 input."""
 import io
 import pickle
+import subprocess
 
 import joblib
 import numpy as np
@@ -32,6 +33,23 @@ def test_fashion_accuracy_proba_decision(fashion):
     np.testing.assert_array_equal(clf.classes_[dec.argmax(axis=1)], pred)
     # 2-D input of the same images predicts the same (the model keeps 28 x 28)
     np.testing.assert_array_equal(clf.predict(Xt.reshape(500, 784)), pred)
+
+
+def test_hog_features_as_the_cli(fashion, tmp_path, fsvc_bin):
+    """features="hog": more right than the pixels, a model file the CLI
+    reads as a HOG model and predicts from with the same classes."""
+    X, y, Xt, yt = fashion
+    pix = fsvc.FSVCClassifier(probability=False).fit(X, y)
+    hog = fsvc.FSVCClassifier(features="hog", probability=False).fit(X, y)
+    assert hog.get_params()["features"] == "hog" and hog.n_features_in_ == 784
+    assert hog.score(Xt, yt) >= pix.score(Xt, yt) + 0.01
+    path = tmp_path / "hog.fsvc"
+    path.write_bytes(hog.model_bytes())
+    info = subprocess.run([fsvc_bin, "info", str(path)], check=True, capture_output=True,
+                          text=True).stdout
+    assert "--features hog" in info and "1176 a centroid" in info
+    with pytest.raises(ValueError, match="features"):
+        fsvc.FSVCClassifier(features="edges").fit(X, y)
 
 
 def test_string_labels_and_binary_decision(blobs):

@@ -176,7 +176,7 @@ def test_unsorted_and_duplicate_csr_entries():
 @pytest.mark.parametrize("param, value", [("readout", "lms"), ("selection", "kmeans++"),
                                           ("augment", "shift1"), ("dtype", "u8"),
                                           ("class_weight", "balanced"), ("scale", "01"),
-                                          ("preprocess", "sqrt")])
+                                          ("preprocess", "sqrt"), ("features", "hog")])
 def test_what_the_sparse_path_refuses_names_the_parameter(param, value):
     X = sp.random(40, 70000, density=0.003, random_state=0, format="csr")
     y = np.arange(40) % 2

@@ -1,0 +1,49 @@
+# CLI tests of --features hog: a HOG model of MNIST trains, says what it
+# is (info: the option, the feature count), predicts from a file that
+# holds pixels only and beats the pixels alone; the settings it cannot
+# combine with are refused (exit 1), data without an image shape too
+# (exit 2, naming --shape), and --shape makes LIBSVM text of images work.
+source "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+
+if [ -f "$MNIST/train-images-idx3-ubyte.gz" ]; then
+  expect_exit 0 "train --features hog on MNIST (800 centroids)" -- \
+    "$FSVC" train -q --max-neurons 800 --features hog "$MNIST/train" hog.fsvc
+  expect_exit 0 "train the same without HOG" -- \
+    "$FSVC" train -q --max-neurons 800 "$MNIST/train" pix.fsvc
+  expect_exit 0 "info of a HOG model" -- "$FSVC" info hog.fsvc
+  expect_match "--features hog" "info: the settings name --features hog" "$OUT"
+  expect_match "^features: the 784 values, then their HOG .*392 values.*: 1176 a centroid" \
+    "info: 784 + 392 values a centroid" "$OUT"
+  expect_match "format version 7" "a HOG model is model format 7" "$OUT"
+  expect_exit 0 "predict MNIST t10k with HOG" -- "$FSVC" predict -q hog.fsvc "$MNIST/t10k"
+  a_hog=$(echo "$OUT" | tail -n 1 | sed -n 's/^Accuracy = \([0-9.]*\)%.*/\1/p')
+  expect_exit 0 "predict MNIST t10k without" -- "$FSVC" predict -q pix.fsvc "$MNIST/t10k"
+  a_pix=$(echo "$OUT" | tail -n 1 | sed -n 's/^Accuracy = \([0-9.]*\)%.*/\1/p')
+  if awk -v h="${a_hog:-0}" -v p="${a_pix:-100}" 'BEGIN { exit !(h >= p + 0.5) }'; then
+    ok "HOG beats the pixels by half a point or more ($a_hog% against $a_pix%)"
+  else fail "HOG $a_hog% against the pixels' $a_pix%"; fi
+  expect_exit 1 "--features hog with --augment shift1: exit 1" -- \
+    "$FSVC" train -q --features hog --augment shift1 "$MNIST/t10k" x.fsvc
+  expect_match "does not combine with --augment" "the refusal names --augment" "$ERR"
+  expect_one_line "the refusal is one line" "$ERR"
+  [ ! -e x.fsvc ] && ok "no model written" || fail "a model was written"
+else
+  fail "MNIST test data missing under $MNIST (make test-data)"
+fi
+
+# 4 x 4 images as LIBSVM text: two classes, a bar across or down
+awk 'BEGIN { srand(3); for (i = 0; i < 60; i++) { k = i % 2; s = k + 1
+  for (f = 1; f <= 16; f++) { r = int((f - 1) / 4); c = (f - 1) % 4
+    v = (k ? c == 1 : r == 1) ? 200 + int(rand() * 50) : int(rand() * 30); s = s " " f ":" v }
+  print s } }' > bars.txt
+expect_exit 2 "--features hog on data with no shape: exit 2" -- \
+  "$FSVC" train -q --features hog bars.txt b.fsvc
+expect_match "needs the image shape.*--shape ROWSxCOLS" "the refusal names --shape" "$ERR"
+expect_exit 0 "--features hog --shape 4x4 on LIBSVM text" -- \
+  "$FSVC" train -q --features hog --shape 4x4 -r 1rms bars.txt b.fsvc
+expect_exit 0 "predict it" -- "$FSVC" predict -q b.fsvc bars.txt
+expect_match "^Accuracy = 100(\.0+)?%" "the bars are told apart" "$(echo "$OUT" | tail -n 1)"
+expect_exit 1 "--features hog on sparse data: exit 1" -- \
+  "$FSVC" train -q --sparse --features hog bars.txt s.fsvc
+expect_match "does not support --features hog" "the sparse refusal names --features hog" "$ERR"
