@@ -18,14 +18,14 @@ static void help(const fsvc_param *p)
            "  --vary NAME=V1,V2,...  an axis of the grid (repeatable; the first is the\n"
            "                  swept axis of the plots). NAMEs: radius (R, Xrms or auto),\n"
            "                  prag, dist, kernel, select, readout, lambda, eta, epochs,\n"
-           "                  scale, dtype, preprocess, max-neurons, shuffle, seed, backend,\n"
-           "                  threads\n"
+           "                  scale, dtype, preprocess, features, max-neurons, shuffle,\n"
+           "                  seed, backend, threads\n"
            "  --readout A,B   same as --vary readout=A,B (one value: a fixed setting)\n"
            "  --radius R|Xrms|auto  same as --vary radius=... (auto: the author's search:\n"
            "                  prag 1, halve r until centroids are 1-10%% of N, refine)\n"
-           "  -r -p -d -k -s -R -l -e -E --scale --dtype --preprocess --shuffle\n"
-           "  --max-neurons --backend --threads --solver --cg-tol   fixed settings, as\n"
-           "                  in 'fsvc train'\n"
+           "  -r -p -d -k -s -R -l -e -E --scale --dtype --preprocess --features\n"
+           "  --shuffle --max-neurons --backend --threads --solver --cg-tol   fixed\n"
+           "                  settings, as in 'fsvc train'\n"
            "  --strict        --backend cuda: fail (exit 3) instead of falling back\n"
            "                  (defaults: those of 'fsvc train': radius %s, prag %g,\n"
            "                  %s readout, lambda %g, eta %g, epochs %d)\n"
@@ -105,7 +105,7 @@ int study_parse(study_opts *o, int argc, char **argv)
         {"name", 1, 0, 15}, {"resume", 0, 0, 16}, {"no-plots", 0, 0, 17},
         {"preprocess", 1, 0, 18}, {"no-warm", 0, 0, 20},
         {"solver", 1, 0, 21}, {"cg-tol", 1, 0, 22}, {"sparse", 0, 0, 23}, {"dense", 0, 0, 24},
-        {"regression", 0, 0, 25},
+        {"regression", 0, 0, 25}, {"features", 1, 0, 26},
         {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     run_opts r; /* --backend, --threads (fixed settings) and --strict: run_opts.c */
     run_opts_init(&r, RUN_ENGINE);
@@ -117,7 +117,7 @@ int study_parse(study_opts *o, int argc, char **argv)
     static const char *const long_name[] = {
         [4] = "scale", [5] = "dtype", [6] = "shuffle", [7] = "max-neurons",
         [18] = "preprocess", [21] = "solver",
-        [22] = "cg-tol"};
+        [22] = "cg-tol", [26] = "features"};
     optind = 0; /* 0, not 1: resets getopt's state inside a cluster too */
     opterr = 0;
     int c, rc;
@@ -134,7 +134,7 @@ int study_parse(study_opts *o, int argc, char **argv)
         case 'r': case 'p': case 'd': case 'k': case 's': case 'R': case 'l': case 'e': case 'E':
             bad = cli_libsvm_hint("study", c, argc, argv) || set_fixed(o, short_name[c], optarg);
             break;
-        case 4: case 5: case 6: case 7: case 18: case 21: case 22:
+        case 4: case 5: case 6: case 7: case 18: case 21: case 22: case 26:
             bad = set_fixed(o, long_name[c], optarg); break;
         case 1:
             if (fsvc_grid_add(&o->grid, optarg, &err))

@@ -5,8 +5,8 @@ name through fsvc_param_set, the parser of the CLI's settings, so the
 values and their checks are the CLI's.
 
 Inputs: X is 2-D (N x n) or 3-D (N x rows x cols images: the geometry is
-kept for the deskew preprocessing, as the CLI keeps it for IDX and PNG
-data). A C-contiguous uint8, float32 or float64 array goes to the engine as
+kept for the deskew preprocessing and features="hog", as the CLI keeps it
+for IDX and PNG data). A C-contiguous uint8, float32 or float64 array goes to the engine as
 it is, with no copy; any other dtype or layout is copied once to float64.
 (The engine then prepares its own input, preprocessing and scaling, the
 same as the CLI does.) X may also be a scipy sparse matrix: kept sparse

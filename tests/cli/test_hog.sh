@@ -1,7 +1,8 @@
 # CLI tests of --features hog: a HOG model of MNIST trains, says what it
 # is (info: the option, the feature count), predicts from a file that
 # holds pixels only and beats the pixels alone; the settings it cannot
-# combine with are refused (exit 1), data without an image shape too
+# combine with are refused (exit 1), data without an image shape too; a
+# study varies it (--vary features=pixels,hog)
 # (exit 2, naming --shape), and --shape makes LIBSVM text of images work.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
@@ -28,6 +29,14 @@ if [ -f "$MNIST/train-images-idx3-ubyte.gz" ]; then
   expect_match "does not combine with --augment" "the refusal names --augment" "$ERR"
   expect_one_line "the refusal is one line" "$ERR"
   [ ! -e x.fsvc ] && ok "no model written" || fail "a model was written"
+  expect_exit 0 "study --vary features=pixels,hog" -- "$FSVC" study -q --max-train 3000 \
+    --max-test 2000 --max-neurons 800 --vary features=pixels,hog -o st "$MNIST/train" "$MNIST/t10k"
+  accs=$(python3 -c 'import csv, sys
+r = {x["point"]: float(x["acc_test"]) for x in csv.DictReader(open(sys.argv[1]))}
+print(r["features=pixels"], r["features=hog"])' st/study-mnist-train.csv 2>&1)
+  if awk -v a="$accs" 'BEGIN { split(a, v, " "); exit !(v[2] > v[1] + 0.5) }'; then
+    ok "the study's HOG point beats its pixels point ($accs)"
+  else fail "study points pixels, hog: $accs"; fi
 else
   fail "MNIST test data missing under $MNIST (make test-data)"
 fi

@@ -1,6 +1,7 @@
 # CLI tests of fsvc across Open MPI processes (issue 13): for K ranks
 # (1..4 under make check-full, a few per set in make test), train gives a
-# model whose predictions on the UCI test sets and on MNIST (a 5000-sample training subset) are the one-process predictions;
+# model whose predictions on the UCI test sets and on MNIST (a 5000-sample
+# training subset, pixels and --features hog) are the one-process predictions;
 # the same K twice gives the same model bytes; sharded predict/eval give
 # the one-process output file and one Accuracy line; a failing rank stops
 # every rank with one message, a non-zero exit and no output file. (pcg and
@@ -53,6 +54,9 @@ idx_head() { # idx_head IN OUT HEADER_BYTES RECORD_BYTES COUNT
 idx_head "$MNIST/train-images-idx3-ubyte.gz" mn/train-images-idx3-ubyte 16 784 5000
 idx_head "$MNIST/train-labels-idx1-ubyte.gz" mn/train-labels-idx1-ubyte 8 1 5000
 same_preds "mnist 5000" 3 mn/train "$MNIST/t10k-images-idx3-ubyte.gz" -r 1rms --max-neurons 1000 --solver direct
+# --features hog: its scale learned on the same first 2000 global rows
+same_preds "mnist 5000 hog" 2 mn/train "$MNIST/t10k-images-idx3-ubyte.gz" -r 1rms --max-neurons 1000 \
+  --solver direct --features hog
 
 # the reduction order is fixed: the same K twice gives the same bytes
 "${MPIRUN[@]}" -np 3 "$FSVC" train -q -r 1rms "$UCI/optd64.train" a.fsvc >/dev/null 2>&1
