@@ -247,11 +247,14 @@ static void print_summary(const fsvc_model *m, const fsvc_train_info *info,
         snprintf(prag, sizeof prag, ", prag = %g", m->prag);
     if (info->syn_select > 0)
         snprintf(tsel, sizeof tsel, " (t_syn %.3g s)", info->t_select / info->syn_select);
-    printf("model: %s %s, %s, r = %.6g%s, %s selection, %s readout%s, preprocess %s\n",
+    char feat[64] = "";
+    if (m->features == FSVC_FEAT_HOG)
+        snprintf(feat, sizeof feat, ", features hog (%lld values)", (long long)fsvc_model_width(m));
+    printf("model: %s %s, %s, r = %.6g%s, %s selection, %s readout%s, preprocess %s%s\n",
            bnl_dist_name((bnl_dist)m->dist), bnl_act_name((bnl_act)m->act),
            fsvc_dtype_name(m->dtype), m->radius, prag, fsvc_select_name(m->select),
            fsvc_readout_name(m->readout), m->regression ? " (regression)" : "",
-           fsvc_preprocess_name(m->preprocess));
+           fsvc_preprocess_name(m->preprocess), feat);
     printf("centroids: %lld\n", (long long)m->m);
     printf("time: selection %.3f s%s, readout %.3f s, total %.3f s\n",
            info->t_select, tsel, info->t_readout, total);

@@ -9,7 +9,9 @@ cd "$TMP" || exit 1
 
 if [ -f "$MNIST/train-images-idx3-ubyte.gz" ]; then
   expect_exit 0 "train --features hog on MNIST (800 centroids)" -- \
-    "$FSVC" train -q --max-neurons 800 --features hog "$MNIST/train" hog.fsvc
+    "$FSVC" train --max-neurons 800 --features hog "$MNIST/train" hog.fsvc
+  expect_match "^model: .*, features hog \(1176 values\)$" "train's model line names the HOG" \
+    "$OUT"
   expect_exit 0 "train the same without HOG" -- \
     "$FSVC" train -q --max-neurons 800 "$MNIST/train" pix.fsvc
   expect_exit 0 "info of a HOG model" -- "$FSVC" info hog.fsvc
