@@ -215,14 +215,20 @@ static void test_train(void **state)
     fsvc_dataset_free(&te);
 }
 
+static fsvc_param hog_param(void)
+{
+    fsvc_param p;
+    fsvc_param_default(&p);
+    p.features = FSVC_FEAT_HOG;
+    return p;
+}
+
 static void test_refused(void **state)
 {
     (void)state;
     fsvc_dataset d;
     rows_of(&d, 0, 200);
-    fsvc_param p;
-    fsvc_param_default(&p);
-    p.features = FSVC_FEAT_HOG;
+    fsvc_param p = hog_param();
     fsvc_model M;
     fsvc_error err;
     p.augment = FSVC_AUG_SHIFT1;
@@ -265,9 +271,7 @@ static void test_file_bad(void **state)
     fx_join(path, sizeof path, *state, "small.fsvc");
     fsvc_dataset d;
     rows_of(&d, 0, 100);
-    fsvc_param p;
-    fsvc_param_default(&p);
-    p.features = FSVC_FEAT_HOG;
+    fsvc_param p = hog_param();
     fsvc_model M;
     fsvc_error err;
     if (fsvc_train(&M, NULL, &d, &p, &err)) fail_msg("%s", err.msg);
