@@ -438,6 +438,10 @@ static int model_shape(fsvc_model *M, const fsvc_dataset *d, const fsvc_param *p
     }
     if (M->rows < 1 || M->cols < 1 || (int64_t)M->rows * M->cols != d->n)
         M->rows = M->cols = 0; /* no usable image geometry */
+    if (p->features == FSVC_FEAT_HOG && d->channels == 3)
+        return fsvc_fail(err, FSVC_EINPUT, "%s: --features hog needs gray images, and these "
+                         "have 3 values a pixel (RGB): read them gray (no --channels 3)",
+                         d->source);
     if (p->features == FSVC_FEAT_HOG && !d->csr && M->rows < 1)
         return fsvc_fail(err, FSVC_EINPUT, "%s: --features hog needs the image shape, and the "
                          "data (%d features) has none: give it with --shape ROWSxCOLS",

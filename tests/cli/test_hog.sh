@@ -55,6 +55,17 @@ expect_exit 0 "--features hog --shape 4x4 on LIBSVM text" -- \
   "$FSVC" train -q --features hog --shape 4x4 -r 1rms bars.txt b.fsvc
 expect_exit 0 "predict it" -- "$FSVC" predict -q b.fsvc bars.txt
 expect_match "^Accuracy = 100(\.0+)?%" "the bars are told apart" "$(echo "$OUT" | tail -n 1)"
+# 8 x 8 PNG folders: gray trains, RGB (--channels 3) is refused in words
+python3 -c 'import pngw, random
+random.seed(1)
+for i in range(20):
+    for k in "ab":
+        pngw.png(f"pg/{k}/{i}.png", [200 if (c == 3 if k == "a" else r == 3) else
+                                     random.randint(0, 30) for r in range(8) for c in range(8)])'
+expect_exit 0 "--features hog on a gray PNG folder" -- "$FSVC" train -q --features hog pg g.fsvc
+expect_exit 2 "--features hog with --channels 3: exit 2" -- \
+  "$FSVC" train -q --features hog --channels 3 pg c.fsvc
+expect_match "needs gray images.*no --channels 3" "the RGB refusal says how" "$ERR"
 expect_exit 1 "--features hog on sparse data: exit 1" -- \
   "$FSVC" train -q --sparse --features hog bars.txt s.fsvc
 expect_match "does not support --features hog" "the sparse refusal names --features hog" "$ERR"
