@@ -84,6 +84,9 @@ def _python_terms(msg):
     def long(m):
         name = _LONG.get(m.group(1), m.group(1).replace("-", "_"))
         return name + ("='%s'" % m.group(2) if m.group(2) else "")
+    # the image shape comes from X's own shape here, not from an option
+    msg = msg.replace("give it with --shape ROWSxCOLS",
+                      "pass X as a 3-D array (samples x rows x cols)")
     msg = re.sub(r"(?<![\w-])--([a-z][a-z-]*)(?: ([a-z0-9][\w+.]*)(?=[),;]))?", long, msg)
     msg = re.sub(r"(?<![\w-])-([a-zA-Z])(?: ([a-z][\w+]*)(?=[),;]))?(?![\w-])", short, msg)
     return re.sub(r"\b(\w+)(?: / |, )\1\b", r"\1", msg)  # "-w, --class-weight"

@@ -50,6 +50,10 @@ def test_hog_features_as_the_cli(fashion, tmp_path, fsvc_bin):
     assert "--features hog" in info and "1176 a centroid" in info
     with pytest.raises(ValueError, match="features"):
         fsvc.FSVCClassifier(features="edges").fit(X, y)
+    # 2-D X has no image shape: the message says how to give one in Python
+    with pytest.raises(fsvc.FSVCInputError, match=r"pass X as a 3-D array") as e:
+        fsvc.FSVCClassifier(features="hog").fit(X.reshape(len(X), 784), y)
+    assert "--" not in str(e.value)
 
 
 def test_string_labels_and_binary_decision(blobs):
