@@ -11,7 +11,8 @@
 #include <string.h>
 
 /* The defaults (`fsvc train` with no options): preprocess auto (sqrt of u8
- * images, with deskew for slanted handwriting; fsvc_train decides), L2
+ * images, with deskew for slanted handwriting; fsvc_train decides),
+ * features auto (the HOG appended to u8 gray images), L2
  * Gaussian of radius 0.45 x the rms distance between training samples,
  * select auto, which with the ridge readout and that radius is random: the
  * first fsvc_default_centroids(N, n) samples of a seeded shuffle (fsvc_train;
@@ -40,6 +41,7 @@ void fsvc_param_default(fsvc_param *p)
     p->scale = FSVC_SCALE_NONE;
     p->dtype = -1;
     p->preprocess = FSVC_PRE_AUTO;
+    p->features = FSVC_FEAT_AUTO;
     p->backend = "cpu";
     p->threads = 0;
 }
@@ -247,7 +249,7 @@ int fsvc_preprocess_stored(int p)
            p == FSVC_PRE_DESKEW_SQRT_U8;
 }
 const fsvc_name fsvc_features_names[] = {
-    {"pixels", FSVC_FEAT_PIXELS}, {"hog", FSVC_FEAT_HOG}, {NULL, 0}};
+    {"pixels", FSVC_FEAT_PIXELS}, {"hog", FSVC_FEAT_HOG}, {"auto", FSVC_FEAT_AUTO}, {NULL, 0}};
 
 int64_t fsvc_model_width(const fsvc_model *M)
 {

@@ -31,7 +31,7 @@ static int check_sparse(const fsvc_dataset *d, const fsvc_param *p, const fsvc_c
         what = "preprocessing";
     else if (p->scale != FSVC_SCALE_NONE) what = "--scale (for u8 pixels)";
     else if (p->augment != FSVC_AUG_NONE) what = "--augment";
-    else if (p->features != FSVC_FEAT_PIXELS) what = "--features hog (it needs images)";
+    else if (p->features == FSVC_FEAT_HOG) what = "--features hog (it needs images)";
     else if (p->dtype >= 0 && p->dtype != FSVC_F32) what = "centroids other than f32";
     else if (p->rows > 0) what = "--shape";
     else if (p->class_weight[0]) what = "class weights (-w, --class-weight)";

@@ -40,7 +40,7 @@ static int check_param(const fsvc_dataset *d, const fsvc_param *p, fsvc_error *e
         return fsvc_fail(err, FSVC_EINPUT, "%s: --augment %s needs images (rows x cols); "
                          "these samples of %d values have no image geometry", d->source,
                          fsvc_augment_name(p->augment), d->n);
-    if ((unsigned)p->features > FSVC_FEAT_HOG)
+    if ((unsigned)p->features > FSVC_FEAT_AUTO)
         return fsvc_fail(err, FSVC_EUSAGE, "train: unknown features %d", (int)p->features);
     if (p->features == FSVC_FEAT_HOG && (p->augment != FSVC_AUG_NONE || p->scale_features))
         return fsvc_fail(err, FSVC_EUSAGE, "train: --features hog does not combine with %s "
@@ -530,7 +530,10 @@ static int model_transform(fsvc_model *M, const fsvc_dataset *d, const fsvc_para
         if ((rc = auto_preprocess(M, d, p, N, at, err))) return rc;
     }
     if (p->dtype < 0 && (M->preprocess & FSVC_PRE_SQRT)) M->dtype = FSVC_F32;
-    M->features = p->features;
+    M->features = p->features != FSVC_FEAT_AUTO ? p->features
+                : d->dtype == FSVC_U8 && M->rows >= 8 && M->cols >= 8 && d->channels != 3 &&
+                  !p->scale_features && p->augment == FSVC_AUG_NONE && !(p->radius > 0)
+                ? FSVC_FEAT_HOG : FSVC_FEAT_PIXELS; /* -r R: a distance between pixels */
     if (M->features == FSVC_FEAT_HOG) return learn_hog_scale(M, d, p, N, at, err);
     return FSVC_OK;
 }

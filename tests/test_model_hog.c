@@ -163,10 +163,12 @@ static void test_train(void **state)
     fsvc_param_default(&p);
     p.preprocess = FSVC_PRE_SQRT_U8;
     p.max_neurons = 1500;
+    p.features = FSVC_FEAT_PIXELS;
     fsvc_model pix, hog, back;
     fsvc_error err;
     if (fsvc_train(&pix, NULL, &tr, &p, &err)) fail_msg("%s", err.msg);
-    p.features = FSVC_FEAT_HOG;
+    assert_int_equal(pix.features, FSVC_FEAT_PIXELS);
+    p.features = FSVC_FEAT_AUTO; /* the default: hog for these u8 images */
     if (fsvc_train(&hog, NULL, &tr, &p, &err)) fail_msg("%s", err.msg);
     assert_int_equal(hog.features, FSVC_FEAT_HOG);
     assert_int_equal(hog.dtype, FSVC_U8);
@@ -263,6 +265,36 @@ static void test_refused(void **state)
     fsvc_dataset_free(&d);
 }
 
+/* features auto (the default): hog for u8 gray images of 8 x 8 or more
+ * unless an absolute radius, --augment or --scale-features say pixels. */
+static void test_auto(void **state)
+{
+    (void)state;
+    fsvc_dataset d;
+    rows_of(&d, 0, 300);
+    fsvc_param p;
+    fsvc_param_default(&p);
+    assert_int_equal(p.features, FSVC_FEAT_AUTO);
+    fsvc_model M;
+    fsvc_error err;
+    static const struct { double radius; fsvc_augment aug; int range, want; } c[] = {
+        {0, FSVC_AUG_NONE, 0, FSVC_FEAT_HOG}, {1500, FSVC_AUG_NONE, 0, FSVC_FEAT_PIXELS},
+        {0, FSVC_AUG_SHIFT1, 0, FSVC_FEAT_PIXELS}, {0, FSVC_AUG_NONE, 1, FSVC_FEAT_PIXELS}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        p.radius = c[i].radius; p.augment = c[i].aug; p.scale_features = c[i].range;
+        p.preprocess = c[i].range ? FSVC_PRE_NONE : FSVC_PRE_AUTO;
+        if (fsvc_train(&M, NULL, &d, &p, &err)) fail_msg("case %zu: %s", i, err.msg);
+        if ((int)M.features != c[i].want) fail_msg("case %zu: features %d", i, (int)M.features);
+        fsvc_free_model(&M);
+    }
+    fsvc_param_default(&p);
+    d.rows = 4; d.cols = 196; /* 4-pixel-high images: too small for cells of 4 */
+    if (fsvc_train(&M, NULL, &d, &p, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(M.features, FSVC_FEAT_PIXELS);
+    fsvc_free_model(&M);
+    fsvc_dataset_free(&d);
+}
+
 /* A version 7 file whose features field (payload byte 88) is 0 or 2, or
  * whose image geometry is gone: refused in words. */
 static void test_file_bad(void **state)
@@ -321,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_input),
         cmocka_unit_test(test_train),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_auto),
         cmocka_unit_test(test_file_bad),
     };
     return cmocka_run_group_tests(tests, load_digits, free_digits);

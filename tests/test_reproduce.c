@@ -178,6 +178,7 @@ static void dtypes_same_selection(void **s)
     fsvc_param_default(&p);
     p.radius = 9000; p.readout = FSVC_READOUT_ONEHOT; p.dist = BNL_L1; p.act = BNL_TRI;
     p.select = FSVC_SELECT_GLOBAL; p.preprocess = FSVC_PRE_NONE;
+    p.features = FSVC_FEAT_PIXELS; /* the HOG is rounded for u8 only */
     fsvc_model m[3];
     fsvc_error err;
     for (int t = 0; t < 3; t++) {

@@ -118,7 +118,7 @@ class _FSVCBase(BaseEstimator):
                  epochs=1, scale="none", dtype=None, preprocess="auto", shuffle=False,
                  backend="cpu", threads=0, random_state=0, verbose=False, solver="auto",
                  cg_tol=1e-4, augment="none", precision="full", pcg_h="auto",
-                 features="pixels"):
+                 features="auto"):
         self.distance = distance
         self.kernel = kernel
         self.radius = radius
@@ -254,7 +254,7 @@ class _FSVCBase(BaseEstimator):
             bad = "preprocess=%r" % (self.preprocess,)
         elif self.augment != "none":
             bad = "augment=%r" % (self.augment,)
-        elif self.features != "pixels":
+        elif self.features == "hog":
             bad = "features=%r (HOG needs images)" % (self.features,)
         elif self.dtype not in (None, "auto", "f32"):
             bad = "dtype=%r (sparse centroids are float32)" % (self.dtype,)
@@ -373,7 +373,7 @@ class FSVCClassifier(ClassifierMixin, _FSVCBase):
                  epochs=1, scale="none", dtype=None, preprocess="auto", shuffle=False,
                  backend="cpu", threads=0, random_state=0, verbose=False, solver="auto",
                  cg_tol=1e-4, augment="none", class_weight=None, precision="full",
-                 pcg_h="auto", probability=True, features="pixels"):
+                 pcg_h="auto", probability=True, features="auto"):
         super().__init__(distance=distance, kernel=kernel, radius=radius, prag=prag,
                          selection=selection, max_neurons=max_neurons, readout=readout,
                          lam=lam, eta=eta, epochs=epochs, scale=scale, dtype=dtype,

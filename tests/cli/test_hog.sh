@@ -13,7 +13,7 @@ if [ -f "$MNIST/train-images-idx3-ubyte.gz" ]; then
   expect_match "^model: .*, features hog \(1176 values\)$" "train's model line names the HOG" \
     "$OUT"
   expect_exit 0 "train the same without HOG" -- \
-    "$FSVC" train -q --max-neurons 800 "$MNIST/train" pix.fsvc
+    "$FSVC" train -q --max-neurons 800 --features pixels "$MNIST/train" pix.fsvc
   expect_exit 0 "info of a HOG model" -- "$FSVC" info hog.fsvc
   expect_match "--features hog" "info: the settings name --features hog" "$OUT"
   expect_match "^features: the 784 values, then their HOG .*392 values.*: 1176 a centroid" \

@@ -39,7 +39,8 @@ def test_hog_features_as_the_cli(fashion, tmp_path, fsvc_bin):
     """features="hog": more right than the pixels, a model file the CLI
     reads as a HOG model and predicts from with the same classes."""
     X, y, Xt, yt = fashion
-    pix = fsvc.FSVCClassifier(probability=False).fit(X, y)
+    pix = fsvc.FSVCClassifier(features="pixels", probability=False).fit(X, y)
+    assert fsvc.FSVCClassifier().get_params()["features"] == "auto"
     hog = fsvc.FSVCClassifier(features="hog", probability=False).fit(X, y)
     assert hog.get_params()["features"] == "hog" and hog.n_features_in_ == 784
     assert hog.score(Xt, yt) >= pix.score(Xt, yt) + 0.01
