@@ -87,7 +87,7 @@ int fsvc_preprocess_stored(int p);
  * of 8 x 8 or more, unless --augment, --scale-features or an absolute
  * radius (-r R, a distance between pixels: Xrms and the search adapt);
  * pixels otherwise (10000 centroids: MNIST 98.88 -> 99.20 %, Fashion-MNIST
- * 90.01 -> 92.45 % held-out, the same training time). */
+ * 90.01 -> 92.45 % held-out, about the same training time). */
 typedef enum { FSVC_FEAT_PIXELS = 0, FSVC_FEAT_HOG = 1, FSVC_FEAT_AUTO = 2 } fsvc_features;
 
 /* One name table per enum (fsvc/model.c); _name and _parse read it. */
