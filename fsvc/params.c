@@ -436,9 +436,8 @@ static const setting table[] = {
       "they are slanted; sqrt-u8 is round(sqrt(255 v)), kept in u8; the float\n"
       "sqrt forms with --precision tf32|bf16)"),
     S("features", 0, NULL, fsvc_features_names, 1, features,
-      "what the layer sees: the pixels, or hog: the pixels and their gradient\n"
-      "orientation histograms (4x4 cells, 8 bins; gray images only, dense; 392\n"
-      "more values for 28x28, weighted to the pixels' norm: Fashion-MNIST +2.4\n"
+      "pixels, or hog: the pixels and their gradient orientation histograms (4x4\n"
+      "cells, 8 bins; gray images; 392 more values for 28x28: Fashion-MNIST +2.4\n"
       "points); auto: hog for u8 gray images of 8x8 or more (not with --augment,\n"
       "--scale-features or -r R, a distance between pixels), else pixels"),
     S("shape", 0, "ROWSxCOLS|none", NULL, 1, shape,
