@@ -80,12 +80,13 @@ int fsvc_hog_batch(float *out, const void *img, fsvc_dtype t, double unit, int64
         #pragma omp for schedule(static)
         for (int64_t i = 0; i < N; i++) {
             if (!f) continue;
-            for (size_t k = 0; k < n; k++) {
-                size_t q = (size_t)i * n + k;
-                double v = t == FSVC_U8 ? ((const uint8_t *)img)[q]
-                         : t == FSVC_F32 ? ((const float *)img)[q] : ((const double *)img)[q];
-                f[k] = (float)(v * unit);
-            }
+            size_t q = (size_t)i * n;
+            if (t == FSVC_U8)
+                for (size_t k = 0; k < n; k++) f[k] = (float)(((const uint8_t *)img)[q + k] * unit);
+            else if (t == FSVC_F32)
+                for (size_t k = 0; k < n; k++) f[k] = (float)(((const float *)img)[q + k] * unit);
+            else
+                for (size_t k = 0; k < n; k++) f[k] = (float)(((const double *)img)[q + k] * unit);
             fsvc_hog_image(out + (size_t)i * (size_t)w, f, rows, cols);
         }
         free(f);

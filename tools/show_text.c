@@ -41,11 +41,11 @@ int show_describe(const char *path)
     printf("file: fsvc model format version %u, %lld bytes\n", file_version(path), bytes);
     printf("task: %s\n", m.regression ? "regression (ridge on the label values)" : "classification");
     printf("settings: --dist %s --kernel %s --radius %.9g --prag %.9g --select %s --readout %s "
-           "--dtype %s --scale %s --preprocess %s%s%s%s%s%s\n",
+           "--dtype %s --scale %s --preprocess %s --features %s%s%s%s%s\n",
            bnl_dist_name((bnl_dist)m.dist), bnl_act_name((bnl_act)m.act), m.radius, m.prag,
            fsvc_select_name(m.select), fsvc_readout_name(m.readout), fsvc_dtype_name(m.dtype),
            fsvc_scale_name(m.scale), fsvc_preprocess_name(m.preprocess),
-           m.features == FSVC_FEAT_HOG ? " --features hog" : "",
+           fsvc_name_of(fsvc_features_names, (int)m.features), /* auto would pick again */
            m.feat_min ? " --scale-features range" : "", m.regression ? " --regression" : "",
            m.precision ? " --precision " : "",
            m.precision ? bnl_precision_name((bnl_precision)m.precision) : "");

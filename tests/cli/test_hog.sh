@@ -14,6 +14,9 @@ if [ -f "$MNIST/train-images-idx3-ubyte.gz" ]; then
     "$OUT"
   expect_exit 0 "train the same without HOG" -- \
     "$FSVC" train -q --max-neurons 800 --features pixels "$MNIST/train" pix.fsvc
+  expect_exit 0 "info of a pixel model" -- "$FSVC" info pix.fsvc
+  expect_match "^settings: .* --features pixels" \
+    "info: a pixel model's settings say --features pixels (auto would give HOG)" "$OUT"
   expect_exit 0 "info of a HOG model" -- "$FSVC" info hog.fsvc
   expect_match "--features hog" "info: the settings name --features hog" "$OUT"
   expect_match "^features: the 784 values, then their HOG .*392 values.*: 1176 a centroid" \
