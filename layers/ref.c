@@ -14,18 +14,21 @@
 
 #include <stdlib.h>
 
-/* v for one pair (what act.h calls v: L1 distance, squared L2, or dot). */
+/* v for one pair (what act.h calls v: L1 distance, squared L2, or dot).
+ * The int32 sums are exact in any order, so these loops may be vectorised;
+ * the float ones below are summed in increasing k. */
 static int32_t ref_v_u8(bnl_dist dist, const uint8_t *w, const uint8_t *x, int n)
 {
     int32_t acc = 0;
-    for (int k = 0; k < n; k++) {
-        int32_t a = x[k], b = w[k];
-        if (dist == BNL_L1)
-            acc += a > b ? a - b : b - a;
-        else if (dist == BNL_L2)
-            acc += (a - b) * (a - b);
-        else
-            acc += a * b;
+    if (dist == BNL_L1) {
+#pragma omp simd reduction(+ : acc)
+        for (int k = 0; k < n; k++) acc += abs((int32_t)x[k] - (int32_t)w[k]);
+    } else if (dist == BNL_L2) {
+#pragma omp simd reduction(+ : acc)
+        for (int k = 0; k < n; k++) acc += ((int32_t)x[k] - w[k]) * ((int32_t)x[k] - w[k]);
+    } else {
+#pragma omp simd reduction(+ : acc)
+        for (int k = 0; k < n; k++) acc += (int32_t)x[k] * w[k];
     }
     return acc;
 }
@@ -33,14 +36,12 @@ static int32_t ref_v_u8(bnl_dist dist, const uint8_t *w, const uint8_t *x, int n
 static float ref_v_f32(bnl_dist dist, const float *w, const float *x, int n)
 {
     float acc = 0.0f;
-    for (int k = 0; k < n; k++) {
-        if (dist == BNL_L1)
-            acc += fabsf(x[k] - w[k]);
-        else if (dist == BNL_L2)
-            acc += (x[k] - w[k]) * (x[k] - w[k]);
-        else
-            acc += x[k] * w[k];
-    }
+    if (dist == BNL_L1)
+        for (int k = 0; k < n; k++) acc += fabsf(x[k] - w[k]);
+    else if (dist == BNL_L2)
+        for (int k = 0; k < n; k++) acc += (x[k] - w[k]) * (x[k] - w[k]);
+    else
+        for (int k = 0; k < n; k++) acc += x[k] * w[k];
     return acc;
 }
 
@@ -61,14 +62,12 @@ static float ref_v_f32_reduced(bnl_dist dist, const float *w, const float *x, in
 static double ref_v_f64(bnl_dist dist, const double *w, const double *x, int n)
 {
     double acc = 0.0;
-    for (int k = 0; k < n; k++) {
-        if (dist == BNL_L1)
-            acc += fabs(x[k] - w[k]);
-        else if (dist == BNL_L2)
-            acc += (x[k] - w[k]) * (x[k] - w[k]);
-        else
-            acc += x[k] * w[k];
-    }
+    if (dist == BNL_L1)
+        for (int k = 0; k < n; k++) acc += fabs(x[k] - w[k]);
+    else if (dist == BNL_L2)
+        for (int k = 0; k < n; k++) acc += (x[k] - w[k]) * (x[k] - w[k]);
+    else
+        for (int k = 0; k < n; k++) acc += x[k] * w[k];
     return acc;
 }
 
