@@ -54,10 +54,10 @@ fsvc_row() { # DS_NAME TRAIN TEST MAXTRAIN(0=all) LABEL
   [ "$max" != 0 ] && what="fsvc study --max-train $max (train defaults)"
   grep -v '^#' "$f" | awk -F, -v d="$name" -v l="$label" -v c="$what" \
     'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-     NR == 2 { printf "%s,%s,%s,%s,%s,%.2f,%.3f,%.2f,%s: %s %s; r %.4g; %s selection; %s readout; preprocess %s; %s\n",
+     NR == 2 { printf "%s,%s,%s,%s,%s,%.2f,%.3f,%.2f,%s: %s %s; r %.4g; %s selection; %s readout; preprocess %s; features %s; %s\n",
                d, l, $h["N_train"], $h["N_test"], $h["centroids"], $h["t_train_s"], $h["t_predict_s"],
                $h["acc_test"], c, $h["dist"], $h["kernel"], $h["radius"], $h["select"], $h["readout"],
-               $h["preprocess"], $h["dtype"] }' >> "$tmpcsv"
+               $h["preprocess"], $h["features"], $h["dtype"] }' >> "$tmpcsv"
 }
 
 # LIBSVM: the first SVM_N training samples, pixels / 255, full test set.

@@ -11,15 +11,17 @@
 
 /* ---- the files (study_files.c) ---- */
 
-#define STUDY_NCOLUMNS 42
+#define STUDY_NCOLUMNS 43
 /* The CSV columns; cg_iter and cv_cg_iter the pcg iterations of the
  * training on DATA and of the CV folds (summed), empty without pcg;
  * warm_from the lambda whose solution started this point's CG (a lambda
  * path: points that differ only in lambda share their selection and H,
  * solved from the largest lambda down), empty for a start from zero
- * (CSVs of 39 columns, before these, are refused by --resume); "status" is "ok", or "failed: " and the message of a
- * point that could not be trained or measured (bad input for its settings:
- * a solve that fails, a readout that diverges; its measurements are empty);
+ * (CSVs of 39 columns, before these, are refused by --resume); features
+ * the model's, auto resolved (CSVs of 42 columns, before it, are refused
+ * too); "status" is "ok", or "failed: " and the message of a point that
+ * could not be trained or measured (bad input for its settings: a solve
+ * that fails, a readout that diverges; its measurements are empty);
  * the last, "settings", is the point's settings string (everything that
  * defines its row: what --resume matches). */
 extern const char *const study_columns[STUDY_NCOLUMNS];

@@ -51,7 +51,7 @@ int fail_row(fsvc_csv_out *r_out, const fsvc_param *p, const char *key,
 {
     static const char *const set_cols[] = {"prag", "dist", "kernel", "select", "readout",
                                            "lambda", "eta", "epochs", "scale", "preprocess",
-                                           "dtype", "backend", "threads"};
+                                           "features", "dtype", "backend", "threads"};
     fsvc_csv_out r = {0};
     char v[96];
     fsvc_csv_field(&r, key);
@@ -65,7 +65,7 @@ int fail_row(fsvc_csv_out *r_out, const fsvc_param *p, const char *key,
     else fsvc_csv_field(&r, "");
     for (size_t i = 0; i < sizeof set_cols / sizeof *set_cols; i++)
         fsvc_csv_field(&r, fsvc_param_get(p, set_cols[i], v, sizeof v) ? "" : v);
-    for (int c = 21; c < STUDY_NCOLUMNS - 2; c++) fsvc_csv_field(&r, ""); /* measurements */
+    for (int c = 22; c < STUDY_NCOLUMNS - 2; c++) fsvc_csv_field(&r, ""); /* measurements */
     fsvc_csv_fieldf(&r, "failed: %s", msg);
     fsvc_csv_field(&r, settings);
     fsvc_csv_endrow(&r);
@@ -117,6 +117,7 @@ static void point_row(fsvc_csv_out *r, char *summary, size_t slen, const study_o
     fsvc_csv_fieldf(r, "%d", p->epochs);
     fsvc_csv_field(r, fsvc_scale_name(p->scale));
     fsvc_csv_field(r, fsvc_preprocess_name(m->preprocess));
+    fsvc_csv_field(r, fsvc_name_of(fsvc_features_names, (int)m->features));
     fsvc_csv_field(r, fsvc_dtype_name(m->dtype));
     fsvc_csv_field(r, p->backend ? p->backend : "cpu");
     fsvc_csv_fieldf(r, "%d", p->threads);

@@ -42,6 +42,17 @@ print(r["features=pixels"], r["features=hog"])' st/study-mnist-train.csv 2>&1)
   if awk -v a="$accs" 'BEGIN { split(a, v, " "); exit !(v[2] > v[1] + 0.5) }'; then
     ok "the study's HOG point beats its pixels point ($accs)"
   else fail "study points pixels, hog: $accs"; fi
+  expect_exit 0 "study --vary features=auto,pixels -r 1500 (auto: absolute radius)" -- \
+    "$FSVC" study -q --max-train 1000 --max-test 500 --max-neurons 200 -R onehot \
+    --vary features=auto,pixels --vary radius=0.45rms,1500 -o st2 "$MNIST/train" "$MNIST/t10k"
+  feats=$(python3 -c 'import csv, sys
+print(" ".join(x["point"] + ":" + x["features"] for x in csv.DictReader(open(sys.argv[1]))))' \
+    st2/study-mnist-train.csv 2>&1)
+  want="features=auto;radius=0.45rms:hog features=auto;radius=1500:pixels"
+  want="$want features=pixels;radius=0.45rms:pixels features=pixels;radius=1500:pixels"
+  [ "$(echo $feats | tr ' ' '\n' | sort | tr '\n' ' ')" = "$(echo $want | tr ' ' '\n' | sort | tr '\n' ' ')" ] &&
+    ok "the study's features column: auto resolved per point (hog, pixels at an absolute -r)" ||
+    fail "study features column: $feats"
 else
   fail "MNIST test data missing under $MNIST (make test-data)"
 fi

@@ -30,7 +30,7 @@ expect_exit 0 "study on sparse data of 70000 features" -- "$FSVC" study --no-plo
   -o "$TMP/wide" --vary radius=1rms,2rms "$TMP/wide.train" "$TMP/wide.test"
 wcsv=$TMP/wide/study-wide.csv
 if [ -f "$wcsv" ] && [ "$(rows "$wcsv")" -eq 2 ]; then ok "sparse study: 2 rows"; else fail "sparse study: rows of $wcsv"; fi
-n_ok=$(awk -F, 'NR > 1 && $6 == 70000 && $(NF - 1) == "ok" && $30 > 0 && $32 > 0' "$wcsv" 2>/dev/null | grep -c .)
+n_ok=$(awk -F, 'NR > 1 && $6 == 70000 && $(NF - 1) == "ok" && $31 > 0 && $33 > 0' "$wcsv" 2>/dev/null | grep -c .)
 [ "$n_ok" = 2 ] && ok "sparse study: both points ok, 70000 features, test and CV accuracy" \
   || fail "sparse study: rows $(cat "$wcsv" 2>/dev/null | head -c 600)"
 expect_match ';storage=sparse' "sparse study: the settings say sparse" "$(tail -n 1 "$wcsv" 2>/dev/null)"
@@ -40,7 +40,7 @@ if grep -q 'bnl:' <<<"$ERR"; then fail "sparse study: an engine message: $ERR"; 
 # the same CV as fsvc train -v on the same data and seed: the same training
 "$FSVC" train -q --seed 5 -v 2 -r 2rms "$TMP/wide.train" > "$TMP/wide.cv" 2>&1
 cv_train=$(sed -n 's/^Cross Validation Accuracy = \([0-9.]*\)%$/\1/p' "$TMP/wide.cv")
-cv_study=$(awk -F, 'NR > 1 && $1 == "radius=2rms" { print $32 }' "$wcsv" 2>/dev/null)
+cv_study=$(awk -F, 'NR > 1 && $1 == "radius=2rms" { print $33 }' "$wcsv" 2>/dev/null)
 if [ -n "$cv_train" ] && awk -v a="$cv_train" -v b="$cv_study" 'BEGIN { exit !(a - b < 1e-3 && b - a < 1e-3) }'
 then ok "sparse study: CV accuracy $cv_study% = fsvc train -v's"
 else fail "sparse study: CV $cv_study% vs fsvc train -v: $(cat "$TMP/wide.cv")"; fi
@@ -62,12 +62,12 @@ expect_exit 0 "study --regression" -- "$FSVC" study -q --regression -v 3 --seed 
   --vary radius=0.2rms,0.5rms,1rms "$TMP/wave.train" "$TMP/wave.test"
 rcsv=$TMP/reg/study-wave.csv
 expect_match '^point,.*,r2_test,cv_folds,cv_r2,cv_r2_sd,' "study --regression: R^2 columns" "$(head -n 1 "$rcsv" 2>/dev/null)"
-n_ok=$(awk -F, 'NR > 1 && $30 > 0.8 && $30 <= 1 && $32 > 0.8 && $32 <= 1 && $33 >= 0 && $(NF - 1) == "ok"' "$rcsv" 2>/dev/null | grep -c .)
+n_ok=$(awk -F, 'NR > 1 && $31 > 0.8 && $31 <= 1 && $33 > 0.8 && $33 <= 1 && $34 >= 0 && $(NF - 1) == "ok"' "$rcsv" 2>/dev/null | grep -c .)
 [ "$n_ok" = 3 ] && ok "study --regression: 3 points, test and CV R^2 in (0.8, 1]" || fail "study --regression: $(cat "$rcsv" 2>/dev/null)"
-best=$(awk -F, 'NR > 1 && ($32 > b || b == "") { b = $32; p = $1 } END { print p }' "$rcsv" 2>/dev/null)
+best=$(awk -F, 'NR > 1 && ($33 > b || b == "") { b = $33; p = $1 } END { print p }' "$rcsv" 2>/dev/null)
 expect_match "^best by 3-fold CV: $best, CV R\^2 0\.[0-9]+, test R\^2 0\.[0-9]+ \(measured once" \
   "study --regression: the best point is the highest CV R^2 ($best)" "$OUT"
-r2_study=$(awk -F, 'NR > 1 && $1 == "radius=0.5rms" { print $30 }' "$rcsv" 2>/dev/null)
+r2_study=$(awk -F, 'NR > 1 && $1 == "radius=0.5rms" { print $31 }' "$rcsv" 2>/dev/null)
 "$FSVC" train -q --regression -r 0.5rms --seed 2 "$TMP/wave.train" "$TMP/wave.fsvc" >/dev/null 2>&1
 r2_pred=$("$FSVC" predict "$TMP/wave.fsvc" "$TMP/wave.test" "$TMP/wave.out" 2>&1 | sed -n 's/^Coefficient of determination R^2 = \([0-9.]*\) .*/\1/p')
 if [ -n "$r2_pred" ] && awk -v a="$r2_study" -v b="$r2_pred" 'BEGIN { exit !(a - b < 2e-6 && b - a < 2e-6) }'
@@ -106,7 +106,7 @@ if [ -e "$UCI/optd64.train" ]; then
   if grep -q '^#' "$csv"; then fail "CSV has comment lines: $(grep '^#' "$csv" | head -n 2)"; else ok "CSV: no comment lines"; fi
   if /usr/bin/python3 -c 'import pandas' 2>/dev/null; then
     got=$(/usr/bin/python3 -c 'import pandas, sys; d = pandas.read_csv(sys.argv[1]); print(d.shape, d["cv_mean"].notna().all())' "$csv" 2>&1)
-    [ "$got" = "(4, 42) True" ] && ok "pandas.read_csv: 4 rows x 42 columns" || fail "pandas.read_csv: $got"
+    [ "$got" = "(4, 43) True" ] && ok "pandas.read_csv: 4 rows x 43 columns" || fail "pandas.read_csv: $got"
   fi
   expect_match "best by 3-fold CV: .*test accuracy" "best point printed with its test accuracy" "$OUT"
   # a best point at the end of a numeric axis (radius=6,9) is flagged; readout is no order
