@@ -269,7 +269,8 @@ test-data: $(TEST_DATA)
 # (cmocka), the CLI tests, the Python tests, the fuzz corpora replayed, and
 # the sanitizer reruns where they find defects: ASan+UBSan over the tests
 # of the code that reads untrusted bytes (loaders, the model reader, CSV,
-# PNG), the slices, the threaded writers and the fuzz replay; TSan over the
+# PNG), the slices, the threaded writers, a context's open and close (a
+# failed strict "cuda" open once leaked) and the fuzz replay; TSan over the
 # tests whose threads share the library's data. make check-full adds the
 # whole MPI matrix (FSVC_TEST_FULL=1), ASan over every unit test and
 # scripts/portability.sh (each OpenBLAS core and kernel tier).
@@ -277,8 +278,8 @@ NPROC      := $(shell nproc 2>/dev/null || echo 1)
 ASAN_TESTS := test_libsvm test_idx test_idx_dims test_png test_jpeg test_png_write test_csv test_csr \
               test_names test_params test_model test_model_bad test_model_scale \
               test_model_regression test_embed test_dataset test_slice test_comm test_io \
-              test_batch test_dnnl test_hgram test_pcg_h_auto test_bf16_cache test_hscore \
-              test_hog test_model_hog
+              test_batch test_cuda_fallback test_dnnl test_hgram test_pcg_h_auto test_bf16_cache \
+              test_hscore test_hog test_model_hog
 # OpenMP's runtime is not instrumented, so only these (pthreads: ranks as
 # threads in test_slice, writers in test_io; a shared inflate sink once
 # corrupted 1 run in 20 of test_slice)

@@ -59,7 +59,8 @@ int bnl_ctx_open_device(bnl_ctx *ctx, const bnl_backend_ops *dev, int threads, i
                        : fsvc_fail(&e2, FSVC_ERESOURCE, "%s: no device backend",
                                    dev->name ? dev->name : "device");
     if (rc != FSVC_OK) {
-        if (strict) {
+        if (strict) { /* a failed open leaves nothing to close */
+            bnl_ctx_close(ctx);
             if (err)
                 *err = e2;
             return rc;

@@ -48,6 +48,7 @@ extern "C" {
 /* Opens a context. backend "ref", "cpu" or "cuda"; threads <= 0 means all
  * cores. A "cuda" request with no usable device prints one line and falls
  * back to "cpu" unless strict, in which case it fails with FSVC_ERESOURCE.
+ * A failed open holds nothing: there is no context to close.
  * FSVC_ARCH=ref|scalar|avx2|avxvnni|avx512|avx512vnni|avx512bf16|onednn|amx in the environment overrides cpuid
  * (ref: the CPU backend runs the oracle loops of layers/ref.c).
  * Threads: ctx->threads is the one thread count of everything fsvc runs on
