@@ -151,6 +151,20 @@ const char *bnl_arch_note(bnl_arch arch)
                      : NULL; /* no AMX: nothing to say */
 }
 
+/* cpuid 7.1 EAX bit 4, asked once (clang 14, which builds make fuzz, has
+ * no __builtin_cpu_supports("avxvnni")) */
+static int has_avxvnni(void)
+{
+    static int known; /* 0 not asked yet, 1 yes, -1 no */
+    int s = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (!s) {
+        unsigned a, b, c, d;
+        s = __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1) ? 1 : -1;
+        __atomic_store_n(&known, s, __ATOMIC_RELAXED);
+    }
+    return s > 0;
+}
+
 /* cpuid 1 ECX bit 29 (every AVX2 CPU has it), asked once: cpuid traps to
  * the hypervisor in a VM, and the tables are looked up per call */
 static int has_f16c(void)
@@ -196,8 +210,7 @@ int bnl_arch_supported(bnl_arch arch)
     case BNL_ARCH_AMX: /* needs no oneDNN: without it, avx512bf16's GEMMs */
         return amx_granted();
     case BNL_ARCH_AVXVNNI: /* the VEX form: not implied by AVX-512 VNNI */
-        __builtin_cpu_init();
-        return bnl_arch_supported(BNL_ARCH_AVX2) && __builtin_cpu_supports("avxvnni");
+        return bnl_arch_supported(BNL_ARCH_AVX2) && has_avxvnni();
     }
     return 0;
 }
