@@ -286,9 +286,22 @@ ASAN_TESTS := test_libsvm test_idx test_idx_dims test_png test_jpeg test_png_wri
 TSAN_TESTS := test_slice test_io
 SAN_ASAN   := BUILD=build/asan SAN=1 NO_CUDA=1 OPT=-O1
 SAN_TSAN   := BUILD=build/tsan SAN=thread NO_CUDA=1 OPT=-O1
+# make fuzz builds the library and the tools with clang: each such source
+# must compile there too (a gcc-only builtin once broke it unseen), checked
+# by syntax only, one stamp a source. Without clang (make deps installs
+# it) the check is skipped with a note.
+CLANG_SRC := $(sort $(LIB_SRC) $(filter-out tools/fsvc.c tools/comm_mpi.c,$(TOOL_SRC)) \
+             tools/comm_one.c)
+CLANG_OK   = $(if $(shell command -v $(FUZZ_CC) 2>/dev/null),$(CLANG_SRC:%.c=$(BUILD)/clang/%.ok))
+$(BUILD)/clang/%.ok: %.c
+	@mkdir -p $(dir $@)
+	@$(FUZZ_CC) $(FUZZ_CPPFLAGS) -std=c11 -fopenmp -fsyntax-only $(call isa_flags,$<) \
+	  -MMD -MP -MF $@.d -MT $@ $< && touch $@
+
 test-build:
+	@$(if $(CLANG_OK),,echo "make test: $(FUZZ_CC) not found: the clang build check is skipped")
 	@$(MAKE) --no-print-directory -j$(NPROC) all tests test-data $(REPLAY_BIN) \
-	  $(BUILD)/tests/fuzz/replay_selftest
+	  $(BUILD)/tests/fuzz/replay_selftest $(CLANG_OK)
 	@$(MAKE) --no-print-directory -j$(NPROC) $(SAN_ASAN) $(ASAN_TESTS:%=build/asan/tests/%) \
 	  fuzz-bins
 	@$(MAKE) --no-print-directory -j$(NPROC) $(SAN_TSAN) $(TSAN_TESTS:%=build/tsan/tests/%)
@@ -469,4 +482,4 @@ clean:
 
 .SECONDARY:
 
--include $(shell find $(BUILD)/obj $(BUILD)/tests $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/tests $(BUILD)/fuzz/obj $(BUILD)/clang -name '*.d' 2>/dev/null)
