@@ -35,9 +35,9 @@ int bnl_csr_check(const bnl_csr *A, int n, const char *what, fsvc_error *err)
         for (int64_t e = A->ptr[i]; e < A->ptr[i + 1]; e++) {
             if (A->col[e] < 0 || A->col[e] >= n ||
                 (e > A->ptr[i] && A->col[e] <= A->col[e - 1]))
-                return fsvc_fail(err, FSVC_EINPUT, "%s: sparse row %lld: feature %d out of "
+                return fsvc_fail(err, FSVC_EINPUT, "%s: sparse row %lld: feature %lld out of "
                                  "range [1, %d] or not ascending", what, (long long)i + 1,
-                                 A->col[e] + 1, n);
+                                 (long long)A->col[e] + 1, n); /* col may be INT_MAX */
             if (!isfinite(A->val[e]))
                 return fsvc_fail(err, FSVC_EINPUT, "%s: sparse row %lld: value not finite",
                                  what, (long long)i + 1);
