@@ -151,32 +151,34 @@ const char *bnl_arch_note(bnl_arch arch)
                      : NULL; /* no AMX: nothing to say */
 }
 
-/* cpuid 7.1 EAX bit 4, asked once (clang 14, which builds make fuzz, has
- * no __builtin_cpu_supports("avxvnni")) */
-static int has_avxvnni(void)
+/* One cpuid bit (leaf, subleaf, register 0-3 = EAX..EDX), asked once per
+ * cache word: cpuid traps to the hypervisor in a VM, and the tables are
+ * looked up per call. */
+static int cpuid_bit(int *known, unsigned leaf, unsigned sub, int reg, int bit)
 {
-    static int known; /* 0 not asked yet, 1 yes, -1 no */
-    int s = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    int s = __atomic_load_n(known, __ATOMIC_RELAXED); /* 0 not asked yet, 1 yes, -1 no */
     if (!s) {
-        unsigned a, b, c, d;
-        s = __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1) ? 1 : -1;
-        __atomic_store_n(&known, s, __ATOMIC_RELAXED);
+        unsigned r[4];
+        s = __get_cpuid_count(leaf, sub, &r[0], &r[1], &r[2], &r[3]) && (r[reg] >> bit & 1)
+                ? 1 : -1;
+        __atomic_store_n(known, s, __ATOMIC_RELAXED);
     }
     return s > 0;
 }
 
-/* cpuid 1 ECX bit 29 (every AVX2 CPU has it), asked once: cpuid traps to
- * the hypervisor in a VM, and the tables are looked up per call */
+/* F16C: cpuid 1 ECX bit 29 (every AVX2 CPU has it). */
 static int has_f16c(void)
 {
-    static int known; /* 0 not asked yet, 1 yes, -1 no */
-    int s = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (!s) {
-        unsigned a, b, c, d;
-        s = __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1) ? 1 : -1;
-        __atomic_store_n(&known, s, __ATOMIC_RELAXED);
-    }
-    return s > 0;
+    static int known;
+    return cpuid_bit(&known, 1, 0, 2, 29);
+}
+
+/* AVX-VNNI: cpuid 7.1 EAX bit 4 (clang 14, which builds make fuzz, has no
+ * __builtin_cpu_supports("avxvnni")). */
+static int has_avxvnni(void)
+{
+    static int known;
+    return cpuid_bit(&known, 7, 1, 0, 4);
 }
 
 int bnl_arch_supported(bnl_arch arch)

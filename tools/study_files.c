@@ -19,10 +19,10 @@
 const char *const study_columns[STUDY_NCOLUMNS] = {
     "point", "data", "test", "N_train", "N_test", "n", "radius_set", "radius", "prag", "dist",
     "kernel", "select", "readout", "lambda", "eta", "epochs", "scale", "preprocess", "features",
-    "dtype", "backend", "threads", "centroids", "t_select_s", "t_readout_s", "t_train_s", "t_predict_s",
-    "tsyn_select_ns", "tsyn_readout_ns", "tsyn_predict_ns", "acc_test", "cv_folds", "cv_mean",
-    "cv_sd", "cv_centroids", "val_frac", "val_best_epoch", "cg_iter", "cv_cg_iter", "warm_from",
-    "maxrss_mb", "status", "settings"};
+    "dtype", "backend", "threads", "centroids", "t_select_s", "t_readout_s", "t_train_s",
+    "t_predict_s", "tsyn_select_ns", "tsyn_readout_ns", "tsyn_predict_ns", "acc_test",
+    "cv_folds", "cv_mean", "cv_sd", "cv_centroids", "val_frac", "val_best_epoch", "cg_iter",
+    "cv_cg_iter", "warm_from", "maxrss_mb", "status", "settings"};
 
 const char *study_column(int c, int regression)
 {

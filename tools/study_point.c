@@ -63,9 +63,11 @@ int fail_row(fsvc_csv_out *r_out, const fsvc_param *p, const char *key,
     fsvc_csv_field(&r, p->radius > 0 ? "given" : p->radius_rms > 0 ? "rms" : "auto");
     if (p->radius > 0) fsvc_csv_fieldf(&r, "%.6g", p->radius);
     else fsvc_csv_field(&r, "");
-    for (size_t i = 0; i < sizeof set_cols / sizeof *set_cols; i++)
+    const int nset = (int)(sizeof set_cols / sizeof *set_cols);
+    for (int i = 0; i < nset; i++)
         fsvc_csv_field(&r, fsvc_param_get(p, set_cols[i], v, sizeof v) ? "" : v);
-    for (int c = 22; c < STUDY_NCOLUMNS - 2; c++) fsvc_csv_field(&r, ""); /* measurements */
+    for (int c = 8 + nset; c < STUDY_NCOLUMNS - 2; c++) /* 8: point .. radius; the measurements */
+        fsvc_csv_field(&r, "");
     fsvc_csv_fieldf(&r, "failed: %s", msg);
     fsvc_csv_field(&r, settings);
     fsvc_csv_endrow(&r);

@@ -21,6 +21,15 @@ csv=$D/study-f.csv
 if [ "$(rows "$csv")" -eq 4 ]; then ok "every point has a row, failed ones too"; else fail "rows: $(rows "$csv")"; fi
 expect_match '^point,.*,status,settings$' "CSV header has a status column" "$(grep -v '^#' "$csv" | head -n 1)"
 expect_match '^lambda=1e-300.*"failed: .*not positive definite' "the failed point's status says why" "$(grep -v '^#' "$csv" | grep -m1 'radius=0.7rms;lambda=1e-300' | sed 's/^radius=0.7rms;//')"
+# failed rows too have the header's columns, each where the header puts it
+got=$(python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+h = rows[0]
+bad = [r[0] for r in rows[1:] if len(r) != len(h) or not r[h.index("settings")].startswith("data=")
+       or not (r[h.index("status")] == "ok" or r[h.index("status")].startswith("failed: "))]
+print("bad:", " ".join(bad) if bad else "none")' "$csv" 2>&1)
+[ "$got" = "bad: none" ] && ok "failed and ok rows: every column where the header puts it" ||
+  fail "rows out of line with the header: $got"
 nok=$(grep -v '^#' "$csv" | grep -c ',ok,data=')
 if [ "$nok" -eq 2 ]; then ok "the other points are ok rows"; else fail "ok rows: $nok"; fi
 expect_match "study: 2 points failed" "the failures are counted at the end" "$OUT"
