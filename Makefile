@@ -314,6 +314,8 @@ test: test-build
 	@bash tests/check_doc_paths.sh --self-test && bash tests/check_doc_paths.sh ARCHITECTURE.md README.md
 	@python3 tests/check_call_circles.py --self-test && python3 tests/check_call_circles.py
 	@python3 tests/check_fsvc_shape.py --self-test && python3 tests/check_fsvc_shape.py
+	@git apply --check scripts/precond_precision.patch || { echo "make test: \
+	  scripts/precond_precision.patch no longer applies (the script says how to remake it)"; exit 1; }
 	@$(MAKE) --no-print-directory unit-test
 	@$(MAKE) --no-print-directory cli-test
 	@$(MAKE) --no-print-directory python-test
