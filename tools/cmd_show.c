@@ -105,10 +105,10 @@ static void fill(montage *g, int x0, int y0, int w, int h, const uint8_t c[3])
 /* Lays out the tiles; counts[k]: centroids of class k. */
 static int build(montage *g, const fsvc_model *m, const int64_t *counts, int K)
 {
-    int tw = g->cols * g->zoom, th = g->rows * g->zoom; /* within the limits */
     int64_t W, H;
     montage_size(&W, &H, g->rows, g->cols, g->zoom, g->per_row, g->max_per_class, counts, K);
     if (too_big(W, H)) return -1;
+    int tw = g->cols * g->zoom, th = g->rows * g->zoom; /* one tile: within W x H */
     g->W = (int)W;
     g->H = (int)H;
     g->rgb = malloc((size_t)g->W * g->H * 3);

@@ -391,8 +391,11 @@ static int train_run(fsvc_param *pp, const train_args *a, const char *data,
     const fsvc_comm *D = cli_comm();
     double t0 = cli_now();
     fsvc_load_opts lopt = { 0 };
-    if (p.rows > 0) /* --shape: LIBSVM text of images has rows x cols features */
-        lopt.n_features = p.rows * p.cols;
+    /* --shape: LIBSVM text of images has rows x cols features (each side up
+     * to 65536: the product in 64 bits, refused below when over the limit) */
+    int64_t shape_n = (int64_t)p.rows * p.cols;
+    if (p.rows > 0 && shape_n <= CLI_MAX_FEATURES)
+        lopt.n_features = (int)shape_n;
     /* LIBSVM text: sparse or dense by the data (or --sparse/--dense); images
      * (--shape) and several processes dense; dense data over the engine's
      * limit refused before the dense matrix is made */
@@ -406,6 +409,10 @@ static int train_run(fsvc_param *pp, const train_args *a, const char *data,
     if (!rc && storage == FSVC_STORE_SPARSE && (p.rows > 0 || D->size > 1))
         rc = fsvc_fail(&err, FSVC_EUSAGE, "train: --sparse does not combine with %s",
                        p.rows > 0 ? "--shape (images are dense)" : "several processes");
+    if (!rc && p.rows > 0 && shape_n > CLI_MAX_FEATURES)
+        rc = fsvc_fail(&err, FSVC_EUSAGE, "train: --shape %dx%d is %lld values a sample; dense "
+                       "data holds at most %d", p.rows, p.cols, (long long)shape_n,
+                       CLI_MAX_FEATURES);
     /* several processes: each reads only its slice of the samples, and
      * d holds the global samples [first, first + d.N) of N_total; the
      * slice load is collective, so every rank goes on or none does */

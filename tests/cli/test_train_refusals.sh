@@ -32,3 +32,13 @@ expect_match "sparse data does not support the LMS readout \(-R lms\), and its [
 echo "$ERR" | grep -q -- '--dense' && fail "over 65536 features: still advises --dense" || ok "over 65536 features: no --dense advice"
 expect_exit 1 "sparse 4 features with -R lms: exit 1" -- "$FSVC" train --sparse -R lms "$UCI/iris.train" i.fsvc
 expect_match "read the data --dense$" "4 features read sparse: --dense advised" "$ERR"
+
+# ---- --shape over the dense limit: refused up front, the product in 64 bits -----
+# (46341 x 46341 overflows int: the product once wrapped to a negative count)
+for s in 46341x46341 256x257; do
+  expect_exit 1 "--shape $s: exit 1" -- "$FSVC" train --shape "$s" "$UCI/iris.train" sh.fsvc
+  expect_one_line "--shape $s: one line" "$ERR"
+  expect_match "--shape $s is $(( ${s%x*} * ${s#*x} )) values a sample; dense data holds at most 65536" \
+    "--shape $s: the product and the limit" "$ERR"
+done
+[ -e sh.fsvc ] && fail "--shape over the limit: a model was written" || ok "--shape over the limit: no model"
