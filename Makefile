@@ -57,7 +57,10 @@ SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 
 # ---- flags ----------------------------------------------------------------
 CPPFLAGS += -I. -D_GNU_SOURCE
-CFLAGS   += -std=c11 -Wall -Wextra -Wno-unused-parameter -fPIC -g $(OPT)
+# a call without a prototype is an error: its int return and promoted
+# arguments compile silently (a fuzz harness once called a loader so)
+CFLAGS   += -std=c11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
+            -fPIC -g $(OPT)
 LDLIBS   += -lm -lpthread
 ifeq ($(HAVE_OPENMP),yes)
 CFLAGS   += -fopenmp

@@ -11,6 +11,7 @@
  * consistent; on failure the message is one line without "(null)" and
  * nothing is left allocated. Build and run: make fuzz. */
 #include "datasets/datasets.h"
+#include "datasets/loaders.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -120,8 +121,8 @@ static void build(reader *r, const char *top)
             mkdir(p, 0700);
             if (depth < 7) {
                 struct stat st;
-                if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-                    snprintf(cwd[++depth], sizeof cwd[0], "%s", p);
+                if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && strlen(p) < sizeof cwd[0])
+                    memcpy(cwd[++depth], p, strlen(p) + 1);
             }
             break;
         case 1: /* leave it */
@@ -238,7 +239,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     reader r = {data + 1, data + size};
     build(&r, top);
-    fsvc_load_opts o = {(data[0] & 1) != 0, (data[0] & 2) != 0, 0};
+    fsvc_load_opts o = {.resize = (data[0] & 1) != 0, .allow_unlabelled = (data[0] & 2) != 0};
     fsvc_dataset d;
     fsvc_error err;
     fsvc_error_clear(&err);
