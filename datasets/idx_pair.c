@@ -8,6 +8,7 @@
 #include "datasets/loaders.h"
 
 #include <limits.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,11 +53,15 @@ static void find_labels(char *labels, size_t sz, const char *images)
  * when the stream cannot be read at all. */
 static size_t peek_gz(unsigned char m[4], const char *path, int *bad)
 {
+    errno = 0;
     gzFile g = gzopen(path, "rb");
-    int got = g ? gzread(g, m, 4) : -1;
+    int got = g ? gzread(g, m, 4) : -1, zerr = Z_OK;
+    int nomem = g ? (got < 0 && (gzerror(g, &zerr), zerr == Z_MEM_ERROR)) : errno == ENOMEM;
     if (g)
         gzclose(g);
-    *bad = got < 0;
+    /* out of memory says nothing of the stream: the loader that reads it
+     * says it (as IDX's, it was "not an IDX file", exit 2) */
+    *bad = got < 0 && !nomem;
     return got < 0 ? 0 : (size_t)got;
 }
 

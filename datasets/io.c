@@ -150,7 +150,8 @@ int ds_src_open(ds_src *s, const unsigned char *buf, size_t len,
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", name);
     if (inflateInit2(z, 16 + MAX_WBITS) != Z_OK) {
         free(z);
-        return fsvc_fail(err, FSVC_ERESOURCE, "%s: zlib inflateInit failed", name);
+        return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for the gzip decoder "
+                             "(zlib inflateInit)", name);
     }
     s->z = z;
     s->z_ready = 1;

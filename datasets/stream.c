@@ -58,7 +58,8 @@ int ds_stream_open(ds_stream *s, const char *path, fsvc_error *err)
     if (fseeko(f, 0, SEEK_SET) != 0)
         rc = fsvc_fail(err, FSVC_EINPUT, "%s: cannot seek: %s", path, strerror(errno));
     else if (s->gz && inflateInit2(&zi->z, 16 + MAX_WBITS) != Z_OK)
-        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: zlib inflateInit failed", path);
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory for the gzip decoder "
+                       "(zlib inflateInit)", path);
     zi->z_ready = s->gz && !rc;
     if (rc) ds_stream_close(s);
     return rc;

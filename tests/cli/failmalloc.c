@@ -1,0 +1,128 @@
+/* failmalloc.c - an LD_PRELOAD shim for test_oom.sh: the OOM_AT-th call
+ * to malloc, calloc, realloc, posix_memalign or aligned_alloc fails
+ * (NULL, errno ENOMEM); every other call goes to libc. OOM_COUNT set:
+ * the number of calls is written to stderr at exit. The failed call's
+ * caller (the first frame outside libc and this shim) is written as
+ * "failmalloc: caller OBJECT+0xOFFSET", for addr2line. Calls made while
+ * dlsym looks libc up are served from a static buffer. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void *(*r_malloc)(size_t), *(*r_calloc)(size_t, size_t), *(*r_realloc)(void *, size_t);
+static void (*r_free)(void *);
+static int (*r_memalign)(void **, size_t, size_t);
+static void *(*r_aligned)(size_t, size_t);
+static atomic_long calls;
+static long fail_at = -1;
+static int state, report; /* state: 0 not set up, 1 looking libc up, 2 ready */
+static _Alignas(16) char boot[1 << 16];
+static size_t boot_used;
+
+static int in_boot(const void *p) { return (const char *)p >= boot && (const char *)p < boot + sizeof boot; }
+
+static void *boot_alloc(size_t n)
+{
+    size_t at = boot_used;
+    boot_used += (n + 15) & ~(size_t)15;
+    return boot_used <= sizeof boot ? memset(boot + at, 0, n) : NULL;
+}
+
+static void setup(void)
+{
+    state = 1;
+    r_malloc = dlsym(RTLD_NEXT, "malloc");
+    r_calloc = dlsym(RTLD_NEXT, "calloc");
+    r_realloc = dlsym(RTLD_NEXT, "realloc");
+    r_free = dlsym(RTLD_NEXT, "free");
+    r_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+    r_aligned = dlsym(RTLD_NEXT, "aligned_alloc");
+    const char *s = getenv("OOM_AT");
+    fail_at = s ? atol(s) : -1;
+    report = getenv("OOM_COUNT") != NULL;
+    void *warm[2];
+    backtrace(warm, 2); /* loads libgcc's unwinder now, not inside a failing call */
+    state = 2;
+}
+
+/* "failmalloc: caller OBJECT+0xOFFSET" of the first frame outside libc and
+ * this shim (a call from fopen or strdup is its caller's failure) */
+static void who(void)
+{
+    void *bt[16];
+    int n = backtrace(bt, 16);
+    Dl_info self, libc, in;
+    if (!dladdr((void *)who, &self) || !dladdr((void *)r_malloc, &libc)) return;
+    for (int i = 1; i < n; i++) {
+        if (!dladdr(bt[i], &in) || in.dli_fbase == self.dli_fbase || in.dli_fbase == libc.dli_fbase)
+            continue;
+        char b[600];
+        int k = snprintf(b, sizeof b, "failmalloc: caller %s+0x%lx\n", in.dli_fname,
+                         (unsigned long)((char *)bt[i] - (char *)in.dli_fbase - 1));
+        if (k > 0 && write(2, b, (size_t)k) < 0) return;
+        return;
+    }
+}
+
+static int fails(void)
+{
+    if (state != 2) setup();
+    if (atomic_fetch_add(&calls, 1) + 1 != fail_at) return 0;
+    who();
+    errno = ENOMEM;
+    return 1;
+}
+
+__attribute__((destructor)) static void done(void)
+{
+    if (report) {
+        char b[48];
+        int k = snprintf(b, sizeof b, "failmalloc calls %ld\n", (long)calls);
+        if (write(2, b, (size_t)k) < 0) return;
+    }
+}
+
+void *malloc(size_t n)
+{
+    if (state == 1) return boot_alloc(n);
+    return fails() ? NULL : r_malloc(n);
+}
+
+void *calloc(size_t a, size_t b)
+{
+    if (state == 1) return boot_alloc(a * b);
+    return fails() ? NULL : r_calloc(a, b);
+}
+
+void *realloc(void *p, size_t n)
+{
+    if (state == 1) return boot_alloc(n);
+    if (fails()) return NULL;
+    if (!in_boot(p)) return r_realloc(p, n);
+    void *q = r_malloc(n); /* a boot block: copied out (it is never freed) */
+    if (q) memcpy(q, p, n < (size_t)(boot + sizeof boot - (char *)p) ? n : (size_t)(boot + sizeof boot - (char *)p));
+    return q;
+}
+
+void free(void *p)
+{
+    if (!p || in_boot(p)) return;
+    if (state != 2) setup();
+    r_free(p);
+}
+
+int posix_memalign(void **p, size_t a, size_t n)
+{
+    return fails() ? ENOMEM : r_memalign(p, a, n);
+}
+
+void *aligned_alloc(size_t a, size_t n)
+{
+    return fails() ? NULL : r_aligned(a, n);
+}

@@ -1,0 +1,66 @@
+# Out of memory at every allocation: tests/cli/failmalloc.c (LD_PRELOAD)
+# fails the K-th one, for every K a command makes, and names the failed
+# call's caller; addr2line says whether that is fsvc's code (a file of
+# this repository) or a library's. After a failure in fsvc's own call the
+# command must end with one line naming the lack of memory, exit 3, and
+# leave no output file behind: never crash, never blame the input. A
+# library's failure is counted, not judged: libgomp aborts by design,
+# OpenBLAS 0.3.21's small-matrix kernels use an unchecked malloc, and
+# Debian's oneDNN 2.6 throws std::bad_alloc through its C API (kept out
+# here by FSVC_ARCH=avx512).
+source "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+cd "$TMP" || exit 1
+CC=${CC:-cc}
+if ! "$CC" -O1 -shared -fPIC -o failmalloc.so "$HERE/failmalloc.c" -ldl 2>cc.err; then
+  fail "failmalloc.c does not build: $(head -c 300 cc.err)"; exit 0
+fi
+export FSVC_ARCH=avx512 OMP_NUM_THREADS=2
+gzip -c "$UCI/iris.train" > iris.train.gz
+"$FSVC" train -q iris.train.gz model.fsvc >/dev/null 2>&1 || fail "iris: no model to predict with"
+
+# ours: 0 when the failed call's caller (failmalloc's line in err) is a
+# file of this repository, or zlib, libpng or libjpeg (which return the
+# failure to fsvc as an error)
+ours() {
+  local who obj off src
+  who=$(sed -n 's/^failmalloc: caller //p' err | head -n 1)
+  [ -n "$who" ] || return 1
+  obj=${who%+*} off=${who##*+}
+  case $obj in */libz.so*|*/libpng*|*/libjpeg*) return 0 ;; esac # they return errors
+  src=$(addr2line -e "$obj" "$off" 2>/dev/null | head -n 1)
+  case $src in "$ROOT"/*) return 0 ;; *) return 1 ;; esac
+}
+ROOT=$(cd "$HERE/../.." && pwd)
+
+# sweep NAME OUTFILE CMD...: runs CMD once per allocation it makes
+sweep() {
+  local name=$1 outf=$2; shift 2
+  local n k rc bad=0 oom=0 lib=0 msg
+  n=$(OOM_COUNT=1 LD_PRELOAD=$TMP/failmalloc.so "$@" 2>&1 >/dev/null | sed -n 's/^failmalloc calls //p')
+  if ! [ "${n:-0}" -gt 10 ]; then fail "$name: the shim counted '${n:-}' allocations"; return; fi
+  for ((k = 1; k <= n; k++)); do
+    rm -f "$outf"
+    # (the group's stderr takes bash's "Segmentation fault" line of a library's crash)
+    { timeout 60 env OOM_AT=$k LD_PRELOAD="$TMP/failmalloc.so" "$@" >/dev/null 2>err; rc=$?; } 2>/dev/null
+    grep -v '^failmalloc: ' err > msg
+    if ! ours; then [ "$rc" -ne 0 ] && lib=$((lib + 1)); continue; fi
+    if [ "$rc" -eq 0 ]; then continue; fi
+    if [ "$rc" -eq 3 ] && [ "$(grep -c '' msg)" -eq 1 ] && grep -q '^fsvc: .*memory' msg &&
+       [ ! -e "$outf" ]; then
+      oom=$((oom + 1)); continue
+    fi
+    bad=$((bad + 1))
+    msg=$(head -c 300 msg | tr '\n' ' ')
+    [ "$bad" -le 3 ] && fail "$name: allocation $k of $n ($(sed -n 's/^failmalloc: caller //p' err)) failed: exit $rc, $( [ -e "$outf" ] && echo "$outf written, ")$msg"
+  done
+  if [ "$bad" -eq 0 ] && [ "$oom" -gt 0 ]; then
+    ok "$name: $n allocations failed one by one: $oom of fsvc's ended in exit 3 with one line, the rest succeeded ($lib libraries' ended otherwise)"
+  elif [ "$bad" -eq 0 ]; then
+    fail "$name: no injected failure reached fsvc's own code ($n allocations)"
+  fi
+}
+sweep "train (gzipped LIBSVM)" out.fsvc "$FSVC" train -q iris.train.gz out.fsvc
+sweep "train -v 3" none "$FSVC" train -q -v 3 iris.train.gz
+sweep "predict" out.txt "$FSVC" predict model.fsvc "$UCI/iris.test" out.txt
+sweep "eval" none "$FSVC" eval model.fsvc "$UCI/iris.test"
