@@ -31,6 +31,11 @@ uint64_t ds_max_bytes(void);
  * when max_bytes is ds_max_bytes(), else "N bytes". Returns out. */
 const char *ds_limit_text(char *out, size_t sz, uint64_t max_bytes);
 
+/* The exit code of a failed open of an input: out of memory or of file
+ * descriptors is the machine's (FSVC_ERESOURCE), anything else the
+ * input's (FSVC_EINPUT). */
+int ds_open_errno_code(int e);
+
 /* Opens path for reading (*f, "rb") when it is a regular file. A folder, a
  * FIFO, a device or a socket is refused with FSVC_EINPUT without blocking
  * (the open is non-blocking until fstat has said what it is). */

@@ -38,15 +38,19 @@ static const char *kind_of(mode_t m)
          : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a plain file";
 }
 
+int ds_open_errno_code(int e)
+{
+    return e == ENOMEM || e == EMFILE || e == ENFILE ? FSVC_ERESOURCE : FSVC_EINPUT;
+}
+
 int ds_open_input(FILE **f, const char *path, fsvc_error *err)
 {
     *f = NULL;
     /* O_NONBLOCK: opening a FIFO must not wait for a writer */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
-        int e = errno; /* out of memory or descriptors: resource; else the input */
-        int code = e == ENOMEM || e == EMFILE || e == ENFILE ? FSVC_ERESOURCE : FSVC_EINPUT;
-        return fsvc_fail(err, code, "%s: cannot open: %s", path, strerror(e));
+        int e = errno;
+        return fsvc_fail(err, ds_open_errno_code(e), "%s: cannot open: %s", path, strerror(e));
     }
     struct stat st;
     int rc = FSVC_OK;

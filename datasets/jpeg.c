@@ -8,6 +8,7 @@
 #include "datasets/loaders.h"
 
 #include <jpeglib.h>
+#include <jerror.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,11 @@ static void on_error(j_common_ptr j)
     jpeg_ctx *c = (jpeg_ctx *)j->err;
     char msg[JMSG_LENGTH_MAX];
     (*j->err->format_message)(j, msg);
-    fsvc_fail(c->err, FSVC_EINPUT, "%s: bad JPEG: %s", c->path, msg);
+    if (j->err->msg_code == JERR_OUT_OF_MEMORY) /* the machine's, not the file's */
+        fsvc_fail(c->err, FSVC_ERESOURCE, "%s: out of memory reading the JPEG (%s)", c->path,
+                  msg);
+    else
+        fsvc_fail(c->err, FSVC_EINPUT, "%s: bad JPEG: %s", c->path, msg);
     longjmp(c->jb, 1);
 }
 

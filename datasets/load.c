@@ -30,7 +30,8 @@ int fsvc_dataset_load(fsvc_dataset *d, const char *source,
     } else if (stat(source, &st) == 0) {
         rc = ds_libsvm_load(d, source, opts, err);
     } else if (errno != ENOENT) {
-        return fsvc_fail(err, FSVC_EINPUT, "%s: cannot open: %s", source, strerror(errno));
+        return fsvc_fail(err, ds_open_errno_code(errno), "%s: cannot open: %s", source,
+                         strerror(errno));
     } else {
         return fsvc_fail(err, FSVC_EINPUT, "%s: no such file or folder, and no "
                          "%s-images-idx3-ubyte[.gz]: %s", source, source, strerror(ENOENT));

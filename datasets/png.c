@@ -23,7 +23,11 @@ typedef struct png_ctx {
 static void on_error(png_structp png, png_const_charp msg)
 {
     png_ctx *c = png_get_error_ptr(png);
-    fsvc_fail(c->err, FSVC_EINPUT, "%s: bad PNG: %s", c->path, msg);
+    /* libpng's and zlib's words for a failed allocation: the machine's */
+    if (strstr(msg, "memory") || strstr(msg, "Memory"))
+        fsvc_fail(c->err, FSVC_ERESOURCE, "%s: out of memory reading the PNG (%s)", c->path, msg);
+    else
+        fsvc_fail(c->err, FSVC_EINPUT, "%s: bad PNG: %s", c->path, msg);
     png_longjmp(png, 1);
 }
 

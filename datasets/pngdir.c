@@ -66,8 +66,11 @@ static int list_dir(strlist *dirs, strlist *files, int64_t *skipped, const char 
                     fsvc_error *err)
 {
     DIR *dp = opendir(dir);
-    if (!dp)
-        return fsvc_fail(err, FSVC_EINPUT, "%s: cannot open folder: %s", dir, strerror(errno));
+    if (!dp) {
+        int e = errno;
+        return fsvc_fail(err, ds_open_errno_code(e), "%s: cannot open folder: %s", dir,
+                         strerror(e));
+    }
     strlist names = {0};
     struct dirent *e;
     int rc = FSVC_OK;

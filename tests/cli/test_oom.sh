@@ -1,7 +1,8 @@
 # Out of memory at every allocation: tests/cli/failmalloc.c (LD_PRELOAD)
-# fails the K-th one, for every K a command makes, and names the failed
-# call's caller; addr2line says whether that is fsvc's code (a file of
-# this repository) or a library's. After a failure in fsvc's own call the
+# fails the K-th one, for every K a command makes (train, train -v,
+# predict and eval of LIBSVM text, train and predict of a PNG folder), and
+# names the failed call's caller; addr2line says whether that is fsvc's
+# code (a file of this repository) or a library's. After a failure in fsvc's own call the
 # command must end with one line naming the lack of memory, exit 3, and
 # leave no output file behind: never crash, never blame the input. A
 # library's failure is counted, not judged: libgomp aborts by design,
@@ -64,3 +65,14 @@ sweep "train (gzipped LIBSVM)" out.fsvc "$FSVC" train -q iris.train.gz out.fsvc
 sweep "train -v 3" none "$FSVC" train -q -v 3 iris.train.gz
 sweep "predict" out.txt "$FSVC" predict model.fsvc "$UCI/iris.test" out.txt
 sweep "eval" none "$FSVC" eval model.fsvc "$UCI/iris.test"
+# a folder of PNG images, as users train and predict on them
+mkdir -p pets/cat pets/dog
+python3 -c '
+import pngw, random
+random.seed(1)
+for c in ("cat", "dog"):
+    for i in range(4):
+        pngw.png("pets/%s/%d.png" % (c, i), [random.randrange(256) for _ in range(64)])'
+"$FSVC" train -q pets pets.fsvc >/dev/null 2>&1 || fail "pets: no model to predict with"
+sweep "train (PNG folder)" out.fsvc "$FSVC" train -q pets out.fsvc
+sweep "predict (PNG folder)" out.csv "$FSVC" predict pets.fsvc pets out.csv
