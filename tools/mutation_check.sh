@@ -66,6 +66,9 @@ MUTANTS=(
 "M40@fsvc/pcg.c@else if (!stop && c->it - c->best_it >= 30) stop = 1;@else if (!stop && c->it - c->best_it >= 3) stop = 1;@test_pcg test_bf16_cache@pcg: stagnation declared after 3 iterations without 10 % progress, not 30"
 "M41@fsvc/pcg.c@#define PCG_RESTARTS 2 /*@#define PCG_RESTARTS 0 /*@test_pcg test_pcg_weights@pcg: no restart from the true residual"
 "M42@fsvc/model_io.c@M->hog_scale = ver >= 7 ? get_f64(b) : 0;@M->hog_scale = ver >= 7 ? (float)get_f64(b) : 0;@test_model_hog@model load: the HOG scale read back rounded to float"
+"M43@datasets/idx_pair.c@*bad = got < 0 && !nomem;@*bad = got < 0;@cli:test_oom.sh@out of memory peeking into a gzip file taken for a bad IDX file (exit 2)"
+"M44@datasets/png.c@if (strstr(msg, \"memory\") || strstr(msg, \"Memory\"))@if (0)@cli:test_oom.sh@libpng's out of memory reported as a bad PNG (exit 2)"
+"M45@tools/cmd_train.c@if (!rc && p.rows > 0 && shape_n > CLI_MAX_FEATURES)@if (0 && !rc && p.rows > 0 && shape_n > CLI_MAX_FEATURES)@cli:test_train_refusals.sh@train --shape over the dense limit no longer refused up front"
 )
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fsvc-mutation-XXXXXX")
