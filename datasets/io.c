@@ -227,8 +227,10 @@ int ds_src_read(ds_src *s, void *dst, size_t n, size_t *got, fsvc_error *err)
                              "byte %zu after %llu decompressed bytes)",
                              s->name, s->len, (unsigned long long)s->produced);
         } else if (rc != Z_OK) {
-            return fsvc_fail(err, rc == Z_MEM_ERROR ? FSVC_ERESOURCE : FSVC_EINPUT,
-                             "%s: corrupt gzip data near compressed byte %zu: %s",
+            if (rc == Z_MEM_ERROR)
+                return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory decompressing the gzip "
+                                 "data", s->name);
+            return fsvc_fail(err, FSVC_EINPUT, "%s: corrupt gzip data near compressed byte %zu: %s",
                              s->name, s->pos, z->msg ? z->msg : zError(rc));
         }
     }

@@ -122,9 +122,11 @@ static int gz_read(ds_stream *s, unsigned char *dst, uint64_t n, uint64_t *got,
                              "ends at byte %zu after %llu decompressed bytes)", s->name, pos,
                              (unsigned long long)(s->pos + *got));
         } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-            return fsvc_fail(err, rc == Z_MEM_ERROR ? FSVC_ERESOURCE : FSVC_EINPUT,
-                             "%s: corrupt gzip data near compressed byte %zu: %s", s->name,
-                             pos, z->msg ? z->msg : zError(rc));
+            if (rc == Z_MEM_ERROR)
+                return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory decompressing the gzip "
+                                 "data", s->name);
+            return fsvc_fail(err, FSVC_EINPUT, "%s: corrupt gzip data near compressed byte %zu: %s",
+                             s->name, pos, z->msg ? z->msg : zError(rc));
         }
     }
     return FSVC_OK;

@@ -100,6 +100,8 @@ static int fold_scores(double *S, hrows *h, const double *G, const double *B, do
         for (int64_t c = 0; c < mk; c++) A[(size_t)c * mk + c] += lam;
         info = bnl_chol(h->ctx, A, mk, mk, 0, NULL);
     }
+    if (info == BNL_CHOL_NOMEM)
+        return fsvc_fail(err, FSVC_ERESOURCE, "probability: out of memory");
     if (info)
         return fsvc_fail(err, FSVC_EINPUT, "probability: the readout of a fold cannot be "
                          "solved (factorisation %d); raise lambda (-l)", info);
@@ -325,7 +327,7 @@ double fsvc_calib_fit(const double *S, const int *cls, const double *w, int64_t 
 {
     if (K < 2 || N < 1) return 0;
     double *cnt = calloc((size_t)K, sizeof *cnt), wsum = 0; /* weight per class, in all */
-    if (!cnt) return 0;
+    if (!cnt) return -1;
     for (int64_t i = 0; i < N; i++) cnt[cls[i]] += w ? w[i] : 1;
     for (int k = 0; k < K; k++) wsum += cnt[k];
     double g, h, lo = 0, hi = 1;
@@ -375,8 +377,9 @@ int fsvc_calibrate(fsvc_model *M, const fsvc_dataset *d, const fsvc_param *p,
                 cls[n++] = d->cls[i];
             }
         double a = fsvc_calib_fit(S, cls, w, n, M->K);
+        if (a < 0) rc = fsvc_fail(err, FSVC_ERESOURCE, "probability: out of memory");
         M->proba_a = a > 0 ? a : 1e-300; /* held-out scores without information: uniform */
-        if (p->progress)
+        if (!rc && p->progress)
             fsvc_printf("probability: temperature %.6g fitted on the held-out scores of %lld "
                         "samples (%.2f s)\n", M->proba_a, (long long)n, fsvc_clock() - t0);
     }

@@ -51,7 +51,7 @@ int fsvc_heldout_scores(double *S, int *held, const fsvc_model *M, const fsvc_da
  * scores carry no information (every probability 1/K). cls: N classes in
  * [0, K). w: N sample weights (NULL: all 1): sample i's loss counts w_i
  * times and N_k is the weight of class k (integer weights: the samples
- * repeated). */
+ * repeated). -1 when out of memory. */
 double fsvc_calib_fit(const double *S, const int *cls, const double *w, int64_t N, int K);
 /* Fits M->proba_a on the held-out scores of d (fsvc_heldout_scores and
  * fsvc_calib_fit). FSVC_EUSAGE for a regression model or under 2

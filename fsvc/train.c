@@ -148,22 +148,20 @@ static int select_pass(const dense_run *t, double r, int64_t cap, int progress, 
  * |skew| of (up to 2000 of) the images exceeds 0.1; none for other data.
  * sqrt-u8 rather than sqrt: the same accuracy on MNIST and Fashion-MNIST,
  * and the exact u8 kernels (results/preprocess-u8.md); the float forms
- * when flt (a tf32/bf16 precision asks for float products). */
+ * when flt (a tf32/bf16 precision asks for float products). a: k doubles
+ * of scratch. */
 static fsvc_preprocess resolve_auto(const fsvc_dataset *d, const uint8_t *x, int64_t k,
-                                    int rows, int cols, int flt, int progress)
+                                    double *a, int rows, int cols, int flt, int progress)
 {
     if (d->dtype != FSVC_U8 || rows < 2 || cols < 2 || (int64_t)rows * cols != d->n)
         return FSVC_PRE_NONE;
-    double *a = malloc((size_t)(k ? k : 1) * sizeof *a);
     fsvc_preprocess sq = flt ? FSVC_PRE_SQRT : FSVC_PRE_SQRT_U8;
-    if (!a) return sq;
     for (int64_t i = 0; i < k; i++)
         a[i] = fabs(fsvc_deskew_alpha_u8(x + (size_t)i * d->n, rows, cols));
     /* median by insertion sort of a small array */
     for (int64_t i = 1; i < k; i++)
         for (int64_t j = i; j > 0 && a[j - 1] > a[j]; j--) { double t = a[j]; a[j] = a[j - 1]; a[j - 1] = t; }
     double med = k ? a[k / 2] : 0;
-    free(a);
     sq = med > 0.1 ? (fsvc_preprocess)(sq | FSVC_PRE_DESKEW) : sq;
     if (progress)
         fsvc_printf("preprocess auto: median |skew| %.3f -> %s\n", med, fsvc_preprocess_name(sq));
@@ -460,16 +458,19 @@ static int auto_preprocess(fsvc_model *M, const fsvc_dataset *d, const fsvc_para
 {
     int64_t k = N < 2000 ? N : 2000, *idx = malloc((size_t)(k ? k : 1) * sizeof *idx);
     uint8_t *x0 = malloc((size_t)(k ? k : 1) * d->n);
-    if (!idx || !x0) {
-        free(idx); free(x0);
+    /* allocated here, so that running out of memory fails the run rather
+     * than skipping the deskew test */
+    double *skew = malloc((size_t)(k ? k : 1) * sizeof *skew);
+    if (!idx || !x0 || !skew) {
+        free(idx); free(x0); free(skew);
         return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
     }
     for (int64_t i = 0; i < k; i++) idx[i] = i;
     int rc = d->dtype == FSVC_U8 ? fsvc_comm_rows(x0, d->x, (size_t)d->n, idx, k, at, err)
                                  : FSVC_OK;
-    if (!rc) M->preprocess = resolve_auto(d, x0, k, M->rows, M->cols,
+    if (!rc) M->preprocess = resolve_auto(d, x0, k, skew, M->rows, M->cols,
                                             p->precision != BNL_PREC_FULL, p->progress);
-    free(idx); free(x0);
+    free(idx); free(x0); free(skew);
     return rc;
 }
 

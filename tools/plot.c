@@ -173,16 +173,18 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-/* The whole content of fd (at most max bytes; more: -1). */
+/* The whole content of fd (at most max bytes); -1 and errno (EFBIG: over
+ * max) when it cannot. */
 static int read_all(int fd, char **buf, size_t *len, size_t max)
 {
     struct stat st;
     *buf = NULL;
     *len = 0;
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size > max) return -1;
+    if (fstat(fd, &st) != 0) return -1;
+    if ((uint64_t)st.st_size > max) { errno = EFBIG; return -1; }
     size_t n = (size_t)st.st_size, got = 0;
     char *b = malloc(n + 1);
-    if (!b) return -1;
+    if (!b) { errno = ENOMEM; return -1; }
     while (got < n) {
         ssize_t r = pread(fd, b + got, n - got, (off_t)got);
         if (r < 0 && errno == EINTR) continue;
@@ -233,17 +235,23 @@ static int run_gnuplot(const char *path, const char *prog, size_t plen, char **p
                        strerror(errno));
         goto done;
     }
+    /* every action is checked: one lost to ENOMEM would leave gnuplot
+     * reading fsvc's own stdin */
     posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in, 0);
-    posix_spawn_file_actions_adddup2(&fa, out, 1);
-    posix_spawn_file_actions_adddup2(&fa, er, 2);
+    int e = posix_spawn_file_actions_init(&fa);
+    if (e) {
+        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot run gnuplot: %s", path, strerror(e));
+        goto done;
+    }
+    if (!e) e = posix_spawn_file_actions_adddup2(&fa, in, 0);
+    if (!e) e = posix_spawn_file_actions_adddup2(&fa, out, 1);
+    if (!e) e = posix_spawn_file_actions_adddup2(&fa, er, 2);
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    if (!e) e = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 #endif
     char *argv[] = {"gnuplot", "-d", NULL};    /* -d: no ~/.gnuplot */
     pid_t pid;
-    int e = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    if (!e) e = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     if (e) {
         rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot run gnuplot: %s%s", path, strerror(e),
@@ -279,7 +287,10 @@ static int run_gnuplot(const char *path, const char *prog, size_t plen, char **p
         goto done;
     }
     if (read_all(out, png, pnglen, PNG_MAX_BYTES))
-        rc = fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot read gnuplot's output", path);
+        rc = errno == ENOMEM
+                 ? fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory reading gnuplot's output", path)
+                 : fsvc_fail(err, FSVC_ERESOURCE, "%s: cannot read gnuplot's output: %s", path,
+                             strerror(errno));
 done:
     if (in >= 0) close(in);
     if (out >= 0) close(out);
@@ -326,7 +337,7 @@ int plot_render(const char *path, void (*emit)(FILE *, const void *), const void
     FILE *g = open_memstream(&prog, &plen);
     if (!g) return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
     emit(g, ctx);
-    if (ferror(g) | fclose(g)) {
+    if ((ferror(g) | fclose(g)) || !prog) { /* !prog: fclose's own allocation failed */
         free(prog);
         return fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory", path);
     }

@@ -107,7 +107,11 @@ static int unit_text(char **text, size_t *len, const study_opts *o, int lms_file
         put_outcome(f, k[0], rc, summary, &r, &l, &p, key, pset[k[0]], tr, te, &err);
     }
     int bad = ferror(f) | fclose(f);
-    if (bad) { free(*text); *text = NULL; return FSVC_ERESOURCE; }
+    if (bad || !*text) { /* !*text: fclose's own allocation failed */
+        free(*text);
+        *text = NULL;
+        return FSVC_ERESOURCE;
+    }
     return FSVC_OK;
 }
 
