@@ -1,11 +1,12 @@
 # Out of memory at every allocation: tests/cli/failmalloc.c (LD_PRELOAD)
-# fails the K-th one, for every K a command makes (train, train -v,
-# predict and eval of LIBSVM text, train and predict of a PNG folder,
-# train -b 1, train of IDX digits (preprocess auto), eval --png, study), and
-# names the failed call's caller; addr2line says whether that is fsvc's
-# code (a file of this repository) or a library's. After a failure in fsvc's own call the
-# command must end with one line naming the lack of memory, exit 3, and
-# leave no output file behind: never crash, never blame the input. A
+# fails the K-th one, for every K a command makes (train in its main
+# variants, train -v, train -b 1, predict, eval, eval --png, study and
+# show --png; LIBSVM text, gzipped IDX digits, a PNG folder), and names
+# the failed call's caller; addr2line says whether that is fsvc's code (a
+# file of this repository) or a library's. After a failure in fsvc's own
+# call the command must end with one line naming the lack of memory,
+# exit 3, and leave no output file behind: never crash, never blame the
+# input. A run that still exits 0 must write the clean run's output. A
 # library's failure is counted, not judged: libgomp aborts by design,
 # OpenBLAS 0.3.21's small-matrix kernels use an unchecked malloc, and
 # Debian's oneDNN 2.6 throws std::bad_alloc through its C API (kept out
@@ -108,3 +109,20 @@ SAME=digits.fsvc sweep "train (gzipped IDX digits, preprocess auto)" out.fsvc "$
 sweep "eval --png" out.png "$FSVC" eval --png out.png model.fsvc "$UCI/iris.test" </dev/null
 # a study's points travel as text in a memory stream
 sweep "study" none "$FSVC" study -q --no-plots --vary radius=1rms,2rms -o st "$UCI/iris.train" "$UCI/iris.test"
+# the other trainers and readers, each against its clean run: the pcg
+# solver, k-means++ seeding, the LMS readout, sparse rows, regression,
+# sample weights, prediction through HOG, the centroid montage
+for v in "pcg:--solver pcg" "kmeans:-s kmeans++ --max-neurons 20" "lms:-R lms -E 3" \
+         "sparse:--sparse" "regression:--regression" "weights:--sample-weights w.txt"; do
+  name=${v%%:*} args=${v#*:}
+  [ "$name" = weights ] && awk '{print 1 + (NR % 3)}' "$UCI/iris.train" > w.txt
+  # shellcheck disable=SC2086 # args: several options
+  "$FSVC" train -q $args "$UCI/iris.train" "clean-$name.fsvc" >/dev/null 2>&1 || fail "$name: no clean model"
+  # shellcheck disable=SC2086
+  SAME=clean-$name.fsvc sweep "train $args" out.fsvc "$FSVC" train -q $args "$UCI/iris.train" out.fsvc
+done
+"$FSVC" predict -q digits.fsvc d digits.txt >/dev/null 2>&1 || fail "digits: no clean prediction"
+SAME=digits.txt sweep "predict (HOG model, gzipped IDX)" out.txt "$FSVC" predict -q digits.fsvc d out.txt
+"$FSVC" train -q --features pixels d pixels.fsvc >/dev/null 2>&1 || fail "digits: no pixel model"
+"$FSVC" show --png montage.png pixels.fsvc >/dev/null 2>&1 || fail "digits: no clean montage"
+SAME=montage.png sweep "show --png" out.png "$FSVC" show --png out.png pixels.fsvc
