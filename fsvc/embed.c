@@ -283,6 +283,14 @@ static void rename_source(fsvc_error *err, const char *path, const char *what)
     memcpy(err->msg, tmp, sizeof tmp);
 }
 
+/* errno named: fopen's FILE or stdio's buffer out of memory is not a
+ * file that cannot be read */
+static int read_back_failed(fsvc_error *err, const char *path)
+{
+    const char *why = strerror(errno);
+    return fsvc_fail(err, FSVC_ERESOURCE, "model bytes: cannot read back %s: %s", path, why);
+}
+
 int fsvc_model_to_bytes(unsigned char **buf, size_t *len, const fsvc_model *model,
                         fsvc_error *err)
 {
@@ -296,16 +304,18 @@ int fsvc_model_to_bytes(unsigned char **buf, size_t *len, const fsvc_model *mode
                          "in %s: %s", t && *t ? t : "/tmp", strerror(errno));
     snprintf(path, sizeof path, "%s/model.fsvc", dir);
     int rc = fsvc_model_save(model, path, err);
+    if (rc) /* the temporary path means nothing to the caller */
+        rename_source(err, path, "model bytes");
     if (!rc) {
         FILE *f = fopen(path, "rb");
         long size = -1;
         if (f && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
         if (size < 0 || !f || fseek(f, 0, SEEK_SET) != 0)
-            rc = fsvc_fail(err, FSVC_ERESOURCE, "model bytes: cannot read back %s", path);
+            rc = read_back_failed(err, path);
         else if (!(*buf = malloc((size_t)size + 1)))
             rc = fsvc_fail(err, FSVC_ERESOURCE, "model bytes: out of memory (%ld bytes)", size);
         else if (fread(*buf, 1, (size_t)size, f) != (size_t)size)
-            rc = fsvc_fail(err, FSVC_ERESOURCE, "model bytes: cannot read back %s", path);
+            rc = read_back_failed(err, path);
         else
             *len = (size_t)size;
         if (f) fclose(f);

@@ -76,6 +76,7 @@ MUTANTS=(
 "M50@tools/plot.c@if ((ferror(g) | fclose(g)) || !prog) {@if (ferror(g) | fclose(g)) {@cli:test_oom.sh@the gnuplot program lost by fclose reported as gnuplot's fault"
 "M51@tools/study_run.c@if (bad || !*text) {@if (bad) {@cli:test_oom.sh@a study point's text lost by fclose reported as a broken outcome"
 "M52@datasets/io.c@if (rc == Z_MEM_ERROR)@if (0)@cli:test_oom.sh@inflate out of memory reported as corrupt gzip data"
+"M53@fsvc/embed.c@\"model bytes: cannot read back %s: %s\", path, why@\"model bytes: cannot read back %s\", path@cli:test_oom.sh@the model's bytes out of memory reported as a file that cannot be read back, no reason given"
 )
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fsvc-mutation-XXXXXX")
@@ -83,9 +84,10 @@ if [ "$KEEP" = 1 ]; then echo "work folder: $WORK (kept)"; else trap 'rm -rf "$W
 ( cd "$ROOT" && git ls-files -z --cached --others --exclude-standard |
     tar --null -T - -cf - ) | tar -C "$WORK" -xf - || { echo "mutation: cannot copy the tree"; exit 2; }
 
+SO_VERSION=$(sed -n 's/^#define FSVC_VERSION "\(.*\)"/\1/p' "$ROOT/fsvc/fsvc.h")
 build() { ( cd "$WORK" && make -s -j2 NO_CUDA=1 "$@" >"$WORK/build.log" 2>&1 ); }
 targets() { # tests -> make targets
-  local t out="build/fsvc"
+  local t out="build/fsvc build/libfsvc.so.$SO_VERSION" # test_oom.sh links oom_embed to it
   for t in $1; do case $t in cli:*) ;; *) out="$out build/tests/$t" ;; esac; done
   echo "$out"
 }

@@ -13,7 +13,7 @@ import threading
 
 __all__ = ["lib", "library_path", "blas_core", "FSVCError", "FSVCUsageError", "FSVCInputError",
            "FSVCWarning", "TrainInfo", "Csr",
-           "FSVCResourceError", "check", "Error"]
+           "FSVCResourceError", "FSVCMemoryError", "check", "Error"]
 
 FSVC_OK, FSVC_EUSAGE, FSVC_EINPUT, FSVC_ERESOURCE = 0, 1, 2, 3
 DENSE_MAX_N = 65536  # FSVC_DENSE_MAX_N of datasets/fsvc_data.h: dense features
@@ -41,6 +41,10 @@ class FSVCInputError(FSVCError, ValueError):
 
 class FSVCResourceError(FSVCError, OSError):
     """Out of memory, I/O failure, no device (fsvc exit code 3)."""
+
+
+class FSVCMemoryError(FSVCResourceError, MemoryError):
+    """Out of memory (fsvc exit code 3): also a MemoryError, as numpy's."""
 
 
 class FSVCWarning(UserWarning):
@@ -82,6 +86,8 @@ def check(rc, err):
         return
     msg = err.msg.decode("utf-8", "replace") or "fsvc: error %d" % rc
     cls = {FSVC_EUSAGE: FSVCUsageError, FSVC_EINPUT: FSVCInputError}.get(rc, FSVCResourceError)
+    if cls is FSVCResourceError and ("out of memory" in msg or "Cannot allocate memory" in msg):
+        cls = FSVCMemoryError
     raise cls(rc, msg)
 
 

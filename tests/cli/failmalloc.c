@@ -5,7 +5,12 @@
  * caller (the first frame outside libc and this shim) is written as
  * "failmalloc: caller OBJECT+0xOFFSET", for addr2line. Calls made while
  * dlsym looks libc up are served from a static buffer. Children run
- * without it. */
+ * without it.
+ * OOM_ONLY=TEXT: only calls whose caller's object name contains TEXT are
+ * counted (and can fail): libfsvc's own, inside a Python process. A
+ * program drives it through failmalloc_arm(k) (the k-th counted call from
+ * now fails; 0: none) and failmalloc_calls() (counted since the last arm),
+ * as tests/python/test_oom.py does through ctypes. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -23,6 +28,8 @@ static void *(*r_aligned)(size_t, size_t);
 static atomic_long calls;
 static long fail_at = -1;
 static int state, report; /* state: 0 not set up, 1 looking libc up, 2 ready */
+static const char *only;  /* OOM_ONLY */
+static _Thread_local int inside; /* a call made by the filter's own backtrace */
 static _Alignas(16) char boot[1 << 16];
 static size_t boot_used;
 
@@ -47,37 +54,71 @@ static void setup(void)
     const char *s = getenv("OOM_AT");
     fail_at = s ? atol(s) : -1;
     report = getenv("OOM_COUNT") != NULL;
+    only = getenv("OOM_ONLY");
     void *warm[2];
     backtrace(warm, 2); /* loads libgcc's unwinder now, not inside a failing call */
     state = 2;
 }
 
-/* "failmalloc: caller OBJECT+0xOFFSET" of the first frame outside libc and
- * this shim (a call from fopen or strdup is its caller's failure) */
-static void who(void)
+/* The first frame outside libc and this shim (a call from fopen or strdup
+ * is its caller's failure): its object in *in, its address returned (NULL:
+ * none). */
+static void *caller(Dl_info *in)
 {
     void *bt[16];
     int n = backtrace(bt, 16);
-    Dl_info self, libc, in;
-    if (!dladdr((void *)who, &self) || !dladdr((void *)r_malloc, &libc)) return;
-    for (int i = 1; i < n; i++) {
-        if (!dladdr(bt[i], &in) || in.dli_fbase == self.dli_fbase || in.dli_fbase == libc.dli_fbase)
-            continue;
-        char b[600];
-        int k = snprintf(b, sizeof b, "failmalloc: caller %s+0x%lx\n", in.dli_fname,
-                         (unsigned long)((char *)bt[i] - (char *)in.dli_fbase - 1));
-        if (k > 0 && write(2, b, (size_t)k) < 0) return;
-        return;
-    }
+    Dl_info self, libc;
+    if (!dladdr((void *)caller, &self) || !dladdr((void *)r_malloc, &libc)) return NULL;
+    for (int i = 1; i < n; i++)
+        if (dladdr(bt[i], in) && in->dli_fbase != self.dli_fbase &&
+            in->dli_fbase != libc.dli_fbase)
+            return bt[i];
+    return NULL;
+}
+
+/* "failmalloc: caller OBJECT+0xOFFSET", for addr2line */
+static void who(void *at, const Dl_info *in)
+{
+    if (!at) return;
+    char b[600];
+    int k = snprintf(b, sizeof b, "failmalloc: caller %s+0x%lx\n", in->dli_fname,
+                     (unsigned long)((char *)at - (char *)in->dli_fbase - 1));
+    if (k > 0 && write(2, b, (size_t)k) < 0) return;
 }
 
 static int fails(void)
 {
     if (state != 2) setup();
+    if (inside) return 0;
+    Dl_info in;
+    void *at = NULL;
+    if (only) {
+        inside = 1;
+        at = caller(&in);
+        inside = 0;
+        if (!at || !in.dli_fname || !strstr(in.dli_fname, only)) return 0;
+    }
     if (atomic_fetch_add(&calls, 1) + 1 != fail_at) return 0;
-    who();
+    if (!only) {
+        inside = 1;
+        at = caller(&in);
+        inside = 0;
+    }
+    who(at, &in);
     errno = ENOMEM;
     return 1;
+}
+
+void failmalloc_arm(long k)
+{
+    if (state != 2) setup();
+    atomic_store(&calls, 0);
+    fail_at = k > 0 ? k : -1;
+}
+
+long failmalloc_calls(void)
+{
+    return atomic_load(&calls);
 }
 
 /* the process under test only: a child (gnuplot) starts without the shim,

@@ -126,3 +126,17 @@ SAME=digits.txt sweep "predict (HOG model, gzipped IDX)" out.txt "$FSVC" predict
 "$FSVC" train -q --features pixels d pixels.fsvc >/dev/null 2>&1 || fail "digits: no pixel model"
 "$FSVC" show --png montage.png pixels.fsvc >/dev/null 2>&1 || fail "digits: no clean montage"
 SAME=montage.png sweep "show --png" out.png "$FSVC" show --png out.png pixels.fsvc
+# the Python estimators' path (fsvc/embed.h: array and CSR views, -b 1's
+# calibration, the model as bytes) through tests/cli/oom_embed.c, linked
+# to the libfsvc.so next to $FSVC
+LIBDIR=$(cd "$(dirname "$FSVC")" && pwd)
+if [ ! -e "$LIBDIR/libfsvc.so" ]; then
+  fail "no $LIBDIR/libfsvc.so for oom_embed (make builds it)"
+elif ! "$CC" -O1 -I"$ROOT" -o oom_embed "$HERE/oom_embed.c" -L"$LIBDIR" -lfsvc \
+       -Wl,-rpath,"$LIBDIR" 2>cc.err; then
+  fail "oom_embed.c does not build: $(head -c 300 cc.err)"
+elif ! ./oom_embed "$UCI/iris.train" embed.txt 2>cc.err; then
+  fail "oom_embed: the clean run fails: $(head -c 300 cc.err)"
+else
+  SAME=embed.txt sweep "embed.h views, calibration, bytes" out.txt ./oom_embed "$UCI/iris.train" out.txt
+fi
