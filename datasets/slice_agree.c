@@ -20,17 +20,25 @@ typedef struct fprint {
     int64_t gz;            /* bit f: file f is gzip */
     int64_t size[2];       /* plain files: bytes; gzip: -1 */
     int64_t head[2], tail[2];
+    int64_t nomem;         /* this rank ran out of memory reading a file */
 } fprint;
 
 /* One file's size and checksums into slot f of p (zeros when unreadable:
- * the loader then reports it, on every rank alike). */
+ * the loader then reports it, on every rank alike; p->nomem when out of
+ * memory, which is this rank's alone). */
 static void print_file(fprint *p, int f, const char *path, unsigned char *buf)
 {
+    errno = 0;
     gzFile g = gzopen(path, "rb");
-    if (!g) return;
-    int got = gzread(g, buf, (unsigned)PEEK);
+    if (!g) {
+        p->nomem |= errno == ENOMEM;
+        return;
+    }
+    int got = gzread(g, buf, (unsigned)PEEK), zerr = Z_OK;
+    if (got < 0) gzerror(g, &zerr);
     int direct = gzdirect(g);
     gzclose(g);
+    p->nomem |= zerr == Z_MEM_ERROR;
     if (got < 0) return;
     p->head[f] = (int64_t)crc32_z(0L, buf, (z_size_t)got);
     if (!direct) {
@@ -39,7 +47,10 @@ static void print_file(fprint *p, int f, const char *path, unsigned char *buf)
         return;
     }
     FILE *h = fopen(path, "rb");
-    if (!h) return;
+    if (!h) {
+        p->nomem |= errno == ENOMEM;
+        return;
+    }
     if (fseeko(h, 0, SEEK_END) == 0) {
         off_t end = ftello(h);
         off_t from = end > (off_t)PEEK ? end - (off_t)PEEK : 0;
@@ -83,27 +94,42 @@ int ds_slice_same_source(const fsvc_slice_comm *c, int kind, const char *file0,
     if (c->size <= 1) return FSVC_OK;
     fprint mine, *all = calloc((size_t)c->size, sizeof *all);
     unsigned char *buf = malloc(PEEK);
+    /* a rank out of memory can neither receive the prints nor make its
+     * own (it would differ): every rank hears of it before the exchange */
+    int64_t nomem = !all || !buf;
+    if (ds_slice_max(c, nomem, &nomem) || nomem) {
+        int own = !all || !buf;
+        free(all);
+        free(buf);
+        return own ? fsvc_fail(err, FSVC_ERESOURCE, "%s: out of memory comparing the data of "
+                               "the ranks", source)
+                   : fsvc_fail(err, FSVC_ERESOURCE, nomem ? FSVC_SLICE_ELSEWHERE
+                               : "the exchange of the slices failed");
+    }
     memset(&mine, 0, sizeof mine);
     mine.kind = kind;
-    if (buf && (kind == DS_SRC_PNG || kind == DS_SRC_IDX || kind == DS_SRC_TEXT)) {
+    if (kind == DS_SRC_PNG || kind == DS_SRC_IDX || kind == DS_SRC_TEXT) {
         if (file0) print_file(&mine, 0, file0, buf);
         if (file1) print_file(&mine, 1, file1, buf);
     }
     free(buf);
-    /* no status exchange first: every rank sends its print, failed or not */
-    int rc = all ? c->allgather(c->self, &mine, sizeof mine, all) : FSVC_ERESOURCE;
-    int64_t bad = rc != FSVC_OK, worst = 0;
+    int rc = c->allgather(c->self, &mine, sizeof mine, all);
+    int64_t bad = rc != FSVC_OK, worst = 0, short_of = 0;
     if (!bad) {
+        for (int r = 0; r < c->size; r++) short_of |= all[r].nomem;
         for (int r = 1; r < c->size; r++)
             if (memcmp(&all[r], &all[0], sizeof mine)) worst = 1;
     }
-    fprint first = all && !bad ? all[0] : mine;
+    fprint first = !bad ? all[0] : mine;
     free(all);
     /* an allocation or exchange failure on one rank: all must hear of it */
     if (ds_slice_max(c, bad, &bad))
         return fsvc_fail(err, FSVC_ERESOURCE, "the exchange of the slices failed");
     if (bad) return fsvc_fail(err, FSVC_ERESOURCE, "%s: the ranks could not compare their data",
                               source);
+    if (short_of) /* the prints are incomplete: no verdict on the data */
+        return fsvc_fail(err, FSVC_ERESOURCE, mine.nomem ? "%s: out of memory comparing the "
+                         "data of the ranks" : FSVC_SLICE_ELSEWHERE, source);
     if (!worst) return FSVC_OK;
     if (kind == DS_SRC_NONE) /* as slice.c says it when every rank misses it */
         return missing_errno != ENOENT

@@ -461,13 +461,15 @@ static int auto_preprocess(fsvc_model *M, const fsvc_dataset *d, const fsvc_para
     /* allocated here, so that running out of memory fails the run rather
      * than skipping the deskew test */
     double *skew = malloc((size_t)(k ? k : 1) * sizeof *skew);
-    if (!idx || !x0 || !skew) {
+    int rc = !idx || !x0 || !skew ? fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory")
+                                  : FSVC_OK;
+    rc = fsvc_comm_agreed(at->comm, rc, err); /* every rank takes the exchange, or none */
+    if (rc) {
         free(idx); free(x0); free(skew);
-        return fsvc_fail(err, FSVC_ERESOURCE, "train: out of memory");
+        return rc;
     }
     for (int64_t i = 0; i < k; i++) idx[i] = i;
-    int rc = d->dtype == FSVC_U8 ? fsvc_comm_rows(x0, d->x, (size_t)d->n, idx, k, at, err)
-                                 : FSVC_OK;
+    rc = d->dtype == FSVC_U8 ? fsvc_comm_rows(x0, d->x, (size_t)d->n, idx, k, at, err) : FSVC_OK;
     if (!rc) M->preprocess = resolve_auto(d, x0, k, skew, M->rows, M->cols,
                                             p->precision != BNL_PREC_FULL, p->progress);
     free(idx); free(x0); free(skew);
@@ -743,6 +745,7 @@ int fsvc_train_model(fsvc_model *model, fsvc_train_info *info, const fsvc_datase
         return fsvc_train_sparse(model, info, d, p, comm, err);
     fsvc_slice at = {first, d->N, comm};
     rc = model_setup(model, d, p, N_total, &at, err);
+    rc = fsvc_comm_agreed(comm, rc, err); /* class values, names: one rank can fail alone */
     if (!rc) rc = train_dense(model, info, d, N_total, p, &at, err);
     if (rc) fsvc_free_model(model);
     return rc;

@@ -23,20 +23,33 @@ static int mpi_init(int *argc, char ***argv, int *rank, int *size)
     return FSVC_OK;
 }
 
+static char spare[1 << 16]; /* rank 0's gather buffer when malloc fails */
+
+static void drop(char *all)
+{
+    if (all != spare) free(all);
+}
+
 static int mpi_sum(void *self, void *buf, size_t n, fsvc_dtype t)
 {
     int K = g_size, me = g_rank;
     size_t es = t == FSVC_F64 ? sizeof(double) : sizeof(float);
+    if (n == 0) return FSVC_OK; /* n is every rank's */
     size_t cn = n < SUM_CHUNK ? n : SUM_CHUNK;
-    char *all = me == 0 ? malloc((cn ? cn : 1) * es * (size_t)K) : NULL;
-    int bad = me == 0 && !all;
-    MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (bad) return FSVC_ERESOURCE;
+    char *all = me == 0 ? malloc(cn * es * (size_t)K) : NULL;
+    if (me == 0 && !all) { /* smaller chunks through a static buffer: the same sums */
+        cn = sizeof spare / (es * (size_t)K);
+        all = spare;
+    }
+    unsigned long long chunk = cn; /* rank 0's choice, for every rank */
+    MPI_Bcast(&chunk, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    cn = (size_t)chunk;
+    if (cn == 0) return FSVC_ERESOURCE; /* over 8192 ranks and no memory */
     for (size_t o = 0; o < n; o += cn) {
         size_t c = n - o < cn ? n - o : cn;
         char *p = (char *)buf + o * es;
         if (MPI_Gather(p, (int)(c * es), MPI_BYTE, all, (int)(c * es), MPI_BYTE, 0,
-                       MPI_COMM_WORLD) != MPI_SUCCESS) { free(all); return FSVC_ERESOURCE; }
+                       MPI_COMM_WORLD) != MPI_SUCCESS) { drop(all); return FSVC_ERESOURCE; }
         if (me == 0) { /* rank order: ((p0 + p1) + p2) + ... */
             for (int r = 1; r < K; r++) {
                 const char *q = all + (size_t)r * c * es;
@@ -47,11 +60,11 @@ static int mpi_sum(void *self, void *buf, size_t n, fsvc_dtype t)
             }
         }
         if (MPI_Bcast(p, (int)(c * es), MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
-            free(all);
+            drop(all);
             return FSVC_ERESOURCE;
         }
     }
-    free(all);
+    drop(all);
     return FSVC_OK;
 }
 

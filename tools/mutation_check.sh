@@ -69,7 +69,7 @@ MUTANTS=(
 "M43@datasets/idx_pair.c@*bad = got < 0 && !nomem;@*bad = got < 0;@cli:test_oom.sh@out of memory peeking into a gzip file taken for a bad IDX file (exit 2)"
 "M44@datasets/png.c@if (strstr(msg, \"memory\") || strstr(msg, \"Memory\"))@if (0)@cli:test_oom.sh@libpng's out of memory reported as a bad PNG (exit 2)"
 "M45@tools/cmd_train.c@if (!rc && p.rows > 0 && shape_n > CLI_MAX_FEATURES)@if (0 && !rc && p.rows > 0 && shape_n > CLI_MAX_FEATURES)@cli:test_train_refusals.sh@train --shape over the dense limit no longer refused up front"
-"M46@fsvc/train.c@if (!idx || !x0 || !skew) {@if (!skew) { free(idx); free(x0); M->preprocess = FSVC_PRE_SQRT_U8; return FSVC_OK; } if (!idx || !x0) {@cli:test_oom.sh@preprocess auto out of memory: sqrt-u8 without the deskew test, exit 0"
+"M46@fsvc/train.c@int rc = !idx || !x0 || !skew ?@if (!skew) { free(idx); free(x0); M->preprocess = FSVC_PRE_SQRT_U8; return FSVC_OK; } int rc = !idx || !x0 ?@cli:test_oom.sh@preprocess auto out of memory: sqrt-u8 without the deskew test, exit 0"
 "M47@fsvc/calibrate.c@if (!cnt) return -1;@if (!cnt) return 0;@cli:test_oom.sh@the temperature's fit out of memory taken for uninformative scores (uniform probabilities, exit 0)"
 "M48@fsvc/calibrate.c@if (info == BNL_CHOL_NOMEM)@if (0)@cli:test_oom.sh@a fold's Cholesky out of memory blamed on lambda (exit 2)"
 "M49@tools/plot.c@if (!e) e = posix_spawn_file_actions_adddup2(&fa, in, 0);@if (!e) posix_spawn_file_actions_adddup2(&fa, in, 0);@cli:test_oom.sh@a lost spawn action leaves gnuplot reading fsvc's stdin"
@@ -77,6 +77,9 @@ MUTANTS=(
 "M51@tools/study_run.c@if (bad || !*text) {@if (bad) {@cli:test_oom.sh@a study point's text lost by fclose reported as a broken outcome"
 "M52@datasets/io.c@if (rc == Z_MEM_ERROR)@if (0)@cli:test_oom.sh@inflate out of memory reported as corrupt gzip data"
 "M53@fsvc/embed.c@\"model bytes: cannot read back %s: %s\", path, why@\"model bytes: cannot read back %s\", path@cli:test_oom.sh@the model's bytes out of memory reported as a file that cannot be read back, no reason given"
+"M54@fsvc/train.c@rc = fsvc_comm_agreed(at->comm, rc, err); /* every rank takes the exchange, or none */@/* no agreement */@cli:test_mpi_oom.sh@preprocess auto: one rank out of memory skips the rows' exchange (a hang)"
+"M55@fsvc/train.c@rc = fsvc_comm_agreed(comm, rc, err); /* class values, names: one rank can fail alone */@/* no agreement */@cli:test_mpi_oom.sh@a rank out of memory for the class values leaves the others in a collective (a hang)"
+"M56@datasets/slice_agree.c@if (ds_slice_max(c, nomem, &nomem) || nomem) {@if (0) {@cli:test_mpi_oom.sh@a rank out of memory for the data's prints skips their exchange"
 )
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fsvc-mutation-XXXXXX")

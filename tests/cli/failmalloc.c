@@ -1,7 +1,8 @@
 /* failmalloc.c - an LD_PRELOAD shim for test_oom.sh: the OOM_AT-th call
  * to malloc, calloc, realloc, posix_memalign or aligned_alloc fails
  * (NULL, errno ENOMEM); every other call goes to libc. OOM_COUNT set:
- * the number of calls is written to stderr at exit. The failed call's
+ * the number of calls is written to stderr at exit (OOM_COUNT=/PATH:
+ * appended to that file). The failed call's
  * caller (the first frame outside libc and this shim) is written as
  * "failmalloc: caller OBJECT+0xOFFSET", for addr2line. Calls made while
  * dlsym looks libc up are served from a static buffer. Children run
@@ -10,10 +11,12 @@
  * counted (and can fail): libfsvc's own, inside a Python process. A
  * program drives it through failmalloc_arm(k) (the k-th counted call from
  * now fails; 0: none) and failmalloc_calls() (counted since the last arm),
- * as tests/python/test_oom.py does through ctypes. */
+ * as tests/python/test_oom.py does through ctypes. OOM_RANK=R: only the
+ * Open MPI rank R (OMPI_COMM_WORLD_RANK) fails and reports. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -55,6 +58,8 @@ static void setup(void)
     fail_at = s ? atol(s) : -1;
     report = getenv("OOM_COUNT") != NULL;
     only = getenv("OOM_ONLY");
+    const char *rank = getenv("OOM_RANK"), *mine = getenv("OMPI_COMM_WORLD_RANK");
+    if (rank && (!mine || strcmp(rank, mine))) fail_at = -1, report = 0; /* another rank */
     void *warm[2];
     backtrace(warm, 2); /* loads libgcc's unwinder now, not inside a failing call */
     state = 2;
@@ -83,19 +88,32 @@ static void who(void *at, const Dl_info *in)
     char b[600];
     int k = snprintf(b, sizeof b, "failmalloc: caller %s+0x%lx\n", in->dli_fname,
                      (unsigned long)((char *)at - (char *)in->dli_fbase - 1));
+    const char *to = getenv("OOM_COUNT"); /* a path: there too (see done) */
+    int fd = to && to[0] == '/' ? open(to, O_WRONLY | O_APPEND | O_CREAT, 0644) : -1;
+    if (k > 0 && fd >= 0 && write(fd, b, (size_t)k) < 0) k = 0;
+    if (fd >= 0) close(fd);
     if (k > 0 && write(2, b, (size_t)k) < 0) return;
 }
 
-static int fails(void)
+static int fails(void *ra)
 {
     if (state != 2) setup();
     if (inside) return 0;
     Dl_info in;
     void *at = NULL;
     if (only) {
-        inside = 1;
-        at = caller(&in);
-        inside = 0;
+        /* the direct caller first (one dladdr); the whole stack only for a
+         * call from libc (fopen, strdup), as most are not ours */
+        static void *libc_base;
+        Dl_info libc;
+        if (!libc_base && dladdr((void *)r_malloc, &libc)) libc_base = libc.dli_fbase;
+        if (!dladdr(ra, &in)) return 0;
+        at = ra;
+        if (in.dli_fbase == libc_base) {
+            inside = 1;
+            at = caller(&in);
+            inside = 0;
+        }
         if (!at || !in.dli_fname || !strstr(in.dli_fname, only)) return 0;
     }
     if (atomic_fetch_add(&calls, 1) + 1 != fail_at) return 0;
@@ -133,26 +151,30 @@ __attribute__((destructor)) static void done(void)
     if (report) {
         char b[48];
         int k = snprintf(b, sizeof b, "failmalloc calls %ld\n", (long)calls);
-        if (write(2, b, (size_t)k) < 0) return;
+        const char *to = getenv("OOM_COUNT");
+        /* a path: appended there (a rank's stderr is gone after MPI_Finalize) */
+        int fd = to && to[0] == '/' ? open(to, O_WRONLY | O_APPEND | O_CREAT, 0644) : 2;
+        if (fd >= 0 && write(fd, b, (size_t)k) < 0) return;
+        if (fd > 2) close(fd);
     }
 }
 
 void *malloc(size_t n)
 {
     if (state == 1) return boot_alloc(n);
-    return fails() ? NULL : r_malloc(n);
+    return fails(__builtin_return_address(0)) ? NULL : r_malloc(n);
 }
 
 void *calloc(size_t a, size_t b)
 {
     if (state == 1) return boot_alloc(a * b);
-    return fails() ? NULL : r_calloc(a, b);
+    return fails(__builtin_return_address(0)) ? NULL : r_calloc(a, b);
 }
 
 void *realloc(void *p, size_t n)
 {
     if (state == 1) return boot_alloc(n);
-    if (fails()) return NULL;
+    if (fails(__builtin_return_address(0))) return NULL;
     if (!in_boot(p)) return r_realloc(p, n);
     void *q = r_malloc(n); /* a boot block: copied out (it is never freed) */
     if (q) memcpy(q, p, n < (size_t)(boot + sizeof boot - (char *)p) ? n : (size_t)(boot + sizeof boot - (char *)p));
@@ -168,10 +190,10 @@ void free(void *p)
 
 int posix_memalign(void **p, size_t a, size_t n)
 {
-    return fails() ? ENOMEM : r_memalign(p, a, n);
+    return fails(__builtin_return_address(0)) ? ENOMEM : r_memalign(p, a, n);
 }
 
 void *aligned_alloc(size_t a, size_t n)
 {
-    return fails() ? NULL : r_aligned(a, n);
+    return fails(__builtin_return_address(0)) ? NULL : r_aligned(a, n);
 }
