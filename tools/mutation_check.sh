@@ -21,6 +21,7 @@ if [ "${1:-}" = --keep ]; then KEEP=1; shift; fi
 WANT=" $* "
 export FSVC_DATA=${FSVC_DATA:-$ROOT/build/data}
 unset FSVC_TEST_QUICK FSVC_ARCH
+export OOM_STRIDE=${OOM_STRIDE:-1} # the allocation sweeps whole (make test samples them)
 
 # ID @ file @ exact text @ replacement @ tests (unit binaries, cli:SCRIPT) @ what
 MUTANTS=(
