@@ -49,3 +49,17 @@ vm_startup() {
   done
   echo "$hi"
 }
+
+# mnist_digits N PREFIX: the first N MNIST training digits as the gzipped
+# IDX pair PREFIX-images-idx3-ubyte.gz, PREFIX-labels-idx1-ubyte.gz
+mnist_digits() {
+  python3 - "$MNIST" "$1" "$2" <<'EOF'
+import gzip, struct, sys
+src, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+im = gzip.open(src + "/train-images-idx3-ubyte.gz").read()
+lb = gzip.open(src + "/train-labels-idx1-ubyte.gz").read()
+gzip.open(out + "-images-idx3-ubyte.gz", "wb").write(
+    struct.pack(">IIII", 0x803, n, 28, 28) + im[16:16 + n * 784])
+gzip.open(out + "-labels-idx1-ubyte.gz", "wb").write(struct.pack(">II", 0x801, n) + lb[8:8 + n])
+EOF
+}

@@ -29,14 +29,7 @@ MPIRUN=(timeout -k 5 30 mpirun -q --bind-to none --oversubscribe --allow-run-as-
 # 150 MNIST digits as a gzipped IDX pair (u8 images: the slice reader of
 # IDX, preprocess auto's exchange of rows, the HOG scale), and under
 # make check-full a gzipped LIBSVM file too
-python3 - "$MNIST" <<'EOF' || fail "no 150-digit IDX files"
-import gzip, struct, sys
-n = 150
-im = gzip.open(sys.argv[1] + "/train-images-idx3-ubyte.gz").read()
-lb = gzip.open(sys.argv[1] + "/train-labels-idx1-ubyte.gz").read()
-gzip.open("d-images-idx3-ubyte.gz", "wb").write(struct.pack(">IIII", 0x803, n, 28, 28) + im[16:16 + n * 784])
-gzip.open("d-labels-idx1-ubyte.gz", "wb").write(struct.pack(">II", 0x801, n) + lb[8:8 + n])
-EOF
+mnist_digits 150 d || fail "no 150-digit IDX files"
 gzip -c "$UCI/iris.train" > iris.train.gz
 SETS=d RANKS=1 STRIDE=${OOM_STRIDE:-4}
 OFFSET=${OOM_OFFSET:-$(( $(date -u +%j | sed 's/^0*//') % STRIDE + 1 ))}

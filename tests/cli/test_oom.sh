@@ -100,14 +100,7 @@ sweep "predict (PNG folder)" out.csv "$FSVC" predict pets.fsvc pets out.csv
 # with another model: the models must equal the clean run's.
 "$FSVC" train -q -b 1 iris.train.gz proba.fsvc >/dev/null 2>&1 || fail "iris -b 1: no clean model"
 SAME=proba.fsvc sweep "train -b 1" out.fsvc "$FSVC" train -q -b 1 iris.train.gz out.fsvc
-python3 - "$MNIST" <<'EOF' || fail "no 150-digit IDX files"
-import gzip, struct, sys
-n = 150
-im = gzip.open(sys.argv[1] + "/train-images-idx3-ubyte.gz").read()
-lb = gzip.open(sys.argv[1] + "/train-labels-idx1-ubyte.gz").read()
-gzip.open("d-images-idx3-ubyte.gz", "wb").write(struct.pack(">IIII", 0x803, n, 28, 28) + im[16:16 + n * 784])
-gzip.open("d-labels-idx1-ubyte.gz", "wb").write(struct.pack(">II", 0x801, n) + lb[8:8 + n])
-EOF
+mnist_digits 150 d || fail "no 150-digit IDX files"
 "$FSVC" train -q d digits.fsvc >/dev/null 2>&1 || fail "150 digits: no clean model"
 SAME=digits.fsvc sweep "train (gzipped IDX digits, preprocess auto)" out.fsvc "$FSVC" train -q d out.fsvc
 # gnuplot as a child: the file actions of its spawn (one lost left gnuplot
