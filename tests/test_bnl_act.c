@@ -168,6 +168,77 @@ static void test_epilogue_copies(void **state)
     free(D);
 }
 
+/* The Gaussian epilogues over the whole input range: int32 squared
+ * distances up to INT32_MAX (past 2^24 the conversion rounds) and float
+ * ones with negatives, zeros of both signs, NaN and infinities, for radii
+ * that put exp's argument from near 0 to past its -87 cut-off. */
+static void test_gauss_wide(void **state)
+{
+    const bnl_arch archs[] = {BNL_ARCH_SCALAR, BNL_ARCH_AVX2, BNL_ARCH_AVX512};
+    const int64_t rows = 40, cols = 77, ld = 80; /* 4 vectors of 16 and a tail of 13 */
+    const double radii[] = {0.7, 1.0, 30.0, 1452.85, 2.5e4, 3e6}; /* r 1: d 174 is -87 */
+    int32_t *D = malloc(sizeof(int32_t) * rows * ld);
+    float *H = malloc(sizeof(float) * rows * ld), *V = malloc(sizeof(float) * rows * ld);
+    float xn[40] = {0.0f, 1.0f, 3e5f, 2e7f, 1e30f}, wn[77];
+    assert_non_null(D);
+    assert_non_null(H);
+    assert_non_null(V);
+    uint32_t s = 12345u;
+    for (int64_t q = 0; q < rows * ld; q++) {
+        s = s * 1664525u + 1013904223u;
+        int sh = (int)(s >> 27); /* 0..31: every magnitude */
+        D[q] = (int32_t)((s >> 1) >> (31 - (sh ? sh : 1)));
+    }
+    D[0] = 0;
+    D[1] = INT32_MAX;
+    D[2] = (1 << 24) + 1;
+    D[3] = 174;
+    D[4] = 175;
+    for (int i = 5; i < 40; i++)
+        xn[i] = (float)(i * i * i);
+    for (int j = 0; j < cols; j++)
+        wn[j] = (float)(j * j) * 0.37f;
+    for (size_t a = 0; a < sizeof archs / sizeof *archs; a++) {
+        if (!bnl_arch_supported(archs[a]))
+            continue;
+        const bnl_epi *e = bnl_epi_get(archs[a]);
+        for (size_t r = 0; r < sizeof radii / sizeof *radii; r++) {
+            bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F32, radii[r], BNL_PREC_FULL};
+            bnl_actp p = bnl_actp_make(&op);
+            e->from_i32(H, ld, D, ld, rows, cols, &p);
+            for (int64_t i = 0; i < rows; i++)
+                for (int64_t j = 0; j < cols; j++) {
+                    float want = bnl_act_f(&p, (float)D[i * ld + j]);
+                    if (memcmp(&want, &H[i * ld + j], 4)) {
+                        print_error("%s from_i32 gauss r %g, d %d: %a != %a\n", e->name,
+                                    radii[r], D[i * ld + j], H[i * ld + j], want);
+                        fail();
+                    }
+                }
+            for (int64_t q = 0; q < rows * ld; q++) /* -2 x.c: any sign, some huge */
+                V[q] = H[q] = (float)D[q] * (q % 3 ? -1.0f : 0.5f) * (q % 7 ? 1.0f : 1e-6f);
+            V[3] = H[3] = NAN;
+            V[4] = H[4] = INFINITY;
+            V[5] = H[5] = -INFINITY;
+            V[6] = H[6] = -0.0f;
+            e->l2_f32(H, ld, xn, wn, rows, cols, &p);
+            for (int64_t i = 0; i < rows; i++)
+                for (int64_t j = 0; j < cols; j++) {
+                    float v = (xn[i] + wn[j]) + V[i * ld + j];
+                    float want = bnl_act_f(&p, v > 0.0f ? v : 0.0f);
+                    if (memcmp(&want, &H[i * ld + j], 4)) {
+                        print_error("%s l2 gauss r %g, v %a: %a != %a\n", e->name, radii[r], v,
+                                    H[i * ld + j], want);
+                        fail();
+                    }
+                }
+        }
+    }
+    free(D);
+    free(H);
+    free(V);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -175,6 +246,7 @@ int main(void)
         cmocka_unit_test(test_tanhf),
         cmocka_unit_test(test_act_definition),
         cmocka_unit_test(test_epilogue_copies),
+        cmocka_unit_test(test_gauss_wide),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

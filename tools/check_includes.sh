@@ -16,7 +16,7 @@
 #   base        base/                                       -
 #   types       layers/bnl_types.h bnl_names.c              base
 #   backif      layers/bnl_backend_ops.h act.h act_hd.h kernels.h round_hd.h types base
-#   backend     layers/kern_* kernels.c epi*, cuda/         backif types base
+#   backend     layers/kern_* kernels.c epi* act_avx*, cuda/ backif types base
 #   engine      layers/ (the rest: bnl.h, bnl.c, cpu_*, ...)  backif types base
 # (the engine reaches a backend only through its interface: kernels.h,
 # act.h, bnl_backend_ops.h; cuda/load.c hands it the device table at run time)
@@ -36,7 +36,7 @@ layer_of() { # path relative to ROOT -> layer name, or "" when unplaced
     layers/bnl_types.h | layers/bnl_names.c) echo types ;;
     layers/bnl_backend_ops.h | layers/act.h | layers/act_hd.h | layers/kernels.h | layers/round_hd.h) echo backif ;;
     layers/kern_* | layers/kernels.c | layers/epi.c | layers/epi_*.c | \
-        layers/epi_body.h | cuda/*) echo backend ;;
+        layers/epi_body.h | layers/act_avx2.h | layers/act_avx512.h | cuda/*) echo backend ;;
     layers/*) echo engine ;;
     datasets/fsvc_data.h | datasets/datasets.h | datasets/io.c | datasets/dataset.c | \
         datasets/csr.c | datasets/*_write.c) echo ds_core ;;

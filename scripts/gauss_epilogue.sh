@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# gauss_epilogue.sh - the Gaussian epilogue in intrinsics (act_avx512.h,
+# act_avx2.h) against the build before it (OLD=path/to/that fsvc), in one
+# interleaved run: the RBF-L2 layer 4096 x 4096 x 784 (u8 and f32, the
+# default tier and FSVC_ARCH=avx2; `fsvc bench -v`: the best wall time and
+# the kernels alone), `fsvc train` of the default MNIST model and `fsvc
+# predict` of the 10k test images (best wall and CPU seconds), and whether
+# the two builds' models and predictions are the same bytes (they must be:
+# the same operations). Writes OUT (results/gauss_epilogue.md).
+# Usage: OLD=/path/to/old/build/fsvc scripts/gauss_epilogue.sh [-o OUT] [MNIST_DIR]
+#   ROUNDS (3)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=results/gauss_epilogue.md
+if [ "${1:-}" = -o ]; then out=$2; shift 2; fi
+mnist=${1:-data/mnist}
+ROUNDS=${ROUNDS:-3}
+OLD=${OLD:?set OLD to the fsvc built before the change}
+NEW=$root/build/fsvc
+command="OLD=$OLD scripts/gauss_epilogue.sh -o $out $mnist (ROUNDS=$ROUNDS)"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+declare -A wall cpu kern
+acc=()
+source "$root/scripts/tier_lib.sh" # best, bestc, timed
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+layers=("default u8" "default f32" "avx2 u8" "avx2 f32")
+for ((r = 1; r <= ROUNDS; r++)); do
+  if ((r % 2)); then order="old new"; else order="new old"; fi
+  for b in $order; do
+    bin=$OLD; [ "$b" = new ] && bin=$NEW
+    for l in "${layers[@]}"; do
+      read -r tier dt <<<"$l"
+      envs=(env -u FSVC_ARCH); [ "$tier" = avx2 ] && envs=(env FSVC_ARCH=avx2)
+      "${envs[@]}" "$bin" bench --op rbf-l2 --dtype "$dt" --no-ref -v -r 5 >"$work/o" 2>&1 ||
+        { echo "${0##*/}: bench $l ($b) failed: $(tail -n 2 "$work/o")" >&2; exit 1; }
+      best "$b $l" "$(sed -n 's/^  time: min \([0-9.]*\) s.*/\1/p' "$work/o")"
+      k=$(sed -n 's/^  kernels only (same tiles, no activation): \([0-9.]*\) s.*/\1/p' "$work/o")
+      [ -n "$k" ] && { [ -z "${kern[$b $l]:-}" ] ||
+        awk "BEGIN{exit !($k < ${kern[$b $l]})}"; } && kern[$b $l]=$k
+      echo "${0##*/}: round $r, $b, layer $l: ${runs[$b $l]##* } s" >&2
+    done
+    timed "$b train" "$bin" train "$mnist/train" "$work/$b.fsvc"
+    timed "$b predict" "$bin" predict -o "$work/$b.pred" "$work/$b.fsvc" "$mnist/t10k"
+    acc[${#acc[@]}]="$b $(sed -n 's/^Accuracy = \([0-9.]*\)%.*/\1/p' "$work/o")"
+  done
+done
+same_model=no; cmp -s "$work/old.fsvc" "$work/new.fsvc" && same_model=yes
+same_pred=no; cmp -s "$work/old.pred" "$work/new.pred" && same_pred=yes
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
+{
+  echo "# The Gaussian epilogue in intrinsics, against the build before it"
+  echo
+  echo "Written by \`scripts/gauss_epilogue.sh\`; do not edit."
+  echo
+  echo "- command: \`$command\`"
+  echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git rev-parse --short HEAD)"
+  echo "- machine: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
+    "$(nproc) cores; load average $load0 at the start," \
+    "$(cut -d' ' -f1-3 /proc/loadavg) at the end (shared: compare the ratios)"
+  echo "- the two builds' MNIST models are the same bytes: $same_model;" \
+    "their predictions of t10k: $same_pred"
+  echo
+  echo "Best of $ROUNDS interleaved rounds; layer: \`fsvc bench --op rbf-l2 --dtype T -v -r 5\`"
+  echo "(its minimum; kernels: the same tiles without the activation)."
+  echo
+  echo "| what | old s | new s | old / new | kernels alone s | old / kernels | new / kernels |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+  for l in "${layers[@]}"; do
+    o=${wall[old $l]} n=${wall[new $l]} k=${kern[new $l]:-}
+    if [ -n "$k" ]; then
+      echo "| layer $l | $o | $n | $(ratio "$o" "$n") | $k | $(ratio "$o" "$k") | $(ratio "$n" "$k") |"
+    else
+      echo "| layer $l | $o | $n | $(ratio "$o" "$n") | | | |"
+    fi
+  done
+  for j in train predict; do
+    echo "| $j MNIST (wall) | ${wall[old $j]} | ${wall[new $j]} |" \
+      "$(ratio "${wall[old $j]}" "${wall[new $j]}") | | | |"
+    echo "| $j MNIST (CPU) | ${cpu[old $j]} | ${cpu[new $j]} |" \
+      "$(ratio "${cpu[old $j]}" "${cpu[new $j]}") | | | |"
+  done
+  echo
+  echo "Accuracy of each run: ${acc[*]} (%)."
+  echo
+  echo "Every run, seconds in round order:"
+  echo
+  for k in $(printf '%s\n' "${!runs[@]}" | sort | tr ' ' '_'); do
+    echo "- ${k//_/ }: ${runs[${k//_/ }]}"
+  done
+} >"$out"
+echo "${0##*/}: wrote $out" >&2
