@@ -4,9 +4,10 @@
 # interleaved run: the RBF-L2 layer 4096 x 4096 x 784 (u8 and f32, the
 # default tier and FSVC_ARCH=avx2; `fsvc bench -v`: the best wall time and
 # the kernels alone), `fsvc train` of the default MNIST model and `fsvc
-# predict` of the 10k test images (best wall and CPU seconds), and whether
-# the two builds' models and predictions are the same bytes (they must be:
-# the same operations). Writes OUT (results/gauss_epilogue.md).
+# predict` of the 10k test images on both tiers (best wall and CPU
+# seconds), and whether the two builds' models and predictions are the
+# same bytes (they must be: the same operations). Writes OUT
+# (results/gauss_epilogue.md).
 # Usage: OLD=/path/to/old/build/fsvc scripts/gauss_epilogue.sh [-o OUT] [MNIST_DIR]
 #   ROUNDS (3)
 set -euo pipefail
@@ -41,13 +42,20 @@ for ((r = 1; r <= ROUNDS; r++)); do
         awk "BEGIN{exit !($k < ${kern[$b $l]})}"; } && kern[$b $l]=$k
       echo "${0##*/}: round $r, $b, layer $l: ${runs[$b $l]##* } s" >&2
     done
-    timed "$b train" "$bin" train "$mnist/train" "$work/$b.fsvc"
-    timed "$b predict" "$bin" predict -o "$work/$b.pred" "$work/$b.fsvc" "$mnist/t10k"
-    acc[${#acc[@]}]="$b $(sed -n 's/^Accuracy = \([0-9.]*\)%.*/\1/p' "$work/o")"
+    for tier in default avx2; do
+      envs=(env -u FSVC_ARCH); [ "$tier" = avx2 ] && envs=(env FSVC_ARCH=avx2)
+      timed "$b $tier train" "${envs[@]}" "$bin" train "$mnist/train" "$work/$b$tier.fsvc"
+      timed "$b $tier predict" "${envs[@]}" "$bin" predict -o "$work/$b$tier.pred" \
+        "$work/$b$tier.fsvc" "$mnist/t10k"
+      acc[${#acc[@]}]="$b $tier $(sed -n 's/^Accuracy = \([0-9.]*\)%.*/\1/p' "$work/o")"
+    done
   done
 done
-same_model=no; cmp -s "$work/old.fsvc" "$work/new.fsvc" && same_model=yes
-same_pred=no; cmp -s "$work/old.pred" "$work/new.pred" && same_pred=yes
+same_model=yes same_pred=yes
+for tier in default avx2; do
+  cmp -s "$work/old$tier.fsvc" "$work/new$tier.fsvc" || same_model=no
+  cmp -s "$work/old$tier.pred" "$work/new$tier.pred" || same_pred=no
+done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
 {
   echo "# The Gaussian epilogue in intrinsics, against the build before it"
@@ -59,7 +67,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
   echo "- machine: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
     "$(nproc) cores; load average $load0 at the start," \
     "$(cut -d' ' -f1-3 /proc/loadavg) at the end (shared: compare the ratios)"
-  echo "- the two builds' MNIST models are the same bytes: $same_model;" \
+  echo "- the two builds' MNIST models are the same bytes (on each tier): $same_model;" \
     "their predictions of t10k: $same_pred"
   echo
   echo "Best of $ROUNDS interleaved rounds; layer: \`fsvc bench --op rbf-l2 --dtype T -v -r 5\`"
@@ -75,7 +83,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
       echo "| layer $l | $o | $n | $(ratio "$o" "$n") | | | |"
     fi
   done
-  for j in train predict; do
+  for j in "default train" "default predict" "avx2 train" "avx2 predict"; do
     echo "| $j MNIST (wall) | ${wall[old $j]} | ${wall[new $j]} |" \
       "$(ratio "${wall[old $j]}" "${wall[new $j]}") | | | |"
     echo "| $j MNIST (CPU) | ${cpu[old $j]} | ${cpu[new $j]} |" \
