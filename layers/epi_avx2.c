@@ -46,6 +46,37 @@ static inline void epi_gauss_l2_avx2(float *h, float x2, const float *wn, int64_
     }
 }
 
+/* row_act's Gaussian in place: sq, h holds v; else v = d d, d = max(0, h);
+ * the tail by the scalar definition */
+static inline void epi_gauss_row_avx2(float *h, int64_t len, float g, int sq)
+{
+    const __m256 vg = _mm256_set1_ps(g), zero = _mm256_setzero_ps();
+    int64_t j = 0;
+    for (; j + 8 <= len; j += 8) {
+        __m256 v = _mm256_loadu_ps(h + j);
+        if (!sq) {
+            v = _mm256_and_ps(_mm256_cmp_ps(v, zero, _CMP_GT_OQ), v);
+            v = _mm256_mul_ps(v, v);
+        }
+        _mm256_storeu_ps(h + j, bnl_gauss_avx2(v, vg));
+    }
+    for (; j < len; j++) {
+        float d = h[j] > 0.0f ? h[j] : 0.0f;
+        h[j] = bnl_expf(-((sq ? h[j] : d * d) * g));
+    }
+}
+
+static inline void epi_tanh_row_avx2(float *h, int64_t len)
+{
+    int64_t j = 0;
+    for (; j + 8 <= len; j += 8)
+        _mm256_storeu_ps(h + j, bnl_tanh_avx2(_mm256_loadu_ps(h + j)));
+    for (; j < len; j++)
+        h[j] = bnl_tanhf(h[j]);
+}
+
+#define EPI_GAUSS_ROW epi_gauss_row_avx2
+#define EPI_TANH_ROW epi_tanh_row_avx2
 #define EPI_GAUSS_I32 epi_gauss_i32_avx2
 #define EPI_GAUSS_L2 epi_gauss_l2_avx2
 #define EPI_SUFFIX _avx2

@@ -55,6 +55,31 @@ static inline void epi_gauss_l2_avx512(float *h, float x2, const float *wn, int6
     }
 }
 
+/* row_act's Gaussian in place: sq, h holds v; else v = d d, d = max(0, h) */
+static inline void epi_gauss_row_avx512(float *h, int64_t len, float g, int sq)
+{
+    const __m512 vg = _mm512_set1_ps(g), zero = _mm512_setzero_ps();
+    for (int64_t j = 0; j < len; j += 16) {
+        __mmask16 k = len - j >= 16 ? 0xffff : (__mmask16)((1u << (len - j)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(k, h + j);
+        if (!sq) {
+            v = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, zero, _CMP_GT_OQ), v);
+            v = _mm512_mul_ps(v, v);
+        }
+        _mm512_mask_storeu_ps(h + j, k, bnl_gauss_avx512(v, vg));
+    }
+}
+
+static inline void epi_tanh_row_avx512(float *h, int64_t len)
+{
+    for (int64_t j = 0; j < len; j += 16) {
+        __mmask16 k = len - j >= 16 ? 0xffff : (__mmask16)((1u << (len - j)) - 1);
+        _mm512_mask_storeu_ps(h + j, k, bnl_tanh_avx512(_mm512_maskz_loadu_ps(k, h + j)));
+    }
+}
+
+#define EPI_GAUSS_ROW epi_gauss_row_avx512
+#define EPI_TANH_ROW epi_tanh_row_avx512
 #define EPI_GAUSS_I32 epi_gauss_i32_avx512
 #define EPI_GAUSS_L2 epi_gauss_l2_avx512
 #define EPI_SUFFIX _avx512

@@ -5,10 +5,11 @@
  * gcc will not vectorise sqrtf under -fmath-errno). The other loops are
  * plain C over act.h's inline definitions with `omp simd`, so each copy
  * performs the same IEEE operations as bnl_act_f (same bits), only wider.
- * A copy may also set EPI_GAUSS_I32(t, d, len, g) (t = the Gaussian of the
- * int32 squared distances d) and EPI_GAUSS_L2(h, x2, wn, len, g) (h = the
- * Gaussian of max(0, (x2 + wn) + h)): the default model's two epilogues in
- * its own intrinsics, the same operations again.
+ * A copy may also set, in its own intrinsics and with the same operations
+ * again: EPI_GAUSS_I32(t, d, len, g) (t = the Gaussian of the int32
+ * squared distances d), EPI_GAUSS_L2(h, x2, wn, len, g) (h = the Gaussian
+ * of max(0, (x2 + wn) + h)), EPI_GAUSS_ROW(h, len, g, sq) (row_act's
+ * Gaussian) and EPI_TANH_ROW(h, len).
  */
 #include "act.h"
 
@@ -34,6 +35,10 @@ static void EPI(row_act)(float *h, int64_t len, const bnl_actp *p)
         }
         break;
     case BNL_GAUSS:
+#ifdef EPI_GAUSS_ROW
+        EPI_GAUSS_ROW(h, len, g, sq);
+        break;
+#endif
         if (sq) {
             _Pragma("omp simd")
             for (int64_t j = 0; j < len; j++)
@@ -47,6 +52,10 @@ static void EPI(row_act)(float *h, int64_t len, const bnl_actp *p)
         }
         break;
     case BNL_TANH:
+#ifdef EPI_TANH_ROW
+        EPI_TANH_ROW(h, len);
+        break;
+#endif
         _Pragma("omp simd")
         for (int64_t j = 0; j < len; j++)
             h[j] = bnl_tanhf(h[j]);

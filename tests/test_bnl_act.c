@@ -239,6 +239,72 @@ static void test_gauss_wide(void **state)
     free(V);
 }
 
+/* row_act's Gaussian (L1: of max(0, d)^2) and tanh, in place over floats
+ * of every magnitude and sign, NaN, infinities, zeros of both signs and
+ * tanh's 1/16 switch; and from int32 (u8 L1 distances, u8 dot products). */
+static void test_row_act_wide(void **state)
+{
+    const bnl_arch archs[] = {BNL_ARCH_SCALAR, BNL_ARCH_AVX2, BNL_ARCH_AVX512};
+    const int64_t rows = 30, cols = 77, ld = 80;
+    const struct { bnl_dist d; bnl_act a; double r; } ops[] = {
+        {BNL_L1, BNL_GAUSS, 0.7}, {BNL_L1, BNL_GAUSS, 1e3}, {BNL_DOT, BNL_TANH, 1.0},
+    };
+    const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 0.0625f, -0.0625f,
+                             0.06249999f, 10.0f, -10.0f, 10.000001f, 87.0f, 1e-30f, -1e-30f};
+    float *H = malloc(sizeof(float) * rows * ld), *V = malloc(sizeof(float) * rows * ld);
+    int32_t *D = malloc(sizeof(int32_t) * rows * ld);
+    assert_non_null(H);
+    assert_non_null(V);
+    assert_non_null(D);
+    uint32_t s = 777u;
+    for (int64_t q = 0; q < rows * ld; q++) {
+        s = s * 1664525u + 1013904223u;
+        float m = (float)(s >> 8) / 16777216.0f; /* [0, 1) */
+        int e = (int)((s >> 3) % 40) - 30;        /* 2^-30 .. 2^9 */
+        V[q] = ldexpf(m, e) * (s & 1 ? -1.0f : 1.0f);
+        D[q] = (int32_t)(s >> (s % 32)) * (s & 2 ? -1 : 1);
+    }
+    for (size_t q = 0; q < sizeof special / sizeof *special; q++)
+        V[q * 3] = special[q];
+    for (size_t a = 0; a < sizeof archs / sizeof *archs; a++) {
+        if (!bnl_arch_supported(archs[a]))
+            continue;
+        const bnl_epi *e = bnl_epi_get(archs[a]);
+        for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+            bnl_op op = {ops[o].d, ops[o].a, FSVC_F32, ops[o].r, BNL_PREC_FULL};
+            bnl_actp p = bnl_actp_make(&op);
+            memcpy(H, V, sizeof(float) * rows * ld);
+            e->inplace_f32(H, ld, rows, cols, &p);
+            for (int64_t i = 0; i < rows; i++)
+                for (int64_t j = 0; j < cols; j++) {
+                    float want = bnl_act_f(&p, V[i * ld + j]);
+                    if (memcmp(&want, &H[i * ld + j], 4)) {
+                        print_error("%s inplace %s/%s, v %a: %a != %a\n", e->name,
+                                    bnl_dist_name(op.dist), bnl_act_name(op.act), V[i * ld + j],
+                                    H[i * ld + j], want);
+                        fail();
+                    }
+                }
+            for (int64_t q = 0; q < rows * ld; q++) /* u8 distances are >= 0 */
+                if (op.dist != BNL_DOT && D[q] < 0) D[q] = -(D[q] + 1);
+            e->from_i32(H, ld, D, ld, rows, cols, &p);
+            for (int64_t i = 0; i < rows; i++)
+                for (int64_t j = 0; j < cols; j++) {
+                    float want = bnl_act_f(&p, (float)D[i * ld + j]);
+                    if (memcmp(&want, &H[i * ld + j], 4)) {
+                        print_error("%s from_i32 %s/%s, d %d: %a != %a\n", e->name,
+                                    bnl_dist_name(op.dist), bnl_act_name(op.act), D[i * ld + j],
+                                    H[i * ld + j], want);
+                        fail();
+                    }
+                }
+        }
+    }
+    free(H);
+    free(V);
+    free(D);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -247,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_act_definition),
         cmocka_unit_test(test_epilogue_copies),
         cmocka_unit_test(test_gauss_wide),
+        cmocka_unit_test(test_row_act_wide),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

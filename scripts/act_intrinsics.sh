@@ -1,40 +1,42 @@
 #!/usr/bin/env bash
-# gauss_epilogue.sh - the Gaussian epilogue in intrinsics (act_avx512.h,
-# act_avx2.h) against the build before it (OLD=path/to/that fsvc), in one
-# interleaved run: the RBF-L2 layer 4096 x 4096 x 784 (u8 and f32, the
+# act_intrinsics.sh - the Gaussian and tanh epilogues in intrinsics
+# (act_avx512.h, act_avx2.h) against the build before them (OLD=path/to/
+# that fsvc), in one interleaved run: the RBF-L2 (Gaussian) and MUL (tanh)
+# layers 4096 x 4096 x 784 (u8 and f32, the
 # default tier and FSVC_ARCH=avx2; `fsvc bench -v`: the best wall time and
 # the kernels alone), `fsvc train` of the default MNIST model and `fsvc
 # predict` of the 10k test images on both tiers (best wall and CPU
 # seconds), and whether the two builds' models and predictions are the
 # same bytes (they must be: the same operations). Writes OUT
-# (results/gauss_epilogue.md).
-# Usage: OLD=/path/to/old/build/fsvc scripts/gauss_epilogue.sh [-o OUT] [MNIST_DIR]
+# (results/act_intrinsics.md).
+# Usage: OLD=/path/to/old/build/fsvc scripts/act_intrinsics.sh [-o OUT] [MNIST_DIR]
 #   ROUNDS (3)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-out=results/gauss_epilogue.md
+out=results/act_intrinsics.md
 if [ "${1:-}" = -o ]; then out=$2; shift 2; fi
 mnist=${1:-data/mnist}
 ROUNDS=${ROUNDS:-3}
 OLD=${OLD:?set OLD to the fsvc built before the change}
 NEW=$root/build/fsvc
-command="OLD=$OLD scripts/gauss_epilogue.sh -o $out $mnist (ROUNDS=$ROUNDS)"
+command="OLD=$OLD scripts/act_intrinsics.sh -o $out $mnist (ROUNDS=$ROUNDS)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 declare -A wall cpu kern
 acc=()
 source "$root/scripts/tier_lib.sh" # best, bestc, timed
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
-layers=("default u8" "default f32" "avx2 u8" "avx2 f32")
+layers=("default u8 rbf-l2" "default f32 rbf-l2" "avx2 u8 rbf-l2" "avx2 f32 rbf-l2"
+  "default u8 mul" "default f32 mul" "avx2 u8 mul" "avx2 f32 mul")
 for ((r = 1; r <= ROUNDS; r++)); do
   if ((r % 2)); then order="old new"; else order="new old"; fi
   for b in $order; do
     bin=$OLD; [ "$b" = new ] && bin=$NEW
     for l in "${layers[@]}"; do
-      read -r tier dt <<<"$l"
+      read -r tier dt opn <<<"$l"
       envs=(env -u FSVC_ARCH); [ "$tier" = avx2 ] && envs=(env FSVC_ARCH=avx2)
-      "${envs[@]}" "$bin" bench --op rbf-l2 --dtype "$dt" --no-ref -v -r 5 >"$work/o" 2>&1 ||
+      "${envs[@]}" "$bin" bench --op "$opn" --dtype "$dt" --no-ref -v -r 5 >"$work/o" 2>&1 ||
         { echo "${0##*/}: bench $l ($b) failed: $(tail -n 2 "$work/o")" >&2; exit 1; }
       best "$b $l" "$(sed -n 's/^  time: min \([0-9.]*\) s.*/\1/p' "$work/o")"
       k=$(sed -n 's/^  kernels only (same tiles, no activation): \([0-9.]*\) s.*/\1/p' "$work/o")
@@ -58,9 +60,9 @@ for tier in default avx2; do
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
 {
-  echo "# The Gaussian epilogue in intrinsics, against the build before it"
+  echo "# The Gaussian and tanh epilogues in intrinsics, against the build before them"
   echo
-  echo "Written by \`scripts/gauss_epilogue.sh\`; do not edit."
+  echo "Written by \`scripts/act_intrinsics.sh\`; do not edit."
   echo
   echo "- command: \`$command\`"
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git rev-parse --short HEAD)"
@@ -70,7 +72,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
   echo "- the two builds' MNIST models are the same bytes (on each tier): $same_model;" \
     "their predictions of t10k: $same_pred"
   echo
-  echo "Best of $ROUNDS interleaved rounds; layer: \`fsvc bench --op rbf-l2 --dtype T -v -r 5\`"
+  echo "Best of $ROUNDS interleaved rounds; layer: \`fsvc bench --op OP --dtype T -v -r 5\`"
   echo "(its minimum; kernels: the same tiles without the activation)."
   echo
   echo "| what | old s | new s | old / new | kernels alone s | old / kernels | new / kernels |"
