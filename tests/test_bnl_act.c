@@ -87,6 +87,41 @@ static void test_act_definition(void **state)
     }
 }
 
+/* One epilogue call against the scalar definition, bit for bit, over a
+ * rows x cols block (ld): from int32 D, in place over V, or the L2 GEMM's
+ * from V with the norms xn, wn. H is overwritten (V copied in first). */
+typedef enum { FROM_I32, IN_PLACE, L2_GEMM } epi_call;
+
+static void check_epi(const bnl_epi *e, const bnl_actp *p, epi_call call, float *H,
+                      const float *V, const int32_t *D, const float *xn, const float *wn,
+                      int64_t rows, int64_t cols, int64_t ld)
+{
+    static const char *names[] = {"from_i32", "inplace", "l2"};
+    if (call == FROM_I32)
+        e->from_i32(H, ld, D, ld, rows, cols, p);
+    else
+        memcpy(H, V, sizeof(float) * (size_t)(rows * ld));
+    if (call == IN_PLACE)
+        e->inplace_f32(H, ld, rows, cols, p);
+    else if (call == L2_GEMM)
+        e->l2_f32(H, ld, xn, wn, rows, cols, p);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            float v = call == FROM_I32 ? (float)D[i * ld + j] : V[i * ld + j];
+            if (call == L2_GEMM) {
+                v = (xn[i] + wn[j]) + v;
+                v = v > 0.0f ? v : 0.0f;
+            }
+            float want = bnl_act_f(p, v);
+            if (memcmp(&want, &H[i * ld + j], 4)) {
+                print_error("%s %s %s, v %a (at %lld, %lld): %a != %a\n", e->name, names[call],
+                            bnl_act_name(p->act), v, (long long)i, (long long)j, H[i * ld + j],
+                            want);
+                fail();
+            }
+        }
+}
+
 /* Every epilogue copy (baseline, AVX2, AVX-512) = the scalar definition,
  * bit for bit, for every act and kind of v, at odd lengths. */
 static void test_epilogue_copies(void **state)
@@ -114,53 +149,19 @@ static void test_epilogue_copies(void **state)
         for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
             bnl_op op = {ops[o].d, ops[o].a, FSVC_F32, 3.0, BNL_PREC_FULL};
             bnl_actp p = bnl_actp_make(&op);
-            /* from int32 */
             for (int64_t i = 0; i < rows * ld; i++)
                 D[i] = (int32_t)((i * 7919) % 23) - (op.dist == BNL_DOT ? 11 : 0);
             for (int64_t i = 0; i < rows * ld; i++)
                 H[i] = -99.0f;
-            e->from_i32(H, ld, D, ld, rows, cols, &p);
-            for (int64_t i = 0; i < rows; i++)
-                for (int64_t j = 0; j < cols; j++) {
-                    float want = bnl_act_f(&p, (float)D[i * ld + j]);
-                    if (memcmp(&want, &H[i * ld + j], 4)) {
-                        print_error("%s from_i32 %s/%s: %g != %g\n", e->name,
-                                    bnl_dist_name(op.dist), bnl_act_name(op.act),
-                                    H[i * ld + j], want);
-                        fail();
-                    }
-                }
-            for (int64_t i = 0; i < rows; i++)
+            check_epi(e, &p, FROM_I32, H, NULL, D, NULL, NULL, rows, cols, ld);
+            for (int64_t i = 0; i < rows; i++) /* past cols: untouched */
                 for (int64_t j = cols; j < ld; j++)
                     assert_true(H[i * ld + j] == -99.0f);
-            /* in place (floats, some negative for the clamp) */
+            /* floats, some negative for the clamp */
             for (int64_t i = 0; i < rows * ld; i++)
-                V[i] = H[i] = (float)((i * 104729) % 1000) / 97.0f - 0.5f;
-            if (op.dist != BNL_L2) {
-                e->inplace_f32(H, ld, rows, cols, &p);
-                for (int64_t i = 0; i < rows; i++)
-                    for (int64_t j = 0; j < cols; j++) {
-                        float want = bnl_act_f(&p, V[i * ld + j]);
-                        if (memcmp(&want, &H[i * ld + j], 4)) {
-                            print_error("%s inplace %s/%s: %g != %g\n", e->name,
-                                        bnl_dist_name(op.dist), bnl_act_name(op.act),
-                                        H[i * ld + j], want);
-                            fail();
-                        }
-                    }
-            } else {
-                e->l2_f32(H, ld, xn, wn, rows, cols, &p);
-                for (int64_t i = 0; i < rows; i++)
-                    for (int64_t j = 0; j < cols; j++) {
-                        float v = (xn[i] + wn[j]) + V[i * ld + j];
-                        float want = bnl_act_f(&p, v > 0.0f ? v : 0.0f);
-                        if (memcmp(&want, &H[i * ld + j], 4)) {
-                            print_error("%s l2 %s: %g != %g\n", e->name, bnl_act_name(op.act),
-                                        H[i * ld + j], want);
-                            fail();
-                        }
-                    }
-            }
+                V[i] = (float)((i * 104729) % 1000) / 97.0f - 0.5f;
+            check_epi(e, &p, op.dist != BNL_L2 ? IN_PLACE : L2_GEMM, H, V, NULL, xn, wn, rows,
+                      cols, ld);
         }
     }
     free(H);
@@ -194,6 +195,12 @@ static void test_gauss_wide(void **state)
     D[2] = (1 << 24) + 1;
     D[3] = 174;
     D[4] = 175;
+    for (int64_t q = 0; q < rows * ld; q++) /* -2 x.c: any sign, some huge */
+        V[q] = (float)D[q] * (q % 3 ? -1.0f : 0.5f) * (q % 7 ? 1.0f : 1e-6f);
+    V[3] = NAN;
+    V[4] = INFINITY;
+    V[5] = -INFINITY;
+    V[6] = -0.0f;
     for (int i = 5; i < 40; i++)
         xn[i] = (float)(i * i * i);
     for (int j = 0; j < cols; j++)
@@ -205,33 +212,8 @@ static void test_gauss_wide(void **state)
         for (size_t r = 0; r < sizeof radii / sizeof *radii; r++) {
             bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F32, radii[r], BNL_PREC_FULL};
             bnl_actp p = bnl_actp_make(&op);
-            e->from_i32(H, ld, D, ld, rows, cols, &p);
-            for (int64_t i = 0; i < rows; i++)
-                for (int64_t j = 0; j < cols; j++) {
-                    float want = bnl_act_f(&p, (float)D[i * ld + j]);
-                    if (memcmp(&want, &H[i * ld + j], 4)) {
-                        print_error("%s from_i32 gauss r %g, d %d: %a != %a\n", e->name,
-                                    radii[r], D[i * ld + j], H[i * ld + j], want);
-                        fail();
-                    }
-                }
-            for (int64_t q = 0; q < rows * ld; q++) /* -2 x.c: any sign, some huge */
-                V[q] = H[q] = (float)D[q] * (q % 3 ? -1.0f : 0.5f) * (q % 7 ? 1.0f : 1e-6f);
-            V[3] = H[3] = NAN;
-            V[4] = H[4] = INFINITY;
-            V[5] = H[5] = -INFINITY;
-            V[6] = H[6] = -0.0f;
-            e->l2_f32(H, ld, xn, wn, rows, cols, &p);
-            for (int64_t i = 0; i < rows; i++)
-                for (int64_t j = 0; j < cols; j++) {
-                    float v = (xn[i] + wn[j]) + V[i * ld + j];
-                    float want = bnl_act_f(&p, v > 0.0f ? v : 0.0f);
-                    if (memcmp(&want, &H[i * ld + j], 4)) {
-                        print_error("%s l2 gauss r %g, v %a: %a != %a\n", e->name, radii[r], v,
-                                    H[i * ld + j], want);
-                        fail();
-                    }
-                }
+            check_epi(e, &p, FROM_I32, H, NULL, D, NULL, NULL, rows, cols, ld);
+            check_epi(e, &p, L2_GEMM, H, V, NULL, xn, wn, rows, cols, ld);
         }
     }
     free(D);
@@ -252,17 +234,19 @@ static void test_row_act_wide(void **state)
     const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 0.0625f, -0.0625f,
                              0.06249999f, 10.0f, -10.0f, 10.000001f, 87.0f, 1e-30f, -1e-30f};
     float *H = malloc(sizeof(float) * rows * ld), *V = malloc(sizeof(float) * rows * ld);
-    int32_t *D = malloc(sizeof(int32_t) * rows * ld);
+    int32_t *D = malloc(sizeof(int32_t) * rows * ld), *Dd = malloc(sizeof(int32_t) * rows * ld);
     assert_non_null(H);
     assert_non_null(V);
     assert_non_null(D);
+    assert_non_null(Dd);
     uint32_t s = 777u;
     for (int64_t q = 0; q < rows * ld; q++) {
         s = s * 1664525u + 1013904223u;
         float m = (float)(s >> 8) / 16777216.0f; /* [0, 1) */
         int e = (int)((s >> 3) % 40) - 30;        /* 2^-30 .. 2^9 */
         V[q] = ldexpf(m, e) * (s & 1 ? -1.0f : 1.0f);
-        D[q] = (int32_t)(s >> (s % 32)) * (s & 2 ? -1 : 1);
+        Dd[q] = (int32_t)(s >> (s % 32)) * (s & 2 ? -1 : 1); /* dot products */
+        D[q] = Dd[q] < 0 ? -(Dd[q] + 1) : Dd[q];             /* distances, >= 0 */
     }
     for (size_t q = 0; q < sizeof special / sizeof *special; q++)
         V[q * 3] = special[q];
@@ -273,36 +257,15 @@ static void test_row_act_wide(void **state)
         for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
             bnl_op op = {ops[o].d, ops[o].a, FSVC_F32, ops[o].r, BNL_PREC_FULL};
             bnl_actp p = bnl_actp_make(&op);
-            memcpy(H, V, sizeof(float) * rows * ld);
-            e->inplace_f32(H, ld, rows, cols, &p);
-            for (int64_t i = 0; i < rows; i++)
-                for (int64_t j = 0; j < cols; j++) {
-                    float want = bnl_act_f(&p, V[i * ld + j]);
-                    if (memcmp(&want, &H[i * ld + j], 4)) {
-                        print_error("%s inplace %s/%s, v %a: %a != %a\n", e->name,
-                                    bnl_dist_name(op.dist), bnl_act_name(op.act), V[i * ld + j],
-                                    H[i * ld + j], want);
-                        fail();
-                    }
-                }
-            for (int64_t q = 0; q < rows * ld; q++) /* u8 distances are >= 0 */
-                if (op.dist != BNL_DOT && D[q] < 0) D[q] = -(D[q] + 1);
-            e->from_i32(H, ld, D, ld, rows, cols, &p);
-            for (int64_t i = 0; i < rows; i++)
-                for (int64_t j = 0; j < cols; j++) {
-                    float want = bnl_act_f(&p, (float)D[i * ld + j]);
-                    if (memcmp(&want, &H[i * ld + j], 4)) {
-                        print_error("%s from_i32 %s/%s, d %d: %a != %a\n", e->name,
-                                    bnl_dist_name(op.dist), bnl_act_name(op.act), D[i * ld + j],
-                                    H[i * ld + j], want);
-                        fail();
-                    }
-                }
+            check_epi(e, &p, IN_PLACE, H, V, NULL, NULL, NULL, rows, cols, ld);
+            check_epi(e, &p, FROM_I32, H, NULL, op.dist == BNL_DOT ? Dd : D, NULL, NULL, rows,
+                      cols, ld);
         }
     }
     free(H);
     free(V);
     free(D);
+    free(Dd);
 }
 
 int main(void)
