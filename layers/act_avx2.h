@@ -30,6 +30,11 @@ static inline __m256 bnl_pow2_avx2(__m256 k)
 #define ACT_GT(a, b) _mm256_cmp_ps((a), (b), _CMP_GT_OQ)
 #define ACT_SEL(m, a, b) _mm256_blendv_ps((a), (b), (m)) /* m ? b : a */
 #define ACT_POW2 bnl_pow2_avx2
+#define ACT_W 8
+#define ACT_LOAD _mm256_loadu_ps
+#define ACT_STORE _mm256_storeu_ps
+#define ACT_LOADI(p) _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)(p)))
+#define ACT_KEEP(m, v) _mm256_and_ps((m), (v)) /* m ? v : 0 */
 #include "act_simd_body.h"
 
 #endif /* FSVC_ACT_AVX2_H */

@@ -31,6 +31,11 @@ static inline __m512 bnl_pow2_avx512(__m512 k)
 #define ACT_GT(a, b) _mm512_cmp_ps_mask((a), (b), _CMP_GT_OQ)
 #define ACT_SEL(m, a, b) _mm512_mask_blend_ps((m), (a), (b)) /* m ? b : a */
 #define ACT_POW2 bnl_pow2_avx512
+#define ACT_W 16
+#define ACT_LOAD _mm512_loadu_ps
+#define ACT_STORE _mm512_storeu_ps
+#define ACT_LOADI(p) _mm512_cvtepi32_ps(_mm512_loadu_si512(p))
+#define ACT_KEEP(m, v) _mm512_maskz_mov_ps((m), (v)) /* m ? v : 0 */
 #include "act_simd_body.h"
 
 #endif /* FSVC_ACT_AVX512_H */

@@ -1,10 +1,15 @@
 /*
  * act_simd_body.h - the Gaussian and tanh of act_hd.h (bnl_hd_act_f, with
- * bnl_hd_expf) over one vector of floats: the same IEEE operations in the
- * same order, unfused, so the same bits. Included by act_avx512.h and
- * act_avx2.h, which name the vector type (ACT_V, ACT_M its compare mask),
- * the suffix (ACT_SFX) and the operations (ACT_*); undefined at the end.
+ * bnl_hd_expf) over one vector of floats, and over rows for the tile
+ * epilogues (epi_body.h's hooks): the same IEEE operations in the same
+ * order, unfused, so the same bits; a row's last len % ACT_W values by the
+ * scalar definitions. Included by act_avx512.h, act_avx2.h and act_sse2.h,
+ * which name the vector type (ACT_V, ACT_M its compare mask, ACT_W its
+ * floats), the suffix (ACT_SFX) and the operations (ACT_*); undefined at
+ * the end.
  */
+#include "act.h"
+
 #define ACT_CAT2(a, b) a##b
 #define ACT_CAT(a, b) ACT_CAT2(a, b)
 #define ACT_FN(name) ACT_CAT(name, ACT_SFX)
@@ -57,6 +62,70 @@ static inline ACT_V ACT_FN(bnl_tanh)(ACT_V x)
     return ACT_SEL(neg, t, ACT_XOR(t, sign));
 }
 
+/* max(0, v), NaN to 0, as the C select v > 0 ? v : 0 */
+#define ACT_POS(v) ACT_KEEP(ACT_GT((v), ACT_SET1(0.0f)), (v))
+
+/* t = the Gaussian of len int32 squared distances d (t may be H itself) */
+static inline void ACT_FN(bnl_gauss_i32_row)(float *t, const int32_t *d, int64_t len, float g)
+{
+    const ACT_V vg = ACT_SET1(g);
+    int64_t j = 0;
+    for (; j + ACT_W <= len; j += ACT_W)
+        ACT_STORE(t + j, ACT_FN(bnl_gauss)(ACT_LOADI(d + j), vg));
+    for (; j < len; j++)
+        t[j] = bnl_expf(-((float)d[j] * g));
+}
+
+/* h = the Gaussian of max(0, (x2 + wn) + h): the L2 GEMM's epilogue */
+static inline void ACT_FN(bnl_gauss_l2_row)(float *h, float x2, const float *wn, int64_t len,
+                                            float g)
+{
+    const ACT_V vg = ACT_SET1(g), vx = ACT_SET1(x2);
+    int64_t j = 0;
+    for (; j + ACT_W <= len; j += ACT_W) {
+        ACT_V v = ACT_ADD(ACT_ADD(vx, ACT_LOAD(wn + j)), ACT_LOAD(h + j));
+        ACT_STORE(h + j, ACT_FN(bnl_gauss)(ACT_POS(v), vg));
+    }
+    for (; j < len; j++) {
+        float v = (x2 + wn[j]) + h[j];
+        h[j] = bnl_expf(-((v > 0.0f ? v : 0.0f) * g));
+    }
+}
+
+/* row_act's Gaussian in place: sq, h holds v; else v = d d, d = max(0, h) */
+static inline void ACT_FN(bnl_gauss_row)(float *h, int64_t len, float g, int sq)
+{
+    const ACT_V vg = ACT_SET1(g);
+    int64_t j = 0;
+    for (; j + ACT_W <= len; j += ACT_W) {
+        ACT_V v = ACT_LOAD(h + j);
+        if (!sq) {
+            v = ACT_POS(v);
+            v = ACT_MUL(v, v);
+        }
+        ACT_STORE(h + j, ACT_FN(bnl_gauss)(v, vg));
+    }
+    for (; j < len; j++) {
+        float d = h[j] > 0.0f ? h[j] : 0.0f;
+        h[j] = bnl_expf(-((sq ? h[j] : d * d) * g));
+    }
+}
+
+static inline void ACT_FN(bnl_tanh_row)(float *h, int64_t len)
+{
+    int64_t j = 0;
+    for (; j + ACT_W <= len; j += ACT_W)
+        ACT_STORE(h + j, ACT_FN(bnl_tanh)(ACT_LOAD(h + j)));
+    for (; j < len; j++)
+        h[j] = bnl_tanhf(h[j]);
+}
+
+#undef ACT_POS
+#undef ACT_W
+#undef ACT_LOAD
+#undef ACT_STORE
+#undef ACT_LOADI
+#undef ACT_KEEP
 #undef ACT_CAT2
 #undef ACT_CAT
 #undef ACT_FN

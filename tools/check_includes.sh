@@ -36,8 +36,8 @@ layer_of() { # path relative to ROOT -> layer name, or "" when unplaced
     layers/bnl_types.h | layers/bnl_names.c) echo types ;;
     layers/bnl_backend_ops.h | layers/act.h | layers/act_hd.h | layers/kernels.h | layers/round_hd.h) echo backif ;;
     layers/kern_* | layers/kernels.c | layers/epi.c | layers/epi_*.c | \
-        layers/epi_body.h | layers/act_avx2.h | layers/act_avx512.h | layers/act_simd_body.h | \
-        cuda/*) echo backend ;;
+        layers/epi_body.h | layers/act_avx2.h | layers/act_avx512.h | layers/act_sse2.h | \
+        layers/act_simd_body.h | cuda/*) echo backend ;;
     layers/*) echo engine ;;
     datasets/fsvc_data.h | datasets/datasets.h | datasets/io.c | datasets/dataset.c | \
         datasets/csr.c | datasets/*_write.c) echo ds_core ;;
