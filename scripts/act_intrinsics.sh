@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # act_intrinsics.sh - the Gaussian and tanh epilogues in intrinsics
-# (act_avx512.h, act_avx2.h) against the build before them (OLD=path/to/
+# (act_avx512.h, act_avx2.h, act_sse2.h) against the build before them (OLD=path/to/
 # that fsvc), in one interleaved run: the RBF-L2 (Gaussian) and MUL (tanh)
-# layers 4096 x 4096 x 784 (u8 and f32, the
-# default tier and FSVC_ARCH=avx2; `fsvc bench -v`: the best wall time and
+# layers 4096 x 4096 x 784 (u8 and f32, the default tier, FSVC_ARCH=avx2
+# and, u8, FSVC_ARCH=scalar; `fsvc bench -v`: the best wall time and
 # the kernels alone), `fsvc train` of the default MNIST model and `fsvc
 # predict` of the 10k test images on both tiers (best wall and CPU
 # seconds), and whether the two builds' models and predictions are the
@@ -28,14 +28,15 @@ acc=()
 source "$root/scripts/tier_lib.sh" # best, bestc, timed
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 layers=("default u8 rbf-l2" "default f32 rbf-l2" "avx2 u8 rbf-l2" "avx2 f32 rbf-l2"
-  "default u8 mul" "default f32 mul" "avx2 u8 mul" "avx2 f32 mul")
+  "scalar u8 rbf-l2" "default u8 mul" "default f32 mul" "avx2 u8 mul" "avx2 f32 mul"
+  "scalar u8 mul")
 for ((r = 1; r <= ROUNDS; r++)); do
   if ((r % 2)); then order="old new"; else order="new old"; fi
   for b in $order; do
     bin=$OLD; [ "$b" = new ] && bin=$NEW
     for l in "${layers[@]}"; do
       read -r tier dt opn <<<"$l"
-      envs=(env -u FSVC_ARCH); [ "$tier" = avx2 ] && envs=(env FSVC_ARCH=avx2)
+      envs=(env -u FSVC_ARCH); [ "$tier" = default ] || envs=(env FSVC_ARCH="$tier")
       "${envs[@]}" "$bin" bench --op "$opn" --dtype "$dt" --no-ref -v -r 5 >"$work/o" 2>&1 ||
         { echo "${0##*/}: bench $l ($b) failed: $(tail -n 2 "$work/o")" >&2; exit 1; }
       best "$b $l" "$(sed -n 's/^  time: min \([0-9.]*\) s.*/\1/p' "$work/o")"
