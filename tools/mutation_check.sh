@@ -81,6 +81,10 @@ MUTANTS=(
 "M54@fsvc/train.c@rc = fsvc_comm_agreed(at->comm, rc, err); /* every rank takes the exchange, or none */@/* no agreement */@cli:test_mpi_oom.sh@preprocess auto: one rank out of memory skips the rows' exchange (a hang)"
 "M55@fsvc/train.c@rc = fsvc_comm_agreed(comm, rc, err); /* class values, names: one rank can fail alone */@/* no agreement */@cli:test_mpi_oom.sh@a rank out of memory for the class values leaves the others in a collective (a hang)"
 "M56@datasets/slice_agree.c@if (ds_slice_max(c, nomem, &nomem) || nomem) {@if (0) {@cli:test_mpi_oom.sh@a rank out of memory for the data's prints skips their exchange"
+"M57@layers/act_simd_body.h@ACT_M under = ACT_LT(x, ACT_SET1(-87.0f));@ACT_M under = ACT_LT(x, ACT_SET1(-86.0f));@test_bnl_act@vector Gaussian: exp cut to 0 from -86, not below -87"
+"M58@layers/act_sse2.h@return _mm_or_ps(_mm_and_ps(m, b), _mm_andnot_ps(m, a));@return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b));@test_bnl_act@SSE2 select: the two sides swapped"
+"M59@layers/act_simd_body.h@ACT_V ax = ACT_SEL(neg, x, ACT_XOR(x, sign));@ACT_V ax = ACT_SEL(neg, x, x);@test_bnl_act@vector tanh: |x| left negative"
+"M60@layers/act_simd_body.h@h[j] = bnl_expf(-((v > 0.0f ? v : 0.0f) * g));@h[j] = bnl_expf(-(v * g));@test_bnl_act@L2 GEMM Gaussian: a row's scalar tail not clamped at 0"
 )
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fsvc-mutation-XXXXXX")
