@@ -3,9 +3,7 @@
  *
  *   l1_u8_avx2_4x4    vpsadbw on 32 bytes into 4 u64 lanes; 4 samples x 4
  *                     neurons = 16 ymm accumulators; n by 32.
- *   l2sq_u8_avx2_4x4  Sx2 + Sw2 - 2 x.w, the dot with vpmaddwd on bytes
- *                     widened to 16 bits (products <= 255^2, pairs fit int32),
- *                     arithmetic modulo 2^32 (exact for n <= BNL_L2SQ_U8_MAX_N).
+ * (L2 and dot: the packed int16 GEMM of kern_u8gemm_avx2.c.)
  *
  * The last n % 32 bytes of the 8 rows of a tile are copied into zeroed
  * 32-byte buffers (|0 - 0| = 0, 0 * 0 = 0). Loops: group of neurons (about
@@ -38,12 +36,6 @@ static inline __m128i a2u_sum4_q(__m256i a0, __m256i a1, __m256i a2, __m256i a3)
     return a2u_sum4(_mm256_or_si256(a0, _mm256_slli_epi64(a1, 32)),
                     _mm256_or_si256(a2, _mm256_slli_epi64(a3, 32)));
 }
-static inline __m128i a2u_sum4_d(__m256i a0, __m256i a1, __m256i a2, __m256i a3)
-{
-    return a2u_sum4(_mm256_add_epi32(_mm256_unpacklo_epi32(a0, a1), _mm256_unpackhi_epi32(a0, a1)),
-                    _mm256_add_epi32(_mm256_unpacklo_epi32(a2, a3), _mm256_unpackhi_epi32(a2, a3)));
-}
-
 static inline void a2u_store(int32_t *d, __m128i v, int cols)
 {
     if (cols == 4) _mm_storeu_si128((__m128i *)d, v);
@@ -99,14 +91,6 @@ static inline void a2u_store(int32_t *d, __m128i v, int cols)
 
 /* sad of 32 bytes into 4 u64 lanes */
 #define A2U_SAD(a, x, w) ((a) = _mm256_add_epi64((a), _mm256_sad_epu8((x), (w))))
-/* x . w of 32 bytes into 8 int32 lanes: widen halves, vpmaddwd, add */
-#define A2U_DOT(a, x, w)                                                        \
-    ((a) = _mm256_add_epi32((a), _mm256_add_epi32(                              \
-         _mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm256_castsi256_si128(x)),     \
-                           _mm256_cvtepu8_epi16(_mm256_castsi256_si128(w))),    \
-         _mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm256_extracti128_si256(x, 1)), \
-                           _mm256_cvtepu8_epi16(_mm256_extracti128_si256(w, 1))))))
-
 static void l1_u8_avx2_tile(int32_t *D, int64_t ldd, const uint8_t *const xr[4],
                             const uint8_t *const wr[4], int n, int rows, int cols)
 {
@@ -117,82 +101,4 @@ static void l1_u8_avx2_tile(int32_t *D, int64_t ldd, const uint8_t *const xr[4],
     for (int r = 0; r < rows; r++) a2u_store(D + r * ldd, s[r], cols);
 }
 
-/* xs[r] = Sx2 - ... per sample, sw: Sw2 of the 4 neurons (mod 2^32). */
-static void l2sq_u8_avx2_tile(int32_t *D, int64_t ldd, const uint8_t *const xr[4],
-                              const uint8_t *const wr[4], int n, int rows, int cols,
-                              const uint32_t xs[4], __m128i sw)
-{
-    A2U_DECL;
-    A2U_LOOP(A2U_DOT);
-    __m128i s[4] = {a2u_sum4_d(a00, a01, a02, a03), a2u_sum4_d(a10, a11, a12, a13),
-                    a2u_sum4_d(a20, a21, a22, a23), a2u_sum4_d(a30, a31, a32, a33)};
-    for (int r = 0; r < rows; r++) {
-        __m128i d = _mm_sub_epi32(_mm_add_epi32(_mm_set1_epi32((int32_t)xs[r]), sw),
-                                  _mm_slli_epi32(s[r], 1));
-        a2u_store(D + r * ldd, d, cols);
-    }
-}
-
-/* The neuron rows of tile j0 (cols valid) and the sample rows of i0. */
-static inline void a2u_rows(const uint8_t *wr[4], const uint8_t *B, int64_t j0, int cols, int n)
-{
-    for (int c = 0; c < 4; c++) wr[c] = B + (j0 + (c < cols ? c : cols - 1)) * (int64_t)n;
-}
-
 KERN_MACRO_U8(l1_u8_avx2_4x4, a2u_group, l1_u8_avx2_tile)
-
-/* sum x and sum x^2 of one row, modulo 2^32 (vectorised). */
-static void a2u_rowsums(const uint8_t *x, int n, uint32_t *s1, uint32_t *s2)
-{
-    __m256i z = _mm256_setzero_si256(), a = z, b = z;
-    int k = 0;
-    for (; k + 32 <= n; k += 32) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(x + k));
-        a = _mm256_add_epi64(a, _mm256_sad_epu8(v, z));
-        A2U_DOT(b, v, v);
-    }
-    uint64_t t1[4];
-    uint32_t t2[8];
-    _mm256_storeu_si256((__m256i *)t1, a);
-    _mm256_storeu_si256((__m256i *)t2, b);
-    uint32_t p = (uint32_t)(t1[0] + t1[1] + t1[2] + t1[3]), q = 0;
-    for (int l = 0; l < 8; l++) q += t2[l];
-    for (; k < n; k++) {
-        p += x[k];
-        q += (uint32_t)x[k] * x[k];
-    }
-    *s1 = p;
-    *s2 = q;
-}
-
-void l2sq_u8_avx2_4x4(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
-                      const uint8_t *X, int64_t N, int n)
-{
-    int64_t jg = A2U_JG_MAX; /* row sums of X recomputed once per group */
-    uint32_t sw2[A2U_JG_MAX + 4];
-    for (int64_t g0 = 0; g0 < m; g0 += jg) {
-        int64_t g1 = kern_min64(m, g0 + jg);
-        for (int64_t j = g0; j < g1; j++) {
-            uint32_t s1;
-            a2u_rowsums(W + j * (int64_t)n, n, &s1, &sw2[j - g0]);
-        }
-        for (int c = 0; c < 4; c++) sw2[g1 - g0 + c] = 0;
-        for (int64_t i0 = 0; i0 < N; i0 += 4) {
-            int rows = (int)kern_min64(4, N - i0);
-            const uint8_t *xr[4];
-            uint32_t xs[4] = {0, 0, 0, 0}; /* Sx2 per sample */
-            a2u_rows(xr, X, i0, rows, n);
-            for (int r = 0; r < rows; r++) {
-                uint32_t s1;
-                a2u_rowsums(xr[r], n, &s1, &xs[r]);
-            }
-            for (int64_t j0 = g0; j0 < g1; j0 += 4) {
-                int cols = (int)kern_min64(4, g1 - j0);
-                const uint8_t *wr[4];
-                a2u_rows(wr, W, j0, cols, n);
-                __m128i sw = _mm_loadu_si128((const __m128i *)&sw2[j0 - g0]);
-                l2sq_u8_avx2_tile(D + i0 * ldd + j0, ldd, xr, wr, n, rows, cols, xs, sw);
-            }
-        }
-    }
-}

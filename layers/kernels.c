@@ -13,8 +13,9 @@ static const bnl_kernels k_scalar = {
     l2sq_u8_scalar_2x2, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL,
 };
 static const bnl_kernels k_avx2 = {
-    "avx2", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avx2_4x4, NULL, NULL,
-    NULL, NULL, NULL, hgram_avx2, 0, f16_round_avx2, f16_widen_avx2, hscore_avx2,
+    "avx2", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avx2_4x16, NULL,
+    dot_u8_avx2_4x16, NULL, NULL, NULL, hgram_avx2, 0, f16_round_avx2, f16_widen_avx2,
+    hscore_avx2,
 };
 static const bnl_kernels k_avx512 = {
     "avx512", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,

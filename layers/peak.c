@@ -29,7 +29,7 @@ static const struct {
     [BNL_MIX_ABSADD_Y] = {"vsubpd + vandpd + vaddpd ymm", 4, BNL_ARCH_AVX2},
     [BNL_MIX_FMAPS_Y] = {"vfmadd231ps ymm", 8, BNL_ARCH_AVX2},
     [BNL_MIX_FMAPD_Y] = {"vfmadd231pd ymm", 4, BNL_ARCH_AVX2},
-    [BNL_MIX_MADDWD_Y] = {"vpmovzxbw + 2 (vpmaddwd + vpaddd) ymm", 32, BNL_ARCH_AVX2},
+    [BNL_MIX_MADDWD_Y] = {"vpmaddwd + vpaddd ymm", 16, BNL_ARCH_AVX2},
     [BNL_MIX_DPBUSD_Y] = {"{vex} vpdpbusd ymm", 32, BNL_ARCH_AVXVNNI},
     [BNL_MIX_TDPBUUD] = {"tdpbuud tiles", 16384, BNL_ARCH_AMX},
     [BNL_MIX_TDPBF16] = {"tdpbf16ps tiles", 8192, BNL_ARCH_AMX},

@@ -24,11 +24,9 @@ static double thread_cpu(void)
                      "vaddpd " Y(T) ", " Y(A) ", " Y(A) "\n\t"
 #define FMAPS(A, T)  "vfmadd231ps %[b], %[a], " Y(A) "\n\t"
 #define FMAPD(A, T)  "vfmadd231pd %[b], %[a], " Y(A) "\n\t"
-/* 32 u8 synapses: widen one half (ymm11), two vpmaddwd (into ymm12) and
- * their adds, the avx2 l2sq_u8 kernel's share of widenings per vpmaddwd */
-#define MADDWD(A, T) "vpmovzxbw %x[a], %%ymm11\n\tvpmaddwd %[b], %%ymm11, %%ymm12\n\t"       \
-                     "vpaddd %%ymm12, " Y(A) ", " Y(A) "\n\tvpmaddwd %[b], %[a], %%ymm12\n\t"  \
-                     "vpaddd %%ymm12, " Y(A) ", " Y(A) "\n\t"
+/* 16 u8 synapses: one vpmaddwd of widened pairs and its add (the avx2
+ * kernel widens outside its loop) */
+#define MADDWD(A, T) "vpmaddwd %[b], %[a], " Y(T) "\n\tvpaddd " Y(T) ", " Y(A) ", " Y(A) "\n\t"
 #define DPBUSD(A, T) "%{vex%} vpdpbusd %[b], %[a], " Y(A) "\n\t"
 
 #define R11(U) U(0, 11) U(1, 12) U(2, 11) U(3, 12) U(4, 11) U(5, 12) U(6, 11) U(7, 12)      \

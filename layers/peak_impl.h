@@ -29,8 +29,8 @@ enum {
     BNL_MIX_ABSADD_Y,   /* vsubpd + vandpd + vaddpd, 4 */
     BNL_MIX_FMAPS_Y,    /* vfmadd231ps, 8 */
     BNL_MIX_FMAPD_Y,    /* vfmadd231pd, 4 */
-    BNL_MIX_MADDWD_Y,   /* avx2 l2sq_u8: vpmaddwd + vpaddd, 16 (its widenings,
-                           1 vpmovzxbw per 2 vpmaddwd, are in the unit too) */
+    BNL_MIX_MADDWD_Y,   /* avx2 l2sq_u8 / dot_u8: vpmaddwd + vpaddd, 16 (pairs
+                           widened outside the loop) */
     BNL_MIX_DPBUSD_Y,   /* avxvnni: {vex} vpdpbusd, 32 */
     /* tiles (peak_amx.c) */
     BNL_MIX_TDPBUUD,    /* amx u8 L2 / dot: tdpbuud, 16 x 16 x 64 = 16384 */

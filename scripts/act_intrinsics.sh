@@ -10,7 +10,8 @@
 # same bytes (they must be: the same operations). Writes OUT
 # (results/act_intrinsics.md).
 # Usage: OLD=/path/to/old/build/fsvc scripts/act_intrinsics.sh [-o OUT] [MNIST_DIR]
-#   ROUNDS (3)
+#   ROUNDS (3); another pair of builds: TITLE (the report's heading), LAYERS
+#   ("TIER DTYPE OP" items, ';'-separated) and TIERS (those of the jobs).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -20,7 +21,9 @@ mnist=${1:-data/mnist}
 ROUNDS=${ROUNDS:-3}
 OLD=${OLD:?set OLD to the fsvc built before the change}
 NEW=$root/build/fsvc
-command="OLD=$OLD scripts/act_intrinsics.sh -o $out $mnist (ROUNDS=$ROUNDS)"
+TITLE=${TITLE:-The Gaussian and tanh epilogues in intrinsics, against the build before them}
+TIERS=${TIERS:-default avx2}
+command="OLD=$OLD scripts/act_intrinsics.sh -o $out $mnist (ROUNDS=$ROUNDS${LAYERS:+ LAYERS='$LAYERS'}${TIERS:+ TIERS='$TIERS'})"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 declare -A wall cpu kern
@@ -30,6 +33,7 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 layers=("default u8 rbf-l2" "default f32 rbf-l2" "avx2 u8 rbf-l2" "avx2 f32 rbf-l2"
   "scalar u8 rbf-l2" "default u8 mul" "default f32 mul" "avx2 u8 mul" "avx2 f32 mul"
   "scalar u8 mul")
+if [ -n "${LAYERS:-}" ]; then IFS=';' read -r -a layers <<<"$LAYERS"; fi
 for ((r = 1; r <= ROUNDS; r++)); do
   if ((r % 2)); then order="old new"; else order="new old"; fi
   for b in $order; do
@@ -45,8 +49,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
         awk "BEGIN{exit !($k < ${kern[$b $l]})}"; } && kern[$b $l]=$k
       echo "${0##*/}: round $r, $b, layer $l: ${runs[$b $l]##* } s" >&2
     done
-    for tier in default avx2; do
-      envs=(env -u FSVC_ARCH); [ "$tier" = avx2 ] && envs=(env FSVC_ARCH=avx2)
+    for tier in $TIERS; do
+      envs=(env -u FSVC_ARCH); [ "$tier" = default ] || envs=(env FSVC_ARCH="$tier")
       timed "$b $tier train" "${envs[@]}" "$bin" train "$mnist/train" "$work/$b$tier.fsvc"
       timed "$b $tier predict" "${envs[@]}" "$bin" predict -o "$work/$b$tier.pred" \
         "$work/$b$tier.fsvc" "$mnist/t10k"
@@ -55,13 +59,13 @@ for ((r = 1; r <= ROUNDS; r++)); do
   done
 done
 same_model=yes same_pred=yes
-for tier in default avx2; do
+for tier in $TIERS; do
   cmp -s "$work/old$tier.fsvc" "$work/new$tier.fsvc" || same_model=no
   cmp -s "$work/old$tier.pred" "$work/new$tier.pred" || same_pred=no
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
 {
-  echo "# The Gaussian and tanh epilogues in intrinsics, against the build before them"
+  echo "# $TITLE"
   echo
   echo "Written by \`scripts/act_intrinsics.sh\`; do not edit."
   echo
@@ -86,7 +90,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
       echo "| layer $l | $o | $n | $(ratio "$o" "$n") | | | |"
     fi
   done
-  for j in "default train" "default predict" "avx2 train" "avx2 predict"; do
+  for j in $(for t in $TIERS; do echo "$t:train $t:predict"; done); do
+    j=${j/:/ }
     echo "| $j MNIST (wall) | ${wall[old $j]} | ${wall[new $j]} |" \
       "$(ratio "${wall[old $j]}" "${wall[new $j]}") | | | |"
     echo "| $j MNIST (CPU) | ${cpu[old $j]} | ${cpu[new $j]} |" \

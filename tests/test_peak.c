@@ -161,11 +161,7 @@ REF_LOOP(ref_dpbf16_z, Z512 ",avx512bf16", __m512, E16, 16, _mm512_setzero_ps(),
 #define U_ABSADD_Y(x) (x = _mm256_add_pd(x, _mm256_and_pd(_mm256_sub_pd(a, b), c))); BAR
 #define U_FMAPS_Y(x) (x = _mm256_fmadd_ps(a, b, x)); BAR
 #define U_FMAPD_Y(x) (x = _mm256_fmadd_pd(a, b, x)); BAR
-#define U_MADDWD_Y(x)                                                                       \
-    (x = _mm256_add_epi32(_mm256_add_epi32(x, _mm256_madd_epi16(                             \
-                              _mm256_cvtepu8_epi16(_mm256_castsi256_si128(a)), b)),          \
-                          _mm256_madd_epi16(a, b)));                                       \
-    BAR
+#define U_MADDWD_Y(x) (x = _mm256_add_epi32(x, _mm256_madd_epi16(a, b))); BAR
 #define U_DPBUSD_Y(x) (x = _mm256_dpbusd_avx_epi32(x, a, b)); BAR
 REF_LOOP(ref_sad_y, Y256, __m256i, E11, 11, _mm256_setzero_si256(), U_SAD_Y, SETUP_YI)
 REF_LOOP(ref_minadd_y, Y256, __m256, E11, 11, _mm256_setzero_ps(), U_MINADD_Y, SETUP_YF)
