@@ -29,6 +29,11 @@ void l1_u8_scalar_2x2(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
                       const uint8_t *X, int64_t N, int n);
 void l2sq_u8_scalar_2x2(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
                         const uint8_t *X, int64_t N, int n);
+/* the packed int16 GEMM on SSE2 (kern_u8gemm_sse2.c) */
+void l2sq_u8_sse2_4x8(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                      const uint8_t *X, int64_t N, int n);
+void dot_u8_sse2_4x8(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                     const uint8_t *X, int64_t N, int n);
 
 /* AVX2 (kern_flt_avx2.c, kern_u8_avx2.c, kern_u8gemm_avx2.c). */
 void l1_f32_avx2_6x16(float *D, int64_t ldd, const float *W, int64_t m,
@@ -37,7 +42,7 @@ void l1_f64_avx2_6x8(double *D, int64_t ldd, const double *W, int64_t m,
                      const double *X, int64_t N, int n);
 void l1_u8_avx2_4x4(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
                     const uint8_t *X, int64_t N, int n);
-/* the packed int16 GEMM (kern_u8gemm_avx2.c) */
+/* the packed int16 GEMM (kern_u8gemm_avx2.c, kern_u8gemm_body.h) */
 void l2sq_u8_avx2_4x16(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
                        const uint8_t *X, int64_t N, int n);
 void dot_u8_avx2_4x16(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,

@@ -8,9 +8,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* the x86-64 baseline: plain C, u8 L2 and dot on SSE2's pmaddwd */
 static const bnl_kernels k_scalar = {
     "scalar", l1_f32_scalar_4x8, l1_f64_scalar_4x4, l1_u8_scalar_2x2,
-    l2sq_u8_scalar_2x2, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL,
+    l2sq_u8_sse2_4x8, NULL, dot_u8_sse2_4x8, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL,
 };
 static const bnl_kernels k_avx2 = {
     "avx2", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avx2_4x16, NULL,

@@ -23,10 +23,12 @@
  *   l1_u8   avx512 64 (one vpsadbw zmm/cycle; with its vpaddq the ports
  *           give 0.73 vpsadbw/cycle measured here, ~47)            avx2 32
  *   l2sq_u8 avx512 64 (one vpdpbusd zmm, 64 products, per cycle)   avx2 16
- *           per vpmaddwd (Zen 4 issues 1.6 a cycle, ~26)
+ *           per vpmaddwd (Zen 4 issues 1.6 a cycle, ~26); scalar (SSE2) 8
+ *           per pmaddwd
  *           (Zen 5 issues 2 vpdpbusd/cycle: 128; avx512's 4x4 kernel ~55,
  *           avx512vnni's packed 8x48 GEMM ~93, measured)
- *   dot_u8  avx512vnni, avx2: as their l2sq_u8 (the same GEMM, another finish)
+ *   dot_u8  avx512vnni, avx2, scalar: as their l2sq_u8 (the same GEMM, another
+ *           finish)
  *   dot_bf16 avx512bf16 32 per vdpbf16ps (Zen 5: 2 per cycle, 64)
  *   amx      l2sq_u8 / dot_u8 16384 per tdpbuud, dot_bf16 8192 per
  *           tdpbf16ps (Sapphire Rapids, by Intel's figures, not measured

@@ -6,7 +6,8 @@
  * 1 and 2 threads compute every tile the same way (identical bits).
  *   kernels (L1, u8 L2/dot): W tile (tile_m x n) and X tile (tile_N x n)
  *     each within a quarter of L2, the distance tile within another;
- *     u8 L2/dot on the packed GEMMs (avx512vnni, avxvnni, avx2): 1024 x 240;
+ *     u8 L2/dot on the packed GEMMs (avx512vnni, avxvnni, avx2, scalar):
+ *     1024 x 240;
  *     on the AMX tiles: 1024 x 256;
  *   gemm (f32/f64 dot and L2): tiles of 1024 samples x 2048 neurons (8 MiB
  *     of f32, 512 x 2048 for f64): each one-thread sgemm re-packs its W and
@@ -108,8 +109,8 @@ bnl_plan bnl_plan_for(const bnl_ctx *ctx, const bnl_op *op, int64_t m, int64_t N
         p.path = "gemm";
         p.kernel = op->dtype == FSVC_F32 ? "openblas-sgemm" : "openblas-dgemm";
     } else if (op->dtype == FSVC_U8 && op->dist != BNL_L1 && bnl_kernels_get(ctx->arch)->dot_u8) {
-        /* the packed GEMMs (avx512vnni, avxvnni, avx2's int16: the tiers
-         * with a dot_u8 kernel) pack a 48-neuron panel per
+        /* the packed GEMMs (avx512vnni, avxvnni, the int16 ones of avx2 and
+         * scalar: the tiers with a dot_u8 kernel) pack a 48-neuron panel per
          * call and reuses it over the tile's samples: tall tiles (measured
          * at 4096^2 x 784, CPU time: 192 x 320 0.0019 ns, 512 x 480 0.0018,
          * 1024 x 240 0.0015); the int32 tile (1 MiB) stays in L2. amx's
