@@ -87,6 +87,13 @@ static void test_act_definition(void **state)
     }
 }
 
+static void *must_alloc(size_t bytes)
+{
+    void *p = malloc(bytes);
+    assert_non_null(p);
+    return p;
+}
+
 /* One epilogue call against the scalar definition, bit for bit, over a
  * rows x cols block (ld): from int32 D, in place over V, or the L2 GEMM's
  * from V with the norms xn, wn. H is overwritten (V copied in first). */
@@ -130,12 +137,9 @@ static void test_epilogue_copies(void **state)
                               BNL_ARCH_AVX512VNNI, BNL_ARCH_AVX512BF16, BNL_ARCH_AVXVNNI,
                               BNL_ARCH_AMX};
     const int64_t rows = 3, cols = 37, ld = 41;
-    float *H = malloc(sizeof(float) * rows * ld), *V = malloc(sizeof(float) * rows * ld);
-    int32_t *D = malloc(sizeof(int32_t) * rows * ld);
+    float *H = must_alloc(sizeof(float) * rows * ld), *V = must_alloc(sizeof(float) * rows * ld);
+    int32_t *D = must_alloc(sizeof(int32_t) * rows * ld);
     float xn[3] = {5.0f, 7.5f, 0.25f}, wn[37];
-    assert_non_null(H);
-    assert_non_null(V);
-    assert_non_null(D);
     for (int j = 0; j < cols; j++)
         wn[j] = 0.1f * (float)j;
     const struct { bnl_dist d; bnl_act a; } ops[] = {
@@ -178,12 +182,9 @@ static void test_gauss_wide(void **state)
     const bnl_arch archs[] = {BNL_ARCH_SCALAR, BNL_ARCH_AVX2, BNL_ARCH_AVX512};
     const int64_t rows = 40, cols = 77, ld = 80; /* 4 vectors of 16 and a tail of 13 */
     const double radii[] = {0.7, 1.0, 30.0, 1452.85, 2.5e4, 3e6}; /* r 1: d 174 is -87 */
-    int32_t *D = malloc(sizeof(int32_t) * rows * ld);
-    float *H = malloc(sizeof(float) * rows * ld), *V = malloc(sizeof(float) * rows * ld);
+    int32_t *D = must_alloc(sizeof(int32_t) * rows * ld);
+    float *H = must_alloc(sizeof(float) * rows * ld), *V = must_alloc(sizeof(float) * rows * ld);
     float xn[40] = {0.0f, 1.0f, 3e5f, 2e7f, 1e30f}, wn[77];
-    assert_non_null(D);
-    assert_non_null(H);
-    assert_non_null(V);
     uint32_t s = 12345u;
     for (int64_t q = 0; q < rows * ld; q++) {
         s = s * 1664525u + 1013904223u;
@@ -233,12 +234,9 @@ static void test_row_act_wide(void **state)
     };
     const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 0.0625f, -0.0625f,
                              0.06249999f, 10.0f, -10.0f, 10.000001f, 87.0f, 1e-30f, -1e-30f};
-    float *H = malloc(sizeof(float) * rows * ld), *V = malloc(sizeof(float) * rows * ld);
-    int32_t *D = malloc(sizeof(int32_t) * rows * ld), *Dd = malloc(sizeof(int32_t) * rows * ld);
-    assert_non_null(H);
-    assert_non_null(V);
-    assert_non_null(D);
-    assert_non_null(Dd);
+    float *H = must_alloc(sizeof(float) * rows * ld), *V = must_alloc(sizeof(float) * rows * ld);
+    int32_t *D = must_alloc(sizeof(int32_t) * rows * ld);
+    int32_t *Dd = must_alloc(sizeof(int32_t) * rows * ld);
     uint32_t s = 777u;
     for (int64_t q = 0; q < rows * ld; q++) {
         s = s * 1664525u + 1013904223u;
