@@ -1,15 +1,15 @@
 /*
  * epi_body.h - the float tile epilogues, included once per ISA by
  * epi_scalar.c, epi_avx2.c and epi_avx512.c, which set EPI_SUFFIX, EPI_STR
- * and EPI_SQRT_ROW (an IEEE sqrt over a row, with that ISA's intrinsics:
- * gcc will not vectorise sqrtf under -fmath-errno). The other loops are
- * plain C over act.h's inline definitions with `omp simd`, so each copy
- * performs the same IEEE operations as bnl_act_f (same bits), only wider.
- * A copy may also set, in its own intrinsics and with the same operations
- * again: EPI_GAUSS_I32(t, d, len, g) (t = the Gaussian of the int32
- * squared distances d), EPI_GAUSS_L2(h, x2, wn, len, g) (h = the Gaussian
- * of max(0, (x2 + wn) + h)), EPI_GAUSS_ROW(h, len, g, sq) (row_act's
- * Gaussian) and EPI_TANH_ROW(h, len).
+ * and, in that ISA's intrinsics: EPI_SQRT_ROW (an IEEE sqrt over a row:
+ * gcc will not vectorise sqrtf under -fmath-errno), and from act_simd_body.h
+ * (gcc vectorises exp's selects badly or not at all) EPI_GAUSS_I32(t, d,
+ * len, g) (t = the Gaussian of the int32 squared distances d),
+ * EPI_GAUSS_L2(h, x2, wn, len, g) (h = the Gaussian of max(0, (x2 + wn) +
+ * h)), EPI_GAUSS_ROW(h, len, g, sq) (row_act's Gaussian) and
+ * EPI_TANH_ROW(h, len). The other loops are plain C over act.h's inline
+ * definitions with `omp simd`; every copy performs the same IEEE
+ * operations as bnl_act_f (same bits), only wider.
  */
 #include "act.h"
 
@@ -35,30 +35,10 @@ static void EPI(row_act)(float *h, int64_t len, const bnl_actp *p)
         }
         break;
     case BNL_GAUSS:
-#ifdef EPI_GAUSS_ROW
         EPI_GAUSS_ROW(h, len, g, sq);
         break;
-#endif
-        if (sq) {
-            _Pragma("omp simd")
-            for (int64_t j = 0; j < len; j++)
-                h[j] = bnl_expf(-(h[j] * g));
-        } else {
-            _Pragma("omp simd")
-            for (int64_t j = 0; j < len; j++) {
-                float d = h[j] > 0.0f ? h[j] : 0.0f;
-                h[j] = bnl_expf(-((d * d) * g));
-            }
-        }
-        break;
     case BNL_TANH:
-#ifdef EPI_TANH_ROW
         EPI_TANH_ROW(h, len);
-        break;
-#endif
-        _Pragma("omp simd")
-        for (int64_t j = 0; j < len; j++)
-            h[j] = bnl_tanhf(h[j]);
         break;
     case BNL_IDENT:
     default:
@@ -91,12 +71,10 @@ static void EPI(epi_from_i32)(float *H, int64_t ldh, const int32_t *D, int64_t l
         for (int64_t j0 = 0; j0 < cols; j0 += EPI_PIECE) {
             const int32_t *d = D + i * ldd + j0;
             int64_t len = cols - j0 < EPI_PIECE ? cols - j0 : EPI_PIECE;
-#ifdef EPI_GAUSS_I32
             if (p->act == BNL_GAUSS && p->vk == BNL_V_SQ) {
                 EPI_GAUSS_I32(H + i * ldh + j0, d, len, p->g);
                 continue;
             }
-#endif
             _Pragma("omp simd")
             for (int64_t j = 0; j < len; j++)
                 t[j] = (float)d[j];
@@ -121,16 +99,7 @@ static void EPI(epi_l2_f32)(float *H, int64_t ldh, const float *xn, const float 
         float *h = H + i * ldh;
         const float x2 = xn[i], g = p->g;
         if (p->act == BNL_GAUSS) { /* one pass: the common RBF-L2 case */
-#ifdef EPI_GAUSS_L2
             EPI_GAUSS_L2(h, x2, wn, cols, g);
-            continue;
-#endif
-            _Pragma("omp simd")
-            for (int64_t j = 0; j < cols; j++) {
-                float v = (x2 + wn[j]) + h[j];
-                v = v > 0.0f ? v : 0.0f;
-                h[j] = bnl_expf(-(v * g));
-            }
             continue;
         }
         _Pragma("omp simd")

@@ -14,13 +14,12 @@ static inline void epi_sqrt_row_scalar(float *h, int64_t len)
     for (; j < len; j++)
         h[j] = sqrtf(h[j]);
 }
-#if defined(__SSE2__) /* every x86-64 */
-#include "act_sse2.h"
+
+#include "act_sse2.h" /* SSE2: every x86-64 */
 #define EPI_GAUSS_ROW bnl_gauss_row_sse2
 #define EPI_TANH_ROW bnl_tanh_row_sse2
 #define EPI_GAUSS_I32 bnl_gauss_i32_row_sse2
 #define EPI_GAUSS_L2 bnl_gauss_l2_row_sse2
-#endif
 #define EPI_SUFFIX _scalar
 #define EPI_STR "epi-f32-sse2"
 #define EPI_SQRT_ROW epi_sqrt_row_scalar

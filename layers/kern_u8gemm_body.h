@@ -18,9 +18,10 @@
  * operands for every pair of rows: 0.133 s for the 4096^2 x 784 layer's
  * products on a Zen 4 (2 threads), this one 0.091 s, 70 % of its vpmaddwd
  * probe; on SSE2 0.20 s, against 0.39 s for the scalar tier's plain-C 2 x 2
- * kernel before it. int32 modulo 2^32: exact while D fits (n <= BNL_L2SQ_U8_MAX_N).
- * Loops: samples by A2G_HG (their k block widened on the stack, up to 64
- * KB) > k by A2G_KP pairs > neurons by 2 KG_W (the panel) > samples by 4,
+ * kernel before it. int32 modulo 2^32: exact while D fits (n <=
+ * BNL_L2SQ_U8_MAX_N).
+ * Loops: samples by KG_HG (their k block widened on the stack, up to 64
+ * KB) > k by KG_KP pairs > neurons by 2 KG_W (the panel) > samples by 4,
  * adding into D after the first k block. Rows past an edge repeat the
  * last valid row and are not stored; neurons past m are zero in the panel
  * and not stored. D: N x m (ldd >= m), W: m x n, X: N x n, row-major.
@@ -29,13 +30,13 @@
 #define KG_CAT(a, b) KG_CAT2(a, b)
 #define KG_FN(name) KG_CAT(name, KG_SFX)
 
-#define A2G_MR 4
-#define A2G_NR (2 * KG_W)
-#define A2G_KP 64  /* k pairs per block: the panel, 2 KG_W x 256 bytes */
-#define A2G_HG 256 /* samples per group: their block, 64 KB on the stack */
+#define KG_MR 4
+#define KG_NR (2 * KG_W)
+#define KG_KP 64  /* k pairs per block: the panel, 2 KG_W x 256 bytes */
+#define KG_HG 256 /* samples per group: their block, 64 KB on the stack */
 
 /* sum of x_k^2 over a row, modulo 2^32 */
-static uint32_t KG_FN(a2g_sumsq)(const uint8_t *x, int n)
+static uint32_t KG_FN(kg_sumsq)(const uint8_t *x, int n)
 {
     KG_V a = KG_ZERO();
     int k = 0;
@@ -52,7 +53,7 @@ static uint32_t KG_FN(a2g_sumsq)(const uint8_t *x, int n)
 
 /* k pairs p0 .. p0 + kp - 1 of one row as 32-bit pairs x_2p | x_2p+1 << 16
  * (0 past n): out[0 .. kp - 1] */
-static void KG_FN(a2g_pairs)(uint32_t *out, const uint8_t *x, int n, int p0, int kp)
+static void KG_FN(kg_pairs)(uint32_t *out, const uint8_t *x, int n, int p0, int kp)
 {
     const uint8_t *s = x + 2 * p0;
     int full = n / 2 - p0; /* pairs with both values */
@@ -67,21 +68,21 @@ static void KG_FN(a2g_pairs)(uint32_t *out, const uint8_t *x, int n, int p0, int
     }
 }
 
-#define A2G_ROW(r)                                                              \
+#define KG_ROW(r)                                                              \
     b = KG_SET1((int32_t)x##r[p]);                                              \
     c##r##0 = KG_ADD(c##r##0, KG_MADD(b, w0));                                  \
     c##r##1 = KG_ADD(c##r##1, KG_MADD(b, w1))
 
-#define A2G_STORE(r)                                                            \
+#define KG_STORE(r)                                                            \
     if ((r) < rows) {                                                           \
         int32_t *d = D + (r) * ldd;                                             \
         KG_V xv = KG_SET1((int32_t)xs[r]);                                      \
-        A2G_STORE1(d, c##r##0, 0, xv); A2G_STORE1(d, c##r##1, 1, xv);           \
+        KG_STORE1(d, c##r##0, 0, xv); KG_STORE1(d, c##r##1, 1, xv);           \
     }
 /* full tiles by plain loads and stores: vpmaskmovd stores are slow on AMD
  * (the AVX2 kernel 1.2x slower on a Zen 4 with masks everywhere); the
  * edge's partial vectors by KG_LOADP / KG_STOREP (lanes < left) */
-#define A2G_STORE1(d, acc, v, xv)                                               \
+#define KG_STORE1(d, acc, v, xv)                                               \
     do {                                                                        \
         KG_V a = (acc);                                                         \
         int32_t *dv = (d) + KG_W * (v);                                         \
@@ -95,60 +96,60 @@ static void KG_FN(a2g_pairs)(uint32_t *out, const uint8_t *x, int n, int p0, int
             KG_STOREP(dv, a, left);                                             \
     } while (0)
 
-/* D tile (rows x cols of 4 x 16) over kp pairs of the panel wp (kp x 16)
+/* D tile (rows x cols of 4 x KG_NR) over kp pairs of the panel wp (kp x KG_NR)
  * and the sample rows xr (their pairs); finished on the last k block (L2:
  * xs + sw - 2 a). */
-static void KG_FN(a2g_tile)(int32_t *D, int64_t ldd, const uint32_t *wp,
-                     const uint32_t *const xr[A2G_MR], int kp, int rows, int cols, int first,
-                     int last, const uint32_t *xs, const uint32_t *sw, int dot)
+static void KG_FN(kg_tile)(int32_t *D, int64_t ldd, const uint32_t *wp,
+                           const uint32_t *const xr[KG_MR], int kp, int rows, int cols,
+                           int first, int last, const uint32_t *xs, const uint32_t *sw, int dot)
 {
     KG_V c00 = KG_ZERO(), c01 = c00, c10 = c00, c11 = c00;
     KG_V c20 = c00, c21 = c00, c30 = c00, c31 = c00;
     const uint32_t *x0 = xr[0], *x1 = xr[1], *x2 = xr[2], *x3 = xr[3];
     for (int p = 0; p < kp; p++) {
-        const uint32_t *wq = wp + (size_t)p * A2G_NR;
+        const uint32_t *wq = wp + (size_t)p * KG_NR;
         KG_V w0 = KG_LOAD(wq), w1 = KG_LOAD(wq + KG_W);
         KG_V b;
-        A2G_ROW(0); A2G_ROW(1); A2G_ROW(2); A2G_ROW(3);
+        KG_ROW(0); KG_ROW(1); KG_ROW(2); KG_ROW(3);
     }
-    const int full = cols == A2G_NR;
-    A2G_STORE(0) A2G_STORE(1) A2G_STORE(2) A2G_STORE(3)
+    const int full = cols == KG_NR;
+    KG_STORE(0) KG_STORE(1) KG_STORE(2) KG_STORE(3)
 }
 
-static void KG_FN(a2g_gemm)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, const uint8_t *X,
-                     int64_t N, int n, int dot)
+static void KG_FN(kg_gemm)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m,
+                           const uint8_t *X, int64_t N, int n, int dot)
 {
-    _Alignas(32) uint32_t xb[A2G_HG * A2G_KP]; /* the group's pairs, ld kp */
-    _Alignas(32) uint32_t wp[A2G_KP * A2G_NR]; /* pairs x 16 neurons */
-    _Alignas(32) uint32_t sw[A2G_NR];          /* Sw2 of the panel (L2) */
-    uint32_t xs[A2G_HG + A2G_MR];              /* Sx2 of the group (L2) */
-    const int np = (n + 1) / 2, nb = (np + A2G_KP - 1) / A2G_KP;
-    for (int64_t h0 = 0; h0 < N; h0 += A2G_HG) {
-        int64_t h1 = kern_min64(N, h0 + A2G_HG);
+    _Alignas(32) uint32_t xb[KG_HG * KG_KP]; /* the group's pairs, ld kp */
+    _Alignas(32) uint32_t wp[KG_KP * KG_NR]; /* pairs x KG_NR neurons */
+    _Alignas(32) uint32_t sw[KG_NR];        /* Sw2 of the panel (L2) */
+    uint32_t xs[KG_HG + KG_MR];             /* Sx2 of the group (L2) */
+    const int np = (n + 1) / 2, nb = (np + KG_KP - 1) / KG_KP;
+    for (int64_t h0 = 0; h0 < N; h0 += KG_HG) {
+        int64_t h1 = kern_min64(N, h0 + KG_HG);
         for (int64_t i = h0; i < h1; i++)
-            xs[i - h0] = dot ? 0 : KG_FN(a2g_sumsq)(X + i * (int64_t)n, n);
+            xs[i - h0] = dot ? 0 : KG_FN(kg_sumsq)(X + i * (int64_t)n, n);
         for (int b = 0; b < nb; b++) {
-            int p0 = b * A2G_KP, kp = (int)kern_min64(A2G_KP, np - p0), last = b == nb - 1;
+            int p0 = b * KG_KP, kp = (int)kern_min64(KG_KP, np - p0), last = b == nb - 1;
             for (int64_t i = h0; i < h1; i++)
-                KG_FN(a2g_pairs)(xb + (i - h0) * kp, X + i * (int64_t)n, n, p0, kp);
-            for (int64_t j0 = 0; j0 < m; j0 += A2G_NR) {
-                int cols = (int)kern_min64(A2G_NR, m - j0);
-                for (int c = 0; c < A2G_NR; c++) {
-                    uint32_t col[A2G_KP];
+                KG_FN(kg_pairs)(xb + (i - h0) * kp, X + i * (int64_t)n, n, p0, kp);
+            for (int64_t j0 = 0; j0 < m; j0 += KG_NR) {
+                int cols = (int)kern_min64(KG_NR, m - j0);
+                for (int c = 0; c < KG_NR; c++) {
+                    uint32_t col[KG_KP];
                     if (c < cols)
-                        KG_FN(a2g_pairs)(col, W + (j0 + c) * (int64_t)n, n, p0, kp);
+                        KG_FN(kg_pairs)(col, W + (j0 + c) * (int64_t)n, n, p0, kp);
                     for (int p = 0; p < kp; p++)
-                        wp[p * A2G_NR + c] = c < cols ? col[p] : 0;
+                        wp[p * KG_NR + c] = c < cols ? col[p] : 0;
                     sw[c] = last && !dot && c < cols
-                                ? KG_FN(a2g_sumsq)(W + (j0 + c) * (int64_t)n, n) : 0;
+                                ? KG_FN(kg_sumsq)(W + (j0 + c) * (int64_t)n, n) : 0;
                 }
-                for (int64_t i0 = h0; i0 < h1; i0 += A2G_MR) {
-                    int rows = (int)kern_min64(A2G_MR, h1 - i0);
-                    const uint32_t *xr[A2G_MR];
-                    for (int r = 0; r < A2G_MR; r++)
+                for (int64_t i0 = h0; i0 < h1; i0 += KG_MR) {
+                    int rows = (int)kern_min64(KG_MR, h1 - i0);
+                    const uint32_t *xr[KG_MR];
+                    for (int r = 0; r < KG_MR; r++)
                         xr[r] = xb + (i0 - h0 + (r < rows ? r : rows - 1)) * kp;
-                    KG_FN(a2g_tile)(D + i0 * ldd + j0, ldd, wp, xr, kp, rows, cols, b == 0, last,
-                             xs + (i0 - h0), sw, dot);
+                    KG_FN(kg_tile)(D + i0 * ldd + j0, ldd, wp, xr, kp, rows, cols, b == 0, last,
+                                   xs + (i0 - h0), sw, dot);
                 }
             }
         }
@@ -158,22 +159,22 @@ static void KG_FN(a2g_gemm)(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m
 void KG_L2SQ(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, const uint8_t *X, int64_t N,
              int n)
 {
-    KG_FN(a2g_gemm)(D, ldd, W, m, X, N, n, 0);
+    KG_FN(kg_gemm)(D, ldd, W, m, X, N, n, 0);
 }
 
 void KG_DOT(int32_t *D, int64_t ldd, const uint8_t *W, int64_t m, const uint8_t *X, int64_t N,
             int n)
 {
-    KG_FN(a2g_gemm)(D, ldd, W, m, X, N, n, 1);
+    KG_FN(kg_gemm)(D, ldd, W, m, X, N, n, 1);
 }
 
 #undef KG_CAT2
 #undef KG_CAT
 #undef KG_FN
-#undef A2G_MR
-#undef A2G_NR
-#undef A2G_KP
-#undef A2G_HG
-#undef A2G_ROW
-#undef A2G_STORE
-#undef A2G_STORE1
+#undef KG_MR
+#undef KG_NR
+#undef KG_KP
+#undef KG_HG
+#undef KG_ROW
+#undef KG_STORE
+#undef KG_STORE1

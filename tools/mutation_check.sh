@@ -87,7 +87,7 @@ MUTANTS=(
 "M60@layers/act_simd_body.h@h[j] = bnl_expf(-((v > 0.0f ? v : 0.0f) * g));@h[j] = bnl_expf(-(v * g));@test_bnl_act@L2 GEMM Gaussian: a row's scalar tail not clamped at 0"
 "M61@layers/kern_u8gemm_body.h@hi = k + 1 < n ? x[k + 1] : 0;@hi = k + 1 <= n ? x[k + 1] : 0;@test_kernels test_bnl_ops@avx2 int16 GEMM: an odd n's last pair reads past the row"
 "M62@layers/kern_u8gemm_body.h@rows, cols, b == 0, last,@rows, cols, 1, last,@test_kernels test_bnl_ops@avx2 int16 GEMM: each k block overwrites D instead of adding"
-"M63@layers/kern_u8gemm_body.h@const int full = cols == A2G_NR;@const int full = cols > 8;@test_kernels@avx2 int16 GEMM: a partial panel stored whole (past m)"
+"M63@layers/kern_u8gemm_body.h@const int full = cols == KG_NR;@const int full = cols > 8;@test_kernels@avx2 int16 GEMM: a partial panel stored whole (past m)"
 "M64@layers/kern_u8gemm_sse2.c@for (int l = 0; l < left; l++) p[l] = t[l];@for (int l = 0; l < left - 1; l++) p[l] = t[l];@test_kernels@SSE2 int16 GEMM: a partial vector's last lane not stored"
 "M65@layers/kern_u8gemm_sse2.c@_mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(p)), _mm_setzero_si128())@_mm_unpacklo_epi8(_mm_setzero_si128(), _mm_loadl_epi64((const __m128i *)(p)))@test_kernels@SSE2 int16 GEMM: bytes widened into the high halves"
 )
