@@ -78,17 +78,25 @@ static inline __m256i av_bcast(const uint8_t *p)
         AV_STORE1(d, c##r##0, 0, xv); AV_STORE1(d, c##r##1, 1, xv);             \
         AV_STORE1(d, c##r##2, 2, xv);                                           \
     }
+/* full tiles by plain loads and stores (vpmaskmovd stores are slow on
+ * AMD); the edge's partial vectors masked by cm[v] */
 #define AV_STORE1(d, acc, v, xv)                                                \
     do {                                                                        \
         __m256i a = (acc);                                                      \
-        if (!first) a = _mm256_add_epi32(a, _mm256_maskload_epi32((d) + 8 * (v), cm[v])); \
+        int32_t *dv = (d) + 8 * (v);                                            \
+        if (!first)                                                             \
+            a = _mm256_add_epi32(a, full ? _mm256_loadu_si256((const __m256i *)dv) \
+                                         : _mm256_maskload_epi32(dv, cm[v]));   \
         if (last && dot)                                                        \
             a = _mm256_add_epi32(a, xv);                                        \
         else if (last)                                                          \
             a = _mm256_sub_epi32(_mm256_add_epi32(xv, _mm256_loadu_si256(      \
                                      (const __m256i *)(sw + 8 * (v)))),         \
                                  _mm256_slli_epi32(a, 1));                      \
-        _mm256_maskstore_epi32((d) + 8 * (v), cm[v], a);                        \
+        if (full)                                                               \
+            _mm256_storeu_si256((__m256i *)dv, a);                              \
+        else                                                                    \
+            _mm256_maskstore_epi32(dv, cm[v], a);                               \
     } while (0)
 
 /* D tile (rows x cols of 4 x 24) over nq quads of the panel (and a tail
@@ -117,6 +125,7 @@ static void av_tile(int32_t *D, int64_t ldd, const uint8_t *wp, const uint8_t *c
     __m256i cm[3]; /* lane < cols - 8 v: all ones */
     for (int v = 0; v < 3; v++)
         cm[v] = _mm256_cmpgt_epi32(_mm256_set1_epi32(cols - 8 * v), lane);
+    const int full = cols == AV_NR;
     AV_STORE(0) AV_STORE(1) AV_STORE(2) AV_STORE(3)
 }
 

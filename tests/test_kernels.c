@@ -9,7 +9,9 @@
  *   f32: |D - exact| <= BNL_L1_F32_RTOL * sum_k(|x_k| + |w_k|) + BNL_L1_F32_ATOL
  *        (exact = float64 sum); scalar f32 bit-exact with the float loop;
  *        all archs exact on integer-valued floats.
- * Results never depend on how (m, N) is cut into calls (bitwise).
+ * Results never depend on how (m, N) is cut into calls (bitwise). Where
+ * the CPU has AVX-512 VNNI but not AVX-VNNI, the avxvnni kernels run too,
+ * on the EVEX form of the same instruction (tests/util/vnni256.h).
  * FSVC_TEST_QUICK=1 runs a subset (for the sanitizer build).
  */
 #include <stdarg.h>
@@ -25,6 +27,7 @@
 #include "layers/kernels.h"
 #include "layers/bnl.h"
 #include "tests/util/archs.h"
+#include "tests/util/vnni256.h"
 #include "layers/kern_impl.h"
 #include "layers/kern_pack4.h"
 
@@ -185,11 +188,42 @@ static int check_f32(const bnl_kernels *k, const char *arch, const float *W, int
     return bad;
 }
 
-/* All four kernels of one arch on one shape, dense (ldd = m) and padded. */
-static int run_shape(bnl_arch a, int64_t m, int64_t N, int n, int fkind)
+/* ---- the kernel sets under test ------------------------------------------- */
+
+typedef struct kset {
+    const bnl_kernels *k;
+    const char *name;
+} kset;
+
+static bnl_kernels vnni256; /* avx2's table with the avxvnni u8 GEMMs on EVEX */
+
+/* Every set this CPU runs, scalar first; plus the avxvnni GEMMs on AVX-512
+ * VNNI where the CPU lacks AVX-VNNI (else the tier itself runs them). */
+static int ksets(kset out[BNL_ARCH_COUNT + 1], int say)
 {
-    const bnl_kernels *k = bnl_kernels_get(a);
-    const char *an = arch_names[a];
+    int n = 0;
+    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
+        if (bnl_arch_supported((bnl_arch)a))
+            out[n++] = (kset){bnl_kernels_get((bnl_arch)a), arch_names[a]};
+        else if (say)
+            printf("  arch %s not supported here, skipped\n", arch_names[a]);
+    }
+    if (!bnl_arch_supported(BNL_ARCH_AVXVNNI) && bnl_arch_supported(BNL_ARCH_AVX512VNNI)) {
+        vnni256 = *bnl_kernels_get(BNL_ARCH_AVX2);
+        vnni256.name = "avxvnni-on-evex";
+        vnni256.l2sq_u8 = l2sq_u8_vnni256_4x24;
+        vnni256.dot_u8 = dot_u8_vnni256_4x24;
+        out[n++] = (kset){&vnni256, vnni256.name};
+        if (say) printf("  arch avxvnni: its u8 GEMMs on AVX-512 VNNI's EVEX vpdpbusd\n");
+    }
+    return n;
+}
+
+/* All four kernels of one arch on one shape, dense (ldd = m) and padded. */
+static int run_shape(kset ks, int64_t m, int64_t N, int n, int fkind)
+{
+    const bnl_kernels *k = ks.k;
+    const char *an = ks.name;
     size_t wn = (size_t)(m * n), xn = (size_t)(N * n);
     uint8_t *Wu = malloc(wn), *Xu = malloc(xn);
     float *Wf = malloc(wn * sizeof(float)), *Xf = malloc(xn * sizeof(float));
@@ -206,7 +240,7 @@ static int run_shape(bnl_arch a, int64_t m, int64_t N, int n, int fkind)
         Xf[t] = (float)fval(fkind);
     }
     int bad = 0;
-    int f32_exact = a <= BNL_ARCH_SCALAR || (fkind == 2 && n <= 32768); /* sums < 2^24 */
+    int f32_exact = !strcmp(an, "scalar") || (fkind == 2 && n <= 32768); /* sums < 2^24 */
     for (int padded = 0; padded < 2; padded++) {
         int64_t ldd = m + (padded ? PAD : 0);
         bad += check_u8(k, an, 0, Wu, m, Xu, N, n, ldd);
@@ -317,11 +351,9 @@ static void test_grid(void **state)
 {
     (void)state;
     int bad = 0, shapes = 0;
-    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
-        if (!bnl_arch_supported((bnl_arch)a)) {
-            printf("  arch %s not supported here, skipped\n", arch_names[a]);
-            continue;
-        }
+    kset ks[BNL_ARCH_COUNT + 1];
+    int nk = ksets(ks, 1);
+    for (int a = 0; a < nk; a++) {
         for (int p = 0; p < LEN(grid_mN); p++)
             for (int q = 0; q < LEN(grid_mN); q++)
                 for (int r = 0; r < LEN(grid_n); r++) {
@@ -331,7 +363,7 @@ static void test_grid(void **state)
                     double cost = (double)m * (double)N * n;
                     int keep = cost <= (quick ? 4e3 : 3e4) || (p + 3 * q + 7 * r) % (quick ? 37 : 7) == 0;
                     if (!keep) continue;
-                    bad += run_shape((bnl_arch)a, m, N, n, (p + q + r) % 4);
+                    bad += run_shape(ks[a], m, N, n, (p + q + r) % 4);
                     shapes++;
                 }
     }
@@ -356,11 +388,12 @@ static void test_edges(void **state)
         {23, 3, 1023}, {25, 5, 1025}, {24, 4, 1027}, {71, 9, 2051},
     };
     int bad = 0;
-    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
-        if (!bnl_arch_supported((bnl_arch)a)) continue;
+    kset ks[BNL_ARCH_COUNT + 1];
+    int nk = ksets(ks, 0);
+    for (int a = 0; a < nk; a++) {
         for (int s = 0; s < LEN(shapes); s++) {
             if (quick && (int64_t)shapes[s][0] * shapes[s][1] * shapes[s][2] > 70000) continue;
-            bad += run_shape((bnl_arch)a, shapes[s][0], shapes[s][1], shapes[s][2], s % 4);
+            bad += run_shape(ks[a], shapes[s][0], shapes[s][1], shapes[s][2], s % 4);
         }
     }
     assert_int_equal(bad, 0);
@@ -372,9 +405,10 @@ static void test_u8_worst(void **state)
 {
     (void)state;
     int bad = 0;
-    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
-        if (!bnl_arch_supported((bnl_arch)a)) continue;
-        const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
+    kset ks[BNL_ARCH_COUNT + 1];
+    int nk = ksets(ks, 0);
+    for (int a = 0; a < nk; a++) {
+        const bnl_kernels *k = ks[a].k;
         for (int l2 = 0; l2 < (k->dot_u8 ? 3 : 2); l2++) { /* 2: dot */
             int n = l2 ? BNL_L2SQ_U8_MAX_N : 65536;
             int64_t m = 5, N = 3;
@@ -392,7 +426,7 @@ static void test_u8_worst(void **state)
                     int64_t want = j == 0 ? less : full;
                     if (D[i * m + j] != want) {
                         fprintf(stderr, "MISMATCH %s %s worst case n=%d (%lld,%lld): got %d want %lld\n",
-                                arch_names[a], l2 == 2 ? "dot_u8" : l2 ? "l2sq_u8" : "l1_u8",
+                                ks[a].name, l2 == 2 ? "dot_u8" : l2 ? "l2sq_u8" : "l1_u8",
                                 n, (long long)i,
                                 (long long)j, D[i * m + j], (long long)want);
                         bad++;
@@ -423,16 +457,17 @@ static void test_self_zero(void **state)
         Wf[t] = (float)Wd[t];
         Wu[t] = (uint8_t)rnd();
     }
-    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
-        if (!bnl_arch_supported((bnl_arch)a)) continue;
-        const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
+    kset ks[BNL_ARCH_COUNT + 1];
+    int nk = ksets(ks, 0);
+    for (int a = 0; a < nk; a++) {
+        const bnl_kernels *k = ks[a].k;
         k->l1_f32(Df, M, Wf, M, Wf, M, NN);
         k->l1_f64(Dd, M, Wd, M, Wd, M, NN);
         k->l1_u8(Du, M, Wu, M, Wu, M, NN);
         for (int i = 0; i < M; i++) {
             if (Df[i * M + i] != 0.0f || Dd[i * M + i] != 0.0 || Du[i * M + i] != 0)
                 fprintf(stderr, "MISMATCH %s self distance of row %d: f32 %g f64 %g u8 %d\n",
-                        arch_names[a], i, Df[i * M + i], Dd[i * M + i], Du[i * M + i]);
+                        ks[a].name, i, Df[i * M + i], Dd[i * M + i], Du[i * M + i]);
             assert_true(Df[i * M + i] == 0.0f);
             assert_true(Dd[i * M + i] == 0.0);
             assert_int_equal(Du[i * M + i], 0);
@@ -463,9 +498,10 @@ static void test_tiling_invariance(void **state)
     assert_true(Wf && Xf && Wd && Xd && Wu && Xu && Af && Bf && Ad && Bd && Au && Bu && Al && Bl);
     for (int t = 0; t < M * NV; t++) { Wd[t] = fval(0); Wf[t] = (float)fval(3); Wu[t] = (uint8_t)rnd(); }
     for (int t = 0; t < NN * NV; t++) { Xd[t] = fval(0); Xf[t] = (float)fval(3); Xu[t] = (uint8_t)rnd(); }
-    for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
-        if (!bnl_arch_supported((bnl_arch)a)) continue;
-        const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
+    kset ks[BNL_ARCH_COUNT + 1];
+    int nk = ksets(ks, 0);
+    for (int a = 0; a < nk; a++) {
+        const bnl_kernels *k = ks[a].k;
         k->l1_f32(Af, M, Wf, M, Xf, NN, NV);
         k->l1_f64(Ad, M, Wd, M, Xd, NN, NV);
         k->l1_u8(Au, M, Wu, M, Xu, NN, NV);
@@ -481,7 +517,7 @@ static void test_tiling_invariance(void **state)
             }
         if (memcmp(Af, Bf, sizeof(float) * M * NN) || memcmp(Ad, Bd, sizeof(double) * M * NN) ||
             memcmp(Au, Bu, sizeof(int32_t) * M * NN) || memcmp(Al, Bl, sizeof(int32_t) * M * NN))
-            fprintf(stderr, "MISMATCH %s: results depend on the tiling\n", arch_names[a]);
+            fprintf(stderr, "MISMATCH %s: results depend on the tiling\n", ks[a].name);
         assert_memory_equal(Af, Bf, sizeof(float) * M * NN);
         assert_memory_equal(Ad, Bd, sizeof(double) * M * NN);
         assert_memory_equal(Au, Bu, sizeof(int32_t) * M * NN);

@@ -90,6 +90,9 @@ MUTANTS=(
 "M63@layers/kern_u8gemm_body.h@const int full = cols == KG_NR;@const int full = cols > 8;@test_kernels@avx2 int16 GEMM: a partial panel stored whole (past m)"
 "M64@layers/kern_u8gemm_sse2.c@for (int l = 0; l < left; l++) p[l] = t[l];@for (int l = 0; l < left - 1; l++) p[l] = t[l];@test_kernels@SSE2 int16 GEMM: a partial vector's last lane not stored"
 "M65@layers/kern_u8gemm_sse2.c@_mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(p)), _mm_setzero_si128())@_mm_unpacklo_epi8(_mm_setzero_si128(), _mm_loadl_epi64((const __m128i *)(p)))@test_kernels@SSE2 int16 GEMM: bytes widened into the high halves"
+"M66@layers/kern_u8_avxvnni.c@const int full = cols == AV_NR;@const int full = cols > 8;@test_kernels@avxvnni GEMM: a partial panel stored whole (past m)"
+"M67@layers/kern_u8_avxvnni.c@full ? _mm256_loadu_si256((const __m256i *)dv)@full ? _mm256_setzero_si256()@test_kernels@avxvnni GEMM: a full tile's later k blocks overwrite D"
+"M68@layers/kern_u8_avxvnni.c@c##r##2 = _mm256_dpbusd_avx_epi32(c##r##2, b, w2)@c##r##2 = _mm256_dpbusd_avx_epi32(c##r##2, b, w1)@test_kernels@avxvnni GEMM: the third 8 neurons take the second's weights"
 )
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fsvc-mutation-XXXXXX")
