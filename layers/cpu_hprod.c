@@ -27,9 +27,11 @@
  * The rounding also adds E^T E to H^T H, a floor (bf16) 17-27x a small
  * ridge (MNIST's lambda 1e-7, test_bf16_cache), f16's 64x less: its trace
  * is summed as the rows are rounded (h_err2, for the preconditioner's
- * shift), and K_mm is made from f32 rows
- * (an engine pass), since the rounded rows are not positive definite at
- * that shift and the factor would retry with 10x it (2.5x the iterations). */
+ * shift), and K_mm is made from f32 rows, since the rounded rows are not
+ * positive definite at that shift and the factor would retry with 10x it
+ * (2.5x the iterations): pcg asks for K_mm before any product, so the
+ * first pass is made then and copies each centroid's row of H (the
+ * centroids are samples) before rounding it; else an engine pass. */
 #include "backend.h"
 #include "bnl_backend_ops.h"
 #include "cpu_sgemm.h"
@@ -72,6 +74,10 @@ typedef struct cpu_src {
     double h_err2;         /* h16: sum of (H~ - H)^2 over the rounded rows */
     bnl_hgram_fn gk;       /* h16: the tier's fused block products, or NULL */
     float *Er;             /* h16: a chunk's rows' squared rounding errors (Nc) */
+    void *kcap;            /* K_mm taking its rows from the first pass, or NULL */
+    const int64_t *kord;   /* (H row, centroid) pairs by row: the rows kcap takes */
+    int64_t kpos;          /* the next pair */
+    double *Bk, ssk;       /* H^T T and the trace made by that pass, for rhs */
 } cpu_src;
 
 #define HB_BF_ROWS 16 /* 16-bit rows widened at a time: 16 m floats (L2) */
@@ -208,6 +214,16 @@ static int chunk(cpu_src *s, int64_t i0, int64_t b, void **Hc, fsvc_error *err)
             else ((float *)dst)[v * s->m + j] = (float)(((float *)dst)[v * s->m + j] * sw);
         }
     }
+    if (!rc && s->kcap) { /* the centroids' rows, unrounded; by the team (first touch of Kmm) */
+        int64_t p0 = s->kpos, p1 = p0;
+        while (p1 < s->m && s->kord[2 * p1] < i0 + b) p1++;
+        size_t hs = s->hd ? sizeof(double) : sizeof(float);
+#pragma omp parallel for schedule(static) num_threads(s->ctx->threads > 0 ? s->ctx->threads : 1)
+        for (int64_t p = p0; p < p1; p++)
+            memcpy((char *)s->kcap + (size_t)s->kord[2 * p + 1] * s->m * hs,
+                   (char *)dst + (size_t)(s->kord[2 * p] - i0) * s->m * hs, s->m * hs);
+        s->kpos = p1;
+    }
     int rr = !rc && s->h16 ? round_chunk(s, dst, i0, b) : 0;
     if (rr == -2) rc = fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
     else if (rr)
@@ -224,18 +240,60 @@ static void pass_done(cpu_src *s)
     if (s->cache) s->cached = 1;
 }
 
-/* B = H^T T by chunks: B^T (K x m) += T_c^T H_c (GEMM, T_c the chunk's
- * b x K targets in H's precision), the trace by dot products summed in
- * double (dsdot for float H). */
-int bnl_cpu_hprod_rhs(bnl_hprod_impl *self, double *B, double *sumsq, fsvc_error *err)
+/* One chunk's share of B = H^T T: B^T (K x m) += T_c^T H_c (GEMM, T_c the
+ * chunk's b x K targets in H's precision, Tc Nc x K), *ss += the trace by
+ * dot products summed in double (dsdot for float H). Hc: the chunk's
+ * rows as chunk() gave them. */
+static void rhs_chunk(cpu_src *s, const void *Hc, int64_t i0, int64_t b, void *Tc, double *B,
+                      double *ss)
 {
-    cpu_src *s = (cpu_src *)self;
     int64_t m = s->m;
     int K = s->K;
     size_t mk = (size_t)m * K;
+    double t = bnl_clock();
+    if (s->h16 && s->cached) { /* 16-bit rows: widened into the chunk buffer */
+        widen(s->H, Hc, (size_t)b * m);
+        Hc = s->H;
+    }
+    int saved = bnl_blas_threads_push(s->ctx, 1); /* the same sums for any --threads */
+    for (int64_t i = 0; i < b; i++)
+        for (int k = 0; k < K; k++) {
+            int64_t o = (i0 + i) / s->nv; /* the original sample */
+            double v = s->y ? s->y[o] : s->cls[o] == k;
+            if (s->cw || s->sw) v *= sqrt(weight(s, o));
+            if (s->hd) ((double *)Tc)[i * K + k] = v;
+            else ((float *)Tc)[i * K + k] = (float)v;
+        }
+    if (s->hd) {
+        *ss += cblas_ddot((int)(b * m), Hc, 1, Hc, 1);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, (int)b, 1.0, Tc, K,
+                    Hc, (int)m, 0.0, s->Ys, (int)m);
+        for (size_t q = 0; q < mk; q++) B[q] += ((double *)s->Ys)[q];
+    } else {
+        *ss += cblas_dsdot((int)(b * m), Hc, 1, Hc, 1);
+        bnl_sgemm(s->ctx, CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, (int)b, 1.0f, Tc,
+                  K, Hc, (int)m, 0.0f, s->Ys, (int)m);
+        for (size_t q = 0; q < mk; q++) B[q] += ((float *)s->Ys)[q];
+    }
+    bnl_blas_threads_pop(saved);
+    s->t_prod += bnl_clock() - t;
+}
+
+/* B = H^T T by chunks (rhs_chunk); the first pass shows its progress. */
+int bnl_cpu_hprod_rhs(bnl_hprod_impl *self, double *B, double *sumsq, fsvc_error *err)
+{
+    cpu_src *s = (cpu_src *)self;
+    size_t mk = (size_t)s->m * s->K;
+    if (s->Bk) { /* made by the first pass, with K_mm */
+        memcpy(B, s->Bk, mk * sizeof *B);
+        *sumsq = s->ssk;
+        free(s->Bk);
+        s->Bk = NULL;
+        return FSVC_OK;
+    }
     double ss = 0;
     memset(B, 0, mk * sizeof *B);
-    void *Tc = calloc((size_t)s->Nc * K, s->hd ? sizeof(double) : sizeof(float));
+    void *Tc = calloc((size_t)s->Nc * s->K, s->hd ? sizeof(double) : sizeof(float));
     if (!Tc) return fsvc_fail(err, FSVC_ERESOURCE, "pcg: out of memory");
     double t0 = bnl_clock();
     int shown = 0;
@@ -244,33 +302,7 @@ int bnl_cpu_hprod_rhs(bnl_hprod_impl *self, double *B, double *sumsq, fsvc_error
         void *Hc;
         int rc = chunk(s, i0, b, &Hc, err);
         if (rc) { free(Tc); return rc; }
-        double t = bnl_clock();
-        if (s->h16 && s->cached) { /* 16-bit rows: widened into the chunk buffer */
-            widen(s->H, Hc, (size_t)b * m);
-            Hc = s->H;
-        }
-        int saved = bnl_blas_threads_push(s->ctx, 1); /* the same sums for any --threads */
-        for (int64_t i = 0; i < b; i++)
-            for (int k = 0; k < K; k++) {
-                int64_t o = (i0 + i) / s->nv; /* the original sample */
-                double v = s->y ? s->y[o] : s->cls[o] == k;
-                if (s->cw || s->sw) v *= sqrt(weight(s, o));
-                if (s->hd) ((double *)Tc)[i * K + k] = v;
-                else ((float *)Tc)[i * K + k] = (float)v;
-            }
-        if (s->hd) {
-            ss += cblas_ddot((int)(b * m), Hc, 1, Hc, 1);
-            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, (int)b, 1.0, Tc, K,
-                        Hc, (int)m, 0.0, s->Ys, (int)m);
-            for (size_t q = 0; q < mk; q++) B[q] += ((double *)s->Ys)[q];
-        } else {
-            ss += cblas_dsdot((int)(b * m), Hc, 1, Hc, 1);
-            bnl_sgemm(s->ctx, CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)m, (int)b, 1.0f, Tc,
-                      K, Hc, (int)m, 0.0f, s->Ys, (int)m);
-            for (size_t q = 0; q < mk; q++) B[q] += ((float *)s->Ys)[q];
-        }
-        bnl_blas_threads_pop(saved);
-        s->t_prod += bnl_clock() - t;
+        rhs_chunk(s, Hc, i0, b, Tc, B, &ss);
         double el = bnl_clock() - t0, dn = (double)(i0 + b);
         if (s->progress && !s->cached && el > 0.5) { /* the first pass makes H: N m n */
             fsvc_printf("\rpcg: H and H^T T, %lld/%lld samples, ETA %.0f s   ",
@@ -470,10 +502,77 @@ static int kmm_from_cache(cpu_src *s, void *Kmm, int f32)
     return ok;
 }
 
+static int by_row(const void *a, const void *b)
+{
+    const int64_t *p = a, *q = b;
+    return p[0] != q[0] ? (p[0] > q[0]) - (p[0] < q[0]) : (p[1] > q[1]) - (p[1] < q[1]);
+}
+
+/* K_mm asked before any product (pcg.c does) of a source that will cache
+ * H: the first pass is made now, each centroid's row of H copied into Kmm
+ * as its chunk is made (before any rounding to 16 bits), and H^T T with
+ * it for the rhs that follows; *done 1. Not done (*done 0) for weighted
+ * rows, a CSR source, a centroid that is no sample, or no memory for the
+ * lookup: kmm_from_cache's cases. */
+static int kmm_first_pass(cpu_src *s, void *Kmm, int *done, fsvc_error *err)
+{
+    *done = 0;
+    if (s->cw || s->sw || s->csr) return FSVC_OK;
+    int64_t m = s->m, N = s->N / s->nv;
+    size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
+    int64_t *at = malloc((size_t)m * sizeof *at), *ord = malloc((size_t)m * 2 * sizeof *ord);
+    double *Bk = calloc((size_t)m * s->K, sizeof *Bk), ss = 0;
+    void *Tc = calloc((size_t)s->Nc * s->K, s->hd ? sizeof(double) : sizeof(float));
+    int rc = FSVC_OK, ok = at && ord && Bk && Tc && centroid_rows(at, s->C, m, s->X, N, row);
+    for (int64_t j = 0; ok && j < m; j++) { /* variant 0 of the sample */
+        ord[2 * j] = at[j] * s->nv;
+        ord[2 * j + 1] = j;
+    }
+    free(at);
+    if (!ok) { free(ord); free(Bk); free(Tc); return FSVC_OK; }
+    qsort(ord, (size_t)m, 2 * sizeof *ord, by_row);
+    s->kcap = Kmm;
+    s->kord = ord;
+    s->kpos = 0;
+    double t0 = bnl_clock();
+    int shown = 0;
+    for (int64_t i0 = 0; i0 < s->N && !rc; i0 += s->Nc) {
+        int64_t b = s->N - i0 < s->Nc ? s->N - i0 : s->Nc;
+        void *Hc;
+        rc = chunk(s, i0, b, &Hc, err);
+        if (!rc) rhs_chunk(s, Hc, i0, b, Tc, Bk, &ss);
+        double el = bnl_clock() - t0, dn = (double)(i0 + b);
+        if (!rc && s->progress && el > 0.5) { /* the first pass makes H: N m n */
+            fsvc_printf("\rpcg: H and H^T T, %lld/%lld samples, ETA %.0f s   ",
+                        (long long)(i0 + b), (long long)s->N, el / dn * ((double)s->N - dn));
+            shown = 1;
+        }
+    }
+    if (shown) fsvc_printf("\n");
+    s->kcap = NULL;
+    s->kord = NULL;
+    free(ord);
+    free(Tc);
+    if (rc) { free(Bk); return rc; }
+    pass_done(s);
+    free(s->Bk);
+    s->Bk = Bk;
+    s->ssk = ss;
+    *done = 1;
+    return FSVC_OK;
+}
+
 int bnl_cpu_hprod_kmm(bnl_hprod_impl *self, void *Kmm, int f32, fsvc_error *err)
 {
     cpu_src *s = (cpu_src *)self;
     int64_t m = s->m;
+    if (s->cache && !s->cached && f32 == !s->hd) {
+        int done, rc = kmm_first_pass(s, Kmm, &done, err); /* its chunks count their time */
+        if (rc || done) {
+            s->kmm_cached = done;
+            return rc;
+        }
+    }
     double t = bnl_clock();
     int rc;
     s->kmm_cached = kmm_from_cache(s, Kmm, f32);
@@ -514,7 +613,7 @@ void bnl_cpu_hprod_close(bnl_hprod_impl *self)
     if (!s) return;
     if (s->held) bnl_weights_release(s->ctx, s->C, s->m, s->n);
     free(s->H); free(s->U); free(s->Vs); free(s->Ys); free(s->Xc); free(s->Hb); free(s->Bf);
-    free(s->Er);
+    free(s->Er); free(s->Bk);
     free(s);
 }
 
@@ -532,7 +631,7 @@ int bnl_cpu_hprod_open(const bnl_ctx *ctx, const bnl_hprod_problem *pb,
     *s = (cpu_src){ctx, op, pb->C, pb->X, pb->cls, pb->y, pb->aug, nv, pb->rows, pb->cols, NULL,
                    m, N, 0, n, K, op->dtype == FSVC_F64 && !pb->csr, NULL, cache, 0, NULL,
                    NULL, NULL, 0, pb->cw, pb->sw, opt->progress, 0, 0, 0, 0, NULL, 0, NULL,
-                   pb->csr, 0, NULL, NULL};
+                   pb->csr, 0, NULL, NULL, NULL, NULL, 0, NULL, 0};
     size_t hs = s->hd ? sizeof(double) : sizeof(float);
     int64_t Nc = (int64_t)((1 << 25) / ((size_t)m * hs)); /* ~32 MB chunks */
     if (Nc < 64) Nc = 64;

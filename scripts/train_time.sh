@@ -6,8 +6,8 @@
 # today's kernels), in rounds that interleave the three (the machine is
 # shared: compare the ratios of one run). Per run: wall and CPU seconds
 # (user + system, /usr/bin/time), the readout's breakdown (the `ridge:` line:
-# H first pass and K_mm, products, preconditioner: K_mm, its Cholesky and
-# the solves), the Cholesky's own seconds (its progress line, printed on a
+# H first pass and K_mm, products, preconditioner: its Cholesky and the
+# solves, and in builds before 2026-11-29 K_mm's engine time too), the Cholesky's own seconds (its progress line, printed on a
 # terminal: the run goes through `script`), the iterations, and the test
 # accuracy of the model (fsvc predict on t10k); from them the rates: GB/s
 # of the cached H (N x m floats) the products stream (one product per
@@ -92,8 +92,9 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
       "$(med $c 7)" "$(med $c 8)" "$(echo "$nw / $w" | bc -l)" "$(echo "$nc / $cp" | bc -l)"
   done
   echo
-  echo "H: the first pass (the layer) and K_mm; preconditioner: K_mm, the Cholesky of"
-  echo "K_mm + s I and the two triangular solves per iteration (pcg.c); Cholesky: its"
-  echo "progress line. Written by scripts/train_time.sh."
+  echo "H: the first pass (the layer) and K_mm; preconditioner: the Cholesky of K_mm +"
+  echo "s I and the two triangular solves per iteration (pcg.c; builds before 2026-11-29"
+  echo "count K_mm's engine time here too); Cholesky: its progress line. Written by"
+  echo "scripts/train_time.sh."
 } > "$OUT"
 echo "wrote $OUT and $csv" >&2

@@ -289,6 +289,81 @@ static void kmm_rows_from_cache(void **s)
     drop(&P);
 }
 
+/* K_mm asked first, as pcg asks it (layers/cpu_hprod.c kmm_first_pass):
+ * a source that caches H makes its first pass then, K_mm from the
+ * centroids' rows of it before any 16-bit rounding. What follows has the
+ * bits of the other order (H^T T and its trace, then K_mm): H^T T, the
+ * trace, a product; K_mm is the engine's within kmm_far (u8: bit for bit).
+ * f64, f32 and u8 layers; H cached in f32, bf16 and f16; with --augment;
+ * a centroid that is no sample or class weights: the engine's pass. */
+static void kmm_first_pass(void **s)
+{
+    (void)s;
+    enum { N = 3000, m = 41, n = 16, K = 4 };
+    prob P = make(N, m, n, K, 29);
+    uint8_t *Xu = malloc(N * n);
+    for (int q = 0; q < N * n; q++) Xu[q] = (uint8_t)(P.Xf[q] * 60);
+    double *V = malloc(m * K * sizeof *V), cw[K] = {1, 2, 0.5, 1};
+    for (int q = 0; q < m * K; q++) V[q] = sin(0.7 * q);
+    fsvc_error err;
+    int cases = 0;
+    for (int dt = 0; dt < 3; dt++) /* f64, f32, u8 */
+        for (int h16 = BNL_H_F32; h16 <= (dt ? BNL_H_F16 : BNL_H_F32); h16++)
+            for (int aug = 0; aug <= 1; aug++)
+                for (int odd = 0; odd <= 2; odd++) { /* 1: a centroid no sample; 2: weights */
+                    fsvc_dtype t = dt == 0 ? FSVC_F64 : dt == 1 ? FSVC_F32 : FSVC_U8;
+                    bnl_op op = {BNL_L2, BNL_GAUSS, t, dt == 2 ? 150.0 : 2.0, BNL_PREC_FULL};
+                    size_t row = (size_t)n * fsvc_dtype_size(t), es = dt ? 4 : 8;
+                    const char *X = dt == 0 ? (const char *)P.X
+                                    : dt == 1 ? (const char *)P.Xf : (const char *)Xu;
+                    char *C = malloc((size_t)m * row);
+                    for (int j = 0; j < m; j++)
+                        memcpy(C + (size_t)j * row, X + (size_t)((j * 53 + 11) % N) * row, row);
+                    if (odd == 1) C[3 * row] ^= 1; /* centroid 3 off every sample */
+                    void *Km[2] = {malloc((size_t)m * m * es), malloc((size_t)m * m * es)};
+                    double *B[2], ss[2], *Y[2];
+                    int cached[2];
+                    for (int first = 0; first <= 1; first++) { /* 1: K_mm first */
+                        fsvc_hsrc src;
+                        fsvc_ridge_problem pb = {&ctx, &op, C, m, X, P.cls, NULL,
+                                                 odd == 2 ? cw : NULL, N, N, n, K,
+                                                 fsvc_comm_one(), NULL, NULL};
+                        fsvc_hsrc_opt ho = {aug ? FSVC_AUG_SHIFT1 : FSVC_AUG_NONE, aug ? 4 : 0,
+                                            aug ? 4 : 0, 1, 0, 0, h16};
+                        assert_int_equal(fsvc_hsrc_open(&src, &pb, &ho, &err), 0);
+                        B[first] = malloc(m * K * sizeof(double));
+                        Y[first] = malloc(m * K * sizeof(double));
+                        if (first) assert_int_equal(src.ops->kmm(src.self, Km[1], dt > 0, &err), 0);
+                        assert_int_equal(src.ops->rhs(src.self, B[first], &ss[first], &err), 0);
+                        if (!first) assert_int_equal(src.ops->kmm(src.self, Km[0], dt > 0, &err), 0);
+                        cached[first] = src.kmm_cached;
+                        assert_int_equal(src.ops->gram_apply(src.self, Y[first], V, &err), 0);
+                        fsvc_hsrc_close(&src);
+                    }
+                    if (cached[1] != (odd == 0))
+                        fail_msg("dt %d h16 %d aug %d case %d: K_mm first from the first pass: "
+                                 "%d", dt, h16, aug, odd, cached[1]);
+                    assert_memory_equal(B[0], B[1], m * K * sizeof(double));
+                    assert_memory_equal(&ss[0], &ss[1], sizeof(double));
+                    assert_memory_equal(Y[0], Y[1], m * K * sizeof(double));
+                    if (dt == 2) {
+                        assert_memory_equal(Km[0], Km[1], (size_t)m * m * es);
+                    } else {
+                        int64_t bad = kmm_far(Km[0], Km[1], C, m, n, dt == 1, op.radius);
+                        if (bad >= 0)
+                            fail_msg("dt %d h16 %d aug %d case %d: K_mm first differs from the "
+                                     "engine's at (%lld, %lld)", dt, h16, aug, odd,
+                                     (long long)(bad / m), (long long)(bad % m));
+                    }
+                    for (int f = 0; f < 2; f++) { free(Km[f]); free(B[f]); free(Y[f]); }
+                    free(C);
+                    cases++;
+                }
+    printf("  %d cases\n", cases);
+    free(Xu); free(V);
+    drop(&P);
+}
+
 static int pcg_run(double *W, const prob *P, const bnl_op *op, double lambda, double tol,
                    int max_iter, int warm, fsvc_pcg_out *out, fsvc_error *err)
 {
@@ -545,6 +620,7 @@ int main(void)
         cmocka_unit_test(regression),
         cmocka_unit_test(products),
         cmocka_unit_test(kmm_rows_from_cache),
+        cmocka_unit_test(kmm_first_pass),
         cmocka_unit_test(warm_start),
         cmocka_unit_test(restart_on_drift),
         cmocka_unit_test(no_convergence),

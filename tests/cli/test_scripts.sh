@@ -60,6 +60,15 @@ expect_exit 2 "tier_targets.sh: a SHAPE without -m -N -n" -- env FSVC="$FSVC" SH
   bash "$S/tier_targets.sh" -o "$R/tt2.md"
 expect_one_line "tier_targets.sh: one line for the bad SHAPE" "$ERR"
 [ -e "$R/tt2.md" ] && fail "tier_targets.sh: wrote a file for a bad SHAPE" || ok "tier_targets.sh: no file for a bad SHAPE"
+# train_ab.sh: one round of one small job, this build on both sides: the
+# job's row with its ratios, accuracies and the same model bytes
+wrote "train_ab.sh, iris" "$R/ab.md" -- env OLD="$FSVC" ROUNDS=1 \
+  JOBS="iris|--max-neurons 30|$UCI/iris.train|$UCI/iris.test" bash "$S/train_ab.sh" -o "$R/ab.md"
+expect_match '^\| iris \| [0-9.]+ \| [0-9.]+ \| ([0-9.]+x|n/a) \| .* \| [0-9.]+ / [0-9.]+ \| yes \|$' \
+  "train_ab.sh: the job's row, the same model from the same build" "$(cat "$R/ab.md" 2>/dev/null)"
+expect_exit 1 "train_ab.sh: a job that cannot train" -- env OLD="$FSVC" ROUNDS=1 \
+  JOBS="none||$TMP/no-such-data|$TMP/no-such-data" bash "$S/train_ab.sh" -o "$R/ab2.md"
+[ -e "$R/ab2.md" ] && fail "train_ab.sh: wrote a file for a failed job" || ok "train_ab.sh: no file for a failed job"
 # results_readme.sh over what `fsvc study` writes today
 "$FSVC" study -q --no-plots -v 3 --vary radius=0.3rms,0.6rms -o "$R" --name iris "$UCI/iris.train" >/dev/null 2>&1 ||
   fail "fsvc study on iris failed"
