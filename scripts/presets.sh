@@ -18,8 +18,8 @@ MNIST_DIR=${MNIST_DIR:-$here/data/mnist}
 FASHION_DIR=${FASHION_DIR:-/usr/share/datasets/fashion-mnist}
 
 # name|data|target accuracy %|target training s|fsvc train options
-PRESETS='mnist-2core|mnist|99.0|90|--max-neurons 20000 -l 1e-6 --features hog --preprocess deskew+sqrt
-fashion-2core|fashion|91.0|90|--max-neurons 20000 -l 1e-6 --features hog --preprocess sqrt'
+PRESETS='mnist-2core|mnist|99.0|90|--max-neurons 20000 -l 1e-6 --features hog --preprocess deskew+sqrt --precision bf16
+fashion-2core|fashion|91.0|90|--max-neurons 20000 -l 1e-6 --features hog --preprocess sqrt --precision bf16'
 
 # the data folder of a preset as the README writes it (from the repository root)
 readme_dir() { [ "$1" = fashion ] && echo /usr/share/datasets/fashion-mnist || echo data/mnist; }

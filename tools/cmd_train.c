@@ -250,9 +250,13 @@ static void print_summary(const fsvc_model *m, const fsvc_train_info *info,
     char feat[64] = "";
     if (m->features == FSVC_FEAT_HOG)
         snprintf(feat, sizeof feat, ", features hog (%lld values)", (long long)fsvc_model_width(m));
-    printf("model: %s %s, %s, r = %.6g%s, %s selection, %s readout%s, preprocess %s%s\n",
+    char prec[32] = ""; /* stored in the model: predict runs the layer so too */
+    if (m->precision)
+        snprintf(prec, sizeof prec, " (%s products)",
+                 bnl_precision_name((bnl_precision)m->precision));
+    printf("model: %s %s, %s%s, r = %.6g%s, %s selection, %s readout%s, preprocess %s%s\n",
            bnl_dist_name((bnl_dist)m->dist), bnl_act_name((bnl_act)m->act),
-           fsvc_dtype_name(m->dtype), m->radius, prag, fsvc_select_name(m->select),
+           fsvc_dtype_name(m->dtype), prec, m->radius, prag, fsvc_select_name(m->select),
            fsvc_readout_name(m->readout), m->regression ? " (regression)" : "",
            fsvc_preprocess_name(m->preprocess), feat);
     printf("centroids: %lld\n", (long long)m->m);

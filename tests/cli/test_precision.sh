@@ -23,6 +23,12 @@ expect_exit 1 "study --vary precision=half is bad usage" -- \
 expect_exit 0 "train --precision bf16 (optd64)" -- \
   "$FSVC" train -q --precision bf16 "$UCI/optd64.train" "$TMP/b.fsvc"
 expect_exit 0 "train (full, optd64)" -- "$FSVC" train -q "$UCI/optd64.train" "$TMP/f.fsvc"
+# the training summary names a reduced precision (the model keeps it for predict)
+expect_exit 0 "train --precision bf16, with its summary" -- \
+  "$FSVC" train --precision bf16 "$UCI/optd64.train" "$TMP/b2.fsvc"
+expect_match '^model: l2 gauss, f32 \(bf16 products\), r = ' "the summary names bf16 products" "$OUT"
+expect_exit 0 "train (full), with its summary" -- "$FSVC" train "$UCI/optd64.train" "$TMP/f2.fsvc"
+expect_match '^model: l2 gauss, f32, r = ' "a full-precision summary names no products" "$OUT"
 expect_exit 0 "show the bf16 model" -- "$FSVC" show "$TMP/b.fsvc"
 expect_match '^file: fsvc model format version 5,' "a bf16 model is format version 5" "$OUT"
 expect_match '^settings: .* --precision bf16$' "show reads bf16 back from the file" "$OUT"

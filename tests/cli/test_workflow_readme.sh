@@ -28,8 +28,8 @@ declare -A SKIP=(
   ["fsvc train --resize 64x64 --channels 3 pets/ pets.fsvc"]="needs your own folder of images (tests/cli/test_jpeg.sh runs --resize and --channels 3)"
   ["fsvc predict pets.fsvc a.png b.jpg"]="needs your own images (tests/cli/test_no_overwrite.sh and test_jpeg.sh run such lines)"
   ["fsvc show pets.fsvc --png centroids.png"]="needs pets.fsvc, trained on your own images"
-  ["fsvc train --max-neurons 20000 -l 1e-6 --features hog --preprocess deskew+sqrt data/mnist/train mnist-2core.fsvc"]="a preset: about a minute of 2-core CPU (scripts/presets.sh runs it)"
-  ["fsvc train --max-neurons 20000 -l 1e-6 --features hog --preprocess sqrt /usr/share/datasets/fashion-mnist/train fashion-2core.fsvc"]="a preset: about a minute of 2-core CPU (scripts/presets.sh runs it)"
+  ["fsvc train --max-neurons 20000 -l 1e-6 --features hog --preprocess deskew+sqrt --precision bf16 data/mnist/train mnist-2core.fsvc"]="a preset: about a minute of 2-core CPU (scripts/presets.sh runs it)"
+  ["fsvc train --max-neurons 20000 -l 1e-6 --features hog --preprocess sqrt --precision bf16 /usr/share/datasets/fashion-mnist/train fashion-2core.fsvc"]="a preset: about a minute of 2-core CPU (scripts/presets.sh runs it)"
   ["fsvc bench --paper"]="the paper's tables: about 90 s of CPU, minutes under load"
   ["fsvc tune --backend cuda"]="needs a GPU"
 )
