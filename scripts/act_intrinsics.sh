@@ -28,7 +28,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 declare -A wall cpu kern
 acc=()
-source "$root/scripts/tier_lib.sh" # best, bestc, timed
+source "$root/scripts/tier_lib.sh" # best, bestc, timed, ab_head, ab_ratio
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 layers=("default u8 rbf-l2" "default f32 rbf-l2" "avx2 u8 rbf-l2" "avx2 f32 rbf-l2"
   "scalar u8 rbf-l2" "default u8 mul" "default f32 mul" "avx2 u8 mul" "avx2 f32 mul"
@@ -63,17 +63,8 @@ for tier in $TIERS; do
   cmp -s "$work/old$tier.fsvc" "$work/new$tier.fsvc" || same_model=no
   cmp -s "$work/old$tier.pred" "$work/new$tier.pred" || same_pred=no
 done
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
 {
-  echo "# $TITLE"
-  echo
-  echo "Written by \`scripts/act_intrinsics.sh\`; do not edit."
-  echo
-  echo "- command: \`$command\`"
-  echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git rev-parse --short HEAD)"
-  echo "- machine: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
-    "$(nproc) cores; load average $load0 at the start," \
-    "$(cut -d' ' -f1-3 /proc/loadavg) at the end (shared: compare the ratios)"
+  ab_head "$TITLE" act_intrinsics.sh "$command" "$load0"
   echo "- the two builds' MNIST models are the same bytes (on each tier): $same_model;" \
     "their predictions of t10k: $same_pred"
   echo
@@ -85,17 +76,17 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
   for l in "${layers[@]}"; do
     o=${wall[old $l]} n=${wall[new $l]} k=${kern[new $l]:-}
     if [ -n "$k" ]; then
-      echo "| layer $l | $o | $n | $(ratio "$o" "$n") | $k | $(ratio "$o" "$k") | $(ratio "$n" "$k") |"
+      echo "| layer $l | $o | $n | $(ab_ratio "$o" "$n") | $k | $(ab_ratio "$o" "$k") | $(ab_ratio "$n" "$k") |"
     else
-      echo "| layer $l | $o | $n | $(ratio "$o" "$n") | | | |"
+      echo "| layer $l | $o | $n | $(ab_ratio "$o" "$n") | | | |"
     fi
   done
   for j in $(for t in $TIERS; do echo "$t:train $t:predict"; done); do
     j=${j/:/ }
     echo "| $j MNIST (wall) | ${wall[old $j]} | ${wall[new $j]} |" \
-      "$(ratio "${wall[old $j]}" "${wall[new $j]}") | | | |"
+      "$(ab_ratio "${wall[old $j]}" "${wall[new $j]}") | | | |"
     echo "| $j MNIST (CPU) | ${cpu[old $j]} | ${cpu[new $j]} |" \
-      "$(ratio "${cpu[old $j]}" "${cpu[new $j]}") | | | |"
+      "$(ab_ratio "${cpu[old $j]}" "${cpu[new $j]}") | | | |"
   done
   echo
   echo "Accuracy of each run: ${acc[*]} (%)."

@@ -25,7 +25,7 @@ command="OLD=$OLD scripts/train_ab.sh -o $out (ROUNDS=$ROUNDS JOBS='$JOBS')"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 declare -A wall cpu ridge acc
-source "$root/scripts/tier_lib.sh" # best, bestc, timed
+source "$root/scripts/tier_lib.sh" # best, bestc, timed, ab_head, ab_ratio
 IFS=';' read -r -a jobs <<<"$JOBS"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -46,17 +46,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
     done
   done
 done
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else printf "n/a" }'; }
 {
-  echo "# $TITLE"
-  echo
-  echo "Written by \`scripts/train_ab.sh\`; do not edit."
-  echo
-  echo "- command: \`$command\`"
-  echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit $(git rev-parse --short HEAD)"
-  echo "- machine: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
-    "$(nproc) cores; load average $load0 at the start," \
-    "$(cut -d' ' -f1-3 /proc/loadavg) at the end (shared: compare the ratios)"
+  ab_head "$TITLE" train_ab.sh "$command" "$load0"
   echo
   echo "Best of $ROUNDS interleaved rounds: wall and user + system seconds (/usr/bin/time);"
   echo "accuracy: \`fsvc eval\` on the test set (the last round's model)."
@@ -66,8 +57,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; els
   for ((j = 0; j < ${#jobs[@]}; j++)); do
     IFS='|' read -r label _ _ _ <<<"${jobs[$j]}"
     same=no; cmp -s "$work/old$j.fsvc" "$work/new$j.fsvc" && same=yes
-    echo "| $label | ${wall[old $j]} | ${wall[new $j]} | $(ratio "${wall[old $j]}" "${wall[new $j]}")" \
-      "| ${cpu[old $j]} | ${cpu[new $j]} | $(ratio "${cpu[old $j]}" "${cpu[new $j]}")" \
+    echo "| $label | ${wall[old $j]} | ${wall[new $j]} | $(ab_ratio "${wall[old $j]}" "${wall[new $j]}")" \
+      "| ${cpu[old $j]} | ${cpu[new $j]} | $(ab_ratio "${cpu[old $j]}" "${cpu[new $j]}")" \
       "| ${acc[old $j]} / ${acc[new $j]} | $same |"
   done
   echo
