@@ -295,7 +295,8 @@ static void kmm_rows_from_cache(void **s)
  * bits of the other order (H^T T and its trace, then K_mm): H^T T, the
  * trace, a product; K_mm is the engine's within kmm_far (u8: bit for bit).
  * f64, f32 and u8 layers; H cached in f32, bf16 and f16; with --augment;
- * a centroid that is no sample or class weights: the engine's pass. */
+ * a centroid that is no sample, class weights or no cache: the engine's
+ * pass. */
 static void kmm_first_pass(void **s)
 {
     (void)s;
@@ -310,7 +311,8 @@ static void kmm_first_pass(void **s)
     for (int dt = 0; dt < 3; dt++) /* f64, f32, u8 */
         for (int h16 = BNL_H_F32; h16 <= (dt ? BNL_H_F16 : BNL_H_F32); h16++)
             for (int aug = 0; aug <= 1; aug++)
-                for (int odd = 0; odd <= 2; odd++) { /* 1: a centroid no sample; 2: weights */
+                for (int odd = 0; odd <= 3; odd++) { /* 1: a centroid no sample; 2: weights;
+                                                        3: H not cached */
                     fsvc_dtype t = dt == 0 ? FSVC_F64 : dt == 1 ? FSVC_F32 : FSVC_U8;
                     bnl_op op = {BNL_L2, BNL_GAUSS, t, dt == 2 ? 150.0 : 2.0, BNL_PREC_FULL};
                     size_t row = (size_t)n * fsvc_dtype_size(t), es = dt ? 4 : 8;
@@ -329,7 +331,7 @@ static void kmm_first_pass(void **s)
                                                  odd == 2 ? cw : NULL, N, N, n, K,
                                                  fsvc_comm_one(), NULL, NULL};
                         fsvc_hsrc_opt ho = {aug ? FSVC_AUG_SHIFT1 : FSVC_AUG_NONE, aug ? 4 : 0,
-                                            aug ? 4 : 0, 1, 0, 0, h16};
+                                            aug ? 4 : 0, odd != 3, 0, 0, odd != 3 ? h16 : 0};
                         assert_int_equal(fsvc_hsrc_open(&src, &pb, &ho, &err), 0);
                         B[first] = malloc(m * K * sizeof(double));
                         Y[first] = malloc(m * K * sizeof(double));
