@@ -280,17 +280,9 @@ static void rhs_chunk(cpu_src *s, const void *Hc, int64_t i0, int64_t b, void *T
 }
 
 /* B = H^T T by chunks (rhs_chunk); the first pass shows its progress. */
-int bnl_cpu_hprod_rhs(bnl_hprod_impl *self, double *B, double *sumsq, fsvc_error *err)
+static int rhs_pass(cpu_src *s, double *B, double *sumsq, fsvc_error *err)
 {
-    cpu_src *s = (cpu_src *)self;
     size_t mk = (size_t)s->m * s->K;
-    if (s->Bk) { /* made by the first pass, with K_mm */
-        memcpy(B, s->Bk, mk * sizeof *B);
-        *sumsq = s->ssk;
-        free(s->Bk);
-        s->Bk = NULL;
-        return FSVC_OK;
-    }
     double ss = 0;
     memset(B, 0, mk * sizeof *B);
     void *Tc = calloc((size_t)s->Nc * s->K, s->hd ? sizeof(double) : sizeof(float));
@@ -314,6 +306,17 @@ int bnl_cpu_hprod_rhs(bnl_hprod_impl *self, double *B, double *sumsq, fsvc_error
     free(Tc);
     pass_done(s);
     *sumsq = ss;
+    return FSVC_OK;
+}
+
+int bnl_cpu_hprod_rhs(bnl_hprod_impl *self, double *B, double *sumsq, fsvc_error *err)
+{
+    cpu_src *s = (cpu_src *)self;
+    if (!s->Bk) return rhs_pass(s, B, sumsq, err);
+    memcpy(B, s->Bk, (size_t)s->m * s->K * sizeof *B); /* made by the first pass, with K_mm */
+    *sumsq = s->ssk;
+    free(s->Bk);
+    s->Bk = NULL;
     return FSVC_OK;
 }
 
@@ -521,40 +524,23 @@ static int kmm_first_pass(cpu_src *s, void *Kmm, int *done, fsvc_error *err)
     int64_t m = s->m, N = s->N / s->nv;
     size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
     int64_t *at = malloc((size_t)m * sizeof *at), *ord = malloc((size_t)m * 2 * sizeof *ord);
-    double *Bk = calloc((size_t)m * s->K, sizeof *Bk), ss = 0;
-    void *Tc = calloc((size_t)s->Nc * s->K, s->hd ? sizeof(double) : sizeof(float));
-    int rc = FSVC_OK, ok = at && ord && Bk && Tc && centroid_rows(at, s->C, m, s->X, N, row);
+    double *Bk = malloc((size_t)m * s->K * sizeof *Bk), ss;
+    int ok = at && ord && Bk && centroid_rows(at, s->C, m, s->X, N, row);
     for (int64_t j = 0; ok && j < m; j++) { /* variant 0 of the sample */
         ord[2 * j] = at[j] * s->nv;
         ord[2 * j + 1] = j;
     }
     free(at);
-    if (!ok) { free(ord); free(Bk); free(Tc); return FSVC_OK; }
+    if (!ok) { free(ord); free(Bk); return FSVC_OK; }
     qsort(ord, (size_t)m, 2 * sizeof *ord, by_row);
-    s->kcap = Kmm;
+    s->kcap = Kmm; /* chunk() copies the rows */
     s->kord = ord;
     s->kpos = 0;
-    double t0 = bnl_clock();
-    int shown = 0;
-    for (int64_t i0 = 0; i0 < s->N && !rc; i0 += s->Nc) {
-        int64_t b = s->N - i0 < s->Nc ? s->N - i0 : s->Nc;
-        void *Hc;
-        rc = chunk(s, i0, b, &Hc, err);
-        if (!rc) rhs_chunk(s, Hc, i0, b, Tc, Bk, &ss);
-        double el = bnl_clock() - t0, dn = (double)(i0 + b);
-        if (!rc && s->progress && el > 0.5) { /* the first pass makes H: N m n */
-            fsvc_printf("\rpcg: H and H^T T, %lld/%lld samples, ETA %.0f s   ",
-                        (long long)(i0 + b), (long long)s->N, el / dn * ((double)s->N - dn));
-            shown = 1;
-        }
-    }
-    if (shown) fsvc_printf("\n");
+    int rc = rhs_pass(s, Bk, &ss, err);
     s->kcap = NULL;
     s->kord = NULL;
     free(ord);
-    free(Tc);
     if (rc) { free(Bk); return rc; }
-    pass_done(s);
     free(s->Bk);
     s->Bk = Bk;
     s->ssk = ss;
