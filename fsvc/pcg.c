@@ -14,9 +14,10 @@
  *     P = (N/m) (K_mm + s I)^2,  s = sqrt(lam m / N),
  * one Cholesky factor L L^T = K_mm + s I, applied as two solves
  * (bnl_chol_solve). K_mm is asked for before the products (pre_kmm): a
- * source that has yet to make H takes its rows from the first pass. For every eigenvalue k of K_mm,
- * P / ((N/m) k^2 + lam) = (k + s)^2 / (k^2 + s^2), between 1 and 2: P
- * is within a factor 2 of the Nystrom estimate of A, so the
+ * source that has yet to make H takes its rows from the first pass. For
+ * every eigenvalue k of K_mm, P / ((N/m) k^2 + lam) = (k + s)^2 / (k^2 +
+ * s^2), between 1 and 2: P is within a factor 2 of the Nystrom estimate
+ * of A, so the
  * preconditioned spectrum is as tight as the Nystrom estimate is
  * good (for random centroids, a few tens of iterations). The factor is in
  * H's precision (float for u8/f32 inputs), blocked (bnl.h bnl_chol: the same bits

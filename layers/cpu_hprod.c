@@ -476,21 +476,31 @@ static int centroid_rows(int64_t *at, const void *C, int64_t m, const void *X, i
     return found;
 }
 
-/* K_mm from the cached H: row j is H's row of the sample equal to
- * centroid j (its first variant when augmented); 1 when done, 0 when H is
- * not cached, rows are weighted, a centroid is no sample, the source
- * is CSR (its rows are not looked up: K_mm by the sparse layer) or H is
- * rounded to 16 bits (K_mm in f32: see the header). */
-static int kmm_from_cache(cpu_src *s, void *Kmm, int f32)
+/* The row of H that is centroid j's kernel row, for every j (the sample
+ * equal to it, its first variant when augmented), malloc'd; NULL when rows
+ * are weighted, the source is CSR (its rows are not looked up: K_mm by the
+ * sparse layer), a centroid is no sample, or no memory. */
+static int64_t *centroid_h_rows(const cpu_src *s)
 {
-    if (!s->cached || s->cw || s->sw || s->csr || s->h16) return 0;
-    int64_t m = s->m, N = s->N / s->nv;
+    if (s->cw || s->sw || s->csr) return NULL;
+    int64_t m = s->m;
     size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
     int64_t *at = malloc((size_t)m * sizeof *at);
-    int ok = at && centroid_rows(at, s->C, m, s->X, N, row);
+    if (!at || !centroid_rows(at, s->C, m, s->X, s->N / s->nv, row)) { free(at); return NULL; }
+    for (int64_t j = 0; j < m; j++) at[j] *= s->nv;
+    return at;
+}
+
+/* K_mm from the cached H (centroid_h_rows); 1 when done, 0 when H is not
+ * cached, is rounded to 16 bits (K_mm in f32: see the header) or
+ * centroid_h_rows finds no rows. */
+static int kmm_from_cache(cpu_src *s, void *Kmm, int f32)
+{
+    int64_t m = s->m, *at = s->cached && !s->h16 ? centroid_h_rows(s) : NULL;
+    int ok = at != NULL;
     size_t hs = s->hd ? sizeof(double) : sizeof(float);
     for (int64_t j = 0; ok && j < m; j++) {
-        size_t h = (size_t)(at[j] * s->nv) * (size_t)m;
+        size_t h = (size_t)at[j] * (size_t)m;
         if (f32 == !s->hd) { /* H's own precision: the row as it is */
             memcpy((char *)Kmm + (size_t)j * m * hs, (char *)s->H + h * hs, (size_t)m * hs);
             continue;
@@ -514,20 +524,16 @@ static int by_row(const void *a, const void *b)
 /* K_mm asked before any product (pcg.c does) of a source that will cache
  * H: the first pass is made now, each centroid's row of H copied into Kmm
  * as its chunk is made (before any rounding to 16 bits), and H^T T with
- * it for the rhs that follows; *done 1. Not done (*done 0) for weighted
- * rows, a CSR source, a centroid that is no sample, or no memory for the
- * lookup: kmm_from_cache's cases. */
+ * it for the rhs that follows; *done 1. Not done (*done 0) where
+ * centroid_h_rows finds no rows, or no memory. */
 static int kmm_first_pass(cpu_src *s, void *Kmm, int *done, fsvc_error *err)
 {
     *done = 0;
-    if (s->cw || s->sw || s->csr) return FSVC_OK;
-    int64_t m = s->m, N = s->N / s->nv;
-    size_t row = (size_t)s->n * fsvc_dtype_size(s->op->dtype);
-    int64_t *at = malloc((size_t)m * sizeof *at), *ord = malloc((size_t)m * 2 * sizeof *ord);
+    int64_t m = s->m, *at = centroid_h_rows(s), *ord = malloc((size_t)m * 2 * sizeof *ord);
     double *Bk = malloc((size_t)m * s->K * sizeof *Bk), ss;
-    int ok = at && ord && Bk && centroid_rows(at, s->C, m, s->X, N, row);
-    for (int64_t j = 0; ok && j < m; j++) { /* variant 0 of the sample */
-        ord[2 * j] = at[j] * s->nv;
+    int ok = at && ord && Bk;
+    for (int64_t j = 0; ok && j < m; j++) { /* (H row, centroid) pairs */
+        ord[2 * j] = at[j];
         ord[2 * j + 1] = j;
     }
     free(at);
@@ -541,8 +547,7 @@ static int kmm_first_pass(cpu_src *s, void *Kmm, int *done, fsvc_error *err)
     s->kord = NULL;
     free(ord);
     if (rc) { free(Bk); return rc; }
-    free(s->Bk);
-    s->Bk = Bk;
+    s->Bk = Bk; /* none yet: this is the first pass */
     s->ssk = ss;
     *done = 1;
     return FSVC_OK;

@@ -93,7 +93,7 @@ MUTANTS=(
 "M66@layers/kern_u8_avxvnni.c@const int full = cols == AV_NR;@const int full = cols > 8;@test_kernels@avxvnni GEMM: a partial panel stored whole (past m)"
 "M67@layers/kern_u8_avxvnni.c@full ? _mm256_loadu_si256((const __m256i *)dv)@full ? _mm256_setzero_si256()@test_kernels@avxvnni GEMM: a full tile's later k blocks overwrite D"
 "M68@layers/kern_u8_avxvnni.c@c##r##2 = _mm256_dpbusd_avx_epi32(c##r##2, b, w2)@c##r##2 = _mm256_dpbusd_avx_epi32(c##r##2, b, w1)@test_kernels@avxvnni GEMM: the third 8 neurons take the second's weights"
-"M69@layers/cpu_hprod.c@ord[2 * j] = at[j] * s->nv;@ord[2 * j] = at[j] * s->nv + (s->nv > 1);@test_pcg@K_mm first: an augmented centroid takes its shifted variant's row"
+"M69@layers/cpu_hprod.c@at[j] *= s->nv;@at[j] = at[j] * s->nv + (s->nv > 1);@test_pcg@K_mm from H's rows: an augmented centroid takes its shifted variant's row"
 "M70@layers/cpu_hprod.c@    s->ssk = ss;@    s->ssk = 0;@test_pcg@K_mm first: the trace of H made with it is lost"
 "M71@layers/cpu_hprod.c@if (s->cache && !s->cached && f32 == !s->hd) {@if (0) {@test_pcg@K_mm first: never from the first pass (an engine pass again)"
 )
