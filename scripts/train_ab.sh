@@ -27,22 +27,26 @@ trap 'rm -rf "$work"' EXIT
 declare -A wall cpu ridge acc
 source "$root/scripts/tier_lib.sh" # best, bestc, timed, ab_head, ab_ratio
 IFS=';' read -r -a jobs <<<"$JOBS"
+labels=() opts=() trains=() tests=()
+for j in "${jobs[@]}"; do
+  IFS='|' read -r l o tr te <<<"$j"
+  labels+=("$l") opts+=("$o") trains+=("$tr") tests+=("$te")
+done
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((r = 1; r <= ROUNDS; r++)); do
   if ((r % 2)); then order="old new"; else order="new old"; fi
   for b in $order; do
     bin=$OLD; [ "$b" = new ] && bin=$NEW
     for ((j = 0; j < ${#jobs[@]}; j++)); do
-      IFS='|' read -r label opts train test <<<"${jobs[$j]}"
       k="$b $j"
       before=${wall[$k]:-}
       # shellcheck disable=SC2086 # the options are words
-      timed "$k" "$bin" train $opts "$train" "$work/$b$j.fsvc"
+      timed "$k" "$bin" train ${opts[$j]} "${trains[$j]}" "$work/$b$j.fsvc"
       [ "${wall[$k]}" != "$before" ] && ridge[$k]=$(sed -n 's/^ridge: //p' "$work/o")
-      "$bin" eval "$work/$b$j.fsvc" "$test" >"$work/e" 2>&1 ||
-        { echo "${0##*/}: eval of $label ($b) failed: $(tail -n 2 "$work/e")" >&2; exit 1; }
+      "$bin" eval "$work/$b$j.fsvc" "${tests[$j]}" >"$work/e" 2>&1 ||
+        { echo "${0##*/}: eval of ${labels[$j]} ($b) failed: $(tail -n 2 "$work/e")" >&2; exit 1; }
       acc[$k]=$(sed -n 's/^Accuracy = \([0-9.]*\)%.*/\1/p' "$work/e")
-      echo "${0##*/}: round $r, $b, $label: ${acc[$k]} %" >&2
+      echo "${0##*/}: round $r, $b, ${labels[$j]}: ${acc[$k]} %" >&2
     done
   done
 done
@@ -55,9 +59,8 @@ done
   echo "| job | old wall s | new wall s | old / new | old CPU s | new CPU s | old / new | accuracy old / new % | same model bytes |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
   for ((j = 0; j < ${#jobs[@]}; j++)); do
-    IFS='|' read -r label _ _ _ <<<"${jobs[$j]}"
     same=no; cmp -s "$work/old$j.fsvc" "$work/new$j.fsvc" && same=yes
-    echo "| $label | ${wall[old $j]} | ${wall[new $j]} | $(ab_ratio "${wall[old $j]}" "${wall[new $j]}")" \
+    echo "| ${labels[$j]} | ${wall[old $j]} | ${wall[new $j]} | $(ab_ratio "${wall[old $j]}" "${wall[new $j]}")" \
       "| ${cpu[old $j]} | ${cpu[new $j]} | $(ab_ratio "${cpu[old $j]}" "${cpu[new $j]}")" \
       "| ${acc[old $j]} / ${acc[new $j]} | $same |"
   done
@@ -65,8 +68,7 @@ done
   echo "Each job's \`fsvc train\` options and the \`ridge:\` line of its best run:"
   echo
   for ((j = 0; j < ${#jobs[@]}; j++)); do
-    IFS='|' read -r label opts train _ <<<"${jobs[$j]}"
-    echo "- $label: \`fsvc train ${opts:+$opts }$train\`"
+    echo "- ${labels[$j]}: \`fsvc train ${opts[$j]:+${opts[$j]} }${trains[$j]}\`"
     echo "  - old: ${ridge[old $j]}"
     echo "  - new: ${ridge[new $j]}"
   done
@@ -74,8 +76,7 @@ done
   echo "Every run, wall seconds in round order:"
   echo
   for ((j = 0; j < ${#jobs[@]}; j++)); do
-    IFS='|' read -r label _ _ _ <<<"${jobs[$j]}"
-    echo "- $label: old ${runs[old $j]}; new ${runs[new $j]}"
+    echo "- ${labels[$j]}: old ${runs[old $j]}; new ${runs[new $j]}"
   done
 } >"$out"
 echo "${0##*/}: wrote $out" >&2
