@@ -230,13 +230,19 @@ static int cg_alloc(cg *c, int64_t m, int K, fsvc_error *err)
     return FSVC_OK;
 }
 
+/* The source whose engine and product seconds the train info reports. */
+static const fsvc_hsrc *times_of(const fsvc_hsrc *src)
+{
+    return src->times ? src->times : src;
+}
+
 /* B = H^T T, lam from the trace, the preconditioner (all ranks agree). */
 static int cg_setup(cg *c, pre *P, fsvc_hsrc *src, const bnl_op *op, const fsvc_pcg_opt *opt,
                     fsvc_pcg_out *out, fsvc_error *err)
 {
     double sumsq;
     /* K_mm first; its engine time counts as H's, not the preconditioner's */
-    const fsvc_hsrc *ts = src->times ? src->times : src;
+    const fsvc_hsrc *ts = times_of(src);
     double tp = fsvc_clock(), th = ts->t_h;
     int rc = collective(src, pre_kmm(P, src, op->dtype != FSVC_F64, err), err);
     out->t_pre += fsvc_clock() - tp - (ts->t_h - th);
@@ -423,7 +429,7 @@ int fsvc_pcg_readout(double *R, double *W, fsvc_hsrc *src, const bnl_op *op,
                      const fsvc_pcg_opt *opt, int progress, fsvc_train_info *info,
                      fsvc_error *err)
 {
-    const fsvc_hsrc *tsrc = src->times ? src->times : src;
+    const fsvc_hsrc *tsrc = times_of(src);
     int64_t m = src->m;
     int K = src->K;
     fsvc_pcg_out out = {0};
