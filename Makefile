@@ -282,7 +282,7 @@ ASAN_TESTS := test_libsvm test_idx test_idx_dims test_png test_jpeg test_png_wri
               test_names test_params test_model test_model_bad test_model_scale \
               test_model_regression test_embed test_dataset test_slice test_comm test_io \
               test_batch test_cuda_fallback test_dnnl test_hgram test_pcg_h_auto test_bf16_cache \
-              test_hscore test_hog test_model_hog
+              test_hscore test_hog test_model_hog test_tri
 # OpenMP's runtime is not instrumented, so only these (pthreads: ranks as
 # threads in test_slice, writers in test_io; a shared inflate sink once
 # corrupted 1 run in 20 of test_slice)

@@ -330,9 +330,10 @@ int bnl_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
 
 /* B (m x K column-major, ldb) := A^{-1} B with the factor of bnl_chol:
  * the forward and backward triangular solves by blocks of BNL_CHOL_NB
- * columns, the updates in fixed chunks of rows spread over the team (the
- * factor streamed once per solve by all threads). 0, or -1 for a bad
- * size or leading dimension (as LAPACK's argument refusals). */
+ * columns, the updates in fixed chunks spread over the team (the factor
+ * streamed once per solve by all threads; f32 on the tier's kernels.h
+ * tri_fwd / tri_back where it has them). 0, or -1 for a bad size or
+ * leading dimension (as LAPACK's argument refusals). */
 int bnl_chol_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda, int f32,
                     void *B, int K, int64_t ldb);
 

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 
 #define NB BNL_CHOL_NB
-#define SOLVE_ROWS 512 /* rows per update chunk of a triangular solve */
+#define SOLVE_ROWS 512 /* rows per update chunk of a forward solve */
+#define SOLVE_COLS 16  /* columns per update chunk of a backward solve */
 
 /* The team for nt blocks: one block is one task, so one thread (waking a
  * team for it costs more than the block: iris's 80 x 80 systems). */
@@ -190,23 +191,57 @@ int bnl_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
     return info;
 }
 
-/* One triangular solve of the factor over all K columns: forward (L X =
- * B) or backward (L^T X = B), block column by block column. Block k's
- * diagonal by one trsm, then the rows it touches by fixed chunks of
- * SOLVE_ROWS rows, one gemm each, the chunks shared by the team: forward,
- * the rows below it (B_r -= L_rk X_k); backward, the rows above it (B_j -=
- * L_kj^T X_k, the factor's row panel k). Each chunk gets the same calls in
- * the same order whatever the thread count (the same bits), the factor is
- * read once per solve, and both cores stream it: one potrs with a few
- * right-hand sides runs on one thread at half the memory speed. */
+/* B (rows x K, ldb) -= A X, X len x K (ldx): forward, A = L's rows x len
+ * block (lda); backward, A^T with A L's len x rows block. f32 on the
+ * tier's kernels where it has them (kernels.h tri_fwd, tri_back), else
+ * one GEMM. */
+static void update(const bnl_ctx *ctx, const bnl_kernels *kt, int f32, int back, void *B,
+                   int64_t ldb, const void *A, int64_t lda, const void *X, int64_t ldx,
+                   int64_t rows, int64_t len, int K)
+{
+    bnl_tri_fn fn = kt ? (back ? kt->tri_back : kt->tri_fwd) : NULL;
+    CBLAS_TRANSPOSE ta = back ? CblasTrans : CblasNoTrans;
+    if (f32 && fn)
+        fn(B, ldb, A, lda, X, ldx, rows, len, K);
+    else if (f32)
+        bnl_sgemm(ctx, CblasColMajor, ta, CblasNoTrans, (int)rows, K, (int)len, -1.0f, A,
+                  (int)lda, X, (int)ldx, 1.0f, B, (int)ldb);
+    else
+        cblas_dgemm(CblasColMajor, ta, CblasNoTrans, (int)rows, K, (int)len, -1.0, A, (int)lda,
+                    X, (int)ldx, 1.0, B, (int)ldb);
+}
+
+/* One triangular solve of the factor over all K columns, block column by
+ * block column, the factor read once and streamed by the whole team (one
+ * potrs with a few right-hand sides runs on one thread at half the memory
+ * speed). Forward (L X = B), right-looking: block k's diagonal by one
+ * trsm, then the rows below it (B_r -= L_rk X_k) in fixed chunks of
+ * SOLVE_ROWS rows. Backward (L^T X = B), left-looking: block k's rows
+ * first take the solved rows below (B_k -= L_rk^T X_r, a dot down each of
+ * its columns of L, contiguous) in fixed chunks of SOLVE_COLS columns,
+ * then its trsm. Each chunk gets the same calls in the same order
+ * whatever the thread count (the same bits). */
 static void tri_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda, int f32,
                       void *B, int K, int64_t ldb, int back)
 {
     int64_t nt = (m + NB - 1) / NB;
+    const bnl_kernels *kt = f32 && ctx ? bnl_kernels_get(ctx->arch) : NULL;
 #pragma omp parallel num_threads(team(ctx, nt))
     for (int64_t s = 0; s < nt; s++) {
         int64_t k = back ? nt - 1 - s : s, k0 = k * NB, kb = m - k0 < NB ? m - k0 : NB;
+        int64_t r0 = k0 + kb, below = m - r0; /* the rows under the block */
         void *Lkk = at((void *)L, lda, k0, k0, f32), *Xk = at(B, ldb, k0, 0, f32);
+        if (back && below > 0) {
+            int64_t nc = (kb + SOLVE_COLS - 1) / SOLVE_COLS;
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t c = 0; c < nc; c++) {
+                int64_t c0 = k0 + c * SOLVE_COLS, cb = r0 - c0 < SOLVE_COLS ? r0 - c0
+                                                                            : SOLVE_COLS;
+                update(ctx, kt, f32, 1, at(B, ldb, c0, 0, f32), ldb,
+                       at((void *)L, lda, r0, c0, f32), lda, at(B, ldb, r0, 0, f32), ldb, cb,
+                       below, K);
+            }
+        }
 #pragma omp single
         {
             if (f32)
@@ -218,22 +253,13 @@ static void tri_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda,
                             back ? CblasTrans : CblasNoTrans, CblasNonUnit, (int)kb, K, 1.0,
                             Lkk, (int)lda, Xk, (int)ldb);
         }
-        /* the rows to update: [r_lo, r_hi) */
-        int64_t r_lo = back ? 0 : k0 + kb, r_hi = back ? k0 : m;
-        int64_t nc = (r_hi - r_lo + SOLVE_ROWS - 1) / SOLVE_ROWS;
+        if (back) continue;
+        int64_t nc = (below + SOLVE_ROWS - 1) / SOLVE_ROWS;
 #pragma omp for schedule(dynamic, 1)
         for (int64_t c = 0; c < nc; c++) {
-            int64_t r0 = r_lo + c * SOLVE_ROWS, rb = r_hi - r0 < SOLVE_ROWS ? r_hi - r0
-                                                                              : SOLVE_ROWS;
-            /* forward: L[r0.., k0..] (rb x kb); backward: L[k0.., r0..]^T */
-            const void *A = back ? at((void *)L, lda, k0, r0, f32) : at((void *)L, lda, r0, k0, f32);
-            CBLAS_TRANSPOSE ta = back ? CblasTrans : CblasNoTrans;
-            if (f32)
-                bnl_sgemm(ctx, CblasColMajor, ta, CblasNoTrans, (int)rb, K, (int)kb, -1.0f, A,
-                          (int)lda, Xk, (int)ldb, 1.0f, at(B, ldb, r0, 0, f32), (int)ldb);
-            else
-                cblas_dgemm(CblasColMajor, ta, CblasNoTrans, (int)rb, K, (int)kb, -1.0, A,
-                            (int)lda, Xk, (int)ldb, 1.0, at(B, ldb, r0, 0, f32), (int)ldb);
+            int64_t c0 = r0 + c * SOLVE_ROWS, rb = m - c0 < SOLVE_ROWS ? m - c0 : SOLVE_ROWS;
+            update(ctx, kt, f32, 0, at(B, ldb, c0, 0, f32), ldb, at((void *)L, lda, c0, k0, f32),
+                   lda, Xk, ldb, rb, kb, K);
         }
     }
 }

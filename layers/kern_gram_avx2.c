@@ -85,3 +85,16 @@ void f16_widen_avx2(float *out, const uint16_t *in, size_t count)
     for (; q + 8 <= count; q += 8) _mm256_storeu_ps(out + q, GV_LOAD_F16(in + q));
     if (q < count) store_tail(out + q, (int)(count - q), tail_f16(in + q, (int)(count - q)));
 }
+
+/* the triangular solves' updates (kern_tri_body.h): forward tiles of 2
+ * vectors x 6 right-hand sides, backward 4 columns x 3 (12 accumulators;
+ * Zen 4 at 10000 columns, one core: fwd 1.4x, back 1.1x the 1 x 12 and
+ * 2 x 6 tiles) */
+#define TA 2
+#define TK 6
+#define TJ 8
+#define TC 4
+#define TKB 3
+#define TRI_FWD_NAME tri_fwd_avx2
+#define TRI_BACK_NAME tri_back_avx2
+#include "kern_tri_body.h"

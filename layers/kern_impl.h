@@ -77,6 +77,16 @@ void f16_widen_avx512(float *out, const uint16_t *in, size_t count);
 void f16_round_avx2(uint16_t *out, const float *in, size_t count);
 void f16_widen_avx2(float *out, const uint16_t *in, size_t count);
 
+/* the triangular solves' block updates (kern_tri_body.h, in the same files) */
+void tri_fwd_avx512(float *B, int64_t ldb, const float *L, int64_t lda, const float *X,
+                    int64_t ldx, int64_t rows, int64_t len, int K);
+void tri_back_avx512(float *B, int64_t ldb, const float *L, int64_t lda, const float *X,
+                     int64_t ldx, int64_t rows, int64_t len, int K);
+void tri_fwd_avx2(float *B, int64_t ldb, const float *L, int64_t lda, const float *X,
+                  int64_t ldx, int64_t rows, int64_t len, int K);
+void tri_back_avx2(float *B, int64_t ldb, const float *L, int64_t lda, const float *X,
+                   int64_t ldx, int64_t rows, int64_t len, int K);
+
 /* readout scores of an f32 H tile (kern_score_body.h in kern_score_avx512.c,
  * kern_score_avx2.c) */
 void hscore_avx512(double *Y, const float *H, int64_t rows, int64_t cols, const double *R,

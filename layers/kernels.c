@@ -12,17 +12,19 @@
 static const bnl_kernels k_scalar = {
     "scalar", l1_f32_scalar_4x8, l1_f64_scalar_4x4, l1_u8_scalar_2x2,
     l2sq_u8_sse2_4x8, NULL, dot_u8_sse2_4x8, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL,
+    NULL, NULL,
 };
 static const bnl_kernels k_avx2 = {
     "avx2", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avx2_4x16, NULL,
     dot_u8_avx2_4x16, NULL, NULL, NULL, hgram_avx2, 0, f16_round_avx2, f16_widen_avx2,
-    hscore_avx2,
+    hscore_avx2, tri_fwd_avx2, tri_back_avx2,
 };
 static const bnl_kernels k_avx512 = {
     "avx512", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
     l2sq_u8_avx512_4x4, NULL, NULL, NULL, norms_f32_avx512, NULL,
     NULL, /* pcg's products on GEMMs: FSVC_ARCH=avx512 keeps today's kernels */
-    0, f16_round_avx512, f16_widen_avx512, NULL, /* and its scores on dgemm */
+    0, f16_round_avx512, f16_widen_avx512, NULL, /* and its scores on dgemm, */
+    NULL, NULL, /* its triangular solves on sgemm */
 };
 /* avx512's kernels, u8 L2 (and dot, from it) as a packed vpdpbusd GEMM,
  * pcg's products fused. */
@@ -30,19 +32,20 @@ static const bnl_kernels k_avx512vnni = {
     "avx512vnni", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
     l2sq_u8_avx512vnni_8x48, NULL, dot_u8_avx512vnni_8x48, NULL, norms_f32_avx512,
     NULL, hgram_avx512, 0, f16_round_avx512, f16_widen_avx512, hscore_avx512,
+    tri_fwd_avx512, tri_back_avx512,
 };
 /* avx2's kernels, u8 L2 and dot as a 256-bit vpdpbusd GEMM (AVX-VNNI). */
 static const bnl_kernels k_avxvnni = {
     "avxvnni", l1_f32_avx2_6x16, l1_f64_avx2_6x8, l1_u8_avx2_4x4, l2sq_u8_avxvnni_4x24, NULL,
     dot_u8_avxvnni_4x24, NULL, NULL, NULL, hgram_avx2, 0, f16_round_avx2, f16_widen_avx2,
-    hscore_avx2,
+    hscore_avx2, tri_fwd_avx2, tri_back_avx2,
 };
 /* avx512vnni's, and the bf16 layer's GEMM on vdpbf16ps. */
 static const bnl_kernels k_avx512bf16 = {
     "avx512bf16", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
     l2sq_u8_avx512vnni_8x48, dot_bf16_avx512bf16_8x48, dot_u8_avx512vnni_8x48,
     bf16_rows_avx512bf16, norms_f32_avx512, bf16_widen_avx512bf16, hgram_avx512, 0,
-    f16_round_avx512, f16_widen_avx512, hscore_avx512,
+    f16_round_avx512, f16_widen_avx512, hscore_avx512, tri_fwd_avx512, tri_back_avx512,
 };
 
 /* avx512bf16's, and u8 L2 and dot and the bf16 GEMM on the AMX tiles
@@ -51,7 +54,7 @@ static const bnl_kernels k_amx = {
     "amx", l1_f32_avx512_8x32, l1_f64_avx512_8x24, l1_u8_avx512_4x4,
     l2sq_u8_amx, dot_bf16_amx, dot_u8_amx,
     bf16_rows_avx512bf16, norms_f32_avx512, bf16_widen_avx512bf16, hgram_avx512, 32,
-    f16_round_avx512, f16_widen_avx512, hscore_avx512,
+    f16_round_avx512, f16_widen_avx512, hscore_avx512, tri_fwd_avx512, tri_back_avx512,
 };
 
 /* The amx tier's self-check. Its tiles were written on CPUs without them

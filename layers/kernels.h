@@ -104,6 +104,13 @@ typedef void (*bnl_hgram_fn)(const void *H, int fmt, int rb, int64_t m, int K, c
 typedef void (*bnl_hscore_fn)(double *Y, const float *H, int64_t rows, int64_t cols,
                               const double *R, int K);
 
+/* The block updates of the f32 triangular solves (chol.c), each sum over
+ * j in order: forward, B(r, k) -= sum_{j < kb} L(r, j) X(j, k) for r < rb;
+ * backward, B(c, k) -= sum_{i < len} L(i, c) X(i, k) for c < cb (L^T's
+ * block: the columns of L are contiguous). Column-major, k < K. */
+typedef void (*bnl_tri_fn)(float *B, int64_t ldb, const float *L, int64_t lda, const float *X,
+                           int64_t ldx, int64_t rows, int64_t len, int K);
+
 typedef struct bnl_kernels {
     const char *name;
     bnl_l1_f32_fn l1_f32;
@@ -123,6 +130,7 @@ typedef struct bnl_kernels {
     bnl_f16_round_fn f16_round;   /* NULL: scalar loops (cpu_hprod.c) */
     bnl_bf16_widen_fn f16_widen;  /* f16 bits to f32, as bf16_widen */
     bnl_hscore_fn hscore;         /* NULL: BLAS dgemm per tile (cpu_reduce.c) */
+    bnl_tri_fn tri_fwd, tri_back; /* NULL: sgemm per block (chol.c) */
 } bnl_kernels;
 
 /* 1 when l2sq and dot (a dot_u8) give the scalar kernels' bits on a 33 x

@@ -31,6 +31,7 @@
 #include "layers/bnl.h"
 #include "layers/kernels.h"
 #include "layers/round_hd.h"
+#include "tests/util/archs.h"
 #include "tests/util/fixtures.h"
 
 #define U_F32 5.9604644775390625e-08 /* 2^-24 */
@@ -120,18 +121,6 @@ static int check_shape(bnl_hgram_fn g, int fmt, int rb, int64_t m, int K)
     return bad;
 }
 
-/* The kernels of tier a when it runs here and holds code (fn) no lower
- * tier holds (seen, *n: those so far), else NULL. */
-static const bnl_kernels *own_tier(int a, const void *fn, const void **seen, int *n)
-{
-    const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
-    if (!bnl_arch_supported((bnl_arch)a) || !fn) return NULL;
-    for (int t = 0; t < *n; t++)
-        if (seen[t] == fn) return NULL;
-    seen[(*n)++] = fn;
-    return k;
-}
-
 /* The f16 bits nearest f (ties to even), from doubles: the oracle. */
 static uint16_t f16_oracle(float f)
 {
@@ -203,7 +192,7 @@ static void test_f16_convert(void **state)
     const void *seen[BNL_ARCH_COUNT] = {0};
     int tiers = 0;
     for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
-        const bnl_kernels *k = own_tier(a, (const void *)bnl_kernels_get((bnl_arch)a)->f16_round,
+        const bnl_kernels *k = fx_own_tier(a, (const void *)bnl_kernels_get((bnl_arch)a)->f16_round,
                                         seen, &tiers);
         if (!k) continue;
         printf("  %s: f16 rounding and widening\n", k->name);
@@ -237,7 +226,7 @@ static void test_shapes(void **state)
     const void *seen[BNL_ARCH_COUNT] = {0};
     int tiers = 0, bad = 0;
     for (int a = BNL_ARCH_SCALAR; a < BNL_ARCH_COUNT; a++) {
-        const bnl_kernels *k = own_tier(a, (const void *)bnl_kernels_get((bnl_arch)a)->hgram,
+        const bnl_kernels *k = fx_own_tier(a, (const void *)bnl_kernels_get((bnl_arch)a)->hgram,
                                         seen, &tiers);
         if (!k) continue;
         printf("  %s: the fused products\n", k->name);

@@ -23,6 +23,7 @@
 
 #include "layers/bnl.h"
 #include "layers/kernels.h"
+#include "tests/util/archs.h"
 #include "tests/util/fixtures.h"
 
 #define GUARD 40
@@ -96,15 +97,11 @@ static void test_shapes(void **state)
     static const int64_t COLS[] = {1, 2, 7, 64, 241};
     static const int KS[] = {1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17, 18, 24, 25, 33};
     const void *seen[BNL_ARCH_COUNT];
-    int nseen = 0, tiers = 0, bad = 0;
+    int tiers = 0, bad = 0;
     for (int a = 0; a < BNL_ARCH_COUNT; a++) {
-        const bnl_kernels *k = bnl_kernels_get((bnl_arch)a);
-        if (!bnl_arch_supported((bnl_arch)a) || !k->hscore) continue;
-        int dup = 0;
-        for (int t = 0; t < nseen; t++) dup |= seen[t] == (const void *)k->hscore;
-        if (dup) continue;
-        seen[nseen++] = (const void *)k->hscore;
-        tiers++;
+        const bnl_kernels *k = fx_own_tier(a, (const void *)bnl_kernels_get((bnl_arch)a)->hscore,
+                                           seen, &tiers);
+        if (!k) continue;
         for (size_t r = 0; r < sizeof ROWS / sizeof *ROWS; r++)
             for (size_t c = 0; c < sizeof COLS / sizeof *COLS; c++)
                 for (size_t q = 0; q < sizeof KS / sizeof *KS; q++)

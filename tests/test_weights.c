@@ -215,10 +215,12 @@ static void test_chol_lapack_and_threads(void **s)
 }
 
 /* bnl_chol_solve by blocks against LAPACK's potrs on the same factor, at
- * sizes around the 256-column blocks and the 512-row update chunks (one
- * column, one partial block, exact blocks, chunks with a partial tail),
- * right-hand sides 1..17, ldb > m, float and double; the same bits on 1,
- * 2 and 3 threads; bad sizes refused. */
+ * sizes around the 256-column blocks, the 512-row forward and 16-column
+ * backward update chunks (one column, one partial block, exact blocks,
+ * chunks with a partial tail), right-hand sides 1..17, ldb > m, float and
+ * double, on the CPU's tier (float updates on its kernels.h tri kernels
+ * where it has them) and on scalar (sgemm); the same bits on 1, 2 and 3
+ * threads; bad sizes refused. */
 static void test_chol_solve_shapes(void **s)
 {
     (void)s;
@@ -243,8 +245,10 @@ static void test_chol_solve_shapes(void **s)
                                             (lapack_int)m, Br, (lapack_int)ldb), 0);
             assert_int_equal(LAPACKE_spotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)m, K, Lf,
                                             (lapack_int)m, Bfr, (lapack_int)ldb), 0);
-            for (int T = 1; T <= 3; T++) {
+            for (int run = 0; run < 6; run++) {
+                int T = 1 + run % 3;
                 bnl_ctx c = ctx_t(T);
+                if (run >= 3) assert_int_equal(bnl_ctx_set_arch(&c, BNL_ARCH_SCALAR, NULL), FSVC_OK);
                 memcpy(B, B0, ldb * K * sizeof *B);
                 memcpy(Bf, Bf0, ldb * K * sizeof *Bf);
                 assert_int_equal(bnl_chol_solve(&c, L, m, m, 0, B, K, ldb), 0);
@@ -264,7 +268,7 @@ static void test_chol_solve_shapes(void **s)
                 if (!(d <= 1e-10 * r) || !(df <= 2e-3 * r))
                     fail_msg("chol_solve m %lld K %d: %g (float %g) of %g", (long long)m, K, d,
                              df, r);
-                if (T == 1) {
+                if (T == 1) { /* each tier's bits */
                     memcpy(B1, B, ldb * K * sizeof *B);
                     memcpy(Bf1, Bf, ldb * K * sizeof *Bf);
                 } else {

@@ -12,6 +12,12 @@
  * without a word. */
 int fx_cpu_archs(bnl_arch out[BNL_ARCH_COUNT]);
 
+/* The kernels of tier a when this CPU runs it and fn (one of its kernels)
+ * is code no tier before it held (seen, *n: the code so far), else NULL:
+ * each kernel checked once, on the first tier that holds it. */
+struct bnl_kernels;
+const struct bnl_kernels *fx_own_tier(int a, const void *fn, const void **seen, int *n);
+
 /* FSVC_ARCH=<arch> for the contexts the library opens itself (fsvc_train,
  * fsvc_predict); fx_arch_reset() removes it again. */
 void fx_arch_force(bnl_arch arch);
