@@ -3,8 +3,9 @@
 # right-hand sides) at m = 5000, 10000 and 20000 centroids: the default
 # tier's kernels.h tri updates against avx512's GEMMs and the avx2 kernels
 # (tests/bench_tri.c, interleaved in one process, best of REPS), then,
-# with OLD=path/to/fsvc (the build before the kernels), the MNIST default
-# model's training by both builds (scripts/train_ab.sh). Writes OUT
+# with OLD=path/to/fsvc (the build before the kernels), the training of
+# the MNIST default model and the 2-core Fashion-MNIST preset (20000
+# centroids) by both builds (scripts/train_ab.sh). Writes OUT
 # (results/tri_solve.md).
 # Usage: scripts/tri_bench.sh [-o OUT]
 set -euo pipefail
@@ -24,8 +25,7 @@ for m in 5000 10000 20000; do
   rows+=$(build/tests/bench_tri "$m" 10 "$REPS")$'\n'
 done
 if [ -n "$OLD" ]; then
-  JOBS="mnist default||data/mnist/train|data/mnist/t10k" OLD=$OLD \
-    bash scripts/train_ab.sh -o "$work/ab.md" >&2
+  OLD=$OLD bash scripts/train_ab.sh -o "$work/ab.md" >&2
 fi
 {
   ab_head "pcg's preconditioner solves: own kernels against GEMMs" "tri_bench.sh" \
@@ -40,7 +40,7 @@ fi
   printf '%s' "$rows" | awk -F, 'NF == 6 {printf "| %s | %s | %s | %s | %sx |\n", $1, $2, $4, $5, $6}'
   if [ -n "$OLD" ]; then
     echo
-    echo "## The MNIST default model, this build against $OLD"
+    echo "## Training, this build against $OLD"
     echo
     sed -n '/^|/,$p' "$work/ab.md"
   fi
