@@ -96,6 +96,11 @@ MUTANTS=(
 "M69@layers/cpu_hprod.c@at[j] *= s->nv;@at[j] = at[j] * s->nv + (s->nv > 1);@test_pcg@K_mm from H's rows: an augmented centroid takes its shifted variant's row"
 "M70@layers/cpu_hprod.c@    s->ssk = ss;@    s->ssk = 0;@test_pcg@K_mm first: the trace of H made with it is lost"
 "M71@layers/cpu_hprod.c@if (s->cache && !s->cached && f32 == !s->hd) {@if (0) {@test_pcg@K_mm first: never from the first pass (an engine pass again)"
+"M72@layers/kern_tri_body.h@if (i < len) back_step(acc, col, X, ldx, NK, i, 1, (int)(len - i));@if (i + 1 < len) back_step(acc, col, X, ldx, NK, i, 1, (int)(len - i));@test_tri@triangular solves, backward kernel: a one-row tail dropped"
+"M73@layers/kern_tri_body.h@for (int c = 0; c < nc; c++)@for (int c = 0; c < TC; c++)@test_tri@triangular solves, backward kernel: the repeated columns of a partial tile stored"
+"M74@layers/kern_tri_body.h@#define FWD_FULL(NK) fwd_strip(B + r + k0 * ldb, ldb, Lj + r, lda, Xj + k0 * ldx,@#define FWD_FULL(NK) fwd_strip(B + r + k0 * ldb, ldb, Lj + r, lda, Xj + k0,@test_tri@triangular solves, forward kernel: a later group of right-hand sides reads X's first column"
+"M75@layers/chol.c@: SOLVE_COLS;@: SOLVE_COLS - 1;@test_weights test_sgemm@triangular solves: each backward chunk one column short"
+"M76@layers/chol.c@below, K);@below - (below > 3), K);@test_weights test_sgemm@triangular solves: the backward dot stops a row short"
 )
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fsvc-mutation-XXXXXX")
