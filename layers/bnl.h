@@ -336,6 +336,10 @@ int bnl_chol(const bnl_ctx *ctx, void *A, int64_t m, int64_t lda, int f32,
  * leading dimension (as LAPACK's argument refusals). */
 int bnl_chol_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda, int f32,
                     void *B, int K, int64_t ldb);
+/* How bnl_chol_solve updates an f32 solve's blocks on ctx's tier:
+ * "kernels" (*tier: the kernel table with kernels.h tri_fwd / tri_back),
+ * else "gemm" (*tier: onednn-sgemm or openblas-sgemm). */
+const char *bnl_chol_solve_path(const bnl_ctx *ctx, const char **tier);
 
 /* G (ma x ma, ldg, lower) := beta G + Ht Ht^T with Ht ma x b column-major
  * (ld ldh): a row-major b x ma block of H gives Ht with ldh = ma, and a

@@ -264,6 +264,13 @@ static void tri_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda,
     }
 }
 
+const char *bnl_chol_solve_path(const bnl_ctx *ctx, const char **tier)
+{
+    const bnl_kernels *k = bnl_kernels_get(ctx->arch);
+    *tier = k->tri_fwd ? k->name : bnl_sgemm_dnnl(ctx) ? "onednn-sgemm" : "openblas-sgemm";
+    return k->tri_fwd ? "kernels" : "gemm";
+}
+
 int bnl_chol_solve(const bnl_ctx *ctx, const void *L, int64_t m, int64_t lda, int f32,
                     void *B, int K, int64_t ldb)
 {

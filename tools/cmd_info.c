@@ -51,7 +51,9 @@ static void print_op_tiers(bnl_arch arch)
         const char *tier, *path = bnl_hprod_cpu_path(&ctx, f, &tier);
         printf("  %-17s %s (%s)\n", fmts[f], tier, path);
     }
-    const char *tier, *path = bnl_scores_cpu_path(&ctx, &tier); /* predict's H R */
+    const char *tier, *path = bnl_chol_solve_path(&ctx, &tier); /* pcg's preconditioner */
+    printf("  %-17s %s (%s)\n", "pcg solves f32", tier, path);
+    path = bnl_scores_cpu_path(&ctx, &tier); /* predict's H R */
     printf("  %-17s %s (%s)\n", "scores u8, f32", tier, path);
     bnl_ctx_close(&ctx);
 }

@@ -24,12 +24,14 @@ expect_exit 0 "info, FSVC_ARCH=scalar" -- env FSVC_ARCH=scalar "$FSVC" info
 expect_match "^  pcg products bf16 openblas-sgemm \(gemm\)" "info: scalar: pcg bf16 H on GEMMs" "$OUT"
 expect_match "^  pcg products f16  openblas-sgemm \(gemm\)" "info: scalar: pcg f16 H on GEMMs" "$OUT"
 expect_match "^  scores u8, f32    openblas-dgemm \(gemm\)" "info: scalar: scores on dgemm" "$OUT"
+expect_match "^  pcg solves f32    openblas-sgemm \(gemm\)" "info: scalar: pcg solves on GEMMs" "$OUT"
 if env FSVC_ARCH=avx2 "$FSVC" info 2>/dev/null | grep -q '^cpu kernels: avx2 (FSVC_ARCH'; then
   expect_exit 0 "info, FSVC_ARCH=avx2" -- env FSVC_ARCH=avx2 "$FSVC" info
   expect_match "^  pcg products f32  avx2 \(fused\)" "info: avx2: pcg float H fused" "$OUT"
   expect_match "^  pcg products bf16 avx2 \(fused\)" "info: avx2: pcg bf16 H fused" "$OUT"
   expect_match "^  pcg products f16  avx2 \(fused\)" "info: avx2: pcg f16 H fused" "$OUT"
   expect_match "^  scores u8, f32    avx2 \(fused\)" "info: avx2: scores by hscore" "$OUT"
+  expect_match "^  pcg solves f32    avx2 \(kernels\)" "info: avx2: pcg solves on tri kernels" "$OUT"
 fi
 expect_exit 0 "info, cpuid arch" -- env -u FSVC_ARCH "$FSVC" info
 expect_match "^  u8 l2, dot +(scalar|avx2|avxvnni|avx512|avx512vnni|amx) \(kernels\)" "info: u8 L2 tier" "$OUT"
@@ -54,10 +56,12 @@ if grep -q ' avx512_vnni' /proc/cpuinfo && grep -q ' avx512bw' /proc/cpuinfo; th
   expect_match "^  pcg products bf16 openblas-sgemm \(gemm\)" \
     "FSVC_ARCH=avx512 keeps today's pcg products" "$OUT"
   expect_match "^  scores u8, f32    openblas-dgemm \(gemm\)" "FSVC_ARCH=avx512 keeps dgemm scores" "$OUT"
+  expect_match "^  pcg solves f32    openblas-sgemm \(gemm\)" "FSVC_ARCH=avx512 keeps pcg's GEMM solves" "$OUT"
   expect_exit 0 "info, FSVC_ARCH=avx512vnni" -- env FSVC_ARCH=avx512vnni "$FSVC" info
   expect_match "^  pcg products f32  avx512vnni \(fused\)" "avx512vnni: pcg products fused" "$OUT"
   expect_match "^  pcg products f16  avx512vnni \(fused\)" "avx512vnni: pcg f16 products fused" "$OUT"
   expect_match "^  scores u8, f32    avx512vnni \(fused\)" "avx512vnni: scores by hscore" "$OUT"
+  expect_match "^  pcg solves f32    avx512vnni \(kernels\)" "avx512vnni: pcg solves on tri kernels" "$OUT"
   expect_exit 0 "bench u8 L2 on avx512vnni" -- env FSVC_ARCH=avx512vnni "$FSVC" bench \
     --op rbf-l2 --dtype u8 -m 100 -N 70 -n 29 -v -r 1
   expect_match "plan: path=kernels kernel=avx512vnni" "bench plan names avx512vnni" "$OUT"
