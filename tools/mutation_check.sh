@@ -101,6 +101,7 @@ MUTANTS=(
 "M74@layers/kern_tri_body.h@#define FWD_FULL(NK) fwd_strip(B + r + k0 * ldb, ldb, Lj + r, lda, Xj + k0 * ldx,@#define FWD_FULL(NK) fwd_strip(B + r + k0 * ldb, ldb, Lj + r, lda, Xj + k0,@test_tri@triangular solves, forward kernel: a later group of right-hand sides reads X's first column"
 "M75@layers/chol.c@: SOLVE_COLS;@: SOLVE_COLS - 1;@test_weights test_sgemm@triangular solves: each backward chunk one column short"
 "M76@layers/chol.c@below, K);@below - (below > 3), K);@test_weights test_sgemm@triangular solves: the backward dot stops a row short"
+"M77@fsvc/pcg.c@ - (ts->t_h - th) - (ts->t_prod - tq);@ - (ts->t_h - th);@test_pcg@pcg: the first pass's product seconds counted in the preconditioner's too"
 )
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/fsvc-mutation-XXXXXX")
