@@ -406,53 +406,79 @@ static void warm_start(void **s)
     drop(&P);
 }
 
-/* Products that are off by 1e-3 (relative) in their first calls, as
- * float rounding is off a little in every call: the recursion's residual
- * then leaves the true one, reaches tol while the truth does not, and CG
- * restarts from the true residual until it is within tol. */
+/* A source wrapped around the engine's: the first `bad` products off by
+ * 1e-3 (relative), and K_mm spinning `book` seconds booked as engine
+ * time and as many as products (a first pass of H, cpu_hprod.c). */
 typedef struct {
-    fsvc_hsrc in;
+    fsvc_hsrc in, *outer;
     int calls, bad;
-} drift_src;
+    double book;
+} wrap_src;
 
-static int drift_rhs(void *self, double *B, double *ss, fsvc_error *err)
+static int wrap_rhs(void *self, double *B, double *ss, fsvc_error *err)
 {
-    drift_src *d = self;
-    return d->in.ops->rhs(d->in.self, B, ss, err);
+    wrap_src *w = self;
+    return w->in.ops->rhs(w->in.self, B, ss, err);
 }
 
-static int drift_apply(void *self, double *Y, const double *V, fsvc_error *err)
+static int wrap_apply(void *self, double *Y, const double *V, fsvc_error *err)
 {
-    drift_src *d = self;
-    int rc = d->in.ops->gram_apply(d->in.self, Y, V, err);
-    if (!rc && d->calls++ < d->bad)
-        for (size_t q = 0; q < (size_t)d->in.m * d->in.K; q++) Y[q] *= 1 + 1e-3 * sin((double)q);
+    wrap_src *w = self;
+    int rc = w->in.ops->gram_apply(w->in.self, Y, V, err);
+    if (!rc && w->calls++ < w->bad)
+        for (size_t q = 0; q < (size_t)w->in.m * w->in.K; q++) Y[q] *= 1 + 1e-3 * sin((double)q);
     return rc;
 }
 
-static int drift_kmm(void *self, void *Kmm, int f32, fsvc_error *err)
+static void spin(double s)
 {
-    drift_src *d = self;
-    return d->in.ops->kmm(d->in.self, Kmm, f32, err);
+    double t0 = fsvc_clock();
+    while (fsvc_clock() - t0 < s) {}
 }
 
+static int wrap_kmm(void *self, void *Kmm, int f32, fsvc_error *err)
+{
+    wrap_src *w = self;
+    if (w->book > 0) {
+        spin(w->book);
+        w->outer->t_h += w->book;
+        spin(w->book);
+        w->outer->t_prod += w->book;
+    }
+    return w->in.ops->kmm(w->in.self, Kmm, f32, err);
+}
+
+/* *src: the engine's source over P, wrapped by w */
+static void wrap_open(wrap_src *w, fsvc_hsrc *src, const prob *P, const bnl_op *op)
+{
+    static const fsvc_hops wrap_ops = {wrap_rhs, wrap_apply, wrap_kmm, NULL, NULL};
+    fsvc_error err;
+    fsvc_ridge_problem pb = {&ctx, op, P->X, P->m, P->X, P->cls, NULL, NULL, P->N, P->N, P->n,
+                             P->K, fsvc_comm_one(), NULL, NULL};
+    fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0, 0};
+    assert_int_equal(fsvc_hsrc_open(&w->in, &pb, &ho, &err), 0);
+    *src = w->in;
+    src->ops = &wrap_ops;
+    src->self = w;
+    src->t_h = src->t_prod = 0;
+    w->outer = src;
+}
+
+/* Products off by 1e-3 in their first calls, as float rounding is off a
+ * little in every call: the recursion's residual then leaves the true one,
+ * reaches tol while the truth does not, and CG restarts from the true
+ * residual until it is within tol. */
 static void restart_on_drift(void **s)
 {
     (void)s;
     prob P = make(600, 150, 6, 4, 17);
     bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0, BNL_PREC_FULL};
-    static const fsvc_hops drift_ops = {drift_rhs, drift_apply, drift_kmm, NULL, NULL};
     double *W = malloc(P.m * P.K * sizeof *W);
     fsvc_error err;
     for (int bad = 0; bad <= 4; bad += 4) {
-        drift_src d = {.calls = 0, .bad = bad};
-        fsvc_ridge_problem pb = {&ctx, &op, P.X, P.m, P.X, P.cls, NULL, NULL, P.N, P.N, P.n,
-                                 P.K, fsvc_comm_one(), NULL, NULL};
-        fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0, 0};
-        assert_int_equal(fsvc_hsrc_open(&d.in, &pb, &ho, &err), 0);
-        fsvc_hsrc src = d.in;
-        src.ops = &drift_ops;
-        src.self = &d;
+        wrap_src w = {.bad = bad};
+        fsvc_hsrc src;
+        wrap_open(&w, &src, &P, &op);
         fsvc_pcg_opt opt = {1e-5, 1e-8, 500, 0, 0};
         fsvc_pcg_out o;
         assert_int_equal(fsvc_pcg_solve(W, &src, &op, &opt, &o, &err), 0);
@@ -461,73 +487,32 @@ static void restart_on_drift(void **s)
                      o.restarts);
         if (bad) assert_true(o.restarts >= 1);
         else assert_int_equal(o.restarts, 0); /* exact products: no restart */
-        fsvc_hsrc_close(&d.in);
+        fsvc_hsrc_close(&w.in);
     }
     free(W);
     drop(&P);
 }
 
-/* A source whose K_mm comes with a first pass of H (cpu_hprod.c): the
- * seconds it spends in the engine and in the products (here 0.15 s each,
- * spun and booked as such) are H's and the products', never the
- * preconditioner's (m 150: its own work takes milliseconds). */
-typedef struct {
-    fsvc_hsrc in, *outer;
-} pass_src;
-
-static void spin(double s)
-{
-    double t0 = fsvc_clock();
-    while (fsvc_clock() - t0 < s) {}
-}
-
-static int pass_rhs(void *self, double *B, double *ss, fsvc_error *err)
-{
-    pass_src *p = self;
-    return p->in.ops->rhs(p->in.self, B, ss, err);
-}
-
-static int pass_apply(void *self, double *Y, const double *V, fsvc_error *err)
-{
-    pass_src *p = self;
-    return p->in.ops->gram_apply(p->in.self, Y, V, err);
-}
-
-static int pass_kmm(void *self, void *Kmm, int f32, fsvc_error *err)
-{
-    pass_src *p = self;
-    spin(0.15);
-    p->outer->t_h += 0.15;
-    spin(0.15);
-    p->outer->t_prod += 0.15;
-    return p->in.ops->kmm(p->in.self, Kmm, f32, err);
-}
-
+/* A K_mm that comes with a first pass of H: its 0.15 s of engine and 0.15 s
+ * of products are H's and the products', never the preconditioner's
+ * (m 150: its own work takes milliseconds). */
 static void pre_time_own(void **s)
 {
     (void)s;
     prob P = make(600, 150, 6, 4, 17);
     bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0, BNL_PREC_FULL};
-    static const fsvc_hops pass_ops = {pass_rhs, pass_apply, pass_kmm, NULL, NULL};
     double *W = malloc(P.m * P.K * sizeof *W);
     fsvc_error err;
-    pass_src p;
-    fsvc_ridge_problem pb = {&ctx, &op, P.X, P.m, P.X, P.cls, NULL, NULL, P.N, P.N, P.n,
-                             P.K, fsvc_comm_one(), NULL, NULL};
-    fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0, 0};
-    assert_int_equal(fsvc_hsrc_open(&p.in, &pb, &ho, &err), 0);
-    fsvc_hsrc src = p.in;
-    src.ops = &pass_ops;
-    src.self = &p;
-    src.t_h = src.t_prod = 0;
-    p.outer = &src;
+    wrap_src w = {.book = 0.15};
+    fsvc_hsrc src;
+    wrap_open(&w, &src, &P, &op);
     fsvc_pcg_opt opt = {1e-5, 1e-8, 500, 0, 0};
     fsvc_pcg_out o;
     assert_int_equal(fsvc_pcg_solve(W, &src, &op, &opt, &o, &err), 0);
     if (!(o.t_pre < 0.1))
         fail_msg("preconditioner %.3f s: holds the first pass's engine or product seconds",
                  o.t_pre);
-    fsvc_hsrc_close(&p.in);
+    fsvc_hsrc_close(&w.in);
     free(W);
     drop(&P);
 }
