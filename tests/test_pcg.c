@@ -448,20 +448,29 @@ static int wrap_kmm(void *self, void *Kmm, int f32, fsvc_error *err)
     return w->in.ops->kmm(w->in.self, Kmm, f32, err);
 }
 
-/* *src: the engine's source over P, wrapped by w */
-static void wrap_open(wrap_src *w, fsvc_hsrc *src, const prob *P, const bnl_op *op)
+/* pcg (tol 1e-8) over the engine's source on a 600 x 150 problem, wrapped
+ * by w */
+static void solve_wrapped(wrap_src *w, fsvc_pcg_out *o)
 {
     static const fsvc_hops wrap_ops = {wrap_rhs, wrap_apply, wrap_kmm, NULL, NULL};
+    prob P = make(600, 150, 6, 4, 17);
+    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0, BNL_PREC_FULL};
+    double *W = malloc(P.m * P.K * sizeof *W);
     fsvc_error err;
-    fsvc_ridge_problem pb = {&ctx, op, P->X, P->m, P->X, P->cls, NULL, NULL, P->N, P->N, P->n,
-                             P->K, fsvc_comm_one(), NULL, NULL};
+    fsvc_ridge_problem pb = {&ctx, &op, P.X, P.m, P.X, P.cls, NULL, NULL, P.N, P.N, P.n,
+                             P.K, fsvc_comm_one(), NULL, NULL};
     fsvc_hsrc_opt ho = {FSVC_AUG_NONE, 0, 0, 1, 0, 0, 0};
     assert_int_equal(fsvc_hsrc_open(&w->in, &pb, &ho, &err), 0);
-    *src = w->in;
-    src->ops = &wrap_ops;
-    src->self = w;
-    src->t_h = src->t_prod = 0;
-    w->outer = src;
+    fsvc_hsrc src = w->in;
+    src.ops = &wrap_ops;
+    src.self = w;
+    src.t_h = src.t_prod = 0;
+    w->outer = &src;
+    fsvc_pcg_opt opt = {1e-5, 1e-8, 500, 0, 0};
+    assert_int_equal(fsvc_pcg_solve(W, &src, &op, &opt, o, &err), 0);
+    fsvc_hsrc_close(&w->in);
+    free(W);
+    drop(&P);
 }
 
 /* Products off by 1e-3 in their first calls, as float rounding is off a
@@ -471,26 +480,16 @@ static void wrap_open(wrap_src *w, fsvc_hsrc *src, const prob *P, const bnl_op *
 static void restart_on_drift(void **s)
 {
     (void)s;
-    prob P = make(600, 150, 6, 4, 17);
-    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0, BNL_PREC_FULL};
-    double *W = malloc(P.m * P.K * sizeof *W);
-    fsvc_error err;
     for (int bad = 0; bad <= 4; bad += 4) {
         wrap_src w = {.bad = bad};
-        fsvc_hsrc src;
-        wrap_open(&w, &src, &P, &op);
-        fsvc_pcg_opt opt = {1e-5, 1e-8, 500, 0, 0};
         fsvc_pcg_out o;
-        assert_int_equal(fsvc_pcg_solve(W, &src, &op, &opt, &o, &err), 0);
+        solve_wrapped(&w, &o);
         if (!o.converged || !(o.res <= 1e-8))
             fail_msg("bad %d: residual %g after %d iterations, %d restarts", bad, o.res, o.iter,
                      o.restarts);
         if (bad) assert_true(o.restarts >= 1);
         else assert_int_equal(o.restarts, 0); /* exact products: no restart */
-        fsvc_hsrc_close(&w.in);
     }
-    free(W);
-    drop(&P);
 }
 
 /* A K_mm that comes with a first pass of H: its 0.15 s of engine and 0.15 s
@@ -499,22 +498,12 @@ static void restart_on_drift(void **s)
 static void pre_time_own(void **s)
 {
     (void)s;
-    prob P = make(600, 150, 6, 4, 17);
-    bnl_op op = {BNL_L2, BNL_GAUSS, FSVC_F64, 1.0, BNL_PREC_FULL};
-    double *W = malloc(P.m * P.K * sizeof *W);
-    fsvc_error err;
     wrap_src w = {.book = 0.15};
-    fsvc_hsrc src;
-    wrap_open(&w, &src, &P, &op);
-    fsvc_pcg_opt opt = {1e-5, 1e-8, 500, 0, 0};
     fsvc_pcg_out o;
-    assert_int_equal(fsvc_pcg_solve(W, &src, &op, &opt, &o, &err), 0);
+    solve_wrapped(&w, &o);
     if (!(o.t_pre < 0.1))
         fail_msg("preconditioner %.3f s: holds the first pass's engine or product seconds",
                  o.t_pre);
-    fsvc_hsrc_close(&w.in);
-    free(W);
-    drop(&P);
 }
 
 /* max_iter stops the CG short: not converged, the residual reported is the
