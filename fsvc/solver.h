@@ -161,7 +161,8 @@ typedef struct fsvc_pcg_out {
     int iter;
     double res;       /* the largest column residual, recomputed from W */
     int converged;
-    double t_pre;     /* seconds: K_mm, its factor, the preconditioner solves */
+    double t_pre;     /* seconds: K_mm (less its engine and product passes, booked
+                         as H and products), its factor, the solves */
     int restarts;     /* restarts from the true residual (pcg.c) */
 } fsvc_pcg_out;
 
