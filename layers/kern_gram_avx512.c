@@ -57,7 +57,7 @@ void f16_widen_avx512(float *out, const uint16_t *in, size_t count)
 
 /* the triangular solves' updates (kern_tri_body.h): forward tiles of 2
  * vectors x 12 right-hand sides, backward 4 columns x 6 (24 accumulators;
- * Zen 4 at 10000 columns, one core: back 1.3x the 2 x 12 tile) */
+ * Zen 4 at 10000 columns, one core: back 1.2-1.3x the 2 x 12 tile) */
 #define TA 2
 #define TK 12
 #define TJ 8

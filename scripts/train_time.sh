@@ -7,7 +7,9 @@
 # shared: compare the ratios of one run). Per run: wall and CPU seconds
 # (user + system, /usr/bin/time), the readout's breakdown (the `ridge:` line:
 # H first pass and K_mm, products, preconditioner: its Cholesky and the
-# solves, and in builds before 2026-11-29 K_mm's engine time too), the Cholesky's own seconds (its progress line, printed on a
+# solves; builds before 174a8e6 add K_mm's engine seconds to it, those
+# from 174a8e6 to 90bf196 the first pass's H^T T seconds), the Cholesky's
+# own seconds (its progress line, printed on a
 # terminal: the run goes through `script`), the iterations, and the test
 # accuracy of the model (fsvc predict on t10k); from them the rates: GB/s
 # of the cached H (N x m floats) the products stream (one product per
@@ -93,8 +95,8 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
   done
   echo
   echo "H: the first pass (the layer) and K_mm; preconditioner: the Cholesky of K_mm +"
-  echo "s I and the two triangular solves per iteration (pcg.c; builds before 2026-11-29"
-  echo "count K_mm's engine time here too); Cholesky: its progress line. Written by"
-  echo "scripts/train_time.sh."
+  echo "s I and the two triangular solves per iteration (pcg.c; builds before 174a8e6"
+  echo "add K_mm's engine seconds, those from 174a8e6 to 90bf196 the first pass's H^T T"
+  echo "seconds); Cholesky: its progress line. Written by scripts/train_time.sh."
 } > "$OUT"
 echo "wrote $OUT and $csv" >&2
